@@ -1,0 +1,52 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec'
+import { formatIssues } from './schema/formatIssues.ts'
+
+/** Base class of every error Toolgate throws on purpose; `code` is stable across versions. */
+export class ToolgateError extends Error {
+  readonly code: string
+
+  constructor(code: string, message: string, options?: ErrorOptions) {
+    super(message, options)
+    this.name = new.target.name
+    this.code = code
+  }
+}
+
+/** A tool definition itself is unusable (empty name, missing description, ...). */
+export class ToolDefinitionError extends ToolgateError {
+  constructor(message: string) {
+    super('TOOL_DEFINITION', message)
+  }
+}
+
+/**
+ * Input or output failed the tool's schema. The message lists every issue as `path: message`
+ * so it can be handed to a model as-is and the model can correct its call.
+ */
+export class ToolValidationError extends ToolgateError {
+  readonly target: 'input' | 'output'
+  readonly toolName: string
+  readonly issues: readonly StandardSchemaV1.Issue[]
+
+  constructor(toolName: string, target: 'input' | 'output', issues: readonly StandardSchemaV1.Issue[]) {
+    super(
+      target === 'input' ? 'TOOL_INPUT_INVALID' : 'TOOL_OUTPUT_INVALID',
+      `Invalid ${target} for tool "${toolName}":\n${formatIssues(issues)}`,
+    )
+    this.target = target
+    this.toolName = toolName
+    this.issues = issues
+  }
+}
+
+/** No JSON Schema could be produced for one side of a tool. */
+export class SchemaConversionError extends ToolgateError {
+  readonly toolName: string
+  readonly io: 'input' | 'output'
+
+  constructor(toolName: string, io: 'input' | 'output', reason: string, options?: ErrorOptions) {
+    super('SCHEMA_CONVERSION', `Cannot emit JSON Schema for the ${io} of tool "${toolName}": ${reason}`, options)
+    this.toolName = toolName
+    this.io = io
+  }
+}

@@ -1,0 +1,40 @@
+export { toolDefinition, type ToolDefinitionConfig } from './tools/toolDefinition.ts'
+export { evaluateApproval, type ApprovalRequirement } from './tools/approval.ts'
+export { validateToolInput, validateToolOutput } from './tools/validateToolValue.ts'
+export { isPortableToolName } from './tools/toolName.ts'
+export type {
+  AnyTool,
+  ApprovalContext,
+  ApprovalDecision,
+  ApprovalPolicy,
+  BuiltTool,
+  ClientTool,
+  DefaultFormattedOutput,
+  InferToolInput,
+  InferToolName,
+  InferToolOutput,
+  NeedsApproval,
+  ServerTool,
+  ToolContext,
+  ToolDefinition,
+  ToolExecute,
+  ToolKind,
+  ToolMetadata,
+  ToolShape,
+} from './tools/types.ts'
+
+export { toolJsonSchema, type ToolJsonSchemaOptions } from './schema/toolJsonSchema.ts'
+export { validateJsonSchema } from './schema/validateJsonSchema.ts'
+export { formatIssuePath, formatIssues } from './schema/formatIssues.ts'
+export type { JsonSchemaHook, JsonSchemaHookOptions } from './schema/emitJsonSchema.ts'
+export type {
+  InferSchemaInput,
+  InferSchemaOutput,
+  JsonSchema,
+  JsonSchemaTarget,
+  SchemaIo,
+  SchemaSource,
+  ToolSchema,
+} from './schema/types.ts'
+
+export { SchemaConversionError, ToolDefinitionError, ToolgateError, ToolValidationError } from './errors.ts'

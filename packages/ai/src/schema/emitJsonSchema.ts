@@ -1,0 +1,94 @@
+import { toJsonSchema as valibotToJsonSchema } from '@valibot/to-json-schema'
+import type { StandardJSONSchemaV1 } from '@standard-schema/spec'
+import { SchemaConversionError } from '../errors.ts'
+import { schemaKind } from './schemaKind.ts'
+import type { JsonSchema, JsonSchemaTarget, SchemaIo, SchemaSource } from './types.ts'
+
+/** Options a tool's `toJsonSchema` hook receives. */
+export interface JsonSchemaHookOptions {
+  /** Which of the tool's schemas is being emitted. */
+  readonly io: SchemaIo
+  readonly target: JsonSchemaTarget
+}
+
+/**
+ * A per-tool override of JSON Schema emission. Return `undefined` to fall back to the default
+ * emission (for example, to override only one target).
+ */
+export type JsonSchemaHook = (schema: SchemaSource | undefined, options: JsonSchemaHookOptions) => JsonSchema | undefined
+
+/** Whether the schema's pre-validation (`input`) or post-validation (`output`) type is described. */
+export type TypeMode = 'input' | 'output'
+
+export interface EmitContext {
+  readonly toolName: string
+  readonly io: SchemaIo
+  readonly hook: JsonSchemaHook | undefined
+}
+
+/** What a tool with no input schema takes: an object with nothing in it. */
+const EMPTY_INPUT: JsonSchema = deepFreeze({ type: 'object', properties: {} })
+
+/**
+ * Emits JSON Schema for one side of a tool, in this order: the tool's own hook; the schema's
+ * Standard JSON Schema converter; Valibot's official converter; plain JSON Schema as given.
+ * The result is frozen: it is cached and shared.
+ */
+export function emitJsonSchema(
+  source: SchemaSource | undefined,
+  typeMode: TypeMode,
+  target: JsonSchemaTarget,
+  context: EmitContext,
+): JsonSchema | undefined {
+  const { toolName, io, hook } = context
+  const fromHook = hook?.(source, { io, target })
+  if (fromHook !== undefined) return assertJsonSchema(fromHook, context, 'its toJsonSchema hook returned a non-object')
+  if (source === undefined) return io === 'input' ? EMPTY_INPUT : undefined
+
+  switch (schemaKind(source)) {
+    case 'standard-json-schema': {
+      const converter = (source as StandardJSONSchemaV1)['~standard'].jsonSchema
+      return attempt(context, () => converter[typeMode]({ target }))
+    }
+    case 'valibot':
+      return attempt(context, () =>
+        valibotToJsonSchema(source as Parameters<typeof valibotToJsonSchema>[0], { target, typeMode, errorMode: 'throw' }),
+      )
+    case 'json-schema':
+      return deepFreeze(structuredClone(source as JsonSchema))
+    case 'standard-schema':
+      throw new SchemaConversionError(
+        toolName,
+        io,
+        'its schema library has no JSON Schema support (no ~standard.jsonSchema); pass a toJsonSchema hook',
+      )
+    default:
+      throw new SchemaConversionError(toolName, io, 'the schema is neither a Standard Schema nor a JSON Schema object')
+  }
+}
+
+function attempt(context: EmitContext, convert: () => unknown): JsonSchema {
+  let result: unknown
+  try {
+    result = convert()
+  } catch (cause) {
+    const reason = cause instanceof Error ? cause.message : String(cause)
+    throw new SchemaConversionError(context.toolName, context.io, reason, { cause })
+  }
+  return assertJsonSchema(result, context, 'the converter returned a non-object')
+}
+
+function assertJsonSchema(value: unknown, context: EmitContext, reason: string): JsonSchema {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new SchemaConversionError(context.toolName, context.io, reason)
+  }
+  return deepFreeze(value as JsonSchema)
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const child of Object.values(value)) deepFreeze(child)
+  }
+  return value
+}

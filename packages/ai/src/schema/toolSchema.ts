@@ -1,0 +1,54 @@
+import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec'
+import { ToolDefinitionError } from '../errors.ts'
+import type { TypeMode } from './emitJsonSchema.ts'
+import { schemaKind } from './schemaKind.ts'
+import type { JsonSchema, JsonSchemaTarget, SchemaIo, SchemaSource, ToolSchema } from './types.ts'
+import { validateJsonSchema } from './validateJsonSchema.ts'
+
+/** Emits (and caches) JSON Schema for one side of one tool. */
+export type SideEmitter = (typeMode: TypeMode, target: JsonSchemaTarget) => JsonSchema | undefined
+
+const TARGETS: ReadonlySet<string> = new Set<JsonSchemaTarget>(['draft-2020-12', 'draft-07', 'openapi-3.0'])
+
+/**
+ * Normalises whatever the user wrote (Valibot, Zod, ArkType, plain JSON Schema, ...) into one
+ * Standard Schema that also speaks Standard JSON Schema, so every consumer needs one code path.
+ */
+export function toToolSchema<TInput, TOutput>(
+  source: SchemaSource,
+  toolName: string,
+  io: SchemaIo,
+  emit: SideEmitter,
+): ToolSchema<TInput, TOutput> {
+  const kind = schemaKind(source)
+  if (kind === 'unknown') {
+    throw new ToolDefinitionError(
+      `The ${io}Schema of tool "${toolName}" is neither a Standard Schema (Valibot, Zod, ArkType, ...) nor a JSON Schema object`,
+    )
+  }
+  const validate: StandardSchemaV1.Props<TInput, TOutput>['validate'] =
+    kind === 'json-schema'
+      ? (value) => {
+          const issues = validateJsonSchema(source as JsonSchema, value)
+          return issues.length > 0 ? { issues } : { value: value as TOutput }
+        }
+      : (value) => (source as StandardSchemaV1<TInput, TOutput>)['~standard'].validate(value)
+
+  const convert = (typeMode: TypeMode) => (options: StandardJSONSchemaV1.Options) => {
+    if (!TARGETS.has(options.target)) {
+      throw new ToolDefinitionError(`Unsupported JSON Schema target "${options.target}" for tool "${toolName}"`)
+    }
+    // The side always has a schema here, so the emitter always returns one.
+    return emit(typeMode, options.target as JsonSchemaTarget) as JsonSchema
+  }
+
+  return {
+    source,
+    '~standard': {
+      version: 1,
+      vendor: 'toolgate',
+      validate,
+      jsonSchema: { input: convert('input'), output: convert('output') },
+    },
+  }
+}

@@ -1,0 +1,24 @@
+import { ToolDefinitionError } from '../errors.ts'
+
+/** Accepted by OpenAI, Anthropic, Gemini, Vertex and MCP alike (provider-rules.md, section E). */
+const PORTABLE_NAME = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/
+
+const warned = new Set<string>()
+
+/** Throws on a missing name; warns once for a name some provider would refuse. */
+export function checkToolName(name: unknown): asserts name is string {
+  if (typeof name !== 'string' || name.trim() === '') {
+    throw new ToolDefinitionError('A tool needs a non-empty `name`')
+  }
+  if (!PORTABLE_NAME.test(name) && !warned.has(name)) {
+    warned.add(name)
+    console.warn(
+      `[toolgate] Tool name "${name}" is not portable across providers (expected ${PORTABLE_NAME}); ` +
+        'provider adapters will map it to a name each provider accepts.',
+    )
+  }
+}
+
+export function isPortableToolName(name: string): boolean {
+  return PORTABLE_NAME.test(name)
+}

@@ -1,0 +1,146 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec'
+import type { JsonSchemaHook } from '../schema/emitJsonSchema.ts'
+import type { InferSchemaOutput, SchemaSource, ToolSchema } from '../schema/types.ts'
+
+/** Free data carried with a tool to clients and exports (an icon, a `destructive` flag, ...). */
+export type ToolMetadata = { readonly [key: string]: unknown }
+
+/** What a tool's `execute` receives beside its input. */
+export interface ToolContext<TContext = unknown> {
+  /** The id of the model's call being executed. */
+  readonly toolCallId: string
+  /** Aborted when the run stops, the client goes away or the tool times out. */
+  readonly signal: AbortSignal
+  /** The app's own data, as given to the chat handler (the user, a database, ...). */
+  readonly context: TContext
+}
+
+/** What an approval policy receives beside the validated input. */
+export interface ApprovalContext<TContext = unknown> {
+  readonly toolCallId: string
+  readonly context: TContext
+}
+
+/** `true` or `{ reason }` asks a human first; `false` lets the call run. */
+export type ApprovalDecision = boolean | { readonly reason: string }
+
+export type ApprovalPolicy<TInput = any, TContext = any> = (
+  input: TInput,
+  ctx: ApprovalContext<TContext>,
+) => ApprovalDecision | Promise<ApprovalDecision>
+
+/** Always, never, or decided per call from its validated input. */
+export type NeedsApproval<TInput = any> = boolean | ApprovalPolicy<TInput>
+
+export type ToolKind = 'definition' | 'server' | 'client'
+
+/** What every tool has, whether a bare definition or built for a side. */
+export interface ToolShape<
+  TName extends string = string,
+  TInput = any,
+  TOutput = any,
+  TApproval extends NeedsApproval = NeedsApproval,
+  TMetadata extends ToolMetadata = ToolMetadata,
+> {
+  readonly kind: ToolKind
+  readonly name: TName
+  readonly title?: string | undefined
+  readonly description: string
+  readonly inputSchema?: ToolSchema<unknown, TInput> | undefined
+  readonly outputSchema?: ToolSchema<unknown, TOutput> | undefined
+  readonly needsApproval: TApproval
+  readonly metadata: TMetadata
+  readonly toJsonSchema?: JsonSchemaHook | undefined
+  /** Carries the input and output types; never set at run time. */
+  readonly '~types'?: { readonly input: TInput; readonly output: TOutput } | undefined
+}
+
+/** Any tool, definition or built. */
+export type AnyTool = ToolShape<string, any, any, any, any>
+
+export type ToolExecute<TInput, TResult, TContext = any> = (
+  input: TInput,
+  ctx: ToolContext<TContext>,
+) => TResult | Promise<TResult>
+
+/** The default result of `formatted()`: the output, or the error's message. */
+export type DefaultFormattedOutput<TOutput> = TOutput | { error: string }
+
+/**
+ * A tool bound to a side with its `execute`. It is a StandardTool: `execute` validates input,
+ * runs, validates output and throws `ToolValidationError` on a violation.
+ */
+export interface BuiltTool<
+  TKind extends 'server' | 'client',
+  TName extends string,
+  TInput,
+  TOutput,
+  TApproval extends NeedsApproval,
+  TMetadata extends ToolMetadata,
+  TFormatted = TOutput,
+> extends ToolShape<TName, TInput, TOutput, TApproval, TMetadata> {
+  readonly kind: TKind
+  /** `meta` reaches the handler untouched; without it the handler gets a fresh context. */
+  execute(input: TInput, meta?: unknown): Promise<TFormatted>
+  /** Validate, run, validate, and return the output itself; throws on a violation. */
+  executeUnformatted(input: TInput, meta?: unknown): Promise<TOutput>
+  /** Errors become `{ error: message }` instead of being thrown. */
+  formatted(): BuiltTool<TKind, TName, TInput, TOutput, TApproval, TMetadata, DefaultFormattedOutput<TOutput>>
+  /** Reshape the result (the output or the `Error`); replaces any earlier formatting. */
+  formatted<TNext>(
+    format: (result: TOutput | Error) => TNext | Promise<TNext>,
+  ): BuiltTool<TKind, TName, TInput, TOutput, TApproval, TMetadata, TNext>
+}
+
+export type ServerTool<
+  TName extends string = string,
+  TInput = any,
+  TOutput = any,
+  TApproval extends NeedsApproval = NeedsApproval,
+  TMetadata extends ToolMetadata = ToolMetadata,
+  TFormatted = TOutput,
+> = BuiltTool<'server', TName, TInput, TOutput, TApproval, TMetadata, TFormatted>
+
+export type ClientTool<
+  TName extends string = string,
+  TInput = any,
+  TOutput = any,
+  TApproval extends NeedsApproval = NeedsApproval,
+  TMetadata extends ToolMetadata = ToolMetadata,
+  TFormatted = TOutput,
+> = BuiltTool<'client', TName, TInput, TOutput, TApproval, TMetadata, TFormatted>
+
+/** The input `execute` sees: the schema's output, or whatever `execute` declares without one. */
+type ExecuteInput<TSchema> = [TSchema] extends [undefined] ? unknown : InferSchemaOutput<TSchema>
+/** What `execute` may return: the output schema's input, or anything without one. */
+type ExecuteResult<TSchema> = [TSchema] extends [undefined]
+  ? unknown
+  : TSchema extends StandardSchemaV1
+    ? StandardSchemaV1.InferInput<TSchema>
+    : unknown
+/** The tool's output: the output schema's output, or what `execute` returns without one. */
+type ResolvedOutput<TSchema, TResult> = [TSchema] extends [undefined] ? TResult : InferSchemaOutput<TSchema>
+
+/** A tool as defined once, before it is bound to a side. */
+export interface ToolDefinition<
+  TName extends string = string,
+  TInputSchema extends SchemaSource | undefined = any,
+  TOutputSchema extends SchemaSource | undefined = any,
+  TApproval extends NeedsApproval = NeedsApproval,
+  TMetadata extends ToolMetadata = ToolMetadata,
+> extends ToolShape<TName, InferSchemaOutput<TInputSchema>, InferSchemaOutput<TOutputSchema>, TApproval, TMetadata> {
+  readonly kind: 'definition'
+  /** Bind the tool to the server: `execute` runs there. */
+  server<TInput extends ExecuteInput<TInputSchema> = ExecuteInput<TInputSchema>, TResult extends ExecuteResult<TOutputSchema> = ExecuteResult<TOutputSchema>>(
+    execute: ToolExecute<TInput, TResult>,
+  ): ServerTool<TName, TInput, ResolvedOutput<TOutputSchema, TResult>, TApproval, TMetadata>
+  /** Bind the tool to the browser: `execute` runs there when the server asks. */
+  client<TInput extends ExecuteInput<TInputSchema> = ExecuteInput<TInputSchema>, TResult extends ExecuteResult<TOutputSchema> = ExecuteResult<TOutputSchema>>(
+    execute: ToolExecute<TInput, TResult>,
+  ): ClientTool<TName, TInput, ResolvedOutput<TOutputSchema, TResult>, TApproval, TMetadata>
+}
+
+/** The name, input and output types of any tool. */
+export type InferToolName<TTool> = TTool extends ToolShape<infer TName, any, any, any, any> ? TName : never
+export type InferToolInput<TTool> = TTool extends { readonly '~types'?: { readonly input: infer I } | undefined } ? I : never
+export type InferToolOutput<TTool> = TTool extends { readonly '~types'?: { readonly output: infer O } | undefined } ? O : never
