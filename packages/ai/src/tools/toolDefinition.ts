@@ -6,7 +6,7 @@ import type { InferSchemaOutput, SchemaSource } from '../schema/types.ts'
 import { buildTool } from './buildTool.ts'
 import { registerTool } from './internals.ts'
 import { checkToolName } from './toolName.ts'
-import type { NeedsApproval, ToolDefinition, ToolExecute, ToolMetadata } from './types.ts'
+import type { ApprovalPolicy, NeedsApproval, ToolDefinition, ToolExecute, ToolMetadata } from './types.ts'
 
 export interface ToolDefinitionConfig<
   TName extends string,
@@ -36,15 +36,30 @@ export interface ToolDefinitionConfig<
  * Defines a tool once. Bind it to a side with `.server(execute)` or `.client(execute)`; pass the
  * bare definition to the server to declare a tool that the browser executes.
  */
+// Two overloads, because a policy's parameters are typed from the input schema, which a single
+// generic cannot both infer from and contextually type.
 export function toolDefinition<
   const TName extends string,
   TInputSchema extends SchemaSource | undefined = undefined,
   TOutputSchema extends SchemaSource | undefined = undefined,
-  const TApproval extends NeedsApproval<InferSchemaOutput<TInputSchema>> = false,
+  const TMetadata extends ToolMetadata = {},
+>(
+  config: ToolDefinitionConfig<TName, TInputSchema, TOutputSchema, ApprovalPolicy<InferSchemaOutput<TInputSchema>>, TMetadata> & {
+    readonly needsApproval: ApprovalPolicy<InferSchemaOutput<TInputSchema>>
+  },
+): ToolDefinition<TName, TInputSchema, TOutputSchema, ApprovalPolicy<InferSchemaOutput<TInputSchema>>, TMetadata>
+export function toolDefinition<
+  const TName extends string,
+  TInputSchema extends SchemaSource | undefined = undefined,
+  TOutputSchema extends SchemaSource | undefined = undefined,
+  const TApproval extends boolean = false,
   const TMetadata extends ToolMetadata = {},
 >(
   config: ToolDefinitionConfig<TName, TInputSchema, TOutputSchema, TApproval, TMetadata>,
-): ToolDefinition<TName, TInputSchema, TOutputSchema, TApproval, TMetadata> {
+): ToolDefinition<TName, TInputSchema, TOutputSchema, TApproval, TMetadata>
+export function toolDefinition(
+  config: ToolDefinitionConfig<string, SchemaSource | undefined, SchemaSource | undefined, NeedsApproval, ToolMetadata>,
+): ToolDefinition {
   if (typeof config !== 'object' || config === null) throw new ToolDefinitionError('toolDefinition() needs a config object')
   const { name, description, title, inputSchema, outputSchema, needsApproval = false, metadata = {}, toJsonSchema } = config
   checkToolName(name)

@@ -1,0 +1,68 @@
+import * as v from 'valibot'
+import { toolDefinition } from '@toolgate/ai'
+
+// Defined once, imported by both the server (which executes server tools and declares the rest
+// to the model) and the browser (which executes client tools and renders every call).
+
+export const getWeather = toolDefinition({
+  name: 'get_weather',
+  title: 'Weather',
+  description: 'Current weather for a city',
+  inputSchema: v.object({ city: v.pipe(v.string(), v.minLength(1), v.description('City name, e.g. Paris')) }),
+  outputSchema: v.object({ city: v.string(), tempC: v.number(), conditions: v.string() }),
+  metadata: { icon: '☁️' },
+})
+
+export const sendEmail = toolDefinition({
+  name: 'send_email',
+  title: 'Send email',
+  description: 'Send an email on behalf of the user',
+  inputSchema: v.object({
+    to: v.pipe(v.string(), v.email(), v.description('Recipient address')),
+    subject: v.pipe(v.string(), v.minLength(1)),
+    body: v.string(),
+  }),
+  outputSchema: v.object({ sent: v.boolean(), to: v.string() }),
+  needsApproval: (input) =>
+    input.to.endsWith('@acme.test') ? false : { reason: `${input.to} is outside the company domain` },
+  metadata: { icon: '✉️' },
+})
+
+export const deleteFiles = toolDefinition({
+  name: 'delete_files',
+  title: 'Delete files',
+  description: 'Delete files matching a glob pattern',
+  inputSchema: v.object({ pattern: v.pipe(v.string(), v.minLength(1)) }),
+  outputSchema: v.object({ deleted: v.number() }),
+  needsApproval: true,
+  metadata: { icon: '🗑️', destructive: true },
+})
+
+export const setTheme = toolDefinition({
+  name: 'set_theme',
+  title: 'Set theme',
+  description: 'Switch the page between light and dark',
+  inputSchema: v.object({ theme: v.picklist(['light', 'dark']) }),
+  outputSchema: v.object({ theme: v.picklist(['light', 'dark']) }),
+  metadata: { icon: '🌓' },
+})
+
+export const getBrowserInfo = toolDefinition({
+  name: 'get_browser_info',
+  title: 'Browser info',
+  description: "Report the browser's time zone and language",
+  outputSchema: v.object({ timeZone: v.string(), language: v.string() }),
+  metadata: { icon: '🧭' },
+})
+
+export const copyToClipboard = toolDefinition({
+  name: 'copy_to_clipboard',
+  title: 'Copy to clipboard',
+  description: "Copy text to the user's clipboard",
+  inputSchema: v.object({ text: v.string() }),
+  outputSchema: v.object({ copied: v.boolean() }),
+  needsApproval: true,
+  metadata: { icon: '📋' },
+})
+
+export const demoTools = [getWeather, sendEmail, deleteFiles, setTheme, getBrowserInfo, copyToClipboard] as const
