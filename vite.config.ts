@@ -1,4 +1,5 @@
-import { defineConfig, defaultClientConditions, defaultServerConditions } from 'vite'
+import { defaultClientConditions, defaultServerConditions } from 'vite'
+import { defineConfig } from 'vitest/config'
 
 // Workspace packages export their TypeScript sources under the `source` condition,
 // so tests run against src/ without a build step.

@@ -15,7 +15,7 @@ export interface JsonSchemaHookOptions {
  * A per-tool override of JSON Schema emission. Return `undefined` to fall back to the default
  * emission (for example, to override only one target).
  */
-export type JsonSchemaHook = (schema: SchemaSource | undefined, options: JsonSchemaHookOptions) => JsonSchema | undefined
+export type JsonSchemaHook = (schema: SchemaSource | undefined, options: JsonSchemaHookOptions) => object | undefined
 
 /** Whether the schema's pre-validation (`input`) or post-validation (`output`) type is described. */
 export type TypeMode = 'input' | 'output'
@@ -28,6 +28,12 @@ export interface EmitContext {
 
 /** What a tool with no input schema takes: an object with nothing in it. */
 const EMPTY_INPUT: JsonSchema = deepFreeze({ type: 'object', properties: {} })
+
+/**
+ * Custom checks are code, not data: JSON Schema cannot say them, and run-time validation enforces
+ * them anyway. Left out, as Zod and ArkType leave out their refinements.
+ */
+const VALIBOT_CODE_CHECKS = ['check', 'check_items', 'partial_check', 'raw_check']
 
 /**
  * Emits JSON Schema for one side of a tool, in this order: the tool's own hook; the schema's
@@ -52,7 +58,7 @@ export function emitJsonSchema(
     }
     case 'valibot':
       return attempt(context, () =>
-        valibotToJsonSchema(source as Parameters<typeof valibotToJsonSchema>[0], { target, typeMode, errorMode: 'throw' }),
+        valibotToJsonSchema(source as Parameters<typeof valibotToJsonSchema>[0], { target, typeMode, errorMode: 'throw', ignoreActions: VALIBOT_CODE_CHECKS }),
       )
     case 'json-schema':
       return deepFreeze(structuredClone(source as JsonSchema))

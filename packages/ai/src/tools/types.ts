@@ -63,6 +63,9 @@ export type ToolExecute<TInput, TResult, TContext = any> = (
   ctx: ToolContext<TContext>,
 ) => TResult | Promise<TResult>
 
+/** A tool whose input type is open (no input schema) can be called with no argument. */
+type ExecuteArgs<TInput> = unknown extends TInput ? [input?: TInput, meta?: unknown] : [input: TInput, meta?: unknown]
+
 /** The default result of `formatted()`: the output, or the error's message. */
 export type DefaultFormattedOutput<TOutput> = TOutput | { error: string }
 
@@ -81,9 +84,9 @@ export interface BuiltTool<
 > extends ToolShape<TName, TInput, TOutput, TApproval, TMetadata> {
   readonly kind: TKind
   /** `meta` reaches the handler untouched; without it the handler gets a fresh context. */
-  execute(input: TInput, meta?: unknown): Promise<TFormatted>
+  execute(...args: ExecuteArgs<TInput>): Promise<TFormatted>
   /** Validate, run, validate, and return the output itself; throws on a violation. */
-  executeUnformatted(input: TInput, meta?: unknown): Promise<TOutput>
+  executeUnformatted(...args: ExecuteArgs<TInput>): Promise<TOutput>
   /** Errors become `{ error: message }` instead of being thrown. */
   formatted(): BuiltTool<TKind, TName, TInput, TOutput, TApproval, TMetadata, DefaultFormattedOutput<TOutput>>
   /** Reshape the result (the output or the `Error`); replaces any earlier formatting. */

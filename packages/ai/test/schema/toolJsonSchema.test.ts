@@ -98,6 +98,16 @@ describe('toolJsonSchema', () => {
     expect((error as Error).message).toMatch(/output of tool "bare_tool".*no JSON Schema support/)
   })
 
+  it('leaves custom Valibot checks out of JSON Schema while still enforcing them', async () => {
+    const even = toolDefinition({
+      name: 'even',
+      description: 'Even',
+      inputSchema: v.object({ n: v.pipe(v.number(), v.minValue(0), v.check((n) => n % 2 === 0, 'Must be even')) }),
+    })
+    expect(toolJsonSchema(even)).toMatchObject({ properties: { n: { type: 'number', minimum: 0 } } })
+    await expect(even.server(({ n }) => n).execute({ n: 3 })).rejects.toThrow('- n: Must be even')
+  })
+
   it('wraps a converter failure with the tool and side', () => {
     const tool = toolDefinition({ name: 'dates', description: 'Dates', inputSchema: v.object({ at: v.date() }) })
     expect(() => toolJsonSchema(tool)).toThrow(SchemaConversionError)

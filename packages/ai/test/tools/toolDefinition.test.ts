@@ -162,7 +162,7 @@ describe('validation around execute', () => {
       seen.push(ctx)
       return null
     })
-    await tool.execute(undefined)
+    await tool.execute()
     const meta = { toolCallId: 'call_1', signal: AbortSignal.abort(), context: { user: 'u1' }, extra: true }
     await tool.execute(undefined, meta)
     expect(seen[0]).toMatchObject({ toolCallId: '', context: undefined })
