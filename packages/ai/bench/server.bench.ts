@@ -1,0 +1,102 @@
+/**
+ * Completed tool-calling turns per second through the whole stack: HTTP on loopback, the chat
+ * handler, the scripted model, tool validation and execution, SSE. Bounded: each scenario stops
+ * after a fixed number of turns or a time budget, whichever comes first.
+ *
+ * Run: tsx --conditions=source bench/server.bench.ts
+ */
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import * as v from 'valibot'
+import { toolDefinition } from '@toolgate/ai'
+import { createChatHandler, scriptedModel, toNodeHandler, type ChatEvent } from '@toolgate/ai/server'
+
+const MAX_TURNS = 3000
+const BUDGET_MS = 2500
+const WARMUP = 300
+
+const weather = toolDefinition({
+  name: 'get_weather',
+  description: 'Current weather in a city',
+  inputSchema: v.object({ city: v.string() }),
+  outputSchema: v.object({ tempC: v.number() }),
+}).server(({ city }) => ({ tempC: city.length }))
+
+const transfer = toolDefinition({
+  name: 'transfer_money',
+  description: 'Sends money',
+  inputSchema: v.object({ to: v.string(), amount: v.number() }),
+  outputSchema: v.object({ receipt: v.string() }),
+  needsApproval: true,
+}).server(({ to }) => ({ receipt: `r-${to}` }))
+
+const model = scriptedModel([
+  { when: /weather in (\w+)/i, call: (m) => ({ tool: 'get_weather', input: { city: m[1] } }), then: ([r]) => `It is ${r.output.tempC}°C.` },
+  {
+    when: /compare/i,
+    call: () => ['Oslo', 'Rome', 'Lima'].map((city) => ({ tool: 'get_weather', input: { city } })),
+    then: (results) => results.map((r) => `${r.input.city}: ${r.output.tempC}°C`).join(', '),
+  },
+  { when: /send/i, call: () => ({ tool: 'transfer_money', input: { to: 'Bob', amount: 500 } }), then: ([r]) => `Done: ${r.content}` },
+])
+
+const server = createServer(toNodeHandler(createChatHandler({ model, tools: [weather, transfer] })))
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+
+async function post(body: unknown): Promise<ChatEvent[]> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const text = await response.text()
+  if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${text}`)
+  return text
+    .split('\n\n')
+    .filter((block) => block.startsWith('data: '))
+    .map((block) => JSON.parse(block.slice(6)) as ChatEvent)
+}
+
+function finished(events: ChatEvent[]) {
+  const last = events.at(-1)
+  if (last?.type !== 'RUN_FINISHED') throw new Error(`run did not finish: ${JSON.stringify(last)}`)
+  return last
+}
+
+const scenarios: Record<string, () => Promise<void>> = {
+  'one server tool (2 model steps)': async () => {
+    finished(await post({ message: 'weather in Paris' }))
+  },
+  'three parallel server tools': async () => {
+    finished(await post({ message: 'compare' }))
+  },
+  'approval round trip (2 requests)': async () => {
+    const events = await post({ message: 'send money' })
+    const paused = finished(events)
+    if (paused.outcome.type !== 'interrupt') throw new Error('expected an interrupt')
+    const threadId = events[0]!.type === 'RUN_STARTED' ? events[0]!.threadId : ''
+    finished(await post({ threadId, resume: [{ interruptId: paused.outcome.interrupts[0]!.id, approved: true }] }))
+  },
+}
+
+async function measure(turn: () => Promise<void>, concurrency: number) {
+  for (let i = 0; i < WARMUP; i++) await turn()
+  let done = 0
+  const start = performance.now()
+  const worker = async () => {
+    while (done < MAX_TURNS && performance.now() - start < BUDGET_MS) {
+      await turn()
+      done++
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  const ms = performance.now() - start
+  return { done, ms, perSecond: (done / ms) * 1000 }
+}
+
+console.log(`server.bench: completed turns per second over loopback (node ${process.version}, ≤${MAX_TURNS} turns or ${BUDGET_MS} ms each)`)
+for (const [name, turn] of Object.entries(scenarios)) {
+  for (const concurrency of [1, 8]) {
+    const { done, ms, perSecond } = await measure(turn, concurrency)
+    console.log(`  ${name.padEnd(34)} concurrency ${String(concurrency).padStart(2)}: ${perSecond.toFixed(0).padStart(6)} turns/s  (${done} turns in ${ms.toFixed(0)} ms)`)
+  }
+}
+server.closeAllConnections()
+server.close()

@@ -1,0 +1,29 @@
+/** Stable codes of error responses and `RUN_ERROR` events; apps may switch on them. */
+export type ErrorCode =
+  | 'INVALID_JSON' // 400: the body is not JSON
+  | 'INVALID_REQUEST' // 400: the body is JSON of the wrong shape (`path` says where)
+  | 'FORBIDDEN' // 403: `authorize` refused this thread
+  | 'THREAD_NOT_FOUND' // 404
+  | 'INTERRUPT_NOT_FOUND' // 404: no such pending interrupt in this thread
+  | 'METHOD_NOT_ALLOWED' // 405
+  | 'INTERRUPT_ALREADY_ANSWERED' // 409: the answer was given (and is applied at most once)
+  | 'THREAD_BUSY' // 409: a run is streaming on this thread
+  | 'VERSION_CONFLICT' // 409: the thread changed concurrently; reload and retry
+  | 'PAYLOAD_TOO_LARGE' // 413
+  | 'UNSUPPORTED_MEDIA_TYPE' // 415: send `content-type: application/json`
+  | 'ANSWER_MISMATCH' // 422: e.g. a client result for an interrupt that asks for an approval
+  | 'INVALID_EDITED_ARGS' // 422: `editedArgs` fail the tool's input schema
+  | 'INTERNAL' // 500
+  // Only in RUN_ERROR events:
+  | 'MODEL_ERROR'
+  | 'STORE_ERROR'
+
+/** Every error response is JSON of this shape. */
+export interface ErrorBody {
+  readonly error: {
+    readonly code: ErrorCode
+    readonly message: string
+    /** Where in the request body the problem is, e.g. `resume[0].editedArgs.city`. */
+    readonly path?: string
+  }
+}

@@ -1,0 +1,98 @@
+import type { RunOutcome } from './interrupts.ts'
+
+/**
+ * The AG-UI 1.0 events the chat handler emits, with AG-UI's field names. Each is sent as one
+ * Server-Sent Event: `data: <json>\n\n`. Written out here (not imported from @ag-ui/core) so the
+ * browser bundle carries no dependency; a test checks every emitted event against AG-UI's schemas.
+ */
+
+export interface RunStartedEvent {
+  readonly type: 'RUN_STARTED'
+  readonly threadId: string
+  readonly runId: string
+}
+
+export interface TextMessageStartEvent {
+  readonly type: 'TEXT_MESSAGE_START'
+  readonly messageId: string
+  readonly role: 'assistant'
+}
+
+export interface TextMessageContentEvent {
+  readonly type: 'TEXT_MESSAGE_CONTENT'
+  readonly messageId: string
+  readonly delta: string
+}
+
+export interface TextMessageEndEvent {
+  readonly type: 'TEXT_MESSAGE_END'
+  readonly messageId: string
+}
+
+export interface ToolCallStartEvent {
+  readonly type: 'TOOL_CALL_START'
+  readonly toolCallId: string
+  readonly toolCallName: string
+  /** The assistant message the call belongs to. */
+  readonly parentMessageId?: string
+}
+
+export interface ToolCallArgsEvent {
+  readonly type: 'TOOL_CALL_ARGS'
+  readonly toolCallId: string
+  /** A fragment of the arguments' JSON text. */
+  readonly delta: string
+}
+
+export interface ToolCallEndEvent {
+  readonly type: 'TOOL_CALL_END'
+  readonly toolCallId: string
+}
+
+export interface ToolCallResultEvent {
+  readonly type: 'TOOL_CALL_RESULT'
+  /** The id of the tool message this result becomes in the thread. */
+  readonly messageId: string
+  readonly toolCallId: string
+  /** What the model reads: the output as JSON text, or the error text. */
+  readonly content: string
+  readonly role: 'tool'
+}
+
+/** AG-UI token accounting; the handler sends one entry summed over the run's model calls. */
+export interface TokenUsage {
+  readonly model?: string
+  readonly inputTokens?: number
+  readonly outputTokens?: number
+  readonly totalTokens?: number
+}
+
+export interface RunFinishedEvent {
+  readonly type: 'RUN_FINISHED'
+  readonly threadId: string
+  readonly runId: string
+  /** `interrupt` when the run paused for approvals or client tools; answer them with a resume request. */
+  readonly outcome: RunOutcome
+  readonly usage?: readonly TokenUsage[]
+}
+
+export interface RunErrorEvent {
+  readonly type: 'RUN_ERROR'
+  readonly message: string
+  /** An `ErrorCode`. */
+  readonly code?: string
+}
+
+export type ChatEvent =
+  | RunStartedEvent
+  | TextMessageStartEvent
+  | TextMessageContentEvent
+  | TextMessageEndEvent
+  | ToolCallStartEvent
+  | ToolCallArgsEvent
+  | ToolCallEndEvent
+  | ToolCallResultEvent
+  | RunFinishedEvent
+  | RunErrorEvent
+
+export type ChatEventType = ChatEvent['type']

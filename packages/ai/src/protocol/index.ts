@@ -1,0 +1,40 @@
+/**
+ * The chat wire protocol, shared by `@toolgate/ai/server` and browser clients. Types only: no
+ * runtime code and no dependencies, so importing it costs a browser bundle nothing.
+ */
+export type {
+  ChatEvent,
+  ChatEventType,
+  RunErrorEvent,
+  RunFinishedEvent,
+  RunStartedEvent,
+  TextMessageContentEvent,
+  TextMessageEndEvent,
+  TextMessageStartEvent,
+  TokenUsage,
+  ToolCallArgsEvent,
+  ToolCallEndEvent,
+  ToolCallResultEvent,
+  ToolCallStartEvent,
+} from './events.ts'
+export type { InterruptReason, RunOutcome, ToolInterrupt } from './interrupts.ts'
+export type {
+  AssistantMessage,
+  ChatMessage,
+  ToolCallPart,
+  ToolResultMessage,
+  ToolResultStatus,
+  UserMessage,
+} from './messages.ts'
+export type {
+  ApprovalAnswer,
+  ChatRequest,
+  ClientErrorAnswer,
+  ClientOutputAnswer,
+  MessageRequest,
+  ResumeAccepted,
+  ResumeAnswer,
+  ResumeRequest,
+} from './requests.ts'
+export type { ThreadSnapshot, ThreadStatus } from './thread.ts'
+export type { ErrorBody, ErrorCode } from './errors.ts'

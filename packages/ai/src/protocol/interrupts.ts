@@ -1,0 +1,24 @@
+/**
+ * Why a run paused. These are AG-UI 1.0 interrupts (`id`, `reason`, `toolCallId`, `message`) with two
+ * Toolgate fields beside them (`toolName`, `input`). AG-UI's validators accept extra fields and keep
+ * them, so the event stays valid for any AG-UI consumer, which simply ignores the two.
+ */
+export type InterruptReason = 'tool_approval' | 'client_tool'
+
+export interface ToolInterrupt {
+  /** Unguessable; a resume answers the interrupt by this id. */
+  readonly id: string
+  /** `tool_approval`: a human approves or denies. `client_tool`: the browser runs the tool and sends its result. */
+  readonly reason: InterruptReason
+  readonly toolCallId: string
+  readonly toolName: string
+  /** The call's arguments as JSON (after any edit the user made while approving). */
+  readonly input: unknown
+  /** Why approval is needed, when the tool's policy said so. */
+  readonly message?: string
+}
+
+/** AG-UI's `RUN_FINISHED.outcome`. An absent outcome also means success. */
+export type RunOutcome =
+  | { readonly type: 'success' }
+  | { readonly type: 'interrupt'; readonly interrupts: readonly ToolInterrupt[] }

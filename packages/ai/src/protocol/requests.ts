@@ -1,0 +1,50 @@
+import type { ToolInterrupt } from './interrupts.ts'
+
+// Every POST body is JSON sent with `content-type: application/json` (anything else gets 415).
+
+/** Starts a turn. Without `threadId` the server creates a thread (its id comes back in RUN_STARTED). */
+export interface MessageRequest {
+  readonly threadId?: string
+  readonly message: string
+}
+
+/** Answers a `tool_approval` interrupt. `editedArgs` replaces the call's arguments (validated by the server). */
+export interface ApprovalAnswer {
+  readonly interruptId: string
+  readonly approved: boolean
+  readonly editedArgs?: unknown
+  /** Why the user denied; the model reads it. Capped in length by the server. */
+  readonly reason?: string
+}
+
+/** Answers a `client_tool` interrupt with what the tool returned in the browser. */
+export interface ClientOutputAnswer {
+  readonly interruptId: string
+  readonly output: unknown
+}
+
+/** Answers a `client_tool` interrupt with the browser's failure. */
+export interface ClientErrorAnswer {
+  readonly interruptId: string
+  readonly error: string
+}
+
+export type ResumeAnswer = ApprovalAnswer | ClientOutputAnswer | ClientErrorAnswer
+
+/**
+ * Answers interrupts of a thread. Answers may arrive in several requests; the run resumes (and the
+ * response is an event stream) with the request that completes the batch.
+ */
+export interface ResumeRequest {
+  readonly threadId: string
+  readonly resume: readonly ResumeAnswer[]
+}
+
+export type ChatRequest = MessageRequest | ResumeRequest
+
+/** The JSON body (status 202) when a resume stored its answers but others of the batch are still missing. */
+export interface ResumeAccepted {
+  readonly threadId: string
+  /** The interrupts still waiting for an answer. */
+  readonly interrupts: readonly ToolInterrupt[]
+}

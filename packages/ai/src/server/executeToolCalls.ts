@@ -1,0 +1,62 @@
+import { ToolValidationError } from '../errors.ts'
+import type { ToolResultMessage } from '../protocol/messages.ts'
+import { validateToolOutput } from '../tools/validateToolValue.ts'
+import type { ToolEntry } from './toolset.ts'
+import { errorResult, successResult, type CallRef } from './toolResults.ts'
+
+/** A server tool call ready to run: its input is already validated. */
+export interface Execution extends CallRef {
+  readonly entry: ToolEntry
+  readonly input: unknown
+  /** The arguments the user approved instead of the model's, if any. */
+  readonly editedArgs?: unknown
+}
+
+export interface ExecuteOptions {
+  /** Aborted when the client goes away. */
+  readonly signal: AbortSignal
+  readonly context: unknown
+  readonly timeoutMs: number
+  /** Called as each call finishes, so results stream in completion order. */
+  readonly onResult?: (result: ToolResultMessage) => void
+}
+
+/** Runs calls in parallel; never throws. Results come back in the order of `executions`. */
+export function executeToolCalls(executions: readonly Execution[], options: ExecuteOptions): Promise<ToolResultMessage[]> {
+  return Promise.all(
+    executions.map(async (execution) => {
+      const result = await executeOne(execution, options)
+      options.onResult?.(result)
+      return result
+    }),
+  )
+}
+
+class Timeout extends Error {}
+
+async function executeOne(execution: Execution, options: ExecuteOptions): Promise<ToolResultMessage> {
+  const { entry, input, toolCallId, toolName } = execution
+  const timeout = new AbortController()
+  const signal = AbortSignal.any([options.signal, timeout.signal])
+  const timer = setTimeout(() => timeout.abort(new Timeout()), options.timeoutMs)
+  let onAbort: (() => void) | undefined
+  // A tool that ignores its signal must not hold the run: stop waiting for it when the signal fires.
+  const stopped = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason)
+    if (signal.aborted) onAbort()
+    else signal.addEventListener('abort', onAbort, { once: true })
+  })
+  try {
+    const run = Promise.resolve().then(() => entry.handler!(input, { toolCallId, signal, context: options.context }))
+    const output = await Promise.race([run, stopped])
+    return successResult(execution, await validateToolOutput(entry.tool, output), execution.editedArgs)
+  } catch (error) {
+    if (timeout.signal.aborted) return errorResult(execution, `Tool "${toolName}" timed out after ${options.timeoutMs} ms`)
+    if (options.signal.aborted) return errorResult(execution, `Tool "${toolName}" was aborted: the run stopped before it finished`)
+    if (error instanceof ToolValidationError) return errorResult(execution, error.message)
+    return errorResult(execution, `Tool "${toolName}" failed: ${error instanceof Error ? error.message : String(error)}`)
+  } finally {
+    clearTimeout(timer)
+    if (onAbort) signal.removeEventListener('abort', onAbort)
+  }
+}

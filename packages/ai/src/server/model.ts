@@ -1,0 +1,39 @@
+import type { JsonSchema } from '../schema/types.ts'
+import type { ChatMessage } from '../protocol/messages.ts'
+
+/** A tool as declared to a model. */
+export interface ModelTool {
+  readonly name: string
+  readonly description: string
+  readonly inputSchema: JsonSchema
+}
+
+export interface ModelRequest {
+  /** The thread's history, oldest first, in the neutral message shape. */
+  readonly messages: readonly ChatMessage[]
+  readonly tools: readonly ModelTool[]
+  /** Aborted when the client goes away; a model stops streaming on it. */
+  readonly signal: AbortSignal
+}
+
+export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other'
+
+export interface ModelUsage {
+  readonly inputTokens?: number
+  readonly outputTokens?: number
+}
+
+/** What a model streams. Tool-call chunks are tied together by `toolCallId`. */
+export type ModelChunk =
+  | { readonly type: 'text-delta'; readonly delta: string }
+  | { readonly type: 'tool-call-start'; readonly toolCallId: string; readonly toolName: string }
+  | { readonly type: 'tool-call-delta'; readonly toolCallId: string; readonly delta: string }
+  | { readonly type: 'tool-call-end'; readonly toolCallId: string }
+  | { readonly type: 'finish'; readonly reason: FinishReason; readonly usage?: ModelUsage }
+
+/** Any model the chat handler can drive; provider adapters implement this. */
+export interface ChatModel {
+  /** A label for usage reports (AG-UI `TokenUsage.model`). */
+  readonly name?: string
+  stream(request: ModelRequest): AsyncIterable<ModelChunk>
+}

@@ -1,0 +1,70 @@
+import type { ChatRequest, MessageRequest, ResumeAnswer, ResumeRequest } from '../protocol/requests.ts'
+import { HttpError } from './errors.ts'
+
+/** Checks a POST body's shape; the message says what is wrong and `path` where. */
+export function parseChatRequest(body: unknown): ChatRequest {
+  if (!isRecord(body)) throw invalid('The body must be a JSON object', '(root)')
+  const { threadId } = body
+  if (threadId !== undefined && (typeof threadId !== 'string' || threadId === '')) {
+    throw invalid('`threadId` must be a non-empty string', 'threadId')
+  }
+  const hasMessage = 'message' in body
+  const hasResume = 'resume' in body
+  if (hasMessage === hasResume) throw invalid('Send either `message` (a new turn) or `resume` (answers to interrupts)', '(root)')
+  if (hasMessage) return parseMessage(body.message, threadId)
+  if (threadId === undefined) throw invalid('`threadId` is required with `resume`', 'threadId')
+  return parseResume(body.resume, threadId)
+}
+
+function parseMessage(message: unknown, threadId: string | undefined): MessageRequest {
+  if (typeof message !== 'string' || message.trim() === '') throw invalid('`message` must be a non-empty string', 'message')
+  return threadId === undefined ? { message } : { threadId, message }
+}
+
+function parseResume(resume: unknown, threadId: string): ResumeRequest {
+  if (!Array.isArray(resume) || resume.length === 0) throw invalid('`resume` must be a non-empty array of answers', 'resume')
+  const seen = new Set<string>()
+  const answers = resume.map((entry, index) => {
+    const answer = parseAnswer(entry, `resume[${index}]`)
+    if (seen.has(answer.interruptId)) throw invalid('The same interrupt is answered twice', `resume[${index}].interruptId`)
+    seen.add(answer.interruptId)
+    return answer
+  })
+  return { threadId, resume: answers }
+}
+
+function parseAnswer(entry: unknown, path: string): ResumeAnswer {
+  if (!isRecord(entry)) throw invalid('An answer must be an object', path)
+  const { interruptId } = entry
+  if (typeof interruptId !== 'string' || interruptId === '') throw invalid('`interruptId` must be a non-empty string', `${path}.interruptId`)
+  const kinds = (['approved', 'output', 'error'] as const).filter((key) => key in entry)
+  if (kinds.length !== 1) {
+    throw invalid('An answer carries exactly one of `approved` (an approval), `output` or `error` (a client tool result)', path)
+  }
+  if (kinds[0] === 'output') {
+    if (entry.output === undefined) throw invalid('`output` must be a JSON value', `${path}.output`)
+    return { interruptId, output: entry.output }
+  }
+  if (kinds[0] === 'error') {
+    if (typeof entry.error !== 'string') throw invalid('`error` must be a string', `${path}.error`)
+    return { interruptId, error: entry.error }
+  }
+  const { approved, reason, editedArgs } = entry
+  if (typeof approved !== 'boolean') throw invalid('`approved` must be a boolean', `${path}.approved`)
+  if (reason !== undefined && typeof reason !== 'string') throw invalid('`reason` must be a string', `${path}.reason`)
+  if ('editedArgs' in entry && !approved) throw invalid('`editedArgs` only goes with `approved: true`', `${path}.editedArgs`)
+  return {
+    interruptId,
+    approved,
+    ...(reason === undefined ? {} : { reason }),
+    ...('editedArgs' in entry ? { editedArgs } : {}),
+  }
+}
+
+function invalid(message: string, path: string): HttpError {
+  return new HttpError(400, 'INVALID_REQUEST', message, path)
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

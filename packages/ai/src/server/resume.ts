@@ -1,0 +1,34 @@
+import type { ResumeAccepted, ResumeRequest } from '../protocol/requests.ts'
+import { randomId } from '../util/randomId.ts'
+import { recordAnswers } from './answers.ts'
+import type { ChatConfig } from './config.ts'
+import { jsonResponse } from './errors.ts'
+import { toWire, unanswered } from './interrupts.ts'
+import { streamRun } from './streamRun.ts'
+import { isRunning, loadAuthorized, threadBusy, updateThread } from './threadAccess.ts'
+
+/**
+ * `POST { threadId, resume }`: stores the answers (all or nothing). While others of the batch are
+ * missing, answers 202 with what is still waiting; the request that completes the batch claims the
+ * thread and streams the continued run. Claiming is a compare-and-set, so of two identical
+ * concurrent resumes one runs and the other is told the interrupt is already answered (409).
+ */
+export async function resume(config: ChatConfig, request: Request, body: ResumeRequest): Promise<Response> {
+  await loadAuthorized(config, request, body.threadId, 'write')
+  const context = await config.resolveContext(request)
+  const runId = randomId('run_')
+
+  const claimed = await updateThread(config.store, body.threadId, async (thread) => {
+    const answered = await recordAnswers(thread, body.resume, config.toolset, config.limits.maxReasonLength)
+    if (isRunning(thread, config.limits.runLeaseMs)) throw threadBusy()
+    const complete = unanswered(answered.pending).length === 0
+    return complete ? { ...answered, activeRun: { runId, startedAt: Date.now() } } : answered
+  })
+
+  const { thread } = claimed
+  if (thread.activeRun?.runId !== runId || !thread.pending) {
+    const accepted: ResumeAccepted = { threadId: thread.id, interrupts: unanswered(thread.pending).map(toWire) }
+    return jsonResponse(202, accepted)
+  }
+  return streamRun(config, request, { runId, claimed, context, start: { steps: thread.pending.steps, resume: thread.pending } })
+}

@@ -1,0 +1,47 @@
+import { ToolgateError } from '../errors.ts'
+import type { ChatEvent } from '../protocol/events.ts'
+import type { ChatMessage, ToolResultMessage } from '../protocol/messages.ts'
+import type { ChatConfig } from './config.ts'
+import type { Thread } from './threadStore.ts'
+
+/** One run: the working copy of its thread, and where its events go. */
+export interface RunState {
+  readonly config: ChatConfig
+  readonly runId: string
+  readonly signal: AbortSignal
+  /** The app's context for tools and approval policies. */
+  readonly context: unknown
+  readonly emit: (event: ChatEvent) => void
+  thread: Thread
+  /** The stored version `thread` was last written as. */
+  version: number
+  readonly usage: { inputTokens: number; outputTokens: number; reported: boolean }
+}
+
+/** The thread changed under a run (its lease ran out and another request took over). */
+export class StoreConflictError extends ToolgateError {
+  constructor(threadId: string) {
+    super('STORE_ERROR', `Thread "${threadId}" changed while the run was writing it`)
+  }
+}
+
+/** Adds messages to the working copy; `save` persists them. */
+export function append(run: RunState, ...messages: ChatMessage[]): void {
+  run.thread = { ...run.thread, messages: [...run.thread.messages, ...messages] }
+}
+
+export async function save(run: RunState, changes: Partial<Thread> = {}): Promise<void> {
+  const next: Thread = { ...run.thread, ...changes, updatedAt: Date.now() }
+  if (!(await run.config.store.put(next, run.version))) throw new StoreConflictError(next.id)
+  run.thread = next
+  run.version += 1
+}
+
+export function emitResult(run: RunState, result: ToolResultMessage): void {
+  run.emit({ type: 'TOOL_CALL_RESULT', messageId: result.id, toolCallId: result.toolCallId, content: result.content, role: 'tool' })
+}
+
+/** Results are stored in the order the model made the calls, whatever order they finished in. */
+export function inCallOrder(results: readonly ToolResultMessage[], callIds: readonly string[]): ToolResultMessage[] {
+  return [...results].sort((a, b) => callIds.indexOf(a.toolCallId) - callIds.indexOf(b.toolCallId))
+}

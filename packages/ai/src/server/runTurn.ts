@@ -1,0 +1,121 @@
+import type { RunOutcome } from '../protocol/interrupts.ts'
+import type { ToolCallPart, ToolResultMessage } from '../protocol/messages.ts'
+import { executeToolCalls } from './executeToolCalls.ts'
+import { rememberResolved, toWire } from './interrupts.ts'
+import { ModelError, modelStep } from './modelStep.ts'
+import { planToolCalls } from './planToolCalls.ts'
+import { settleInterrupts, withEditedArguments } from './resolveInterrupts.ts'
+import { StoreConflictError, append, emitResult, inCallOrder, save, type RunState } from './runState.ts'
+import type { PendingBatch, PendingInterrupt } from './threadStore.ts'
+import { errorResult } from './toolResults.ts'
+
+export interface TurnStart {
+  /** Model calls already made in this turn. */
+  readonly steps: number
+  /** Results already stored before the run (denials of superseded interrupts), for the client to see. */
+  readonly announced?: readonly ToolResultMessage[]
+  /** A fully answered batch to apply before the model continues. */
+  readonly resume?: PendingBatch
+}
+
+/**
+ * One run: stream the model, handle its tool calls, repeat until it answers, pauses on
+ * interrupts, or reaches `maxSteps`. The run already holds its thread (`activeRun`); whatever
+ * happens, it releases it and leaves the stored thread consistent.
+ */
+export async function runTurn(run: RunState, start: TurnStart): Promise<void> {
+  run.emit({ type: 'RUN_STARTED', threadId: run.thread.id, runId: run.runId })
+  let pending: PendingBatch | undefined
+  try {
+    for (const result of start.announced ?? []) emitResult(run, result)
+    pending = await drive(run, start)
+  } catch (error) {
+    return fail(run, error)
+  }
+  try {
+    await save(run, { pending, activeRun: undefined })
+  } catch (error) {
+    return fail(run, error)
+  }
+  const outcome: RunOutcome = pending ? { type: 'interrupt', interrupts: pending.interrupts.map(toWire) } : { type: 'success' }
+  run.emit({ type: 'RUN_FINISHED', threadId: run.thread.id, runId: run.runId, outcome, ...usageOf(run) })
+}
+
+/** Returns the batch the run pauses on, if any. */
+async function drive(run: RunState, start: TurnStart): Promise<PendingBatch | undefined> {
+  let steps = start.steps
+  if (start.resume) {
+    const interrupts = await resumeBatch(run, start.resume)
+    if (interrupts.length > 0) return { interrupts, steps }
+  }
+  while (steps < run.config.maxSteps && !run.signal.aborted) {
+    const calls = await modelStep(run)
+    steps += 1
+    if (calls.length === 0) return undefined
+    const interrupts = await handleToolCalls(run, calls)
+    if (interrupts.length > 0) return { interrupts, steps }
+  }
+  return undefined
+}
+
+async function handleToolCalls(run: RunState, calls: readonly ToolCallPart[]): Promise<PendingInterrupt[]> {
+  const plan = await planToolCalls(calls, run.config.toolset, run.context)
+  for (const result of plan.results) emitResult(run, result)
+  const executed = await executeToolCalls(plan.executions, executeOptions(run))
+  append(run, ...inCallOrder([...plan.results, ...executed], calls.map((call) => call.id)))
+  await save(run)
+  return plan.interrupts
+}
+
+/** Applies a complete batch of answers; returns client_tool interrupts for approved client tools. */
+async function resumeBatch(run: RunState, batch: PendingBatch): Promise<PendingInterrupt[]> {
+  const settlement = await settleInterrupts(batch.interrupts, run.config.toolset, 'resume')
+  run.thread = { ...run.thread, messages: withEditedArguments(run.thread.messages, settlement.editedArguments) }
+  for (const result of settlement.results) emitResult(run, result)
+  const executed = await executeToolCalls(settlement.executions, executeOptions(run))
+  append(run, ...inCallOrder([...settlement.results, ...executed], batch.interrupts.map((interrupt) => interrupt.toolCallId)))
+  await save(run, { pending: undefined, resolvedInterruptIds: rememberResolved(run.thread.resolvedInterruptIds, batch.interrupts) })
+  return settlement.interrupts
+}
+
+function executeOptions(run: RunState) {
+  return {
+    signal: run.signal,
+    context: run.context,
+    timeoutMs: run.config.limits.toolTimeoutMs,
+    onResult: (result: ToolResultMessage) => emitResult(run, result),
+  }
+}
+
+/** Ends the run with RUN_ERROR, releasing the thread as it stands (it is consistent between steps). */
+async function fail(run: RunState, error: unknown): Promise<void> {
+  try {
+    append(run, ...unansweredCallResults(run))
+    await save(run, { activeRun: undefined })
+  } catch (saveError) {
+    console.error('[toolgate] could not release thread after a failed run:', saveError)
+  }
+  if (error instanceof ModelError) return run.emit({ type: 'RUN_ERROR', code: 'MODEL_ERROR', message: error.message })
+  if (error instanceof StoreConflictError) return run.emit({ type: 'RUN_ERROR', code: 'STORE_ERROR', message: error.message })
+  console.error('[toolgate] chat run failed:', error)
+  run.emit({ type: 'RUN_ERROR', code: 'INTERNAL', message: 'The chat run failed; see the server log' })
+}
+
+/** Every call in history gets a result or stays pending, even when a run breaks mid-step. */
+function unansweredCallResults(run: RunState): ToolResultMessage[] {
+  const { messages, pending } = run.thread
+  const settled = new Set<string>(pending?.interrupts.map((interrupt) => interrupt.toolCallId))
+  for (const message of messages) if (message.role === 'tool') settled.add(message.toolCallId)
+  const last = messages.findLast((message) => message.role === 'assistant')
+  if (!last || last.role !== 'assistant') return []
+  return last.toolCalls
+    .filter((call) => !settled.has(call.id))
+    .map((call) => errorResult({ toolCallId: call.id, toolName: call.name }, 'The run failed before this call finished'))
+}
+
+function usageOf(run: RunState) {
+  if (!run.usage.reported) return {}
+  const { inputTokens, outputTokens } = run.usage
+  const model = run.config.model.name
+  return { usage: [{ ...(model ? { model } : {}), inputTokens, outputTokens, totalTokens: inputTokens + outputTokens }] }
+}

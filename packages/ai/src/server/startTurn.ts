@@ -1,0 +1,44 @@
+import type { ToolResultMessage, UserMessage } from '../protocol/messages.ts'
+import type { MessageRequest } from '../protocol/requests.ts'
+import { randomId } from '../util/randomId.ts'
+import type { ChatConfig } from './config.ts'
+import { HttpError } from './errors.ts'
+import { rememberResolved } from './interrupts.ts'
+import { settleInterrupts } from './resolveInterrupts.ts'
+import { streamRun } from './streamRun.ts'
+import { authorizeThread, isRunning, loadAuthorized, newThread, threadBusy, updateThread } from './threadAccess.ts'
+import type { Thread, VersionedThread } from './threadStore.ts'
+
+/**
+ * `POST { threadId?, message }`: claims the thread for a run and streams it. Interrupts still
+ * pending are not an error: the user moved on, so they are denied and the turn proceeds.
+ */
+export async function startTurn(config: ChatConfig, request: Request, body: MessageRequest): Promise<Response> {
+  const context = await config.resolveContext(request)
+  const runId = randomId('run_')
+  const activeRun = { runId, startedAt: Date.now() }
+  const user: UserMessage = { role: 'user', id: randomId('msg_'), content: body.message }
+
+  if (body.threadId === undefined) {
+    const thread: Thread = { ...newThread(randomId('thread_')), messages: [user], activeRun }
+    await authorizeThread(config, request, thread.id, 'create')
+    if (!(await config.store.put(thread, 0))) throw new HttpError(409, 'VERSION_CONFLICT', 'A thread with this id already exists')
+    return streamRun(config, request, { runId, claimed: { thread, version: 1 }, context, start: { steps: 0 } })
+  }
+
+  await loadAuthorized(config, request, body.threadId, 'write')
+  let announced: ToolResultMessage[] = []
+  const claimed: VersionedThread = await updateThread(config.store, body.threadId, async (thread) => {
+    if (isRunning(thread, config.limits.runLeaseMs)) throw threadBusy()
+    const pending = thread.pending?.interrupts ?? []
+    announced = (await settleInterrupts(pending, config.toolset, 'supersede')).results
+    return {
+      ...thread,
+      messages: [...thread.messages, ...announced, user],
+      pending: undefined,
+      activeRun,
+      resolvedInterruptIds: rememberResolved(thread.resolvedInterruptIds, pending),
+    }
+  })
+  return streamRun(config, request, { runId, claimed, context, start: { steps: 0, announced } })
+}

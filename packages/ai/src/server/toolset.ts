@@ -1,0 +1,46 @@
+import { toolJsonSchema } from '../schema/toolJsonSchema.ts'
+import { internalsOf } from '../tools/internals.ts'
+import type { AnyTool, ToolContext, ToolExecute } from '../tools/types.ts'
+import type { ModelTool } from './model.ts'
+
+/** A tool as the runtime holds it: which side runs it and, on the server, the raw execute. */
+export interface ToolEntry {
+  readonly tool: AnyTool
+  readonly side: 'server' | 'client'
+  /** Server tools only: the user's execute without validation (the runtime validates once itself). */
+  readonly handler?: ToolExecute<unknown, unknown>
+}
+
+export interface Toolset {
+  get(name: string): ToolEntry | undefined
+  readonly names: readonly string[]
+  readonly modelTools: readonly ModelTool[]
+}
+
+/**
+ * `.server()` tools run here; anything else (a bare definition, or a `.client()` tool passed by
+ * mistake) is declared to the model and run by the browser. JSON Schemas are emitted now, so a
+ * schema that cannot be converted fails at startup rather than mid-chat.
+ */
+export function createToolset(tools: readonly AnyTool[]): Toolset {
+  const entries = new Map<string, ToolEntry>()
+  for (const tool of tools) {
+    if (entries.has(tool.name)) throw new TypeError(`Two tools are named "${tool.name}"; tool names must be unique`)
+    entries.set(tool.name, tool.kind === 'server' ? { tool, side: 'server', handler: serverHandler(tool) } : { tool, side: 'client' })
+  }
+  const modelTools = [...entries.values()].map(({ tool }) => ({
+    name: tool.name,
+    description: tool.description,
+    inputSchema: toolJsonSchema(tool) ?? { type: 'object', properties: {} },
+  }))
+  return { get: (name) => entries.get(name), names: [...entries.keys()], modelTools }
+}
+
+function serverHandler(tool: AnyTool): ToolExecute<unknown, unknown> {
+  const handler = internalsOf(tool)?.handler
+  if (handler) return handler
+  // A server tool built elsewhere: its own execute validates again, which is harmless.
+  const execute = (tool as { executeUnformatted?: (input: unknown, ctx: ToolContext) => Promise<unknown> }).executeUnformatted
+  if (typeof execute !== 'function') throw new TypeError(`Server tool "${tool.name}" has no execute function`)
+  return (input, ctx) => execute.call(tool, input, ctx)
+}

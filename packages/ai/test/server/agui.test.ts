@@ -1,0 +1,70 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { InterruptSchema, RunFinishedEventSchema } from '@ag-ui/core/schemas'
+import { scriptedModel, type ChatEvent, type ChatModel } from '@toolgate/ai/server'
+import { locationDef, transferDef, weatherTool } from './fixtures.ts'
+import { closeAll, startServer, type Turn } from './helpers/server.ts'
+
+afterEach(closeAll)
+
+/**
+ * Every test reads streams through `readTurn`, which checks each event against @ag-ui/core 1.0's
+ * `EventSchemas` and that parsing keeps it whole. This test drives every event kind the handler
+ * emits through that check in one place.
+ */
+describe('AG-UI conformance', () => {
+  it('emits only events valid under @ag-ui/core, covering every kind the handler uses', async () => {
+    const model = scriptedModel([
+      { when: 'weather', say: 'Checking.', call: () => ({ tool: 'get_weather', input: { city: 'Oslo' } }), then: () => 'Cold.' },
+      { when: 'pay', call: () => [{ tool: 'transfer_money', input: { to: 'Bob', amount: 500 } }, { tool: 'get_location' }], then: () => 'Done.' },
+    ])
+    const failing: ChatModel = {
+      async *stream(request) {
+        if (request.messages.at(-1)?.content === 'fail') throw new Error('boom')
+        yield* model.stream(request)
+      },
+    }
+    const server = await startServer({ model: failing, tools: [weatherTool, transferDef.server(() => ({ receipt: 'r' })), locationDef] })
+    const turns: Turn[] = []
+    turns.push(await server.send('weather'))
+    const paused = await server.send('pay', turns[0]!.threadId)
+    turns.push(paused)
+    const [approval, client] = paused.interrupts
+    turns.push(
+      await server.resume(paused.threadId, [
+        { interruptId: approval!.id, approved: true },
+        { interruptId: client!.id, output: { city: 'Oslo' } },
+      ]),
+    )
+    turns.push(await server.send('fail', paused.threadId))
+
+    const kinds = new Set(turns.flatMap((turn) => turn.types))
+    const emitted: ChatEvent['type'][] = [
+      'RUN_STARTED',
+      'TEXT_MESSAGE_START',
+      'TEXT_MESSAGE_CONTENT',
+      'TEXT_MESSAGE_END',
+      'TOOL_CALL_START',
+      'TOOL_CALL_ARGS',
+      'TOOL_CALL_END',
+      'TOOL_CALL_RESULT',
+      'RUN_FINISHED',
+      'RUN_ERROR',
+    ]
+    expect([...kinds].sort()).toEqual([...emitted].sort())
+  })
+
+  it('spells the pause as AG-UI 1.0 RUN_FINISHED.outcome with its interrupt fields', async () => {
+    const model = scriptedModel([{ when: 'pay', call: () => ({ tool: 'transfer_money', input: { to: 'Bob', amount: 500 } }), then: () => '' }])
+    const server = await startServer({ model, tools: [transferDef.server(() => ({ receipt: 'r' }))] })
+    const { finished } = await server.send('pay')
+
+    // AG-UI's own fields carry the meaning (id, reason, toolCallId, message) ...
+    const strictInterrupt = InterruptSchema.strict()
+    const [interrupt] = finished?.outcome.type === 'interrupt' ? finished.outcome.interrupts : []
+    const { toolName, input, ...agui } = interrupt!
+    expect(strictInterrupt.safeParse(agui).success).toBe(true)
+    // ... and the two Toolgate fields pass through AG-UI's validator untouched.
+    expect(RunFinishedEventSchema.parse(finished)).toEqual(finished)
+    expect({ toolName, input }).toEqual({ toolName: 'transfer_money', input: { to: 'Bob', amount: 500 } })
+  })
+})

@@ -1,0 +1,174 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { scriptedModel, type ScriptedResult } from '@toolgate/ai/server'
+import { transferDef, weatherTool } from './fixtures.ts'
+import { closeAll, errorOf, startServer } from './helpers/server.ts'
+
+afterEach(closeAll)
+
+function describeTransfer(r: ScriptedResult): string {
+  if (r.status === 'denied') return `I did not send it: you said "${r.reason ?? 'no reason'}".`
+  if (!r.ok) return `It failed: ${r.content}`
+  return `Sent ${r.input.amount} EUR to ${r.input.to}${r.edited ? ' (as you edited it)' : ''}, receipt ${r.output.receipt}.`
+}
+
+const model = scriptedModel([
+  {
+    when: /send (\d+) to (\w+)/i,
+    call: (m) => ({ tool: 'transfer_money', input: { to: m[2], amount: Number(m[1]) } }),
+    then: ([r]) => describeTransfer(r),
+  },
+  {
+    when: /two transfers/i,
+    call: () => [
+      { tool: 'transfer_money', input: { to: 'Bob', amount: 200 } },
+      { tool: 'transfer_money', input: { to: 'Eve', amount: 300 } },
+    ],
+    then: (results) => results.map(describeTransfer).join(' '),
+  },
+])
+
+function setup(limits?: { maxReasonLength?: number }) {
+  const ran: unknown[] = []
+  const tool = transferDef.server(async (input) => {
+    ran.push(input)
+    return { receipt: `r-${input.to}-${input.amount}` }
+  })
+  return { ran, start: () => startServer({ model, tools: [tool, weatherTool], ...(limits ? { limits } : {}) }) }
+}
+
+describe('approvals', () => {
+  it('pauses with a tool_approval interrupt and runs the call once approved', async () => {
+    const { ran, start } = setup()
+    const server = await start()
+    const first = await server.send('send 250 to Bob')
+
+    expect(first.finished?.outcome.type).toBe('interrupt')
+    const [interrupt] = first.interrupts
+    expect(interrupt).toEqual({
+      id: expect.stringMatching(/^int_[\w-]{22}$/),
+      reason: 'tool_approval',
+      toolCallId: expect.any(String),
+      toolName: 'transfer_money',
+      input: { to: 'Bob', amount: 250 },
+      message: 'Sends 250 EUR to Bob',
+    })
+    expect(ran).toEqual([])
+    const waiting = await server.get(first.threadId)
+    expect(waiting).toMatchObject({ status: 'interrupted', interrupts: [interrupt] })
+
+    const second = await server.resume(first.threadId, [{ interruptId: interrupt!.id, approved: true }])
+    expect(second.status).toBe(200)
+    expect(second.threadId).toBe(first.threadId)
+    expect(second.types.slice(0, 2)).toEqual(['RUN_STARTED', 'TOOL_CALL_RESULT'])
+    expect(second.results[0]).toMatchObject({ toolCallId: interrupt!.toolCallId, content: '{"receipt":"r-Bob-250"}' })
+    expect(second.text).toBe('Sent 250 EUR to Bob, receipt r-Bob-250.')
+    expect(ran).toEqual([{ to: 'Bob', amount: 250 }])
+    expect(await server.get(first.threadId)).toMatchObject({ status: 'idle', interrupts: [] })
+  })
+
+  it('runs a call that needs no approval at once', async () => {
+    const { ran, start } = setup()
+    const server = await start()
+    const turn = await server.send('send 20 to Bob')
+    expect(turn.finished?.outcome).toEqual({ type: 'success' })
+    expect(ran).toEqual([{ to: 'Bob', amount: 20 }])
+  })
+
+  it('runs edited arguments, puts them in history and tells the model', async () => {
+    const { ran, start } = setup()
+    const server = await start()
+    const first = await server.send('send 250 to Bob')
+    const edited = { to: 'Alice', amount: 120 }
+    const second = await server.resume(first.threadId, [{ interruptId: first.interrupts[0]!.id, approved: true, editedArgs: edited }])
+
+    expect(ran).toEqual([edited])
+    expect(second.text).toBe('Sent 120 EUR to Alice (as you edited it), receipt r-Alice-120.')
+    expect(second.results[0]!.content).toBe(
+      'The user edited the arguments before approving; the call ran with {"to":"Alice","amount":120}.\nResult: {"receipt":"r-Alice-120"}',
+    )
+    const { messages } = await server.get(first.threadId)
+    const call = messages.flatMap((m) => (m.role === 'assistant' ? m.toolCalls : []))[0]
+    expect(JSON.parse(call!.arguments)).toEqual(edited)
+    expect(messages.find((m) => m.role === 'tool')).toMatchObject({ status: 'success', edited: true })
+  })
+
+  it('refuses edited arguments that fail the input schema, changing nothing', async () => {
+    const { ran, start } = setup()
+    const server = await start()
+    const first = await server.send('send 250 to Bob')
+    const interruptId = first.interrupts[0]!.id
+    const before = await server.get(first.threadId)
+
+    const refused = await server.post({ threadId: first.threadId, resume: [{ interruptId, approved: true, editedArgs: { to: 'Bob', amount: 0 } }] })
+    expect(await errorOf(refused)).toEqual({
+      status: 422,
+      error: { code: 'INVALID_EDITED_ARGS', message: expect.stringMatching(/- amount: /), path: 'resume[0].editedArgs.amount' },
+    })
+    expect(await server.get(first.threadId)).toEqual(before)
+
+    const approved = await server.resume(first.threadId, [{ interruptId, approved: true }])
+    expect(approved.finished?.outcome).toEqual({ type: 'success' })
+    expect(ran).toHaveLength(1)
+  })
+
+  it('returns a denial with its reason to the model and does not run the call', async () => {
+    const { ran, start } = setup()
+    const server = await start()
+    const first = await server.send('send 250 to Bob')
+    const second = await server.resume(first.threadId, [{ interruptId: first.interrupts[0]!.id, approved: false, reason: 'Bob already got paid' }])
+
+    expect(ran).toEqual([])
+    expect(second.results[0]!.content).toBe('denied by the user: Bob already got paid')
+    expect(second.text).toBe('I did not send it: you said "Bob already got paid".')
+    expect((await server.get(first.threadId)).messages.find((m) => m.role === 'tool')).toMatchObject({ status: 'denied', reason: 'Bob already got paid' })
+  })
+
+  it('caps the length of a deny reason', async () => {
+    const { start } = setup({ maxReasonLength: 10 })
+    const server = await start()
+    const first = await server.send('send 250 to Bob')
+    const second = await server.resume(first.threadId, [{ interruptId: first.interrupts[0]!.id, approved: false, reason: 'x'.repeat(5000) }])
+    expect(second.results[0]!.content).toBe(`denied by the user: ${'x'.repeat(10)}…`)
+  })
+
+  it('stores partial answers and resumes when the batch is complete', async () => {
+    const { ran, start } = setup()
+    const server = await start()
+    const first = await server.send('two transfers please')
+    expect(first.interrupts).toHaveLength(2)
+    const [bob, eve] = first.interrupts
+
+    const partial = await server.resume(first.threadId, [{ interruptId: bob!.id, approved: true }])
+    expect(partial.status).toBe(202)
+    expect(partial.body).toEqual({ threadId: first.threadId, interrupts: [eve] })
+    expect(ran).toEqual([])
+    expect((await server.get(first.threadId)).interrupts).toEqual([eve])
+
+    const last = await server.resume(first.threadId, [{ interruptId: eve!.id, approved: false, reason: 'not Eve' }])
+    expect(last.status).toBe(200)
+    expect(ran).toEqual([{ to: 'Bob', amount: 200 }])
+    expect(last.text).toBe('Sent 200 EUR to Bob, receipt r-Bob-200. I did not send it: you said "not Eve".')
+  })
+
+  it('denies pending approvals when the user sends a new message instead', async () => {
+    const { ran, start } = setup()
+    const server = await start()
+    const first = await server.send('send 250 to Bob')
+    const interrupt = first.interrupts[0]!
+
+    const next = await server.send('send 30 to Carol', first.threadId)
+    expect(next.status).toBe(200)
+    expect(next.types.slice(0, 2)).toEqual(['RUN_STARTED', 'TOOL_CALL_RESULT'])
+    expect(next.results[0]).toMatchObject({ toolCallId: interrupt.toolCallId, content: 'denied by the user: the user sent a new message instead' })
+    expect(next.text).toBe('Sent 30 EUR to Carol, receipt r-Carol-30.')
+    expect(ran).toEqual([{ to: 'Carol', amount: 30 }])
+
+    const { messages, status } = await server.get(first.threadId)
+    expect(status).toBe('idle')
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'user', 'assistant', 'tool', 'assistant'])
+
+    const late = await server.post({ threadId: first.threadId, resume: [{ interruptId: interrupt.id, approved: true }] })
+    expect((await errorOf(late)).error.code).toBe('INTERRUPT_ALREADY_ANSWERED')
+    expect(ran).toHaveLength(1)
+  })
+})

@@ -1,0 +1,147 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import * as v from 'valibot'
+import { toolDefinition } from '@toolgate/ai'
+import { scriptedModel, type ChatModel } from '@toolgate/ai/server'
+import { TEMPS, weatherDef, weatherTool } from './fixtures.ts'
+import { closeAll, deferred, startServer } from './helpers/server.ts'
+
+afterEach(closeAll)
+
+const weatherRule = {
+  when: /weather in (\w+)/i,
+  say: 'Let me check.',
+  call: (m: RegExpMatchArray) => ({ tool: 'get_weather', input: { city: m[1] } }),
+  then: ([r]: any[]) => (r.ok ? `It is ${r.output.tempC}°C in ${r.output.city}.` : `That failed: ${r.content}`),
+}
+
+describe('server tools', () => {
+  it('runs a tool, streams its call and result, and answers with the output', async () => {
+    const seen: unknown[] = []
+    const tool = weatherDef.server(async ({ city }, ctx) => {
+      seen.push({ city, toolCallId: ctx.toolCallId, signal: ctx.signal instanceof AbortSignal, context: ctx.context })
+      return { city, tempC: TEMPS[city]! }
+    })
+    const server = await startServer({ model: scriptedModel([weatherRule]), tools: [tool], context: { user: 'ada' } })
+    const turn = await server.send('What is the weather in Paris?')
+
+    expect(turn.text).toBe('Let me check.It is 18°C in Paris.')
+    const start = turn.events.find((e) => e.type === 'TOOL_CALL_START')
+    expect(start).toMatchObject({ toolCallName: 'get_weather' })
+    const args = turn.events.filter((e) => e.type === 'TOOL_CALL_ARGS').map((e) => (e.type === 'TOOL_CALL_ARGS' ? e.delta : ''))
+    expect(args.length).toBeGreaterThanOrEqual(3)
+    expect(JSON.parse(args.join(''))).toEqual({ city: 'Paris' })
+    expect(turn.results).toEqual([expect.objectContaining({ content: '{"city":"Paris","tempC":18}', role: 'tool' })])
+    expect(seen).toEqual([{ city: 'Paris', toolCallId: (start as { toolCallId: string }).toolCallId, signal: true, context: { user: 'ada' } }])
+
+    const { messages } = await server.get(turn.threadId)
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
+    expect(messages[2]).toMatchObject({ status: 'success', output: { city: 'Paris', tempC: 18 }, id: turn.results[0]!.messageId })
+  })
+
+  it('runs several calls of one step in parallel', async () => {
+    // Each call waits until both are running: sequential execution would never finish.
+    let running = 0
+    const bothRunning = deferred()
+    const tool = weatherDef.server(async ({ city }) => {
+      if (++running === 2) bothRunning.resolve()
+      await bothRunning.promise
+      return { city, tempC: TEMPS[city]! }
+    })
+    const model = scriptedModel([
+      {
+        when: 'compare',
+        call: () => [
+          { tool: 'get_weather', input: { city: 'Oslo' } },
+          { tool: 'get_weather', input: { city: 'Rome' } },
+        ],
+        then: (results) => results.map((r) => `${r.output.city}: ${r.output.tempC}°C`).join(', '),
+      },
+    ])
+    const server = await startServer({ model, tools: [tool] })
+    const turn = await server.send('compare Oslo and Rome')
+    expect(turn.text).toBe('Oslo: 4°C, Rome: 24°C')
+    expect(turn.results).toHaveLength(2)
+  })
+
+  it('turns malformed arguments into an error the model sees, and the run goes on', async () => {
+    const model = scriptedModel([
+      { when: 'broken', call: () => ({ tool: 'get_weather', rawArguments: '{"city": "Par' }), then: ([r]) => `Oops: ${r.content}` },
+    ])
+    const server = await startServer({ model, tools: [weatherTool] })
+    const turn = await server.send('broken call')
+    expect(turn.results[0]!.content).toMatch(/^The arguments of tool "get_weather" are not valid JSON/)
+    expect(turn.text).toMatch(/^Oops: The arguments/)
+    expect(turn.finished?.outcome).toEqual({ type: 'success' })
+  })
+
+  it('rejects an unknown tool the same way', async () => {
+    const model = scriptedModel([{ when: 'x', call: () => ({ tool: 'launch_rockets', input: {} }), then: ([r]) => r.content }])
+    const server = await startServer({ model, tools: [weatherTool] })
+    const turn = await server.send('x')
+    expect(turn.text).toBe('Unknown tool "launch_rockets". Available tools: get_weather.')
+  })
+
+  it('sends input issues with their paths back so the model can correct itself', async () => {
+    const model = scriptedModel([
+      {
+        when: 'weather',
+        call: () => ({ tool: 'get_weather', input: { city: 'P' } }),
+        then: ([r], { round }) => (round === 1 ? { call: { tool: 'get_weather', input: { city: 'Paris' } } } : `Fixed: ${r.output.tempC}°C`),
+      },
+    ])
+    const server = await startServer({ model, tools: [weatherTool] })
+    const turn = await server.send('weather')
+    expect(turn.results[0]!.content).toMatch(/Invalid input for tool "get_weather":\n- city: /)
+    expect(turn.text).toBe('Fixed: 18°C')
+  })
+
+  it('validates output and reports a violation as a tool error', async () => {
+    const tool = weatherDef.server(async ({ city }) => ({ city, tempC: 'warm' }) as never)
+    const server = await startServer({ model: scriptedModel([weatherRule]), tools: [tool] })
+    const turn = await server.send('weather in Paris')
+    expect(turn.results[0]!.content).toMatch(/^Invalid output for tool "get_weather":\n- tempC: /)
+    expect(turn.text).toMatch(/That failed: Invalid output/)
+  })
+
+  it('reports a thrown error to the model', async () => {
+    const tool = weatherDef.server(async () => {
+      throw new Error('service down')
+    })
+    const server = await startServer({ model: scriptedModel([weatherRule]), tools: [tool] })
+    const turn = await server.send('weather in Paris')
+    expect(turn.results[0]!.content).toBe('Tool "get_weather" failed: service down')
+  })
+
+  it('times a slow tool out and aborts its signal', async () => {
+    const aborted = deferred<unknown>()
+    const tool = weatherDef.server(
+      (_, { signal }) =>
+        new Promise<never>(() => {
+          signal.addEventListener('abort', () => aborted.resolve(signal.reason))
+        }),
+    )
+    const server = await startServer({ model: scriptedModel([weatherRule]), tools: [tool], limits: { toolTimeoutMs: 50 } })
+    const turn = await server.send('weather in Paris')
+    expect(turn.results[0]!.content).toBe('Tool "get_weather" timed out after 50 ms')
+    await aborted.promise
+  })
+
+  it('stops after maxSteps model calls', async () => {
+    let calls = 0
+    const looping = scriptedModel([{ when: 'loop', call: () => ({ tool: 'get_weather', input: { city: 'Oslo' } }), then: () => ({ call: { tool: 'get_weather', input: { city: 'Oslo' } } }) }])
+    const counting: ChatModel = { stream: (request) => (calls++, looping.stream(request)) }
+    const server = await startServer({ model: counting, tools: [weatherTool], maxSteps: 3 })
+    const turn = await server.send('loop')
+    expect(calls).toBe(3)
+    expect(turn.results).toHaveLength(3)
+    expect(turn.finished?.outcome).toEqual({ type: 'success' })
+    expect((await server.get(turn.threadId)).status).toBe('idle')
+  })
+
+  it('accepts empty arguments for a tool without input', async () => {
+    const ping = toolDefinition({ name: 'ping', description: 'Ping', outputSchema: v.literal('pong') }).server(() => 'pong' as const)
+    const model = scriptedModel([{ when: 'ping', call: () => ({ tool: 'ping', rawArguments: '' }), then: ([r]) => String(r.output) }])
+    const server = await startServer({ model, tools: [ping] })
+    expect((await server.send('ping')).text).toBe('pong')
+  })
+})
