@@ -1,0 +1,280 @@
+/**
+ * What a chat costs a browser bundle. The same minimal React app (a message list, an input, send
+ * and stop, and a client tool with a Valibot schema) is built for production with Vite four ways:
+ * with React alone, with our `useChat`, with @tanstack/ai-react's and with @ai-sdk/react's. Prints
+ * the gzipped JavaScript of each, what the chat adds over React alone, and the ratios to ours.
+ * Three more builds explain our figure: React with the Valibot schema alone (the app's own
+ * schema), React with the tool defined by `toolDefinition` but no chat (the core's share), and ours
+ * with the core's JSON Schema code stubbed out (@valibot/to-json-schema and the JSON Schema
+ * validator, which `toolDefinition` pulls in although a browser tool with a Standard Schema never
+ * uses them).
+ *
+ * Run: tsx --conditions=source bench/bundle.bench.ts
+ */
+import { mkdtemp, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { gzipSync } from 'node:zlib'
+import react from '@vitejs/plugin-react'
+import { build, defaultClientConditions } from 'vite'
+
+const BUDGET_KB = 10
+const BUILD_TIMEOUT_MS = 60_000
+const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..')
+
+const schema = `
+const LocationInput = v.object({ precise: v.optional(v.boolean()) })
+const LocationOutput = v.object({ city: v.string() })`
+
+// The same markup in every app; only the chat wiring differs.
+const view = (messages: string, extra = '') => `
+  const [draft, setDraft] = useState('')
+  return (
+    <main>
+      <ul>{${messages}}</ul>
+      ${extra}
+      <form onSubmit={(event) => { event.preventDefault(); send(draft); setDraft('') }}>
+        <input value={draft} onChange={(event) => setDraft(event.target.value)} />
+        <button disabled={busy}>Send</button>
+        <button type="button" onClick={stop}>Stop</button>
+      </form>
+    </main>
+  )`
+
+const mount = `
+createRoot(document.getElementById('root')!).render(<App />)`
+
+interface AppSource {
+  readonly name: string
+  readonly code: string
+  /** Imports replaced by stubs (specifier → module source), to measure what they cost. */
+  readonly stubs?: readonly { readonly find: RegExp; readonly source: string }[]
+}
+
+const JSON_SCHEMA_STUBS = [
+  { find: /^@valibot\/to-json-schema$/, source: 'export const toJsonSchema = () => ({})' },
+  { find: /^\.\/validateJsonSchema\.ts$/, source: 'export const validateJsonSchema = () => []' },
+]
+
+const apps: AppSource[] = [
+  {
+    name: 'React alone',
+    code: `
+import { useState } from 'react'
+import { createRoot } from 'react-dom/client'
+function App() {
+  const [messages, setMessages] = useState<string[]>([])
+  const busy = false
+  const send = (text: string) => setMessages((list) => [...list, text])
+  const stop = () => setMessages([])
+  ${view('messages.map((text, i) => <li key={i}>{text}</li>)')}
+}
+${mount}`,
+  },
+  {
+    name: 'React + Valibot schema',
+    code: `
+import { useState } from 'react'
+import { createRoot } from 'react-dom/client'
+import * as v from 'valibot'
+${schema}
+function App() {
+  const [messages, setMessages] = useState<string[]>([])
+  const busy = false
+  const send = (text: string) => setMessages((list) => [...list, JSON.stringify(v.parse(LocationOutput, { city: text })), String(v.is(LocationInput, {}))])
+  const stop = () => setMessages([])
+  ${view('messages.map((text, i) => <li key={i}>{text}</li>)')}
+}
+${mount}`,
+  },
+  {
+    name: 'React + toolDefinition, no chat',
+    code: `
+import { useState } from 'react'
+import { createRoot } from 'react-dom/client'
+import { toolDefinition } from '@toolgate/ai'
+import * as v from 'valibot'
+${schema}
+const getLocation = toolDefinition({ name: 'get_location', description: 'Where the user is', inputSchema: LocationInput, outputSchema: LocationOutput })
+  .client(async () => ({ city: 'Lima' }))
+function App() {
+  const [messages, setMessages] = useState<string[]>([])
+  const busy = false
+  const send = (text: string) => void getLocation.execute({ precise: text === '' }).then((output) => setMessages((list) => [...list, output.city]))
+  const stop = () => setMessages([])
+  ${view('messages.map((text, i) => <li key={i}>{text}</li>)')}
+}
+${mount}`,
+  },
+  {
+    name: '@toolgate/ai-react',
+    code: ourApp(),
+  },
+  {
+    name: '@toolgate/ai-react, core JSON Schema code stubbed',
+    code: ourApp(),
+    stubs: JSON_SCHEMA_STUBS,
+  },
+  {
+    name: '@tanstack/ai-react',
+    code: `
+import { useState } from 'react'
+import { createRoot } from 'react-dom/client'
+import { useChat, fetchServerSentEvents, clientTools } from '@tanstack/ai-react'
+import { toolDefinition } from '@tanstack/ai/client'
+import * as v from 'valibot'
+${schema}
+const getLocation = toolDefinition({ name: 'get_location', description: 'Where the user is', inputSchema: LocationInput, outputSchema: LocationOutput })
+  .client(async () => ({ city: 'Lima' }))
+function App() {
+  const { messages, sendMessage: send, isLoading: busy, stop, error, addToolApprovalResponse } = useChat({
+    connection: fetchServerSentEvents('/api/chat'),
+    tools: clientTools(getLocation),
+  })
+  ${view(
+    `messages.map((message) => <li key={message.id}>{message.parts.map((part, i) => part.type === 'text' ? <span key={i}>{part.content}</span> : part.type === 'tool-call' ? <button key={i} onClick={() => part.approval && addToolApprovalResponse({ id: part.approval.id, approved: true })}>{part.name}: {part.state}</button> : null)}</li>)`,
+    '{error && <p>{error.message}</p>}',
+  )}
+}
+${mount}`,
+  },
+  {
+    name: '@ai-sdk/react',
+    code: `
+import { useState } from 'react'
+import { createRoot } from 'react-dom/client'
+import { useChat } from '@ai-sdk/react'
+import { DefaultChatTransport, lastAssistantMessageIsCompleteWithToolCalls } from 'ai'
+import * as v from 'valibot'
+${schema}
+function App() {
+  const { messages, sendMessage, status, stop, error, addToolResult, addToolApprovalResponse } = useChat({
+    transport: new DefaultChatTransport({ api: '/api/chat' }),
+    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithToolCalls,
+    async onToolCall({ toolCall }) {
+      if (toolCall.toolName !== 'get_location') return
+      v.parse(LocationInput, toolCall.input)
+      addToolResult({ tool: 'get_location', toolCallId: toolCall.toolCallId, output: v.parse(LocationOutput, { city: 'Lima' }) })
+    },
+  })
+  const busy = status === 'streaming' || status === 'submitted'
+  const send = (text: string) => sendMessage({ text })
+  ${view(
+    `messages.map((message) => <li key={message.id}>{message.parts.map((part, i) => part.type === 'text' ? <span key={i}>{part.text}</span> : 'toolCallId' in part ? <button key={i} onClick={() => part.state === 'approval-requested' && addToolApprovalResponse({ id: part.approval.id, approved: true })}>{part.type}: {part.state}</button> : null)}</li>)`,
+    '{error && <p>{error.message}</p>}',
+  )}
+}
+${mount}`,
+  },
+]
+
+function ourApp(): string {
+  return `
+import { useState } from 'react'
+import { createRoot } from 'react-dom/client'
+import { useChat } from '@toolgate/ai-react'
+import { toolDefinition } from '@toolgate/ai'
+import * as v from 'valibot'
+${schema}
+const getLocation = toolDefinition({ name: 'get_location', description: 'Where the user is', inputSchema: LocationInput, outputSchema: LocationOutput })
+  .client(async () => ({ city: 'Lima' }))
+function App() {
+  const { messages, send, status, stop, error, approve, pendingApprovals } = useChat({ endpoint: '/api/chat', tools: [getLocation] })
+  const busy = status === 'streaming'
+  ${view(
+    `messages.map((message) => <li key={message.id}>{message.parts.map((part, i) => part.type === 'text' ? <span key={i}>{part.text}</span> : <span key={i}>{part.toolName}: {part.state}</span>)}</li>)`,
+    `{error && <p>{error.message}</p>}
+      {pendingApprovals.map((call) => <button key={call.toolCallId} onClick={() => approve(call.toolCallId)}>Approve {call.toolName}</button>)}`,
+  )}
+}
+${mount}`
+}
+
+async function buildApp(workDir: string, app: AppSource, index: number): Promise<{ bytes: number; gzip: number; ms: number }> {
+  const dir = join(workDir, `app${index}`)
+  await mkdir(dir, { recursive: true })
+  await writeFile(join(dir, 'main.tsx'), app.code)
+  const alias = await Promise.all(
+    (app.stubs ?? []).map(async ({ find, source }, i) => {
+      const replacement = join(dir, `stub${i}.js`)
+      await writeFile(replacement, `${source}\n`)
+      return { find, replacement }
+    }),
+  )
+  const started = performance.now()
+  const building = build({
+    root: dir,
+    configFile: false,
+    logLevel: 'silent',
+    mode: 'production',
+    plugins: [react()],
+    resolve: {
+      // Workspace packages as their TypeScript sources, like the rest of the repository.
+      conditions: ['source', ...defaultClientConditions],
+      alias,
+    },
+    build: {
+      outDir: join(dir, 'dist'),
+      emptyOutDir: true,
+      minify: true,
+      reportCompressedSize: false,
+      modulePreload: { polyfill: false },
+      rollupOptions: { input: join(dir, 'main.tsx') },
+    },
+  })
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`building "${app.name}" took over ${BUILD_TIMEOUT_MS / 1000} s`)), BUILD_TIMEOUT_MS)
+  })
+  try {
+    await Promise.race([building, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+  const ms = performance.now() - started
+  let bytes = 0
+  let gzip = 0
+  for (const file of await readdir(join(dir, 'dist'), { recursive: true })) {
+    if (!String(file).endsWith('.js')) continue
+    const content = await readFile(join(dir, 'dist', String(file)))
+    bytes += content.length
+    gzip += gzipSync(content).length
+  }
+  return { bytes, gzip, ms }
+}
+
+const workDir = await mkdtemp(join(tmpdir(), 'toolgate-bundle-'))
+try {
+  // The apps live outside the repository; they resolve packages through its node_modules.
+  await symlink(join(repoRoot, 'node_modules'), join(workDir, 'node_modules'), 'dir')
+  const results: { name: string; bytes: number; gzip: number; ms: number }[] = []
+  for (const [index, app] of apps.entries()) results.push({ name: app.name, ...(await buildApp(workDir, app, index)) })
+
+  const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`
+  const base = results[0]!.gzip
+  const byName = new Map(results.map((result) => [result.name, result]))
+  const ours = byName.get('@toolgate/ai-react')!.gzip - base
+  console.log('\nProduction bundle of a minimal chat app (Vite, minified; JavaScript, gzip)')
+  console.log('app                                                   min      gzip   added (gzip)  vs ours   build')
+  for (const result of results) {
+    const added = result.gzip - base
+    const ratio = result === results[0] ? '' : `×${(added / ours).toFixed(1)}`
+    console.log(
+      `${result.name.padEnd(50)} ${kb(result.bytes).padStart(9)} ${kb(result.gzip).padStart(9)} ${(result === results[0] ? '' : `+${kb(added)}`).padStart(14)} ${ratio.padStart(8)} ${`${(result.ms / 1000).toFixed(1)} s`.padStart(7)}`,
+    )
+  }
+  const added = (name: string) => byName.get(name)!.gzip - base
+  const core = added('React + toolDefinition, no chat')
+  const withoutJsonSchema = added('@toolgate/ai-react, core JSON Schema code stubbed')
+  console.log(`\nours adds ${kb(ours)} over React alone (budget ${BUDGET_KB} KB: ${ours <= BUDGET_KB * 1024 ? 'within' : 'OVER'})`)
+  console.log(`  the app's Valibot schema: ${kb(added('React + Valibot schema'))}`)
+  console.log(`  toolDefinition and the schema, without any chat: ${kb(core)} (the core's share, fixed)`)
+  console.log(`  the client and the hook: ${kb(ours - core)}`)
+  console.log(
+    `  with JSON Schema emission and validation out of toolDefinition's browser path, ours would add ${kb(withoutJsonSchema)} (${withoutJsonSchema <= BUDGET_KB * 1024 ? 'within' : 'over'} budget)`,
+  )
+  console.log(`@tanstack/ai-react adds ×${(added('@tanstack/ai-react') / ours).toFixed(1)} as much as ours, @ai-sdk/react ×${(added('@ai-sdk/react') / ours).toFixed(1)}`)
+} finally {
+  await rm(workDir, { recursive: true, force: true })
+}

@@ -1,0 +1,468 @@
+import type { ToolInterrupt } from '../protocol/interrupts.ts'
+import type { ChatRequest, ResumeAnswer } from '../protocol/requests.ts'
+import type { ThreadSnapshot } from '../protocol/thread.ts'
+import type { AnyTool } from '../tools/types.ts'
+import { applyEvent } from './applyEvent.ts'
+import { ChatError, type ChatErrorCode } from './chatError.ts'
+import { ThreadDraft, type ToolCallChanges, type ToolCallDraft } from './draft.ts'
+import { fromSnapshot, outcome } from './fromSnapshot.ts'
+import { isRecord, isToolInterrupt } from './guards.ts'
+import { parseEvent } from './parseEvent.ts'
+import type { ChatState, ChatStatus, PendingApproval, ToolApproval, ToolCallPart } from './parts.ts'
+import { runClientTool } from './runClientTool.ts'
+import { NotifyBatcher, type NotifyScheduler } from './scheduleNotify.ts'
+import { readSseData } from './sse.ts'
+import { getThread, isEventStream, postChat, readJson, type Fetch } from './transport.ts'
+import { untilAborted } from './untilAborted.ts'
+
+export interface ChatClientOptions<TTools extends readonly AnyTool[] = readonly AnyTool[]> {
+  /** The URL of the chat handler. */
+  readonly endpoint: string
+  /**
+   * Every tool the model may call. `.client()` tools run in this browser when the server asks;
+   * definitions of the others type their parts and give them their `metadata`.
+   */
+  readonly tools?: TTools
+  /** Continue this thread (`load()` fetches what it holds); without it the first message starts one. */
+  readonly threadId?: string | undefined
+  /** Replaces the global `fetch`: to add headers, or to call a handler in-process. */
+  readonly fetch?: Fetch
+  /** Called with each failure, as it lands in `error`. */
+  readonly onError?: (error: ChatError) => void
+  /** Called when this browser starts running a client tool. */
+  readonly onToolCall?: (call: ToolCallPart<TTools>) => void
+  /** How change notifications are batched. Default: one per animation frame, a timeout where there are none. */
+  readonly scheduleNotify?: NotifyScheduler
+}
+
+export interface ApproveOptions {
+  /** Replaces the call's arguments; the server validates them against the tool's input schema. */
+  readonly editedArgs?: unknown
+}
+
+/** An interrupt of the current pause, and whether this client has answered it. */
+interface PendingInterrupt {
+  readonly interrupt: ToolInterrupt
+  answered: boolean
+}
+
+/**
+ * A chat as an external store: `subscribe` and `getSnapshot` let any framework bind it, and the
+ * snapshot is immutable and the same object until something changes. Every method is bound, so it
+ * can be passed around as is. The async ones resolve once the client has nothing left to do by
+ * itself (the run finished, or paused for the user) and never reject: failures land in `error`.
+ */
+export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTool[]> {
+  readonly #options: ChatClientOptions<TTools>
+  readonly #tools: readonly AnyTool[]
+  readonly #fetch: Fetch
+  #draft: ThreadDraft
+  #threadId: string | undefined
+  #error: ChatError | undefined
+  /** The request in flight; there is never more than one. */
+  #request: AbortController | undefined
+  /** Client tools running, by interrupt id. */
+  readonly #running = new Map<string, AbortController>()
+  /** The interrupts the run is paused on, by id. */
+  readonly #pause = new Map<string, PendingInterrupt>()
+  /** Answers not yet sent. Each goes out as soon as nothing else is in flight, so requests never race. */
+  #outbox: ResumeAnswer[] = []
+  #state: ChatState<TTools>
+  readonly #listeners = new Set<() => void>()
+  readonly #batcher: NotifyBatcher
+  #busy = 0
+  #idleWaiters: (() => void)[] = []
+
+  constructor(options: ChatClientOptions<TTools>) {
+    if (typeof options?.endpoint !== 'string') throw new TypeError('ChatClient needs an `endpoint`')
+    this.#options = options
+    this.#tools = options.tools ?? []
+    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
+    this.#draft = new ThreadDraft(this.#tools)
+    this.#threadId = options.threadId
+    this.#state = Object.freeze({ threadId: this.#threadId, messages: [], status: 'idle', error: undefined, pendingApprovals: [] })
+    this.#batcher = new NotifyBatcher(() => this.#publish(), options.scheduleNotify)
+  }
+
+  /** Calls `listener` after changes, at most once per batch (an animation frame by default). */
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  readonly getSnapshot = (): ChatState<TTools> => this.#state
+
+  /**
+   * Sends a message, ending whatever runs. Approvals still pending are denied by the server (and
+   * marked so here); client tools still running are cancelled.
+   */
+  readonly send = (text: string): Promise<void> => {
+    if (text.trim() === '') return this.#idle()
+    const interrupting = this.#request !== undefined
+    this.#halt({ state: 'denied' })
+    this.#supersedePause()
+    this.#error = undefined
+    this.#draft.addUserMessage(text)
+    const body = this.#threadId === undefined ? { message: text } : { threadId: this.#threadId, message: text }
+    this.#track(this.#exchange(body, interrupting))
+    return this.#idle()
+  }
+
+  /** Approves a call waiting in `pendingApprovals`, optionally with edited arguments. */
+  readonly approve = (toolCallId: string, options: ApproveOptions = {}): Promise<void> => {
+    const pending = this.#pendingApproval(toolCallId)
+    if (pending) {
+      const { call, entry } = pending
+      const edited = options.editedArgs !== undefined
+      this.#draft.updateCall(call, {
+        state: 'executing',
+        approval: { ...call.approval, approved: true },
+        ...(edited ? { input: options.editedArgs } : {}),
+      })
+      this.#answer(entry, { interruptId: entry.interrupt.id, approved: true, ...(edited ? { editedArgs: options.editedArgs } : {}) })
+    }
+    return this.#idle()
+  }
+
+  /** Denies a call waiting in `pendingApprovals`; the model reads `reason`. */
+  readonly deny = (toolCallId: string, reason?: string): Promise<void> => {
+    const pending = this.#pendingApproval(toolCallId)
+    if (pending) {
+      const { call, entry } = pending
+      this.#draft.updateCall(call, { state: 'denied', approval: { ...call.approval, approved: false, ...(reason === undefined ? {} : { denyReason: reason }) } })
+      this.#answer(entry, { interruptId: entry.interrupt.id, approved: false, ...(reason === undefined ? {} : { reason }) })
+    }
+    return this.#idle()
+  }
+
+  /** Ends the stream and aborts running client tools through their signal. Pending approvals stay. */
+  readonly stop = (): void => {
+    this.#halt({ state: 'output-error', error: 'Stopped before it finished' })
+    this.#changed()
+    this.#batcher.flushNow()
+  }
+
+  /**
+   * Loads a thread from the server (`GET ?threadId=`), as after a reload: messages, calls and
+   * pending approvals; client tools it waits for run. Also resynchronises after a failure.
+   */
+  readonly load = (threadId: string | undefined = this.#threadId): Promise<void> => {
+    if (threadId === undefined) return this.#idle()
+    this.#halt({ state: 'output-error', error: 'Stopped by a reload of the thread' })
+    this.#error = undefined
+    this.#threadId = threadId
+    this.#track(this.#loadThread(threadId))
+    return this.#idle()
+  }
+
+  async #loadThread(threadId: string): Promise<void> {
+    const controller = this.#begin()
+    let interrupts: readonly ToolInterrupt[] = []
+    try {
+      const snapshot = await this.#readThread(threadId, controller.signal)
+      this.#draft = fromSnapshot(snapshot, this.#tools)
+      this.#pause.clear()
+      interrupts = snapshot.interrupts
+    } catch (error) {
+      if (!controller.signal.aborted) this.#fail(error)
+    } finally {
+      this.#end(controller)
+    }
+    if (!controller.signal.aborted) this.#paused(interrupts)
+  }
+
+  /** POSTs a turn or answers and follows what comes back: an event stream, or `ResumeAccepted`. */
+  async #exchange(body: ChatRequest, interrupting = false): Promise<void> {
+    const controller = this.#begin()
+    let interrupts: readonly ToolInterrupt[] = []
+    let streamed = false
+    try {
+      const response = await this.#post(body, controller.signal, interrupting)
+      if (isEventStream(response)) {
+        streamed = true
+        this.#pause.clear() // the run resumed, or a new one began
+        interrupts = await this.#readRun(response, controller.signal)
+      } else {
+        interrupts = this.#accepted(await readJson(response, controller.signal))
+      }
+    } catch (error) {
+      if (controller.signal.aborted) return
+      this.#fail(error)
+      // Refused answers can be given again; once a stream started, they were applied.
+      if ('resume' in body && !streamed) this.#reopen(body.resume)
+    } finally {
+      this.#end(controller)
+    }
+    if (!controller.signal.aborted) this.#paused(interrupts)
+  }
+
+  /**
+   * POSTs; after interrupting a run of its own, retries while the server still reports the thread
+   * busy, since it notices the abort a moment later (about 1.5 s at most).
+   */
+  async #post(body: ChatRequest, signal: AbortSignal, interrupting: boolean): Promise<Response> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await postChat(this.#fetch, this.#options.endpoint, body, signal)
+      } catch (error) {
+        if (!interrupting || attempt === 4 || !(error instanceof ChatError) || error.code !== 'THREAD_BUSY') throw error
+        await untilAborted(new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt)), signal)
+      }
+    }
+  }
+
+  /** Applies the events of one run; returns the interrupts it paused on. */
+  async #readRun(response: Response, signal: AbortSignal): Promise<readonly ToolInterrupt[]> {
+    if (!response.body) throw new ChatError('BAD_RESPONSE', 'The server sent an event stream without a body')
+    let interrupts: readonly ToolInterrupt[] | undefined
+    const unsure: string[] = []
+    try {
+      for await (const data of readSseData(response.body, signal)) {
+        const event = parseEvent(data)
+        if (!event) continue
+        const signalled = applyEvent(this.#draft, event)
+        this.#changed()
+        if (signalled?.type === 'started') this.#threadId = signalled.threadId
+        if (signalled?.type === 'unsure') unsure.push(signalled.toolCallId)
+        if (signalled?.type === 'failed') throw new ChatError((signalled.code ?? 'INTERNAL') as ChatErrorCode, signalled.message)
+        // The server releases the thread before it says the run finished: no need to wait for it to close.
+        if (signalled?.type === 'finished') {
+          interrupts = signalled.interrupts
+          break
+        }
+      }
+    } catch (error) {
+      if (signal.aborted || error instanceof ChatError) throw error
+      throw new ChatError('NETWORK', `The connection broke: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+    }
+    if (signal.aborted) return []
+    if (!interrupts) throw new ChatError('NETWORK', 'The connection closed before the run finished')
+    if (unsure.length > 0) await this.#settleResults(unsure, signal)
+    return interrupts
+  }
+
+  /** Reads how unsure results really ended from the stored thread; left as they are if that fails. */
+  async #settleResults(toolCallIds: readonly string[], signal: AbortSignal): Promise<void> {
+    if (this.#threadId === undefined) return
+    const snapshot = await this.#readThread(this.#threadId, signal).catch(() => undefined)
+    for (const message of snapshot?.messages ?? []) {
+      const call = message.role === 'tool' && toolCallIds.includes(message.toolCallId) ? this.#draft.call(message.toolCallId) : undefined
+      if (call && message.role === 'tool') this.#draft.updateCall(call, outcome(message))
+    }
+    this.#changed()
+  }
+
+  async #readThread(threadId: string, signal: AbortSignal): Promise<ThreadSnapshot> {
+    const snapshot = await getThread(this.#fetch, this.#options.endpoint, threadId, signal)
+    if (!isThreadSnapshot(snapshot)) throw new ChatError('BAD_RESPONSE', 'The server sent a thread that is not a ThreadSnapshot')
+    return snapshot
+  }
+
+  /** A 202: the answers are stored and others of the batch are still missing. */
+  #accepted(body: unknown): readonly ToolInterrupt[] {
+    if (!isRecord(body) || !Array.isArray(body.interrupts) || !body.interrupts.every(isToolInterrupt)) {
+      throw new ChatError('BAD_RESPONSE', 'The server sent JSON that is neither an event stream nor ResumeAccepted')
+    }
+    if (typeof body.threadId === 'string') this.#threadId = body.threadId
+    return body.interrupts
+  }
+
+  /** The run paused: approvals wait for the user, client tools start. Interrupts already known are left alone. */
+  #paused(interrupts: readonly ToolInterrupt[]): void {
+    for (const interrupt of interrupts) {
+      if (this.#pause.has(interrupt.id)) continue
+      const entry: PendingInterrupt = { interrupt, answered: false }
+      this.#pause.set(interrupt.id, entry)
+      const call = this.#draft.callFor(interrupt)
+      const input = interrupt.input === undefined ? call.input : interrupt.input
+      if (interrupt.reason === 'client_tool') this.#startClientTool(entry, call, input)
+      else this.#draft.updateCall(call, { state: 'approval-requested', input, approval: askedApproval(interrupt) })
+    }
+    this.#changed()
+  }
+
+  #startClientTool(entry: PendingInterrupt, call: ToolCallDraft, input: unknown): void {
+    const { interrupt } = entry
+    const controller = new AbortController()
+    this.#running.set(interrupt.id, controller)
+    this.#draft.updateCall(call, { state: 'executing', input })
+    const { onToolCall } = this.#options
+    if (onToolCall) callApp(() => onToolCall(this.#draft.partOf(call) as ToolCallPart<TTools>))
+    const tool = this.#tools.find((candidate) => candidate.name === interrupt.toolName)
+    const run = runClientTool(tool, { ...interrupt, input }, controller.signal).then((result) => {
+      this.#running.delete(interrupt.id)
+      if ('output' in result) {
+        this.#draft.updateCall(call, { state: 'output-available', output: result.output })
+        this.#answer(entry, { interruptId: interrupt.id, output: result.output })
+      } else {
+        this.#draft.updateCall(call, { state: 'output-error', error: result.error })
+        this.#answer(entry, { interruptId: interrupt.id, error: result.error })
+      }
+    })
+    this.#track(run.catch(() => {})) // rejects only when halted, which already marked the call
+  }
+
+  #answer(entry: PendingInterrupt, answer: ResumeAnswer): void {
+    entry.answered = true
+    this.#error = undefined
+    this.#outbox.push(answer)
+    this.#changed()
+    this.#sendAnswers()
+  }
+
+  /** Sends every queued answer in one request, once nothing else is in flight. */
+  #sendAnswers(): void {
+    if (this.#request || this.#outbox.length === 0 || this.#threadId === undefined) return
+    const resume = this.#outbox
+    this.#outbox = []
+    this.#track(this.#exchange({ threadId: this.#threadId, resume }))
+  }
+
+  /** A resume was refused: its approvals can be answered again. Client tool results wait for a `load()`. */
+  #reopen(answers: readonly ResumeAnswer[]): void {
+    for (const answer of answers) {
+      const entry = this.#pause.get(answer.interruptId)
+      if (!entry || !('approved' in answer)) continue
+      entry.answered = false
+      this.#draft.updateCall(this.#draft.callFor(entry.interrupt), {
+        state: 'approval-requested',
+        input: entry.interrupt.input,
+        approval: askedApproval(entry.interrupt),
+      })
+    }
+  }
+
+  /** The user sent a message instead: the server denies every approval of the pause, even approved ones not yet run. */
+  #supersedePause(): void {
+    for (const { interrupt } of this.#pause.values()) {
+      const call = this.#draft.call(interrupt.toolCallId)
+      if (interrupt.reason !== 'tool_approval' || !call || call.state === 'denied') continue
+      this.#draft.updateCall(call, { state: 'denied', approval: { ...call.approval, approved: false } })
+    }
+    this.#pause.clear()
+  }
+
+  #pendingApproval(toolCallId: string): { call: ToolCallDraft; entry: PendingInterrupt } | undefined {
+    const call = this.#draft.call(toolCallId)
+    if (call?.state !== 'approval-requested') return undefined
+    for (const entry of this.#pause.values()) {
+      const { interrupt } = entry
+      if (interrupt.toolCallId === toolCallId && interrupt.reason === 'tool_approval' && !entry.answered) return { call, entry }
+    }
+    return undefined
+  }
+
+  /** Aborts the request in flight and every running client tool (marked with `changes`); nothing is sent for them. */
+  #halt(changes: ToolCallChanges): void {
+    this.#request?.abort()
+    this.#request = undefined
+    for (const [interruptId, controller] of this.#running) {
+      controller.abort()
+      const call = this.#draft.call(this.#pause.get(interruptId)?.interrupt.toolCallId ?? '')
+      if (call) this.#draft.updateCall(call, changes)
+    }
+    this.#running.clear()
+    this.#outbox = []
+  }
+
+  #begin(): AbortController {
+    const controller = new AbortController()
+    this.#request = controller
+    this.#changed()
+    return controller
+  }
+
+  #end(controller: AbortController): void {
+    if (this.#request !== controller) return
+    this.#request = undefined
+    this.#changed()
+    this.#sendAnswers()
+  }
+
+  #fail(error: unknown): void {
+    const failure =
+      error instanceof ChatError ? error : new ChatError('BAD_RESPONSE', error instanceof Error ? error.message : String(error), { cause: error })
+    this.#error = failure
+    this.#changed()
+    const { onError } = this.#options
+    if (onError) callApp(() => onError(failure))
+  }
+
+  #status(pendingApprovals: readonly PendingApproval[]): ChatStatus {
+    if (this.#request) return 'streaming'
+    if (this.#running.size > 0) return 'running-tools'
+    if (this.#error) return 'error'
+    if (pendingApprovals.length > 0) return 'awaiting-approval'
+    return 'idle'
+  }
+
+  #changed(): void {
+    this.#batcher.request()
+  }
+
+  #publish(): void {
+    const { messages, pendingApprovals } = this.#draft.snapshot()
+    const status = this.#status(pendingApprovals)
+    const state = this.#state
+    const same =
+      state.messages === messages &&
+      state.pendingApprovals === pendingApprovals &&
+      state.status === status &&
+      state.error === this.#error &&
+      state.threadId === this.#threadId
+    if (same) return
+    this.#state = Object.freeze({ threadId: this.#threadId, messages, status, error: this.#error, pendingApprovals }) as ChatState<TTools>
+    for (const listener of [...this.#listeners]) listener()
+  }
+
+  /** Counts work in flight, so the public methods can resolve once all of it is done. */
+  #track(work: Promise<void>): void {
+    this.#busy++
+    work
+      .catch((error: unknown) => this.#fail(error))
+      .finally(() => {
+        if (--this.#busy > 0) return
+        this.#batcher.flushNow()
+        for (const resolve of this.#idleWaiters.splice(0)) resolve()
+      })
+  }
+
+  #idle(): Promise<void> {
+    if (this.#busy > 0) return new Promise((resolve) => this.#idleWaiters.push(resolve))
+    this.#batcher.flushNow()
+    return Promise.resolve()
+  }
+}
+
+/** Creates a `ChatClient`; the tools given type every part. */
+export function createChatClient<const TTools extends readonly AnyTool[] = readonly AnyTool[]>(
+  options: ChatClientOptions<TTools>,
+): ChatClient<TTools> {
+  return new ChatClient(options)
+}
+
+function askedApproval(interrupt: ToolInterrupt): ToolApproval {
+  return interrupt.message === undefined ? {} : { reason: interrupt.message }
+}
+
+/** Runs an app callback; what it throws is reported like an event listener's error, not taken as the client's. */
+function callApp(callback: () => void): void {
+  try {
+    callback()
+  } catch (error) {
+    queueMicrotask(() => {
+      throw error
+    })
+  }
+}
+
+function isThreadSnapshot(value: unknown): value is ThreadSnapshot {
+  return (
+    isRecord(value) &&
+    typeof value.threadId === 'string' &&
+    Array.isArray(value.messages) &&
+    value.messages.every(isRecord) &&
+    Array.isArray(value.interrupts) &&
+    value.interrupts.every(isToolInterrupt)
+  )
+}

@@ -1,0 +1,101 @@
+import type { ChatEvent, ToolCallResultEvent } from '../protocol/events.ts'
+import type { ToolInterrupt } from '../protocol/interrupts.ts'
+import type { ThreadDraft, ToolCallDraft } from './draft.ts'
+import { finishPartialJson } from './partialJson.ts'
+
+/** What an event means for the run, beyond the messages it edits. */
+export type RunSignal =
+  | { readonly type: 'started'; readonly threadId: string }
+  | { readonly type: 'finished'; readonly interrupts: readonly ToolInterrupt[] }
+  | { readonly type: 'failed'; readonly message: string; readonly code: string | undefined }
+  /** A result whose outcome the event does not tell; the stored thread does. */
+  | { readonly type: 'unsure'; readonly toolCallId: string }
+
+/**
+ * Applies one event to the thread. Events about ids the client never saw (arguments before their
+ * call started, say) are skipped: the stream stays usable and a reload shows the server's truth.
+ */
+export function applyEvent(draft: ThreadDraft, event: ChatEvent): RunSignal | undefined {
+  switch (event.type) {
+    case 'RUN_STARTED':
+      return { type: 'started', threadId: event.threadId }
+    case 'RUN_FINISHED':
+      return { type: 'finished', interrupts: event.outcome?.type === 'interrupt' ? event.outcome.interrupts : [] }
+    case 'RUN_ERROR':
+      return { type: 'failed', message: event.message, code: event.code }
+    case 'TEXT_MESSAGE_START':
+      draft.assistantMessage(event.messageId)
+      return undefined
+    case 'TEXT_MESSAGE_CONTENT':
+      if (event.delta !== '') draft.appendText(draft.assistantMessage(event.messageId), event.delta)
+      return undefined
+    case 'TOOL_CALL_START':
+      if (!draft.call(event.toolCallId)) {
+        const message = event.parentMessageId ? draft.assistantMessage(event.parentMessageId) : draft.lastAssistantMessage()
+        draft.addCall(message, event.toolCallId, event.toolCallName)
+      }
+      return undefined
+    case 'TOOL_CALL_ARGS': {
+      const call = draft.call(event.toolCallId)
+      if (call?.parser && event.delta !== '') {
+        call.parser.push(event.delta)
+        draft.touch(call)
+      }
+      return undefined
+    }
+    case 'TOOL_CALL_END': {
+      const call = draft.call(event.toolCallId)
+      if (call?.parser) endArguments(draft, call)
+      return undefined
+    }
+    case 'TOOL_CALL_RESULT': {
+      const call = draft.call(event.toolCallId)
+      if (!call || applyResult(draft, call, event)) return undefined
+      return { type: 'unsure', toolCallId: call.toolCallId }
+    }
+    default:
+      return undefined
+  }
+}
+
+/** Malformed arguments keep what could be read; the server, which validates, reports the failure. */
+function endArguments(draft: ThreadDraft, call: ToolCallDraft): void {
+  const result = finishPartialJson(call.parser!)
+  const input = 'value' in result ? result.value : call.parser!.value()
+  draft.updateCall(call, { state: 'input-available', input })
+}
+
+/**
+ * The event carries only what the model reads. An outcome this client already knows (a denial, a
+ * client tool's result) stands. A `status` (and `output`) beside the content, should the server
+ * send them, are taken at their word. Otherwise JSON content is the output, and other text is
+ * taken as an error for now: it may be one, a denial, or an edited call's output, so the result
+ * is reported as unsure (returns `false`) for the caller to check against the stored thread.
+ */
+function applyResult(draft: ThreadDraft, call: ToolCallDraft, event: ToolCallResultEvent): boolean {
+  if (call.state === 'denied' || call.state === 'output-available' || call.state === 'output-error') return true
+  const { status, output, reason } = event as ToolCallResultEvent & { status?: unknown; output?: unknown; reason?: unknown }
+  if (status === 'denied') {
+    draft.updateCall(call, { state: 'denied', approval: { ...call.approval, approved: false, denyReason: typeof reason === 'string' ? reason : undefined } })
+    return true
+  }
+  if (status === 'error') {
+    draft.updateCall(call, { state: 'output-error', error: event.content })
+    return true
+  }
+  const parsed = status === 'success' && 'output' in event ? { ok: true as const, value: output } : parseJson(event.content)
+  if (parsed.ok || status === 'success') {
+    draft.updateCall(call, { state: 'output-available', output: parsed.ok ? parsed.value : event.content })
+    return true
+  }
+  draft.updateCall(call, { state: 'output-error', error: event.content })
+  return false
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) }
+  } catch {
+    return { ok: false }
+  }
+}

@@ -1,0 +1,16 @@
+import type { ToolInterrupt } from '../protocol/interrupts.ts'
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+export function isToolInterrupt(value: unknown): value is ToolInterrupt {
+  return (
+    isRecord(value) &&
+    typeof value.id === 'string' &&
+    (value.reason === 'tool_approval' || value.reason === 'client_tool') &&
+    typeof value.toolCallId === 'string' &&
+    typeof value.toolName === 'string' &&
+    (value.message === undefined || typeof value.message === 'string')
+  )
+}

@@ -1,0 +1,24 @@
+/**
+ * The framework-agnostic chat client for browsers: `@toolgate/ai/client`. It imports neither the
+ * server, providers nor JSON Schema emission; define tools with `toolDefinition` from `@toolgate/ai`.
+ */
+export { ChatClient, createChatClient, type ApproveOptions, type ChatClientOptions } from './ChatClient.ts'
+export { ChatError, type ChatErrorCode } from './chatError.ts'
+export type { NotifyScheduler } from './scheduleNotify.ts'
+export type { Fetch } from './transport.ts'
+export type {
+  AssistantMessage,
+  ChatMessage,
+  ChatState,
+  ChatStatus,
+  DeepPartial,
+  MessagePart,
+  PendingApproval,
+  TextPart,
+  ToolApproval,
+  ToolCallPart,
+  ToolCallPartFor,
+  ToolCallPartOf,
+  ToolCallState,
+  UserMessage,
+} from './parts.ts'

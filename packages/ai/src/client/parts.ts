@@ -1,0 +1,128 @@
+import type { AnyTool, InferToolInput, InferToolName, InferToolOutput, ToolMetadata } from '../tools/types.ts'
+import type { ChatError } from './chatError.ts'
+
+/**
+ * Where a tool call stands:
+ * - `input-streaming`: the model is writing the arguments; `input` is the partial object so far.
+ * - `input-available`: the arguments are complete.
+ * - `approval-requested`: a human must approve or deny (`approval.reason` says why, when the policy said).
+ * - `executing`: approved, or running (on the server or, for client tools, in this browser).
+ * - `output-available`, `output-error`, `denied`: how it ended.
+ */
+export type ToolCallState =
+  | 'input-streaming'
+  | 'input-available'
+  | 'approval-requested'
+  | 'executing'
+  | 'output-available'
+  | 'output-error'
+  | 'denied'
+
+export interface TextPart {
+  readonly type: 'text'
+  readonly text: string
+}
+
+/** The approval asked for a call, and the answer once given. */
+export interface ToolApproval {
+  /** Why approval is needed, when the tool's policy said so. */
+  readonly reason?: string | undefined
+  /** Set once the user answered. */
+  readonly approved?: boolean | undefined
+  /** The user's reason for denying. */
+  readonly denyReason?: string | undefined
+}
+
+/** Arguments while they stream: any property may still be missing, any string still cut short. */
+export type DeepPartial<T> = T extends readonly (infer E)[]
+  ? readonly DeepPartial<E>[]
+  : T extends object
+    ? { readonly [K in keyof T]?: DeepPartial<T[K]> }
+    : T
+
+interface ToolCallBase<TName extends string, TMetadata> {
+  readonly type: 'tool-call'
+  readonly toolCallId: string
+  readonly toolName: TName
+  /** The tool's `metadata`, when the client was given the tool; otherwise `{}`. */
+  readonly metadata: TMetadata
+  readonly approval?: ToolApproval | undefined
+}
+
+/** The fields that follow from a call's state; one union member per state, so a check on `state` narrows. */
+type StateFields<TState extends ToolCallState, TInput, TOutput> = TState extends 'input-streaming'
+  ? { readonly state: TState; readonly input: DeepPartial<TInput> | undefined; readonly output?: undefined; readonly error?: undefined }
+  : TState extends 'output-available'
+    ? { readonly state: TState; readonly input: TInput; readonly output: TOutput; readonly error?: undefined }
+    : TState extends 'output-error'
+      ? {
+          readonly state: TState
+          readonly input: TInput
+          readonly output?: undefined
+          /** What went wrong: the text the model read, or this browser's own failure for a client tool. */
+          readonly error: string
+        }
+      : { readonly state: TState; readonly input: TInput; readonly output?: undefined; readonly error?: undefined }
+
+/**
+ * One call of one tool: a union over `state`, so checking the state narrows `input`, `output` and
+ * `error`. `input` is typed by the tool's schema but is what the model wrote (or the user edited):
+ * the server validates it before the tool runs, the display does not.
+ */
+export type ToolCallPartOf<TName extends string, TInput, TOutput, TMetadata = ToolMetadata> = ToolCallBase<TName, TMetadata> &
+  StateFields<ToolCallState, TInput, TOutput>
+
+type ToolMetadataOf<TTool> = TTool extends { readonly metadata: infer M } ? M : never
+
+/** The tool-call part of one tool. */
+export type ToolCallPartFor<TTool> = TTool extends AnyTool
+  ? ToolCallPartOf<InferToolName<TTool>, InferToolInput<TTool>, InferToolOutput<TTool>, ToolMetadataOf<TTool>>
+  : never
+
+/**
+ * A tool-call part of any of the tools: a discriminated union over their names, so checking
+ * `toolName` narrows `input` and `output`. Give the client every tool the model may call
+ * (definitions for server tools, `.client()` tools for browser ones) so the union is complete.
+ */
+export type ToolCallPart<TTools extends readonly AnyTool[] = readonly AnyTool[]> = ToolCallPartFor<TTools[number]>
+
+export type MessagePart<TTools extends readonly AnyTool[] = readonly AnyTool[]> = TextPart | ToolCallPart<TTools>
+
+export interface UserMessage {
+  readonly id: string
+  readonly role: 'user'
+  readonly parts: readonly [TextPart]
+}
+
+/** One model step: its text and the tools it called, each with where it stands. */
+export interface AssistantMessage<TTools extends readonly AnyTool[] = readonly AnyTool[]> {
+  readonly id: string
+  readonly role: 'assistant'
+  readonly parts: readonly MessagePart<TTools>[]
+}
+
+export type ChatMessage<TTools extends readonly AnyTool[] = readonly AnyTool[]> = UserMessage | AssistantMessage<TTools>
+
+/**
+ * - `idle`: ready for a message.
+ * - `streaming`: a request is in flight (a turn, a resume or a thread load).
+ * - `running-tools`: client tools are running in this browser.
+ * - `awaiting-approval`: the run waits for the user's answers (`pendingApprovals`).
+ * - `error`: the last request failed (`error` says why).
+ */
+export type ChatStatus = 'idle' | 'streaming' | 'awaiting-approval' | 'running-tools' | 'error'
+
+/** What a ChatClient holds. Immutable; parts and messages that did not change keep their identity. */
+export interface ChatState<TTools extends readonly AnyTool[] = readonly AnyTool[]> {
+  readonly threadId: string | undefined
+  readonly messages: readonly ChatMessage<TTools>[]
+  readonly status: ChatStatus
+  readonly error: ChatError | undefined
+  /** The calls waiting for the user's answer, oldest first (the same objects as in `messages`). */
+  readonly pendingApprovals: readonly PendingApproval<TTools>[]
+}
+
+export type PendingApproval<TTools extends readonly AnyTool[] = readonly AnyTool[]> = Extract<
+  ToolCallPart<TTools>,
+  { readonly state: 'approval-requested' }
+>

@@ -1,0 +1,73 @@
+import type { ErrorBody } from '../protocol/errors.ts'
+import type { ChatRequest } from '../protocol/requests.ts'
+import { ChatError, type ChatErrorCode } from './chatError.ts'
+import { isRecord } from './guards.ts'
+import { untilAborted } from './untilAborted.ts'
+
+export type Fetch = (input: string, init: RequestInit) => Promise<Response>
+
+/** POSTs a turn or a resume; resolves with a successful response, else throws a `ChatError`. */
+export function postChat(fetch: Fetch, endpoint: string, body: ChatRequest, signal: AbortSignal): Promise<Response> {
+  const init: RequestInit = {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream, application/json' },
+    body: JSON.stringify(body),
+    signal,
+  }
+  return send(fetch, endpoint, init, signal)
+}
+
+/** GETs a thread's snapshot as JSON. */
+export async function getThread(fetch: Fetch, endpoint: string, threadId: string, signal: AbortSignal): Promise<unknown> {
+  const url = `${endpoint}${endpoint.includes('?') ? '&' : '?'}threadId=${encodeURIComponent(threadId)}`
+  const response = await send(fetch, url, { method: 'GET', headers: { accept: 'application/json' }, signal }, signal)
+  return readJson(response, signal)
+}
+
+export async function readJson(response: Response, signal: AbortSignal): Promise<unknown> {
+  try {
+    return await untilAborted(response.json(), signal)
+  } catch (error) {
+    if (signal.aborted) throw error
+    throw new ChatError('BAD_RESPONSE', `The server sent a response that is not JSON (HTTP ${response.status})`, { cause: error })
+  }
+}
+
+export function isEventStream(response: Response): boolean {
+  return (response.headers.get('content-type') ?? '').startsWith('text/event-stream')
+}
+
+// A custom fetch may ignore the signal; racing it makes `stop()` take effect all the same.
+async function send(fetch: Fetch, url: string, init: RequestInit, signal: AbortSignal): Promise<Response> {
+  let response: Response
+  try {
+    response = await untilAborted(fetch(url, init), signal)
+  } catch (error) {
+    if (signal.aborted) throw error
+    throw new ChatError('NETWORK', `The request failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+  }
+  if (response.ok) return response
+  throw await errorFrom(response)
+}
+
+/** The server's `ErrorBody` as a `ChatError`; anything else (a proxy's HTML page, say) by its status. */
+async function errorFrom(response: Response): Promise<ChatError> {
+  const text = await response.text().catch(() => '')
+  const error = parseErrorBody(text)
+  if (error) return new ChatError(error.code, error.message, { status: response.status, ...(error.path ? { path: error.path } : {}) })
+  const code: ChatErrorCode = response.status >= 500 ? 'INTERNAL' : 'BAD_RESPONSE'
+  return new ChatError(code, `The server answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`, {
+    status: response.status,
+  })
+}
+
+function parseErrorBody(text: string): ErrorBody['error'] | undefined {
+  try {
+    const body: unknown = JSON.parse(text)
+    const error = isRecord(body) ? body.error : undefined
+    if (isRecord(error) && typeof error.code === 'string' && typeof error.message === 'string') return error as ErrorBody['error']
+  } catch {
+    // not JSON: fall through
+  }
+  return undefined
+}

@@ -1,0 +1,228 @@
+import { describe, expect, it, vi } from 'vitest'
+import { createChatClient, type ChatClientOptions } from '@toolgate/ai/client'
+import type { ChatEvent, ToolInterrupt } from '@toolgate/ai/server'
+import { location, sseFetch, texts, toolCalls } from './helpers.ts'
+
+// Responses built by hand from the protocol types: what a broken server or network can do.
+
+const started: ChatEvent = { type: 'RUN_STARTED', threadId: 't1', runId: 'r1' }
+const finished: ChatEvent = { type: 'RUN_FINISHED', threadId: 't1', runId: 'r1', outcome: { type: 'success' } }
+const text = (delta: string): ChatEvent => ({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta })
+const paused = (...interrupts: ToolInterrupt[]): ChatEvent => ({
+  type: 'RUN_FINISHED',
+  threadId: 't1',
+  runId: 'r1',
+  outcome: { type: 'interrupt', interrupts },
+})
+
+function client(fetch: NonNullable<ChatClientOptions['fetch']>, options: Partial<ChatClientOptions> = {}) {
+  return createChatClient({ endpoint: '/chat', fetch, scheduleNotify: (flush) => flush(), ...options })
+}
+
+const accepted = (interrupts: ToolInterrupt[] = []) => () =>
+  new Response(JSON.stringify({ threadId: 't1', interrupts }), { status: 202, headers: { 'content-type': 'application/json' } })
+
+describe('ChatClient against a misbehaving server', () => {
+  it('fails with BAD_RESPONSE on an event that is not JSON, keeping what came before', async () => {
+    const chat = client(sseFetch([started, text('Hello'), 'data: {not json\n\n', text(' never')]))
+    await chat.send('hi')
+    const state = chat.getSnapshot()
+    expect(state).toMatchObject({ status: 'error', error: { code: 'BAD_RESPONSE', message: expect.stringMatching(/not JSON/) } })
+    expect(texts(state)).toEqual(['user: hi', 'assistant: Hello'])
+  })
+
+  it.each([
+    ['an event without a type', 'data: {"delta":"x"}\n\n', /without a type/],
+    ['an event without its fields', 'data: {"type":"TOOL_CALL_ARGS","toolCallId":"c1"}\n\n', /TOOL_CALL_ARGS event without a string `delta`/],
+    ['a bad outcome', 'data: {"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt"}}\n\n', /without `interrupts`/],
+    ['a bad interrupt', 'data: {"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":1}]}}\n\n', /interrupt without/],
+  ])('fails with BAD_RESPONSE on %s', async (_name, chunk, message) => {
+    const chat = client(sseFetch([started, chunk]))
+    await chat.send('hi')
+    expect(chat.getSnapshot().error).toMatchObject({ code: 'BAD_RESPONSE', message: expect.stringMatching(message) })
+  })
+
+  it('skips event types it does not know and events about unknown calls', async () => {
+    const chat = client(
+      sseFetch([
+        started,
+        'data: {"type":"STEP_STARTED","stepName":"x"}\n\n',
+        { type: 'TOOL_CALL_ARGS', toolCallId: 'ghost', delta: '{}' },
+        { type: 'TOOL_CALL_END', toolCallId: 'ghost' },
+        { type: 'TOOL_CALL_RESULT', messageId: 'm2', toolCallId: 'ghost', content: '1', role: 'tool' },
+        text('ok'),
+        finished,
+      ]),
+    )
+    await chat.send('hi')
+    expect(chat.getSnapshot()).toMatchObject({ status: 'idle', error: undefined })
+    expect(texts(chat.getSnapshot())).toEqual(['user: hi', 'assistant: ok'])
+  })
+
+  it('fails with NETWORK when the stream ends before the run finished', async () => {
+    const chat = client(
+      sseFetch([started, { type: 'TOOL_CALL_START', toolCallId: 'c1', toolCallName: 'get_location' }, { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '{"precise": tr' }]),
+    )
+    await chat.send('hi')
+    const state = chat.getSnapshot()
+    expect(state.error).toMatchObject({ code: 'NETWORK', message: 'The connection closed before the run finished' })
+    expect(toolCalls(state)[0]).toMatchObject({ state: 'input-streaming', input: {} })
+  })
+
+  it('fails with NETWORK when the connection breaks mid-stream', async () => {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(`data: ${JSON.stringify(started)}\n\ndata: ${JSON.stringify(text('Hal'))}\n\n`))
+        setTimeout(() => controller.error(new TypeError('network error')), 1)
+      },
+    })
+    const chat = client(sseFetch(() => new Response(body, { headers: { 'content-type': 'text/event-stream' } })))
+    await chat.send('hi')
+    expect(chat.getSnapshot().error).toMatchObject({ code: 'NETWORK', message: 'The connection broke: network error' })
+    expect(texts(chat.getSnapshot())).toEqual(['user: hi', 'assistant: Hal'])
+  })
+
+  it('fails with NETWORK when fetch itself fails', async () => {
+    const chat = client(async () => {
+      throw new TypeError('Failed to fetch')
+    })
+    await chat.send('hi')
+    expect(chat.getSnapshot()).toMatchObject({ status: 'error', error: { code: 'NETWORK', message: 'The request failed: Failed to fetch' } })
+  })
+
+  it('takes a RUN_ERROR as the error, with its code and message', async () => {
+    const chat = client(sseFetch([started, text('Par'), { type: 'RUN_ERROR', code: 'MODEL_ERROR', message: 'The model is overloaded' }]))
+    await chat.send('hi')
+    expect(chat.getSnapshot().error).toMatchObject({ code: 'MODEL_ERROR', message: 'The model is overloaded' })
+  })
+
+  it('describes an error response that is not the protocol by its status', async () => {
+    const chat = client(sseFetch(() => new Response('<html>Bad gateway</html>', { status: 502, statusText: 'Bad Gateway' })))
+    await chat.send('hi')
+    expect(chat.getSnapshot().error).toMatchObject({ code: 'INTERNAL', status: 502, message: 'The server answered HTTP 502 Bad Gateway' })
+  })
+
+  it('refuses a successful response that is neither a stream nor ResumeAccepted', async () => {
+    const chat = client(sseFetch(() => new Response('{"hello":1}', { headers: { 'content-type': 'application/json' } })))
+    await chat.send('hi')
+    expect(chat.getSnapshot().error).toMatchObject({ code: 'BAD_RESPONSE' })
+    const html = client(sseFetch(() => new Response('<html/>', { headers: { 'content-type': 'text/html' } })))
+    await html.send('hi')
+    expect(html.getSnapshot().error).toMatchObject({ code: 'BAD_RESPONSE', message: expect.stringMatching(/not JSON/) })
+  })
+
+  it('takes a `status` beside TOOL_CALL_RESULT content at its word', async () => {
+    const call = (id: string): ChatEvent[] => [
+      { type: 'TOOL_CALL_START', toolCallId: id, toolCallName: 'x', parentMessageId: 'm1' },
+      { type: 'TOOL_CALL_END', toolCallId: id },
+    ]
+    const result = (id: string, content: string, extra: object): ChatEvent =>
+      ({ type: 'TOOL_CALL_RESULT', messageId: `r${id}`, toolCallId: id, content, role: 'tool', ...extra }) as ChatEvent
+    const chat = client(
+      sseFetch([
+        started,
+        ...call('a'),
+        ...call('b'),
+        ...call('c'),
+        result('a', 'edited; Result: {"ok":1}', { status: 'success', output: { ok: 1 } }),
+        result('b', '{"looks":"like json"}', { status: 'error' }),
+        result('c', 'denied by the user: no', { status: 'denied', reason: 'no' }),
+        finished,
+      ]),
+    )
+    await chat.send('hi')
+    expect(toolCalls(chat.getSnapshot()).map(({ state, output, error, approval }) => ({ state, output, error, approval }))).toEqual([
+      { state: 'output-available', output: { ok: 1 }, error: undefined, approval: undefined },
+      { state: 'output-error', output: undefined, error: '{"looks":"like json"}', approval: undefined },
+      { state: 'denied', output: undefined, error: undefined, approval: { approved: false, denyReason: 'no' } },
+    ])
+  })
+
+  it('validates client tool input before execute and sends the failure back', async () => {
+    let ran = false
+    const fetch = sseFetch(
+      [
+        started,
+        { type: 'TOOL_CALL_START', toolCallId: 'c1', toolCallName: 'get_location', parentMessageId: 'm1' },
+        { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '{"precise":"yes"}' },
+        { type: 'TOOL_CALL_END', toolCallId: 'c1' },
+        paused({ id: 'i1', reason: 'client_tool', toolCallId: 'c1', toolName: 'get_location', input: { precise: 'yes' } }),
+      ],
+      [started, text('Sorry.'), finished],
+    )
+    const chat = client(fetch, { tools: [location.client(() => ((ran = true), { city: 'Rome' }))] })
+    await chat.send('where')
+    expect(ran).toBe(false)
+    expect(fetch.requests[1]!.body).toEqual({
+      threadId: 't1',
+      resume: [{ interruptId: 'i1', error: expect.stringMatching(/^Invalid input for tool "get_location":\n- precise: /) }],
+    })
+    expect(toolCalls(chat.getSnapshot())[0]).toMatchObject({ state: 'output-error', input: { precise: 'yes' } })
+    expect(texts(chat.getSnapshot()).at(-1)).toBe('assistant: Sorry.')
+  })
+
+  it('sends answers one request at a time and follows 202 ResumeAccepted', async () => {
+    const interrupts: ToolInterrupt[] = [
+      { id: 'i1', reason: 'client_tool', toolCallId: 'c1', toolName: 'get_location', input: {} },
+      { id: 'i2', reason: 'client_tool', toolCallId: 'c2', toolName: 'get_location', input: {} },
+    ]
+    const fetch = sseFetch([started, paused(...interrupts)], accepted([interrupts[1]!]), [started, text('Both.'), finished])
+    let calls = 0
+    const chat = client(fetch, { tools: [location.client(async () => ({ city: `city${++calls}` }))] })
+    await chat.send('where')
+    expect(fetch.requests.map((request) => request.body)).toEqual([
+      { message: 'where' },
+      { threadId: 't1', resume: [{ interruptId: 'i1', output: { city: 'city1' } }] },
+      { threadId: 't1', resume: [{ interruptId: 'i2', output: { city: 'city2' } }] },
+    ])
+    expect(chat.getSnapshot()).toMatchObject({ status: 'idle', error: undefined })
+    expect(texts(chat.getSnapshot()).at(-1)).toBe('assistant: Both.')
+  })
+
+  it('puts calls it never saw streaming into the last assistant message when an interrupt names them', async () => {
+    const chat = client(
+      sseFetch([started, text('Sure.'), paused({ id: 'i1', reason: 'tool_approval', toolCallId: 'c9', toolName: 'wipe', input: { all: true }, message: 'Wipes all' })]),
+    )
+    await chat.send('wipe')
+    const state = chat.getSnapshot()
+    expect(state.messages.at(-1)!.parts).toEqual([
+      { type: 'text', text: 'Sure.' },
+      expect.objectContaining({ toolCallId: 'c9', state: 'approval-requested', input: { all: true }, approval: { reason: 'Wipes all' } }),
+    ])
+  })
+
+  it('retries a busy thread after interrupting its own run, until the server lets go of it', async () => {
+    const busy = () => () =>
+      new Response(JSON.stringify({ error: { code: 'THREAD_BUSY', message: 'A run is streaming on this thread' } }), {
+        status: 409,
+        headers: { 'content-type': 'application/json' },
+      })
+    const endless = () => new Response(new ReadableStream(), { headers: { 'content-type': 'text/event-stream' } })
+    const fetch = sseFetch(endless, busy(), busy(), [started, text('Second.'), finished])
+    const chat = client(fetch)
+    void chat.send('first')
+    await vi.waitFor(() => expect(fetch.requests).toHaveLength(1))
+    await chat.send('second')
+    expect(fetch.requests).toHaveLength(4)
+    expect(chat.getSnapshot()).toMatchObject({ status: 'idle', error: undefined })
+    expect(texts(chat.getSnapshot())).toEqual(['user: first', 'user: second', 'assistant: Second.'])
+
+    const other = client(sseFetch(busy())) // a run it did not interrupt: the error stands
+    await other.send('hi')
+    expect(other.getSnapshot().error).toMatchObject({ code: 'THREAD_BUSY', status: 409 })
+  })
+
+  it('uses the global fetch by default', async () => {
+    const original = globalThis.fetch
+    const fake = sseFetch([started, text('global'), finished])
+    globalThis.fetch = fake as typeof globalThis.fetch
+    try {
+      const chat = createChatClient({ endpoint: '/chat?tenant=1' })
+      await chat.send('hi')
+      await chat.load()
+      expect(fake.requests.map((request) => request.url)).toEqual(['/chat?tenant=1', '/chat?tenant=1&threadId=t1'])
+    } finally {
+      globalThis.fetch = original
+    }
+  })
+})

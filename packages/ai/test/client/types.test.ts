@@ -1,0 +1,49 @@
+import { describe, expectTypeOf, it } from 'vitest'
+import { createChatClient, type ChatMessage, type DeepPartial, type ToolCallPart } from '@toolgate/ai/client'
+import { location, share, weather } from './helpers.ts'
+
+const browserShare = share.client(async ({ file }) => ({ link: file }))
+const client = createChatClient({ endpoint: '/chat', tools: [weather, location, browserShare] })
+type Tools = readonly [typeof weather, typeof location, typeof browserShare]
+
+describe('part types', () => {
+  // Type-level only: checked by tsc, never run.
+  function narrowing(message: ChatMessage<Tools>) {
+    for (const part of message.parts) {
+      if (part.type === 'text') {
+        expectTypeOf(part.text).toEqualTypeOf<string>()
+        continue
+      }
+      expectTypeOf(part.toolName).toEqualTypeOf<'get_weather' | 'get_location' | 'share_file'>()
+      if (part.toolName === 'get_weather') {
+        expectTypeOf(part.metadata).toEqualTypeOf<{ readonly icon: 'cloud' }>()
+        if (part.state === 'input-streaming') expectTypeOf(part.input).toEqualTypeOf<DeepPartial<{ city: string }> | undefined>()
+        if (part.state === 'approval-requested') expectTypeOf(part.input).toEqualTypeOf<{ city: string }>()
+        if (part.state === 'output-available') expectTypeOf(part.output).toEqualTypeOf<{ city: string; tempC: number }>()
+        if (part.state === 'output-error') expectTypeOf(part.error).toEqualTypeOf<string>()
+      }
+      if (part.toolName === 'share_file' && part.state === 'output-available') {
+        expectTypeOf(part.input).toEqualTypeOf<{ file: string; with: string }>()
+        expectTypeOf(part.output).toEqualTypeOf<{ link: string }>()
+      }
+    }
+  }
+
+  it('narrow input, output and metadata by tool name and state', () => {
+    expectTypeOf(narrowing).parameter(0).toEqualTypeOf<ChatMessage<Tools>>()
+    expectTypeOf(client.getSnapshot().messages).toEqualTypeOf<readonly ChatMessage<Tools>[]>()
+  })
+
+  it('type pending approvals as parts in approval-requested', () => {
+    type Pending = ReturnType<typeof client.getSnapshot>['pendingApprovals'][number]
+    expectTypeOf<Pending['state']>().toEqualTypeOf<'approval-requested'>()
+    expectTypeOf<Pending['toolName']>().toEqualTypeOf<'get_weather' | 'get_location' | 'share_file'>()
+  })
+
+  it('fall back to untyped parts without tools', () => {
+    const untyped = createChatClient({ endpoint: '/chat' })
+    expectTypeOf(untyped.getSnapshot().messages).toEqualTypeOf<readonly ChatMessage[]>()
+    expectTypeOf<ToolCallPart<Tools>['toolName']>().toEqualTypeOf<'get_weather' | 'get_location' | 'share_file'>()
+    expectTypeOf(client.approve).parameters.toEqualTypeOf<[toolCallId: string, options?: { readonly editedArgs?: unknown }]>()
+  })
+})
