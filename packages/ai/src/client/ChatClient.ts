@@ -215,7 +215,6 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   async #readRun(response: Response, signal: AbortSignal): Promise<readonly ToolInterrupt[]> {
     if (!response.body) throw new ChatError('BAD_RESPONSE', 'The server sent an event stream without a body')
     let interrupts: readonly ToolInterrupt[] | undefined
-    const unsure: string[] = []
     try {
       for await (const data of readSseData(response.body, signal)) {
         const event = parseEvent(data)
@@ -223,7 +222,6 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
         const signalled = applyEvent(this.#draft, event)
         this.#changed()
         if (signalled?.type === 'started') this.#threadId = signalled.threadId
-        if (signalled?.type === 'unsure') unsure.push(signalled.toolCallId)
         if (signalled?.type === 'failed') throw new ChatError((signalled.code ?? 'INTERNAL') as ChatErrorCode, signalled.message)
         // The server releases the thread before it says the run finished: no need to wait for it to close.
         if (signalled?.type === 'finished') {
@@ -237,19 +235,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     }
     if (signal.aborted) return []
     if (!interrupts) throw new ChatError('NETWORK', 'The connection closed before the run finished')
-    if (unsure.length > 0) await this.#settleResults(unsure, signal)
     return interrupts
-  }
-
-  /** Reads how unsure results really ended from the stored thread; left as they are if that fails. */
-  async #settleResults(toolCallIds: readonly string[], signal: AbortSignal): Promise<void> {
-    if (this.#threadId === undefined) return
-    const snapshot = await this.#readThread(this.#threadId, signal).catch(() => undefined)
-    for (const message of snapshot?.messages ?? []) {
-      const call = message.role === 'tool' && toolCallIds.includes(message.toolCallId) ? this.#draft.call(message.toolCallId) : undefined
-      if (call && message.role === 'tool') this.#draft.updateCall(call, outcome(message))
-    }
-    this.#changed()
   }
 
   async #readThread(threadId: string, signal: AbortSignal): Promise<ThreadSnapshot> {

@@ -8,8 +8,6 @@ export type RunSignal =
   | { readonly type: 'started'; readonly threadId: string }
   | { readonly type: 'finished'; readonly interrupts: readonly ToolInterrupt[] }
   | { readonly type: 'failed'; readonly message: string; readonly code: string | undefined }
-  /** A result whose outcome the event does not tell; the stored thread does. */
-  | { readonly type: 'unsure'; readonly toolCallId: string }
 
 /**
  * Applies one event to the thread. Events about ids the client never saw (arguments before their
@@ -50,8 +48,8 @@ export function applyEvent(draft: ThreadDraft, event: ChatEvent): RunSignal | un
     }
     case 'TOOL_CALL_RESULT': {
       const call = draft.call(event.toolCallId)
-      if (!call || applyResult(draft, call, event)) return undefined
-      return { type: 'unsure', toolCallId: call.toolCallId }
+      if (call) applyResult(draft, call, event)
+      return undefined
     }
     default:
       return undefined
@@ -65,37 +63,14 @@ function endArguments(draft: ThreadDraft, call: ToolCallDraft): void {
   draft.updateCall(call, { state: 'input-available', input })
 }
 
-/**
- * The event carries only what the model reads. An outcome this client already knows (a denial, a
- * client tool's result) stands. A `status` (and `output`) beside the content, should the server
- * send them, are taken at their word. Otherwise JSON content is the output, and other text is
- * taken as an error for now: it may be one, a denial, or an edited call's output, so the result
- * is reported as unsure (returns `false`) for the caller to check against the stored thread.
- */
-function applyResult(draft: ThreadDraft, call: ToolCallDraft, event: ToolCallResultEvent): boolean {
-  if (call.state === 'denied' || call.state === 'output-available' || call.state === 'output-error') return true
-  const { status, output, reason } = event as ToolCallResultEvent & { status?: unknown; output?: unknown; reason?: unknown }
-  if (status === 'denied') {
-    draft.updateCall(call, { state: 'denied', approval: { ...call.approval, approved: false, denyReason: typeof reason === 'string' ? reason : undefined } })
-    return true
-  }
-  if (status === 'error') {
+/** An outcome this client already knows (a denial, a client tool's result) stands. */
+function applyResult(draft: ThreadDraft, call: ToolCallDraft, event: ToolCallResultEvent): void {
+  if (call.state === 'denied' || call.state === 'output-available' || call.state === 'output-error') return
+  if (event.status === 'denied') {
+    draft.updateCall(call, { state: 'denied', approval: { ...call.approval, approved: false, denyReason: event.reason } })
+  } else if (event.status === 'success') {
+    draft.updateCall(call, { state: 'output-available', output: event.output })
+  } else {
     draft.updateCall(call, { state: 'output-error', error: event.content })
-    return true
-  }
-  const parsed = status === 'success' && 'output' in event ? { ok: true as const, value: output } : parseJson(event.content)
-  if (parsed.ok || status === 'success') {
-    draft.updateCall(call, { state: 'output-available', output: parsed.ok ? parsed.value : event.content })
-    return true
-  }
-  draft.updateCall(call, { state: 'output-error', error: event.content })
-  return false
-}
-
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(text) }
-  } catch {
-    return { ok: false }
   }
 }

@@ -11,7 +11,7 @@ const REQUIRED: Record<ChatEvent['type'], readonly string[]> = {
   TOOL_CALL_START: ['toolCallId', 'toolCallName'],
   TOOL_CALL_ARGS: ['toolCallId', 'delta'],
   TOOL_CALL_END: ['toolCallId'],
-  TOOL_CALL_RESULT: ['toolCallId', 'content'],
+  TOOL_CALL_RESULT: ['toolCallId', 'content', 'status'],
   RUN_FINISHED: ['threadId', 'runId'],
   RUN_ERROR: ['message'],
 }

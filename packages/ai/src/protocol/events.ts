@@ -1,4 +1,5 @@
 import type { RunOutcome } from './interrupts.ts'
+import type { ToolResultStatus } from './messages.ts'
 
 /**
  * The AG-UI 1.0 events the chat handler emits, with AG-UI's field names. Each is sent as one
@@ -57,6 +58,17 @@ export interface ToolCallResultEvent {
   /** What the model reads: the output as JSON text, or the error text. */
   readonly content: string
   readonly role: 'tool'
+  /**
+   * How the call ended; with `output`, `reason` and `edited`, a Toolgate extension beside AG-UI's
+   * fields (its validators keep extra fields), so a UI need not guess from `content`.
+   */
+  readonly status: ToolResultStatus
+  /** The validated output (status `success`). */
+  readonly output?: unknown
+  /** The user's reason (status `denied`). */
+  readonly reason?: string
+  /** The user edited the arguments before approving. */
+  readonly edited?: boolean
 }
 
 /** AG-UI token accounting; the handler sends one entry summed over the run's model calls. */

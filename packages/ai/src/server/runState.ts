@@ -38,7 +38,18 @@ export async function save(run: RunState, changes: Partial<Thread> = {}): Promis
 }
 
 export function emitResult(run: RunState, result: ToolResultMessage): void {
-  run.emit({ type: 'TOOL_CALL_RESULT', messageId: result.id, toolCallId: result.toolCallId, content: result.content, role: 'tool' })
+  const { id: messageId, toolCallId, content, status, output, reason, edited } = result
+  run.emit({
+    type: 'TOOL_CALL_RESULT',
+    messageId,
+    toolCallId,
+    content,
+    role: 'tool',
+    status,
+    ...(status === 'success' ? { output } : {}),
+    ...(reason === undefined ? {} : { reason }),
+    ...(edited ? { edited } : {}),
+  })
 }
 
 /** Results are stored in the order the model made the calls, whatever order they finished in. */

@@ -49,7 +49,7 @@ describe('ChatClient against a misbehaving server', () => {
         'data: {"type":"STEP_STARTED","stepName":"x"}\n\n',
         { type: 'TOOL_CALL_ARGS', toolCallId: 'ghost', delta: '{}' },
         { type: 'TOOL_CALL_END', toolCallId: 'ghost' },
-        { type: 'TOOL_CALL_RESULT', messageId: 'm2', toolCallId: 'ghost', content: '1', role: 'tool' },
+        { type: 'TOOL_CALL_RESULT', messageId: 'm2', toolCallId: 'ghost', content: '1', role: 'tool', status: 'success', output: 1 },
         text('ok'),
         finished,
       ]),
