@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url'
 import { defaultClientConditions, defaultServerConditions } from 'vite'
 import { defineConfig } from 'vitest/config'
 
@@ -21,7 +22,12 @@ export default defineConfig({
         },
       },
       {
-        resolve,
+        resolve: {
+          ...resolve,
+          // These tests run the real chat server in-process, in a browser-like environment: give it
+          // the server build of JSON Schema emission, which browser builds leave out.
+          alias: { '#emit-json-schema': fileURLToPath(new URL('packages/ai/src/schema/emitJsonSchema.ts', import.meta.url)) },
+        },
         ssr,
         test: {
           name: 'ai-react',

@@ -3,15 +3,12 @@
  * and stop, and a client tool with a Valibot schema) is built for production with Vite four ways:
  * with React alone, with our `useChat`, with @tanstack/ai-react's and with @ai-sdk/react's. Prints
  * the gzipped JavaScript of each, what the chat adds over React alone, and the ratios to ours.
- * Three more builds explain our figure: React with the Valibot schema alone (the app's own
- * schema), React with the tool defined by `toolDefinition` but no chat (the core's share), and ours
- * with the core's JSON Schema code stubbed out (@valibot/to-json-schema and the JSON Schema
- * validator, which `toolDefinition` pulls in although a browser tool with a Standard Schema never
- * uses them).
+ * Two more builds explain our figure: React with the Valibot schema alone (the app's own schema),
+ * and React with the tool defined by `toolDefinition` but no chat (the core's share).
  *
  * Run: tsx --conditions=source bench/bundle.bench.ts
  */
-import { mkdtemp, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -48,14 +45,8 @@ createRoot(document.getElementById('root')!).render(<App />)`
 interface AppSource {
   readonly name: string
   readonly code: string
-  /** Imports replaced by stubs (specifier → module source), to measure what they cost. */
-  readonly stubs?: readonly { readonly find: RegExp; readonly source: string }[]
 }
 
-const JSON_SCHEMA_STUBS = [
-  { find: /^@valibot\/to-json-schema$/, source: 'export const toJsonSchema = () => ({})' },
-  { find: /^\.\/validateJsonSchema\.ts$/, source: 'export const validateJsonSchema = () => []' },
-]
 
 const apps: AppSource[] = [
   {
@@ -110,11 +101,6 @@ ${mount}`,
   {
     name: '@toolgate/ai-react',
     code: ourApp(),
-  },
-  {
-    name: '@toolgate/ai-react, core JSON Schema code stubbed',
-    code: ourApp(),
-    stubs: JSON_SCHEMA_STUBS,
   },
   {
     name: '@tanstack/ai-react',
@@ -191,17 +177,10 @@ function App() {
 ${mount}`
 }
 
-async function buildApp(workDir: string, app: AppSource, index: number): Promise<{ bytes: number; gzip: number; ms: number }> {
+async function buildApp(workDir: string, app: AppSource, index: number): Promise<{ bytes: number; gzip: number; lazyGzip: number; ms: number }> {
   const dir = join(workDir, `app${index}`)
   await mkdir(dir, { recursive: true })
   await writeFile(join(dir, 'main.tsx'), app.code)
-  const alias = await Promise.all(
-    (app.stubs ?? []).map(async ({ find, source }, i) => {
-      const replacement = join(dir, `stub${i}.js`)
-      await writeFile(replacement, `${source}\n`)
-      return { find, replacement }
-    }),
-  )
   const started = performance.now()
   const building = build({
     root: dir,
@@ -212,11 +191,9 @@ async function buildApp(workDir: string, app: AppSource, index: number): Promise
     resolve: {
       // Workspace packages as their TypeScript sources, like the rest of the repository.
       conditions: ['source', ...defaultClientConditions],
-      alias,
     },
     build: {
-      outDir: join(dir, 'dist'),
-      emptyOutDir: true,
+      write: false,
       minify: true,
       reportCompressedSize: false,
       modulePreload: { polyfill: false },
@@ -227,53 +204,83 @@ async function buildApp(workDir: string, app: AppSource, index: number): Promise
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`building "${app.name}" took over ${BUILD_TIMEOUT_MS / 1000} s`)), BUILD_TIMEOUT_MS)
   })
+  let output: Awaited<typeof building>
   try {
-    await Promise.race([building, timeout])
+    output = await Promise.race([building, timeout])
   } finally {
     clearTimeout(timer)
   }
   const ms = performance.now() - started
+  return { ...measureStartupJs(output), ms }
+}
+
+type BuildOutput = Awaited<ReturnType<typeof build>>
+interface Chunk {
+  readonly type: 'chunk'
+  readonly fileName: string
+  readonly code: string
+  readonly isEntry: boolean
+  readonly imports: readonly string[]
+}
+
+/**
+ * The JavaScript a page loads before it can run: the entry and everything it imports statically.
+ * Chunks behind a dynamic import (the JSON Schema validator, loaded only by tools written in plain
+ * JSON Schema) are counted apart, as `lazy`.
+ */
+function measureStartupJs(output: BuildOutput): { bytes: number; gzip: number; lazyGzip: number } {
+  const outputs = (Array.isArray(output) ? output : [output]) as { output: (Chunk | { type: 'asset' })[] }[]
+  const chunks = new Map<string, Chunk>()
+  for (const result of outputs) for (const item of result.output) if (item.type === 'chunk') chunks.set(item.fileName, item)
+  const startup = new Set<string>()
+  const visit = (fileName: string) => {
+    if (startup.has(fileName)) return
+    startup.add(fileName)
+    for (const imported of chunks.get(fileName)?.imports ?? []) visit(imported)
+  }
+  for (const chunk of chunks.values()) if (chunk.isEntry) visit(chunk.fileName)
   let bytes = 0
   let gzip = 0
-  for (const file of await readdir(join(dir, 'dist'), { recursive: true })) {
-    if (!String(file).endsWith('.js')) continue
-    const content = await readFile(join(dir, 'dist', String(file)))
-    bytes += content.length
-    gzip += gzipSync(content).length
+  let lazyGzip = 0
+  for (const chunk of chunks.values()) {
+    const size = gzipSync(chunk.code).length
+    if (startup.has(chunk.fileName)) {
+      bytes += Buffer.byteLength(chunk.code)
+      gzip += size
+    } else {
+      lazyGzip += size
+    }
   }
-  return { bytes, gzip, ms }
+  return { bytes, gzip, lazyGzip }
 }
 
 const workDir = await mkdtemp(join(tmpdir(), 'toolgate-bundle-'))
 try {
   // The apps live outside the repository; they resolve packages through its node_modules.
   await symlink(join(repoRoot, 'node_modules'), join(workDir, 'node_modules'), 'dir')
-  const results: { name: string; bytes: number; gzip: number; ms: number }[] = []
+  const results: { name: string; bytes: number; gzip: number; lazyGzip: number; ms: number }[] = []
   for (const [index, app] of apps.entries()) results.push({ name: app.name, ...(await buildApp(workDir, app, index)) })
 
   const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`
   const base = results[0]!.gzip
   const byName = new Map(results.map((result) => [result.name, result]))
   const ours = byName.get('@toolgate/ai-react')!.gzip - base
-  console.log('\nProduction bundle of a minimal chat app (Vite, minified; JavaScript, gzip)')
-  console.log('app                                                   min      gzip   added (gzip)  vs ours   build')
+  console.log('\nProduction bundle of a minimal chat app (Vite, minified; JavaScript loaded at startup, gzip)')
+  console.log('app                                                   min      gzip   added (gzip)  vs ours   lazy   build')
   for (const result of results) {
     const added = result.gzip - base
     const ratio = result === results[0] ? '' : `×${(added / ours).toFixed(1)}`
     console.log(
-      `${result.name.padEnd(50)} ${kb(result.bytes).padStart(9)} ${kb(result.gzip).padStart(9)} ${(result === results[0] ? '' : `+${kb(added)}`).padStart(14)} ${ratio.padStart(8)} ${`${(result.ms / 1000).toFixed(1)} s`.padStart(7)}`,
+      `${result.name.padEnd(50)} ${kb(result.bytes).padStart(9)} ${kb(result.gzip).padStart(9)} ${(result === results[0] ? '' : `+${kb(added)}`).padStart(14)} ${ratio.padStart(8)} ${(result.lazyGzip ? kb(result.lazyGzip) : '').padStart(8)} ${`${(result.ms / 1000).toFixed(1)} s`.padStart(7)}`,
     )
   }
   const added = (name: string) => byName.get(name)!.gzip - base
   const core = added('React + toolDefinition, no chat')
-  const withoutJsonSchema = added('@toolgate/ai-react, core JSON Schema code stubbed')
   console.log(`\nours adds ${kb(ours)} over React alone (budget ${BUDGET_KB} KB: ${ours <= BUDGET_KB * 1024 ? 'within' : 'OVER'})`)
   console.log(`  the app's Valibot schema: ${kb(added('React + Valibot schema'))}`)
   console.log(`  toolDefinition and the schema, without any chat: ${kb(core)} (the core's share, fixed)`)
   console.log(`  the client and the hook: ${kb(ours - core)}`)
-  console.log(
-    `  with JSON Schema emission and validation out of toolDefinition's browser path, ours would add ${kb(withoutJsonSchema)} (${withoutJsonSchema <= BUDGET_KB * 1024 ? 'within' : 'over'} budget)`,
-  )
+  console.log('  lazy: JavaScript behind dynamic imports, loaded only on demand')
   console.log(`@tanstack/ai-react adds ×${(added('@tanstack/ai-react') / ours).toFixed(1)} as much as ours, @ai-sdk/react ×${(added('@ai-sdk/react') / ours).toFixed(1)}`)
 } finally {
   await rm(workDir, { recursive: true, force: true })

@@ -25,6 +25,7 @@ export type {
 
 export { toolJsonSchema, type ToolJsonSchemaOptions } from './schema/toolJsonSchema.ts'
 export { validateJsonSchema } from './schema/validateJsonSchema.ts'
+export { jsonSchema, type JsonSchemaSchema } from './schema/jsonSchema.ts'
 export { formatIssuePath, formatIssues } from './schema/formatIssues.ts'
 export type { JsonSchemaHook, JsonSchemaHookOptions } from './schema/emitJsonSchema.ts'
 export type {

@@ -1,4 +1,4 @@
-import { toJsonSchema as valibotToJsonSchema } from '@valibot/to-json-schema'
+import { valibotJsonSchema } from './valibotJsonSchema.ts'
 import type { StandardJSONSchemaV1 } from '@standard-schema/spec'
 import { SchemaConversionError } from '../errors.ts'
 import { schemaKind } from './schemaKind.ts'
@@ -30,12 +30,6 @@ export interface EmitContext {
 const EMPTY_INPUT: JsonSchema = deepFreeze({ type: 'object', properties: {} })
 
 /**
- * Custom checks are code, not data: JSON Schema cannot say them, and run-time validation enforces
- * them anyway. Left out, as Zod and ArkType leave out their refinements.
- */
-const VALIBOT_CODE_CHECKS = ['check', 'check_items', 'partial_check', 'raw_check']
-
-/**
  * Emits JSON Schema for one side of a tool, in this order: the tool's own hook; the schema's
  * Standard JSON Schema converter; Valibot's official converter; plain JSON Schema as given.
  * The result is frozen: it is cached and shared.
@@ -57,9 +51,7 @@ export function emitJsonSchema(
       return attempt(context, () => converter[typeMode]({ target }))
     }
     case 'valibot':
-      return attempt(context, () =>
-        valibotToJsonSchema(source as Parameters<typeof valibotToJsonSchema>[0], { target, typeMode, errorMode: 'throw', ignoreActions: VALIBOT_CODE_CHECKS }),
-      )
+      return attempt(context, () => valibotJsonSchema(source, target, typeMode))
     case 'json-schema':
       return deepFreeze(structuredClone(source as JsonSchema))
     case 'standard-schema':

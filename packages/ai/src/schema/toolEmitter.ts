@@ -1,4 +1,6 @@
-import { emitJsonSchema, type JsonSchemaHook, type TypeMode } from './emitJsonSchema.ts'
+// Browser builds resolve this to emitJsonSchema.browser.ts (see package.json `imports`).
+import { emitJsonSchema } from '#emit-json-schema'
+import type { JsonSchemaHook, TypeMode } from './emitJsonSchema.ts'
 import type { JsonSchema, JsonSchemaTarget, SchemaIo, SchemaSource } from './types.ts'
 
 /** Emits a tool's JSON Schema for a side, type mode and target; each combination once. */

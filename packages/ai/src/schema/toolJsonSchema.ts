@@ -1,6 +1,6 @@
 import { internalsOf } from '../tools/internals.ts'
 import type { AnyTool } from '../tools/types.ts'
-import { emitJsonSchema } from './emitJsonSchema.ts'
+import { emitJsonSchema } from '#emit-json-schema'
 import type { JsonSchema, JsonSchemaTarget, SchemaIo } from './types.ts'
 
 export interface ToolJsonSchemaOptions {

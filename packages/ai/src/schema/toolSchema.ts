@@ -2,8 +2,9 @@ import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/sp
 import { ToolDefinitionError } from '../errors.ts'
 import type { TypeMode } from './emitJsonSchema.ts'
 import { schemaKind } from './schemaKind.ts'
+// Browser builds resolve this to a stub that points to jsonSchema() (see package.json `imports`).
+import { validatePlainJsonSchema } from '#validate-plain-json-schema'
 import type { JsonSchema, JsonSchemaTarget, SchemaIo, SchemaSource, ToolSchema } from './types.ts'
-import { validateJsonSchema } from './validateJsonSchema.ts'
 
 /** Emits (and caches) JSON Schema for one side of one tool. */
 export type SideEmitter = (typeMode: TypeMode, target: JsonSchemaTarget) => JsonSchema | undefined
@@ -29,7 +30,7 @@ export function toToolSchema<TInput, TOutput>(
   const validate: StandardSchemaV1.Props<TInput, TOutput>['validate'] =
     kind === 'json-schema'
       ? (value) => {
-          const issues = validateJsonSchema(source as JsonSchema, value)
+          const issues = validatePlainJsonSchema(source as JsonSchema, value)
           return issues.length > 0 ? { issues } : { value: value as TOutput }
         }
       : (value) => (source as StandardSchemaV1<TInput, TOutput>)['~standard'].validate(value)

@@ -1,0 +1,23 @@
+import { SchemaConversionError } from '../errors.ts'
+import type { EmitContext, TypeMode } from './emitJsonSchema.ts'
+import type { JsonSchema, JsonSchemaTarget, SchemaSource } from './types.ts'
+
+/**
+ * The browser build of `emitJsonSchema`. JSON Schema is what a model reads, and models are called
+ * from the server, so browser bundles leave the converters out (about 4 KB gzipped). A tool's own
+ * `toJsonSchema` hook still works here.
+ */
+export function emitJsonSchema(
+  source: SchemaSource | undefined,
+  _typeMode: TypeMode,
+  target: JsonSchemaTarget,
+  context: EmitContext,
+): JsonSchema | undefined {
+  const fromHook = context.hook?.(source, { io: context.io, target })
+  if (fromHook !== undefined) return fromHook as JsonSchema
+  throw new SchemaConversionError(
+    context.toolName,
+    context.io,
+    'this is a browser build, which leaves JSON Schema emission out; emit JSON Schema on the server',
+  )
+}
