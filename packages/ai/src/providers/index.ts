@@ -1,0 +1,33 @@
+export { toProviderTool } from './toProviderTool.ts'
+export { toProviderSchema } from './toProviderSchema.ts'
+export { fromProviderArgs } from './fromProviderArgs.ts'
+export { fromProviderName, providerToolName } from './providerName.ts'
+export { ProviderSchemaError, type ProviderSchemaErrorCode } from './ProviderSchemaError.ts'
+export { isProviderTarget, PROVIDER_TARGETS } from './targets.ts'
+export type {
+  AnthropicOptions,
+  GeminiJsonSchemaOptions,
+  GeminiOptions,
+  McpOptions,
+  McpToolAnnotations,
+  OpenAIOptions,
+  ProviderOptions,
+  ProviderOptionsMap,
+  ProviderTarget,
+} from './targets.ts'
+export type { ProviderWarning, ProviderWarningCode } from './warnings.ts'
+export type {
+  AnthropicTool,
+  GeminiFunctionDeclaration,
+  GeminiJsonSchemaFunctionDeclaration,
+  GeminiSchema,
+  GeminiType,
+  McpTool,
+  OpenAIChatTool,
+  OpenAIResponsesTool,
+  ProviderCall,
+  ProviderSchemaMap,
+  ProviderSchemaResult,
+  ProviderToolMap,
+  ProviderToolResult,
+} from './types.ts'

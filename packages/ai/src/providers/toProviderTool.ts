@@ -1,0 +1,97 @@
+import type { JsonSchema } from '../schema/types.ts'
+import { toolJsonSchema } from '../schema/toolJsonSchema.ts'
+import type { AnyTool } from '../tools/types.ts'
+import { conversionStats, memoize } from './cache.ts'
+import { TARGET_SPECS } from './dialects/index.ts'
+import { deepFreeze, isPlainObject } from './json.ts'
+import type { DefLookup, Plan } from './plan.ts'
+import { providerToolName } from './providerName.ts'
+import { ProviderSchemaError } from './ProviderSchemaError.ts'
+import { assertProviderTarget, conversionKey, resolveOptions, type McpToolAnnotations, type ProviderOptions, type ProviderTarget, type ResolvedOptions } from './targets.ts'
+import { schemaConversion } from './toProviderSchema.ts'
+import type { ProviderToolResult } from './types.ts'
+import { isLossy, underPointer, type ProviderWarning } from './warnings.ts'
+
+/** A tool as plain data: what a tool file or another toolkit provides. */
+export interface ToolParts {
+  readonly name: string
+  readonly description: string
+  readonly title?: string | undefined
+  readonly inputSchema: unknown
+  /** Read only for targets that publish it (MCP). */
+  readonly outputSchema: () => unknown
+  readonly annotations?: McpToolAnnotations | undefined
+}
+
+export interface ToolConversion {
+  readonly result: ProviderToolResult
+  readonly plan: Plan
+  readonly defs: DefLookup
+}
+
+const cache = new WeakMap<object, Map<string, ToolConversion>>()
+
+/**
+ * A tool in the exact envelope a provider's API takes, with warnings (paths into the tool:
+ * `/name`, `/inputSchema/...`) and whether anything the model needs was lost. Cached per tool,
+ * target and options: a chat turn converts each tool once, however often it is asked.
+ */
+export function toProviderTool<T extends ProviderTarget>(tool: AnyTool, target: T, options?: ProviderOptions<T>): ProviderToolResult<T> {
+  return toolConversion(tool, target, options).result as ProviderToolResult<T>
+}
+
+/** The memoized conversion behind `toProviderTool` and `fromProviderArgs`. */
+export function toolConversion(tool: AnyTool, target: ProviderTarget, options: ProviderOptions | undefined): ToolConversion {
+  assertProviderTarget(target)
+  const resolved = resolveOptions(target, options)
+  return memoize(cache, tool, conversionKey(target, resolved), () => convertTool(partsOf(tool), target, resolved))
+}
+
+function partsOf(tool: AnyTool): ToolParts {
+  const annotations = isPlainObject(tool.metadata) ? tool.metadata.annotations : undefined
+  return {
+    name: tool.name,
+    description: tool.description,
+    title: tool.title,
+    inputSchema: toolJsonSchema(tool),
+    outputSchema: () => toolJsonSchema(tool, { io: 'output' }),
+    annotations: isPlainObject(annotations) ? (annotations as McpToolAnnotations) : undefined,
+  }
+}
+
+/** Converts a tool given as plain data (no caching: the data may change). */
+export function convertTool(tool: ToolParts, target: ProviderTarget, options: ResolvedOptions): ToolConversion {
+  conversionStats.tools++
+  const input = schemaConversion(tool.inputSchema, target, options)
+  const warnings: ProviderWarning[] = underPointer('/inputSchema', input.warnings)
+  const name = providerToolName(tool.name, target)
+  if (name !== tool.name) {
+    warnings.unshift({ path: '/name', code: 'TOOL_RENAMED', message: `${target} does not accept the name "${tool.name}"; it is sent as "${name}" and mapped back` })
+  }
+  const envelope = TARGET_SPECS[target].envelope({
+    name,
+    description: tool.description,
+    title: tool.title,
+    parameters: input.schema,
+    strict: input.strict,
+    outputSchema: target === 'mcp' && options.outputSchema ? mcpOutputSchema(tool, options, warnings) : undefined,
+    annotations: options.annotations ?? tool.annotations,
+  })
+  const result: ProviderToolResult = deepFreeze({ tool: envelope as ProviderToolResult['tool'], warnings, lossy: isLossy(warnings) })
+  return { result, plan: input.plan, defs: input.defs }
+}
+
+/** MCP 2025-11-25 requires an object root here too; an output schema that cannot be one is left out. */
+function mcpOutputSchema(tool: ToolParts, options: ResolvedOptions, warnings: ProviderWarning[]): JsonSchema | undefined {
+  const schema = tool.outputSchema()
+  if (schema === undefined) return undefined
+  try {
+    const output = schemaConversion(schema, 'mcp', options)
+    warnings.push(...underPointer('/outputSchema', output.warnings))
+    return output.schema
+  } catch (error) {
+    if (!(error instanceof ProviderSchemaError)) throw error
+    warnings.push({ path: `/outputSchema${error.path}`, code: 'OUTPUT_SCHEMA_OMITTED', message: `The output schema is left out: ${error.message}` })
+    return undefined
+  }
+}

@@ -1,0 +1,127 @@
+import type { JsonSchema } from '../schema/types.ts'
+import type { McpToolAnnotations, ProviderTarget } from './targets.ts'
+import type { ProviderWarning } from './warnings.ts'
+
+/** Chat Completions `tools[]` entry. */
+export interface OpenAIChatTool {
+  readonly type: 'function'
+  readonly function: {
+    readonly name: string
+    readonly description: string
+    readonly parameters: JsonSchema
+    readonly strict: boolean
+  }
+}
+
+/** Responses API `tools[]` entry (flat). */
+export interface OpenAIResponsesTool {
+  readonly type: 'function'
+  readonly name: string
+  readonly description: string
+  readonly parameters: JsonSchema
+  readonly strict: boolean
+}
+
+/** Messages API `tools[]` entry; `strict` only when strict tool use holds. */
+export interface AnthropicTool {
+  readonly name: string
+  readonly description: string
+  readonly input_schema: JsonSchema & { readonly type: 'object' }
+  readonly strict?: true
+}
+
+/** Gemini's `Type`, upper-case as the REST API spells it. */
+export type GeminiType = 'STRING' | 'NUMBER' | 'INTEGER' | 'BOOLEAN' | 'ARRAY' | 'OBJECT' | 'NULL'
+
+/** Gemini's `Schema` message: the OpenAPI 3.0 subset `parameters` takes (22 fields). */
+export interface GeminiSchema {
+  readonly type?: GeminiType
+  readonly format?: string
+  readonly title?: string
+  readonly description?: string
+  readonly nullable?: boolean
+  readonly enum?: readonly string[]
+  readonly maxItems?: number
+  readonly minItems?: number
+  readonly properties?: { readonly [name: string]: GeminiSchema }
+  readonly required?: readonly string[]
+  readonly minProperties?: number
+  readonly maxProperties?: number
+  readonly minLength?: number
+  readonly maxLength?: number
+  readonly pattern?: string
+  readonly example?: unknown
+  readonly anyOf?: readonly GeminiSchema[]
+  readonly propertyOrdering?: readonly string[]
+  readonly default?: unknown
+  readonly items?: GeminiSchema
+  readonly minimum?: number
+  readonly maximum?: number
+}
+
+/** A `functionDeclarations[]` entry with `parameters`; left out for a tool without parameters. */
+export interface GeminiFunctionDeclaration {
+  readonly name: string
+  readonly description: string
+  readonly parameters?: GeminiSchema
+}
+
+/** A `functionDeclarations[]` entry with `parametersJsonSchema`; left out for a tool without parameters. */
+export interface GeminiJsonSchemaFunctionDeclaration {
+  readonly name: string
+  readonly description: string
+  readonly parametersJsonSchema?: JsonSchema
+}
+
+/** An MCP `tools/list` entry. */
+export interface McpTool {
+  readonly name: string
+  readonly title?: string
+  readonly description: string
+  readonly inputSchema: JsonSchema & { readonly type: 'object' }
+  readonly outputSchema?: JsonSchema
+  readonly annotations?: McpToolAnnotations
+}
+
+/** The envelope each target's API takes. */
+export interface ProviderToolMap {
+  'openai-chat': OpenAIChatTool
+  'openai-responses': OpenAIResponsesTool
+  anthropic: AnthropicTool
+  gemini: GeminiFunctionDeclaration
+  'gemini-json-schema': GeminiJsonSchemaFunctionDeclaration
+  mcp: McpTool
+}
+
+/** The parameter schema each target takes. */
+export interface ProviderSchemaMap {
+  'openai-chat': JsonSchema
+  'openai-responses': JsonSchema
+  anthropic: JsonSchema
+  gemini: GeminiSchema
+  'gemini-json-schema': JsonSchema
+  mcp: JsonSchema
+}
+
+export interface ProviderToolResult<T extends ProviderTarget = ProviderTarget> {
+  readonly tool: ProviderToolMap[T]
+  /** Paths point into the tool: `/name`, `/inputSchema/...`, `/outputSchema/...`. */
+  readonly warnings: readonly ProviderWarning[]
+  /** Something the model needs could not be expressed at all (see `ProviderWarningCode`). */
+  readonly lossy: boolean
+}
+
+export interface ProviderSchemaResult<T extends ProviderTarget = ProviderTarget> {
+  readonly schema: ProviderSchemaMap[T]
+  /** Paths point into the given schema. */
+  readonly warnings: readonly ProviderWarning[]
+  readonly lossy: boolean
+  /** Strict rules hold for `schema`: strict was asked for and no limit forced it off. */
+  readonly strict: boolean
+}
+
+/** A model's call mapped back to the tool's own name and argument shape. */
+export interface ProviderCall<TName extends string = string> {
+  readonly toolName: TName
+  readonly args: unknown
+}
