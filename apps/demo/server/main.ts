@@ -1,37 +1,36 @@
 import { createServer } from 'node:http'
 import { fileURLToPath } from 'node:url'
-import { toolJsonSchema } from '@toolgate/ai'
-import { demoTools } from '../src/tools.ts'
+import { toJsonSchemaCatalog } from './catalog.ts'
+import { createChatHandler, toNodeHandler } from '@toolgate/ai/server'
+import { chatTools, outbox } from './serverTools.ts'
+import { scriptedDemoModel } from './scriptedDemoModel.ts'
 import { serveStatic } from './staticFiles.ts'
 
 const port = Number(process.env.PORT ?? 3000)
 const host = process.env.HOST ?? '127.0.0.1'
-const dist = fileURLToPath(new URL('../dist', import.meta.url))
-const serveApp = serveStatic(dist)
+const delayMs = Number(process.env.TOOLGATE_DEMO_DELAY_MS ?? 25)
 
-const toolCatalog = JSON.stringify(
-  demoTools.map((tool) => ({
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    needsApproval: typeof tool.needsApproval === 'function' ? 'policy' : tool.needsApproval,
-    metadata: tool.metadata,
-    inputSchema: toolJsonSchema(tool),
-  })),
-)
+const chat = toNodeHandler(createChatHandler({ model: scriptedDemoModel(delayMs), tools: chatTools }))
+const serveApp = serveStatic(fileURLToPath(new URL('../dist', import.meta.url)))
+const catalog = JSON.stringify(toJsonSchemaCatalog(chatTools))
 
 const server = createServer((request, response) => {
-  if (request.url === '/api/tools') {
-    response.writeHead(200, { 'content-type': 'application/json' })
-    response.end(toolCatalog)
-    return
-  }
+  const { pathname } = new URL(request.url ?? '/', 'http://localhost')
+  if (pathname === '/api/chat') return chat(request, response)
+  if (pathname === '/api/tools') return sendJson(response, catalog)
+  // Lets the e2e suite check what a server tool really did.
+  if (pathname === '/api/outbox') return sendJson(response, JSON.stringify(outbox))
   serveApp(request, response).catch((error: unknown) => {
     console.error(error)
     response.writeHead(500).end('Internal error')
   })
 })
 
+function sendJson(response: import('node:http').ServerResponse, body: string) {
+  response.writeHead(200, { 'content-type': 'application/json' })
+  response.end(body)
+}
+
 server.listen(port, host, () => {
-  console.log(`Toolgate demo running at http://${host === '0.0.0.0' ? 'localhost' : host}:${port}/`)
+  console.log(`Toolgate demo running at http://${host === '0.0.0.0' ? 'localhost' : host}:${port}/ (scripted model)`)
 })

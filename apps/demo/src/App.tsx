@@ -1,48 +1,109 @@
-import { useEffect, useState } from 'react'
+import { useCallback, useEffect, useState } from 'react'
+import { useChat } from '@toolgate/ai-react'
+import { ApprovalDialog } from './components/ApprovalDialog.tsx'
+import { Composer } from './components/Composer.tsx'
+import { MessageList } from './components/MessageList.tsx'
+import { chatTools } from './clientTools.ts'
+import { suggestions } from './suggestions.ts'
+import { putThreadIdInUrl, threadIdFromUrl } from './threadUrl.ts'
 
-interface CatalogEntry {
-  name: string
-  title?: string
-  description: string
-  needsApproval: boolean | 'policy'
-  metadata: { icon?: string; destructive?: boolean }
-  inputSchema: unknown
-}
+const STATUS_TEXT = {
+  idle: '',
+  streaming: 'Thinking…',
+  'running-tools': 'Running tools in your browser…',
+  'awaiting-approval': 'Waiting for your approval',
+  error: '',
+} as const
 
 export function App() {
-  const [tools, setTools] = useState<CatalogEntry[]>()
-  const [error, setError] = useState<string>()
-  const [open, setOpen] = useState<string>()
+  const [initialThreadId] = useState(threadIdFromUrl)
+  const chat = useChat({ endpoint: '/api/chat', tools: chatTools, threadId: initialThreadId })
+  const { messages, status, error, pendingApprovals, threadId } = chat
+  const [dismissed, setDismissed] = useState<ReadonlySet<string>>(new Set())
 
-  useEffect(() => {
-    fetch('/api/tools')
-      .then((response) => (response.ok ? response.json() : Promise.reject(new Error(`HTTP ${response.status}`))))
-      .then(setTools, (e: Error) => setError(e.message))
+  useEffect(() => putThreadIdInUrl(threadId), [threadId])
+
+  const review = useCallback((toolCallId: string) => {
+    setDismissed((current) => new Set([...current].filter((id) => id !== toolCallId)))
   }, [])
+  const dismiss = useCallback((toolCallId: string) => setDismissed((current) => new Set(current).add(toolCallId)), [])
+
+  const waiting = pendingApprovals.filter((approval) => !dismissed.has(approval.toolCallId))
+  const current = waiting[0]
+  const busy = status === 'streaming' || status === 'running-tools'
 
   return (
-    <main className="page">
-      <h1>Toolgate demo</h1>
-      <p>The tools this demo defines once, and the JSON Schema each one emits.</p>
-      {error && <p role="alert">Could not load the tools: {error}</p>}
-      {!tools && !error && <p aria-busy="true">Loading…</p>}
-      <ul className="tools" aria-label="Tools">
-        {tools?.map((tool) => (
-          <li key={tool.name} className="tool">
-            <button
-              type="button"
-              aria-expanded={open === tool.name}
-              onClick={() => setOpen(open === tool.name ? undefined : tool.name)}
-            >
-              <span aria-hidden="true">{tool.metadata.icon}</span> {tool.title ?? tool.name} <code>{tool.name}</code>
+    <div className="app">
+      <header className="app__header">
+        <div className="brand">
+          <span className="brand__mark" aria-hidden="true">⛩️</span>
+          <div>
+            <h1>Toolgate</h1>
+            <p className="brand__tagline">One tool definition, every side of the chat</p>
+          </div>
+        </div>
+        <div className="app__meta">
+          {threadId && (
+            <span className="thread-id" title="Thread id (also in the address bar)">
+              Thread <code data-testid="thread-id">{threadId.slice(0, 10)}…</code>
+            </span>
+          )}
+          <a className="button button--ghost" href="/">
+            New chat
+          </a>
+        </div>
+      </header>
+
+      <main className="app__main">
+        {messages.length === 0 && status !== 'streaming' ? (
+          <section className="welcome" aria-labelledby="welcome-title">
+            <h2 id="welcome-title">Try a prompt</h2>
+            <p>
+              The embedded scripted model calls tools on the server and in your browser, and asks you before anything risky.
+            </p>
+            <ul className="suggestions" aria-label="Suggested prompts">
+              {suggestions.map((suggestion) => (
+                <li key={suggestion.prompt}>
+                  <button type="button" className="chip" onClick={() => void chat.send(suggestion.prompt)}>
+                    <strong>{suggestion.label}</strong>
+                    <span>{suggestion.prompt}</span>
+                  </button>
+                </li>
+              ))}
+            </ul>
+          </section>
+        ) : (
+          <MessageList messages={messages} onReview={review} />
+        )}
+      </main>
+
+      <footer className="app__footer">
+        {error && (
+          <div className="error-banner" role="alert">
+            <span>
+              <strong>Something went wrong.</strong> {error.message}
+            </span>
+            <button type="button" className="button button--ghost" onClick={() => void chat.load()}>
+              Reload thread
             </button>
-            <p>{tool.description}</p>
-            {open === tool.name && (
-              <pre aria-label={`JSON Schema of ${tool.name}`}>{JSON.stringify(tool.inputSchema, null, 2)}</pre>
-            )}
-          </li>
-        ))}
-      </ul>
-    </main>
+          </div>
+        )}
+        <p className="status" role="status" aria-live="polite">
+          {STATUS_TEXT[status]}
+        </p>
+        <Composer busy={busy} onSend={(text) => void chat.send(text)} onStop={chat.stop} />
+      </footer>
+
+      {current && (
+        <ApprovalDialog
+          key={current.toolCallId}
+          approval={current}
+          position={{ index: pendingApprovals.indexOf(current) + 1, total: pendingApprovals.length }}
+          onApprove={(toolCallId, editedArgs) => void chat.approve(toolCallId, editedArgs === undefined ? {} : { editedArgs })}
+          onDeny={(toolCallId, reason) => void chat.deny(toolCallId, reason)}
+          onDismiss={dismiss}
+        />
+      )}
+    </div>
   )
 }

@@ -1,0 +1,109 @@
+import { scriptedModel, type ScriptedResult, type ScriptRule } from '@toolgate/ai/server'
+
+/** Splits "Paris, Tokyo and Lima" into cities. */
+function cities(text: string): string[] {
+  return text
+    .replace(/[?.!]+$/, '')
+    .split(/\s*,\s*|\s+and\s+/i)
+    .map((city) => city.trim())
+    .filter(Boolean)
+}
+
+function describeWeather(result: ScriptedResult): string {
+  if (!result.ok) return `I could not get the weather for ${result.input.city}: ${result.content}`
+  const { city, tempC, conditions } = result.output
+  return `${city}: ${tempC}°C and ${conditions}.`
+}
+
+function deniedText(result: ScriptedResult, what: string): string {
+  return result.reason ? `Okay, I did not ${what}. You said: "${result.reason}".` : `Okay, I did not ${what}.`
+}
+
+const LONG_STORY = Array.from(
+  { length: 60 },
+  (_, i) => `Chapter ${i + 1}: the tool gate opened, a request walked through, was validated twice, and went on its way.`,
+).join(' ')
+
+const rules: ScriptRule[] = [
+  {
+    when: /\b(morning briefing|several tools|all at once)\b/i,
+    say: 'Checking a few things at once.',
+    call: () => [
+      { tool: 'get_weather', input: { city: 'Paris' } },
+      { tool: 'get_weather', input: { city: 'Tokyo' } },
+      { tool: 'get_browser_info', input: {} },
+    ],
+    then: (results) => {
+      const info = results.find((r) => r.tool === 'get_browser_info')
+      const weather = results.filter((r) => r.tool === 'get_weather').map(describeWeather)
+      const local = info?.ok ? `You are in the ${info.output.timeZone} time zone, reading in ${info.output.language}.` : ''
+      return [...weather, local].filter(Boolean).join(' ')
+    },
+  },
+  {
+    when: /weather (?:in|for) (.+)/i,
+    call: (match) => cities(match[1]!).map((city) => ({ tool: 'get_weather', input: { city } })),
+    then: (results) => results.map(describeWeather).join(' '),
+  },
+  {
+    when: /e-?mail\s+(\S+@[\w.-]+\w)(?:\s+about\s+(.+))?/i,
+    call: (match) => {
+      const subject = match[2]?.replace(/[.!?]+$/, '') ?? 'Hello'
+      return {
+        tool: 'send_email',
+        input: { to: match[1], subject, body: `Hi,\n\nA quick note about ${subject.toLowerCase()}.\n\nBest regards` },
+      }
+    },
+    then: ([result]) => {
+      if (!result) return 'Nothing happened.'
+      if (result.status === 'denied') return deniedText(result, 'send the email')
+      if (!result.ok) return `The email could not be sent: ${result.content}`
+      const { to, subject } = result.input
+      return `Sent the email to ${to} with the subject "${subject}"${result.edited ? ', as you edited it' : ''}.`
+    },
+  },
+  {
+    when: /delete\s+(?:the\s+)?(\S+)(?:\s+files?)?/i,
+    call: (match) => ({ tool: 'delete_files', input: { pattern: match[1] } }),
+    then: ([result]) => {
+      if (!result) return 'Nothing happened.'
+      if (result.status === 'denied') return deniedText(result, 'delete anything')
+      if (!result.ok) return `Deleting failed: ${result.content}`
+      return `Deleted ${result.output.deleted} files matching ${result.input.pattern}.`
+    },
+  },
+  {
+    when: /\b(dark|light)\s+(?:mode|theme)\b/i,
+    call: (match) => ({ tool: 'set_theme', input: { theme: match[1]!.toLowerCase() } }),
+    then: ([result]) => (result?.ok ? `Switched to the ${result.output.theme} theme.` : `I could not switch: ${result?.content}`),
+  },
+  {
+    when: /\b(time ?zone|language|browser)\b/i,
+    call: () => ({ tool: 'get_browser_info', input: {} }),
+    then: ([result]) =>
+      result?.ok
+        ? `Your time zone is ${result.output.timeZone} and your language is ${result.output.language}.`
+        : `I could not read your browser: ${result?.content}`,
+  },
+  {
+    when: /copy\s+["“']?(.+?)["”']?\s+to\s+(?:my\s+|the\s+)?clipboard/i,
+    call: (match) => ({ tool: 'copy_to_clipboard', input: { text: match[1] } }),
+    then: ([result]) => {
+      if (!result) return 'Nothing happened.'
+      if (result.status === 'denied') return deniedText(result, 'copy anything')
+      return result.ok ? `Copied "${result.input.text}" to your clipboard.` : `Copying failed: ${result.content}`
+    },
+  },
+  { when: /\b(long story|tell me a story)\b/i, reply: LONG_STORY },
+  { when: /^\s*(hi|hello|hey)\b/i, reply: 'Hello! I am the scripted demo model. Ask me about the weather, or to send an email.' },
+]
+
+const FALLBACK =
+  'I am a scripted demo model. Try: "What is the weather in Paris?", "Email bob@example.com about the launch", ' +
+  '"Delete the *.log files", "Switch to dark mode", "What is my time zone?", "Copy hello to my clipboard" ' +
+  'or "Give me a morning briefing".'
+
+/** The embedded default: works with no key and no network. */
+export function scriptedDemoModel(delayMs: number) {
+  return scriptedModel(rules, { fallback: FALLBACK, delayMs, name: 'scripted-demo' })
+}

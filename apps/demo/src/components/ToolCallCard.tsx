@@ -1,0 +1,69 @@
+import { memo } from 'react'
+import type { ToolCallState } from '@toolgate/ai-react'
+import type { DemoToolCall } from '../types.ts'
+
+const STATE_LABELS: Record<ToolCallState, string> = {
+  'input-streaming': 'Writing arguments…',
+  'input-available': 'Ready',
+  'approval-requested': 'Awaiting approval',
+  executing: 'Running…',
+  'output-available': 'Done',
+  'output-error': 'Failed',
+  denied: 'Denied',
+}
+
+interface ToolCallCardProps {
+  readonly call: DemoToolCall
+  /** Opens the approval dialog for this call again after it was dismissed. */
+  readonly onReview: (toolCallId: string) => void
+}
+
+/** One tool call: its state, its arguments as they stream, its result or error. */
+export const ToolCallCard = memo(function ToolCallCard({ call, onReview }: ToolCallCardProps) {
+  const metadata = call.metadata as { icon?: string; destructive?: boolean }
+  const labelId = `call-${call.toolCallId}-label`
+  return (
+    <article className="tool-card" data-state={call.state} data-tool={call.toolName} aria-labelledby={labelId}>
+      <header className="tool-card__header">
+        <span className="tool-card__icon" aria-hidden="true">{metadata.icon ?? '🔧'}</span>
+        <h3 className="tool-card__name" id={labelId}>
+          <code>{call.toolName}</code>
+        </h3>
+        {metadata.destructive && <span className="badge badge--danger">Destructive</span>}
+        <span className="badge tool-card__state" data-state={call.state} role="status">
+          {STATE_LABELS[call.state]}
+        </span>
+      </header>
+      <section aria-label="Arguments">
+        <pre className="tool-card__json">{formatJson(call.input)}</pre>
+      </section>
+      {call.state === 'approval-requested' && (
+        <p className="tool-card__note">
+          {call.approval?.reason ?? 'This tool asks for your approval.'}{' '}
+          <button type="button" className="link-button" onClick={() => onReview(call.toolCallId)}>
+            Review
+          </button>
+        </p>
+      )}
+      {call.state === 'output-available' && (
+        <section aria-label="Result">
+          <pre className="tool-card__json tool-card__json--result">{formatJson(call.output)}</pre>
+        </section>
+      )}
+      {call.state === 'output-error' && (
+        <p className="tool-card__error" role="alert" aria-label="Error">
+          {call.error}
+        </p>
+      )}
+      {call.state === 'denied' && (
+        <p className="tool-card__note">
+          Denied{call.approval?.denyReason ? `: ${call.approval.denyReason}` : ''}
+        </p>
+      )}
+    </article>
+  )
+})
+
+function formatJson(value: unknown): string {
+  return value === undefined ? '…' : JSON.stringify(value, null, 2)
+}
