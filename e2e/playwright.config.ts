@@ -37,7 +37,8 @@ export default defineConfig({
     command: 'npm run demo',
     cwd: '..',
     url: `${baseURL}/api/tools`,
-    env: { PORT: String(port) },
+    // Short streaming pauses keep the suite quick while runs still stream visibly.
+    env: { PORT: String(port), TOOLGATE_DEMO_DELAY_MS: '8' },
     reuseExistingServer: !process.env.CI,
     timeout: 120_000,
     stdout: 'pipe',

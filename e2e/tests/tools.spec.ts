@@ -1,14 +1,16 @@
 import { expect, test } from '@playwright/test'
 
-test('lists the demo tools and shows the JSON Schema each emits', async ({ page }) => {
+test('lists the demo tools and the JSON Schema each declares to the model', async ({ page }) => {
   await page.goto('/')
-  await expect(page.getByRole('heading', { name: 'Toolgate demo' })).toBeVisible()
+  await page.getByText('The tools behind this demo').click()
   const tools = page.getByRole('list', { name: 'Tools' }).getByRole('listitem')
   await expect(tools).toHaveCount(6)
+  await expect(tools.filter({ hasText: 'send_email' })).toContainText('asks by policy')
+  await expect(tools.filter({ hasText: 'set_theme' })).toContainText('browser')
 
-  await page.getByRole('button', { name: /Weather/ }).click()
+  await tools.filter({ hasText: 'get_weather' }).getByText('Weather', { exact: true }).click()
   const schema = page.getByLabel('JSON Schema of get_weather')
   await expect(schema).toBeVisible()
   const emitted = JSON.parse((await schema.textContent()) ?? '{}')
-  expect(emitted).toMatchObject({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] })
+  expect(emitted).toMatchObject({ type: 'object', properties: { city: { type: 'string', minLength: 1 } }, required: ['city'] })
 })

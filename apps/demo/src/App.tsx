@@ -3,6 +3,7 @@ import { useChat } from '@toolgate/ai-react'
 import { ApprovalDialog } from './components/ApprovalDialog.tsx'
 import { Composer } from './components/Composer.tsx'
 import { MessageList } from './components/MessageList.tsx'
+import { ToolCatalog } from './components/ToolCatalog.tsx'
 import { chatTools } from './clientTools.ts'
 import { suggestions } from './suggestions.ts'
 import { putThreadIdInUrl, threadIdFromUrl } from './threadUrl.ts'
@@ -21,7 +22,9 @@ export function App() {
   const { messages, status, error, pendingApprovals, threadId } = chat
   const [dismissed, setDismissed] = useState<ReadonlySet<string>>(new Set())
 
-  useEffect(() => putThreadIdInUrl(threadId), [threadId])
+  useEffect(() => {
+    putThreadIdInUrl(threadId)
+  }, [threadId])
 
   const review = useCallback((toolCallId: string) => {
     setDismissed((current) => new Set([...current].filter((id) => id !== toolCallId)))
@@ -33,10 +36,13 @@ export function App() {
   const busy = status === 'streaming' || status === 'running-tools'
 
   return (
-    <div className="app">
+    <div className="app" data-status={status}>
       <header className="app__header">
         <div className="brand">
-          <span className="brand__mark" aria-hidden="true">⛩️</span>
+          <svg className="brand__mark" viewBox="0 0 32 32" width="32" height="32" aria-hidden="true">
+            <rect width="32" height="32" rx="8" fill="var(--accent)" />
+            <path d="M7 10h18M9 14h14M11 10v14M21 10v14" stroke="var(--accent-text)" strokeWidth="2.5" strokeLinecap="round" />
+          </svg>
           <div>
             <h1>Toolgate</h1>
             <p className="brand__tagline">One tool definition, every side of the chat</p>
@@ -71,6 +77,7 @@ export function App() {
                 </li>
               ))}
             </ul>
+            <ToolCatalog />
           </section>
         ) : (
           <MessageList messages={messages} onReview={review} />

@@ -11,7 +11,9 @@ interface MessageListProps {
 export function MessageList({ messages, onReview }: MessageListProps) {
   const end = useRef<HTMLDivElement>(null)
   const last = messages[messages.length - 1]
-  useEffect(() => end.current?.scrollIntoView({ block: 'end' }), [last])
+  useEffect(() => {
+    end.current?.scrollIntoView({ block: 'end' })
+  }, [last])
   return (
     <ol className="messages" aria-label="Conversation" aria-live="polite">
       {messages.map((message) => (
