@@ -226,19 +226,72 @@ function report(state: State, path: Path, message: string): void {
   state.issues.push({ message, path: [...path] })
 }
 
-/** Resolves `#`, `#/$defs/x`, `#/definitions/x` and any other local JSON Pointer. */
+/**
+ * Resolves a local reference: `#`, a JSON Pointer (`#/$defs/x`, `#/definitions/x`), a plain-name
+ * fragment (`#name`, for `$anchor: "name"` or draft-07's `$id: "#name"`), or the `$id` of an
+ * embedded schema, optionally followed by a fragment. Nothing is fetched.
+ */
 export function resolveRef(root: unknown, ref: string): unknown {
-  if (!ref.startsWith('#')) return undefined
-  const pointer = decodeURIComponent(ref.slice(1))
-  if (pointer === '') return root
-  if (!pointer.startsWith('/')) return undefined
-  let node: unknown = root
-  for (const raw of pointer.slice(1).split('/')) {
+  const hash = ref.indexOf('#')
+  const base = hash === -1 ? ref : ref.slice(0, hash)
+  const fragment = hash === -1 ? '' : decodeURIComponent(ref.slice(hash + 1))
+  const document = base === '' ? root : indexOf(root).ids.get(base)
+  if (document === undefined) return undefined
+  if (fragment === '') return document
+  if (!fragment.startsWith('/')) return indexOf(document).anchors.get(fragment)
+  let node: unknown = document
+  for (const raw of fragment.slice(1).split('/')) {
     const token = raw.replace(/~1/g, '/').replace(/~0/g, '~')
     if (typeof node !== 'object' || node === null || !Object.hasOwn(node, token)) return undefined
     node = (node as Record<string, unknown>)[token]
   }
   return node
+}
+
+interface SchemaIndex {
+  readonly anchors: Map<string, unknown>
+  readonly ids: Map<string, unknown>
+}
+
+const indexes = new WeakMap<object, SchemaIndex>()
+
+/** Anchors and embedded `$id`s of a schema, found once per schema object. */
+function indexOf(root: unknown): SchemaIndex {
+  const empty: SchemaIndex = { anchors: new Map(), ids: new Map() }
+  if (typeof root !== 'object' || root === null) return empty
+  let index = indexes.get(root)
+  if (index) return index
+  index = empty
+  const rootId = typeof (root as JsonSchema).$id === 'string' ? ((root as JsonSchema).$id as string) : undefined
+  const seen = new Set<unknown>()
+  const visit = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null || seen.has(node)) return
+    seen.add(node)
+    if (!Array.isArray(node)) {
+      const { $anchor, $id } = node as JsonSchema
+      if (typeof $anchor === 'string') index!.anchors.set($anchor, node)
+      if (typeof $id === 'string') {
+        if ($id.startsWith('#')) index!.anchors.set($id.slice(1), node)
+        else {
+          index!.ids.set($id, node)
+          const absolute = absoluteId($id, rootId)
+          if (absolute) index!.ids.set(absolute, node)
+        }
+      }
+    }
+    for (const child of Object.values(node)) visit(child)
+  }
+  visit(root)
+  indexes.set(root, index)
+  return index
+}
+
+function absoluteId(id: string, base: string | undefined): string | undefined {
+  try {
+    return new URL(id, base).href
+  } catch {
+    return undefined
+  }
 }
 
 function matchesType(type: unknown, value: unknown): boolean {

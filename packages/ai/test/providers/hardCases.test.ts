@@ -284,8 +284,8 @@ describe('what each dialect does with them', () => {
       properties: { tag: { $ref: '#tag' }, price: { $ref: 'urn:example:money' } },
     }
     const tool = toolOf(schema)
-    // The shared validator resolves JSON Pointer references only, so round trips are not checked here.
     for (const { target, options, label } of VARIANTS) expect(ruleFailures(target, toProviderTool(tool, target, options).tool), label).toEqual([])
+    for (const variant of VARIANTS) expectSoundConversion(tool, schema, variant, 10)
     expect(toProviderTool(tool, 'gemini').tool.parameters?.properties).toEqual({
       tag: { type: 'STRING', maxLength: 20 },
       price: { type: 'OBJECT', properties: { cents: { type: 'INTEGER' } }, required: ['cents'] },

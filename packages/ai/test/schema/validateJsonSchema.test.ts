@@ -107,6 +107,24 @@ describe('validateJsonSchema', () => {
     expect(paths({ $ref: '#/$defs/missing' }, 1)).toEqual([['', 'Schema reference #/$defs/missing does not resolve']])
   })
 
+  it('resolves $anchor, draft-07 plain-name $id and embedded $id references', () => {
+    const anchored = { $defs: { code: { $anchor: 'code', type: 'string', pattern: '^[A-Z]{3}$' } }, properties: { a: { $ref: '#code' } } }
+    expect(paths(anchored, { a: 'EUR' })).toEqual([])
+    expect(paths(anchored, { a: 'eur' })).toEqual([['a', 'Expected to match the pattern ^[A-Z]{3}$']])
+    const draft07 = { definitions: { n: { $id: '#num', type: 'number' } }, properties: { a: { $ref: '#num' } } }
+    expect(paths(draft07, { a: 'x' })).toEqual([['a', 'Expected number, received string']])
+    const embedded = {
+      $id: 'https://example.test/root.json',
+      $defs: { money: { $id: 'money.json', type: 'object', properties: { amount: { type: 'number' } }, required: ['amount'] } },
+      properties: { price: { $ref: 'money.json' }, cost: { $ref: 'https://example.test/money.json#/properties/amount' } },
+    }
+    expect(paths(embedded, { price: { amount: 1 }, cost: 2 })).toEqual([])
+    expect(paths(embedded, { price: {}, cost: 'x' })).toEqual([
+      ['price/amount', 'Required'],
+      ['cost', 'Expected number, received string'],
+    ])
+  })
+
   it('stops a $ref that loops without consuming input instead of overflowing the stack', () => {
     const loop = { $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } }, $ref: '#/$defs/a' }
     expect(paths(loop, 1)[0]?.[1]).toMatch(/recursive \$ref/)
