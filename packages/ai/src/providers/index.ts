@@ -4,6 +4,10 @@ export { fromProviderArgs } from './fromProviderArgs.ts'
 export { fromProviderName, providerToolName } from './providerName.ts'
 export { ProviderSchemaError, type ProviderSchemaErrorCode } from './ProviderSchemaError.ts'
 export { isProviderTarget, PROVIDER_TARGETS } from './targets.ts'
+export { openAIChatModel, type OpenAIChatModelOptions } from './models/openAIChatModel.ts'
+export { anthropicModel, type AnthropicModelOptions } from './models/anthropicModel.ts'
+export { ModelProviderError, type ModelProviderErrorCode } from './models/ModelProviderError.ts'
+export type { Fetch } from './models/http.ts'
 export type {
   AnthropicOptions,
   GeminiJsonSchemaOptions,

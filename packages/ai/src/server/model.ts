@@ -31,7 +31,13 @@ export type ModelChunk =
   | { readonly type: 'tool-call-end'; readonly toolCallId: string }
   | { readonly type: 'finish'; readonly reason: FinishReason; readonly usage?: ModelUsage }
 
-/** Any model the chat handler can drive; provider adapters implement this. */
+/**
+ * Any model the chat handler can drive; provider adapters implement this. A model speaks the
+ * tools' own names and argument shapes, both ways: the runtime validates, streams and stores
+ * calls exactly as yielded. An adapter whose provider needs other names or schemas (strict mode)
+ * declares the tools in its dialect and maps each call back before yielding it, as the adapters
+ * of `@toolgate/ai/providers` do; history comes to it in the tools' own terms too.
+ */
 export interface ChatModel {
   /** A label for usage reports (AG-UI `TokenUsage.model`). */
   readonly name?: string

@@ -1,0 +1,35 @@
+import { ToolgateError } from '../../errors.ts'
+
+export type ModelProviderErrorCode =
+  /** The provider answered with an HTTP error status (401, 429, 500, ...). */
+  | 'PROVIDER_HTTP_ERROR'
+  /** The stream broke: an error event, a chunk that is not JSON, or an end before the model finished. */
+  | 'PROVIDER_STREAM_ERROR'
+  /** The provider could not be reached at all (DNS, refused connection, TLS). */
+  | 'PROVIDER_NETWORK_ERROR'
+
+/**
+ * A model provider refused or broke a request. The message carries the provider's own words
+ * (`OpenAI answered 429: Rate limit reached ...`); the chat runtime reports it as `MODEL_ERROR`.
+ */
+export class ModelProviderError extends ToolgateError {
+  declare readonly code: ModelProviderErrorCode
+  /** `OpenAI` or `Anthropic`. */
+  readonly provider: string
+  /** The HTTP status (`PROVIDER_HTTP_ERROR` only). */
+  readonly status: number | undefined
+  /** The provider's error type or code, e.g. `rate_limit_error`, `invalid_api_key`. */
+  readonly type: string | undefined
+
+  constructor(
+    code: ModelProviderErrorCode,
+    provider: string,
+    message: string,
+    details: { status?: number; type?: string | undefined; cause?: unknown } = {},
+  ) {
+    super(code, message, details.cause === undefined ? undefined : { cause: details.cause })
+    this.provider = provider
+    this.status = details.status
+    this.type = details.type
+  }
+}
