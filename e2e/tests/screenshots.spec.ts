@@ -2,12 +2,16 @@ import { expect, test } from '@playwright/test'
 import { fileURLToPath } from 'node:url'
 import { lastAnswer, send, untilIdle } from './helpers.ts'
 
-// The README's screenshots, taken from the real app as the suite runs.
-const shot = (name: string) => fileURLToPath(new URL(`../screenshots/${name}.png`, import.meta.url))
+// The README's screenshots, taken from the real app as the suite runs. They land in e2e/screenshots
+// with UPDATE_SCREENSHOTS=1 (npm run screenshots), and in the test's output folder otherwise, so a
+// test run leaves the working tree as it was.
+const update = process.env.UPDATE_SCREENSHOTS === '1'
 
 test.use({ viewport: { width: 1000, height: 720 }, colorScheme: 'light' })
 
-test('screenshots for the README', async ({ page }) => {
+test('screenshots for the README', async ({ page }, testInfo) => {
+  const shot = (name: string) =>
+    update ? fileURLToPath(new URL(`../screenshots/${name}.png`, import.meta.url)) : testInfo.outputPath(`${name}.png`)
   await page.goto('/')
   await expect(page.getByRole('list', { name: 'Suggested prompts' })).toBeVisible()
   await page.screenshot({ path: shot('welcome') })

@@ -3,14 +3,14 @@ import { fileURLToPath } from 'node:url'
 import { toJsonSchemaCatalog } from './catalog.ts'
 import { createChatHandler, toNodeHandler } from '@toolgate/ai/server'
 import { chatTools, outbox } from './serverTools.ts'
-import { scriptedDemoModel } from './scriptedDemoModel.ts'
+import { chatModel } from './chatModel.ts'
 import { serveStatic } from './staticFiles.ts'
 
 const port = Number(process.env.PORT ?? 3000)
 const host = process.env.HOST ?? '127.0.0.1'
-const delayMs = Number(process.env.TOOLGATE_DEMO_DELAY_MS ?? 25)
+const { model, label } = chatModel(process.env)
 
-const chat = toNodeHandler(createChatHandler({ model: scriptedDemoModel(delayMs), tools: chatTools }))
+const chat = toNodeHandler(createChatHandler({ model, tools: chatTools }))
 const serveApp = serveStatic(fileURLToPath(new URL('../dist', import.meta.url)))
 const catalog = JSON.stringify(toJsonSchemaCatalog(chatTools))
 
@@ -32,5 +32,5 @@ function sendJson(response: import('node:http').ServerResponse, body: string) {
 }
 
 server.listen(port, host, () => {
-  console.log(`Toolgate demo running at http://${host === '0.0.0.0' ? 'localhost' : host}:${port}/ (scripted model)`)
+  console.log(`Toolgate demo running at http://${host === '0.0.0.0' ? 'localhost' : host}:${port}/ with ${label}`)
 })
