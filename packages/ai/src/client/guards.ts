@@ -1,8 +1,5 @@
 import type { ToolInterrupt } from '../protocol/interrupts.ts'
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
+import { isRecord } from '../util/isRecord.ts'
 
 export function isToolInterrupt(value: unknown): value is ToolInterrupt {
   return (

@@ -1,6 +1,7 @@
 import type { ChatEvent } from '../protocol/events.ts'
 import { ChatError } from './chatError.ts'
-import { isRecord, isToolInterrupt } from './guards.ts'
+import { isRecord } from '../util/isRecord.ts'
+import { isToolInterrupt } from './guards.ts'
 
 /** The string fields each event must carry; the reducer relies on them. */
 const REQUIRED: Record<ChatEvent['type'], readonly string[]> = {

@@ -1,7 +1,7 @@
 import type { ErrorBody } from '../protocol/errors.ts'
 import type { ChatRequest } from '../protocol/requests.ts'
 import { ChatError, type ChatErrorCode } from './chatError.ts'
-import { isRecord } from './guards.ts'
+import { isRecord } from '../util/isRecord.ts'
 import { untilAborted } from './untilAborted.ts'
 
 export type Fetch = (input: string, init: RequestInit) => Promise<Response>

@@ -1,4 +1,4 @@
-import { isPlainObject } from './json.ts'
+import { isPlainObject } from '../util/isPlainObject.ts'
 import { declaredTypes, enumValues, inferredTypes, refOf } from './keywords.ts'
 import type { RefResolver } from './refs.ts'
 

@@ -2,7 +2,7 @@
 import { readFileSync, realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { ToolgateError } from '../errors.ts'
-import { isPlainObject } from './json.ts'
+import { isPlainObject } from '../util/isPlainObject.ts'
 import { isProviderTarget, PROVIDER_TARGETS, resolveOptions, type McpToolAnnotations, type ProviderTarget } from './targets.ts'
 import { toProviderSchema } from './toProviderSchema.ts'
 import { convertTool } from './toProviderTool.ts'

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../schema/types.ts'
-import { isPlainObject } from './json.ts'
+import { isPlainObject } from '../util/isPlainObject.ts'
 
 export type JsonType = 'string' | 'number' | 'integer' | 'boolean' | 'null' | 'array' | 'object'
 

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../schema/types.ts'
-import { isPlainObject } from './json.ts'
+import { isPlainObject } from '../util/isPlainObject.ts'
 import { walkSchema } from './walk.ts'
 
 /** Sizes of a converted schema that providers limit in strict mode. */

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../schema/types.ts'
-import { isPlainObject } from './json.ts'
+import { isPlainObject } from '../util/isPlainObject.ts'
 
 /**
  * How to turn a value the model produced under the converted schema back into the shape the

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../schema/types.ts'
-import { isPlainObject } from './json.ts'
+import { isPlainObject } from '../util/isPlainObject.ts'
 import { ANNOTATION_KEYWORDS, refOf } from './keywords.ts'
 import { childPointer, pointerTokens } from './pointer.ts'
 import { ProviderSchemaError } from './ProviderSchemaError.ts'

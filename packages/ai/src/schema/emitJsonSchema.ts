@@ -1,6 +1,7 @@
 import { valibotJsonSchema } from './valibotJsonSchema.ts'
 import type { StandardJSONSchemaV1 } from '@standard-schema/spec'
 import { SchemaConversionError } from '../errors.ts'
+import { deepFreeze } from '../util/deepFreeze.ts'
 import { schemaKind } from './schemaKind.ts'
 import type { JsonSchema, JsonSchemaTarget, SchemaIo, SchemaSource } from './types.ts'
 
@@ -81,12 +82,4 @@ function assertJsonSchema(value: unknown, context: EmitContext, reason: string):
     throw new SchemaConversionError(context.toolName, context.io, reason)
   }
   return deepFreeze(value as JsonSchema)
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const child of Object.values(value)) deepFreeze(child)
-  }
-  return value
 }

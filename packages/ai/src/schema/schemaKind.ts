@@ -1,4 +1,4 @@
-import type { SchemaSource } from './types.ts'
+import { isPlainObject } from '../util/isPlainObject.ts'
 
 /** How a schema can be validated and turned into JSON Schema. */
 export type SchemaKind =
@@ -20,10 +20,4 @@ export function schemaKind(source: unknown): SchemaKind {
     return 'unknown'
   }
   return isPlainObject(source) ? 'json-schema' : 'unknown'
-}
-
-function isPlainObject(value: unknown): value is SchemaSource {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
-  const proto = Object.getPrototypeOf(value)
-  return proto === Object.prototype || proto === null
 }

@@ -1,5 +1,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec'
 import type { JsonSchema } from './types.ts'
+import { deepEqual } from '../util/deepEqual.ts'
+import { isRecord } from '../util/isRecord.ts'
 
 type Path = (string | number)[]
 type Issue = StandardSchemaV1.Issue
@@ -61,7 +63,7 @@ function checkKeywords(s: JsonSchema, value: unknown, path: Path, state: State):
   if (typeof value === 'string') checkString(s, value, path, state)
   else if (typeof value === 'number') checkNumber(s, value, path, state)
   else if (Array.isArray(value)) checkArray(s, value, path, state)
-  else if (isObject(value)) checkObject(s, value, path, state)
+  else if (isRecord(value)) checkObject(s, value, path, state)
 
   if (Array.isArray(s.allOf)) for (const branch of s.allOf) check(branch, value, path, state)
   if (Array.isArray(s.anyOf) && !s.anyOf.some((branch) => passes(branch, value, state))) {
@@ -165,7 +167,7 @@ function checkObject(s: JsonSchema, value: Record<string, unknown>, path: Path, 
       if (typeof key === 'string' && !Object.hasOwn(value, key)) report(state, [...path, key], 'Required')
     }
   }
-  if (isObject(s.dependentRequired)) {
+  if (isRecord(s.dependentRequired)) {
     for (const [key, needed] of Object.entries(s.dependentRequired)) {
       if (!Object.hasOwn(value, key) || !Array.isArray(needed)) continue
       for (const other of needed) {
@@ -173,8 +175,8 @@ function checkObject(s: JsonSchema, value: Record<string, unknown>, path: Path, 
       }
     }
   }
-  const properties = isObject(s.properties) ? s.properties : {}
-  const patterns = isObject(s.patternProperties) ? Object.entries(s.patternProperties) : []
+  const properties = isRecord(s.properties) ? s.properties : {}
+  const patterns = isRecord(s.patternProperties) ? Object.entries(s.patternProperties) : []
   for (const key of keys) {
     const childPath = [...path, key]
     if (s.propertyNames !== undefined) {
@@ -303,7 +305,7 @@ function matchesType(type: unknown, value: unknown): boolean {
     case 'boolean': return typeof value === 'boolean'
     case 'null': return value === null
     case 'array': return Array.isArray(value)
-    case 'object': return isObject(value)
+    case 'object': return isRecord(value)
     default: return true
   }
 }
@@ -319,10 +321,6 @@ function typeOfValue(value: unknown): string {
   return typeof value
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 function compilePattern(pattern: string): RegExp | null {
   let regex = patternCache.get(pattern)
   if (regex === undefined) {
@@ -334,19 +332,6 @@ function compilePattern(pattern: string): RegExp | null {
     patternCache.set(pattern, regex)
   }
   return regex
-}
-
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false
-  if (Array.isArray(a) !== Array.isArray(b)) return false
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => deepEqual(item, b[i]))
-  const aKeys = Object.keys(a)
-  const bRecord = b as Record<string, unknown>
-  return (
-    aKeys.length === Object.keys(b).length &&
-    aKeys.every((key) => Object.hasOwn(bRecord, key) && deepEqual((a as Record<string, unknown>)[key], bRecord[key]))
-  )
 }
 
 const FORMATS: Record<string, (value: string) => boolean> = {

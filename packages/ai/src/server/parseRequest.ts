@@ -1,3 +1,4 @@
+import { isRecord } from '../util/isRecord.ts'
 import type { ChatRequest, MessageRequest, ResumeAnswer, ResumeRequest } from '../protocol/requests.ts'
 import { HttpError } from './errors.ts'
 
@@ -63,8 +64,4 @@ function parseAnswer(entry: unknown, path: string): ResumeAnswer {
 
 function invalid(message: string, path: string): HttpError {
   return new HttpError(400, 'INVALID_REQUEST', message, path)
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

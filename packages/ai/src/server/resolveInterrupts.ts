@@ -1,5 +1,5 @@
 import type { ChatMessage, ToolResultMessage } from '../protocol/messages.ts'
-import { deepEqual } from '../schema/validateJsonSchema.ts'
+import { deepEqual } from '../util/deepEqual.ts'
 import { validateToolOutput } from '../tools/validateToolValue.ts'
 import { ToolValidationError } from '../errors.ts'
 import type { Execution } from './executeToolCalls.ts'

@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../../schema/types.ts'
-import { isPlainObject, omit, shortJson } from '../json.ts'
+import { omit, shortJson } from '../json.ts'
+import { isPlainObject } from '../../util/isPlainObject.ts'
 import { ANNOTATION_KEYWORDS, declaredTypes, enumValues, hasUnion, inferredTypes, META_KEYWORDS, refOf, TYPE_KEYWORDS, type JsonType } from '../keywords.ts'
 import { ProviderSchemaError } from '../ProviderSchemaError.ts'
 import { SAME } from '../plan.ts'

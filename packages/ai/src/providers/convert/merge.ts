@@ -1,5 +1,7 @@
 import type { JsonSchema } from '../../schema/types.ts'
-import { deepEqual, isPlainObject, type MutableSchema } from '../json.ts'
+import { type MutableSchema } from '../json.ts'
+import { deepEqual } from '../../util/deepEqual.ts'
+import { isPlainObject } from '../../util/isPlainObject.ts'
 import { refOf } from '../keywords.ts'
 import { childPointer } from '../pointer.ts'
 import { ProviderSchemaError } from '../ProviderSchemaError.ts'

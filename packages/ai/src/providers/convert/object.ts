@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../../schema/types.ts'
-import { isPlainObject, omit, stringList, type MutableSchema } from '../json.ts'
+import { omit, stringList, type MutableSchema } from '../json.ts'
+import { isPlainObject } from '../../util/isPlainObject.ts'
 import { describeKeyword } from '../describe.ts'
 import type { ConvertContext, Converted } from './context.ts'
 import { convertNode } from './convertNode.ts'

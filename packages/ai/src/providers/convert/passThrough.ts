@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../../schema/types.ts'
-import { isPlainObject, type MutableSchema } from '../json.ts'
+import { type MutableSchema } from '../json.ts'
+import { isPlainObject } from '../../util/isPlainObject.ts'
 import { refOf } from '../keywords.ts'
 import { childPointer } from '../pointer.ts'
 import { isSame, SAME, type FieldPlan, type Plan, type UnionBranch } from '../plan.ts'

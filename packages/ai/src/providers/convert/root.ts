@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../../schema/types.ts'
-import { isPlainObject, shortJson, type MutableSchema } from '../json.ts'
+import { shortJson, type MutableSchema } from '../json.ts'
+import { isPlainObject } from '../../util/isPlainObject.ts'
 import { declaredTypes, hasUnion, inferredTypes, refOf } from '../keywords.ts'
 import { ProviderSchemaError } from '../ProviderSchemaError.ts'
 import type { ConvertContext, Converted } from './context.ts'

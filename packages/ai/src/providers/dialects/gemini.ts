@@ -1,6 +1,6 @@
 import type { JsonSchema } from '../../schema/types.ts'
 import { PASS_THROUGH, type Dialect } from '../dialect.ts'
-import { isPlainObject } from '../json.ts'
+import { isPlainObject } from '../../util/isPlainObject.ts'
 import { declaresNoParameters, type EnvelopeParts } from './envelope.ts'
 
 /** provider-rules.md GM-N1 (Gemini API; Vertex AI allows no colon and 64 characters). */

@@ -1,6 +1,7 @@
 import type { ChatMessage } from '../../protocol/messages.ts'
 import type { ChatModel, FinishReason, ModelChunk, ModelRequest } from '../../server/model.ts'
-import { endedEarly, isRecord, mergeHeaders, parseEvent, postForStream, readError, streamError, trimSlash, type Fetch } from './http.ts'
+import { isRecord } from '../../util/isRecord.ts'
+import { endedEarly, mergeHeaders, parseEvent, postForStream, readError, streamError, trimSlash, type Fetch } from './http.ts'
 import { readSseData } from './sse.ts'
 import { ToolDialect } from './toolDialect.ts'
 

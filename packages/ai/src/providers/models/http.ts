@@ -1,3 +1,4 @@
+import { isRecord } from '../../util/isRecord.ts'
 import { ModelProviderError } from './ModelProviderError.ts'
 
 export type Fetch = (input: string, init: RequestInit) => Promise<Response>
@@ -78,10 +79,6 @@ export function readError(provider: string, error: unknown, signal: AbortSignal)
 
 export function endedEarly(provider: string): ModelProviderError {
   return new ModelProviderError('PROVIDER_STREAM_ERROR', provider, `${provider} stream ended before the model finished`)
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /** `fetch failed (connect ECONNREFUSED 127.0.0.1:9)`: undici hides the reason in `cause`. */

@@ -1,7 +1,7 @@
 import type { ModelChunk, ModelTool } from '../../server/model.ts'
 import { randomId } from '../../util/randomId.ts'
 import { memoize } from '../cache.ts'
-import { isPlainObject } from '../json.ts'
+import { isPlainObject } from '../../util/isPlainObject.ts'
 import { isSame, restore } from '../plan.ts'
 import { providerToolName } from '../providerName.ts'
 import { ProviderSchemaError } from '../ProviderSchemaError.ts'
