@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../schema/types.ts'
 import { isPlainObject } from '../util/isPlainObject.ts'
+import { setOwn } from '../util/setOwn.ts'
 
 /**
  * How to turn a value the model produced under the converted schema back into the shape the
@@ -75,8 +76,8 @@ function restoreObject(fields: ReadonlyMap<string, FieldPlan>, value: unknown, d
   const out: Record<string, unknown> = {}
   for (const [key, item] of Object.entries(value)) {
     const field = fields.get(key)
-    if (!field) out[key] = item
-    else if (!(item === null && field.dropNull)) out[field.key] = restore(field.plan, item, defs)
+    if (!field) setOwn(out, key, item)
+    else if (!(item === null && field.dropNull)) setOwn(out, field.key, restore(field.plan, item, defs))
   }
   return out
 }
@@ -99,7 +100,7 @@ function restoreEntries(plan: Extract<Plan, { kind: 'entries' }>, value: unknown
   for (const entry of value) {
     if (!isPlainObject(entry) || !Object.hasOwn(entry, 'key')) continue
     const key = restore(plan.key, entry.key, defs)
-    out[String(key)] = restore(plan.value, entry.value, defs)
+    setOwn(out, String(key), restore(plan.value, entry.value, defs))
   }
   return out
 }

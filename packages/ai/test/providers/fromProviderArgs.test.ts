@@ -78,3 +78,24 @@ describe('fromProviderArgs', () => {
     expect(fromProviderArgs(tool, 'gemini-json-schema', sent).args).toEqual({ root: { $label: 'a', kids: [{ $label: 'b', kids: null }] } })
   })
 })
+
+describe('fromProviderArgs and hostile keys', () => {
+  it('keeps a "__proto__" key an own property, so it cannot smuggle values past validation', async () => {
+    const guarded = toolDefinition({
+      name: 'guarded',
+      description: 'Guarded',
+      inputSchema: {
+        type: 'object',
+        properties: { to: { type: 'string' }, note: { type: 'string' }, admin: { type: 'boolean', const: false } },
+        required: ['to'],
+        additionalProperties: false,
+      },
+    })
+    const { args } = fromProviderArgs(guarded, 'openai-chat', '{"to":"bob","note":null,"admin":null,"__proto__":{"admin":true}}', { strict: true })
+    const record = args as Record<string, unknown>
+    expect(Object.getPrototypeOf(record)).toBe(Object.prototype)
+    expect(record.admin).toBeUndefined()
+    expect(Object.hasOwn(record, '__proto__')).toBe(true)
+    await expect(guarded.server(() => 'ran').execute(args as never)).rejects.toThrow('Unknown property "__proto__"')
+  })
+})

@@ -4,7 +4,7 @@ import type { Plan } from '../plan.ts'
 import type { ConvertContext, Converted } from './context.ts'
 import { convertNode } from './convertNode.ts'
 import { finishNode } from './finish.ts'
-import { type Located } from './merge.ts'
+import type { Located } from './merge.ts'
 import { buildRecord } from './record.ts'
 
 const JSON_PLAN: Plan = Object.freeze({ kind: 'json' })

@@ -1,11 +1,12 @@
 import type { JsonSchema } from '../../schema/types.ts'
-import { type MutableSchema } from '../json.ts'
+import type { MutableSchema } from '../json.ts'
 import { deepEqual } from '../../util/deepEqual.ts'
 import { isPlainObject } from '../../util/isPlainObject.ts'
 import { refOf } from '../keywords.ts'
 import { childPointer } from '../pointer.ts'
 import { ProviderSchemaError } from '../ProviderSchemaError.ts'
 import type { ConvertContext } from './context.ts'
+import { setOwn } from '../../util/setOwn.ts'
 
 /** A schema and where it came from. */
 export interface Located {
@@ -128,15 +129,16 @@ function mergeMaps(keyword: string, a: Located, b: Located, cx: ConvertContext, 
   const va = a.schema as Record<string, unknown>
   const vb = b.schema as Record<string, unknown>
   const out: Record<string, unknown> = {}
+  // Keys are property names, which may be anything, `__proto__` included.
   for (const [key, child] of Object.entries(va)) {
-    out[key] = child
+    setOwn(out, key, child)
     origins.set(`${keyword}${SEPARATOR}${key}`, childPointer(a.at, key))
   }
   for (const [key, child] of Object.entries(vb)) {
     if (Object.hasOwn(out, key)) {
-      out[key] = mergeSchemas({ schema: out[key], at: childPointer(a.at, key) }, { schema: child, at: childPointer(b.at, key) }, cx)
+      setOwn(out, key, mergeSchemas({ schema: out[key], at: childPointer(a.at, key) }, { schema: child, at: childPointer(b.at, key) }, cx))
     } else {
-      out[key] = child
+      setOwn(out, key, child)
       origins.set(`${keyword}${SEPARATOR}${key}`, childPointer(b.at, key))
     }
   }

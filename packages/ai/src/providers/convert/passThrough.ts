@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../../schema/types.ts'
-import { type MutableSchema } from '../json.ts'
+import type { MutableSchema } from '../json.ts'
 import { isPlainObject } from '../../util/isPlainObject.ts'
 import { refOf } from '../keywords.ts'
 import { childPointer } from '../pointer.ts'
