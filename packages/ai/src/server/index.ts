@@ -14,7 +14,7 @@ export {
   type ScriptedStep,
   type ScriptRule,
 } from './scriptedModel.ts'
-export { memoryStore } from './memoryStore.ts'
+export { memoryStore, type MemoryStoreOptions } from './memoryStore.ts'
 export type { PendingBatch, PendingInterrupt, StoredAnswer, Thread, ThreadStore, VersionedThread } from './threadStore.ts'
 export { HttpError } from './errors.ts'
 export type * from '../protocol/index.ts'
