@@ -38,7 +38,7 @@ export default defineConfig({
     cwd: '..',
     url: `${baseURL}/api/tools`,
     // Short streaming pauses keep the suite quick while runs still stream visibly.
-    env: { PORT: String(port), TOOLGATE_DEMO_DELAY_MS: '8' },
+    env: { PORT: String(port), TOOLGATE_DEMO_DELAY_MS: '8', TOOLGATE_DEMO_TEST_HOOKS: '1' },
     reuseExistingServer: !process.env.CI,
     timeout: 120_000,
     stdout: 'pipe',

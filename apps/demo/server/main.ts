@@ -9,6 +9,7 @@ import { serveStatic } from './staticFiles.ts'
 const port = Number(process.env.PORT ?? 3000)
 const host = process.env.HOST ?? '127.0.0.1'
 const { model, label } = chatModel(process.env)
+const testHooks = process.env.TOOLGATE_DEMO_TEST_HOOKS === '1'
 
 const chat = toNodeHandler(createChatHandler({ model, tools: chatTools }))
 const serveApp = serveStatic(fileURLToPath(new URL('../dist', import.meta.url)))
@@ -18,8 +19,8 @@ const server = createServer((request, response) => {
   const { pathname } = new URL(request.url ?? '/', 'http://localhost')
   if (pathname === '/api/chat') return chat(request, response)
   if (pathname === '/api/tools') return sendJson(response, catalog)
-  // Lets the e2e suite check what a server tool really did.
-  if (pathname === '/api/outbox') return sendJson(response, JSON.stringify(outbox))
+  // Lets the e2e suite check what a server tool really did; never exposed outside tests.
+  if (pathname === '/api/outbox' && testHooks) return sendJson(response, JSON.stringify(outbox))
   serveApp(request, response).catch((error: unknown) => {
     console.error(error)
     response.writeHead(500).end('Internal error')

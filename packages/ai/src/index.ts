@@ -1,7 +1,6 @@
 export { toolDefinition, type ToolDefinitionConfig } from './tools/toolDefinition.ts'
 export { evaluateApproval, type ApprovalRequirement } from './tools/approval.ts'
 export { validateToolInput, validateToolOutput } from './tools/validateToolValue.ts'
-export { isPortableToolName } from './tools/toolName.ts'
 export type {
   AnyTool,
   ApprovalContext,

@@ -18,7 +18,3 @@ export function checkToolName(name: unknown): asserts name is string {
     )
   }
 }
-
-export function isPortableToolName(name: string): boolean {
-  return PORTABLE_NAME.test(name)
-}
