@@ -12,6 +12,7 @@ export type {
   InferToolInput,
   InferToolName,
   InferToolOutput,
+  InferToolRawInput,
   NeedsApproval,
   ServerTool,
   ToolContext,

@@ -27,8 +27,8 @@ type AnyServerTool = ServerTool<string, any, any, any, any, any>
 
 /** The TanStack tool made of a server tool, its types kept (per member of a union). */
 export type TanStackToolOf<TTool> =
-  TTool extends ServerTool<infer TName, infer TInput, any, any, infer TMetadata, infer TFormatted>
-    ? TanStackTool<TName, TInput, TFormatted, TMetadata>
+  TTool extends ServerTool<infer TName, any, any, any, infer TMetadata, infer TFormatted, infer TRawInput>
+    ? TanStackTool<TName, TRawInput, TFormatted, TMetadata>
     : never
 
 /**

@@ -41,22 +41,27 @@ export interface ToolShape<
   TOutput = any,
   TApproval extends NeedsApproval = NeedsApproval,
   TMetadata extends ToolMetadata = ToolMetadata,
+  TRawInput = TInput,
 > {
   readonly kind: ToolKind
   readonly name: TName
   readonly title?: string | undefined
   readonly description: string
-  readonly inputSchema?: ToolSchema<unknown, TInput> | undefined
+  readonly inputSchema?: ToolSchema<TRawInput, TInput> | undefined
   readonly outputSchema?: ToolSchema<unknown, TOutput> | undefined
   readonly needsApproval: TApproval
   readonly metadata: TMetadata
   readonly toJsonSchema?: JsonSchemaHook | undefined
-  /** Carries the input and output types; never set at run time. */
-  readonly '~types'?: { readonly input: TInput; readonly output: TOutput } | undefined
+  /**
+   * Carries the types; never set at run time. `rawInput` is what a caller (or a model) sends,
+   * `input` what `execute` receives once validated: they differ where a schema has defaults or
+   * transforms.
+   */
+  readonly '~types'?: { readonly input: TInput; readonly output: TOutput; readonly rawInput: TRawInput } | undefined
 }
 
 /** Any tool, definition or built. */
-export type AnyTool = ToolShape<string, any, any, any, any>
+export type AnyTool = ToolShape<string, any, any, any, any, any>
 
 export type ToolExecute<TInput, TResult, TContext = any> = (
   input: TInput,
@@ -81,18 +86,19 @@ export interface BuiltTool<
   TApproval extends NeedsApproval,
   TMetadata extends ToolMetadata,
   TFormatted = TOutput,
-> extends ToolShape<TName, TInput, TOutput, TApproval, TMetadata> {
+  TRawInput = TInput,
+> extends ToolShape<TName, TInput, TOutput, TApproval, TMetadata, TRawInput> {
   readonly kind: TKind
   /** `meta` reaches the handler untouched; without it the handler gets a fresh context. */
-  execute(...args: ExecuteArgs<TInput>): Promise<TFormatted>
+  execute(...args: ExecuteArgs<TRawInput>): Promise<TFormatted>
   /** Validate, run, validate, and return the output itself; throws on a violation. */
-  executeUnformatted(...args: ExecuteArgs<TInput>): Promise<TOutput>
+  executeUnformatted(...args: ExecuteArgs<TRawInput>): Promise<TOutput>
   /** Errors become `{ error: message }` instead of being thrown. */
-  formatted(): BuiltTool<TKind, TName, TInput, TOutput, TApproval, TMetadata, DefaultFormattedOutput<TOutput>>
+  formatted(): BuiltTool<TKind, TName, TInput, TOutput, TApproval, TMetadata, DefaultFormattedOutput<TOutput>, TRawInput>
   /** Reshape the result (the output or the `Error`); replaces any earlier formatting. */
   formatted<TNext>(
     format: (result: TOutput | Error) => TNext | Promise<TNext>,
-  ): BuiltTool<TKind, TName, TInput, TOutput, TApproval, TMetadata, TNext>
+  ): BuiltTool<TKind, TName, TInput, TOutput, TApproval, TMetadata, TNext, TRawInput>
 }
 
 export type ServerTool<
@@ -102,7 +108,8 @@ export type ServerTool<
   TApproval extends NeedsApproval = NeedsApproval,
   TMetadata extends ToolMetadata = ToolMetadata,
   TFormatted = TOutput,
-> = BuiltTool<'server', TName, TInput, TOutput, TApproval, TMetadata, TFormatted>
+  TRawInput = TInput,
+> = BuiltTool<'server', TName, TInput, TOutput, TApproval, TMetadata, TFormatted, TRawInput>
 
 export type ClientTool<
   TName extends string = string,
@@ -111,7 +118,8 @@ export type ClientTool<
   TApproval extends NeedsApproval = NeedsApproval,
   TMetadata extends ToolMetadata = ToolMetadata,
   TFormatted = TOutput,
-> = BuiltTool<'client', TName, TInput, TOutput, TApproval, TMetadata, TFormatted>
+  TRawInput = TInput,
+> = BuiltTool<'client', TName, TInput, TOutput, TApproval, TMetadata, TFormatted, TRawInput>
 
 /** The input `execute` sees: the schema's output, or whatever `execute` declares without one. */
 type ExecuteInput<TSchema> = [TSchema] extends [undefined] ? unknown : InferSchemaOutput<TSchema>
@@ -123,6 +131,12 @@ type ExecuteResult<TSchema> = [TSchema] extends [undefined]
     : unknown
 /** The tool's output: the output schema's output, or what `execute` returns without one. */
 type ResolvedOutput<TSchema, TResult> = [TSchema] extends [undefined] ? TResult : InferSchemaOutput<TSchema>
+/** What a caller sends: the input schema's input, or what `execute` declares without one. */
+type ResolvedRawInput<TSchema, TInput> = [TSchema] extends [undefined]
+  ? TInput
+  : TSchema extends StandardSchemaV1
+    ? StandardSchemaV1.InferInput<TSchema>
+    : TInput
 
 /** A tool as defined once, before it is bound to a side. */
 export interface ToolDefinition<
@@ -131,19 +145,44 @@ export interface ToolDefinition<
   TOutputSchema extends SchemaSource | undefined = any,
   TApproval extends NeedsApproval = NeedsApproval,
   TMetadata extends ToolMetadata = ToolMetadata,
-> extends ToolShape<TName, InferSchemaOutput<TInputSchema>, InferSchemaOutput<TOutputSchema>, TApproval, TMetadata> {
+> extends ToolShape<
+    TName,
+    InferSchemaOutput<TInputSchema>,
+    InferSchemaOutput<TOutputSchema>,
+    TApproval,
+    TMetadata,
+    ResolvedRawInput<TInputSchema, InferSchemaOutput<TInputSchema>>
+  > {
   readonly kind: 'definition'
   /** Bind the tool to the server: `execute` runs there. */
   server<TInput extends ExecuteInput<TInputSchema> = ExecuteInput<TInputSchema>, TResult extends ExecuteResult<TOutputSchema> = ExecuteResult<TOutputSchema>>(
     execute: ToolExecute<TInput, TResult>,
-  ): ServerTool<TName, TInput, ResolvedOutput<TOutputSchema, TResult>, TApproval, TMetadata>
+  ): ServerTool<
+    TName,
+    TInput,
+    ResolvedOutput<TOutputSchema, TResult>,
+    TApproval,
+    TMetadata,
+    ResolvedOutput<TOutputSchema, TResult>,
+    ResolvedRawInput<TInputSchema, TInput>
+  >
   /** Bind the tool to the browser: `execute` runs there when the server asks. */
   client<TInput extends ExecuteInput<TInputSchema> = ExecuteInput<TInputSchema>, TResult extends ExecuteResult<TOutputSchema> = ExecuteResult<TOutputSchema>>(
     execute: ToolExecute<TInput, TResult>,
-  ): ClientTool<TName, TInput, ResolvedOutput<TOutputSchema, TResult>, TApproval, TMetadata>
+  ): ClientTool<
+    TName,
+    TInput,
+    ResolvedOutput<TOutputSchema, TResult>,
+    TApproval,
+    TMetadata,
+    ResolvedOutput<TOutputSchema, TResult>,
+    ResolvedRawInput<TInputSchema, TInput>
+  >
 }
 
 /** The name, input and output types of any tool. */
 export type InferToolName<TTool> = TTool extends ToolShape<infer TName, any, any, any, any> ? TName : never
 export type InferToolInput<TTool> = TTool extends { readonly '~types'?: { readonly input: infer I } | undefined } ? I : never
 export type InferToolOutput<TTool> = TTool extends { readonly '~types'?: { readonly output: infer O } | undefined } ? O : never
+/** What a caller or a model sends, before validation applies defaults and transforms. */
+export type InferToolRawInput<TTool> = TTool extends { readonly '~types'?: { readonly rawInput: infer R } | undefined } ? R : never

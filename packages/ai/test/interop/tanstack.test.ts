@@ -44,7 +44,10 @@ describe('toTanStackTool() with chat() of @tanstack/ai', () => {
   it('is a TanStack tool, for the compiler too', async () => {
     expectTypeOf<TanStackTool>().toExtend<TanStackAnyTool>()
     const adapted = toTanStackTool(weatherTool().tool)
-    expectTypeOf(adapted).toEqualTypeOf<TanStackTool<'get_weather', { city: string; tags: string[] }, { tempC: number }, { readonly icon: 'sun'; readonly destructive: false }>>()
+    // TanStack hands execute what the model sent; defaults and transforms apply inside it.
+    expectTypeOf(adapted).toEqualTypeOf<
+      TanStackTool<'get_weather', { city: string; tags?: string | undefined }, { tempC: number }, { readonly icon: 'sun'; readonly destructive: false }>
+    >()
     const { adapter } = scriptedAdapter([{ text: 'Hi' }])
     await collect(chat({ adapter, messages: [USER], tools: [adapted], context: { user: 'ada' } }))
   })

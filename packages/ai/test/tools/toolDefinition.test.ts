@@ -8,6 +8,7 @@ import {
   type InferToolInput,
   type InferToolName,
   type InferToolOutput,
+  type InferToolRawInput,
 } from '@toolgate/ai'
 
 const weatherInput = v.object({ city: v.string() })
@@ -232,6 +233,21 @@ describe('types flow from the definition', () => {
     expectTypeOf<InferToolInput<typeof definition>>().toEqualTypeOf<{ city: string }>()
     // @ts-expect-error: the output schema wants a number
     definition.server(() => ({ tempC: 'warm' }))
+  })
+
+  it('lets callers send the raw input, while execute receives the validated one', async () => {
+    const forecast = toolDefinition({
+      name: 'forecast',
+      description: 'Forecast',
+      inputSchema: v.object({ city: v.string(), days: v.optional(v.number(), 3) }),
+    })
+    const tool = forecast.server(({ city, days }) => {
+      expectTypeOf(days).toEqualTypeOf<number>()
+      return `${city}: ${days} days`
+    })
+    expectTypeOf<InferToolRawInput<typeof tool>>().toEqualTypeOf<{ city: string; days?: number | undefined }>()
+    expectTypeOf<InferToolInput<typeof tool>>().toEqualTypeOf<{ city: string; days: number }>()
+    expect(await tool.execute({ city: 'Oslo' })).toBe('Oslo: 3 days')
   })
 
   it('infers input and output from execute when schemas are absent', async () => {
