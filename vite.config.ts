@@ -2,10 +2,10 @@ import { fileURLToPath } from 'node:url'
 import { defaultClientConditions, defaultServerConditions } from 'vite'
 import { defineConfig } from 'vitest/config'
 
-// Workspace packages export their TypeScript sources under the `source` condition,
+// Workspace packages export their TypeScript sources under the `@toolgate/source` condition,
 // so tests run against src/ without a build step.
-const resolve = { conditions: ['source', ...defaultClientConditions] }
-const ssr = { resolve: { conditions: ['source', ...defaultServerConditions], externalConditions: ['source'] } }
+const resolve = { conditions: ['@toolgate/source', ...defaultClientConditions] }
+const ssr = { resolve: { conditions: ['@toolgate/source', ...defaultServerConditions] } }
 
 export default defineConfig({
   resolve,

@@ -5,6 +5,6 @@ export default defineConfig({
   root: import.meta.dirname,
   plugins: [react()],
   // Workspace packages are consumed from source; no build step between them and the demo.
-  resolve: { conditions: ['source', ...defaultClientConditions] },
+  resolve: { conditions: ['@toolgate/source', ...defaultClientConditions] },
   build: { outDir: 'dist', emptyOutDir: true },
 })

@@ -6,7 +6,7 @@
  * Two more builds explain our figure: React with the Valibot schema alone (the app's own schema),
  * and React with the tool defined by `toolDefinition` but no chat (the core's share).
  *
- * Run: tsx --conditions=source bench/bundle.bench.ts
+ * Run: tsx --conditions=@toolgate/source bench/bundle.bench.ts
  */
 import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -190,7 +190,7 @@ async function buildApp(workDir: string, app: AppSource, index: number): Promise
     plugins: [react()],
     resolve: {
       // Workspace packages as their TypeScript sources, like the rest of the repository.
-      conditions: ['source', ...defaultClientConditions],
+      conditions: ['@toolgate/source', ...defaultClientConditions],
     },
     build: {
       write: false,

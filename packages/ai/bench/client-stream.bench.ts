@@ -5,7 +5,7 @@
  * would batch them per animation frame in a browser; here it does not, to compare like for like).
  * Prints milliseconds per size and the growth factor per doubling: about 2 means linear, 4 quadratic.
  *
- * Run: tsx --conditions=source bench/client-stream.bench.ts
+ * Run: tsx --conditions=@toolgate/source bench/client-stream.bench.ts
  */
 import { StreamProcessor } from '@tanstack/ai'
 import type { ChatEvent } from '../src/protocol/events.ts'

@@ -3,7 +3,7 @@
  * handler, the scripted model, tool validation and execution, SSE. Bounded: each scenario stops
  * after a fixed number of turns or a time budget, whichever comes first.
  *
- * Run: tsx --conditions=source bench/server.bench.ts
+ * Run: tsx --conditions=@toolgate/source bench/server.bench.ts
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'

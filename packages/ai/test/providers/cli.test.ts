@@ -59,10 +59,10 @@ describe('toolgate-schema', () => {
 
   it('runs as a program', () => {
     const root = fileURLToPath(new URL('../../', import.meta.url))
-    const result = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=source', 'src/providers/cli.ts', join(CORPUS_DIR, 'get_me.json'), '--target', 'anthropic', '--strict'], { cwd: root, encoding: 'utf8' })
+    const result = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=@toolgate/source', 'src/providers/cli.ts', join(CORPUS_DIR, 'get_me.json'), '--target', 'anthropic', '--strict'], { cwd: root, encoding: 'utf8' })
     expect(result.status).toBe(0)
     expect(JSON.parse(result.stdout)).toMatchObject({ name: 'get_me', strict: true, input_schema: { type: 'object', properties: {}, additionalProperties: false } })
-    const failed = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=source', 'src/providers/cli.ts', file('bad.json', { type: 'array' }), '--target', 'gemini'], { cwd: root, encoding: 'utf8' })
+    const failed = spawnSync(process.execPath, ['--import', 'tsx', '--conditions=@toolgate/source', 'src/providers/cli.ts', file('bad.json', { type: 'array' }), '--target', 'gemini'], { cwd: root, encoding: 'utf8' })
     expect(failed.status).toBe(1)
     expect(failed.stderr).toContain('ROOT_NOT_OBJECT')
   })
