@@ -1,0 +1,71 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { ToolValidationError } from '../errors.ts'
+import { internalsOf } from '../tools/internals.ts'
+import type { ToolContext } from '../tools/types.ts'
+import { validateToolInput, validateToolOutput } from '../tools/validateToolValue.ts'
+import { approvalRefusal, type McpApprove } from './mcpApproval.ts'
+import type { McpRequestExtra, McpServableTool } from './mcpTypes.ts'
+
+/** One tool as served, with what its calls need. */
+export interface McpEntry {
+  readonly tool: McpServableTool
+  /** Whether the listed envelope has an `outputSchema`, which makes `structuredContent` due. */
+  readonly structured: boolean
+  readonly approve: McpApprove<unknown> | undefined
+  readonly context: ((extra: McpRequestExtra) => unknown) | undefined
+}
+
+/**
+ * Answers one `tools/call`: validate, ask for approval when due, run, validate the output.
+ * Never throws: a tool's failures are results with `isError: true` (MCP-ERR), so the model
+ * reads them and can correct its call; only protocol errors (an unknown tool) are JSON-RPC errors.
+ */
+export async function callMcpTool(entry: McpEntry, args: unknown, extra: McpRequestExtra): Promise<CallToolResult> {
+  const { tool } = entry
+  try {
+    const input = await validateToolInput(tool, args)
+    const context = await entry.context?.(extra)
+    const toolCallId = String(extra.requestId)
+    const refusal = await approvalRefusal({ tool, input, toolCallId, context, extra }, entry.approve)
+    if (refusal) return errorResult(refusal)
+    const output = await run(tool, input, args, { toolCallId, signal: extra.signal, context })
+    return successResult(output, entry.structured)
+  } catch (error) {
+    return errorResult(errorText(tool.name, error))
+  }
+}
+
+/**
+ * Runs the user's handler on the input validated above, so it is validated (and transformed)
+ * once; `formatted()` does not apply, as MCP has `isError` for failures.
+ */
+async function run(tool: McpServableTool, input: unknown, args: unknown, ctx: ToolContext): Promise<unknown> {
+  const handler = internalsOf(tool)?.handler
+  // A server tool built elsewhere validates again in its own execute, which is harmless.
+  if (!handler) return tool.executeUnformatted(args, ctx)
+  return validateToolOutput(tool, await handler(input, ctx))
+}
+
+/**
+ * The output as JSON text, and as `structuredContent` when an output schema was published (the
+ * spec asks for both then). A string from a tool without one is sent as the text itself.
+ */
+function successResult(output: unknown, structured: boolean): CallToolResult {
+  const text = typeof output === 'string' && !structured ? output : JSON.stringify(output ?? null)
+  const content = [{ type: 'text' as const, text }]
+  return structured && isJsonObject(output) ? { content, structuredContent: output } : { content }
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function errorResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true }
+}
+
+/** Validation errors already list `path: message` lines; anything else says which tool failed. */
+function errorText(toolName: string, error: unknown): string {
+  if (error instanceof ToolValidationError) return error.message
+  return `Tool "${toolName}" failed: ${error instanceof Error ? error.message : String(error)}`
+}
