@@ -23,7 +23,14 @@ export interface ChatHandlerOptions<TContext = undefined> {
   /** Model calls per user message, across resumes. Default 10. */
   readonly maxSteps?: number
   readonly limits?: ChatLimits
+  /**
+   * Called once for each run that ends with RUN_ERROR, with the full error (a model's error keeps
+   * the provider's message and its `cause`); the browser only gets a safe summary. Default: `console.error`.
+   */
+  readonly onError?: OnRunError
 }
+
+export type OnRunError = (error: unknown, run: { readonly threadId: string; readonly runId: string }) => void
 
 /** The options with defaults applied, as the runtime uses them. */
 export interface ChatConfig {
@@ -34,6 +41,7 @@ export interface ChatConfig {
   readonly maxSteps: number
   readonly authorize: Authorize | undefined
   readonly resolveContext: (request: Request) => Promise<unknown>
+  readonly onError: OnRunError | undefined
 }
 
 export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext>): ChatConfig {
@@ -42,6 +50,7 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext>): 
   }
   const maxSteps = options.maxSteps ?? 10
   if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new TypeError('`maxSteps` must be a positive integer')
+  if (options.onError !== undefined && typeof options.onError !== 'function') throw new TypeError('`onError` must be a function')
   const { context } = options
   return {
     model: options.model,
@@ -50,6 +59,7 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext>): 
     limits: resolveLimits(options.limits),
     maxSteps,
     authorize: options.authorize,
+    onError: options.onError,
     resolveContext: async (request) =>
       typeof context === 'function' ? (context as (request: Request) => unknown)(request) : context,
   }

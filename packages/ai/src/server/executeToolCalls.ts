@@ -36,6 +36,8 @@ class Timeout extends Error {}
 
 async function executeOne(execution: Execution, options: ExecuteOptions): Promise<ToolResultMessage> {
   const { entry, input, toolCallId, toolName } = execution
+  // The run already stopped (the client left right after approving, say): the tool must not start.
+  if (options.signal.aborted) return notRun(execution)
   const timeout = new AbortController()
   const signal = AbortSignal.any([options.signal, timeout.signal])
   const timer = setTimeout(() => timeout.abort(new Timeout()), options.timeoutMs)
@@ -46,17 +48,32 @@ async function executeOne(execution: Execution, options: ExecuteOptions): Promis
     if (signal.aborted) onAbort()
     else signal.addEventListener('abort', onAbort, { once: true })
   })
+  let started = false
   try {
-    const run = Promise.resolve().then(() => entry.handler!(input, { toolCallId, signal, context: options.context }))
+    const run = Promise.resolve().then(() => {
+      if (signal.aborted) throw signal.reason
+      started = true
+      return entry.handler!(input, { toolCallId, signal, context: options.context })
+    })
     const output = await Promise.race([run, stopped])
     return successResult(execution, await validateToolOutput(entry.tool, output), execution.editedArgs)
   } catch (error) {
-    if (timeout.signal.aborted) return errorResult(execution, `Tool "${toolName}" timed out after ${options.timeoutMs} ms`)
-    if (options.signal.aborted) return errorResult(execution, `Tool "${toolName}" was aborted: the run stopped before it finished`)
+    if (!started) return notRun(execution)
+    // The tool started and was cut off: it may have done its work (sent the mail, moved the money) anyway.
+    if (timeout.signal.aborted) {
+      return errorResult(execution, `Tool "${toolName}" timed out after ${options.timeoutMs} ms; it may still have taken effect`)
+    }
+    if (options.signal.aborted) {
+      return errorResult(execution, `Tool "${toolName}" was aborted: the run stopped before it finished; it may still have taken effect`)
+    }
     if (error instanceof ToolValidationError) return errorResult(execution, error.message)
     return errorResult(execution, `Tool "${toolName}" failed: ${error instanceof Error ? error.message : String(error)}`)
   } finally {
     clearTimeout(timer)
     if (onAbort) signal.removeEventListener('abort', onAbort)
   }
+}
+
+function notRun(call: CallRef): ToolResultMessage {
+  return errorResult(call, `Tool "${call.toolName}" did not run: the run stopped before it started`)
 }

@@ -1,7 +1,7 @@
 /** `@toolgate/ai/server`: the chat runtime. */
 export { createChatHandler, type ChatHandler } from './createChatHandler.ts'
 export { toNodeHandler, type NodeHandler } from './toNodeHandler.ts'
-export type { Authorize, ChatHandlerOptions, ThreadAction } from './config.ts'
+export type { Authorize, ChatHandlerOptions, OnRunError, ThreadAction } from './config.ts'
 export type { ChatLimits } from './limits.ts'
 export type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelTool, ModelUsage } from './model.ts'
 export {
@@ -15,6 +15,6 @@ export {
   type ScriptRule,
 } from './scriptedModel.ts'
 export { memoryStore, type MemoryStoreOptions } from './memoryStore.ts'
-export type { PendingBatch, PendingInterrupt, StoredAnswer, Thread, ThreadStore, VersionedThread } from './threadStore.ts'
+export type { ActiveRun, PendingBatch, PendingInterrupt, StoredAnswer, Thread, ThreadStore, VersionedThread } from './threadStore.ts'
 export { HttpError } from './errors.ts'
 export type * from '../protocol/index.ts'

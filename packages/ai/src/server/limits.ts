@@ -8,8 +8,9 @@ export interface ChatLimits {
   /** A server tool that runs longer is aborted and the model told so. Default 30 s. */
   readonly toolTimeoutMs?: number
   /**
-   * How long a run may hold its thread. Only matters when a process died mid-run: after this, the
-   * thread takes new messages again. Default 10 minutes.
+   * How long a run may hold its thread without writing it (it writes after each round of tool
+   * calls). Only matters when a process died mid-run: after this, the thread takes new messages
+   * again. Default 10 minutes.
    */
   readonly runLeaseMs?: number
 }

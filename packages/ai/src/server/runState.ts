@@ -30,8 +30,11 @@ export function append(run: RunState, ...messages: ChatMessage[]): void {
   run.thread = { ...run.thread, messages: [...run.thread.messages, ...messages] }
 }
 
+/** Writes the working copy; while the run still holds the thread, the write renews its lease. */
 export async function save(run: RunState, changes: Partial<Thread> = {}): Promise<void> {
-  const next: Thread = { ...run.thread, ...changes, updatedAt: Date.now() }
+  const now = Date.now()
+  const merged: Thread = { ...run.thread, ...changes, updatedAt: now }
+  const next: Thread = merged.activeRun ? { ...merged, activeRun: { ...merged.activeRun, renewedAt: now } } : merged
   if (!(await run.config.store.put(next, run.version))) throw new StoreConflictError(next.id)
   run.thread = next
   run.version += 1

@@ -51,6 +51,11 @@ async function drive(run: RunState, start: TurnStart): Promise<PendingBatch | un
   while (steps < run.config.maxSteps && !run.signal.aborted) {
     const calls = await modelStep(run)
     steps += 1
+    // The client left while the model streamed: the step's calls will not run, and say so.
+    if (run.signal.aborted) {
+      answerUnanswered(run, STOPPED_BEFORE_RUN)
+      return undefined
+    }
     if (calls.length === 0) return undefined
     const interrupts = await handleToolCalls(run, calls)
     if (interrupts.length > 0) return { interrupts, steps }
@@ -87,22 +92,49 @@ function executeOptions(run: RunState) {
   }
 }
 
-/** Ends the run with RUN_ERROR, releasing the thread as it stands (it is consistent between steps). */
+const STOPPED_BEFORE_RUN = 'The run stopped before this call ran'
+const FAILED_BEFORE_FINISH = 'The run failed before this call finished'
+
+/**
+ * Ends the run with RUN_ERROR, releasing the thread as it stands (it is consistent between steps).
+ * The full error goes to the server log (or `onError`) once; the browser gets a message that
+ * names no provider text, host or key.
+ */
 async function fail(run: RunState, error: unknown): Promise<void> {
+  report(run, error)
   try {
-    append(run, ...unansweredCallResults(run))
+    answerUnanswered(run, FAILED_BEFORE_FINISH)
     await save(run, { activeRun: undefined })
   } catch (saveError) {
     console.error('[toolgate] could not release thread after a failed run:', saveError)
   }
-  if (error instanceof ModelError) return run.emit({ type: 'RUN_ERROR', code: 'MODEL_ERROR', message: error.message })
+  if (error instanceof ModelError) return run.emit({ type: 'RUN_ERROR', code: 'MODEL_ERROR', message: error.publicMessage })
   if (error instanceof StoreConflictError) return run.emit({ type: 'RUN_ERROR', code: 'STORE_ERROR', message: error.message })
-  console.error('[toolgate] chat run failed:', error)
   run.emit({ type: 'RUN_ERROR', code: 'INTERNAL', message: 'The chat run failed; see the server log' })
 }
 
-/** Every call in history gets a result or stays pending, even when a run breaks mid-step. */
-function unansweredCallResults(run: RunState): ToolResultMessage[] {
+function report(run: RunState, error: unknown): void {
+  const { onError } = run.config
+  if (!onError) return console.error('[toolgate] chat run failed:', error)
+  try {
+    onError(error, { threadId: run.thread.id, runId: run.runId })
+  } catch (hookError) {
+    console.error('[toolgate] chat run failed:', error, '\nand onError threw:', hookError)
+  }
+}
+
+/**
+ * Every call in history gets a result or stays pending, even when a run breaks mid-step: calls of
+ * the last step without either are answered with `error`, stored and streamed, so the client shows
+ * what a reload will.
+ */
+function answerUnanswered(run: RunState, error: string): void {
+  const results = unansweredCallResults(run, error)
+  append(run, ...results)
+  for (const result of results) emitResult(run, result)
+}
+
+function unansweredCallResults(run: RunState, error: string): ToolResultMessage[] {
   const { messages, pending } = run.thread
   const settled = new Set<string>(pending?.interrupts.map((interrupt) => interrupt.toolCallId))
   for (const message of messages) if (message.role === 'tool') settled.add(message.toolCallId)
@@ -110,7 +142,7 @@ function unansweredCallResults(run: RunState): ToolResultMessage[] {
   if (!last || last.role !== 'assistant') return []
   return last.toolCalls
     .filter((call) => !settled.has(call.id))
-    .map((call) => errorResult({ toolCallId: call.id, toolName: call.name }, 'The run failed before this call finished'))
+    .map((call) => errorResult({ toolCallId: call.id, toolName: call.name }, error))
 }
 
 function usageOf(run: RunState) {

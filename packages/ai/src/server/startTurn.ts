@@ -14,19 +14,22 @@ import type { Thread, VersionedThread } from './threadStore.ts'
  * pending are not an error: the user moved on, so they are denied and the turn proceeds.
  */
 export async function startTurn(config: ChatConfig, request: Request, body: MessageRequest): Promise<Response> {
-  const context = await config.resolveContext(request)
   const runId = randomId('run_')
-  const activeRun = { runId, startedAt: Date.now() }
   const user: UserMessage = { role: 'user', id: randomId('msg_'), content: body.message }
 
+  // The app's context is resolved only once the request is authorized, and before the thread is
+  // claimed, so a context function that throws leaves nothing held.
   if (body.threadId === undefined) {
-    const thread: Thread = { ...newThread(randomId('thread_')), messages: [user], activeRun }
-    await authorizeThread(config, request, thread.id, 'create')
+    const threadId = randomId('thread_')
+    await authorizeThread(config, request, threadId, 'create')
+    const context = await config.resolveContext(request)
+    const thread: Thread = { ...newThread(threadId), messages: [user], activeRun: { runId, startedAt: Date.now() } }
     if (!(await config.store.put(thread, 0))) throw new HttpError(409, 'VERSION_CONFLICT', 'A thread with this id already exists')
     return streamRun(config, request, { runId, claimed: { thread, version: 1 }, context, start: { steps: 0 } })
   }
 
   await loadAuthorized(config, request, body.threadId, 'write')
+  const context = await config.resolveContext(request)
   let announced: ToolResultMessage[] = []
   const claimed: VersionedThread = await updateThread(config.store, body.threadId, async (thread) => {
     if (isRunning(thread, config.limits.runLeaseMs)) throw threadBusy()
@@ -36,7 +39,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
       ...thread,
       messages: [...thread.messages, ...announced, user],
       pending: undefined,
-      activeRun,
+      activeRun: { runId, startedAt: Date.now() },
       resolvedInterruptIds: rememberResolved(thread.resolvedInterruptIds, pending),
     }
   })

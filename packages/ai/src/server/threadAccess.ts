@@ -42,9 +42,13 @@ export async function updateThread(
   throw new HttpError(409, 'VERSION_CONFLICT', 'The thread kept changing while this request tried to update it; retry')
 }
 
-/** A run holds its thread until it ends; a lease bounds that in case the process died mid-run. */
+/**
+ * A run holds its thread until it ends; a lease bounds that in case the process died mid-run. The
+ * lease measures inactivity: every write of the run renews it (`save`), however long the run lasts.
+ */
 export function isRunning(thread: Thread, leaseMs: number): boolean {
-  return thread.activeRun !== undefined && Date.now() - thread.activeRun.startedAt < leaseMs
+  const { activeRun } = thread
+  return activeRun !== undefined && Date.now() - (activeRun.renewedAt ?? activeRun.startedAt) < leaseMs
 }
 
 export function threadBusy(): HttpError {

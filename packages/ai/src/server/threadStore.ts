@@ -26,11 +26,19 @@ export interface Thread {
   readonly messages: readonly ChatMessage[]
   readonly pending?: PendingBatch | undefined
   /** Set while a run streams; other writers are refused until it ends (or its lease runs out). */
-  readonly activeRun?: { readonly runId: string; readonly startedAt: number } | undefined
+  readonly activeRun?: ActiveRun | undefined
   /** Recently applied interrupt ids, so a replayed answer gets "already answered" rather than "not found". */
   readonly resolvedInterruptIds: readonly string[]
   readonly createdAt: number
   readonly updatedAt: number
+}
+
+/** The run holding a thread. Its lease counts from its last write, so a long run keeps it while it makes progress. */
+export interface ActiveRun {
+  readonly runId: string
+  readonly startedAt: number
+  /** When the run last wrote the thread (absent until its first write after the claim). */
+  readonly renewedAt?: number
 }
 
 export interface VersionedThread {

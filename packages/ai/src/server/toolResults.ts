@@ -24,7 +24,7 @@ export function successResult(call: CallRef, output: unknown, editedArgs?: unkno
   return {
     role: 'tool',
     id: randomId('msg_'),
-    ...call,
+    ...ref(call),
     content,
     status: 'success',
     output: JSON.parse(json),
@@ -33,7 +33,7 @@ export function successResult(call: CallRef, output: unknown, editedArgs?: unkno
 }
 
 export function errorResult(call: CallRef, error: string): ToolResultMessage {
-  return { role: 'tool', id: randomId('msg_'), ...call, content: error, status: 'error' }
+  return { role: 'tool', id: randomId('msg_'), ...ref(call), content: error, status: 'error' }
 }
 
 export function deniedResult(call: CallRef, reason: string | undefined): ToolResultMessage {
@@ -41,9 +41,14 @@ export function deniedResult(call: CallRef, reason: string | undefined): ToolRes
   return {
     role: 'tool',
     id: randomId('msg_'),
-    ...call,
+    ...ref(call),
     content: `denied by the user: ${given ?? 'no reason given'}`,
     status: 'denied',
     ...(given === undefined ? {} : { reason: given }),
   }
+}
+
+/** Only the reference: callers pass richer objects (an execution carries its tool and input), which must not be stored. */
+function ref({ toolCallId, toolName }: CallRef): CallRef {
+  return { toolCallId, toolName }
 }

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { scriptedModel, type ChatModel } from '@toolgate/ai/server'
+import { ModelProviderError } from '@toolgate/ai/providers'
+import { scriptedModel, type ChatEvent, type ChatModel } from '@toolgate/ai/server'
 import { transferDef, weatherDef, weatherTool } from './fixtures.ts'
 import { readSse } from './helpers/sse.ts'
-import { closeAll, deferred, readTurn, startServer } from './helpers/server.ts'
+import { closeAll, deferred, expectReloadToMatchStream, readTurn, startServer } from './helpers/server.ts'
 
 afterEach(closeAll)
 
@@ -45,7 +46,7 @@ describe('client disconnect', () => {
     await vi.waitFor(async () => expect((await server.get(turn.threadId)).status).toBe('idle'))
     const { messages } = await server.get(turn.threadId)
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool'])
-    expect(messages[2]).toMatchObject({ status: 'error', content: 'Tool "get_weather" was aborted: the run stopped before it finished' })
+    expect(messages[2]).toMatchObject({ status: 'error', content: 'Tool "get_weather" was aborted: the run stopped before it finished; it may still have taken effect' })
     expect((await server.send('hello', turn.threadId)).text).toBe('hi')
   })
 
@@ -101,7 +102,10 @@ describe('client disconnect', () => {
 })
 
 describe('model failure', () => {
-  it('reports a model that throws before streaming as MODEL_ERROR', async () => {
+  afterEach(() => vi.restoreAllMocks())
+
+  it('reports a model that throws before streaming as MODEL_ERROR, logging the full error once', async () => {
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {})
     const broken: ChatModel = {
       stream() {
         throw new Error('no API key')
@@ -109,11 +113,14 @@ describe('model failure', () => {
     }
     const server = await startServer({ model: broken })
     const turn = await readTurn(await server.post({ message: 'hi' }))
-    expect(turn.events.at(-1)).toEqual({ type: 'RUN_ERROR', code: 'MODEL_ERROR', message: 'The model failed: no API key' })
+    expect(turn.events.at(-1)).toEqual({ type: 'RUN_ERROR', code: 'MODEL_ERROR', message: 'The model failed; see the server log' })
     expect((await server.get(turn.threadId)).status).toBe('idle')
+    expect(log).toHaveBeenCalledTimes(1)
+    expect(log.mock.calls[0]![1]).toMatchObject({ code: 'MODEL_ERROR', message: 'The model failed: no API key' })
   })
 
   it('ends the run with RUN_ERROR and releases the thread', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {})
     const failing: ChatModel = {
       async *stream() {
         yield { type: 'text-delta', delta: 'Partial ' }
@@ -122,12 +129,168 @@ describe('model failure', () => {
     }
     const server = await startServer({ model: failing })
     const turn = await readTurn(await server.post({ message: 'hi' }))
-    expect(turn.events.at(-1)).toEqual({ type: 'RUN_ERROR', code: 'MODEL_ERROR', message: 'The model failed: provider overloaded' })
+    expect(turn.events.at(-1)).toEqual({ type: 'RUN_ERROR', code: 'MODEL_ERROR', message: 'The model failed; see the server log' })
     const thread = await server.get(turn.threadId)
     expect(thread.status).toBe('idle')
     expect(thread.messages.map((m) => [m.role, m.content])).toEqual([
       ['user', 'hi'],
       ['assistant', 'Partial '],
     ])
+  })
+
+  it("shows the browser a provider error's status and type, never its text; onError gets the whole error", async () => {
+    const log = vi.spyOn(console, 'error').mockImplementation(() => {})
+    const detail = 'Incorrect API key provided: sk-live-1234****abcd (via http://10.0.0.7:8080/v1)'
+    const cause = new ModelProviderError('PROVIDER_HTTP_ERROR', 'OpenAI', `OpenAI answered 401: ${detail}`, { status: 401, type: 'invalid_api_key' })
+    const model: ChatModel = {
+      async *stream() {
+        throw cause
+      },
+    }
+    const reported: { error: unknown; run: { threadId: string; runId: string } }[] = []
+    const server = await startServer({ model, onError: (error, run) => reported.push({ error, run }) })
+    const turn = await server.send('hi')
+
+    expect(turn.events.at(-1)).toEqual({ type: 'RUN_ERROR', code: 'MODEL_ERROR', message: 'The model provider failed (HTTP 401, invalid_api_key)' })
+    expect(JSON.stringify(turn.events)).not.toMatch(/sk-|10\.0\.0\.7|Incorrect/)
+    const started = turn.events[0]!
+    expect(reported).toEqual([
+      {
+        error: expect.objectContaining({ code: 'MODEL_ERROR', message: `The model failed: OpenAI answered 401: ${detail}`, cause }),
+        run: { threadId: turn.threadId, runId: started.type === 'RUN_STARTED' ? started.runId : '' },
+      },
+    ])
+    expect(log).not.toHaveBeenCalled()
+  })
+
+  it.each([
+    [new ModelProviderError('PROVIDER_STREAM_ERROR', 'Anthropic', 'Anthropic stream failed: Overloaded', { type: 'overloaded_error' }), 'The model provider failed (overloaded_error)'],
+    [new ModelProviderError('PROVIDER_HTTP_ERROR', 'OpenAI', 'OpenAI answered 502: <html>upstream 10.1.2.3</html>', { status: 502, type: 'see <html>' }), 'The model provider failed (HTTP 502)'],
+    [new ModelProviderError('PROVIDER_STREAM_ERROR', 'OpenAI', 'OpenAI stream broke: socket hang up'), 'The model provider failed; see the server log'],
+    [new ModelProviderError('PROVIDER_NETWORK_ERROR', 'OpenAI', 'OpenAI could not be reached: fetch failed (connect ECONNREFUSED 10.0.0.7:443)'), 'The model provider could not be reached; see the server log'],
+  ])('keeps provider text out of RUN_ERROR: %s', async (cause, message) => {
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    const model: ChatModel = {
+      async *stream() {
+        throw cause
+      },
+    }
+    const server = await startServer({ model })
+    expect((await server.send('hi')).events.at(-1)).toEqual({ type: 'RUN_ERROR', code: 'MODEL_ERROR', message })
+  })
+
+  it('answers the calls a failing model already made, on the stream and in the stored thread alike', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    const ran: unknown[] = []
+    const failing: ChatModel = {
+      async *stream() {
+        yield { type: 'tool-call-start', toolCallId: 'call_a', toolName: 'get_weather' }
+        yield { type: 'tool-call-delta', toolCallId: 'call_a', delta: '{"city":"Oslo"}' }
+        yield { type: 'tool-call-end', toolCallId: 'call_a' }
+        yield { type: 'tool-call-start', toolCallId: 'call_b', toolName: 'get_weather' }
+        yield { type: 'tool-call-delta', toolCallId: 'call_b', delta: '{"city":"Ro' }
+        throw new Error('connection reset')
+      },
+    }
+    const server = await startServer({ model: failing, tools: [weatherDef.server((input) => (ran.push(input), { city: input.city, tempC: 1 }))] })
+    const turn = await server.send('weather')
+
+    expect(turn.types).toEqual([
+      'RUN_STARTED',
+      ...['TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END'],
+      ...['TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END'],
+      'TOOL_CALL_RESULT',
+      'TOOL_CALL_RESULT',
+      'RUN_ERROR',
+    ])
+    expect(turn.results.map((r) => [r.toolCallId, r.status, r.content])).toEqual([
+      ['call_a', 'error', 'The run failed before this call finished'],
+      ['call_b', 'error', 'The run failed before this call finished'],
+    ])
+    expect(ran).toEqual([])
+    const thread = await server.get(turn.threadId)
+    expect(thread.status).toBe('idle')
+    expectReloadToMatchStream(thread.messages, turn.events)
+  })
+
+  it('keeps the calls the client saw when it disconnects mid-step, each answered', async () => {
+    const ran: unknown[] = []
+    const hanging: ChatModel = {
+      async *stream({ signal }) {
+        yield { type: 'tool-call-start', toolCallId: 'call_a', toolName: 'get_weather' }
+        yield { type: 'tool-call-delta', toolCallId: 'call_a', delta: '{"city":"Oslo"}' }
+        yield { type: 'tool-call-end', toolCallId: 'call_a' }
+        yield { type: 'tool-call-start', toolCallId: 'call_b', toolName: 'get_weather' }
+        yield { type: 'tool-call-delta', toolCallId: 'call_b', delta: '{"city":"Ro' }
+        await new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }))
+      },
+    }
+    const server = await startServer({ model: hanging, tools: [weatherDef.server((input) => (ran.push(input), { city: input.city, tempC: 1 }))] })
+    const turn = await openTurn(server.url, 'weather')
+    const seen: ChatEvent[] = []
+    while (!seen.some((event) => event.type === 'TOOL_CALL_ARGS' && event.toolCallId === 'call_b')) {
+      seen.push((await turn.events.next()).value as ChatEvent)
+    }
+    turn.abort()
+
+    await vi.waitFor(async () => expect((await server.get(turn.threadId)).status).toBe('idle'))
+    const { messages } = await server.get(turn.threadId)
+    expect(messages).toMatchObject([
+      { role: 'user', content: 'weather' },
+      {
+        role: 'assistant',
+        toolCalls: [
+          { id: 'call_a', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+          { id: 'call_b', name: 'get_weather', arguments: '{"city":"Ro' },
+        ],
+      },
+      { role: 'tool', toolCallId: 'call_a', status: 'error', content: 'The run stopped before this call ran' },
+      { role: 'tool', toolCallId: 'call_b', status: 'error', content: 'The run stopped before this call ran' },
+    ])
+    expect(ran).toEqual([])
+  })
+
+  it('does not run an approved tool when the resume connection drops before it starts', async () => {
+    const ran: unknown[] = []
+    const transfer = transferDef.server(async (input) => (ran.push(input), { receipt: 'ok' }))
+    const model = scriptedModel([
+      { when: /send (\d+) to (\w+)/i, call: (m) => ({ tool: 'transfer_money', input: { to: m[2], amount: Number(m[1]) } }), then: ([r]) => r.content },
+    ])
+    const held = deferred()
+    let holdWrites = false
+    const server = await startServer({
+      model,
+      tools: [transfer],
+      // Holds the resume until its client has gone, so its run starts already aborted.
+      authorize: async (request, _threadId, { action }) => {
+        if (action === 'write' && holdWrites) {
+          held.resolve()
+          if (!request.signal.aborted) await new Promise((resolve) => request.signal.addEventListener('abort', resolve, { once: true }))
+        }
+        return true
+      },
+    })
+    const turn = await server.send('send 500 to Bob')
+    holdWrites = true
+    const client = new AbortController()
+    const response = fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ threadId: turn.threadId, resume: [{ interruptId: turn.interrupts[0]!.id, approved: true }] }),
+      signal: client.signal,
+    }).catch(() => undefined)
+    await held.promise
+    client.abort()
+    await response
+
+    await vi.waitFor(async () => expect((await server.get(turn.threadId)).status).toBe('idle'))
+    const { messages } = await server.get(turn.threadId)
+    expect(ran).toEqual([])
+    expect(messages.at(-1)).toMatchObject({
+      role: 'tool',
+      toolCallId: turn.interrupts[0]!.toolCallId,
+      status: 'error',
+      content: 'Tool "transfer_money" did not run: the run stopped before it started',
+    })
   })
 })

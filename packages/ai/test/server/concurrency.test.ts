@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { memoryStore, scriptedModel, type ThreadStore } from '@toolgate/ai/server'
-import { transferDef } from './fixtures.ts'
+import { transferDef, weatherDef } from './fixtures.ts'
 import { readSse } from './helpers/sse.ts'
 import { closeAll, deferred, errorOf, readTurn, startServer } from './helpers/server.ts'
 
@@ -116,6 +116,45 @@ describe('concurrent requests', () => {
       // drain
     }
     expect((await server.send('hello', first.threadId)).text).toBe('hi')
+  })
+})
+
+describe('run lease', () => {
+  afterEach(() => vi.useRealTimers())
+
+  it('counts from the run’s last write, so a run longer than runLeaseMs still holds its thread', async () => {
+    // Only the clock is fake: each tool call moves it 600 ms on, under the 1000 ms lease each time
+    // but past it in total.
+    vi.useFakeTimers({ toFake: ['Date'] })
+    const started = deferred()
+    const release = deferred()
+    const tool = weatherDef.server(async ({ city }) => {
+      vi.setSystemTime(Date.now() + 600)
+      if (city === 'Oslo') {
+        started.resolve()
+        await release.promise
+      }
+      return { city, tempC: 1 }
+    })
+    const twoRounds = scriptedModel([
+      { when: 'weather', call: () => ({ tool: 'get_weather', input: { city: 'Paris' } }), then: (_, { round }) => (round === 1 ? { call: { tool: 'get_weather', input: { city: 'Oslo' } } } : 'done') },
+      { when: 'hello', reply: 'hi' },
+    ])
+    const server = await startServer({ model: twoRounds, tools: [tool], limits: { runLeaseMs: 1000 } })
+    const response = await server.post({ message: 'weather' })
+    const events = readSse(response)
+    const { threadId } = (await events.next()).value as { threadId: string }
+    await started.promise
+
+    const busy = await server.post({ threadId, message: 'hello' })
+    expect(await errorOf(busy)).toMatchObject({ status: 409, error: { code: 'THREAD_BUSY' } })
+    expect((await server.get(threadId)).status).toBe('running')
+
+    release.resolve()
+    const rest: unknown[] = []
+    for await (const event of events) rest.push(event)
+    expect(rest.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } })
+    expect((await server.send('hello', threadId)).text).toBe('hi')
   })
 })
 

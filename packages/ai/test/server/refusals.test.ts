@@ -123,11 +123,12 @@ describe('refused answers change nothing', () => {
 })
 
 describe('authorize', () => {
-  async function start() {
+  async function start(context?: (request: Request) => unknown) {
     const owners = new Map<string, string>()
     const seen: string[] = []
     const server = await startServer({
       model,
+      context,
       tools: [transferDef.server(() => ({ receipt: 'ok' })), locationDef],
       authorize: (request, threadId, { action }) => {
         const user = request.headers.get('x-user')
@@ -163,5 +164,16 @@ describe('authorize', () => {
     const { server } = await start()
     const response = await server.post({ message: 'hello' })
     expect((await errorOf(response)).error.code).toBe('FORBIDDEN')
+  })
+
+  it("never resolves the app's context for a request it refuses", async () => {
+    const contexts: string[] = []
+    const { server } = await start((request) => contexts.push(request.headers.get('x-user') ?? '(nobody)'))
+    const turn = await server.send('hello', undefined, ada)
+    expect(contexts).toEqual(['ada'])
+
+    expect(await errorOf(await server.post({ threadId: turn.threadId, message: 'hello' }, bob))).toMatchObject({ status: 403, error: { code: 'FORBIDDEN' } })
+    expect(await errorOf(await server.post({ message: 'hello' }))).toMatchObject({ status: 403, error: { code: 'FORBIDDEN' } })
+    expect(contexts).toEqual(['ada'])
   })
 })

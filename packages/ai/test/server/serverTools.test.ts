@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
-import { scriptedModel, type ChatModel } from '@toolgate/ai/server'
+import { scriptedModel, type ChatModel, type ModelChunk } from '@toolgate/ai/server'
 import { TEMPS, weatherDef, weatherTool } from './fixtures.ts'
-import { closeAll, deferred, startServer } from './helpers/server.ts'
+import { closeAll, deferred, expectReloadToMatchStream, startServer } from './helpers/server.ts'
 
 afterEach(closeAll)
 
@@ -36,6 +36,8 @@ describe('server tools', () => {
     const { messages } = await server.get(turn.threadId)
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
     expect(messages[2]).toMatchObject({ status: 'success', output: { city: 'Paris', tempC: 18 }, id: turn.results[0]!.messageId })
+    // The stored result is the result only: not the tool definition or the input it ran with.
+    expect(Object.keys(messages[2]!).sort()).toEqual(['content', 'id', 'output', 'role', 'status', 'toolCallId', 'toolName'])
   })
 
   it('runs several calls of one step in parallel', async () => {
@@ -122,7 +124,7 @@ describe('server tools', () => {
     )
     const server = await startServer({ model: scriptedModel([weatherRule]), tools: [tool], limits: { toolTimeoutMs: 50 } })
     const turn = await server.send('weather in Paris')
-    expect(turn.results[0]!.content).toBe('Tool "get_weather" timed out after 50 ms')
+    expect(turn.results[0]!.content).toBe('Tool "get_weather" timed out after 50 ms; it may still have taken effect')
     await aborted.promise
   })
 
@@ -143,5 +145,44 @@ describe('server tools', () => {
     const model = scriptedModel([{ when: 'ping', call: () => ({ tool: 'ping', rawArguments: '' }), then: ([r]) => String(r.output) }])
     const server = await startServer({ model, tools: [ping] })
     expect((await server.send('ping')).text).toBe('pong')
+  })
+
+  it('gives a call a new id when the model reuses one the thread already has (call_0 in every step)', async () => {
+    function* call(city: string): Generator<ModelChunk> {
+      yield { type: 'tool-call-start', toolCallId: 'call_0', toolName: 'get_weather' }
+      yield { type: 'tool-call-delta', toolCallId: 'call_0', delta: JSON.stringify({ city }) }
+      yield { type: 'tool-call-end', toolCallId: 'call_0' }
+    }
+    // Two calls in one step, then one more, all as `call_0`; then an answer read from history by id.
+    const reusing: ChatModel = {
+      async *stream({ messages }) {
+        const turn = messages.slice(messages.findLastIndex((m) => m.role === 'user') + 1)
+        const steps = turn.filter((m) => m.role === 'assistant').length
+        if (steps === 0) yield* [...call('Oslo'), ...call('Rome')]
+        else if (steps === 1) yield* call('Paris')
+        else {
+          const outputs = new Map(messages.flatMap((m) => (m.role === 'tool' ? [[m.toolCallId, m.output as { tempC: number }]] : [])))
+          const lines = turn.flatMap((m) => (m.role === 'assistant' ? m.toolCalls.map((c) => `${JSON.parse(c.arguments).city} ${outputs.get(c.id)?.tempC}`) : []))
+          yield { type: 'text-delta', delta: lines.join(', ') }
+        }
+        yield { type: 'finish', reason: steps < 2 ? 'tool_calls' : 'stop' }
+      },
+    }
+    const server = await startServer({ model: reusing, tools: [weatherTool] })
+    const first = await server.send('compare')
+    const second = await server.send('compare again', first.threadId)
+
+    expect(first.text).toBe('Oslo 4, Rome 24, Paris 18')
+    expect(second.text).toBe('Oslo 4, Rome 24, Paris 18')
+    const events = [...first.events, ...second.events]
+    const ids = events.flatMap((e) => (e.type === 'TOOL_CALL_START' ? [e.toolCallId] : []))
+    expect(ids[0]).toBe('call_0')
+    expect(new Set(ids).size).toBe(6)
+    // Each result reaches the client under the id of the call it answers.
+    const cityOf = new Map(ids.map((id) => [id, '']))
+    for (const e of events) if (e.type === 'TOOL_CALL_ARGS') cityOf.set(e.toolCallId, cityOf.get(e.toolCallId) + e.delta)
+    const answered = [...first.results, ...second.results].map((r) => [r.toolCallId, (r.output as { city: string }).city])
+    expect(answered.sort()).toEqual(ids.map((id) => [id, JSON.parse(cityOf.get(id)!).city]).sort())
+    expectReloadToMatchStream((await server.get(first.threadId)).messages, [...first.events, ...second.events])
   })
 })

@@ -10,7 +10,9 @@ export type ModelProviderErrorCode =
 
 /**
  * A model provider refused or broke a request. The message carries the provider's own words
- * (`OpenAI answered 429: Rate limit reached ...`); the chat runtime reports it as `MODEL_ERROR`.
+ * (`OpenAI answered 429: Rate limit reached ...`), for server logs: they may name internal hosts
+ * or hint at a key. The chat runtime reports the failure to the browser as `MODEL_ERROR` with
+ * only `status` and `type` (`The model provider failed (HTTP 429, rate_limit_error)`).
  */
 export class ModelProviderError extends ToolgateError {
   declare readonly code: ModelProviderErrorCode

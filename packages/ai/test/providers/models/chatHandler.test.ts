@@ -107,11 +107,24 @@ describe('createChatHandler with a strict OpenAI model', () => {
     ])
   })
 
-  it('reports a provider error as the run’s MODEL_ERROR, with the provider’s message', async () => {
-    mock.nextRequestError(401, { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' })
-    const server = await startServer({ model: openAIChatModel({ model: 'gpt-test', baseURL: `${aimock.url}/v1` }), tools: [listTools] })
+  it('reports a provider error as the run’s MODEL_ERROR: status and type to the browser, the provider’s message to the server', async () => {
+    mock.nextRequestError(401, { message: 'Incorrect API key provided: sk-test****abcd', type: 'invalid_request_error', code: 'invalid_api_key' })
+    const errors: unknown[] = []
+    const server = await startServer({
+      model: openAIChatModel({ model: 'gpt-test', baseURL: `${aimock.url}/v1` }),
+      tools: [listTools],
+      onError: (error) => errors.push(error),
+    })
     const turn = await server.send('hello')
-    expect(turn.events.at(-1)).toEqual({ type: 'RUN_ERROR', code: 'MODEL_ERROR', message: 'The model failed: OpenAI answered 401: Incorrect API key provided' })
+    expect(turn.events.at(-1)).toEqual({ type: 'RUN_ERROR', code: 'MODEL_ERROR', message: 'The model provider failed (HTTP 401, invalid_request_error)' })
+    expect(JSON.stringify(turn.events)).not.toContain('sk-test')
+    expect(errors).toEqual([
+      expect.objectContaining({
+        code: 'MODEL_ERROR',
+        message: 'The model failed: OpenAI answered 401: Incorrect API key provided: sk-test****abcd',
+        cause: expect.objectContaining({ code: 'PROVIDER_HTTP_ERROR', status: 401 }),
+      }),
+    ])
   })
 })
 

@@ -6,6 +6,7 @@ import {
   createChatHandler,
   toNodeHandler,
   type ChatEvent,
+  type ChatMessage,
   type ChatHandlerOptions,
   type ErrorBody,
   type ResumeAccepted,
@@ -161,6 +162,22 @@ export function checkSequence(events: readonly ChatEvent[]): void {
   }
   expect(openText.size).toBe(0)
   expect(openCalls.size).toBe(0)
+}
+
+/** What a reload shows (calls with their arguments, results) is what the stream showed. */
+export function expectReloadToMatchStream(messages: readonly ChatMessage[], events: readonly ChatEvent[]): void {
+  const streamed = new Map<string, { id: string; name: string; arguments: string }>()
+  for (const event of events) {
+    if (event.type === 'TOOL_CALL_START') streamed.set(event.toolCallId, { id: event.toolCallId, name: event.toolCallName, arguments: '' })
+    if (event.type === 'TOOL_CALL_ARGS') streamed.get(event.toolCallId)!.arguments += event.delta
+  }
+  const stored = messages.flatMap((m) => (m.role === 'assistant' ? m.toolCalls.map(({ id, name, arguments: args }) => ({ id, name, arguments: args })) : []))
+  expect(stored).toEqual([...streamed.values()])
+  const results = events.flatMap((e) => (e.type === 'TOOL_CALL_RESULT' ? [{ id: e.messageId, toolCallId: e.toolCallId, status: e.status, content: e.content }] : []))
+  const storedResults = messages.flatMap((m) => (m.role === 'tool' ? [{ id: m.id, toolCallId: m.toolCallId, status: m.status, content: m.content }] : []))
+  // Results stream as calls finish and are stored in call order.
+  const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id)
+  expect(storedResults.sort(byId)).toEqual(results.sort(byId))
 }
 
 /** Reads the error body of a refused request. */
