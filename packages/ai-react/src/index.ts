@@ -2,11 +2,11 @@
 export { useChat, type UseChatResult } from './useChat.ts'
 export { useChatClient } from './useChatClient.ts'
 export { useChatSelector } from './useChatSelector.ts'
+export { ChatError } from '@toolgate/ai/client'
 export type {
   ApproveOptions,
   ChatClient,
   ChatClientOptions,
-  ChatError,
   ChatMessage,
   ChatState,
   ChatStatus,

@@ -5,7 +5,7 @@ import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
 import type { ChatClient, ChatMessage, ChatClientOptions } from '@toolgate/ai/client'
 import { createChatHandler, scriptedModel, type ChatModel } from '@toolgate/ai/server'
-import { useChat, useChatClient, useChatSelector, type UseChatResult } from '@toolgate/ai-react'
+import { ChatError, useChat, useChatClient, useChatSelector, type UseChatResult } from '@toolgate/ai-react'
 
 afterEach(cleanup)
 
@@ -146,6 +146,13 @@ describe('useChat', () => {
     sendMessage('hello') // the thread does not exist: the server refuses again
     await waitFor(() => expect(latest).toHaveBeenCalledTimes(1))
     expect(first).toHaveBeenCalledTimes(1)
+  })
+
+  it('exports ChatError as a class, so `instanceof` tells a chat failure', async () => {
+    const { result } = renderHook(() => useChat({ endpoint: '/chat', fetch: serverFetch(), threadId: 'thread_gone' }))
+    await act(() => result.current.send('hello'))
+    expect(result.current.error).toBeInstanceOf(ChatError)
+    expect(result.current.error).toMatchObject({ code: 'THREAD_NOT_FOUND', status: 404 })
   })
 
   it('loads the thread it is given, in StrictMode too', async () => {

@@ -4,7 +4,7 @@ import type { ThreadSnapshot } from '../protocol/thread.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { applyEvent } from './applyEvent.ts'
 import { ChatError, type ChatErrorCode } from './chatError.ts'
-import { ThreadDraft, type ToolCallChanges, type ToolCallDraft } from './draft.ts'
+import { ThreadDraft, type ToolCallDraft } from './draft.ts'
 import { fromSnapshot, outcome } from './fromSnapshot.ts'
 import { isRecord } from '../util/isRecord.ts'
 import { isToolInterrupt } from './guards.ts'
@@ -42,7 +42,7 @@ export interface ApproveOptions {
 }
 
 /** An interrupt of the current pause, and whether this client has answered it. */
-interface PendingInterrupt {
+interface PauseEntry {
   readonly interrupt: ToolInterrupt
   answered: boolean
 }
@@ -65,7 +65,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   /** Client tools running, by interrupt id. */
   readonly #running = new Map<string, AbortController>()
   /** The interrupts the run is paused on, by id. */
-  readonly #pause = new Map<string, PendingInterrupt>()
+  readonly #pause = new Map<string, PauseEntry>()
   /** Answers not yet sent. Each goes out as soon as nothing else is in flight, so requests never race. */
   #outbox: ResumeAnswer[] = []
   #state: ChatState<TTools>
@@ -95,17 +95,20 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
 
   /**
    * Sends a message, ending whatever runs. Approvals still pending are denied by the server (and
-   * marked so here); client tools still running are cancelled.
+   * marked so here); client tools still running are cancelled. Results of client tools not yet
+   * sent go first, so the server records what really happened.
    */
   readonly send = (text: string): Promise<void> => {
     if (text.trim() === '') return this.#idle()
     const interrupting = this.#request !== undefined
-    this.#halt({ state: 'denied' })
+    this.#halt()
     this.#supersedePause()
+    const answers = this.#outbox
+    this.#outbox = []
     this.#error = undefined
     this.#draft.addUserMessage(text)
     const body = this.#threadId === undefined ? { message: text } : { threadId: this.#threadId, message: text }
-    this.#track(this.#exchange(body, interrupting))
+    this.#track(this.#exchange(body, interrupting, answers))
     return this.#idle()
   }
 
@@ -136,9 +139,12 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     return this.#idle()
   }
 
-  /** Ends the stream and aborts running client tools through their signal. Pending approvals stay. */
+  /**
+   * Ends the stream and aborts running client tools through their signal; calls left unfinished
+   * end as `output-error`. Pending approvals stay, and approvals not yet sent can be given again.
+   */
   readonly stop = (): void => {
-    this.#halt({ state: 'output-error', error: 'Stopped before it finished' })
+    this.#halt()
     this.#changed()
     this.#batcher.flushNow()
   }
@@ -149,7 +155,8 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
    */
   readonly load = (threadId: string | undefined = this.#threadId): Promise<void> => {
     if (threadId === undefined) return this.#idle()
-    this.#halt({ state: 'output-error', error: 'Stopped by a reload of the thread' })
+    this.#halt()
+    this.#outbox = [] // the server's thread is the truth; client tools it still waits for run again
     this.#error = undefined
     this.#threadId = threadId
     this.#track(this.#loadThread(threadId))
@@ -172,12 +179,21 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     if (!controller.signal.aborted) this.#paused(interrupts)
   }
 
-  /** POSTs a turn or answers and follows what comes back: an event stream, or `ResumeAccepted`. */
-  async #exchange(body: ChatRequest, interrupting = false): Promise<void> {
+  /**
+   * POSTs a turn or answers and follows what comes back: an event stream, or `ResumeAccepted`.
+   * `answers` left from before a message go first; a run they resume gives way to the message.
+   */
+  async #exchange(body: ChatRequest, interrupting = false, answers: readonly ResumeAnswer[] = []): Promise<void> {
     const controller = this.#begin()
     let interrupts: readonly ToolInterrupt[] = []
     let streamed = false
     try {
+      if (answers.length > 0) {
+        interrupting = true
+        await this.#post({ threadId: this.#threadId!, resume: answers }, controller.signal, true)
+          .then((response) => response.body?.cancel())
+          .catch(() => {}) // refused: the message goes all the same, and the server denies what it did not record
+      }
       const response = await this.#post(body, controller.signal, interrupting)
       if (isEventStream(response)) {
         streamed = true
@@ -203,6 +219,8 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
    */
   async #post(body: ChatRequest, signal: AbortSignal, interrupting: boolean): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
+      // A custom fetch may send a request whose signal already aborted (a stop() between two posts).
+      signal.throwIfAborted()
       try {
         return await postChat(this.#fetch, this.#options.endpoint, body, signal)
       } catch (error) {
@@ -258,7 +276,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   #paused(interrupts: readonly ToolInterrupt[]): void {
     for (const interrupt of interrupts) {
       if (this.#pause.has(interrupt.id)) continue
-      const entry: PendingInterrupt = { interrupt, answered: false }
+      const entry: PauseEntry = { interrupt, answered: false }
       this.#pause.set(interrupt.id, entry)
       const call = this.#draft.callFor(interrupt)
       const input = interrupt.input === undefined ? call.input : interrupt.input
@@ -268,7 +286,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     this.#changed()
   }
 
-  #startClientTool(entry: PendingInterrupt, call: ToolCallDraft, input: unknown): void {
+  #startClientTool(entry: PauseEntry, call: ToolCallDraft, input: unknown): void {
     const { interrupt } = entry
     const controller = new AbortController()
     this.#running.set(interrupt.id, controller)
@@ -289,7 +307,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     this.#track(run.catch(() => {})) // rejects only when halted, which already marked the call
   }
 
-  #answer(entry: PendingInterrupt, answer: ResumeAnswer): void {
+  #answer(entry: PauseEntry, answer: ResumeAnswer): void {
     entry.answered = true
     this.#error = undefined
     this.#outbox.push(answer)
@@ -305,7 +323,10 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     this.#track(this.#exchange({ threadId: this.#threadId, resume }))
   }
 
-  /** A resume was refused: its approvals can be answered again. Client tool results wait for a `load()`. */
+  /**
+   * Approvals the server did not take (a refused resume, or one never sent) can be answered again.
+   * Client tool results wait for a `load()`.
+   */
   #reopen(answers: readonly ResumeAnswer[]): void {
     for (const answer of answers) {
       const entry = this.#pause.get(answer.interruptId)
@@ -319,17 +340,20 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     }
   }
 
-  /** The user sent a message instead: the server denies every approval of the pause, even approved ones not yet run. */
+  /**
+   * The user sent a message instead: the server denies every interrupt of the pause (approvals,
+   * even approved ones not yet run, and client tools without a result) but results the browser gave.
+   */
   #supersedePause(): void {
-    for (const { interrupt } of this.#pause.values()) {
+    for (const { interrupt, answered } of this.#pause.values()) {
       const call = this.#draft.call(interrupt.toolCallId)
-      if (interrupt.reason !== 'tool_approval' || !call || call.state === 'denied') continue
+      if (!call || call.state === 'denied' || (answered && interrupt.reason === 'client_tool')) continue
       this.#draft.updateCall(call, { state: 'denied', approval: { ...call.approval, approved: false } })
     }
     this.#pause.clear()
   }
 
-  #pendingApproval(toolCallId: string): { call: ToolCallDraft; entry: PendingInterrupt } | undefined {
+  #pendingApproval(toolCallId: string): { call: ToolCallDraft; entry: PauseEntry } | undefined {
     const call = this.#draft.call(toolCallId)
     if (call?.state !== 'approval-requested') return undefined
     for (const entry of this.#pause.values()) {
@@ -339,17 +363,26 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     return undefined
   }
 
-  /** Aborts the request in flight and every running client tool (marked with `changes`); nothing is sent for them. */
-  #halt(changes: ToolCallChanges): void {
+  /**
+   * Aborts the request in flight and every running client tool; nothing is sent for them. Calls
+   * left unfinished are marked stopped. Approvals not yet sent can be given again; results wait
+   * for the next request.
+   */
+  #halt(): void {
     this.#request?.abort()
     this.#request = undefined
-    for (const [interruptId, controller] of this.#running) {
-      controller.abort()
-      const call = this.#draft.call(this.#pause.get(interruptId)?.interrupt.toolCallId ?? '')
-      if (call) this.#draft.updateCall(call, changes)
-    }
+    for (const controller of this.#running.values()) controller.abort()
+    this.#stopCalls('Stopped before it finished', this.#running)
     this.#running.clear()
-    this.#outbox = []
+    this.#reopen(this.#outbox)
+    this.#outbox = this.#outbox.filter((answer) => !('approved' in answer))
+  }
+
+  /** Ends every call still open with `error`, but the interrupts of the pause (client tools in `halted` excepted). */
+  #stopCalls(error: string, halted?: ReadonlyMap<string, unknown>): void {
+    const keep = new Set<string>()
+    for (const [id, { interrupt }] of this.#pause) if (!halted?.has(id)) keep.add(interrupt.toolCallId)
+    this.#draft.stopCalls({ state: 'output-error', error }, keep)
   }
 
   #begin(): AbortController {
@@ -370,6 +403,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     const failure =
       error instanceof ChatError ? error : new ChatError('BAD_RESPONSE', error instanceof Error ? error.message : String(error), { cause: error })
     this.#error = failure
+    this.#stopCalls(failure.message)
     this.#changed()
     const { onError } = this.#options
     if (onError) callApp(() => onError(failure))

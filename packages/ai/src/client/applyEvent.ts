@@ -1,6 +1,6 @@
 import type { ChatEvent, ToolCallResultEvent } from '../protocol/events.ts'
 import type { ToolInterrupt } from '../protocol/interrupts.ts'
-import type { ThreadDraft, ToolCallDraft } from './draft.ts'
+import { hasEnded, type ThreadDraft, type ToolCallDraft } from './draft.ts'
 import { finishPartialJson } from './partialJson.ts'
 
 /** What an event means for the run, beyond the messages it edits. */
@@ -56,16 +56,20 @@ export function applyEvent(draft: ThreadDraft, event: ChatEvent): RunSignal | un
   }
 }
 
-/** Malformed arguments keep what could be read; the server, which validates, reports the failure. */
+/**
+ * Malformed or cut arguments keep what could be read (before `finishPartialJson` pads the text);
+ * the server, which validates, reports the failure.
+ */
 function endArguments(draft: ThreadDraft, call: ToolCallDraft): void {
+  const read = call.parser!.value()
   const result = finishPartialJson(call.parser!)
-  const input = 'value' in result ? result.value : call.parser!.value()
+  const input = 'value' in result ? result.value : read
   draft.updateCall(call, { state: 'input-available', input })
 }
 
-/** An outcome this client already knows (a denial, a client tool's result) stands. */
+/** An outcome this client already knows (a denial, a client tool's result) stands, unless it only stopped the call. */
 function applyResult(draft: ThreadDraft, call: ToolCallDraft, event: ToolCallResultEvent): void {
-  if (call.state === 'denied' || call.state === 'output-available' || call.state === 'output-error') return
+  if (!call.stopped && hasEnded(call)) return
   if (event.status === 'denied') {
     draft.updateCall(call, { state: 'denied', approval: { ...call.approval, approved: false, denyReason: event.reason } })
   } else if (event.status === 'success') {

@@ -31,6 +31,8 @@ export interface ToolCallDraft {
   output: unknown
   error: string | undefined
   approval: ToolApproval | undefined
+  /** Ended by this client (stopped, or its request failed): a result the server sends later replaces that. */
+  stopped: boolean
   snapshot: ToolCallPart | undefined
 }
 
@@ -105,6 +107,7 @@ export class ThreadDraft {
       output: undefined,
       error: undefined,
       approval: undefined,
+      stopped: false,
       snapshot: undefined,
       ...changes,
     }
@@ -117,8 +120,20 @@ export class ThreadDraft {
 
   updateCall(call: ToolCallDraft, changes: ToolCallChanges): void {
     Object.assign(call, changes)
-    if (call.state !== 'input-streaming') call.parser = undefined
+    if (call.state !== 'input-streaming' && call.parser) {
+      call.input ??= call.parser.value() // arguments cut short keep what was read of them
+      call.parser = undefined
+    }
     this.touch(call)
+  }
+
+  /** Ends every call still open, but those in `keep`, with `changes`: nothing else will say how they ended. */
+  stopCalls(changes: ToolCallChanges, keep: ReadonlySet<string>): void {
+    for (const call of this.#calls.values()) {
+      if (keep.has(call.toolCallId) || hasEnded(call)) continue
+      call.stopped = true
+      this.updateCall(call, changes)
+    }
   }
 
   /** A call the server paused on: found, or added to the last assistant message (after a reload, say). */
@@ -173,6 +188,11 @@ export class ThreadDraft {
     message.snapshot = undefined
     this.#dirty = true
   }
+}
+
+/** Whether the call reached one of its final states. */
+export function hasEnded(call: ToolCallDraft): boolean {
+  return call.state === 'output-available' || call.state === 'output-error' || call.state === 'denied'
 }
 
 function messageSnapshot(message: MessageDraft): ChatMessage {

@@ -9,7 +9,7 @@
  */
 
 // Where the machine stands (plain numbers, so they inline). Token modes (string, escape, number,
-// literal) resume mid-token.
+// literal) resume mid-token. The three string modes are consecutive: `value()` tests the range.
 const M_VALUE = 0 // a value must come: at the root, after `:` or after `,` in an array
 const M_VALUE_OR_CLOSE = 1 // just after `[`
 const M_KEY_OR_CLOSE = 2 // just after `{`
@@ -73,14 +73,20 @@ export class PartialJsonParser {
   }
 
   /**
-   * The value so far: whole values, strings cut where the text ends, and containers holding what
-   * they hold so far. Keys, numbers and literals appear only once complete. Same reference until
-   * something changes.
+   * The value so far: whole values, strings cut where the text ends (before an escape not yet
+   * complete), and containers holding what they hold so far. Keys, numbers and literals appear
+   * only once complete. Same reference until something changes.
    */
   value(): unknown {
     if (!this.#changed) return this.#cached
     this.#changed = false
-    let child: unknown = this.#mode === M_STRING && !this.#stringIsKey ? this.#token : NOTHING
+    let child: unknown = NOTHING
+    // Mid-escape is still mid-string; a high surrogate waits for its pair, so no replacement character flashes.
+    if (this.#mode >= M_STRING && this.#mode <= M_UNICODE && !this.#stringIsKey) {
+      const token = this.#token
+      const last = token.charCodeAt(token.length - 1)
+      child = last >= 0xd800 && last <= 0xdbff ? token.slice(0, -1) : token
+    }
     if (this.#stack.length === 0) return (this.#cached = child === NOTHING ? rootValue(this.#root) : child)
     for (let depth = this.#stack.length - 1; depth >= 0; depth--) {
       const frame = this.#stack[depth]!

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import type { ToolContext } from '@toolgate/ai'
 import { scriptedModel } from '@toolgate/ai/server'
-import { callStates, clientOn, location, record, share, texts, toolCalls, weatherServer } from './helpers.ts'
+import { callStates, clientOn, deferred, location, record, share, texts, toolCalls, weatherServer } from './helpers.ts'
 
 const model = scriptedModel([
   {
@@ -25,13 +25,6 @@ const model = scriptedModel([
 ])
 
 const server = { model, tools: [location, share, weatherServer] }
-
-/** A promise with its resolver, to hold a tool until the test lets it go. */
-function deferred<T>() {
-  let resolve!: (value: T) => void
-  const promise = new Promise<T>((r) => (resolve = r))
-  return { promise, resolve }
-}
 
 describe('client tools', () => {
   it('run when the server asks, and their validated output goes back to the model', async () => {

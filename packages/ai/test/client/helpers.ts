@@ -1,7 +1,15 @@
 import * as v from 'valibot'
+import { vi } from 'vitest'
 import { toolDefinition, type AnyTool } from '@toolgate/ai'
 import { createChatClient, type ChatClientOptions, type ChatState, type ToolCallPart } from '@toolgate/ai/client'
-import { createChatHandler, type ChatEvent, type ChatHandlerOptions, type ChatModel, type ModelChunk } from '@toolgate/ai/server'
+import {
+  createChatHandler,
+  type ChatEvent,
+  type ChatHandlerOptions,
+  type ChatModel,
+  type ModelChunk,
+  type ThreadStore,
+} from '@toolgate/ai/server'
 
 /** A fetch that calls a Fetch handler in-process. */
 export function inProcess(handler: (request: Request) => Promise<Response>): NonNullable<ChatClientOptions['fetch']> {
@@ -63,6 +71,37 @@ export function gatedModel(chunks: readonly ModelChunk[]): ChatModel & { release
       yield { type: 'finish', reason: 'stop' }
     },
   }
+}
+
+/** A promise with its resolver, to hold a tool until the test lets it go. */
+export function deferred<T>() {
+  let resolve!: (value: T) => void
+  const promise = new Promise<T>((r) => (resolve = r))
+  return { promise, resolve }
+}
+
+/**
+ * A fetch that calls the handler in-process, records the request bodies, and keeps the response
+ * to each request `hold` picks (the server has already handled it) until the test calls `release`.
+ */
+export function holdingFetch(handler: (request: Request) => Promise<Response>, hold: (body: any) => boolean) {
+  const bodies: any[] = []
+  const held: (() => void)[] = []
+  const fetch: NonNullable<ChatClientOptions['fetch']> = async (input, init) => {
+    const body = init.body ? JSON.parse(String(init.body)) : undefined
+    bodies.push(body)
+    const response = await handler(new Request(new URL(String(input), 'http://test'), init))
+    if (hold(body)) await new Promise<void>((resolve) => held.push(resolve))
+    return response
+  }
+  return { fetch, bodies, held }
+}
+
+/** Waits until no run holds the thread any more: what it stored is final. */
+export async function runEnded(store: ThreadStore, threadId: string): Promise<void> {
+  await vi.waitFor(async () => {
+    if ((await store.get(threadId))?.thread.activeRun) throw new Error(`a run still holds ${threadId}`)
+  })
 }
 
 /** A fetch that answers every POST with these SSE bytes (as separate chunks), for protocol-level cases. */

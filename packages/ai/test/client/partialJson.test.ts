@@ -8,6 +8,9 @@ function parseInPieces(text: string, size: number): PartialJsonParser {
   return parser
 }
 
+const isHigh = (code: number) => code >= 0xd800 && code <= 0xdbff
+const isLow = (code: number) => code >= 0xdc00 && code <= 0xdfff
+
 function finish(text: string, size = 1) {
   return finishPartialJson(parseInPieces(text, size))
 }
@@ -56,6 +59,58 @@ describe('PartialJsonParser', () => {
   it('decodes escapes cut between pieces, surrogate pairs included', () => {
     const text = '"a\\n\\u00e9\\ud83d\\ude00\\"z"'
     for (let size = 1; size < text.length; size++) expect(finish(text, size)).toEqual({ value: 'a\né😀"z' })
+  })
+
+  it('keeps showing a string while a chunk ends inside an escape', () => {
+    for (const cut of ['\\', '\\u', '\\u00', '\\u00e']) {
+      const parser = new PartialJsonParser()
+      parser.push(`{"text":"hello${cut}`)
+      expect(parser.value()).toEqual({ text: 'hello' })
+    }
+    const parser = new PartialJsonParser()
+    parser.push('["a\\')
+    expect(parser.value()).toEqual(['a'])
+    parser.push('n')
+    expect(parser.value()).toEqual(['a\n'])
+    const root = new PartialJsonParser()
+    root.push('"x\\u00')
+    expect(root.value()).toBe('x')
+  })
+
+  it('holds back a high surrogate until its pair arrives', () => {
+    const parser = new PartialJsonParser()
+    parser.push('{"s":"a\\ud83d')
+    expect(parser.value()).toEqual({ s: 'a' })
+    parser.push('\\ude')
+    expect(parser.value()).toEqual({ s: 'a' })
+    parser.push('00')
+    expect(parser.value()).toEqual({ s: 'a😀' })
+    const raw = new PartialJsonParser()
+    raw.push('{"s":"b\ud83d') // a chunk cut between the halves of a raw pair
+    expect(raw.value()).toEqual({ s: 'b' })
+    raw.push('\ude00')
+    expect(raw.value()).toEqual({ s: 'b😀' })
+  })
+
+  it('shows a string value cut anywhere as a prefix of it that never splits a surrogate pair', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.integer({ min: 1, max: 5 }), (value, size) => {
+        const text = `{"k":${JSON.stringify(value)}}`
+        const parser = new PartialJsonParser()
+        for (let i = 0; i < text.length; i += size) {
+          parser.push(text.slice(i, i + size))
+          if (i + size <= 5) continue // the value's quote is not read yet
+          const shown = (parser.value() as { k?: unknown }).k
+          expect(typeof shown).toBe('string')
+          const prefix = shown as string
+          expect(value.startsWith(prefix)).toBe(true)
+          const splitsPair = isHigh(prefix.charCodeAt(prefix.length - 1)) && isLow(value.charCodeAt(prefix.length))
+          expect(splitsPair).toBe(false)
+        }
+        expect(parser.value()).toEqual({ k: value })
+      }),
+      { numRuns: 200 },
+    )
   })
 
   it('returns the same value until something visible changes, and shares closed containers', () => {

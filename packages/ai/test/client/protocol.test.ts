@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { createChatClient, type ChatClientOptions } from '@toolgate/ai/client'
 import type { ChatEvent, ToolInterrupt } from '@toolgate/ai/server'
-import { location, sseFetch, texts, toolCalls } from './helpers.ts'
+import { deferred, location, sseBody, sseFetch, texts, toolCalls } from './helpers.ts'
 
 // Responses built by hand from the protocol types: what a broken server or network can do.
 
@@ -66,7 +66,55 @@ describe('ChatClient against a misbehaving server', () => {
     await chat.send('hi')
     const state = chat.getSnapshot()
     expect(state.error).toMatchObject({ code: 'NETWORK', message: 'The connection closed before the run finished' })
-    expect(toolCalls(state)[0]).toMatchObject({ state: 'input-streaming', input: {} })
+    // Nothing will say how the call ended: it ends here, keeping what was read of its arguments.
+    expect(toolCalls(state)[0]).toMatchObject({ state: 'output-error', input: {}, error: 'The connection closed before the run finished' })
+  })
+
+  it('ends the calls a failed run left open with the failure, unless the server said how they ended', async () => {
+    const start = (id: string): ChatEvent => ({ type: 'TOOL_CALL_START', toolCallId: id, toolCallName: 'get_location', parentMessageId: 'm1' })
+    const fetch = sseFetch(
+      [
+        started,
+        start('c1'),
+        { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '{"precise":true}' },
+        { type: 'TOOL_CALL_END', toolCallId: 'c1' },
+        start('c2'),
+        { type: 'TOOL_CALL_ARGS', toolCallId: 'c2', delta: '{"prec' },
+        start('c3'),
+        { type: 'TOOL_CALL_ARGS', toolCallId: 'c3', delta: '{"precise":false,' },
+        { type: 'TOOL_CALL_RESULT', messageId: 'r3', toolCallId: 'c3', content: 'The run failed before this call finished', role: 'tool', status: 'error' },
+        { type: 'RUN_ERROR', code: 'MODEL_ERROR', message: 'The model is overloaded' },
+      ],
+      // The next run says how c1 ended after all: the server's word replaces the client's guess.
+      [started, { type: 'TOOL_CALL_RESULT', messageId: 'r1', toolCallId: 'c1', content: 'cut short', role: 'tool', status: 'error' }, text('Again.'), finished],
+    )
+    const chat = client(fetch)
+    await chat.send('hi')
+    const failed = chat.getSnapshot()
+    expect(failed.status).toBe('error')
+    expect(toolCalls(failed).map(({ state, input, error }) => ({ state, input, error }))).toEqual([
+      { state: 'output-error', input: { precise: true }, error: 'The model is overloaded' },
+      { state: 'output-error', input: {}, error: 'The model is overloaded' },
+      { state: 'output-error', input: { precise: false }, error: 'The run failed before this call finished' },
+    ])
+
+    await chat.send('again')
+    expect(toolCalls(chat.getSnapshot()).map((part) => part.error)).toEqual(['cut short', 'The model is overloaded', 'The run failed before this call finished'])
+    expect(chat.getSnapshot()).toMatchObject({ status: 'idle', error: undefined })
+  })
+
+  it('keeps the arguments read so far when a call ends before they were complete', async () => {
+    const chat = client(
+      sseFetch([
+        started,
+        { type: 'TOOL_CALL_START', toolCallId: 'c1', toolCallName: 'get_weather', parentMessageId: 'm1' },
+        { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '{"city": "Pa' },
+        { type: 'TOOL_CALL_END', toolCallId: 'c1' },
+        finished,
+      ]),
+    )
+    await chat.send('hi')
+    expect(toolCalls(chat.getSnapshot())[0]).toMatchObject({ input: { city: 'Pa' } })
   })
 
   it('fails with NETWORK when the connection breaks mid-stream', async () => {
@@ -177,6 +225,71 @@ describe('ChatClient against a misbehaving server', () => {
     ])
     expect(chat.getSnapshot()).toMatchObject({ status: 'idle', error: undefined })
     expect(texts(chat.getSnapshot()).at(-1)).toBe('assistant: Both.')
+  })
+
+  describe('a message sent while answers wait behind a request in flight', () => {
+    const interrupts: ToolInterrupt[] = [
+      { id: 'i1', reason: 'client_tool', toolCallId: 'c1', toolName: 'get_location', input: {} },
+      { id: 'i2', reason: 'client_tool', toolCallId: 'c2', toolName: 'get_location', input: { precise: true } },
+      { id: 'i3', reason: 'tool_approval', toolCallId: 'c3', toolName: 'transfer_money', input: { to: 'Bob', amount: 500 } },
+    ]
+    const hang = () => new Promise<never>(() => {}) as never
+
+    async function waiting(resumeReply: () => Response) {
+      const second = deferred<{ city: string }>()
+      const fetch = sseFetch([started, paused(...interrupts)], hang, resumeReply, [started, text('Hi.'), finished])
+      const chat = client(fetch, { tools: [location.client(({ precise }) => (precise ? second.promise : { city: 'Peru' }))] })
+      void chat.send('where')
+      await vi.waitFor(() => expect(fetch.requests).toHaveLength(2)) // c1's result, whose answer never comes
+      second.resolve({ city: 'Lima' }) // c2 ran: its result waits for the request in flight
+      await vi.waitFor(() => expect(toolCalls(chat.getSnapshot())[1]).toMatchObject({ state: 'output-available' }))
+      void chat.approve('c3') // waits too
+      return { chat, fetch }
+    }
+
+    async function scenario(resumeReply: () => Response) {
+      const { chat, fetch } = await waiting(resumeReply)
+      await chat.send('next')
+      return { chat, bodies: fetch.requests.map((request) => request.body) }
+    }
+
+    it('sends the results first, without the approvals, which the message denies', async () => {
+      const { chat, bodies } = await scenario(accepted([interrupts[2]!]))
+      expect(bodies).toEqual([
+        { message: 'where' },
+        { threadId: 't1', resume: [{ interruptId: 'i1', output: { city: 'Peru' } }] },
+        { threadId: 't1', resume: [{ interruptId: 'i2', output: { city: 'Lima' } }] },
+        { threadId: 't1', message: 'next' },
+      ])
+      const state = chat.getSnapshot()
+      expect(state).toMatchObject({ status: 'idle', error: undefined, pendingApprovals: [] })
+      expect(toolCalls(state).map((part) => part.state)).toEqual(['output-available', 'output-available', 'denied'])
+      expect(texts(state).at(-1)).toBe('assistant: Hi.')
+    })
+
+    it('sends the message all the same when the server refuses the results, or stops the run they resume', async () => {
+      const refused = () =>
+        new Response(JSON.stringify({ error: { code: 'INTERRUPT_NOT_FOUND', message: 'No such interrupt' } }), {
+          status: 404,
+          headers: { 'content-type': 'application/json' },
+        })
+      for (const reply of [refused, () => new Response(sseBody([started, text('Resumed.'), finished]), { headers: { 'content-type': 'text/event-stream' } })]) {
+        const { chat, bodies } = await scenario(reply)
+        expect(bodies.at(-1)).toEqual({ threadId: 't1', message: 'next' })
+        expect(chat.getSnapshot()).toMatchObject({ status: 'idle', error: undefined })
+        expect(texts(chat.getSnapshot())).toEqual(['user: where', 'user: next', 'assistant: Hi.'])
+      }
+    })
+
+    it('sends no message when stop() comes while the results are on their way', async () => {
+      const { chat, fetch } = await waiting(hang)
+      const sending = chat.send('next')
+      await vi.waitFor(() => expect(fetch.requests).toHaveLength(3))
+      chat.stop()
+      await sending
+      expect(fetch.requests).toHaveLength(3)
+      expect(chat.getSnapshot()).toMatchObject({ status: 'idle', error: undefined })
+    })
   })
 
   it('puts calls it never saw streaming into the last assistant message when an interrupt names them', async () => {
