@@ -1,4 +1,4 @@
-import type { AnyTool, InferToolInput, InferToolName, InferToolOutput, ToolMetadata } from '../tools/types.ts'
+import type { AnyTool, InferToolName, InferToolOutput, InferToolRawInput, ToolMetadata } from '../tools/types.ts'
 import type { ChatError } from './chatError.ts'
 
 /**
@@ -74,9 +74,12 @@ export type ToolCallPartOf<TName extends string, TInput, TOutput, TMetadata = To
 
 type ToolMetadataOf<TTool> = TTool extends { readonly metadata: infer M } ? M : never
 
-/** The tool-call part of one tool. */
+/**
+ * The tool-call part of one tool. `input` is what the model sent (the schema's input side: a field
+ * with a default may be missing); the tool's `execute` sees it validated.
+ */
 export type ToolCallPartFor<TTool> = TTool extends AnyTool
-  ? ToolCallPartOf<InferToolName<TTool>, InferToolInput<TTool>, InferToolOutput<TTool>, ToolMetadataOf<TTool>>
+  ? ToolCallPartOf<InferToolName<TTool>, InferToolRawInput<TTool>, InferToolOutput<TTool>, ToolMetadataOf<TTool>>
   : never
 
 /**

@@ -1,4 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest'
+import * as v from 'valibot'
+import { toolDefinition } from '@toolgate/ai'
 import { createChatClient, type ChatMessage, type DeepPartial, type ToolCallPart } from '@toolgate/ai/client'
 import { location, share, weather } from './helpers.ts'
 
@@ -32,6 +34,16 @@ describe('part types', () => {
   it('narrow input, output and metadata by tool name and state', () => {
     expectTypeOf(narrowing).parameter(0).toEqualTypeOf<ChatMessage<Tools>>()
     expectTypeOf(client.getSnapshot().messages).toEqualTypeOf<readonly ChatMessage<Tools>[]>()
+  })
+
+  it('type input as the model sends it: a field with a default may be missing', () => {
+    const forecast = toolDefinition({
+      name: 'forecast',
+      description: 'Forecast',
+      inputSchema: v.object({ city: v.string(), days: v.optional(v.number(), 3) }),
+    })
+    type Part = Extract<ToolCallPart<readonly [typeof forecast]>, { state: 'input-available' }>
+    expectTypeOf<Part['input']>().toEqualTypeOf<{ city: string; days?: number | undefined }>()
   })
 
   it('type pending approvals as parts in approval-requested', () => {
