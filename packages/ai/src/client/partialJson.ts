@@ -41,6 +41,8 @@ export class PartialJsonParser {
   readonly #stack: Frame[] = []
   /** The text of the token being read (string content, number or literal). */
   #token = ''
+  /** Whether the string so far ends in half a surrogate pair, which `value()` holds back. */
+  #endsInHighSurrogate = false
   #hex = ''
   #stringIsKey = false
   #root: unknown = NOTHING
@@ -83,9 +85,7 @@ export class PartialJsonParser {
     let child: unknown = NOTHING
     // Mid-escape is still mid-string; a high surrogate waits for its pair, so no replacement character flashes.
     if (this.#mode >= M_STRING && this.#mode <= M_UNICODE && !this.#stringIsKey) {
-      const token = this.#token
-      const last = token.charCodeAt(token.length - 1)
-      child = last >= 0xd800 && last <= 0xdbff ? token.slice(0, -1) : token
+      child = this.#endsInHighSurrogate ? this.#token.slice(0, -1) : this.#token
     }
     if (this.#stack.length === 0) return (this.#cached = child === NOTHING ? rootValue(this.#root) : child)
     for (let depth = this.#stack.length - 1; depth >= 0; depth--) {
@@ -229,6 +229,7 @@ export class PartialJsonParser {
   #startString(isKey: boolean): void {
     this.#stringIsKey = isKey
     this.#token = ''
+    this.#endsInHighSurrogate = false
     this.#mode = M_STRING
     // An empty string value already shows, as `""`.
     if (!isKey) this.#changed = true
@@ -240,7 +241,12 @@ export class PartialJsonParser {
   }
 
   #appendToken(text: string): void {
+    if (text === '') return
     this.#token += text
+    // Read from the appended piece, never the token: a long token is a rope, and reading a
+    // character of it would flatten it on every delta, making streaming quadratic.
+    const last = text.charCodeAt(text.length - 1)
+    this.#endsInHighSurrogate = last >= 0xd800 && last <= 0xdbff
     if (!this.#stringIsKey) this.#changed = true
   }
 
