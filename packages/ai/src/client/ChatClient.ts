@@ -6,14 +6,15 @@ import { applyEvent } from './applyEvent.ts'
 import { ChatError, type ChatErrorCode } from './chatError.ts'
 import { ThreadDraft, type ToolCallDraft } from './draft.ts'
 import { fromSnapshot, outcome } from './fromSnapshot.ts'
+import type { Fetch } from '../util/Fetch.ts'
 import { isRecord } from '../util/isRecord.ts'
+import { readSseData } from '../util/readSseData.ts'
 import { isToolInterrupt } from './guards.ts'
 import { parseEvent } from './parseEvent.ts'
 import type { ChatState, ChatStatus, PendingApproval, ToolApproval, ToolCallPart } from './parts.ts'
 import { runClientTool } from './runClientTool.ts'
 import { NotifyBatcher, type NotifyScheduler } from './scheduleNotify.ts'
-import { readSseData } from './sse.ts'
-import { getThread, isEventStream, postChat, readJson, type Fetch } from './transport.ts'
+import { getThread, isEventStream, postChat, readJson } from './transport.ts'
 import { untilAborted } from './untilAborted.ts'
 
 export interface ChatClientOptions<TTools extends readonly AnyTool[] = readonly AnyTool[]> {
@@ -235,7 +236,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     if (!response.body) throw new ChatError('BAD_RESPONSE', 'The server sent an event stream without a body')
     let interrupts: readonly ToolInterrupt[] | undefined
     try {
-      for await (const data of readSseData(response.body, signal)) {
+      for await (const data of readSseData(response.body, signal, { flushAtEnd: false })) {
         const event = parseEvent(data)
         if (!event) continue
         const signalled = applyEvent(this.#draft, event)

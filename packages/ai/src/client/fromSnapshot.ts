@@ -37,6 +37,10 @@ export function outcome(result: ToolResultMessage | undefined): ToolCallChanges 
   }
 }
 
+/**
+ * The rule of `util/parseToolArguments.ts` (blank means `{}`), with text that is not JSON shown as
+ * sent. Inlined because its result object would cost the browser bundle more than this line.
+ */
 function parseArguments(text: string): unknown {
   return text.trim() === '' ? {} : parseJson(text)
 }

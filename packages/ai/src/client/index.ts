@@ -5,7 +5,7 @@
 export { ChatClient, createChatClient, type ApproveOptions, type ChatClientOptions } from './ChatClient.ts'
 export { ChatError, type ChatErrorCode } from './chatError.ts'
 export type { NotifyScheduler } from './scheduleNotify.ts'
-export type { Fetch } from './transport.ts'
+export type { Fetch } from '../util/Fetch.ts'
 export type {
   AssistantMessage,
   ChatMessage,

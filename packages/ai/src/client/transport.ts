@@ -1,10 +1,9 @@
 import type { ErrorBody } from '../protocol/errors.ts'
 import type { ChatRequest } from '../protocol/requests.ts'
 import { ChatError, type ChatErrorCode } from './chatError.ts'
+import type { Fetch } from '../util/Fetch.ts'
 import { isRecord } from '../util/isRecord.ts'
 import { untilAborted } from './untilAborted.ts'
-
-export type Fetch = (input: string, init: RequestInit) => Promise<Response>
 
 /** POSTs a turn or a resume; resolves with a successful response, else throws a `ChatError`. */
 export function postChat(fetch: Fetch, endpoint: string, body: ChatRequest, signal: AbortSignal): Promise<Response> {

@@ -7,7 +7,7 @@ export { isProviderTarget, PROVIDER_TARGETS } from './targets.ts'
 export { openAIChatModel, type OpenAIChatModelOptions } from './models/openAIChatModel.ts'
 export { anthropicModel, type AnthropicModelOptions } from './models/anthropicModel.ts'
 export { ModelProviderError, type ModelProviderErrorCode } from './models/ModelProviderError.ts'
-export type { Fetch } from './models/http.ts'
+export type { Fetch } from '../util/Fetch.ts'
 export type {
   AnthropicOptions,
   GeminiJsonSchemaOptions,

@@ -1,11 +1,12 @@
+import { loadAuthorized } from './authorizeThread.ts'
 import { resolveConfig, type ChatConfig, type ChatHandlerOptions } from './config.ts'
-import { HttpError, errorResponse, jsonResponse } from './errors.ts'
-import { readJsonBody } from './limits.ts'
+import { HttpError, errorResponse } from './errors.ts'
+import { jsonResponse } from './jsonResponse.ts'
 import { parseChatRequest } from './parseRequest.ts'
+import { readJsonBody } from './readJsonBody.ts'
 import { resume } from './resume.ts'
 import { snapshot } from './snapshot.ts'
 import { startTurn } from './startTurn.ts'
-import { loadAuthorized } from './threadAccess.ts'
 
 /** A Fetch API handler: works with any server that speaks `Request`/`Response` (and with `toNodeHandler`). */
 export type ChatHandler = (request: Request) => Promise<Response>

@@ -1,5 +1,6 @@
 import { ToolgateError } from '../errors.ts'
 import type { ErrorBody, ErrorCode } from '../protocol/errors.ts'
+import { jsonResponse } from './jsonResponse.ts'
 
 /** A refusal the handler answers with `status` and a JSON `ErrorBody`; `code` is stable. */
 export class HttpError extends ToolgateError {
@@ -16,13 +17,6 @@ export class HttpError extends ToolgateError {
 
 export function errorBody(code: ErrorCode, message: string, path?: string): ErrorBody {
   return { error: path === undefined ? { code, message } : { code, message, path } }
-}
-
-export function jsonResponse(status: number, body: unknown, headers?: Record<string, string>): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
-  })
 }
 
 /** Any failure before the event stream starts becomes a JSON error response; unknown ones are a 500 without details. */

@@ -2,6 +2,7 @@ import { ToolValidationError } from '../errors.ts'
 import type { ToolCallPart, ToolResultMessage } from '../protocol/messages.ts'
 import { evaluateApproval } from '../tools/approval.ts'
 import { validateToolInput } from '../tools/validateToolValue.ts'
+import { parseToolArguments } from '../util/parseToolArguments.ts'
 import type { Execution } from './executeToolCalls.ts'
 import { approvalInterrupt, clientToolInterrupt } from './interrupts.ts'
 import type { PendingInterrupt } from './threadStore.ts'
@@ -27,7 +28,7 @@ export async function planToolCalls(calls: readonly ToolCallPart[], toolset: Too
       plan.results.push(errorResult(ref, `Unknown tool "${call.name}". Available tools: ${toolset.names.join(', ') || '(none)'}.`))
       continue
     }
-    const args = parseArguments(call.arguments)
+    const args = parseToolArguments(call.arguments)
     if (!args.ok) {
       plan.results.push(errorResult(ref, `The arguments of tool "${call.name}" are not valid JSON (${args.error}); send one JSON object.`))
       continue
@@ -47,16 +48,6 @@ export async function planToolCalls(calls: readonly ToolCallPart[], toolset: Too
 }
 
 type Checked = { ok: true; value: unknown } | { ok: false; error: string }
-
-/** Models send `""` for tools without parameters; that means `{}`. */
-function parseArguments(text: string): Checked {
-  if (text.trim() === '') return { ok: true, value: {} }
-  try {
-    return { ok: true, value: JSON.parse(text) }
-  } catch (error) {
-    return { ok: false, error: (error as Error).message }
-  }
-}
 
 /** Input issues go back to the model with their paths, so it can correct the call. */
 export async function validateInput(tool: Parameters<typeof validateToolInput>[0], value: unknown): Promise<Checked> {

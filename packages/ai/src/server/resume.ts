@@ -1,11 +1,13 @@
 import type { ResumeAccepted, ResumeRequest } from '../protocol/requests.ts'
 import { randomId } from '../util/randomId.ts'
 import { recordAnswers } from './answers.ts'
+import { loadAuthorized } from './authorizeThread.ts'
 import type { ChatConfig } from './config.ts'
-import { jsonResponse } from './errors.ts'
 import { toWire, unanswered } from './interrupts.ts'
+import { jsonResponse } from './jsonResponse.ts'
+import { isRunning, threadBusy } from './runLease.ts'
 import { streamRun } from './streamRun.ts'
-import { isRunning, loadAuthorized, threadBusy, updateThread } from './threadAccess.ts'
+import { updateThread } from './updateThread.ts'
 
 /**
  * `POST { threadId, resume }`: stores the answers (all or nothing). While others of the batch are

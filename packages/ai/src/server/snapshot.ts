@@ -1,6 +1,6 @@
 import type { ThreadSnapshot } from '../protocol/thread.ts'
 import { toWire, unanswered } from './interrupts.ts'
-import { isRunning } from './threadAccess.ts'
+import { isRunning } from './runLease.ts'
 import type { Thread } from './threadStore.ts'
 
 /** What a reloaded page needs to continue: the history and what is still waiting for an answer. */

@@ -1,13 +1,16 @@
 import type { ToolResultMessage, UserMessage } from '../protocol/messages.ts'
 import type { MessageRequest } from '../protocol/requests.ts'
 import { randomId } from '../util/randomId.ts'
+import { authorizeThread, loadAuthorized } from './authorizeThread.ts'
 import type { ChatConfig } from './config.ts'
 import { HttpError } from './errors.ts'
 import { rememberResolved } from './interrupts.ts'
-import { settleInterrupts } from './resolveInterrupts.ts'
+import { newThread } from './newThread.ts'
+import { isRunning, threadBusy } from './runLease.ts'
+import { settleInterrupts } from './settleInterrupts.ts'
 import { streamRun } from './streamRun.ts'
-import { authorizeThread, isRunning, loadAuthorized, newThread, threadBusy, updateThread } from './threadAccess.ts'
 import type { Thread, VersionedThread } from './threadStore.ts'
+import { updateThread } from './updateThread.ts'
 
 /**
  * `POST { threadId?, message }`: claims the thread for a run and streams it. Interrupts still

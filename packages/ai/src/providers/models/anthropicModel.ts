@@ -1,8 +1,8 @@
 import type { ChatMessage } from '../../protocol/messages.ts'
 import type { ChatModel, FinishReason, ModelChunk, ModelRequest } from '../../server/model.ts'
+import type { Fetch } from '../../util/Fetch.ts'
 import { isRecord } from '../../util/isRecord.ts'
-import { endedEarly, mergeHeaders, parseEvent, postForStream, readError, streamError, trimSlash, type Fetch } from './http.ts'
-import { readSseData } from './sse.ts'
+import { endedEarly, mergeHeaders, parseEvent, postForStream, readError, readEventData, streamError, trimSlash } from './http.ts'
 import { ToolDialect } from './toolDialect.ts'
 
 export interface AnthropicModelOptions {
@@ -72,7 +72,7 @@ async function* streamMessages(options: AnthropicModelOptions, maxTokens: number
   let outputTokens: number | undefined
   let stopped = false
   try {
-    for await (const data of readSseData(stream, request.signal)) {
+    for await (const data of readEventData(stream, request.signal)) {
       const event = parseEvent(PROVIDER, data)
       switch (event.type) {
         case 'message_start': {

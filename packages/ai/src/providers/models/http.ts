@@ -1,7 +1,7 @@
+import type { Fetch } from '../../util/Fetch.ts'
 import { isRecord } from '../../util/isRecord.ts'
+import { readSseData } from '../../util/readSseData.ts'
 import { ModelProviderError } from './ModelProviderError.ts'
-
-export type Fetch = (input: string, init: RequestInit) => Promise<Response>
 
 export interface PostOptions {
   /** `OpenAI`, `Anthropic`: names the provider in errors. */
@@ -32,6 +32,19 @@ export async function postForStream(options: PostOptions): Promise<ReadableStrea
   if (!response.ok) throw await httpError(provider, response)
   if (!response.body) throw new ModelProviderError('PROVIDER_STREAM_ERROR', provider, `${provider} answered ${response.status} without a body`)
   return response.body
+}
+
+/**
+ * The `data` of each event of a provider's stream. Providers may close the stream without the last
+ * blank line, so a cut-off event still counts. An abort rejects with the signal's reason, as a
+ * `ChatModel` must, rather than ending the stream quietly: no event is passed on after it.
+ */
+export async function* readEventData(stream: ReadableStream<Uint8Array>, signal: AbortSignal): AsyncGenerator<string, void, undefined> {
+  for await (const data of readSseData(stream, signal, { flushAtEnd: true })) {
+    signal.throwIfAborted()
+    yield data
+  }
+  signal.throwIfAborted()
 }
 
 /** OpenAI sends `{ error: { message, type, code } }`, Anthropic `{ type: 'error', error: { type, message } }`. */

@@ -1,8 +1,8 @@
 import type { ChatMessage } from '../../protocol/messages.ts'
 import type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelUsage } from '../../server/model.ts'
+import type { Fetch } from '../../util/Fetch.ts'
 import { isRecord } from '../../util/isRecord.ts'
-import { endedEarly, mergeHeaders, parseEvent, postForStream, readError, streamError, trimSlash, type Fetch } from './http.ts'
-import { readSseData } from './sse.ts'
+import { endedEarly, mergeHeaders, parseEvent, postForStream, readError, readEventData, streamError, trimSlash } from './http.ts'
 import { ToolDialect, type ToolCallTranslator } from './toolDialect.ts'
 
 export interface OpenAIChatModelOptions {
@@ -64,7 +64,7 @@ async function* streamChat(options: OpenAIChatModelOptions, url: string, request
   let usage: ModelUsage | undefined
   let done = false
   try {
-    for await (const data of readSseData(stream, request.signal)) {
+    for await (const data of readEventData(stream, request.signal)) {
       if (data.trim() === '[DONE]') {
         done = true
         break

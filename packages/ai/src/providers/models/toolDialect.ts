@@ -2,6 +2,7 @@ import type { ModelChunk, ModelTool } from '../../server/model.ts'
 import { randomId } from '../../util/randomId.ts'
 import { memoize } from '../cache.ts'
 import { isPlainObject } from '../../util/isPlainObject.ts'
+import { parseToolArguments } from '../../util/parseToolArguments.ts'
 import { isSame, restore } from '../plan.ts'
 import { providerToolName } from '../providerName.ts'
 import { ProviderSchemaError } from '../ProviderSchemaError.ts'
@@ -90,15 +91,10 @@ export class ToolDialect<T extends Target> {
    * are not a JSON object (the model sent broken JSON) become `{}`: providers refuse anything else.
    */
   providerArguments(name: string, text: string): Record<string, unknown> {
-    let value: unknown = {}
-    try {
-      if (text.trim() !== '') value = JSON.parse(text)
-    } catch {
-      // stays {}
-    }
-    if (!isPlainObject(value)) value = {}
+    const parsed = parseToolArguments(text)
+    const value = parsed.ok && isPlainObject(parsed.value) ? parsed.value : {}
     const plan = this.#byName.get(name)?.conversion.plan
-    return plan?.kind === 'unwrap' ? { [plan.key]: value } : (value as Record<string, unknown>)
+    return plan?.kind === 'unwrap' ? { [plan.key]: value } : value
   }
 
   /** Translates the tool calls of one response (see the comment at the top). */
@@ -170,11 +166,7 @@ export class ToolCallTranslator {
 
 /** The arguments in the tool's own shape, as JSON text; text that is not JSON is passed on for the runtime to report. */
 function mapArguments(tool: DeclaredTool, text: string): string {
-  let value: unknown
-  try {
-    value = text.trim() === '' ? {} : JSON.parse(text)
-  } catch {
-    return text
-  }
-  return JSON.stringify(restore(tool.conversion.plan, value, tool.conversion.defs))
+  const parsed = parseToolArguments(text)
+  if (!parsed.ok) return text
+  return JSON.stringify(restore(tool.conversion.plan, parsed.value, tool.conversion.defs))
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { readSseData } from '../../src/client/sse.ts'
+import { readSseData } from '../../src/util/readSseData.ts'
 
 function bodyOf(chunks: readonly (string | Uint8Array)[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder()
@@ -11,9 +11,9 @@ function bodyOf(chunks: readonly (string | Uint8Array)[]): ReadableStream<Uint8A
   })
 }
 
-async function collect(chunks: readonly (string | Uint8Array)[]): Promise<string[]> {
+async function collect(chunks: readonly (string | Uint8Array)[], flushAtEnd = false): Promise<string[]> {
   const out: string[] = []
-  for await (const data of readSseData(bodyOf(chunks))) out.push(data)
+  for await (const data of readSseData(bodyOf(chunks), undefined, { flushAtEnd })) out.push(data)
   return out
 }
 
@@ -44,6 +44,12 @@ describe('readSseData', () => {
     expect(await collect(['data: whole\n\ndata: cut'])).toEqual(['whole'])
   })
 
+  it('with flushAtEnd, yields an event the stream cut off before its blank line', async () => {
+    expect(await collect(['data: whole\n\ndata: cut'], true)).toEqual(['whole', 'cut'])
+    expect(await collect(['data: whole\n\ndata: a\ndata: b\n'], true)).toEqual(['whole', 'a\nb'])
+    expect(await collect(['data: whole\n\n: comment'], true)).toEqual(['whole'])
+  })
+
   it('stops reading when the signal aborts, even if the body never ends', async () => {
     const controller = new AbortController()
     const body = new ReadableStream<Uint8Array>({
@@ -52,7 +58,7 @@ describe('readSseData', () => {
       },
     })
     const seen: string[] = []
-    for await (const data of readSseData(body, controller.signal)) {
+    for await (const data of readSseData(body, controller.signal, { flushAtEnd: false })) {
       seen.push(data)
       controller.abort()
     }
@@ -63,7 +69,7 @@ describe('readSseData', () => {
     const controller = new AbortController()
     controller.abort()
     const seen: string[] = []
-    for await (const data of readSseData(new ReadableStream<Uint8Array>(), controller.signal)) seen.push(data)
+    for await (const data of readSseData(new ReadableStream<Uint8Array>(), controller.signal, { flushAtEnd: false })) seen.push(data)
     expect(seen).toEqual([])
   })
 })

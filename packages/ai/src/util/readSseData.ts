@@ -1,0 +1,61 @@
+export interface ReadSseOptions {
+  /**
+   * At the end of the body, yield an event cut off before its blank line. The client drops it (a
+   * run that ends that way broke off); model providers may close without the blank line.
+   */
+  readonly flushAtEnd: boolean
+}
+
+/**
+ * Reads a Server-Sent Events body and yields the `data` of each event (lines joined by `\n`, as
+ * the spec says). Other fields and comments are skipped. Lines may be cut anywhere between chunks,
+ * even inside a UTF-8 sequence or between `\r` and `\n`; each chunk is scanned once. An abort
+ * of `signal` ends the stream quietly; whether that is an error is the caller's call.
+ */
+export async function* readSseData(
+  body: ReadableStream<Uint8Array>,
+  signal: AbortSignal | undefined,
+  { flushAtEnd }: ReadSseOptions,
+): AsyncGenerator<string, void, undefined> {
+  const reader = body.getReader()
+  const decoder = new TextDecoder()
+  // Cancelling ends a pending read at once, even when the body's producer ignores the abort.
+  const cancel = () => void reader.cancel().catch(() => {})
+  signal?.addEventListener('abort', cancel, { once: true })
+  if (signal?.aborted) cancel()
+  // Plain locals rather than a class: private fields survive minification, and this ships to browsers.
+  let partial = ''
+  let skipLf = false
+  let data: string[] = []
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      let text = decoder.decode(value, { stream: !done })
+      if (done && flushAtEnd) text += '\n\n'
+      let start = skipLf && text.startsWith('\n') ? 1 : 0
+      skipLf = false
+      for (let i = start; i < text.length; i++) {
+        const code = text.charCodeAt(i)
+        if (code !== 0x0a && code !== 0x0d) continue
+        const line = partial + text.slice(start, i)
+        partial = ''
+        if (code === 0x0d) {
+          if (i + 1 === text.length) skipLf = true
+          else if (text.charCodeAt(i + 1) === 0x0a) i++
+        }
+        start = i + 1
+        if (line === '') {
+          if (data.length > 0) yield data.join('\n')
+          data = []
+        } else if (line.startsWith('data:')) data.push(line.slice(line.charCodeAt(5) === 0x20 ? 6 : 5))
+        else if (line === 'data') data.push('')
+      }
+      if (start < text.length) partial += text.slice(start)
+      if (done) return
+    }
+  } finally {
+    // Reached when the consumer stops early, too: release the connection.
+    signal?.removeEventListener('abort', cancel)
+    cancel()
+  }
+}
