@@ -4,7 +4,7 @@ import type { ThreadSnapshot } from '../protocol/thread.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { applyEvent } from './applyEvent.ts'
 import { ChatError, type ChatErrorCode } from './chatError.ts'
-import { ThreadDraft, type ToolCallDraft } from './draft.ts'
+import { ThreadDraft, type ToolCallChanges, type ToolCallDraft } from './draft.ts'
 import { fromSnapshot, outcome } from './fromSnapshot.ts'
 import type { Fetch } from '../util/Fetch.ts'
 import { isRecord } from '../util/isRecord.ts'
@@ -12,7 +12,7 @@ import { readSseData } from '../util/readSseData.ts'
 import { isToolInterrupt } from './guards.ts'
 import { parseEvent } from './parseEvent.ts'
 import type { ChatState, ChatStatus, PendingApproval, ToolApproval, ToolCallPart } from './parts.ts'
-import { runClientTool } from './runClientTool.ts'
+import { runClientTool, type ClientToolResult } from './runClientTool.ts'
 import { NotifyBatcher, type NotifyScheduler } from './scheduleNotify.ts'
 import { getThread, isEventStream, postChat, readJson } from './transport.ts'
 import { untilAborted } from './untilAborted.ts'
@@ -153,11 +153,13 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   /**
    * Loads a thread from the server (`GET ?threadId=`), as after a reload: messages, calls and
    * pending approvals; client tools it waits for run. Also resynchronises after a failure.
+   * Results of client tools that finished here but were not sent yet go to the server once the
+   * thread is loaded, if it still waits for them, so no tool runs twice.
    */
   readonly load = (threadId: string | undefined = this.#threadId): Promise<void> => {
     if (threadId === undefined) return this.#idle()
-    this.#halt()
-    this.#outbox = [] // the server's thread is the truth; client tools it still waits for run again
+    this.#halt() // keeps queued results: the load, in flight, holds them back
+    if (threadId !== this.#threadId) this.#outbox = []
     this.#error = undefined
     this.#threadId = threadId
     this.#track(this.#loadThread(threadId))
@@ -166,18 +168,21 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
 
   async #loadThread(threadId: string): Promise<void> {
     const controller = this.#begin()
-    let interrupts: readonly ToolInterrupt[] = []
     try {
       const snapshot = await this.#readThread(threadId, controller.signal)
+      if (controller.signal.aborted) return
       this.#draft = fromSnapshot(snapshot, this.#tools)
       this.#pause.clear()
-      interrupts = snapshot.interrupts
+      // Queued results the thread no longer waits for are dropped; the others go out as this request ends.
+      this.#outbox = this.#outbox.filter((answer) => snapshot.interrupts.some((interrupt) => interrupt.id === answer.interruptId))
+      this.#paused(snapshot.interrupts)
     } catch (error) {
-      if (!controller.signal.aborted) this.#fail(error)
+      if (controller.signal.aborted) return
+      this.#outbox = [] // whether the thread still waits for them is unknown
+      this.#fail(error)
     } finally {
       this.#end(controller)
     }
-    if (!controller.signal.aborted) this.#paused(interrupts)
   }
 
   /**
@@ -281,7 +286,11 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
       this.#pause.set(interrupt.id, entry)
       const call = this.#draft.callFor(interrupt)
       const input = interrupt.input === undefined ? call.input : interrupt.input
-      if (interrupt.reason === 'client_tool') this.#startClientTool(entry, call, input)
+      const queued = this.#outbox.find((answer) => answer.interruptId === interrupt.id)
+      if (queued && !('approved' in queued)) {
+        entry.answered = true // a result kept across load(): it goes out with the outbox
+        this.#draft.updateCall(call, { input, ...resultChanges(queued) })
+      } else if (interrupt.reason === 'client_tool') this.#startClientTool(entry, call, input)
       else this.#draft.updateCall(call, { state: 'approval-requested', input, approval: askedApproval(interrupt) })
     }
     this.#changed()
@@ -297,13 +306,8 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     const tool = this.#tools.find((candidate) => candidate.name === interrupt.toolName)
     const run = runClientTool(tool, { ...interrupt, input }, controller.signal).then((result) => {
       this.#running.delete(interrupt.id)
-      if ('output' in result) {
-        this.#draft.updateCall(call, { state: 'output-available', output: result.output })
-        this.#answer(entry, { interruptId: interrupt.id, output: result.output })
-      } else {
-        this.#draft.updateCall(call, { state: 'output-error', error: result.error })
-        this.#answer(entry, { interruptId: interrupt.id, error: result.error })
-      }
+      this.#draft.updateCall(call, resultChanges(result))
+      this.#answer(entry, { interruptId: interrupt.id, ...result })
     })
     this.#track(run.catch(() => {})) // rejects only when halted, which already marked the call
   }
@@ -461,6 +465,11 @@ export function createChatClient<const TTools extends readonly AnyTool[] = reado
   options: ChatClientOptions<TTools>,
 ): ChatClient<TTools> {
   return new ChatClient(options)
+}
+
+/** A call's state once its client tool returned, or failed. */
+function resultChanges(result: ClientToolResult): ToolCallChanges {
+  return 'output' in result ? { state: 'output-available', output: result.output } : { state: 'output-error', error: result.error }
 }
 
 function askedApproval(interrupt: ToolInterrupt): ToolApproval {

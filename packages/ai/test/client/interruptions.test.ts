@@ -236,3 +236,65 @@ describe('results not yet sent when the user sends a message', () => {
     expect(toolCalls(fresh.getSnapshot()).map((part) => part.state === 'output-available' && part.output)).toEqual([{ city: 'Peru' }, { city: 'Lima' }])
   })
 })
+
+describe('results not yet sent when the page loads the thread again', () => {
+  const model = scriptedModel([
+    {
+      when: /both/i,
+      call: () => [
+        { tool: 'get_location', input: {} },
+        { tool: 'get_location', input: { precise: true } },
+      ],
+      then: (results) => results.map((r) => (r.ok ? r.output.city : r.status)).join(' | '),
+    },
+    { when: /hello/i, reply: 'Hi there.' },
+  ])
+
+  /** Both calls finish in the browser; the first answer's response is held, so the second stays queued. */
+  async function queuedResult() {
+    const store = memoryStore()
+    const handler = createChatHandler({ model, tools: [location], store })
+    let resumes = 0
+    const { fetch, bodies, held } = holdingFetch(handler, (body) => body?.resume !== undefined && resumes++ === 0)
+    const runs: boolean[] = []
+    const tool = location.client(({ precise }) => (runs.push(precise ?? false), { city: precise ? 'Lima' : 'Peru' }))
+    const client = createChatClient({ endpoint: '/chat', fetch, tools: [tool], scheduleNotify: (flush) => flush() })
+    void client.send('both please')
+    await vi.waitFor(() => expect(held).toHaveLength(1)) // the first result is stored; its answer is held back
+    await vi.waitFor(() => expect(toolCalls(client.getSnapshot())[1]).toMatchObject({ state: 'output-available' }))
+    expect(bodies.filter((body) => body?.resume)).toHaveLength(1) // the second waits behind it
+    return { store, handler, client, bodies, runs }
+  }
+
+  it('are delivered after load(), so the tool does not run twice', async () => {
+    const { client, bodies, runs } = await queuedResult()
+    await client.load()
+    const state = client.getSnapshot()
+    expect(state).toMatchObject({ status: 'idle', error: undefined })
+    expect(texts(state).at(-1)).toBe('assistant: Peru | Lima')
+    expect(toolCalls(state).map((part) => part.state === 'output-available' && part.output)).toEqual([{ city: 'Peru' }, { city: 'Lima' }])
+    expect(runs).toEqual([false, true])
+    expect(bodies.filter((body) => body?.resume).map((body) => body.resume.map((answer: any) => answer.output))).toEqual([
+      [{ city: 'Peru' }],
+      [{ city: 'Lima' }],
+    ])
+  })
+
+  it('are dropped when the loaded thread no longer waits for them', async () => {
+    const { store, handler, client, bodies, runs } = await queuedResult()
+    const threadId = client.getSnapshot().threadId!
+    // Another tab moved on meanwhile: its message settled the batch.
+    const other = createChatClient({ endpoint: '/chat', fetch: inProcess(handler), tools: [location] })
+    await other.load(threadId)
+    await other.send('hello')
+    await runEnded(store, threadId)
+
+    const sent = bodies.length
+    await client.load()
+    const state = client.getSnapshot()
+    expect(state).toMatchObject({ status: 'idle', error: undefined })
+    expect(texts(state).at(-1)).toBe('assistant: Hi there.')
+    expect(bodies.slice(sent).filter((body) => body?.resume)).toEqual([])
+    expect(runs).toEqual([false, true])
+  })
+})
