@@ -3,7 +3,9 @@ import type { ChatMessage } from './messages.ts'
 
 /**
  * `idle`: ready for a message. `running`: a run is streaming. `interrupted`: waiting for answers to
- * `interrupts`.
+ * `interrupts`. A batch whose answers are all stored but whose run was lost (the server died before
+ * it applied them) waits for nothing, so the thread is `idle`: a new message settles the batch, and
+ * a resume replaying one of its answers applies the stored answers and continues the run.
  */
 export type ThreadStatus = 'idle' | 'running' | 'interrupted'
 

@@ -4,7 +4,7 @@ import { formatIssuePath } from '../schema/formatIssues.ts'
 import { validateToolInput } from '../tools/validateToolValue.ts'
 import { HttpError } from './errors.ts'
 import { capText } from './limits.ts'
-import type { PendingInterrupt, StoredAnswer, Thread } from './threadStore.ts'
+import type { PendingBatch, PendingInterrupt, StoredAnswer, Thread } from './threadStore.ts'
 import type { Toolset } from './toolset.ts'
 
 /**
@@ -21,14 +21,21 @@ export async function recordAnswers(
   for (const [index, answer] of answers.entries()) {
     const path = `resume[${index}]`
     const interrupt = byId.get(answer.interruptId)
-    if (!interrupt) {
-      if (thread.resolvedInterruptIds.includes(answer.interruptId)) throw alreadyAnswered(answer.interruptId, path)
-      throw new HttpError(404, 'INTERRUPT_NOT_FOUND', `Thread has no pending interrupt "${answer.interruptId}"`, `${path}.interruptId`)
-    }
+    if (!interrupt) throw notPending(thread, answer.interruptId, path)
     if (interrupt.answer) throw alreadyAnswered(answer.interruptId, path)
     byId.set(interrupt.id, { ...interrupt, answer: await checkAnswer(interrupt, answer, path, toolset, maxReasonLength) })
   }
   return { ...thread, pending: { ...thread.pending!, interrupts: [...byId.values()] } }
+}
+
+/**
+ * A resume for a batch whose run was lost (`lostBatch`): its answers are stored already and apply
+ * as stored, so the request's own are not applied again; each must still name an interrupt of the batch.
+ */
+export function checkReplay(thread: Thread, batch: PendingBatch, answers: readonly ResumeAnswer[]): void {
+  for (const [index, { interruptId }] of answers.entries()) {
+    if (!batch.interrupts.some((interrupt) => interrupt.id === interruptId)) throw notPending(thread, interruptId, `resume[${index}]`)
+  }
 }
 
 async function checkAnswer(
@@ -71,6 +78,11 @@ async function checkEditedArgs(interrupt: PendingInterrupt, editedArgs: unknown,
     const where = first && first.length > 0 ? `${path}${/^\[/.test(formatIssuePath(first)) ? '' : '.'}${formatIssuePath(first)}` : path
     throw new HttpError(422, 'INVALID_EDITED_ARGS', error.message, where)
   }
+}
+
+function notPending(thread: Thread, interruptId: string, path: string): HttpError {
+  if (thread.resolvedInterruptIds.includes(interruptId)) return alreadyAnswered(interruptId, path)
+  return new HttpError(404, 'INTERRUPT_NOT_FOUND', `Thread has no pending interrupt "${interruptId}"`, `${path}.interruptId`)
 }
 
 function alreadyAnswered(interruptId: string, path: string): HttpError {

@@ -4,6 +4,7 @@ import type { ChatMessage, ToolCallPart } from '../protocol/messages.ts'
 import { randomId } from '../util/randomId.ts'
 import type { ModelChunk } from './model.ts'
 import { append, type RunState } from './runState.ts'
+import { ensureRoom } from './threadSize.ts'
 
 /**
  * The model failed. `message` carries the provider's own words, for the server log; they may name
@@ -43,7 +44,9 @@ interface OpenCall {
  * keeps the text so far and every call whose TOOL_CALL_START went out, and a call still open is
  * closed with TOOL_CALL_END, with the arguments that arrived: the stored thread holds what the
  * client was shown. The caller answers calls that will not run (`runTurn`), so a reload shows the
- * same calls and outcomes as the live stream.
+ * same calls and outcomes as the live stream. The one exception: a step that does not fit in the
+ * thread with a result for each call (`limits.maxThreadMessages`) is not stored, and the run ends
+ * with RUN_ERROR `THREAD_FULL`.
  */
 export async function modelStep(run: RunState): Promise<ToolCallPart[]> {
   const { emit, signal } = run
@@ -113,7 +116,11 @@ export async function modelStep(run: RunState): Promise<ToolCallPart[]> {
   closeText()
   for (const call of calls) if (call.open) emit({ type: 'TOOL_CALL_END', toolCallId: call.id })
   const toolCalls = calls.map(({ id, name, args }) => ({ id, name, arguments: args }))
-  if (text !== '' || toolCalls.length > 0) append(run, { role: 'assistant', id: messageId, content: text, toolCalls })
+  if (text !== '' || toolCalls.length > 0) {
+    // The step is stored only with room for a result of each call, so every call can be answered.
+    ensureRoom(run, 1 + toolCalls.length)
+    append(run, { role: 'assistant', id: messageId, content: text, toolCalls })
+  }
   if (failure !== undefined) throw new ModelError(failure)
   return toolCalls
 }

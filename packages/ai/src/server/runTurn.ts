@@ -7,6 +7,7 @@ import { planToolCalls } from './planToolCalls.ts'
 import { settleInterrupts, withEditedArguments } from './settleInterrupts.ts'
 import { StoreConflictError, append, emitResult, inCallOrder, save, type RunState } from './runState.ts'
 import type { PendingBatch, PendingInterrupt } from './threadStore.ts'
+import { ThreadFullError, ensureRoom } from './threadSize.ts'
 import { errorResult } from './toolResults.ts'
 
 export interface TurnStart {
@@ -49,6 +50,7 @@ async function drive(run: RunState, start: TurnStart): Promise<PendingBatch | un
     if (interrupts.length > 0) return { interrupts, steps }
   }
   while (steps < run.config.maxSteps && !run.signal.aborted) {
+    ensureRoom(run, 1) // no model call whose answer could not be stored
     const calls = await modelStep(run)
     steps += 1
     // The client left while the model streamed: the step's calls will not run, and say so.
@@ -110,6 +112,7 @@ async function fail(run: RunState, error: unknown): Promise<void> {
   }
   if (error instanceof ModelError) return run.emit({ type: 'RUN_ERROR', code: 'MODEL_ERROR', message: error.publicMessage })
   if (error instanceof StoreConflictError) return run.emit({ type: 'RUN_ERROR', code: 'STORE_ERROR', message: error.message })
+  if (error instanceof ThreadFullError) return run.emit({ type: 'RUN_ERROR', code: 'THREAD_FULL', message: error.message })
   run.emit({ type: 'RUN_ERROR', code: 'INTERNAL', message: 'The chat run failed; see the server log' })
 }
 

@@ -3,13 +3,18 @@ import { toWire, unanswered } from './interrupts.ts'
 import { isRunning } from './runLease.ts'
 import type { Thread } from './threadStore.ts'
 
-/** What a reloaded page needs to continue: the history and what is still waiting for an answer. */
+/**
+ * What a reloaded page needs to continue: the history and what is still waiting for an answer. A
+ * batch whose every answer is stored but whose run was lost waits for nothing: the thread is
+ * `idle` (a new message settles the batch; replaying one of its answers re-drives it).
+ */
 export function snapshot(thread: Thread, leaseMs: number): ThreadSnapshot {
-  const waiting = unanswered(thread.pending)
+  const running = isRunning(thread, leaseMs)
+  const waiting = running ? [] : unanswered(thread.pending)
   return {
     threadId: thread.id,
-    status: isRunning(thread, leaseMs) ? 'running' : thread.pending ? 'interrupted' : 'idle',
+    status: running ? 'running' : waiting.length > 0 ? 'interrupted' : 'idle',
     messages: thread.messages,
-    interrupts: isRunning(thread, leaseMs) ? [] : waiting.map(toWire),
+    interrupts: waiting.map(toWire),
   }
 }

@@ -7,6 +7,7 @@ import { HttpError } from './errors.ts'
 import { rememberResolved } from './interrupts.ts'
 import { newThread } from './newThread.ts'
 import { isRunning, threadBusy } from './runLease.ts'
+import { threadFull } from './threadSize.ts'
 import { settleInterrupts } from './settleInterrupts.ts'
 import { streamRun } from './streamRun.ts'
 import type { Thread, VersionedThread } from './threadStore.ts'
@@ -37,6 +38,8 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
   const claimed: VersionedThread = await updateThread(config.store, body.threadId, async (thread) => {
     if (isRunning(thread, config.limits.runLeaseMs)) throw threadBusy()
     const pending = thread.pending?.interrupts ?? []
+    // Room for the superseded results, the message and a reply.
+    if (thread.messages.length + pending.length + 2 > config.limits.maxThreadMessages) throw threadFull(config.limits.maxThreadMessages)
     announced = (await settleInterrupts(pending, config.toolset, 'supersede')).results
     return {
       ...thread,

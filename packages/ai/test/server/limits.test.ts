@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
-import { scriptedModel } from '@toolgate/ai/server'
+import { memoryStore, scriptedModel } from '@toolgate/ai/server'
+import { weatherDef, weatherTool } from './fixtures.ts'
 import { closeAll, errorOf, startServer } from './helpers/server.ts'
 
 afterEach(closeAll)
@@ -85,6 +86,72 @@ describe('request limits and shapes', () => {
     expect(await errorOf(put)).toMatchObject({ status: 405, error: { code: 'METHOD_NOT_ALLOWED' } })
     expect(put.headers.get('allow')).toBe('GET, POST')
     expect((await errorOf(await fetch(server.url))).error).toMatchObject({ code: 'INVALID_REQUEST', path: 'threadId' })
+  })
+})
+
+describe('limits.maxThreadMessages', () => {
+  const weatherModel = scriptedModel([
+    { when: 'hello', reply: 'hi' },
+    { when: 'one city', call: () => ({ tool: 'get_weather', input: { city: 'Paris' } }), then: ([r]) => r.content },
+    {
+      when: 'two cities',
+      call: () => [
+        { tool: 'get_weather', input: { city: 'Paris' } },
+        { tool: 'get_weather', input: { city: 'Oslo' } },
+      ],
+    },
+  ])
+
+  it('refuses a message without room for it and a reply (409 THREAD_FULL), changing nothing', async () => {
+    const store = memoryStore()
+    const server = await startServer({ model: weatherModel, store, limits: { maxThreadMessages: 5 } })
+    const first = await server.send('hello')
+    expect((await server.send('hello', first.threadId)).text).toBe('hi') // 4 messages: one left, no room for a reply
+    const before = (await store.get(first.threadId))!
+
+    const refused = await server.post({ threadId: first.threadId, message: 'hello' })
+    expect(await errorOf(refused)).toEqual({
+      status: 409,
+      error: { code: 'THREAD_FULL', message: 'The thread holds its limit of 5 messages; start a new thread', path: 'threadId' },
+    })
+    expect(await store.get(first.threadId)).toEqual(before)
+    expect((await server.send('hello')).text).toBe('hi') // a new thread starts empty
+  })
+
+  it('ends a run that would grow past it with RUN_ERROR, leaving a consistent thread', async () => {
+    const store = memoryStore()
+    const errors: unknown[] = []
+    const server = await startServer({ model: weatherModel, tools: [weatherTool], store, limits: { maxThreadMessages: 3 }, onError: (e) => errors.push(e) })
+    // The message, the call and its result fit; the model's answer after them does not.
+    const turn = await server.send('one city')
+    expect(turn.events.at(-1)).toEqual({ type: 'RUN_ERROR', code: 'THREAD_FULL', message: 'The thread reached its limit of 3 messages; start a new thread' })
+    expect(turn.results.map((r) => r.status)).toEqual(['success'])
+    const { thread } = (await store.get(turn.threadId))!
+    expect(thread.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool'])
+    expect(thread.activeRun).toBeUndefined()
+    expect(thread.pending).toBeUndefined()
+    expect(await server.get(turn.threadId)).toMatchObject({ status: 'idle', interrupts: [] })
+    expect(errors).toHaveLength(1)
+    expect((await errorOf(await server.post({ threadId: turn.threadId, message: 'hello' }))).error.code).toBe('THREAD_FULL')
+  })
+
+  it('does not store a model step whose calls could not all get a result', async () => {
+    const store = memoryStore()
+    const ran: string[] = []
+    const tool = weatherDef.server(async ({ city }) => (ran.push(city), { city, tempC: 1 }))
+    const server = await startServer({ model: weatherModel, tools: [tool], store, limits: { maxThreadMessages: 3 }, onError: () => {} })
+    const turn = await server.send('two cities')
+    expect(turn.events.at(-1)).toMatchObject({ type: 'RUN_ERROR', code: 'THREAD_FULL' })
+    expect(turn.results).toEqual([])
+    expect(ran).toEqual([])
+    const { thread } = (await store.get(turn.threadId))!
+    expect(thread.messages.map((m) => m.role)).toEqual(['user'])
+    expect(thread.activeRun).toBeUndefined()
+  })
+
+  it('must be an integer of at least 2', async () => {
+    const { createChatHandler } = await import('@toolgate/ai/server')
+    expect(() => createChatHandler({ model: weatherModel, limits: { maxThreadMessages: 1 } })).toThrow(/maxThreadMessages/)
   })
 })
 
