@@ -138,6 +138,27 @@ type ResolvedRawInput<TSchema, TInput> = [TSchema] extends [undefined]
     ? StandardSchemaV1.InferInput<TSchema>
     : TInput
 
+/** What `.server()` and `.client()` return: the definition's types resolved against `execute`'s. */
+type BoundTool<
+  TKind extends 'server' | 'client',
+  TName extends string,
+  TInputSchema,
+  TOutputSchema,
+  TApproval extends NeedsApproval,
+  TMetadata extends ToolMetadata,
+  TInput,
+  TResult,
+> = BuiltTool<
+  TKind,
+  TName,
+  TInput,
+  ResolvedOutput<TOutputSchema, TResult>,
+  TApproval,
+  TMetadata,
+  ResolvedOutput<TOutputSchema, TResult>,
+  ResolvedRawInput<TInputSchema, TInput>
+>
+
 /** A tool as defined once, before it is bound to a side. */
 export interface ToolDefinition<
   TName extends string = string,
@@ -157,27 +178,11 @@ export interface ToolDefinition<
   /** Bind the tool to the server: `execute` runs there. */
   server<TInput extends ExecuteInput<TInputSchema> = ExecuteInput<TInputSchema>, TResult extends ExecuteResult<TOutputSchema> = ExecuteResult<TOutputSchema>>(
     execute: ToolExecute<TInput, TResult>,
-  ): ServerTool<
-    TName,
-    TInput,
-    ResolvedOutput<TOutputSchema, TResult>,
-    TApproval,
-    TMetadata,
-    ResolvedOutput<TOutputSchema, TResult>,
-    ResolvedRawInput<TInputSchema, TInput>
-  >
+  ): BoundTool<'server', TName, TInputSchema, TOutputSchema, TApproval, TMetadata, TInput, TResult>
   /** Bind the tool to the browser: `execute` runs there when the server asks. */
   client<TInput extends ExecuteInput<TInputSchema> = ExecuteInput<TInputSchema>, TResult extends ExecuteResult<TOutputSchema> = ExecuteResult<TOutputSchema>>(
     execute: ToolExecute<TInput, TResult>,
-  ): ClientTool<
-    TName,
-    TInput,
-    ResolvedOutput<TOutputSchema, TResult>,
-    TApproval,
-    TMetadata,
-    ResolvedOutput<TOutputSchema, TResult>,
-    ResolvedRawInput<TInputSchema, TInput>
-  >
+  ): BoundTool<'client', TName, TInputSchema, TOutputSchema, TApproval, TMetadata, TInput, TResult>
 }
 
 /** The name, input and output types of any tool. */
