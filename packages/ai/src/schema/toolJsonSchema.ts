@@ -15,6 +15,8 @@ export interface ToolJsonSchemaOptions {
  * input schema takes `{ type: 'object', properties: {} }`; one with no output schema has none.
  * The result is frozen and shared: copy it before changing it.
  */
+export function toolJsonSchema(tool: AnyTool, options?: ToolJsonSchemaOptions & { readonly io?: 'input' }): JsonSchema
+export function toolJsonSchema(tool: AnyTool, options: ToolJsonSchemaOptions): JsonSchema | undefined
 export function toolJsonSchema(tool: AnyTool, options: ToolJsonSchemaOptions = {}): JsonSchema | undefined {
   const io = options.io ?? 'input'
   const target = options.target ?? 'draft-2020-12'

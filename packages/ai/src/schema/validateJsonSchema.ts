@@ -233,7 +233,7 @@ function report(state: State, path: Path, message: string): void {
  * fragment (`#name`, for `$anchor: "name"` or draft-07's `$id: "#name"`), or the `$id` of an
  * embedded schema, optionally followed by a fragment. Nothing is fetched.
  */
-export function resolveRef(root: unknown, ref: string): unknown {
+function resolveRef(root: unknown, ref: string): unknown {
   const hash = ref.indexOf('#')
   const base = hash === -1 ? ref : ref.slice(0, hash)
   const fragment = hash === -1 ? '' : decodeURIComponent(ref.slice(hash + 1))

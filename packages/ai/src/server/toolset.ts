@@ -31,7 +31,7 @@ export function createToolset(tools: readonly AnyTool[]): Toolset {
   const modelTools = [...entries.values()].map(({ tool }) => ({
     name: tool.name,
     description: tool.description,
-    inputSchema: toolJsonSchema(tool) ?? { type: 'object', properties: {} },
+    inputSchema: toolJsonSchema(tool),
   }))
   return { get: (name) => entries.get(name), names: [...entries.keys()], modelTools }
 }
