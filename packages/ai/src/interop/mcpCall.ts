@@ -3,6 +3,7 @@ import { ToolValidationError } from '../errors.ts'
 import { internalsOf } from '../tools/internals.ts'
 import type { ToolContext } from '../tools/types.ts'
 import { validateToolInput, validateToolOutput } from '../tools/validateToolValue.ts'
+import { isRecord } from '../util/isRecord.ts'
 import { approvalRefusal, type McpApprove } from './mcpApproval.ts'
 import type { McpRequestExtra, McpServableTool } from './mcpTypes.ts'
 
@@ -53,11 +54,7 @@ async function run(tool: McpServableTool, input: unknown, args: unknown, ctx: To
 function successResult(output: unknown, structured: boolean): CallToolResult {
   const text = typeof output === 'string' && !structured ? output : JSON.stringify(output ?? null)
   const content = [{ type: 'text' as const, text }]
-  return structured && isJsonObject(output) ? { content, structuredContent: output } : { content }
-}
-
-function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
+  return structured && isRecord(output) ? { content, structuredContent: output } : { content }
 }
 
 function errorResult(text: string): CallToolResult {
