@@ -23,7 +23,7 @@ export type {
   ToolShape,
 } from './tools/types.ts'
 
-export { toolJsonSchema, type ToolJsonSchemaOptions } from './schema/toolJsonSchema.ts'
+export { toolJsonSchema, type ToolJsonSchemaOptions } from './tools/toolJsonSchema.ts'
 export { validateJsonSchema } from './schema/validateJsonSchema.ts'
 export { jsonSchema, type JsonSchemaSchema } from './schema/jsonSchema.ts'
 export { formatIssuePath, formatIssues } from './schema/formatIssues.ts'

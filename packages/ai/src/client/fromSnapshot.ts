@@ -1,4 +1,4 @@
-import type { ToolResultMessage } from '../protocol/messages.ts'
+import type { ThreadToolMessage } from '../protocol/messages.ts'
 import type { ThreadSnapshot } from '../protocol/thread.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { ThreadDraft, type ToolCallChanges } from './draft.ts'
@@ -9,7 +9,7 @@ import { ThreadDraft, type ToolCallChanges } from './draft.ts'
  */
 export function fromSnapshot(snapshot: ThreadSnapshot, tools: readonly AnyTool[]): ThreadDraft {
   const draft = new ThreadDraft(tools)
-  const results = new Map<string, ToolResultMessage>()
+  const results = new Map<string, ThreadToolMessage>()
   for (const message of snapshot.messages) if (message.role === 'tool') results.set(message.toolCallId, message)
 
   for (const message of snapshot.messages) {
@@ -25,7 +25,7 @@ export function fromSnapshot(snapshot: ThreadSnapshot, tools: readonly AnyTool[]
 }
 
 /** A call's state from its stored result (none: its input is complete and it waits or runs). */
-export function outcome(result: ToolResultMessage | undefined): ToolCallChanges {
+export function outcome(result: ThreadToolMessage | undefined): ToolCallChanges {
   if (!result) return { state: 'input-available' }
   switch (result.status) {
     case 'success':

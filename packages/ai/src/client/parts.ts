@@ -1,4 +1,5 @@
 import type { AnyTool, InferToolName, InferToolOutput, InferToolRawInput, ToolMetadata } from '../tools/types.ts'
+import type { JsonSchema } from '../schema/types.ts'
 import type { ChatError } from './chatError.ts'
 
 /**
@@ -31,6 +32,11 @@ export interface ToolApproval {
   readonly approved?: boolean | undefined
   /** The user's reason for denying. */
   readonly denyReason?: string | undefined
+  /**
+   * The JSON Schema that edited arguments must meet: the tool's input schema as the server sent it
+   * with the interrupt (no schema is emitted in the browser). Absent when the server sent none.
+   */
+  readonly inputSchema?: JsonSchema | undefined
 }
 
 /** Arguments while they stream: any property may still be missing, any string still cut short. */

@@ -19,12 +19,14 @@ export type {
 } from './events.ts'
 export type { InterruptReason, RunOutcome, ToolInterrupt } from './interrupts.ts'
 export type {
-  AssistantMessage,
-  ChatMessage,
-  ToolCallPart,
-  ToolResultMessage,
+  ProviderMetadata,
+  ThreadAssistantMessage,
+  ThreadMessage,
+  ThreadReasoning,
+  ThreadToolCall,
+  ThreadToolMessage,
+  ThreadUserMessage,
   ToolResultStatus,
-  UserMessage,
 } from './messages.ts'
 export type {
   ApprovalAnswer,

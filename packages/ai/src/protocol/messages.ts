@@ -4,30 +4,48 @@
  */
 
 /** A tool call the model made. `arguments` is JSON text, exactly as the model wrote it (or as a user edited it). */
-export interface ToolCallPart {
+export interface ThreadToolCall {
   readonly id: string
   readonly name: string
   readonly arguments: string
+  /** What the provider needs back with this call in later requests (Gemini's thought signature, say). */
+  readonly providerMetadata?: ProviderMetadata
 }
 
-export interface UserMessage {
+/**
+ * Data a provider asks to be sent back with the history, keyed by provider (`anthropic`, `openai`,
+ * `gemini`): thinking signatures, encrypted reasoning items, thought signatures. Opaque to the
+ * runtime, stored as given; an adapter reads only its own key, so a thread can change models.
+ */
+export type ProviderMetadata = { readonly [provider: string]: { readonly [key: string]: unknown } }
+
+/** A block of the model's reasoning, kept so that providers which need it back (Anthropic thinking, OpenAI reasoning items) get it. */
+export interface ThreadReasoning {
+  /** The visible reasoning text (empty when the provider keeps it hidden or encrypted). */
+  readonly text: string
+  readonly providerMetadata?: ProviderMetadata
+}
+
+export interface ThreadUserMessage {
   readonly role: 'user'
   readonly id: string
   readonly content: string
 }
 
-export interface AssistantMessage {
+export interface ThreadAssistantMessage {
   readonly role: 'assistant'
   readonly id: string
   /** The text the model wrote; empty when it only called tools. */
   readonly content: string
-  readonly toolCalls: readonly ToolCallPart[]
+  readonly toolCalls: readonly ThreadToolCall[]
+  /** The model's reasoning in this step, before its text and calls. */
+  readonly reasoning?: readonly ThreadReasoning[]
 }
 
 /** How a tool call ended. */
 export type ToolResultStatus = 'success' | 'error' | 'denied'
 
-export interface ToolResultMessage {
+export interface ThreadToolMessage {
   readonly role: 'tool'
   readonly id: string
   readonly toolCallId: string
@@ -43,4 +61,4 @@ export interface ToolResultMessage {
   readonly edited?: boolean
 }
 
-export type ChatMessage = UserMessage | AssistantMessage | ToolResultMessage
+export type ThreadMessage = ThreadUserMessage | ThreadAssistantMessage | ThreadToolMessage

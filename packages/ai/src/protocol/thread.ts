@@ -1,5 +1,5 @@
 import type { ToolInterrupt } from './interrupts.ts'
-import type { ChatMessage } from './messages.ts'
+import type { ThreadMessage } from './messages.ts'
 
 /**
  * `idle`: ready for a message. `running`: a run is streaming. `interrupted`: waiting for answers to
@@ -13,7 +13,7 @@ export type ThreadStatus = 'idle' | 'running' | 'interrupted'
 export interface ThreadSnapshot {
   readonly threadId: string
   readonly status: ThreadStatus
-  readonly messages: readonly ChatMessage[]
+  readonly messages: readonly ThreadMessage[]
   /** Interrupts still waiting for an answer (those already answered in this batch are left out). */
   readonly interrupts: readonly ToolInterrupt[]
 }

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../schema/types.ts'
-import { toolJsonSchema } from '../schema/toolJsonSchema.ts'
+import { toolJsonSchema } from '../tools/toolJsonSchema.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { conversionStats, memoize } from './cache.ts'
 import { TARGET_SPECS } from './dialects/index.ts'

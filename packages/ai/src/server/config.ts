@@ -1,7 +1,7 @@
 import type { AnyTool } from '../tools/types.ts'
 import { resolveLimits, type ChatLimits, type ResolvedLimits } from './limits.ts'
 import { memoryStore } from './memoryStore.ts'
-import type { ChatModel } from './model.ts'
+import type { ChatModel } from '../model/chatModel.ts'
 import type { ThreadStore } from './threadStore.ts'
 import { createToolset, type Toolset } from './toolset.ts'
 

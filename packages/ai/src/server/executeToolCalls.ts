@@ -1,5 +1,5 @@
 import { ToolValidationError } from '../errors.ts'
-import type { ToolResultMessage } from '../protocol/messages.ts'
+import type { ThreadToolMessage } from '../protocol/messages.ts'
 import { validateToolOutput } from '../tools/validateToolValue.ts'
 import type { ToolEntry } from './toolset.ts'
 import { errorResult, successResult, type CallRef } from './toolResults.ts'
@@ -18,11 +18,11 @@ export interface ExecuteOptions {
   readonly context: unknown
   readonly timeoutMs: number
   /** Called as each call finishes, so results stream in completion order. */
-  readonly onResult?: (result: ToolResultMessage) => void
+  readonly onResult?: (result: ThreadToolMessage) => void
 }
 
 /** Runs calls in parallel; never throws. Results come back in the order of `executions`. */
-export function executeToolCalls(executions: readonly Execution[], options: ExecuteOptions): Promise<ToolResultMessage[]> {
+export function executeToolCalls(executions: readonly Execution[], options: ExecuteOptions): Promise<ThreadToolMessage[]> {
   return Promise.all(
     executions.map(async (execution) => {
       const result = await executeOne(execution, options)
@@ -34,7 +34,7 @@ export function executeToolCalls(executions: readonly Execution[], options: Exec
 
 class Timeout extends Error {}
 
-async function executeOne(execution: Execution, options: ExecuteOptions): Promise<ToolResultMessage> {
+async function executeOne(execution: Execution, options: ExecuteOptions): Promise<ThreadToolMessage> {
   const { entry, input, toolCallId, toolName } = execution
   // The run already stopped (the client left right after approving, say): the tool must not start.
   if (options.signal.aborted) return notRun(execution)
@@ -74,6 +74,6 @@ async function executeOne(execution: Execution, options: ExecuteOptions): Promis
   }
 }
 
-function notRun(call: CallRef): ToolResultMessage {
+function notRun(call: CallRef): ThreadToolMessage {
   return errorResult(call, `Tool "${call.toolName}" did not run: the run stopped before it started`)
 }

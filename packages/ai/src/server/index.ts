@@ -3,7 +3,7 @@ export { createChatHandler, type ChatHandler } from './createChatHandler.ts'
 export { toNodeHandler, type NodeHandler } from './toNodeHandler.ts'
 export type { Authorize, ChatHandlerOptions, OnRunError, ThreadAction } from './config.ts'
 export type { ChatLimits } from './limits.ts'
-export type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelTool, ModelUsage } from './model.ts'
+export type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelTool, ModelUsage } from '../model/chatModel.ts'
 export {
   scriptedModel,
   type ScriptedCall,

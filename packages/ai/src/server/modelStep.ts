@@ -1,8 +1,8 @@
 import { ToolgateError } from '../errors.ts'
-import { ModelProviderError } from '../providers/models/ModelProviderError.ts'
-import type { ChatMessage, ToolCallPart } from '../protocol/messages.ts'
+import { ModelProviderError } from '../model/ModelProviderError.ts'
+import type { ThreadMessage, ThreadToolCall } from '../protocol/messages.ts'
 import { randomId } from '../util/randomId.ts'
-import type { ModelChunk } from './model.ts'
+import type { ModelChunk } from '../model/chatModel.ts'
 import { append, type RunState } from './runState.ts'
 import { ensureRoom } from './threadSize.ts'
 
@@ -48,7 +48,7 @@ interface OpenCall {
  * thread with a result for each call (`limits.maxThreadMessages`) is not stored, and the run ends
  * with RUN_ERROR `THREAD_FULL`.
  */
-export async function modelStep(run: RunState): Promise<ToolCallPart[]> {
+export async function modelStep(run: RunState): Promise<ThreadToolCall[]> {
   const { emit, signal } = run
   const messageId = randomId('msg_')
   const calls: OpenCall[] = []
@@ -126,7 +126,7 @@ export async function modelStep(run: RunState): Promise<ToolCallPart[]> {
 }
 
 /** Every tool call id the thread already uses, by its calls and its results. */
-function toolCallIds(messages: readonly ChatMessage[]): Set<string> {
+function toolCallIds(messages: readonly ThreadMessage[]): Set<string> {
   const ids = new Set<string>()
   for (const message of messages) {
     if (message.role === 'assistant') for (const call of message.toolCalls) ids.add(call.id)

@@ -1,5 +1,5 @@
 import { ToolValidationError } from '../errors.ts'
-import type { ToolCallPart, ToolResultMessage } from '../protocol/messages.ts'
+import type { ThreadToolCall, ThreadToolMessage } from '../protocol/messages.ts'
 import { evaluateApproval } from '../tools/approval.ts'
 import { validateToolInput } from '../tools/validateToolValue.ts'
 import { parseToolArguments } from '../util/parseToolArguments.ts'
@@ -12,14 +12,14 @@ import type { Toolset } from './toolset.ts'
 /** What becomes of each call of one model step. */
 export interface CallPlan {
   /** Calls settled at once with an error the model sees (bad JSON, unknown tool, invalid input). */
-  readonly results: ToolResultMessage[]
+  readonly results: ThreadToolMessage[]
   /** Server tools to run now. */
   readonly executions: Execution[]
   /** Calls that wait for a human or the browser. */
   readonly interrupts: PendingInterrupt[]
 }
 
-export async function planToolCalls(calls: readonly ToolCallPart[], toolset: Toolset, context: unknown): Promise<CallPlan> {
+export async function planToolCalls(calls: readonly ThreadToolCall[], toolset: Toolset, context: unknown): Promise<CallPlan> {
   const plan: CallPlan = { results: [], executions: [], interrupts: [] }
   for (const call of calls) {
     const ref: CallRef = { toolCallId: call.id, toolName: call.name }

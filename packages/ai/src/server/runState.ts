@@ -1,6 +1,6 @@
 import { ToolgateError } from '../errors.ts'
 import type { ChatEvent } from '../protocol/events.ts'
-import type { ChatMessage, ToolResultMessage } from '../protocol/messages.ts'
+import type { ThreadMessage, ThreadToolMessage } from '../protocol/messages.ts'
 import type { ChatConfig } from './config.ts'
 import type { Thread } from './threadStore.ts'
 
@@ -26,7 +26,7 @@ export class StoreConflictError extends ToolgateError {
 }
 
 /** Adds messages to the working copy; `save` persists them. */
-export function append(run: RunState, ...messages: ChatMessage[]): void {
+export function append(run: RunState, ...messages: ThreadMessage[]): void {
   run.thread = { ...run.thread, messages: [...run.thread.messages, ...messages] }
 }
 
@@ -40,7 +40,7 @@ export async function save(run: RunState, changes: Partial<Thread> = {}): Promis
   run.version += 1
 }
 
-export function emitResult(run: RunState, result: ToolResultMessage): void {
+export function emitResult(run: RunState, result: ThreadToolMessage): void {
   const { id: messageId, toolCallId, content, status, output, reason, edited } = result
   run.emit({
     type: 'TOOL_CALL_RESULT',
@@ -56,6 +56,6 @@ export function emitResult(run: RunState, result: ToolResultMessage): void {
 }
 
 /** Results are stored in the order the model made the calls, whatever order they finished in. */
-export function inCallOrder(results: readonly ToolResultMessage[], callIds: readonly string[]): ToolResultMessage[] {
+export function inCallOrder(results: readonly ThreadToolMessage[], callIds: readonly string[]): ThreadToolMessage[] {
   return [...results].sort((a, b) => callIds.indexOf(a.toolCallId) - callIds.indexOf(b.toolCallId))
 }

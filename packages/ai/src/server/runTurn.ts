@@ -1,5 +1,5 @@
 import type { RunOutcome } from '../protocol/interrupts.ts'
-import type { ToolCallPart, ToolResultMessage } from '../protocol/messages.ts'
+import type { ThreadToolCall, ThreadToolMessage } from '../protocol/messages.ts'
 import { executeToolCalls } from './executeToolCalls.ts'
 import { rememberResolved, toWire } from './interrupts.ts'
 import { ModelError, modelStep } from './modelStep.ts'
@@ -14,7 +14,7 @@ export interface TurnStart {
   /** Model calls already made in this turn. */
   readonly steps: number
   /** Results already stored before the run (denials of superseded interrupts), for the client to see. */
-  readonly announced?: readonly ToolResultMessage[]
+  readonly announced?: readonly ThreadToolMessage[]
   /** A fully answered batch to apply before the model continues. */
   readonly resume?: PendingBatch
 }
@@ -65,7 +65,7 @@ async function drive(run: RunState, start: TurnStart): Promise<PendingBatch | un
   return undefined
 }
 
-async function handleToolCalls(run: RunState, calls: readonly ToolCallPart[]): Promise<PendingInterrupt[]> {
+async function handleToolCalls(run: RunState, calls: readonly ThreadToolCall[]): Promise<PendingInterrupt[]> {
   const plan = await planToolCalls(calls, run.config.toolset, run.context)
   for (const result of plan.results) emitResult(run, result)
   const executed = await executeToolCalls(plan.executions, executeOptions(run))
@@ -90,7 +90,7 @@ function executeOptions(run: RunState) {
     signal: run.signal,
     context: run.context,
     timeoutMs: run.config.limits.toolTimeoutMs,
-    onResult: (result: ToolResultMessage) => emitResult(run, result),
+    onResult: (result: ThreadToolMessage) => emitResult(run, result),
   }
 }
 
@@ -137,7 +137,7 @@ function answerUnanswered(run: RunState, error: string): void {
   for (const result of results) emitResult(run, result)
 }
 
-function unansweredCallResults(run: RunState, error: string): ToolResultMessage[] {
+function unansweredCallResults(run: RunState, error: string): ThreadToolMessage[] {
   const { messages, pending } = run.thread
   const settled = new Set<string>(pending?.interrupts.map((interrupt) => interrupt.toolCallId))
   for (const message of messages) if (message.role === 'tool') settled.add(message.toolCallId)

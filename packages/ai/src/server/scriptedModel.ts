@@ -1,6 +1,6 @@
-import type { AssistantMessage, ChatMessage, ToolResultMessage } from '../protocol/messages.ts'
+import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../protocol/messages.ts'
 import { randomId } from '../util/randomId.ts'
-import type { ChatModel, ModelChunk, ModelRequest } from './model.ts'
+import type { ChatModel, ModelChunk, ModelRequest } from '../model/chatModel.ts'
 
 /** A tool call the script makes. */
 export interface ScriptedCall {
@@ -117,7 +117,7 @@ async function* streamScript(rules: readonly ScriptRule[], options: ScriptedMode
   }
 }
 
-function decide(rules: readonly ScriptRule[], options: ScriptedModelOptions, messages: readonly ChatMessage[]): ScriptedStep {
+function decide(rules: readonly ScriptRule[], options: ScriptedModelOptions, messages: readonly ThreadMessage[]): ScriptedStep {
   const userIndex = messages.findLastIndex((message) => message.role === 'user')
   const text = userIndex >= 0 ? messages[userIndex]!.content : ''
   for (const rule of rules) {
@@ -148,7 +148,7 @@ function matchRule(when: ScriptRule['when'], text: string): RegExpMatchArray | n
 }
 
 /** The results of each round of calls since the user's message (one round per assistant message with calls). */
-function roundsSince(messages: readonly ChatMessage[], userIndex: number): ScriptedResults[] {
+function roundsSince(messages: readonly ThreadMessage[], userIndex: number): ScriptedResults[] {
   const rounds: ScriptedResults[] = []
   const later = messages.slice(userIndex + 1)
   for (const message of later) {
@@ -158,8 +158,8 @@ function roundsSince(messages: readonly ChatMessage[], userIndex: number): Scrip
   return rounds
 }
 
-function toResult(call: AssistantMessage['toolCalls'][number], messages: readonly ChatMessage[]): ScriptedResult {
-  const result = messages.find((message): message is ToolResultMessage => message.role === 'tool' && message.toolCallId === call.id)
+function toResult(call: ThreadAssistantMessage['toolCalls'][number], messages: readonly ThreadMessage[]): ScriptedResult {
+  const result = messages.find((message): message is ThreadToolMessage => message.role === 'tool' && message.toolCallId === call.id)
   let input: unknown = call.arguments
   try {
     input = JSON.parse(call.arguments)

@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolResultMessage } from '../protocol/messages.ts'
+import type { ThreadMessage, ThreadToolMessage } from '../protocol/messages.ts'
 import { deepEqual } from '../util/deepEqual.ts'
 import { validateToolOutput } from '../tools/validateToolValue.ts'
 import { ToolValidationError } from '../errors.ts'
@@ -11,7 +11,7 @@ import type { Toolset } from './toolset.ts'
 
 /** What a batch of answered interrupts turns into. */
 export interface Settlement {
-  readonly results: ToolResultMessage[]
+  readonly results: ThreadToolMessage[]
   /** Approved server calls, to run now. */
   readonly executions: Execution[]
   /** Approved client calls: the browser runs them next. */
@@ -68,7 +68,7 @@ async function clientResult(interrupt: PendingInterrupt, tool: Parameters<typeof
 }
 
 /** The model must see the call that actually ran, so edited arguments replace the model's in history. */
-export function withEditedArguments(messages: readonly ChatMessage[], edits: ReadonlyMap<string, string>): ChatMessage[] {
+export function withEditedArguments(messages: readonly ThreadMessage[], edits: ReadonlyMap<string, string>): ThreadMessage[] {
   if (edits.size === 0) return [...messages]
   return messages.map((message) =>
     message.role === 'assistant' && message.toolCalls.some((call) => edits.has(call.id))

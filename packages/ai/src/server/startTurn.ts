@@ -1,4 +1,4 @@
-import type { ToolResultMessage, UserMessage } from '../protocol/messages.ts'
+import type { ThreadToolMessage, ThreadUserMessage } from '../protocol/messages.ts'
 import type { MessageRequest } from '../protocol/requests.ts'
 import { randomId } from '../util/randomId.ts'
 import { authorizeThread, loadAuthorized } from './authorizeThread.ts'
@@ -19,7 +19,7 @@ import { updateThread } from './updateThread.ts'
  */
 export async function startTurn(config: ChatConfig, request: Request, body: MessageRequest): Promise<Response> {
   const runId = randomId('run_')
-  const user: UserMessage = { role: 'user', id: randomId('msg_'), content: body.message }
+  const user: ThreadUserMessage = { role: 'user', id: randomId('msg_'), content: body.message }
 
   // The app's context is resolved only once the request is authorized, and before the thread is
   // claimed, so a context function that throws leaves nothing held.
@@ -34,7 +34,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
 
   await loadAuthorized(config, request, body.threadId, 'write')
   const context = await config.resolveContext(request)
-  let announced: ToolResultMessage[] = []
+  let announced: ThreadToolMessage[] = []
   const claimed: VersionedThread = await updateThread(config.store, body.threadId, async (thread) => {
     if (isRunning(thread, config.limits.runLeaseMs)) throw threadBusy()
     const pending = thread.pending?.interrupts ?? []

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../protocol/messages.ts'
+import type { ThreadMessage } from '../protocol/messages.ts'
 import type { ToolInterrupt } from '../protocol/interrupts.ts'
 
 /** An answer as stored on its interrupt until the batch is complete. */
@@ -23,7 +23,7 @@ export interface PendingBatch {
 /** A thread as the server owns it. Plain JSON, so any store can keep it. */
 export interface Thread {
   readonly id: string
-  readonly messages: readonly ChatMessage[]
+  readonly messages: readonly ThreadMessage[]
   readonly pending?: PendingBatch | undefined
   /** Set while a run streams; other writers are refused until it ends (or its lease runs out). */
   readonly activeRun?: ActiveRun | undefined

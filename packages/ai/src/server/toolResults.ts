@@ -1,4 +1,4 @@
-import type { ToolResultMessage } from '../protocol/messages.ts'
+import type { ThreadToolMessage } from '../protocol/messages.ts'
 import { randomId } from '../util/randomId.ts'
 
 /** Which call a result answers. */
@@ -10,7 +10,7 @@ export interface CallRef {
 export const SUPERSEDED_REASON = 'the user sent a new message instead'
 
 /** The tool's output, as JSON for the model; `editedArgs` makes the result say the user changed the call. */
-export function successResult(call: CallRef, output: unknown, editedArgs?: unknown): ToolResultMessage {
+export function successResult(call: CallRef, output: unknown, editedArgs?: unknown): ThreadToolMessage {
   let json: string
   try {
     json = JSON.stringify(output) ?? 'null'
@@ -32,11 +32,11 @@ export function successResult(call: CallRef, output: unknown, editedArgs?: unkno
   }
 }
 
-export function errorResult(call: CallRef, error: string): ToolResultMessage {
+export function errorResult(call: CallRef, error: string): ThreadToolMessage {
   return { role: 'tool', id: randomId('msg_'), ...ref(call), content: error, status: 'error' }
 }
 
-export function deniedResult(call: CallRef, reason: string | undefined): ToolResultMessage {
+export function deniedResult(call: CallRef, reason: string | undefined): ThreadToolMessage {
   const given = reason?.trim() ? reason.trim() : undefined
   return {
     role: 'tool',

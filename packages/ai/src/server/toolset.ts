@@ -1,7 +1,7 @@
-import { toolJsonSchema } from '../schema/toolJsonSchema.ts'
+import { toolJsonSchema } from '../tools/toolJsonSchema.ts'
 import { internalsOf } from '../tools/internals.ts'
 import type { AnyTool, ToolContext, ToolExecute } from '../tools/types.ts'
-import type { ModelTool } from './model.ts'
+import type { ModelTool } from '../model/chatModel.ts'
 
 /** A tool as the runtime holds it: which side runs it and, on the server, the raw execute. */
 export interface ToolEntry {

@@ -4,7 +4,7 @@ import { MockLanguageModelV3 } from 'ai/test'
 import * as v from 'valibot'
 import * as z from 'zod'
 import { toolDefinition, toolJsonSchema, type ToolContext } from '@toolgate/ai'
-import { toAISdkTool, toAISdkTools } from '@toolgate/ai/interop'
+import { toAISdkTool, toAISdkTools } from '@toolgate/ai/interop/ai-sdk'
 
 
 type MockModel = MockLanguageModelV3

@@ -5,7 +5,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import * as v from 'valibot'
 import * as z from 'zod'
 import { toolDefinition, toolJsonSchema, ToolValidationError, type ToolContext } from '@toolgate/ai'
-import { mcpToolDefinitions, registerMcpTools, type McpImportOptions } from '@toolgate/ai/interop'
+import { mcpToolDefinitions, registerMcpTools, type McpImportOptions } from '@toolgate/ai/interop/mcp'
 import { toProviderTool } from '@toolgate/ai/providers'
 
 const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})

@@ -7,7 +7,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import * as v from 'valibot'
 import * as z from 'zod'
 import { toolDefinition, type ToolContext } from '@toolgate/ai'
-import { registerMcpTools, type McpApprovalRequest, type McpServeOptions, type McpServableTool } from '@toolgate/ai/interop'
+import { registerMcpTools, type McpApprovalRequest, type McpServeOptions, type McpServableTool } from '@toolgate/ai/interop/mcp'
 import { toProviderTool } from '@toolgate/ai/providers'
 
 vi.spyOn(console, 'warn').mockImplementation(() => {}) // dotted names are legal for MCP; toolDefinition warns once

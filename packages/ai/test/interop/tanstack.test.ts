@@ -5,7 +5,7 @@ import { toJsonSchema as valibotToJsonSchema } from '@valibot/to-json-schema'
 import * as v from 'valibot'
 import * as z from 'zod'
 import { SchemaConversionError, toolDefinition, toolJsonSchema, type AnyTool, type JsonSchema, type ToolContext } from '@toolgate/ai'
-import { toTanStackTool, type TanStackTool } from '@toolgate/ai/interop'
+import { toTanStackTool, type TanStackTool } from '@toolgate/ai/interop/tanstack'
 import { collect, interruptsOf, scriptedAdapter, toolResults, type ScriptedTurn } from './scriptedAdapter.ts'
 
 const USER: ModelMessage = { role: 'user', content: 'Go' }

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { scriptedModel, type ChatMessage, type ModelChunk, type ScriptedResult } from '@toolgate/ai/server'
+import { scriptedModel, type ThreadMessage, type ModelChunk, type ScriptedResult } from '@toolgate/ai/server'
 
-async function collect(model: ReturnType<typeof scriptedModel>, messages: ChatMessage[], signal = new AbortController().signal) {
+async function collect(model: ReturnType<typeof scriptedModel>, messages: ThreadMessage[], signal = new AbortController().signal) {
   const chunks: ModelChunk[] = []
   for await (const chunk of model.stream({ messages, tools: [], signal })) chunks.push(chunk)
   return chunks
 }
 
-const user = (content: string): ChatMessage => ({ role: 'user', id: 'u', content })
+const user = (content: string): ThreadMessage => ({ role: 'user', id: 'u', content })
 
 describe('scriptedModel', () => {
   it('streams text word by word and ends with stop', async () => {
@@ -50,7 +50,7 @@ describe('scriptedModel', () => {
         then: (results, { round, match }) => (seen.push({ results, round }), `${match[1]} round ${round}`),
       },
     ])
-    const messages: ChatMessage[] = [
+    const messages: ThreadMessage[] = [
       user('book Rome'),
       {
         role: 'assistant',

@@ -1,5 +1,5 @@
-import type { ChatMessage } from '../../protocol/messages.ts'
-import type { ChatModel, FinishReason, ModelChunk, ModelRequest } from '../../server/model.ts'
+import type { ThreadMessage } from '../../protocol/messages.ts'
+import type { ChatModel, FinishReason, ModelChunk, ModelRequest } from '../../model/chatModel.ts'
 import type { Fetch } from '../../util/Fetch.ts'
 import { isRecord } from '../../util/isRecord.ts'
 import { endedEarly, mergeHeaders, parseEvent, postForStream, readError, readEventData, streamError, trimSlash } from './http.ts'
@@ -140,7 +140,7 @@ type Block = Record<string, unknown>
  * The neutral history as Messages API turns: tool results become `tool_result` blocks of a user
  * turn, and consecutive turns of one role are merged (the API wants them alternating).
  */
-function toAnthropicMessages(messages: readonly ChatMessage[], dialect: ToolDialect<'anthropic'>): unknown[] {
+function toAnthropicMessages(messages: readonly ThreadMessage[], dialect: ToolDialect<'anthropic'>): unknown[] {
   const out: { role: 'user' | 'assistant'; content: Block[] }[] = []
   const push = (role: 'user' | 'assistant', content: Block[]) => {
     if (content.length === 0) return

@@ -1,7 +1,7 @@
 import type { Fetch } from '../../util/Fetch.ts'
 import { isRecord } from '../../util/isRecord.ts'
 import { readSseData } from '../../util/readSseData.ts'
-import { ModelProviderError } from './ModelProviderError.ts'
+import { ModelProviderError } from '../../model/ModelProviderError.ts'
 
 export interface PostOptions {
   /** `OpenAI`, `Anthropic`: names the provider in errors. */

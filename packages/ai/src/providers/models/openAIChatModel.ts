@@ -1,5 +1,5 @@
-import type { ChatMessage } from '../../protocol/messages.ts'
-import type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelUsage } from '../../server/model.ts'
+import type { ThreadMessage } from '../../protocol/messages.ts'
+import type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelUsage } from '../../model/chatModel.ts'
 import type { Fetch } from '../../util/Fetch.ts'
 import { isRecord } from '../../util/isRecord.ts'
 import { endedEarly, mergeHeaders, parseEvent, postForStream, readError, readEventData, streamError, trimSlash } from './http.ts'
@@ -135,7 +135,7 @@ class OpenAICalls {
 }
 
 /** The neutral history as Chat Completions messages; calls go by their provider names. */
-function toOpenAIMessages(messages: readonly ChatMessage[], dialect: ToolDialect<'openai-chat'>, system: string | undefined): unknown[] {
+function toOpenAIMessages(messages: readonly ThreadMessage[], dialect: ToolDialect<'openai-chat'>, system: string | undefined): unknown[] {
   const out: unknown[] = system ? [{ role: 'system', content: system }] : []
   for (const message of messages) {
     if (message.role === 'user') out.push({ role: 'user', content: message.content })

@@ -1,4 +1,4 @@
-import type { ModelChunk, ModelTool } from '../../server/model.ts'
+import type { ModelChunk, ModelTool } from '../../model/chatModel.ts'
 import { randomId } from '../../util/randomId.ts'
 import { memoize } from '../cache.ts'
 import { isPlainObject } from '../../util/isPlainObject.ts'

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
 import { anthropicModel, ModelProviderError, providerToolName, toProviderTool } from '@toolgate/ai/providers'
-import type { ChatMessage, ModelChunk } from '@toolgate/ai/server'
+import type { ThreadMessage, ModelChunk } from '@toolgate/ai/server'
 import { calls, collect, modelTool, recordingFetch, request, text, useAimock, user } from './helpers.ts'
 
 const aimock = useAimock()
@@ -99,7 +99,7 @@ describe('anthropicModel', () => {
 
   it("sends calls and their results back as Anthropic's blocks, under Anthropic's names", async () => {
     mock.addFixture({ match: { toolCallId: 'toolu_2' }, response: { content: 'It is 18°C in Paris.' } })
-    const history: ChatMessage[] = [
+    const history: ThreadMessage[] = [
       user('weather in Paris, and the admin tools?'),
       {
         role: 'assistant',

@@ -1,7 +1,7 @@
 import { LLMock } from '@copilotkit/aimock'
 import { afterAll, beforeAll, beforeEach } from 'vitest'
 import { toolJsonSchema, type AnyTool } from '@toolgate/ai'
-import type { ChatMessage, ChatModel, ModelChunk, ModelTool } from '@toolgate/ai/server'
+import type { ThreadMessage, ChatModel, ModelChunk, ModelTool } from '@toolgate/ai/server'
 
 /** One aimock server per test file on 127.0.0.1, with fixtures and journal cleared between tests. */
 export function useAimock(): { readonly mock: LLMock; readonly url: string } {
@@ -29,7 +29,7 @@ export function modelTool(tool: AnyTool): ModelTool {
 }
 
 export interface StreamOptions {
-  readonly messages?: readonly ChatMessage[]
+  readonly messages?: readonly ThreadMessage[]
   readonly tools?: readonly ModelTool[]
   readonly signal?: AbortSignal
 }
@@ -49,7 +49,7 @@ export function request(options: StreamOptions) {
   }
 }
 
-export function user(content: string): ChatMessage {
+export function user(content: string): ThreadMessage {
   return { role: 'user', id: `u_${content.length}`, content }
 }
 

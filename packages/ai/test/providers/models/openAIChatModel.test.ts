@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
 import { ModelProviderError, openAIChatModel, providerToolName, toProviderTool } from '@toolgate/ai/providers'
-import type { ChatMessage, ModelChunk } from '@toolgate/ai/server'
+import type { ThreadMessage, ModelChunk } from '@toolgate/ai/server'
 import { calls, collect, journaledBodies, modelTool, recordingFetch, request, text, useAimock, user } from './helpers.ts'
 
 const aimock = useAimock()
@@ -122,7 +122,7 @@ describe('openAIChatModel', () => {
 
   it("sends calls and their results back in OpenAI's shape, under OpenAI's names", async () => {
     mock.addFixture({ match: { toolCallId: 'call_2' }, response: { content: 'It is 18°C in Paris.' } })
-    const history: ChatMessage[] = [
+    const history: ThreadMessage[] = [
       user('weather in Paris, and the admin tools?'),
       {
         role: 'assistant',

@@ -6,7 +6,7 @@ import {
   createChatHandler,
   toNodeHandler,
   type ChatEvent,
-  type ChatMessage,
+  type ThreadMessage,
   type ChatHandlerOptions,
   type ErrorBody,
   type ResumeAccepted,
@@ -165,7 +165,7 @@ export function checkSequence(events: readonly ChatEvent[]): void {
 }
 
 /** What a reload shows (calls with their arguments, results) is what the stream showed. */
-export function expectReloadToMatchStream(messages: readonly ChatMessage[], events: readonly ChatEvent[]): void {
+export function expectReloadToMatchStream(messages: readonly ThreadMessage[], events: readonly ChatEvent[]): void {
   const streamed = new Map<string, { id: string; name: string; arguments: string }>()
   for (const event of events) {
     if (event.type === 'TOOL_CALL_START') streamed.set(event.toolCallId, { id: event.toolCallId, name: event.toolCallName, arguments: '' })

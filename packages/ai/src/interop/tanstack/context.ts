@@ -1,4 +1,4 @@
-import type { ToolContext } from '../tools/types.ts'
+import type { ToolContext } from '../../tools/types.ts'
 
 /**
  * What TanStack AI hands a tool's `execute` (its `ToolExecutionContext`). Declared structurally so

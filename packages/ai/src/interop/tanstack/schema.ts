@@ -1,10 +1,10 @@
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec'
-import { SchemaConversionError } from '../errors.ts'
-import { formatIssuePath } from '../schema/formatIssues.ts'
-import { toolJsonSchema } from '../schema/toolJsonSchema.ts'
-import type { JsonSchema, JsonSchemaTarget, SchemaIo } from '../schema/types.ts'
-import type { AnyTool } from '../tools/types.ts'
-import type { StandardToolSchema } from './standardTool.ts'
+import { SchemaConversionError } from '../../errors.ts'
+import { formatIssuePath } from '../../schema/formatIssues.ts'
+import { toolJsonSchema } from '../../tools/toolJsonSchema.ts'
+import type { JsonSchema, JsonSchemaTarget, SchemaIo } from '../../schema/types.ts'
+import type { AnyTool } from '../../tools/types.ts'
+import type { StandardToolSchema } from '../standardTool.ts'
 
 type Validate = StandardSchemaV1.Props['validate']
 

@@ -1,8 +1,8 @@
 import type { Tool } from 'ai'
-import type { AnyTool, InferToolInput, InferToolOutput, ServerTool } from '../tools/types.ts'
-import { aiSdkNeedsApproval } from './aiSdkApproval.ts'
-import { aiSdkToolContext } from './aiSdkContext.ts'
-import { aiSdkInputSchema, aiSdkOutputSchema } from './aiSdkSchema.ts'
+import type { AnyTool, InferToolInput, InferToolOutput, ServerTool } from '../../tools/types.ts'
+import { aiSdkNeedsApproval } from './approval.ts'
+import { aiSdkToolContext } from './context.ts'
+import { aiSdkInputSchema, aiSdkOutputSchema } from './schema.ts'
 
 /**
  * The AI SDK tool made of a Toolgate tool, its types kept. The input is what the model sends

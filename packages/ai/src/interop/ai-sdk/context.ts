@@ -1,5 +1,5 @@
 import type { ToolExecutionOptions } from 'ai'
-import type { ToolContext } from '../tools/types.ts'
+import type { ToolContext } from '../../tools/types.ts'
 
 /**
  * Maps the AI SDK's execute options to Toolgate's context: `abortSignal` becomes `signal` (a

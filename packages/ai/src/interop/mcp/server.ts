@@ -1,11 +1,11 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
-import { fromProviderArgs } from '../providers/fromProviderArgs.ts'
-import type { McpTool } from '../providers/types.ts'
-import type { McpApprove } from './mcpApproval.ts'
-import { callMcpTool, type McpEntry } from './mcpCall.ts'
-import { mcpOptions, mcpToolEnvelope } from './mcpEnvelope.ts'
-import type { McpRequestExtra, McpServableTool, McpServerLike } from './mcpTypes.ts'
+import { fromProviderArgs } from '../../providers/fromProviderArgs.ts'
+import type { McpTool } from '../../providers/types.ts'
+import type { McpApprove } from './approval.ts'
+import { callMcpTool, type McpEntry } from './call.ts'
+import { mcpOptions, mcpToolEnvelope } from './envelope.ts'
+import type { McpRequestExtra, McpServableTool, McpServerLike } from './types.ts'
 
 export interface McpServeOptions<TContext = undefined> {
   /**

@@ -1,8 +1,8 @@
 import type { JSONSchema7, Schema } from 'ai'
-import { toolJsonSchema } from '../schema/toolJsonSchema.ts'
-import type { SchemaIo } from '../schema/types.ts'
-import type { AnyTool } from '../tools/types.ts'
-import { validateToolInput } from '../tools/validateToolValue.ts'
+import { toolJsonSchema } from '../../tools/toolJsonSchema.ts'
+import type { SchemaIo } from '../../schema/types.ts'
+import type { AnyTool } from '../../tools/types.ts'
+import { validateToolInput } from '../../tools/validateToolValue.ts'
 
 /**
  * The mark `jsonSchema()` of `ai` puts on its schemas. A registered symbol, so that copies of the

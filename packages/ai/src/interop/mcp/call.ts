@@ -1,11 +1,11 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import { ToolValidationError } from '../errors.ts'
-import { internalsOf } from '../tools/internals.ts'
-import type { ToolContext } from '../tools/types.ts'
-import { validateToolInput, validateToolOutput } from '../tools/validateToolValue.ts'
-import { isRecord } from '../util/isRecord.ts'
-import { approvalRefusal, type McpApprove } from './mcpApproval.ts'
-import type { McpRequestExtra, McpServableTool } from './mcpTypes.ts'
+import { ToolValidationError } from '../../errors.ts'
+import { internalsOf } from '../../tools/internals.ts'
+import type { ToolContext } from '../../tools/types.ts'
+import { validateToolInput, validateToolOutput } from '../../tools/validateToolValue.ts'
+import { isRecord } from '../../util/isRecord.ts'
+import { approvalRefusal, type McpApprove } from './approval.ts'
+import type { McpRequestExtra, McpServableTool } from './types.ts'
 
 /** One tool as served, with what its calls need. */
 export interface McpEntry {

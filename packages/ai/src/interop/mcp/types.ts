@@ -2,7 +2,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js'
-import type { NeedsApproval, ServerTool, ToolMetadata } from '../tools/types.ts'
+import type { NeedsApproval, ServerTool, ToolMetadata } from '../../tools/types.ts'
 
 // Type-only imports: the MCP SDK stays an optional peer dependency, loaded at run time only by
 // `registerMcpTools` (see mcpServer.ts).

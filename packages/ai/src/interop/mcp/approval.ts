@@ -1,5 +1,5 @@
-import { evaluateApproval } from '../tools/approval.ts'
-import type { McpRequestExtra, McpServableTool } from './mcpTypes.ts'
+import { evaluateApproval } from '../../tools/approval.ts'
+import type { McpRequestExtra, McpServableTool } from './types.ts'
 
 /** What `approve` is asked about: one call, its input validated. */
 export interface McpApprovalRequest<TContext = unknown> {

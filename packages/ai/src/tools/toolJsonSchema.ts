@@ -1,7 +1,7 @@
-import { internalsOf } from '../tools/internals.ts'
-import type { AnyTool } from '../tools/types.ts'
+import { internalsOf } from './internals.ts'
+import type { AnyTool } from './types.ts'
 import { emitJsonSchema } from '#emit-json-schema'
-import type { JsonSchema, JsonSchemaTarget, SchemaIo } from './types.ts'
+import type { JsonSchema, JsonSchemaTarget, SchemaIo } from '../schema/types.ts'
 
 export interface ToolJsonSchemaOptions {
   /** `input` (default): what the model must send. `output`: what the tool returns. */

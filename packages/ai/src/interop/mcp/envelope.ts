@@ -1,8 +1,8 @@
-import { toProviderTool } from '../providers/toProviderTool.ts'
-import type { McpOptions, McpToolAnnotations } from '../providers/targets.ts'
-import type { McpTool } from '../providers/types.ts'
-import type { AnyTool } from '../tools/types.ts'
-import { isPlainObject } from '../util/isPlainObject.ts'
+import { toProviderTool } from '../../providers/toProviderTool.ts'
+import type { McpOptions, McpToolAnnotations } from '../../providers/targets.ts'
+import type { McpTool } from '../../providers/types.ts'
+import type { AnyTool } from '../../tools/types.ts'
+import { isPlainObject } from '../../util/isPlainObject.ts'
 
 /**
  * The options a tool is converted with for MCP, both ways: `toProviderTool` to list it and

@@ -1,4 +1,4 @@
-import { ToolgateError } from '../../errors.ts'
+import { ToolgateError } from '../errors.ts'
 
 export type ModelProviderErrorCode =
   /** The provider answered with an HTTP error status (401, 429, 500, ...). */

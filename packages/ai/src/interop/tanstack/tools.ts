@@ -1,8 +1,8 @@
-import { toolJsonSchema } from '../schema/toolJsonSchema.ts'
-import type { NeedsApproval, ServerTool, ToolMetadata } from '../tools/types.ts'
-import type { StandardToolSchema } from './standardTool.ts'
-import { toToolContext, type TanStackToolContext } from './tanstackContext.ts'
-import { tanStackInputSchema, tanStackOutputSchema } from './tanstackSchema.ts'
+import { toolJsonSchema } from '../../tools/toolJsonSchema.ts'
+import type { NeedsApproval, ServerTool, ToolMetadata } from '../../tools/types.ts'
+import type { StandardToolSchema } from '../standardTool.ts'
+import { toToolContext, type TanStackToolContext } from './context.ts'
+import { tanStackInputSchema, tanStackOutputSchema } from './schema.ts'
 
 /**
  * A tool in the shape `chat()` of `@tanstack/ai` takes (its `Tool`), declared structurally so the

@@ -1,10 +1,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Tool as McpListedTool } from '@modelcontextprotocol/sdk/types.js'
-import type { McpToolAnnotations } from '../providers/targets.ts'
-import type { JsonSchema } from '../schema/types.ts'
-import { toolDefinition } from '../tools/toolDefinition.ts'
-import type { ServerTool, ToolContext } from '../tools/types.ts'
-import { mcpResultValue } from './mcpResultValue.ts'
+import type { McpToolAnnotations } from '../../providers/targets.ts'
+import type { JsonSchema } from '../../schema/types.ts'
+import { toolDefinition } from '../../tools/toolDefinition.ts'
+import type { ServerTool, ToolContext } from '../../tools/types.ts'
+import { mcpResultValue } from './resultValue.ts'
 
 /** What importing needs of an official MCP SDK `Client` (connected). */
 export type McpClientLike = Pick<Client, 'listTools' | 'callTool'>

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../schema/types.ts'
-import type { ChatMessage } from '../protocol/messages.ts'
+import type { ProviderMetadata, ThreadMessage } from '../protocol/messages.ts'
 
 /** A tool as declared to a model. */
 export interface ModelTool {
@@ -10,7 +10,7 @@ export interface ModelTool {
 
 export interface ModelRequest {
   /** The thread's history, oldest first, in the neutral message shape. */
-  readonly messages: readonly ChatMessage[]
+  readonly messages: readonly ThreadMessage[]
   readonly tools: readonly ModelTool[]
   /** Aborted when the client goes away; a model stops streaming on it. */
   readonly signal: AbortSignal
@@ -19,8 +19,14 @@ export interface ModelRequest {
 export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other'
 
 export interface ModelUsage {
+  /** Every input token, cached ones included. */
   readonly inputTokens?: number
+  /** Every output token, reasoning ones included. */
   readonly outputTokens?: number
+  /** Input tokens read from the provider's prompt cache. */
+  readonly cachedInputTokens?: number
+  /** Output tokens spent on reasoning. */
+  readonly reasoningTokens?: number
 }
 
 /** What a model streams. Tool-call chunks are tied together by `toolCallId`. */
@@ -28,7 +34,11 @@ export type ModelChunk =
   | { readonly type: 'text-delta'; readonly delta: string }
   | { readonly type: 'tool-call-start'; readonly toolCallId: string; readonly toolName: string }
   | { readonly type: 'tool-call-delta'; readonly toolCallId: string; readonly delta: string }
-  | { readonly type: 'tool-call-end'; readonly toolCallId: string }
+  | { readonly type: 'tool-call-end'; readonly toolCallId: string; readonly providerMetadata?: ProviderMetadata }
+  /** Visible reasoning text as it streams (shown to the user; not stored: the `reasoning` chunk is). */
+  | { readonly type: 'reasoning-delta'; readonly delta: string }
+  /** A finished reasoning block, stored with the step and handed back to the model with the history. */
+  | { readonly type: 'reasoning'; readonly text: string; readonly providerMetadata?: ProviderMetadata }
   | { readonly type: 'finish'; readonly reason: FinishReason; readonly usage?: ModelUsage }
 
 /**

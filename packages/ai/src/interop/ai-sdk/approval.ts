@@ -1,7 +1,7 @@
 import type { Tool } from 'ai'
-import { evaluateApproval } from '../tools/approval.ts'
-import type { AnyTool } from '../tools/types.ts'
-import { validateToolInput } from '../tools/validateToolValue.ts'
+import { evaluateApproval } from '../../tools/approval.ts'
+import type { AnyTool } from '../../tools/types.ts'
+import { validateToolInput } from '../../tools/validateToolValue.ts'
 
 type AISdkNeedsApproval = NonNullable<Tool<unknown, unknown>['needsApproval']>
 

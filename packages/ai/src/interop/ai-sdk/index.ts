@@ -1,0 +1,2 @@
+/** `@toolgate/ai/interop/ai-sdk`: tools for the Vercel AI SDK. Needs `ai`. */
+export { toAISdkTool, toAISdkTools, type AISdkToolOf, type AISdkToolsOf } from './tools.ts'

@@ -1,0 +1,12 @@
+/** `@toolgate/ai/interop/mcp`: serve tools on the official MCP SDK's server, and import a server's tools. Needs `@modelcontextprotocol/sdk`. */
+export { registerMcpTools, type McpServeOptions } from './server.ts'
+export type { McpApprovalRequest, McpApprove } from './approval.ts'
+export {
+  mcpToolDefinitions,
+  type McpClientLike,
+  type McpImportedTool,
+  type McpImportOptions,
+  type McpListedTool,
+  type McpToolMetadata,
+} from './import.ts'
+export type { McpRequestExtra, McpServableTool, McpServerLike } from './types.ts'
