@@ -1,6 +1,7 @@
 import type { ToolInterrupt } from '../protocol/interrupts.ts'
 import type { ChatRequest, ResumeAnswer } from '../protocol/requests.ts'
 import type { ThreadSnapshot } from '../protocol/thread.ts'
+import type { JsonSchema } from '../schema/types.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { applyEvent } from './applyEvent.ts'
 import { ChatError, type ChatErrorCode } from './chatError.ts'
@@ -473,7 +474,20 @@ function resultChanges(result: ClientToolResult): ToolCallChanges {
 }
 
 function askedApproval(interrupt: ToolInterrupt): ToolApproval {
-  return interrupt.message === undefined ? {} : { reason: interrupt.message }
+  const inputSchema = approvalInputSchema(interrupt.responseSchema)
+  return {
+    ...(interrupt.message === undefined ? {} : { reason: interrupt.message }),
+    ...(inputSchema === undefined ? {} : { inputSchema }),
+  }
+}
+
+/** The tool's input schema out of an approval's `responseSchema` (see `ToolInterrupt.responseSchema`). */
+function approvalInputSchema(responseSchema: unknown): JsonSchema | undefined {
+  const defs = isRecord(responseSchema) ? responseSchema.$defs : undefined
+  const input = isRecord(defs) ? defs.input : undefined
+  if (!isRecord(input)) return undefined
+  const { $id: _id, ...schema } = input
+  return schema
 }
 
 /** Runs an app callback; what it throws is reported like an event listener's error, not taken as the client's. */

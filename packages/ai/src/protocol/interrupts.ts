@@ -16,6 +16,12 @@ export interface ToolInterrupt {
   readonly input: unknown
   /** Why approval is needed, when the tool's policy said so. */
   readonly message?: string
+  /**
+   * AG-UI's JSON Schema of the answer's payload. For `tool_approval`: `{ approved, editedArgs?,
+   * reason? }`, with the tool's input schema whole under `$defs.input` (its `$id` is
+   * `urn:toolgate:tool-input`), so a UI can build an edit form and validate edits before sending.
+   */
+  readonly responseSchema?: { readonly [key: string]: unknown }
 }
 
 /** AG-UI's `RUN_FINISHED.outcome`. An absent outcome also means success. */

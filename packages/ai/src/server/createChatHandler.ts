@@ -38,5 +38,5 @@ async function get(config: ChatConfig, request: Request): Promise<Response> {
   const threadId = new URL(request.url).searchParams.get('threadId')
   if (!threadId) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
   const { thread } = await loadAuthorized(config, request, threadId, 'read')
-  return jsonResponse(200, snapshot(thread, config.limits.runLeaseMs))
+  return jsonResponse(200, snapshot(thread, config.limits.runLeaseMs, config.toolset))
 }

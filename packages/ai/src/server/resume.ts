@@ -39,7 +39,7 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
 
   const { thread } = claimed
   if (thread.activeRun?.runId !== runId || !thread.pending) {
-    const accepted: ResumeAccepted = { threadId: thread.id, interrupts: unanswered(thread.pending).map(toWire) }
+    const accepted: ResumeAccepted = { threadId: thread.id, interrupts: unanswered(thread.pending).map((interrupt) => toWire(interrupt, config.toolset)) }
     return jsonResponse(202, accepted)
   }
   return streamRun(config, request, { runId, claimed, context, start: { steps: thread.pending.steps, resume: thread.pending } })

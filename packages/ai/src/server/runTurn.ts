@@ -38,7 +38,7 @@ export async function runTurn(run: RunState, start: TurnStart): Promise<void> {
   } catch (error) {
     return fail(run, error)
   }
-  const outcome: RunOutcome = pending ? { type: 'interrupt', interrupts: pending.interrupts.map(toWire) } : { type: 'success' }
+  const outcome: RunOutcome = pending ? { type: 'interrupt', interrupts: pending.interrupts.map((interrupt) => toWire(interrupt, run.config.toolset)) } : { type: 'success' }
   run.emit({ type: 'RUN_FINISHED', threadId: run.thread.id, runId: run.runId, outcome, ...usageOf(run) })
 }
 

@@ -2,6 +2,8 @@ import { toolJsonSchema } from '../tools/toolJsonSchema.ts'
 import { internalsOf } from '../tools/internals.ts'
 import type { AnyTool, ToolContext, ToolExecute } from '../tools/types.ts'
 import type { ModelTool } from '../model/chatModel.ts'
+import type { JsonSchema } from '../schema/types.ts'
+import { approvalResponseSchema } from './interrupts.ts'
 
 /** A tool as the runtime holds it: which side runs it and, on the server, the raw execute. */
 export interface ToolEntry {
@@ -9,6 +11,8 @@ export interface ToolEntry {
   readonly side: 'server' | 'client'
   /** Server tools only: the user's execute without validation (the runtime validates once itself). */
   readonly handler?: ToolExecute<unknown, unknown>
+  /** The interrupt's `responseSchema` when a call of this tool asks for approval. */
+  readonly approvalSchema: JsonSchema
 }
 
 export interface Toolset {
@@ -26,7 +30,11 @@ export function createToolset(tools: readonly AnyTool[]): Toolset {
   const entries = new Map<string, ToolEntry>()
   for (const tool of tools) {
     if (entries.has(tool.name)) throw new TypeError(`Two tools are named "${tool.name}"; tool names must be unique`)
-    entries.set(tool.name, tool.kind === 'server' ? { tool, side: 'server', handler: serverHandler(tool) } : { tool, side: 'client' })
+    const approvalSchema = approvalResponseSchema(toolJsonSchema(tool))
+    entries.set(
+      tool.name,
+      tool.kind === 'server' ? { tool, side: 'server', handler: serverHandler(tool), approvalSchema } : { tool, side: 'client', approvalSchema },
+    )
   }
   const modelTools = [...entries.values()].map(({ tool }) => ({
     name: tool.name,

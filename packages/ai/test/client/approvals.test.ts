@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { toolJsonSchema, validateJsonSchema } from '@toolgate/ai'
 import { scriptedModel } from '@toolgate/ai/server'
 import { callStates, clientOn, record, texts, toolCalls, transfer, transferServer, weather, weatherServer } from './helpers.ts'
 
@@ -35,7 +36,7 @@ describe('approvals', () => {
         toolName: 'transfer_money',
         state: 'approval-requested',
         input: { to: 'Bob', amount: 500 },
-        approval: { reason: 'Sends 500 EUR to Bob' },
+        approval: { reason: 'Sends 500 EUR to Bob', inputSchema: toolJsonSchema(transfer) },
       }),
     ])
     const [call] = toolCalls(asked)
@@ -55,6 +56,15 @@ describe('approvals', () => {
       'output-available',
     ])
     expect(states.map((state) => state.status)).toContain('streaming')
+  })
+
+  it("hands the UI the tool's input schema, so edits can be checked before they are sent", async () => {
+    const client = clientOn(server, { tools })
+    await client.send('send 500 to Bob')
+    const { inputSchema } = client.getSnapshot().pendingApprovals[0]!.approval!
+    expect(inputSchema).toEqual(toolJsonSchema(transfer))
+    expect(validateJsonSchema(inputSchema!, { to: 'Ann', amount: 10 })).toEqual([])
+    expect(validateJsonSchema(inputSchema!, { to: 'Ann', amount: 'ten' })).not.toEqual([])
   })
 
   it('denies with a reason the model reads', async () => {

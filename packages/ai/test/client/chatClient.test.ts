@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest'
+import { toolJsonSchema } from '@toolgate/ai'
 import { createChatHandler, scriptedModel } from '@toolgate/ai/server'
 import { ChatClient, createChatClient } from '@toolgate/ai/client'
 import {
@@ -132,7 +133,7 @@ describe('ChatClient', () => {
     expect(toolCalls(state)[0]).toMatchObject({ output: { city: 'Oslo', tempC: 4 }, metadata: { icon: 'cloud' } })
     expect(state.status).toBe('awaiting-approval')
     expect(state.pendingApprovals).toEqual([
-      expect.objectContaining({ toolName: 'transfer_money', input: { to: 'Bob', amount: 500 }, approval: { reason: 'Sends 500 EUR to Bob' } }),
+      expect.objectContaining({ toolName: 'transfer_money', input: { to: 'Bob', amount: 500 }, approval: { reason: 'Sends 500 EUR to Bob', inputSchema: toolJsonSchema(transfer) } }),
     ])
 
     await after.approve(state.pendingApprovals[0]!.toolCallId)

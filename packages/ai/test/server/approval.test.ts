@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { toolJsonSchema } from '@toolgate/ai'
 import { scriptedModel, type ScriptedResult } from '@toolgate/ai/server'
 import { transferDef, weatherTool } from './fixtures.ts'
 import { closeAll, errorOf, startServer } from './helpers/server.ts'
@@ -51,6 +52,13 @@ describe('approvals', () => {
       toolName: 'transfer_money',
       input: { to: 'Bob', amount: 250 },
       message: 'Sends 250 EUR to Bob',
+      responseSchema: {
+        type: 'object',
+        properties: { approved: { type: 'boolean' }, editedArgs: { $ref: '#/$defs/input' }, reason: { type: 'string' } },
+        required: ['approved'],
+        additionalProperties: false,
+        $defs: { input: { ...toolJsonSchema(transferDef), $id: 'urn:toolgate:tool-input' } },
+      },
     })
     expect(ran).toEqual([])
     const waiting = await server.get(first.threadId)
