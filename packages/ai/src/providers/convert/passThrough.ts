@@ -38,7 +38,7 @@ export function convertPassThrough(node: JsonSchema, at: string, cx: ConvertCont
   return { schema: pass.out, plan: allOf(pass.plans), admitsNull: true }
 }
 
-const copy: Handler = (value, keyword, here, pass) => {
+const copy: Handler = (value, keyword, _here, pass) => {
   pass.out[keyword] = value
 }
 
@@ -79,7 +79,7 @@ const properties: Handler = (value, _keyword, here, { cx, out, plans, rename }) 
   if (fields.size > 0) plans.push({ kind: 'object', fields })
 }
 
-const propertyList: Handler = (value, keyword, here, pass) => {
+const propertyList: Handler = (value, keyword, _here, pass) => {
   pass.out[keyword] = renameKeys(value, pass.rename)
 }
 
