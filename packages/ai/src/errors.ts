@@ -12,6 +12,20 @@ export class ToolgateError extends Error {
   }
 }
 
+/**
+ * An option given to a constructor or factory (`createChatHandler`, `ChatClient`, `.server()`,
+ * `scriptedModel`, a store) is unusable. Thrown when it is called, so a misconfiguration fails at
+ * startup, never as an error on every request. `option` is the option's path, e.g. `limits.maxBodyBytes`.
+ */
+export class InvalidOptionError extends ToolgateError {
+  readonly option: string
+
+  constructor(where: string, option: string, problem: string) {
+    super('INVALID_OPTION', `${where}: \`${option}\` ${problem}`)
+    this.option = option
+  }
+}
+
 /** A tool definition itself is unusable (empty name, missing description, ...). */
 export class ToolDefinitionError extends ToolgateError {
   constructor(message: string) {

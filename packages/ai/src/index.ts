@@ -38,4 +38,4 @@ export type {
   ToolSchema,
 } from './schema/types.ts'
 
-export { SchemaConversionError, ToolDefinitionError, ToolgateError, ToolValidationError } from './errors.ts'
+export { InvalidOptionError, SchemaConversionError, ToolDefinitionError, ToolgateError, ToolValidationError } from './errors.ts'
