@@ -9,7 +9,7 @@ import { toolDefinition, type AnyTool, type JsonSchema } from '@toolgate/ai'
 import { fromProviderArgs, toProviderSchema, toProviderTool, type ProviderOptions, type ProviderTarget } from '@toolgate/ai/providers'
 import { conversionStats } from '../src/providers/cache.ts'
 
-const CORPUS = fileURLToPath(new URL('../../../../shared/corpus/github-mcp-server/', import.meta.url))
+const CORPUS = fileURLToPath(new URL('../test/fixtures/github-mcp-server/', import.meta.url))
 const BUDGET_MS = 300
 
 const corpus = readdirSync(CORPUS)

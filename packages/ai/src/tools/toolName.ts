@@ -1,6 +1,6 @@
 import { ToolDefinitionError } from '../errors.ts'
 
-/** Accepted by OpenAI, Anthropic, Gemini, Vertex and MCP alike (provider-rules.md, section E). */
+/** Accepted by OpenAI, Anthropic, Gemini, Vertex and MCP alike (docs/provider-rules.md, section E). */
 const PORTABLE_NAME = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/
 
 const warned = new Set<string>()

@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { ProviderOptions, ProviderTarget } from '@toolgate/ai/providers'
 
-/** CI clones main with shared/ beside it: `<repo>/../shared`. */
-export const CORPUS_DIR = fileURLToPath(new URL('../../../../../shared/corpus/github-mcp-server/', import.meta.url))
+/** GitHub's MCP server tool schemas, copied into the repository (see ../fixtures/CORPUS.md). */
+export const CORPUS_DIR = fileURLToPath(new URL('../fixtures/github-mcp-server/', import.meta.url))
 
 export interface CorpusTool {
   readonly file: string

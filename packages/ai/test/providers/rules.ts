@@ -1,5 +1,5 @@
 /**
- * The ✔ rules of /work/shared/reference/provider-rules.md as predicates: one per rule ID, each
+ * The ✔ rules of docs/provider-rules.md (repository root) as predicates: one per rule ID, each
  * returning where the rule fails (a JSON Pointer into the parameter schema, or `/name`), or
  * `undefined` when it holds. Written independently of the converter, from the rule text.
  */

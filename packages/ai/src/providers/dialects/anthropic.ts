@@ -3,7 +3,7 @@ import { isPrimitive, PASS_THROUGH, type Dialect } from '../dialect.ts'
 import { measure } from '../limits.ts'
 import type { EnvelopeParts } from './envelope.ts'
 
-/** provider-rules.md AN-N1. */
+/** docs/provider-rules.md AN-N1. */
 export const ANTHROPIC_NAME = /^[a-zA-Z0-9_-]{1,64}$/
 
 /** The API answers other keys with "Property keys should match pattern '^[a-zA-Z0-9_.-]{1,64}$'". */

@@ -3,7 +3,7 @@ import { PASS_THROUGH, type Dialect } from '../dialect.ts'
 import { isPlainObject } from '../../util/isPlainObject.ts'
 import { declaresNoParameters, type EnvelopeParts } from './envelope.ts'
 
-/** provider-rules.md GM-N1 (Gemini API; Vertex AI allows no colon and 64 characters). */
+/** docs/provider-rules.md GM-N1 (Gemini API; Vertex AI allows no colon and 64 characters). */
 export const GEMINI_NAME = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$/
 
 /** GA6: parameter names. */

@@ -1,7 +1,7 @@
 import { PASS_THROUGH, type Dialect } from '../dialect.ts'
 import type { EnvelopeParts } from './envelope.ts'
 
-/** provider-rules.md MCP-N. */
+/** docs/provider-rules.md MCP-N. */
 export const MCP_NAME = /^[A-Za-z0-9_.-]{1,128}$/
 
 export function mcpDialect(): Dialect {

@@ -3,10 +3,10 @@ import { isPrimitive, PASS_THROUGH, type Dialect } from '../dialect.ts'
 import { measure } from '../limits.ts'
 import type { EnvelopeParts } from './envelope.ts'
 
-/** provider-rules.md OA-N1. */
+/** docs/provider-rules.md OA-N1. */
 export const OPENAI_NAME = /^[a-zA-Z0-9_-]{1,64}$/
 
-/** provider-rules.md OA6: no `uri`. */
+/** docs/provider-rules.md OA6: no `uri`. */
 const OPENAI_FORMATS: ReadonlySet<string> = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid'])
 
 /** OA-SO supported constraints; `default` is refused ("'default' is not permitted"). */
