@@ -30,6 +30,34 @@ export interface TextMessageEndEvent {
   readonly messageId: string
 }
 
+/** The model's visible reasoning: `REASONING_START`, one reasoning message, `REASONING_END`. */
+export interface ReasoningStartEvent {
+  readonly type: 'REASONING_START'
+  readonly messageId: string
+}
+
+export interface ReasoningMessageStartEvent {
+  readonly type: 'REASONING_MESSAGE_START'
+  readonly messageId: string
+  readonly role: 'reasoning'
+}
+
+export interface ReasoningMessageContentEvent {
+  readonly type: 'REASONING_MESSAGE_CONTENT'
+  readonly messageId: string
+  readonly delta: string
+}
+
+export interface ReasoningMessageEndEvent {
+  readonly type: 'REASONING_MESSAGE_END'
+  readonly messageId: string
+}
+
+export interface ReasoningEndEvent {
+  readonly type: 'REASONING_END'
+  readonly messageId: string
+}
+
 export interface ToolCallStartEvent {
   readonly type: 'TOOL_CALL_START'
   readonly toolCallId: string
@@ -77,6 +105,10 @@ export interface TokenUsage {
   readonly inputTokens?: number
   readonly outputTokens?: number
   readonly totalTokens?: number
+  /** Input tokens read from the provider's prompt cache (counted in `inputTokens` too). */
+  readonly cachedInputTokens?: number
+  /** Output tokens spent on reasoning (counted in `outputTokens` too). */
+  readonly reasoningTokens?: number
 }
 
 export interface RunFinishedEvent {
@@ -100,6 +132,11 @@ export type ChatEvent =
   | TextMessageStartEvent
   | TextMessageContentEvent
   | TextMessageEndEvent
+  | ReasoningStartEvent
+  | ReasoningMessageStartEvent
+  | ReasoningMessageContentEvent
+  | ReasoningMessageEndEvent
+  | ReasoningEndEvent
   | ToolCallStartEvent
   | ToolCallArgsEvent
   | ToolCallEndEvent

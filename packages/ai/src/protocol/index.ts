@@ -5,6 +5,11 @@
 export type {
   ChatEvent,
   ChatEventType,
+  ReasoningEndEvent,
+  ReasoningMessageContentEvent,
+  ReasoningMessageEndEvent,
+  ReasoningMessageStartEvent,
+  ReasoningStartEvent,
   RunErrorEvent,
   RunFinishedEvent,
   RunStartedEvent,

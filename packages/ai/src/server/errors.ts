@@ -1,6 +1,8 @@
 import { ToolgateError } from '../errors.ts'
+import { ModelProviderError } from '../model/ModelProviderError.ts'
 import type { ErrorBody, ErrorCode } from '../protocol/errors.ts'
-import { jsonResponse } from './jsonResponse.ts'
+
+// Every way a request is refused or a run ends in error, and what the browser may be told of it.
 
 /** A refusal the handler answers with `status` and a JSON `ErrorBody`; `code` is stable. */
 export class HttpError extends ToolgateError {
@@ -15,8 +17,30 @@ export class HttpError extends ToolgateError {
   }
 }
 
+export function threadNotFound(threadId: string): HttpError {
+  return new HttpError(404, 'THREAD_NOT_FOUND', `Thread "${threadId}" does not exist`, 'threadId')
+}
+
+/** The refusal for a request that needs the thread while a run holds it. */
+export function threadBusy(): HttpError {
+  return new HttpError(409, 'THREAD_BUSY', 'A run is still streaming on this thread; wait for it to finish')
+}
+
+/** The refusal for a new message on a thread without room for it and a reply. */
+export function threadFull(maxThreadMessages: number): HttpError {
+  return new HttpError(409, 'THREAD_FULL', `The thread holds its limit of ${maxThreadMessages} messages; start a new thread`, 'threadId')
+}
+
 export function errorBody(code: ErrorCode, message: string, path?: string): ErrorBody {
   return { error: path === undefined ? { code, message } : { code, message, path } }
+}
+
+/** A JSON answer that no cache keeps: threads and errors change from one request to the next. */
+export function jsonResponse(status: number, body: unknown, headers?: Record<string, string>): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
+  })
 }
 
 /** Any failure before the event stream starts becomes a JSON error response; unknown ones are a 500 without details. */
@@ -27,4 +51,48 @@ export function errorResponse(error: unknown): Response {
   }
   console.error('[toolgate] chat handler failed:', error)
   return jsonResponse(500, errorBody('INTERNAL', 'The chat handler failed; see the server log'))
+}
+
+// Errors that end a run (RUN_ERROR). Each carries the code the browser gets; `runErrorOf` picks
+// the text it may see, since a provider's or a store's own words may name hosts or hint at keys.
+
+/** The model failed. `message` keeps the provider's words for the server log; the browser gets `publicMessage`. */
+export class ModelError extends ToolgateError {
+  readonly publicMessage: string
+
+  constructor(cause: unknown) {
+    super('MODEL_ERROR', `The model failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
+    this.publicMessage = publicModelMessage(cause)
+  }
+}
+
+/** `The model provider failed (HTTP 429, rate_limit_exceeded)`: the status and error type, never the provider's text. */
+function publicModelMessage(cause: unknown): string {
+  if (!(cause instanceof ModelProviderError)) return 'The model failed; see the server log'
+  if (cause.code === 'PROVIDER_NETWORK_ERROR') return 'The model provider could not be reached; see the server log'
+  const type = cause.type !== undefined && /^[\w.:-]{1,64}$/.test(cause.type) ? cause.type : undefined
+  const details = [cause.status === undefined ? undefined : `HTTP ${cause.status}`, type].filter((detail) => detail !== undefined)
+  return details.length > 0 ? `The model provider failed (${details.join(', ')})` : 'The model provider failed; see the server log'
+}
+
+/** The thread changed under a run: its lease lapsed and another request took the thread over. */
+export class StoreConflictError extends ToolgateError {
+  constructor(threadId: string) {
+    super('STORE_ERROR', `Thread "${threadId}" changed while the run was writing it`)
+  }
+}
+
+/** A run that would take its thread past `limits.maxThreadMessages`. */
+export class ThreadFullError extends ToolgateError {
+  constructor(maxThreadMessages: number) {
+    super('THREAD_FULL', `The thread reached its limit of ${maxThreadMessages} messages; start a new thread`)
+  }
+}
+
+/** What the browser is told when a run ends with `error`: a stable code and a text safe to show. */
+export function runErrorOf(error: unknown): { readonly code: ErrorCode; readonly message: string } {
+  if (error instanceof ModelError) return { code: 'MODEL_ERROR', message: error.publicMessage }
+  if (error instanceof StoreConflictError || error instanceof ThreadFullError) return { code: error.code as ErrorCode, message: error.message }
+  if (error instanceof HttpError && error.status < 500) return { code: error.code, message: error.message }
+  return { code: 'INTERNAL', message: 'The chat run failed; see the server log' }
 }

@@ -1,7 +1,14 @@
-import type { ThreadMessage } from '../protocol/messages.ts'
 import type { ToolInterrupt } from '../protocol/interrupts.ts'
+import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../protocol/messages.ts'
 
-/** An answer as stored on its interrupt until the batch is complete. */
+/**
+ * The storage contract of threads. A thread is an append-only list of messages plus a small head
+ * (version, the open model step, the active run) that every write replaces by compare-and-set.
+ * A write costs what changed, never the whole thread, and any store that can compare a version
+ * and append to a list (a Map, Redis, a SQL table) implements it. Everything is plain JSON.
+ */
+
+/** An answer as stored on its interrupt until every interrupt of the step is answered. */
 export type StoredAnswer =
   | { readonly kind: 'approval'; readonly approved: boolean; readonly editedArgs?: unknown; readonly reason?: string }
   | { readonly kind: 'output'; readonly output: unknown }
@@ -13,49 +20,69 @@ export interface PendingInterrupt extends ToolInterrupt {
   readonly edited?: boolean
 }
 
-/** The interrupts of one model step; the run resumes once every one is answered. */
-export interface PendingBatch {
+/**
+ * The last model step while any of its calls is unsettled. Its message joins `messages`, followed
+ * by a result for every call, only once all of them are settled: stored history never holds a
+ * call without its result, and a user's edit of a call's arguments lands in the message before
+ * any model reads it.
+ */
+export interface OpenStep {
+  readonly message: ThreadAssistantMessage
+  /** Results of the step's settled calls so far, in the order they settled. */
+  readonly results: readonly ThreadToolMessage[]
+  /** Calls that wait for a human or the browser; the run resumes once every one is answered. */
   readonly interrupts: readonly PendingInterrupt[]
+  /**
+   * Server tool calls that started and have no stored result. Recorded before they run, so after
+   * a crash they are reported as interrupted (they may have taken effect) and never run again by
+   * surprise; a tool marked `idempotent` runs again under the same `toolCallId`.
+   */
+  readonly running: readonly string[]
   /** Model calls already made in this turn, so `maxSteps` holds across resumes. */
   readonly steps: number
 }
 
-/** A thread as the server owns it. Plain JSON, so any store can keep it. */
-export interface Thread {
-  readonly id: string
-  readonly messages: readonly ThreadMessage[]
-  readonly pending?: PendingBatch | undefined
-  /** Set while a run streams; other writers are refused until it ends (or its lease runs out). */
-  readonly activeRun?: ActiveRun | undefined
-  /** Recently applied interrupt ids, so a replayed answer gets "already answered" rather than "not found". */
-  readonly resolvedInterruptIds: readonly string[]
-  readonly createdAt: number
-  readonly updatedAt: number
-}
-
-/** The run holding a thread. Its lease counts from its last write, so a long run keeps it while it makes progress. */
+/** The run holding a thread. Renewed by a heartbeat while the run lives; a lapsed lease means its process died. */
 export interface ActiveRun {
   readonly runId: string
   readonly startedAt: number
-  /** When the run last wrote the thread (absent until its first write after the claim). */
-  readonly renewedAt?: number
+  readonly renewedAt: number
 }
 
-export interface VersionedThread {
-  readonly thread: Thread
-  /** Increases by one with every successful `put`. */
+/** Everything about a thread but its messages: small, read and written on every request. */
+export interface ThreadHead {
+  readonly id: string
+  /** `1` when created; every commit adds one. */
   readonly version: number
+  readonly createdAt: number
+  readonly updatedAt: number
+  /** How many messages are stored. */
+  readonly messageCount: number
+  /** The stored messages' size as JSON text, in UTF-8 bytes. */
+  readonly bytes: number
+  readonly step?: OpenStep | undefined
+  readonly activeRun?: ActiveRun | undefined
+  /** Recently settled interrupt ids, so a replayed answer gets "already answered" rather than "not found". */
+  readonly resolvedInterruptIds: readonly string[]
 }
 
-/**
- * Where threads live. Small on purpose, so a shared store (Redis, a SQL row with a version column)
- * is a few lines: `put` is a compare-and-set on the version.
- */
+/** One atomic write. */
+export interface ThreadCommit {
+  /** The new head; its `version` is one more than the version it replaces (`1`: the thread is new). */
+  readonly head: ThreadHead
+  /** Messages to add after the stored ones; `head.messageCount` already counts them. */
+  readonly append: readonly ThreadMessage[]
+}
+
 export interface ThreadStore {
-  get(threadId: string): Promise<VersionedThread | undefined>
+  /** The thread's head, or `undefined` when it does not exist (or expired). */
+  head(threadId: string): Promise<ThreadHead | undefined>
+  /** Stored messages from index `from` (inclusive) to `to` (exclusive), oldest first. */
+  messages(threadId: string, from: number, to: number): Promise<readonly ThreadMessage[]>
   /**
-   * Writes `thread` if the stored version is still `expectedVersion` (`0`: the thread must not
-   * exist yet); the version becomes `expectedVersion + 1`. Returns `false` on a conflict, changing nothing.
+   * Stores `commit.head` and appends `commit.append`, atomically, if the stored head still has
+   * version `commit.head.version - 1` (none stored, for version 1). Returns `false` on a
+   * conflict, changing nothing.
    */
-  put(thread: Thread, expectedVersion: number): Promise<boolean>
+  commit(commit: ThreadCommit): Promise<boolean>
 }

@@ -100,7 +100,7 @@ export function holdingFetch(handler: (request: Request) => Promise<Response>, h
 /** Waits until no run holds the thread any more: what it stored is final. */
 export async function runEnded(store: ThreadStore, threadId: string): Promise<void> {
   await vi.waitFor(async () => {
-    if ((await store.get(threadId))?.thread.activeRun) throw new Error(`a run still holds ${threadId}`)
+    if ((await store.head(threadId))?.activeRun) throw new Error(`a run still holds ${threadId}`)
   })
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { createChatClient, type ChatState, type ToolCallPart } from '@toolgate/ai/client'
 import { createChatHandler, memoryStore, scriptedModel, type ChatModel, type ModelChunk } from '@toolgate/ai/server'
+import { stored } from '../server/helpers/store.ts'
 import {
   clientOn,
   deferred,
@@ -229,7 +230,7 @@ describe('results not yet sent when the user sends a message', () => {
 
     // The server recorded both results as the tool's output, and the model read them.
     await runEnded(store, state.threadId!)
-    const thread = (await store.get(state.threadId!))!.thread
+    const thread = (await stored(store, state.threadId!))!
     expect(thread.messages.filter((message) => message.role === 'tool').map((message) => message.status)).toEqual(['success', 'success'])
     const fresh = createChatClient({ endpoint: '/chat', fetch: inProcess(handler), tools: [location] })
     await fresh.load(state.threadId)

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { memoryStore, scriptedModel, type ThreadStore } from '@toolgate/ai/server'
-import { transferDef, weatherDef } from './fixtures.ts'
+import { transferDef } from './fixtures.ts'
 import { readSse } from './helpers/sse.ts'
 import { closeAll, deferred, errorOf, readTurn, startServer } from './helpers/server.ts'
 
@@ -17,8 +17,9 @@ function racingStore() {
   let waiting: { count: number; both: ReturnType<typeof deferred<void>> } | undefined
   let conflicts = 0
   const store: ThreadStore = {
-    get: (id) => inner.get(id),
-    async put(thread, expectedVersion) {
+    head: (id) => inner.head(id),
+    messages: (id, from, to) => inner.messages(id, from, to),
+    async commit(commit) {
       if (waiting) {
         const gate = waiting
         if (++gate.count === 2) {
@@ -27,7 +28,7 @@ function racingStore() {
         }
         await gate.both.promise
       }
-      const ok = await inner.put(thread, expectedVersion)
+      const ok = await inner.commit(commit)
       if (!ok) conflicts++
       return ok
     },
@@ -122,53 +123,60 @@ describe('concurrent requests', () => {
 describe('run lease', () => {
   afterEach(() => vi.useRealTimers())
 
-  it('counts from the run’s last write, so a run longer than runLeaseMs still holds its thread', async () => {
-    // Only the clock is fake: each tool call moves it 600 ms on, under the 1000 ms lease each time
-    // but past it in total.
+  it('is renewed by a heartbeat while a slow tool runs, so the run holds its thread however long the tool takes', async () => {
+    // Only the clock is fake: it jumps five leases ahead while the tool runs, and only the
+    // heartbeat (on real timers, every third of the lease) keeps the run's claim.
     vi.useFakeTimers({ toFake: ['Date'] })
     const started = deferred()
     const release = deferred()
-    const tool = weatherDef.server(async ({ city }) => {
-      vi.setSystemTime(Date.now() + 600)
-      if (city === 'Oslo') {
-        started.resolve()
-        await release.promise
-      }
-      return { city, tempC: 1 }
+    const ran: string[] = []
+    const tool = transferDef.server(async ({ to }) => {
+      ran.push(to)
+      started.resolve()
+      await release.promise
+      return { receipt: 'slow' }
     })
-    const twoRounds = scriptedModel([
-      { when: 'weather', call: () => ({ tool: 'get_weather', input: { city: 'Paris' } }), then: (_, { round }) => (round === 1 ? { call: { tool: 'get_weather', input: { city: 'Oslo' } } } : 'done') },
-      { when: 'hello', reply: 'hi' },
-    ])
-    const server = await startServer({ model: twoRounds, tools: [tool], limits: { runLeaseMs: 1000 } })
-    const response = await server.post({ message: 'weather' })
+    const server = await startServer({ model, tools: [tool], limits: { runLeaseMs: 300, toolTimeoutMs: 200 } })
+    const turn = await server.send('send 500 to Bob')
+    const response = await server.post({ threadId: turn.threadId, resume: [{ interruptId: turn.interrupts[0]!.id, approved: true }] })
     const events = readSse(response)
-    const { threadId } = (await events.next()).value as { threadId: string }
     await started.promise
 
-    const busy = await server.post({ threadId, message: 'hello' })
+    vi.setSystemTime(Date.now() + 1500)
+    await new Promise((resolve) => setTimeout(resolve, 150)) // a heartbeat renews the lease at the new time
+    expect((await server.get(turn.threadId)).status).toBe('running')
+    const replay = await server.post({ threadId: turn.threadId, resume: [{ interruptId: turn.interrupts[0]!.id, approved: true }] })
+    expect(await errorOf(replay)).toMatchObject({ status: 409, error: { code: 'INTERRUPT_ALREADY_ANSWERED' } })
+    const busy = await server.post({ threadId: turn.threadId, message: 'hello' })
     expect(await errorOf(busy)).toMatchObject({ status: 409, error: { code: 'THREAD_BUSY' } })
-    expect((await server.get(threadId)).status).toBe('running')
 
     release.resolve()
     const rest: unknown[] = []
     for await (const event of events) rest.push(event)
     expect(rest.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } })
-    expect((await server.send('hello', threadId)).text).toBe('hi')
+    expect(ran).toEqual(['Bob'])
+  })
+
+  it('refuses a tool timeout as long as the lease: no tool may outlive its run', async () => {
+    const { createChatHandler } = await import('@toolgate/ai/server')
+    expect(() => createChatHandler({ model, limits: { runLeaseMs: 1000, toolTimeoutMs: 1000 } })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTION', option: 'limits.toolTimeoutMs' }),
+    )
   })
 })
 
 describe('memoryStore', () => {
-  it('creates at version 0, then compares and sets', async () => {
+  it('creates at version 1, then compares and sets; messages are only appended', async () => {
     const store = memoryStore()
-    const thread = { id: 't', messages: [], resolvedInterruptIds: [], createdAt: 1, updatedAt: 1 }
-    expect(await store.get('t')).toBeUndefined()
-    expect(await store.put(thread, 0)).toBe(true)
-    expect(await store.put(thread, 0)).toBe(false)
-    expect(await store.put({ ...thread, updatedAt: 2 }, 1)).toBe(true)
-    const stored = await store.get('t')
-    expect(stored).toEqual({ thread: { ...thread, updatedAt: 2 }, version: 2 })
-    ;(stored!.thread.messages as unknown[]).push('mutated')
-    expect((await store.get('t'))!.thread.messages).toEqual([])
+    const head = { id: 't', version: 1, messageCount: 1, bytes: 10, resolvedInterruptIds: [], createdAt: 1, updatedAt: 1 }
+    const hello = { role: 'user' as const, id: 'm1', content: 'hello' }
+    expect(await store.head('t')).toBeUndefined()
+    expect(await store.commit({ head, append: [hello] })).toBe(true)
+    expect(await store.commit({ head, append: [hello] })).toBe(false)
+    expect(await store.commit({ head: { ...head, version: 2, updatedAt: 2 }, append: [] })).toBe(true)
+    expect(await store.head('t')).toEqual({ ...head, version: 2, updatedAt: 2 })
+    const messages = await store.messages('t', 0, 1)
+    expect(messages).toEqual([hello])
+    expect(() => ((messages[0] as { content: string }).content = 'mutated')).toThrow(TypeError)
   })
 })

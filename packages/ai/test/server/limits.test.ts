@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
 import { memoryStore, scriptedModel } from '@toolgate/ai/server'
 import { weatherDef, weatherTool } from './fixtures.ts'
+import { stored } from './helpers/store.ts'
 import { closeAll, errorOf, startServer } from './helpers/server.ts'
 
 afterEach(closeAll)
@@ -107,14 +108,14 @@ describe('limits.maxThreadMessages', () => {
     const server = await startServer({ model: weatherModel, store, limits: { maxThreadMessages: 5 } })
     const first = await server.send('hello')
     expect((await server.send('hello', first.threadId)).text).toBe('hi') // 4 messages: one left, no room for a reply
-    const before = (await store.get(first.threadId))!
+    const before = (await stored(store, first.threadId))!
 
     const refused = await server.post({ threadId: first.threadId, message: 'hello' })
     expect(await errorOf(refused)).toEqual({
       status: 409,
       error: { code: 'THREAD_FULL', message: 'The thread holds its limit of 5 messages; start a new thread', path: 'threadId' },
     })
-    expect(await store.get(first.threadId)).toEqual(before)
+    expect(await stored(store, first.threadId)).toEqual(before)
     expect((await server.send('hello')).text).toBe('hi') // a new thread starts empty
   })
 
@@ -126,10 +127,10 @@ describe('limits.maxThreadMessages', () => {
     const turn = await server.send('one city')
     expect(turn.events.at(-1)).toEqual({ type: 'RUN_ERROR', code: 'THREAD_FULL', message: 'The thread reached its limit of 3 messages; start a new thread' })
     expect(turn.results.map((r) => r.status)).toEqual(['success'])
-    const { thread } = (await store.get(turn.threadId))!
+    const thread = (await stored(store, turn.threadId))!
     expect(thread.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool'])
-    expect(thread.activeRun).toBeUndefined()
-    expect(thread.pending).toBeUndefined()
+    expect(thread.head.activeRun).toBeUndefined()
+    expect(thread.head.step).toBeUndefined()
     expect(await server.get(turn.threadId)).toMatchObject({ status: 'idle', interrupts: [] })
     expect(errors).toHaveLength(1)
     expect((await errorOf(await server.post({ threadId: turn.threadId, message: 'hello' }))).error.code).toBe('THREAD_FULL')
@@ -144,9 +145,9 @@ describe('limits.maxThreadMessages', () => {
     expect(turn.events.at(-1)).toMatchObject({ type: 'RUN_ERROR', code: 'THREAD_FULL' })
     expect(turn.results).toEqual([])
     expect(ran).toEqual([])
-    const { thread } = (await store.get(turn.threadId))!
+    const thread = (await stored(store, turn.threadId))!
     expect(thread.messages.map((m) => m.role)).toEqual(['user'])
-    expect(thread.activeRun).toBeUndefined()
+    expect(thread.head.activeRun).toBeUndefined()
   })
 
   it('must be an integer of at least 2', async () => {

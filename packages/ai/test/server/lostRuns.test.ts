@@ -34,7 +34,7 @@ async function lostResume(store: ThreadStore) {
   vi.useFakeTimers({ toFake: ['Date'] })
   const ran: string[] = []
   const transfer = transferDef.server(async ({ to }) => (ran.push(to), { receipt: `r-${to}` }))
-  const server = await startServer({ model, tools: [locationDef, transfer], store, limits: { runLeaseMs: LEASE_MS } })
+  const server = await startServer({ model, tools: [locationDef, transfer], store, limits: { runLeaseMs: LEASE_MS, toolTimeoutMs: LEASE_MS / 2 } })
   const turn = await server.send('three calls')
   const [location, ann, bob] = turn.interrupts
   const answers: StoredAnswer[] = [
@@ -42,14 +42,15 @@ async function lostResume(store: ThreadStore) {
     { kind: 'approval', approved: true },
     { kind: 'approval', approved: false, reason: 'not Bob' },
   ]
-  const stored = (await store.get(turn.threadId))!
-  const { pending } = stored.thread
+  const head = (await store.head(turn.threadId))!
+  const { step } = head
   const claimed = {
-    ...stored.thread,
-    pending: { ...pending!, interrupts: pending!.interrupts.map((interrupt, i) => ({ ...interrupt, answer: answers[i] })) },
-    activeRun: { runId: 'run_lost', startedAt: Date.now() },
+    ...head,
+    version: head.version + 1,
+    step: { ...step!, interrupts: step!.interrupts.map((interrupt, i) => ({ ...interrupt, answer: answers[i] })) },
+    activeRun: { runId: 'run_lost', startedAt: Date.now(), renewedAt: Date.now() },
   }
-  expect(await store.put(claimed, stored.version)).toBe(true)
+  expect(await store.commit({ head: claimed, append: [] })).toBe(true)
   const replay = [
     { interruptId: location!.id, output: { city: 'Lima' } },
     { interruptId: ann!.id, approved: true },
@@ -81,9 +82,9 @@ describe('a resumed run lost before it stored anything', () => {
     const after = await server.get(threadId)
     expect(after).toMatchObject({ status: 'idle', interrupts: [] })
     expect(after.messages.filter((m) => m.role === 'tool').map((m) => m.status)).toEqual(['success', 'success', 'denied'])
-    const { thread } = (await store.get(threadId))!
-    expect(thread.pending).toBeUndefined()
-    expect(thread.activeRun).toBeUndefined()
+    const head = (await store.head(threadId))!
+    expect(head.step).toBeUndefined()
+    expect(head.activeRun).toBeUndefined()
 
     // Applied once: a further replay is told so.
     const again = await server.post({ threadId, resume: replay })
@@ -95,10 +96,10 @@ describe('a resumed run lost before it stored anything', () => {
     const store = memoryStore()
     const { server, threadId, expireLease } = await lostResume(store)
     expireLease()
-    const before = (await store.get(threadId))!
+    const before = (await store.head(threadId))!
     const response = await server.post({ threadId, resume: [{ interruptId: 'int_unknown', approved: true }] })
     expect(await errorOf(response)).toMatchObject({ status: 404, error: { code: 'INTERRUPT_NOT_FOUND' } })
-    expect((await store.get(threadId))!.version).toBe(before.version)
+    expect((await store.head(threadId))!.version).toBe(before.version)
   })
 
   it('is settled by a new message: browser results and explicit denials stand, approvals not yet run are superseded', async () => {
@@ -115,5 +116,64 @@ describe('a resumed run lost before it stored anything', () => {
     ])
     expect(ran).toEqual([])
     expect(await server.get(threadId)).toMatchObject({ status: 'idle', interrupts: [] })
+  })
+})
+
+describe('a run that died while a server tool ran', () => {
+  /** Leaves in the store what a process killed mid-call leaves: the step records the call as running, the lease lapses. */
+  async function crashedMidCall(store: ThreadStore) {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    const ran: string[] = []
+    const transfer = transferDef.server(async ({ to }) => (ran.push(to), { receipt: `r-${to}` }))
+    const server = await startServer({ model, tools: [locationDef, transfer], store, limits: { runLeaseMs: LEASE_MS, toolTimeoutMs: LEASE_MS / 2 } })
+    const turn = await server.send('three calls')
+    const [, ann, bob] = turn.interrupts
+    const head = (await store.head(turn.threadId))!
+    const step = head.step!
+    // A resume denied Bob's transfer, approved Ann's and began it (recorded as running); the
+    // browser's result is still awaited.
+    const denied = { role: 'tool' as const, id: 'msg_bob', toolCallId: bob!.toolCallId, toolName: 'transfer_money', content: 'denied by the user: not Bob', status: 'denied' as const, reason: 'not Bob' }
+    const crashed = {
+      ...head,
+      version: head.version + 1,
+      step: { ...step, interrupts: [step.interrupts[0]!], running: [ann!.toolCallId], results: [...step.results, denied] },
+      activeRun: { runId: 'run_dead', startedAt: Date.now(), renewedAt: Date.now() },
+      resolvedInterruptIds: [...head.resolvedInterruptIds, ann!.id, bob!.id],
+    }
+    expect(await store.commit({ head: crashed, append: [] })).toBe(true)
+    return { server, turn, ran, expireLease: () => vi.setSystemTime(Date.now() + LEASE_MS + 1) }
+  }
+
+  it('never runs the call again: a replayed approval is refused, and the call is reported as interrupted', async () => {
+    const store = memoryStore()
+    const { server, turn, ran, expireLease } = await crashedMidCall(store)
+    expireLease()
+    const [location, ann] = turn.interrupts
+    const replay = await server.post({ threadId: turn.threadId, resume: [{ interruptId: ann!.id, approved: true }] })
+    expect(await errorOf(replay)).toMatchObject({ status: 409, error: { code: 'INTERRUPT_ALREADY_ANSWERED' } })
+
+    const resumed = await server.resume(turn.threadId, [{ interruptId: location!.id, output: { city: 'Lima' } }])
+    expect(resumed.status).toBe(200)
+    expect(resumed.results.map((r) => [r.toolCallId === ann!.toolCallId, r.status, r.content])).toContainEqual([
+      true,
+      'error',
+      'The server stopped while this call ran; it may or may not have taken effect, and it was not run again',
+    ])
+    expect(ran).toEqual([])
+    const after = await server.get(turn.threadId)
+    expect(after.status).toBe('idle')
+    const toolMessages = after.messages.filter((m) => m.role === 'tool')
+    expect(toolMessages.map((m) => m.toolCallId).sort()).toEqual(turn.interrupts.map((i) => i.toolCallId).sort())
+  })
+
+  it('is settled by a new message with the interrupted result, and the thread goes on', async () => {
+    const store = memoryStore()
+    const { server, turn, ran, expireLease } = await crashedMidCall(store)
+    expireLease()
+    const next = await server.send('hello', turn.threadId)
+    expect(next.text).toBe('hi')
+    expect(next.results.map((r) => r.status).sort()).toEqual(['denied', 'error'])
+    expect(ran).toEqual([])
+    expect((await server.get(turn.threadId)).messages.filter((m) => m.role === 'tool')).toHaveLength(3)
   })
 })

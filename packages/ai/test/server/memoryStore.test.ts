@@ -1,42 +1,58 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { memoryStore, type Thread } from '@toolgate/ai/server'
+import { memoryStore, type ThreadHead } from '@toolgate/ai/server'
 
-const thread = (id: string): Thread => ({ id, messages: [], resolvedInterruptIds: [], createdAt: 0, updatedAt: 0 })
+const head = (id: string, extra: Partial<ThreadHead> = {}): ThreadHead => ({
+  id,
+  version: 1,
+  messageCount: 0,
+  bytes: 0,
+  resolvedInterruptIds: [],
+  createdAt: 0,
+  updatedAt: 0,
+  ...extra,
+})
 
 describe('memoryStore', () => {
   afterEach(() => vi.useRealTimers())
 
   it('is a compare-and-set on the version', async () => {
     const store = memoryStore()
-    expect(await store.put(thread('a'), 0)).toBe(true)
-    expect(await store.put(thread('a'), 0)).toBe(false)
-    expect(await store.put(thread('a'), 1)).toBe(true)
-    expect(await store.get('a')).toMatchObject({ version: 2, thread: { id: 'a' } })
+    expect(await store.commit({ head: head('a'), append: [] })).toBe(true)
+    expect(await store.commit({ head: head('a'), append: [] })).toBe(false)
+    expect(await store.commit({ head: head('a', { version: 2 }), append: [] })).toBe(true)
+    expect(await store.head('a')).toMatchObject({ version: 2, id: 'a' })
   })
 
   it('forgets the least recently used thread beyond maxThreads', async () => {
     const store = memoryStore({ maxThreads: 2 })
-    await store.put(thread('a'), 0)
-    await store.put(thread('b'), 0)
-    await store.get('a') // a is now the most recently used
-    await store.put(thread('c'), 0)
-    expect(await store.get('b')).toBeUndefined()
-    expect(await store.get('a')).toBeDefined()
-    expect(await store.get('c')).toBeDefined()
+    await store.commit({ head: head('a'), append: [] })
+    await store.commit({ head: head('b'), append: [] })
+    await store.head('a') // a is now the most recently used
+    await store.commit({ head: head('c'), append: [] })
+    expect(await store.head('b')).toBeUndefined()
+    expect(await store.head('a')).toBeDefined()
+    expect(await store.head('c')).toBeDefined()
+  })
+
+  it('never evicts a thread that a run holds', async () => {
+    const store = memoryStore({ maxThreads: 1 })
+    await store.commit({ head: head('held', { activeRun: { runId: 'r', startedAt: 0, renewedAt: 0 } }), append: [] })
+    await store.commit({ head: head('b'), append: [] })
+    expect(await store.head('held')).toBeDefined()
   })
 
   it('forgets a thread left idle longer than idleTtlMs', async () => {
     vi.useFakeTimers()
     const store = memoryStore({ idleTtlMs: 1000 })
-    await store.put(thread('a'), 0)
+    await store.commit({ head: head('a'), append: [] })
     vi.advanceTimersByTime(500)
-    expect(await store.get('a')).toBeDefined()
+    expect(await store.head('a')).toBeDefined()
     vi.advanceTimersByTime(1001)
-    expect(await store.get('a')).toBeUndefined()
-    expect(await store.put(thread('a'), 1)).toBe(false)
+    expect(await store.head('a')).toBeUndefined()
+    expect(await store.commit({ head: head('a', { version: 2 }), append: [] })).toBe(false)
   })
 
-  it('refuses nonsense bounds', () => {
-    expect(() => memoryStore({ maxThreads: 0 })).toThrow(TypeError)
+  it('refuses nonsense bounds with the option named', () => {
+    expect(() => memoryStore({ maxThreads: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'maxThreads' }))
   })
 })

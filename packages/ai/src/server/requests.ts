@@ -2,6 +2,9 @@ import { isRecord } from '../util/isRecord.ts'
 import type { ChatRequest, MessageRequest, ResumeAnswer, ResumeRequest } from '../protocol/requests.ts'
 import { HttpError } from './errors.ts'
 
+// What a POST may carry, checked before anything else looks at it: a JSON body within the size
+// limit, of one of the request shapes.
+
 /** Checks a POST body's shape; the message says what is wrong and `path` where. */
 export function parseChatRequest(body: unknown): ChatRequest {
   if (!isRecord(body)) throw invalid('The body must be a JSON object', '(root)')
@@ -64,4 +67,46 @@ function parseAnswer(entry: unknown, path: string): ResumeAnswer {
 
 function invalid(message: string, path: string): HttpError {
   return new HttpError(400, 'INVALID_REQUEST', message, path)
+}
+
+/**
+ * Reads a JSON body without ever buffering more than `maxBytes`. Requiring a JSON content type
+ * also makes cross-site form posts impossible (they would need a CORS preflight).
+ */
+export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  const type = request.headers.get('content-type') ?? ''
+  if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
+    throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with `content-type: application/json`')
+  }
+  const declared = Number(request.headers.get('content-length'))
+  if (declared > maxBytes) throw tooLarge(maxBytes)
+
+  const text = await readText(request, maxBytes)
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    throw new HttpError(400, 'INVALID_JSON', `The body is not valid JSON: ${(error as Error).message}`)
+  }
+}
+
+async function readText(request: Request, maxBytes: number): Promise<string> {
+  if (!request.body) return ''
+  const reader = request.body.getReader()
+  const decoder = new TextDecoder()
+  let text = ''
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) return text + decoder.decode()
+    size += value.byteLength
+    if (size > maxBytes) {
+      reader.cancel().catch(() => {})
+      throw tooLarge(maxBytes)
+    }
+    text += decoder.decode(value, { stream: true })
+  }
+}
+
+function tooLarge(maxBytes: number): HttpError {
+  return new HttpError(413, 'PAYLOAD_TOO_LARGE', `The body is larger than ${maxBytes} bytes`)
 }

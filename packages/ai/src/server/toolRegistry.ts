@@ -1,8 +1,10 @@
-import { toolJsonSchema } from '../tools/toolJsonSchema.ts'
-import { internalsOf } from '../tools/internals.ts'
-import type { AnyTool, ToolContext, ToolExecute } from '../tools/types.ts'
+import { InvalidOptionError } from '../errors.ts'
 import type { ModelTool } from '../model/chatModel.ts'
 import type { JsonSchema } from '../schema/types.ts'
+import { internalsOf } from '../tools/internals.ts'
+import { toolJsonSchema } from '../tools/toolJsonSchema.ts'
+import type { AnyTool, ToolContext, ToolExecute } from '../tools/types.ts'
+import { isRecord } from '../util/isRecord.ts'
 import { approvalResponseSchema } from './interrupts.ts'
 
 /** A tool as the runtime holds it: which side runs it and, on the server, the raw execute. */
@@ -15,7 +17,8 @@ export interface ToolEntry {
   readonly approvalSchema: JsonSchema
 }
 
-export interface Toolset {
+/** The tools of one chat handler, by name, with what the model is told of them. */
+export interface ToolRegistry {
   get(name: string): ToolEntry | undefined
   readonly names: readonly string[]
   readonly modelTools: readonly ModelTool[]
@@ -26,14 +29,17 @@ export interface Toolset {
  * mistake) is declared to the model and run by the browser. JSON Schemas are emitted now, so a
  * schema that cannot be converted fails at startup rather than mid-chat.
  */
-export function createToolset(tools: readonly AnyTool[]): Toolset {
+export function createToolRegistry(tools: readonly AnyTool[], where: string): ToolRegistry {
   const entries = new Map<string, ToolEntry>()
-  for (const tool of tools) {
-    if (entries.has(tool.name)) throw new TypeError(`Two tools are named "${tool.name}"; tool names must be unique`)
+  for (const [index, tool] of tools.entries()) {
+    if (!isTool(tool)) throw new InvalidOptionError(where, `tools[${index}]`, 'is not a tool: define it with toolDefinition()')
+    if (entries.has(tool.name)) throw new InvalidOptionError(where, `tools[${index}]`, `repeats the name "${tool.name}"; tool names must be unique`)
     const approvalSchema = approvalResponseSchema(toolJsonSchema(tool))
     entries.set(
       tool.name,
-      tool.kind === 'server' ? { tool, side: 'server', handler: serverHandler(tool), approvalSchema } : { tool, side: 'client', approvalSchema },
+      tool.kind === 'server'
+        ? { tool, side: 'server', handler: serverHandler(tool, where, index), approvalSchema }
+        : { tool, side: 'client', approvalSchema },
     )
   }
   const modelTools = [...entries.values()].map(({ tool }) => ({
@@ -44,11 +50,20 @@ export function createToolset(tools: readonly AnyTool[]): Toolset {
   return { get: (name) => entries.get(name), names: [...entries.keys()], modelTools }
 }
 
-function serverHandler(tool: AnyTool): ToolExecute<unknown, unknown> {
+function isTool(value: unknown): value is AnyTool {
+  return (
+    isRecord(value) &&
+    typeof value.name === 'string' &&
+    typeof value.description === 'string' &&
+    (value.kind === 'definition' || value.kind === 'server' || value.kind === 'client')
+  )
+}
+
+function serverHandler(tool: AnyTool, where: string, index: number): ToolExecute<unknown, unknown> {
   const handler = internalsOf(tool)?.handler
   if (handler) return handler
   // A server tool built elsewhere: its own execute validates again, which is harmless.
   const execute = (tool as { executeUnformatted?: (input: unknown, ctx: ToolContext) => Promise<unknown> }).executeUnformatted
-  if (typeof execute !== 'function') throw new TypeError(`Server tool "${tool.name}" has no execute function`)
+  if (typeof execute !== 'function') throw new InvalidOptionError(where, `tools[${index}]`, `is server tool "${tool.name}" without an execute function`)
   return (input, ctx) => execute.call(tool, input, ctx)
 }

@@ -1,0 +1,241 @@
+import { ToolValidationError } from '../errors.ts'
+import type { ThreadAssistantMessage, ThreadToolCall, ThreadToolMessage } from '../protocol/messages.ts'
+import { evaluateApproval } from '../tools/approval.ts'
+import type { AnyTool } from '../tools/types.ts'
+import { validateToolInput, validateToolOutput } from '../tools/validateToolValue.ts'
+import { deepEqual } from '../util/deepEqual.ts'
+import { parseToolArguments } from '../util/parseToolArguments.ts'
+import { randomId } from '../util/randomId.ts'
+import { approvalInterrupt, callRef, clientToolInterrupt, type CallRef } from './interrupts.ts'
+import type { PendingInterrupt } from './threadStore.ts'
+import type { ToolEntry, ToolRegistry } from './toolRegistry.ts'
+
+// What becomes of the model's tool calls: each is planned (settled at once with an error, run on
+// the server, or handed to a human or the browser), answered interrupts are settled, server tools
+// run, and every call ends with exactly one result.
+
+/** A server tool call ready to run: its input is already validated. */
+export interface Execution extends CallRef {
+  readonly entry: ToolEntry
+  readonly input: unknown
+  /** The arguments the user approved instead of the model's, if any. */
+  readonly editedArgs?: unknown
+}
+
+/** What becomes of each call of one model step, or of each answered interrupt of a step. */
+export interface CallPlan {
+  /** Calls settled now: an error the model sees (bad JSON, unknown tool, invalid input), a denial, a browser's result. */
+  readonly results: ThreadToolMessage[]
+  /** Server tools to run now. */
+  readonly executions: Execution[]
+  /** Calls that wait for a human or the browser. */
+  readonly interrupts: PendingInterrupt[]
+}
+
+export async function planToolCalls(calls: readonly ThreadToolCall[], tools: ToolRegistry, context: unknown): Promise<CallPlan> {
+  const plan: CallPlan = { results: [], executions: [], interrupts: [] }
+  for (const call of calls) {
+    const ref: CallRef = { toolCallId: call.id, toolName: call.name }
+    const entry = tools.get(call.name)
+    if (!entry) {
+      plan.results.push(errorResult(ref, `Unknown tool "${call.name}". Available tools: ${tools.names.join(', ') || '(none)'}.`))
+      continue
+    }
+    const args = parseToolArguments(call.arguments)
+    if (!args.ok) {
+      plan.results.push(errorResult(ref, `The arguments of tool "${call.name}" are not valid JSON (${args.error}); send one JSON object.`))
+      continue
+    }
+    const checked = await validateInput(entry.tool, args.value)
+    if (!checked.ok) {
+      plan.results.push(errorResult(ref, checked.error))
+      continue
+    }
+    const approval = await evaluateApproval(entry.tool, checked.value, { toolCallId: call.id, context })
+    // Interrupts carry the arguments as sent (plain JSON, storable); execution later validates them again.
+    if (approval.required) plan.interrupts.push(approvalInterrupt(ref, args.value, approval.reason))
+    else if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, args.value))
+    else plan.executions.push({ ...ref, entry, input: checked.value })
+  }
+  return plan
+}
+
+export const SUPERSEDED_REASON = 'the user sent a new message instead'
+
+/**
+ * `resume`: every interrupt is answered; apply the answers. `supersede`: the user sent a new
+ * message instead; results the browser already produced and explicit denials stand, everything
+ * else (unanswered, or approved but not yet run) is denied with `SUPERSEDED_REASON`. Edited
+ * arguments are written into `message`, so the model sees the call that actually ran.
+ */
+export async function settleInterrupts(
+  message: ThreadAssistantMessage,
+  interrupts: readonly PendingInterrupt[],
+  tools: ToolRegistry,
+  mode: 'resume' | 'supersede',
+): Promise<CallPlan & { readonly message: ThreadAssistantMessage }> {
+  const plan: CallPlan = { results: [], executions: [], interrupts: [] }
+  const edits = new Map<string, string>()
+  for (const interrupt of interrupts) {
+    const ref = callRef(interrupt)
+    const { answer } = interrupt
+    const entry = tools.get(interrupt.toolName)
+    if (answer?.kind === 'approval' && !answer.approved) plan.results.push(deniedResult(ref, answer.reason))
+    else if (mode === 'supersede' && (answer === undefined || answer.kind === 'approval')) plan.results.push(deniedResult(ref, SUPERSEDED_REASON))
+    else if (!entry) plan.results.push(errorResult(ref, `Tool "${interrupt.toolName}" is no longer available`))
+    else if (answer?.kind === 'error') plan.results.push(errorResult(ref, `Tool "${interrupt.toolName}" failed in the browser: ${answer.error}`))
+    else if (answer?.kind === 'output') plan.results.push(await clientResult(interrupt, entry.tool, answer.output))
+    else if (answer?.kind === 'approval') {
+      const edited = 'editedArgs' in answer && !deepEqual(answer.editedArgs, interrupt.input)
+      const args = edited ? answer.editedArgs : interrupt.input
+      if (edited) edits.set(interrupt.toolCallId, JSON.stringify(args))
+      const checked = await validateInput(entry.tool, args)
+      if (!checked.ok) plan.results.push(errorResult(ref, checked.error))
+      else if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, args, edited))
+      else plan.executions.push({ ...ref, entry, input: checked.value, ...(edited ? { editedArgs: args } : {}) })
+    } else {
+      throw new Error(`Interrupt "${interrupt.id}" has no answer`)
+    }
+  }
+  const edited =
+    edits.size === 0
+      ? message
+      : { ...message, toolCalls: message.toolCalls.map((call) => (edits.has(call.id) ? { ...call, arguments: edits.get(call.id)! } : call)) }
+  return { ...plan, message: edited }
+}
+
+export interface ExecuteOptions {
+  /** Aborted when the run stops: the client went away, or the run lost its thread. */
+  readonly signal: AbortSignal
+  readonly context: unknown
+  readonly timeoutMs: number
+  /** Called as each call finishes, so results stream in completion order. */
+  readonly onResult?: (result: ThreadToolMessage) => void
+}
+
+/** Runs calls in parallel; never throws. Results come back in the order of `executions`. */
+export function executeToolCalls(executions: readonly Execution[], options: ExecuteOptions): Promise<ThreadToolMessage[]> {
+  return Promise.all(
+    executions.map(async (execution) => {
+      const result = await executeOne(execution, options)
+      options.onResult?.(result)
+      return result
+    }),
+  )
+}
+
+class Timeout extends Error {}
+
+async function executeOne(execution: Execution, options: ExecuteOptions): Promise<ThreadToolMessage> {
+  const { entry, input, toolCallId, toolName } = execution
+  // The run already stopped (the client left right after approving, say): the tool must not start.
+  if (options.signal.aborted) return notRun(execution)
+  const timeout = new AbortController()
+  const signal = AbortSignal.any([options.signal, timeout.signal])
+  const timer = setTimeout(() => timeout.abort(new Timeout()), options.timeoutMs)
+  let onAbort: (() => void) | undefined
+  // A tool that ignores its signal must not hold the run: stop waiting for it when the signal fires.
+  const stopped = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason)
+    if (signal.aborted) onAbort()
+    else signal.addEventListener('abort', onAbort, { once: true })
+  })
+  let started = false
+  try {
+    const run = Promise.resolve().then(() => {
+      if (signal.aborted) throw signal.reason
+      started = true
+      return entry.handler!(input, { toolCallId, signal, context: options.context })
+    })
+    const output = await Promise.race([run, stopped])
+    return successResult(execution, await validateToolOutput(entry.tool, output), execution.editedArgs)
+  } catch (error) {
+    if (!started) return notRun(execution)
+    // The tool started and was cut off: it may have done its work (sent the mail, moved the money) anyway.
+    if (timeout.signal.aborted) {
+      return errorResult(execution, `Tool "${toolName}" timed out after ${options.timeoutMs} ms; it may still have taken effect`)
+    }
+    if (options.signal.aborted) {
+      return errorResult(execution, `Tool "${toolName}" was aborted: the run stopped before it finished; it may still have taken effect`)
+    }
+    if (error instanceof ToolValidationError) return errorResult(execution, error.message)
+    return errorResult(execution, `Tool "${toolName}" failed: ${error instanceof Error ? error.message : String(error)}`)
+  } finally {
+    clearTimeout(timer)
+    if (onAbort) signal.removeEventListener('abort', onAbort)
+  }
+}
+
+function notRun(call: CallRef): ThreadToolMessage {
+  return errorResult(call, `Tool "${call.toolName}" did not run: the run stopped before it started`)
+}
+
+type Checked = { ok: true; value: unknown } | { ok: false; error: string }
+
+/** Input issues go back to the model with their paths, so it can correct the call. */
+async function validateInput(tool: AnyTool, value: unknown): Promise<Checked> {
+  try {
+    return { ok: true, value: await validateToolInput(tool, value) }
+  } catch (error) {
+    if (error instanceof ToolValidationError) return { ok: false, error: error.message }
+    return { ok: false, error: `The input of tool "${tool.name}" could not be validated: ${(error as Error).message}` }
+  }
+}
+
+/** A browser's result is checked against the output schema like a server tool's. */
+async function clientResult(interrupt: PendingInterrupt, tool: AnyTool, output: unknown): Promise<ThreadToolMessage> {
+  const ref = callRef(interrupt)
+  try {
+    return successResult(ref, await validateToolOutput(tool, output), interrupt.edited ? interrupt.input : undefined)
+  } catch (error) {
+    if (error instanceof ToolValidationError) return errorResult(ref, error.message)
+    return errorResult(ref, `The output of tool "${interrupt.toolName}" could not be validated: ${(error as Error).message}`)
+  }
+}
+
+// Results: every call ends with exactly one, stored as a tool message the model reads.
+
+/** The tool's output, as JSON for the model; `editedArgs` makes the result say the user changed the call. */
+export function successResult(call: CallRef, output: unknown, editedArgs?: unknown): ThreadToolMessage {
+  let json: string
+  try {
+    json = JSON.stringify(output) ?? 'null'
+  } catch (error) {
+    return errorResult(call, `Tool "${call.toolName}" returned a value that is not JSON (${(error as Error).message})`)
+  }
+  const edited = editedArgs !== undefined
+  const content = edited
+    ? `The user edited the arguments before approving; the call ran with ${JSON.stringify(editedArgs)}.\nResult: ${json}`
+    : json
+  return {
+    role: 'tool',
+    id: randomId('msg_'),
+    ...callRef(call),
+    content,
+    status: 'success',
+    output: JSON.parse(json),
+    ...(edited ? { edited: true } : {}),
+  }
+}
+
+export function errorResult(call: CallRef, error: string): ThreadToolMessage {
+  return { role: 'tool', id: randomId('msg_'), ...callRef(call), content: error, status: 'error' }
+}
+
+export function deniedResult(call: CallRef, reason: string | undefined): ThreadToolMessage {
+  const given = reason?.trim() ? reason.trim() : undefined
+  return {
+    role: 'tool',
+    id: randomId('msg_'),
+    ...callRef(call),
+    content: `denied by the user: ${given ?? 'no reason given'}`,
+    status: 'denied',
+    ...(given === undefined ? {} : { reason: given }),
+  }
+}
+
+/** Results are stored in the order the model made the calls, whatever order they settled in. */
+export function inCallOrder(message: ThreadAssistantMessage, results: readonly ThreadToolMessage[]): ThreadToolMessage[] {
+  const order = new Map(message.toolCalls.map((call, index) => [call.id, index]))
+  return [...results].sort((a, b) => (order.get(a.toolCallId) ?? 0) - (order.get(b.toolCallId) ?? 0))
+}

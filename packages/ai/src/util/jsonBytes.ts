@@ -1,0 +1,13 @@
+/** The size of a JSON value as JSON text in UTF-8 bytes, without encoding it. Throws what `JSON.stringify` throws. */
+export function jsonBytes(value: unknown): number {
+  const text = JSON.stringify(value) ?? 'null'
+  let bytes = text.length
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code < 0x80) continue
+    if (code < 0x800) bytes += 1
+    else if (code >= 0xd800 && code <= 0xdbff) i++, (bytes += 2) // a surrogate pair: two UTF-16 units, four bytes
+    else bytes += 2
+  }
+  return bytes
+}
