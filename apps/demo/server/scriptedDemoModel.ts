@@ -1,4 +1,7 @@
 import { scriptedModel, type ScriptedResult, type ScriptRule } from '@toolgate/ai/server'
+import type { chatTools } from './serverTools.ts'
+
+type Tools = typeof chatTools
 
 /** Splits "Paris, Tokyo and Lima" into cities. */
 function cities(text: string): string[] {
@@ -9,13 +12,14 @@ function cities(text: string): string[] {
     .filter(Boolean)
 }
 
-function describeWeather(result: ScriptedResult): string {
-  if (!result.ok) return `I could not get the weather for ${result.input.city}: ${result.content}`
+function describeWeather(result: ScriptedResult<Tools>): string {
+  if (result.tool !== 'get_weather') return result.content
+  if (!result.ok) return `I could not get the weather for ${(result.input as { city?: unknown })?.city}: ${result.content}`
   const { city, tempC, conditions } = result.output
   return `${city}: ${tempC}°C and ${conditions}.`
 }
 
-function deniedText(result: ScriptedResult, what: string): string {
+function deniedText(result: ScriptedResult<Tools>, what: string): string {
   return result.reason ? `Okay, I did not ${what}. You said: "${result.reason}".` : `Okay, I did not ${what}.`
 }
 
@@ -24,7 +28,7 @@ const LONG_STORY = Array.from(
   (_, i) => `Chapter ${i + 1}: the tool gate opened, a request walked through, was validated twice, and went on its way.`,
 ).join(' ')
 
-const rules: ScriptRule[] = [
+const rules: ScriptRule<Tools>[] = [
   {
     when: /\b(morning briefing|several tools|all at once)\b/i,
     say: 'Checking a few things at once.',
@@ -36,7 +40,7 @@ const rules: ScriptRule[] = [
     then: (results) => {
       const info = results.find((r) => r.tool === 'get_browser_info')
       const weather = results.filter((r) => r.tool === 'get_weather').map(describeWeather)
-      const local = info?.ok ? `You are in the ${info.output.timeZone} time zone, reading in ${info.output.language}.` : ''
+      const local = info?.tool === 'get_browser_info' && info.ok ? `You are in the ${info.output.timeZone} time zone, reading in ${info.output.language}.` : ''
       return [...weather, local].filter(Boolean).join(' ')
     },
   },
@@ -57,7 +61,7 @@ const rules: ScriptRule[] = [
     then: ([result]) => {
       if (!result) return 'Nothing happened.'
       if (result.status === 'denied') return deniedText(result, 'send the email')
-      if (!result.ok) return `The email could not be sent: ${result.content}`
+      if (result.tool !== 'send_email' || !result.ok) return `The email could not be sent: ${result.content}`
       const { to, subject } = result.input
       return `Sent the email to ${to} with the subject "${subject}"${result.edited ? ', as you edited it' : ''}.`
     },
@@ -68,20 +72,20 @@ const rules: ScriptRule[] = [
     then: ([result]) => {
       if (!result) return 'Nothing happened.'
       if (result.status === 'denied') return deniedText(result, 'delete anything')
-      if (!result.ok) return `Deleting failed: ${result.content}`
+      if (result.tool !== 'delete_files' || !result.ok) return `Deleting failed: ${result.content}`
       return `Deleted ${result.output.deleted} files matching ${result.input.pattern}.`
     },
   },
   {
     when: /\b(dark|light)\s+(?:mode|theme)\b/i,
     call: (match) => ({ tool: 'set_theme', input: { theme: match[1]!.toLowerCase() } }),
-    then: ([result]) => (result?.ok ? `Switched to the ${result.output.theme} theme.` : `I could not switch: ${result?.content}`),
+    then: ([result]) => (result?.tool === 'set_theme' && result.ok ? `Switched to the ${result.output.theme} theme.` : `I could not switch: ${result?.content}`),
   },
   {
     when: /\b(time ?zone|language|browser)\b/i,
     call: () => ({ tool: 'get_browser_info', input: {} }),
     then: ([result]) =>
-      result?.ok
+      result?.tool === 'get_browser_info' && result.ok
         ? `Your time zone is ${result.output.timeZone} and your language is ${result.output.language}.`
         : `I could not read your browser: ${result?.content}`,
   },
@@ -91,7 +95,7 @@ const rules: ScriptRule[] = [
     then: ([result]) => {
       if (!result) return 'Nothing happened.'
       if (result.status === 'denied') return deniedText(result, 'copy anything')
-      return result.ok ? `Copied "${result.input.text}" to your clipboard.` : `Copying failed: ${result.content}`
+      return result.tool === 'copy_to_clipboard' && result.ok ? `Copied "${result.input.text}" to your clipboard.` : `Copying failed: ${result.content}`
     },
   },
   { when: /\b(long story|tell me a story)\b/i, reply: LONG_STORY },

@@ -33,10 +33,10 @@ const locate = toolDefinition({
 
 const model = scriptedModel([
   { when: /hello/i, reply: 'Hi there, how can I help?' },
-  { when: /weather in (\w+)/i, call: (m) => ({ tool: 'get_weather', input: { city: m[1] } }), then: ([r]) => `It is ${r.output.tempC}°C.` },
+  { when: /weather in (\w+)/i, call: (m) => ({ tool: 'get_weather', input: { city: m[1] } }), then: ([r]) => `It is ${r.tool === 'get_weather' ? r.output?.tempC : '?'}°C.` },
   { when: /delete (\S+)/i, call: (m) => ({ tool: 'delete_files', input: { pattern: m[1] } }), then: ([r]) => `Result: ${r.status}` },
-  { when: /where/i, call: () => ({ tool: 'get_location' }), then: ([r]) => `You are in ${r.output.city}.` },
-])
+  { when: /where/i, call: () => ({ tool: 'get_location' }), then: ([r]) => `You are in ${r.tool === 'get_location' ? r.output?.city : '?'}.` },
+], { tools: [weather, deleteFiles, locate] })
 
 function serverFetch(chatModel: ChatModel = model): NonNullable<ChatClientOptions['fetch']> {
   const handler = createChatHandler({

@@ -31,14 +31,14 @@ const transfer = toolDefinition({
 }).server(({ to }) => ({ receipt: `r-${to}` }))
 
 const model = scriptedModel([
-  { when: /weather in (\w+)/i, call: (m) => ({ tool: 'get_weather', input: { city: m[1] } }), then: ([r]) => `It is ${r.output.tempC}°C.` },
+  { when: /weather in (\w+)/i, call: (m) => ({ tool: 'get_weather', input: { city: m[1] } }), then: ([r]) => (r.tool === 'get_weather' && r.ok ? `It is ${r.output.tempC}°C.` : r.content) },
   {
     when: /compare/i,
     call: () => ['Oslo', 'Rome', 'Lima'].map((city) => ({ tool: 'get_weather', input: { city } })),
-    then: (results) => results.map((r) => `${r.input.city}: ${r.output.tempC}°C`).join(', '),
+    then: (results) => results.map((r) => (r.tool === 'get_weather' && r.ok ? `${r.input.city}: ${r.output.tempC}°C` : r.content)).join(', '),
   },
   { when: /send/i, call: () => ({ tool: 'transfer_money', input: { to: 'Bob', amount: 500 } }), then: ([r]) => `Done: ${r.content}` },
-])
+], { tools: [weather, transfer] })
 
 const server = createServer(toNodeHandler(createChatHandler({ model, tools: [weather, transfer] })))
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

@@ -14,6 +14,8 @@ export type {
   InferToolOutput,
   InferToolRawInput,
   NeedsApproval,
+  Register,
+  RegisteredContext,
   ServerTool,
   ToolContext,
   ToolDefinition,

@@ -1,12 +1,17 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec'
 import { ToolgateError } from '../errors.ts'
+import { serverSchemaSupport } from './serverSchemaSupport.ts'
 import type { JsonSchema } from './types.ts'
 
 /**
  * The browser build of `#validate-plain-json-schema`. Browser tools are nearly always written with a
  * schema library, so the JSON Schema validator (about 2.4 KB gzipped) stays out unless a tool asks
- * for it by wrapping its schema with `jsonSchema()`.
+ * for it by wrapping its schema with `jsonSchema()`. Server code in the same bundle brings it back
+ * (see serverSchemaSupport.ts).
  */
-export function validatePlainJsonSchema(_schema: JsonSchema, _value: unknown): never {
+export function validatePlainJsonSchema(schema: JsonSchema, value: unknown): StandardSchemaV1.Issue[] {
+  const server = serverSchemaSupport()
+  if (server) return server.validateJsonSchema(schema, value)
   throw new ToolgateError(
     'JSON_SCHEMA_VALIDATOR_NOT_BUNDLED',
     'This browser build does not bundle the JSON Schema validator. Wrap the plain JSON Schema with ' +

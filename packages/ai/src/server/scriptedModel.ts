@@ -1,26 +1,26 @@
 import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../protocol/messages.ts'
+import { InvalidOptionError } from '../errors.ts'
+import type { AnyTool, InferToolName, InferToolOutput, InferToolRawInput } from '../tools/types.ts'
 import { randomId } from '../util/randomId.ts'
 import type { ChatModel, ModelChunk, ModelRequest } from '../model/chatModel.ts'
 
+/** The tools a script is typed against: `scriptedModel(rules, { tools })`. Without them results are `unknown`. */
+type ScriptTools = readonly AnyTool[] | undefined
+
 /** A tool call the script makes. */
-export interface ScriptedCall {
-  readonly tool: string
-  /** The arguments; streamed as JSON in several deltas. */
+export interface ScriptedCall<TTools extends ScriptTools = undefined> {
+  /** A tool's name; any string, so a script can also call a tool that does not exist. */
+  readonly tool: ToolNameOf<TTools> | (string & {})
+  /** The arguments; streamed as JSON in several deltas. Not checked here: the runtime validates them. */
   readonly input?: unknown
   /** Argument text sent as is instead of `input` (e.g. broken JSON, to see the model corrected). */
   readonly rawArguments?: string
 }
 
-/** The result of one scripted call, as the script's `then` sees it. */
-export interface ScriptedResult {
-  readonly tool: string
+type ToolNameOf<TTools extends ScriptTools> = TTools extends readonly AnyTool[] ? InferToolName<TTools[number]> : string
+
+interface ScriptedResultBase {
   readonly toolCallId: string
-  /** The arguments the call ran with: the user's edit, if they edited it. */
-  readonly input: any
-  readonly status: 'success' | 'error' | 'denied'
-  readonly ok: boolean
-  /** The tool's output (status `success`). */
-  readonly output: any
   /** The text the model reads: the output JSON, the error, or "denied by the user: …". */
   readonly content: string
   /** The user's deny reason (status `denied`). */
@@ -29,35 +29,78 @@ export interface ScriptedResult {
   readonly edited: boolean
 }
 
+/** One call's result, by status: only a success has an output; an error's input may be anything the model sent. */
+type ResultOf<TName extends string, TRawInput, TOutput> =
+  | (ScriptedResultBase & {
+      readonly tool: TName
+      /** The arguments the call ran with: the user's edit, if they edited it. */
+      readonly input: TRawInput
+      readonly status: 'success'
+      readonly ok: true
+      /** The tool's output. */
+      readonly output: TOutput
+    })
+  | (ScriptedResultBase & {
+      readonly tool: TName
+      /** The arguments the human was asked about. */
+      readonly input: TRawInput
+      readonly status: 'denied'
+      readonly ok: false
+      readonly output?: undefined
+    })
+  | (ScriptedResultBase & {
+      readonly tool: TName
+      /** What the model sent: maybe invalid, maybe unparsable text. */
+      readonly input: unknown
+      readonly status: 'error'
+      readonly ok: false
+      readonly output?: undefined
+    })
+
+/**
+ * The result of one scripted call, as the script's `then` sees it. Typed by the tools given to
+ * `scriptedModel` (`r.tool === 'get_weather' && r.ok` narrows `r.output`); `unknown` values without.
+ */
+export type ScriptedResult<TTools extends ScriptTools = undefined> = TTools extends readonly AnyTool[]
+  ? ResultOfTool<TTools[number]>
+  : ResultOf<string, unknown, unknown>
+
+/** Distributes over a union of tools, so `tool` discriminates. */
+type ResultOfTool<TTool> = TTool extends AnyTool ? ResultOf<InferToolName<TTool>, InferToolRawInput<TTool>, InferToolOutput<TTool>> : never
+
 /** The results of one round of calls: never empty, so `([first]) => first.output` needs no check. */
-export type ScriptedResults = [ScriptedResult, ...ScriptedResult[]]
+export type ScriptedResults<TTools extends ScriptTools = undefined> = [ScriptedResult<TTools>, ...ScriptedResult<TTools>[]]
 
 /** What the script does next: say something, call tools, or both. */
-export type ScriptedStep = string | { readonly text?: string; readonly call?: ScriptedCall | readonly ScriptedCall[] }
+export type ScriptedStep<TTools extends ScriptTools = undefined> =
+  | string
+  | { readonly text?: string; readonly call?: ScriptedCall<TTools> | readonly ScriptedCall<TTools>[] }
 
-export interface ScriptedFollowUp {
+export interface ScriptedFollowUp<TTools extends ScriptTools = undefined> {
   /** The match of the rule's `when` against the user's message. */
   readonly match: RegExpMatchArray
   /** 1 after the first calls' results, 2 after the next, ... */
   readonly round: number
   /** Every result since the user's message, oldest first. */
-  readonly history: readonly ScriptedResult[]
+  readonly history: readonly ScriptedResult<TTools>[]
 }
 
-export interface ScriptRule {
+export interface ScriptRule<TTools extends ScriptTools = undefined> {
   /** Matched against the user's latest message: a RegExp, a case-insensitive substring, or a predicate. */
   readonly when: RegExp | string | ((text: string) => boolean)
   /** The answer (or a step with calls) for a matching message. */
-  readonly reply?: string | ((match: RegExpMatchArray) => ScriptedStep)
+  readonly reply?: string | ((match: RegExpMatchArray) => ScriptedStep<TTools>)
   /** Tool calls to make; several run in parallel. */
-  readonly call?: (match: RegExpMatchArray) => ScriptedCall | readonly ScriptedCall[]
+  readonly call?: (match: RegExpMatchArray) => ScriptedCall<TTools> | readonly ScriptedCall<TTools>[]
   /** Text streamed before the calls of `call`. */
   readonly say?: string | ((match: RegExpMatchArray) => string)
   /** What follows once the calls have results: an answer, or more calls. Default: a summary of the results. */
-  readonly then?: (results: ScriptedResults, followUp: ScriptedFollowUp) => ScriptedStep
+  readonly then?: (results: ScriptedResults<TTools>, followUp: ScriptedFollowUp<TTools>) => ScriptedStep<TTools>
 }
 
-export interface ScriptedModelOptions {
+export interface ScriptedModelOptions<TTools extends ScriptTools = undefined> {
+  /** The tools the script calls, for types only: results are typed by tool name. */
+  readonly tools?: TTools
   /** The answer when no rule matches. */
   readonly fallback?: string | ((text: string) => string)
   /** Milliseconds between streamed chunks, so demos stream visibly. Default 0. */
@@ -79,10 +122,14 @@ export interface ScriptedModelOptions {
  *   { when: /hello/i, reply: 'Hi! Ask me about the weather.' },
  * ], { fallback: 'Try "weather in Paris".', delayMs: 30 })
  */
-export function scriptedModel(rules: readonly ScriptRule[], options: ScriptedModelOptions = {}): ChatModel {
+export function scriptedModel<const TTools extends ScriptTools = undefined>(
+  rules: readonly ScriptRule<TTools>[],
+  options: ScriptedModelOptions<TTools> = {},
+): ChatModel {
+  checkScript(rules as readonly ScriptRule[], options as ScriptedModelOptions)
   return {
     name: options.name ?? 'scripted',
-    stream: (request) => streamScript(rules, options, request),
+    stream: (request) => streamScript(rules as readonly ScriptRule[], options as ScriptedModelOptions, request),
   }
 }
 
@@ -166,17 +213,16 @@ function toResult(call: ThreadAssistantMessage['toolCalls'][number], messages: r
   } catch {
     // Broken arguments stay as text.
   }
-  return {
+  const base = {
     tool: call.name,
     toolCallId: call.id,
     input,
-    status: result?.status ?? 'error',
-    ok: result?.status === 'success',
-    output: result?.output,
     content: result?.content ?? '',
     ...(result?.reason === undefined ? {} : { reason: result.reason }),
     edited: result?.edited === true,
   }
+  if (result?.status === 'success') return { ...base, status: 'success', ok: true, output: result.output }
+  return { ...base, status: result?.status ?? 'error', ok: false }
 }
 
 function summary(results: readonly ScriptedResult[]): string {
@@ -216,4 +262,38 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }, ms)
     signal.addEventListener('abort', onAbort, { once: true })
   })
+}
+
+const WHERE = 'scriptedModel()'
+
+/** Checks the script when the model is made, so a typo fails at startup rather than mid-chat. */
+function checkScript(rules: readonly ScriptRule[], options: ScriptedModelOptions): void {
+  if (!Array.isArray(rules)) throw new InvalidOptionError(WHERE, 'rules', 'must be an array of rules')
+  rules.forEach((rule, index) => {
+    const at = `rules[${index}]`
+    if (typeof rule !== 'object' || rule === null) throw new InvalidOptionError(WHERE, at, 'must be an object')
+    const { when, reply, call, say, then } = rule
+    if (!(when instanceof RegExp) && typeof when !== 'string' && typeof when !== 'function') {
+      throw new InvalidOptionError(WHERE, `${at}.when`, 'must be a RegExp, a string or a function')
+    }
+    if (reply !== undefined && typeof reply !== 'string' && typeof reply !== 'function') {
+      throw new InvalidOptionError(WHERE, `${at}.reply`, 'must be a string or a function')
+    }
+    if (say !== undefined && typeof say !== 'string' && typeof say !== 'function') {
+      throw new InvalidOptionError(WHERE, `${at}.say`, 'must be a string or a function')
+    }
+    if (call !== undefined && typeof call !== 'function') throw new InvalidOptionError(WHERE, `${at}.call`, 'must be a function')
+    if (then !== undefined && typeof then !== 'function') throw new InvalidOptionError(WHERE, `${at}.then`, 'must be a function')
+    if (reply === undefined && call === undefined) throw new InvalidOptionError(WHERE, at, 'needs a `reply` or a `call`')
+  })
+  if (typeof options !== 'object' || options === null) throw new InvalidOptionError(WHERE, 'options', 'must be an object')
+  const { fallback, delayMs, name, tools } = options
+  if (fallback !== undefined && typeof fallback !== 'string' && typeof fallback !== 'function') {
+    throw new InvalidOptionError(WHERE, 'fallback', 'must be a string or a function')
+  }
+  if (delayMs !== undefined && !(typeof delayMs === 'number' && Number.isFinite(delayMs) && delayMs >= 0)) {
+    throw new InvalidOptionError(WHERE, 'delayMs', `must be a finite number >= 0, received ${String(delayMs)}`)
+  }
+  if (name !== undefined && (typeof name !== 'string' || name === '')) throw new InvalidOptionError(WHERE, 'name', 'must be a non-empty string')
+  if (tools !== undefined && !Array.isArray(tools)) throw new InvalidOptionError(WHERE, 'tools', 'must be an array of tools')
 }

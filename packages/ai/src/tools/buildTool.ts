@@ -1,4 +1,5 @@
-import { internalsOf, registerTool } from './internals.ts'
+import { InvalidOptionError, ToolDefinitionError } from '../errors.ts'
+import { internalsOf, sealTool } from './internals.ts'
 import type { AnyTool, BuiltTool, ToolContext, ToolExecute } from './types.ts'
 import { validateToolInput, validateToolOutput } from './validateToolValue.ts'
 
@@ -13,10 +14,12 @@ export function buildTool(
   handler: ToolExecute<unknown, unknown>,
   format?: Format,
 ): BuiltTool<'server' | 'client', string, unknown, unknown, any, any, unknown> {
+  const where = `.${kind}() of tool "${definition.name}"`
   const internals = internalsOf(definition)
-  if (!internals) throw new TypeError('buildTool needs a tool made by toolDefinition()')
+  // Unreachable through the public API: `.server()`/`.client()` close over their own definition.
+  if (!internals) throw new ToolDefinitionError(`${where}: not a tool made by toolDefinition()`)
   if (typeof handler !== 'function') {
-    throw new TypeError(`.${kind}() of tool "${definition.name}" needs an execute function`)
+    throw new InvalidOptionError(where, 'execute', `must be a function, received ${typeof handler}`)
   }
 
   const executeUnformatted = async (input: unknown, meta?: unknown) => {
@@ -37,17 +40,18 @@ export function buildTool(
     : executeUnformatted
 
   const { server: _server, client: _client, ...shape } = definition as AnyTool & Record<string, unknown>
-  const tool = Object.freeze({
+  const tool = {
     ...shape,
     kind,
     execute,
     executeUnformatted,
     // Formatting always starts again from the unformatted result, so it replaces, never stacks.
     formatted: (next?: Format) => buildTool(kind, definition, handler, next ?? defaultFormat),
-  })
-  return registerTool(tool, { emit: internals.emit, handler }) as never
+  }
+  return sealTool(tool, { emit: internals.emit, handler }) as never
 }
 
 function freshContext(): ToolContext<undefined> {
   return { toolCallId: '', signal: new AbortController().signal, context: undefined }
 }
+

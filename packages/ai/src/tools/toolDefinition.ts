@@ -4,7 +4,7 @@ import { createToolEmitter } from '../schema/toolEmitter.ts'
 import { toToolSchema } from '../schema/toolSchema.ts'
 import type { InferSchemaOutput, SchemaSource } from '../schema/types.ts'
 import { buildTool } from './buildTool.ts'
-import { registerTool } from './internals.ts'
+import { sealTool } from './internals.ts'
 import { checkToolName } from './toolName.ts'
 import type { ApprovalPolicy, NeedsApproval, ToolDefinition, ToolExecute, ToolMetadata } from './types.ts'
 
@@ -90,6 +90,5 @@ export function toolDefinition(
     server: (execute: ToolExecute<unknown, unknown>) => buildTool('server', definition, execute),
     client: (execute: ToolExecute<unknown, unknown>) => buildTool('client', definition, execute),
   }
-  Object.freeze(definition)
-  return registerTool(definition, { emit }) as never
+  return sealTool(definition, { emit }) as never
 }

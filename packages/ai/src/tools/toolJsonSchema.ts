@@ -1,6 +1,7 @@
 import { internalsOf } from './internals.ts'
 import type { AnyTool } from './types.ts'
-import { emitJsonSchema } from '#emit-json-schema'
+// Not `#emit-json-schema`: this is how server code gets the real emitter under any export conditions.
+import { emitJsonSchema } from '../schema/fullSchemaSupport.ts'
 import type { JsonSchema, JsonSchemaTarget, SchemaIo } from '../schema/types.ts'
 
 export interface ToolJsonSchemaOptions {

@@ -5,8 +5,26 @@ import type { InferSchemaOutput, SchemaSource, ToolSchema } from '../schema/type
 /** Free data carried with a tool to clients and exports (an icon, a `destructive` flag, ...). */
 export type ToolMetadata = { readonly [key: string]: unknown }
 
+/**
+ * Declares app-wide types once, by declaration merging:
+ *
+ * ```ts
+ * declare module '@toolgate/ai' {
+ *   interface Register {
+ *     context: { userId: string } // what the chat handler's `context` option returns
+ *   }
+ * }
+ * ```
+ *
+ * Executors and approval policies then see `ctx.context` with that type instead of `unknown`.
+ */
+export interface Register {}
+
+/** The app's context type as declared on `Register`, else `unknown`. */
+export type RegisteredContext = Register extends { readonly context: infer TContext } ? TContext : unknown
+
 /** What a tool's `execute` receives beside its input. */
-export interface ToolContext<TContext = unknown> {
+export interface ToolContext<TContext = RegisteredContext> {
   /** The id of the model's call being executed. */
   readonly toolCallId: string
   /** Aborted when the run stops, the client goes away or the tool times out. */
@@ -16,7 +34,7 @@ export interface ToolContext<TContext = unknown> {
 }
 
 /** What an approval policy receives beside the validated input. */
-export interface ApprovalContext<TContext = unknown> {
+export interface ApprovalContext<TContext = RegisteredContext> {
   readonly toolCallId: string
   readonly context: TContext
 }
@@ -24,7 +42,7 @@ export interface ApprovalContext<TContext = unknown> {
 /** `true` or `{ reason }` asks a human first; `false` lets the call run. */
 export type ApprovalDecision = boolean | { readonly reason: string }
 
-export type ApprovalPolicy<TInput = any, TContext = any> = (
+export type ApprovalPolicy<TInput = any, TContext = RegisteredContext> = (
   input: TInput,
   ctx: ApprovalContext<TContext>,
 ) => ApprovalDecision | Promise<ApprovalDecision>
@@ -63,7 +81,7 @@ export interface ToolShape<
 /** Any tool, definition or built. */
 export type AnyTool = ToolShape<string, any, any, any, any, any>
 
-export type ToolExecute<TInput, TResult, TContext = any> = (
+export type ToolExecute<TInput, TResult, TContext = RegisteredContext> = (
   input: TInput,
   ctx: ToolContext<TContext>,
 ) => TResult | Promise<TResult>

@@ -15,10 +15,10 @@ const model = scriptedModel([
       { tool: 'transfer_money', input: { to: 'Ann', amount: 200 } },
       { tool: 'transfer_money', input: { to: 'Bob', amount: 300 } },
     ],
-    then: (results) => results.map((r) => `${r.input.to}: ${r.status}`).join(', '),
+    then: (results) => results.map((r) => `${(r.input as { to: string }).to}: ${r.status}`).join(', '),
   },
   { when: /hello/i, reply: 'Hi there.' },
-])
+], { tools: [transfer] })
 
 const server = { model, tools: [transferServer, weatherServer] }
 const tools = [transfer, weather] as const

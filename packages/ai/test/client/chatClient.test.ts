@@ -23,12 +23,12 @@ const model = scriptedModel([
     when: /weather in (\w+)/i,
     say: 'Let me check.',
     call: (m) => ({ tool: 'get_weather', input: { city: m[1] } }),
-    then: ([r]) => (r.ok ? `It is ${r.output.tempC}°C in ${r.input.city}.` : `Failed: ${r.content}`),
+    then: ([r]) => (r.tool === 'get_weather' && r.ok ? `It is ${r.output.tempC}°C in ${r.input.city}.` : `Failed: ${r.content}`),
   },
   { when: /bad weather/i, call: () => ({ tool: 'get_weather', input: { city: 'X' } }) },
   { when: /send (\d+)/i, call: (m) => ({ tool: 'transfer_money', input: { to: 'Bob', amount: Number(m[1]) } }) },
-  { when: /where am i/i, call: () => ({ tool: 'get_location', input: {} }), then: ([r]) => `In ${r.output?.city}` },
-])
+  { when: /where am i/i, call: () => ({ tool: 'get_location', input: {} }), then: ([r]) => `In ${r.tool === 'get_location' ? r.output?.city : undefined}` },
+], { tools: [weather, transfer, location] })
 
 const server = { model, tools: [weatherServer, transferServer, location] }
 const tools = [weather, transfer] as const

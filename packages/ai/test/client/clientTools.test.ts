@@ -7,7 +7,7 @@ const model = scriptedModel([
   {
     when: /where am i/i,
     call: () => ({ tool: 'get_location', input: { precise: true } }),
-    then: ([r]) => (r.ok ? `You are in ${r.output.city}.` : `No location: ${r.content}`),
+    then: ([r]) => (r.tool === 'get_location' && r.ok ? `You are in ${r.output.city}.` : `No location: ${r.content}`),
   },
   {
     when: /both/i,
@@ -15,14 +15,14 @@ const model = scriptedModel([
       { tool: 'get_location', input: {} },
       { tool: 'get_location', input: { precise: true } },
     ],
-    then: (results) => results.map((r) => (r.ok ? r.output.city : r.content)).join(' | '),
+    then: (results) => results.map((r) => (r.tool === 'get_location' && r.ok ? r.output.city : r.content)).join(' | '),
   },
   {
     when: /share (\S+) with (\w+)/i,
     call: (m) => ({ tool: 'share_file', input: { file: m[1], with: m[2] } }),
-    then: ([r]) => (r.ok ? `Shared: ${r.output.link}` : `Not shared: ${r.content}`),
+    then: ([r]) => (r.tool === 'share_file' && r.ok ? `Shared: ${r.output.link}` : `Not shared: ${r.content}`),
   },
-])
+], { tools: [location, share] })
 
 const server = { model, tools: [location, share, weatherServer] }
 

@@ -143,7 +143,7 @@ describe('calls cut short', () => {
           { tool: 'transfer_money', input: { to: 'Ann', amount: 200 } },
           { tool: 'transfer_money', input: { to: 'Bob', amount: 300 } },
         ],
-        then: (results) => results.map((r) => `${r.input.to}: ${r.status}`).join(', '),
+        then: (results) => results.map((r) => `${(r.input as { to: string }).to}: ${r.status}`).join(', '),
       },
     ])
     const client = clientOn({ model, tools: [transferServer] }, { tools: [transfer] })
@@ -168,7 +168,7 @@ describe('calls cut short', () => {
           { tool: 'transfer_money', input: { to: 'Ann', amount: 200 } },
           { tool: 'transfer_money', input: { to: 'Bob', amount: 300 } },
         ],
-        then: (results) => results.map((r) => `${r.input.to}: ${r.status}`).join(', '),
+        then: (results) => results.map((r) => `${(r.input as { to: string }).to}: ${r.status}`).join(', '),
       },
     ])
     let resumes = 0
@@ -203,7 +203,7 @@ describe('results not yet sent when the user sends a message', () => {
       then: (results) => results.map((r) => (r.ok ? r.output.city : r.status)).join(' | '),
     },
     { when: /hello/i, reply: 'Hi there.' },
-  ])
+  ], { tools: [location] })
 
   it('reach the server first, so it records that the tool ran; the run they resume gives way to the message', async () => {
     const store = memoryStore()
@@ -249,7 +249,7 @@ describe('results not yet sent when the page loads the thread again', () => {
       then: (results) => results.map((r) => (r.ok ? r.output.city : r.status)).join(' | '),
     },
     { when: /hello/i, reply: 'Hi there.' },
-  ])
+  ], { tools: [location] })
 
   /** Both calls finish in the browser; the first answer's response is held, so the second stays queued. */
   async function queuedResult() {

@@ -6,9 +6,9 @@ import { closeAll, errorOf, startServer } from './helpers/server.ts'
 
 afterEach(closeAll)
 
-function describeTransfer(r: ScriptedResult): string {
+function describeTransfer(r: ScriptedResult<[typeof transferDef]>): string {
   if (r.status === 'denied') return `I did not send it: you said "${r.reason ?? 'no reason'}".`
-  if (!r.ok) return `It failed: ${r.content}`
+  if (r.status === 'error') return `It failed: ${r.content}`
   return `Sent ${r.input.amount} EUR to ${r.input.to}${r.edited ? ' (as you edited it)' : ''}, receipt ${r.output.receipt}.`
 }
 
@@ -26,7 +26,7 @@ const model = scriptedModel([
     ],
     then: (results) => results.map(describeTransfer).join(' '),
   },
-])
+], { tools: [transferDef] })
 
 function setup(limits?: { maxReasonLength?: number }) {
   const ran: unknown[] = []

@@ -9,7 +9,7 @@ const model = scriptedModel([
   {
     when: /where am i/i,
     call: () => ({ tool: 'get_location' }),
-    then: ([r]) => (r.ok ? `You are in ${r.output.city}.` : `No location: ${r.content}`),
+    then: ([r]) => (r.tool === 'get_location' && r.ok ? `You are in ${r.output.city}.` : `No location: ${r.content}`),
   },
   {
     when: /locate and share/i,
@@ -20,9 +20,11 @@ const model = scriptedModel([
     when: /share (\S+) with (\w+)/i,
     call: (m) => ({ tool: 'share_file', input: { file: m[1], with: m[2] } }),
     then: ([r]) =>
-      r.ok ? `Shared ${r.input.file} with ${r.input.with}${r.edited ? ' (edited)' : ''}: ${r.output.link}` : `Not shared: ${r.content}`,
+      r.tool === 'share_file' && r.ok
+        ? `Shared ${r.input.file} with ${r.input.with}${r.edited ? ' (edited)' : ''}: ${r.output.link}`
+        : `Not shared: ${r.content}`,
   },
-])
+], { tools: [locationDef, shareDef] })
 
 const start = () => startServer({ model, tools: [locationDef, shareDef, weatherTool] })
 

@@ -56,9 +56,9 @@ describe('server tools', () => {
           { tool: 'get_weather', input: { city: 'Oslo' } },
           { tool: 'get_weather', input: { city: 'Rome' } },
         ],
-        then: (results) => results.map((r) => `${r.output.city}: ${r.output.tempC}°C`).join(', '),
+        then: (results) => results.map((r) => (r.ok ? `${r.output.city}: ${r.output.tempC}°C` : r.content)).join(', '),
       },
-    ])
+    ], { tools: [tool] })
     const server = await startServer({ model, tools: [tool] })
     const turn = await server.send('compare Oslo and Rome')
     expect(turn.text).toBe('Oslo: 4°C, Rome: 24°C')
@@ -88,9 +88,9 @@ describe('server tools', () => {
       {
         when: 'weather',
         call: () => ({ tool: 'get_weather', input: { city: 'P' } }),
-        then: ([r], { round }) => (round === 1 ? { call: { tool: 'get_weather', input: { city: 'Paris' } } } : `Fixed: ${r.output.tempC}°C`),
+        then: ([r], { round }) => (round === 1 ? { call: { tool: 'get_weather', input: { city: 'Paris' } } } : `Fixed: ${r.output?.tempC}°C`),
       },
-    ])
+    ], { tools: [weatherDef] })
     const server = await startServer({ model, tools: [weatherTool] })
     const turn = await server.send('weather')
     expect(turn.results[0]!.content).toMatch(/Invalid input for tool "get_weather":\n- city: /)

@@ -1,0 +1,35 @@
+import { execFileSync, type ExecFileSyncOptions } from 'node:child_process'
+import { mkdtempSync, readdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const repoRoot = fileURLToPath(new URL('..', import.meta.url))
+export const bin = (name: string) => join(repoRoot, 'node_modules', '.bin', name)
+
+/** Runs a command and returns its stdout; on failure the error carries stdout and stderr. */
+export function run(command: string, args: readonly string[], options: ExecFileSyncOptions = {}): string {
+  try {
+    return execFileSync(command, args, { encoding: 'utf8', stdio: 'pipe', ...options }) as string
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string }
+    throw new Error(`${command} ${args.join(' ')} failed:\n${stdout ?? ''}\n${stderr ?? ''}`, { cause: error })
+  }
+}
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `toolgate-${prefix}-`))
+}
+
+/** `npm pack` of a workspace package (built already) into `destination`; returns the tarball's path. */
+export function pack(workspace: 'ai' | 'ai-react', destination: string): string {
+  run('npm', ['pack', '--silent', '--pack-destination', destination], { cwd: join(repoRoot, 'packages', workspace) })
+  const tarball = readdirSync(destination).find((name) => name.startsWith(`toolgate-${workspace}-`) && name.endsWith('.tgz'))
+  if (!tarball) throw new Error(`npm pack produced no tarball for ${workspace}`)
+  return join(destination, tarball)
+}
+
+/** Installs from the npm cache where it can (CI ran `npm ci` just before), the registry otherwise. */
+export function npmInstall(cwd: string): void {
+  run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd })
+}
