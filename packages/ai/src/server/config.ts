@@ -11,7 +11,23 @@ export type ThreadAction = 'create' | 'read' | 'write'
 
 export type Authorize = (request: Request, threadId: string, access: { readonly action: ThreadAction }) => boolean | Promise<boolean>
 
-export type OnRunError = (error: unknown, run: { readonly threadId: string; readonly runId: string }) => void
+/** Where a failure happened that the browser only hears about in general terms. */
+export interface ErrorScope {
+  readonly threadId: string
+  readonly runId: string
+  /** `run`: the run ended with RUN_ERROR. `tool`: a server tool threw. `approval-policy`: a `needsApproval` policy threw. */
+  readonly source: 'run' | 'tool' | 'approval-policy'
+  readonly toolCallId?: string
+  readonly toolName?: string
+}
+
+export type OnError = (error: unknown, scope: ErrorScope) => void
+
+/** The call whose tool threw, as `toolErrorMessage` receives it. */
+export interface FailedCall {
+  readonly toolName: string
+  readonly toolCallId: string
+}
 
 export interface ChatHandlerOptions<TContext = undefined> {
   readonly model: ChatModel
@@ -27,10 +43,18 @@ export interface ChatHandlerOptions<TContext = undefined> {
   readonly maxSteps?: number
   readonly limits?: ChatLimits
   /**
-   * Called once for each run that ends with RUN_ERROR, with the full error (a model's error keeps
-   * the provider's message and its `cause`); the browser only gets a safe summary. Default: `console.error`.
+   * Called with every error the browser only gets a safe summary of: once for each run that ends
+   * with RUN_ERROR (a model's error keeps the provider's message and its `cause`), for each server
+   * tool that throws anything but a `ToolError`, and for each approval policy that throws.
+   * Default: `console.error`.
    */
-  readonly onError?: OnRunError
+  readonly onError?: OnError
+  /**
+   * The text the model and the browser get when a server tool throws anything but a `ToolError`
+   * (whose message passes through). Return `undefined` for the default, `Tool "name" failed`.
+   * Its text is stored and streamed: never include the error's own message unless you know it is safe.
+   */
+  readonly toolErrorMessage?: (error: unknown, call: FailedCall) => string | undefined
 }
 
 export interface ChatLimits {
@@ -63,7 +87,8 @@ export interface ChatConfig {
   readonly maxSteps: number
   readonly authorize: Authorize | undefined
   readonly resolveContext: (request: Request) => Promise<unknown>
-  readonly onError: OnRunError | undefined
+  readonly onError: OnError | undefined
+  readonly toolErrorMessage: ((error: unknown, call: FailedCall) => string | undefined) | undefined
 }
 
 const WHERE = 'createChatHandler'
@@ -71,11 +96,12 @@ const WHERE = 'createChatHandler'
 /** Checks every option when the handler is created, so a misconfiguration fails at startup, never per request. */
 export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext>): ChatConfig {
   if (!isRecord(options)) throw new InvalidOptionError(WHERE, 'options', 'must be an object')
-  const { model, store, authorize, onError, context } = options
+  const { model, store, authorize, onError, context, toolErrorMessage } = options
   if (!isRecord(model) || typeof model.stream !== 'function') throw new InvalidOptionError(WHERE, 'model', 'must be a ChatModel with a `stream` method')
   if (store !== undefined && !isThreadStore(store)) throw new InvalidOptionError(WHERE, 'store', 'must be a ThreadStore (`head`, `messages` and `commit` methods)')
   if (authorize !== undefined && typeof authorize !== 'function') throw new InvalidOptionError(WHERE, 'authorize', 'must be a function')
   if (onError !== undefined && typeof onError !== 'function') throw new InvalidOptionError(WHERE, 'onError', 'must be a function')
+  if (toolErrorMessage !== undefined && typeof toolErrorMessage !== 'function') throw new InvalidOptionError(WHERE, 'toolErrorMessage', 'must be a function')
   if (options.tools !== undefined && !Array.isArray(options.tools)) throw new InvalidOptionError(WHERE, 'tools', 'must be an array of tools')
   return {
     model,
@@ -85,6 +111,7 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext>): 
     maxSteps: positiveInteger(options.maxSteps, 'maxSteps', 10),
     authorize,
     onError,
+    toolErrorMessage,
     resolveContext: async (request) =>
       typeof context === 'function' ? (context as (request: Request) => unknown)(request) : context,
   }

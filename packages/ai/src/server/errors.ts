@@ -1,6 +1,7 @@
 import { ToolgateError } from '../errors.ts'
 import { ModelProviderError } from '../model/ModelProviderError.ts'
 import type { ErrorBody, ErrorCode } from '../protocol/errors.ts'
+import type { ChatConfig, ErrorScope } from './config.ts'
 
 // Every way a request is refused or a run ends in error, and what the browser may be told of it.
 
@@ -95,4 +96,15 @@ export function runErrorOf(error: unknown): { readonly code: ErrorCode; readonly
   if (error instanceof StoreConflictError || error instanceof ThreadFullError) return { code: error.code as ErrorCode, message: error.message }
   if (error instanceof HttpError && error.status < 500) return { code: error.code, message: error.message }
   return { code: 'INTERNAL', message: 'The chat run failed; see the server log' }
+}
+
+/** Hands an error the browser only hears about in general terms to `onError`, or to the server log. */
+export function reportError(config: Pick<ChatConfig, 'onError'>, error: unknown, scope: ErrorScope): void {
+  const { onError } = config
+  if (!onError) return console.error(`[toolgate] ${scope.source === 'run' ? 'chat run' : scope.source} failed:`, error, scope)
+  try {
+    onError(error, scope)
+  } catch (hookError) {
+    console.error('[toolgate] failed:', error, scope, '\nand onError threw:', hookError)
+  }
 }

@@ -2,12 +2,12 @@ import type { TokenUsage } from '../protocol/events.ts'
 import type { RunOutcome } from '../protocol/interrupts.ts'
 import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../protocol/messages.ts'
 import type { ChatConfig } from './config.ts'
-import { StoreConflictError, ThreadFullError, runErrorOf } from './errors.ts'
+import { StoreConflictError, ThreadFullError, reportError, runErrorOf } from './errors.ts'
 import type { RunEvents } from './events.ts'
 import { rememberResolved, toWire } from './interrupts.ts'
 import { modelStep, type UsageTotals } from './modelStep.ts'
 import { commitChange, isRunning, loadMessages, type ThreadChange } from './thread.ts'
-import { errorResult, executeToolCalls, inCallOrder, planToolCalls, settleInterrupts, type Execution } from './toolCalls.ts'
+import { errorResult, executeToolCalls, inCallOrder, planToolCalls, settleInterrupts, type Execution, type ToolFailures } from './toolCalls.ts'
 import type { OpenStep, PendingInterrupt, ThreadHead } from './threadStore.ts'
 
 /** How a claimed run begins. */
@@ -31,6 +31,8 @@ export class Run {
   readonly runId: string
   readonly context: unknown
   readonly events: RunEvents
+  /** Reports tools' and policies' unexpected errors, and words them for the model and browser. */
+  readonly failures: ToolFailures
   /** Aborted when the client goes away or the run loses its thread. */
   readonly signal: AbortSignal
   readonly usage: UsageTotals = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, reported: false }
@@ -59,6 +61,7 @@ export class Run {
     this.context = options.context
     this.events = options.events
     this.head = options.head
+    this.failures = toolFailures(options.config, options.head.id, options.runId)
     this.messages = options.messages ? [...options.messages] : []
     this.#loaded = options.messages !== undefined
     this.signal = AbortSignal.any([options.signal, this.#lost.signal])
@@ -180,7 +183,7 @@ async function drive(run: Run, start: RunStart): Promise<readonly PendingInterru
 
 /** Plans a step's calls, runs the server tools among them, and stores the step: closed, or open on its interrupts. */
 async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps: number): Promise<PendingInterrupt[]> {
-  const plan = await planToolCalls(message.toolCalls, run.config.tools, run.context)
+  const plan = await planToolCalls(message.toolCalls, run.config.tools, run.context, run.failures)
   for (const result of plan.results) run.events.result(result)
   const step: OpenStep = { message, results: plan.results, interrupts: plan.interrupts, running: [], steps }
   return runAndStore(run, step, plan.executions, [])
@@ -188,7 +191,7 @@ async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps:
 
 /** Applies the answers of a fully answered step; returns `client_tool` interrupts for approved client tools. */
 async function settleStep(run: Run, answered: OpenStep): Promise<PendingInterrupt[]> {
-  const settlement = await settleInterrupts(answered.message, answered.interrupts, run.config.tools, 'resume')
+  const settlement = await settleInterrupts(answered.message, answered.interrupts, run.config.tools, 'resume', run.failures)
   for (const result of settlement.results) run.events.result(result)
   const step: OpenStep = {
     ...answered,
@@ -219,6 +222,7 @@ async function runAndStore(
     context: run.context,
     timeoutMs: run.config.limits.toolTimeoutMs,
     onResult: (result) => run.events.result(result),
+    failures: run.failures,
   })
   const results = [...step.results, ...executed]
   if (step.interrupts.length > 0) {
@@ -289,12 +293,28 @@ async function fail(run: Run, error: unknown): Promise<void> {
 }
 
 function report(run: Run, error: unknown): void {
-  const { onError } = run.config
-  if (!onError) return console.error('[toolgate] chat run failed:', error)
-  try {
-    onError(error, { threadId: run.head.id, runId: run.runId })
-  } catch (hookError) {
-    console.error('[toolgate] chat run failed:', error, '\nand onError threw:', hookError)
+  reportError(run.config, error, { threadId: run.head.id, runId: run.runId, source: 'run' })
+}
+
+/**
+ * A tool's unexpected exception may name a password or a path: it goes to `onError` with the ids
+ * that find the call, and the model and browser get `toolErrorMessage`'s text or a generic one.
+ */
+export function toolFailures(config: ChatConfig, threadId: string, runId: string): ToolFailures {
+  return {
+    tool(error, call) {
+      reportError(config, error, { threadId, runId, source: 'tool', toolCallId: call.toolCallId, toolName: call.toolName })
+      let text: string | undefined
+      try {
+        text = config.toolErrorMessage?.(error, { toolName: call.toolName, toolCallId: call.toolCallId })
+      } catch (hookError) {
+        reportError(config, hookError, { threadId, runId, source: 'tool', toolCallId: call.toolCallId, toolName: call.toolName })
+      }
+      return typeof text === 'string' && text.trim() !== '' ? text : `Tool "${call.toolName}" failed`
+    },
+    policy(error, call) {
+      reportError(config, error, { threadId, runId, source: 'approval-policy', toolCallId: call.toolCallId, toolName: call.toolName })
+    },
   }
 }
 

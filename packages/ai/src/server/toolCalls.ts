@@ -1,4 +1,4 @@
-import { ToolValidationError } from '../errors.ts'
+import { isToolError, ToolValidationError } from '../errors.ts'
 import type { ThreadAssistantMessage, ThreadToolCall, ThreadToolMessage } from '../protocol/messages.ts'
 import { evaluateApproval } from '../tools/approval.ts'
 import type { AnyTool } from '../tools/types.ts'
@@ -32,7 +32,22 @@ export interface CallPlan {
   readonly interrupts: PendingInterrupt[]
 }
 
-export async function planToolCalls(calls: readonly ThreadToolCall[], tools: ToolRegistry, context: unknown): Promise<CallPlan> {
+/**
+ * What the run does with failures whose text may hold secrets: `tool` reports a tool's exception
+ * (or a schema that threw) and returns the text the model and browser get instead; `policy`
+ * reports an approval policy's exception.
+ */
+export interface ToolFailures {
+  tool(error: unknown, call: CallRef): string
+  policy(error: unknown, call: CallRef): void
+}
+
+export async function planToolCalls(
+  calls: readonly ThreadToolCall[],
+  tools: ToolRegistry,
+  context: unknown,
+  failures: ToolFailures,
+): Promise<CallPlan> {
   const plan: CallPlan = { results: [], executions: [], interrupts: [] }
   for (const call of calls) {
     const ref: CallRef = { toolCallId: call.id, toolName: call.name }
@@ -46,12 +61,13 @@ export async function planToolCalls(calls: readonly ThreadToolCall[], tools: Too
       plan.results.push(errorResult(ref, `The arguments of tool "${call.name}" are not valid JSON (${args.error}); send one JSON object.`))
       continue
     }
-    const checked = await validateInput(entry.tool, args.value)
+    const checked = await validateInput(entry.tool, args.value, ref, failures)
     if (!checked.ok) {
       plan.results.push(errorResult(ref, checked.error))
       continue
     }
     const approval = await evaluateApproval(entry.tool, checked.value, { toolCallId: call.id, context })
+    if (approval.error !== undefined) failures.policy(approval.error, ref)
     // Interrupts carry the arguments as sent (plain JSON, storable); execution later validates them again.
     if (approval.required) plan.interrupts.push(approvalInterrupt(ref, args.value, approval.reason))
     else if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, args.value))
@@ -73,6 +89,7 @@ export async function settleInterrupts(
   interrupts: readonly PendingInterrupt[],
   tools: ToolRegistry,
   mode: 'resume' | 'supersede',
+  failures: ToolFailures,
 ): Promise<CallPlan & { readonly message: ThreadAssistantMessage }> {
   const plan: CallPlan = { results: [], executions: [], interrupts: [] }
   const edits = new Map<string, string>()
@@ -84,12 +101,12 @@ export async function settleInterrupts(
     else if (mode === 'supersede' && (answer === undefined || answer.kind === 'approval')) plan.results.push(deniedResult(ref, SUPERSEDED_REASON))
     else if (!entry) plan.results.push(errorResult(ref, `Tool "${interrupt.toolName}" is no longer available`))
     else if (answer?.kind === 'error') plan.results.push(errorResult(ref, `Tool "${interrupt.toolName}" failed in the browser: ${answer.error}`))
-    else if (answer?.kind === 'output') plan.results.push(await clientResult(interrupt, entry.tool, answer.output))
+    else if (answer?.kind === 'output') plan.results.push(await clientResult(interrupt, entry.tool, answer.output, failures))
     else if (answer?.kind === 'approval') {
       const edited = 'editedArgs' in answer && !deepEqual(answer.editedArgs, interrupt.input)
       const args = edited ? answer.editedArgs : interrupt.input
       if (edited) edits.set(interrupt.toolCallId, JSON.stringify(args))
-      const checked = await validateInput(entry.tool, args)
+      const checked = await validateInput(entry.tool, args, ref, failures)
       if (!checked.ok) plan.results.push(errorResult(ref, checked.error))
       else if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, args, edited))
       else plan.executions.push({ ...ref, entry, input: checked.value, ...(edited ? { editedArgs: args } : {}) })
@@ -111,6 +128,7 @@ export interface ExecuteOptions {
   readonly timeoutMs: number
   /** Called as each call finishes, so results stream in completion order. */
   readonly onResult?: (result: ThreadToolMessage) => void
+  readonly failures: ToolFailures
 }
 
 /** Runs calls in parallel; never throws. Results come back in the order of `executions`. */
@@ -159,7 +177,8 @@ async function executeOne(execution: Execution, options: ExecuteOptions): Promis
       return errorResult(execution, `Tool "${toolName}" was aborted: the run stopped before it finished; it may still have taken effect`)
     }
     if (error instanceof ToolValidationError) return errorResult(execution, error.message)
-    return errorResult(execution, `Tool "${toolName}" failed: ${error instanceof Error ? error.message : String(error)}`)
+    if (isToolError(error)) return errorResult(execution, `Tool "${toolName}" failed: ${error.message}`)
+    return errorResult(execution, options.failures.tool(error, execution))
   } finally {
     clearTimeout(timer)
     if (onAbort) signal.removeEventListener('abort', onAbort)
@@ -173,23 +192,24 @@ function notRun(call: CallRef): ThreadToolMessage {
 type Checked = { ok: true; value: unknown } | { ok: false; error: string }
 
 /** Input issues go back to the model with their paths, so it can correct the call. */
-async function validateInput(tool: AnyTool, value: unknown): Promise<Checked> {
+async function validateInput(tool: AnyTool, value: unknown, call: CallRef, failures: ToolFailures): Promise<Checked> {
   try {
     return { ok: true, value: await validateToolInput(tool, value) }
   } catch (error) {
     if (error instanceof ToolValidationError) return { ok: false, error: error.message }
-    return { ok: false, error: `The input of tool "${tool.name}" could not be validated: ${(error as Error).message}` }
+    // The schema itself threw: its message is the library's, not written for the model.
+    return { ok: false, error: failures.tool(error, call) }
   }
 }
 
 /** A browser's result is checked against the output schema like a server tool's. */
-async function clientResult(interrupt: PendingInterrupt, tool: AnyTool, output: unknown): Promise<ThreadToolMessage> {
+async function clientResult(interrupt: PendingInterrupt, tool: AnyTool, output: unknown, failures: ToolFailures): Promise<ThreadToolMessage> {
   const ref = callRef(interrupt)
   try {
     return successResult(ref, await validateToolOutput(tool, output), interrupt.edited ? interrupt.input : undefined)
   } catch (error) {
     if (error instanceof ToolValidationError) return errorResult(ref, error.message)
-    return errorResult(ref, `The output of tool "${interrupt.toolName}" could not be validated: ${(error as Error).message}`)
+    return errorResult(ref, failures.tool(error, ref))
   }
 }
 

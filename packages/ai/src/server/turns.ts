@@ -5,7 +5,7 @@ import type { ChatConfig } from './config.ts'
 import { HttpError, jsonResponse, threadBusy, threadFull } from './errors.ts'
 import { RunEvents, eventStreamResponse } from './events.ts'
 import { checkReplay, recordAnswers, rememberResolved, toWire, unanswered } from './interrupts.ts'
-import { Run, recoverLostRun, runTurn, type RunStart } from './run.ts'
+import { Run, recoverLostRun, runTurn, toolFailures, type RunStart } from './run.ts'
 import { authorizeThread, commitChange, isRunning, loadHead, newHead, updateThread } from './thread.ts'
 import type { ActiveRun, ThreadHead } from './threadStore.ts'
 import { inCallOrder, settleInterrupts } from './toolCalls.ts'
@@ -47,7 +47,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
       announced = [...recovery.results]
       return { head: { activeRun: claim(runId) }, append: [...recovery.append, user] }
     }
-    const settled = await settleInterrupts(step.message, step.interrupts, config.tools, 'supersede')
+    const settled = await settleInterrupts(step.message, step.interrupts, config.tools, 'supersede', toolFailures(config, head.id, runId))
     announced = [...recovery.results, ...settled.results]
     return {
       head: { step: undefined, activeRun: claim(runId), resolvedInterruptIds: rememberResolved(head.resolvedInterruptIds, step.interrupts) },

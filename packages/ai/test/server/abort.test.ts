@@ -157,7 +157,7 @@ describe('model failure', () => {
     expect(reported).toEqual([
       {
         error: expect.objectContaining({ code: 'MODEL_ERROR', message: `The model failed: OpenAI answered 401: ${detail}`, cause }),
-        run: { threadId: turn.threadId, runId: started.type === 'RUN_STARTED' ? started.runId : '' },
+        run: { threadId: turn.threadId, runId: started.type === 'RUN_STARTED' ? started.runId : '', source: 'run' },
       },
     ])
     expect(log).not.toHaveBeenCalled()

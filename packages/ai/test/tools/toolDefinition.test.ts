@@ -211,7 +211,9 @@ describe('needsApproval', () => {
     })
     const requirement = await evaluateApproval(risky, {}, ctx)
     expect(requirement.required).toBe(true)
-    expect(requirement.reason).toContain('database down')
+    // The reason is shown to the user: the error stays out of it, and comes back for the server log.
+    expect(requirement.reason).toBe('The approval policy could not decide; approve only if you are sure.')
+    expect(requirement.error).toEqual(new Error('database down'))
   })
 })
 
