@@ -1,6 +1,7 @@
 /** Stable codes of error responses and `RUN_ERROR` events; apps may switch on them. */
 export type ErrorCode =
   | 'INVALID_JSON' // 400: the body is not JSON
+  | 'JSON_TOO_DEEP' // 400: the body nests objects and arrays deeper than 64 levels
   | 'INVALID_REQUEST' // 400: the body is JSON of the wrong shape (`path` says where)
   | 'FORBIDDEN' // 403: `authorize` refused this thread
   | 'THREAD_NOT_FOUND' // 404

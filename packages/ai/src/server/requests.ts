@@ -1,4 +1,5 @@
 import { isRecord } from '../util/isRecord.ts'
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../util/jsonDepth.ts'
 import type { ChatRequest, MessageRequest, ResumeAnswer, ResumeRequest } from '../protocol/requests.ts'
 import { HttpError } from './errors.ts'
 
@@ -82,6 +83,8 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   if (declared > maxBytes) throw tooLarge(maxBytes)
 
   const text = await readText(request, maxBytes)
+  // Checked on the text, before parsing: a deep answer would overflow whatever walks it later.
+  if (exceedsJsonDepth(text)) throw new HttpError(400, 'JSON_TOO_DEEP', `The body nests deeper than the limit of ${MAX_JSON_DEPTH} levels`)
   try {
     return JSON.parse(text)
   } catch (error) {

@@ -58,7 +58,8 @@ export async function planToolCalls(
     }
     const args = parseToolArguments(call.arguments)
     if (!args.ok) {
-      plan.results.push(errorResult(ref, `The arguments of tool "${call.name}" are not valid JSON (${args.error}); send one JSON object.`))
+      const problem = args.tooDeep ? `are ${args.error}` : `are not valid JSON (${args.error})`
+      plan.results.push(errorResult(ref, `The arguments of tool "${call.name}" ${problem}; send one JSON object.`))
       continue
     }
     const checked = await validateInput(entry.tool, args.value, ref, failures)
