@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'ANSWER_MISMATCH' // 422: e.g. a client result for an interrupt that asks for an approval
   | 'INVALID_EDITED_ARGS' // 422: `editedArgs` fail the tool's input schema
   | 'INTERNAL' // 500
+  | 'STORE_FULL' // 507: the server's store is at its size limit; try again later
   // Only in RUN_ERROR events:
   | 'MODEL_ERROR'
   | 'STORE_ERROR'

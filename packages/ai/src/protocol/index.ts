@@ -43,5 +43,5 @@ export type {
   ResumeAnswer,
   ResumeRequest,
 } from './requests.ts'
-export type { ThreadSnapshot, ThreadStatus } from './thread.ts'
+export type { ThreadSnapshot, ThreadStatus, ThreadWindow } from './thread.ts'
 export type { ErrorBody, ErrorCode } from './errors.ts'

@@ -16,4 +16,12 @@ export interface ThreadSnapshot {
   readonly messages: readonly ThreadMessage[]
   /** Interrupts still waiting for an answer (those already answered in this batch are left out). */
   readonly interrupts: readonly ToolInterrupt[]
+  /** Set when the request asked for a page (`limit`, `before`): where `messages` start among the stored ones. */
+  readonly window?: ThreadWindow
+}
+
+/** A page of a thread: `messages` are the stored ones from index `from`; the thread stores `total`. */
+export interface ThreadWindow {
+  readonly from: number
+  readonly total: number
 }

@@ -76,6 +76,18 @@ export interface ChatLimits {
    * of its calls ends the run with RUN_ERROR `THREAD_FULL` and is not stored. Default 500.
    */
   readonly maxThreadMessages?: number
+  /**
+   * Largest single message, as JSON in UTF-8 bytes: a user message beyond it gets 413, a client
+   * tool's result or edited arguments 413, and a server tool's output is replaced by an error the
+   * model reads. Default 256 KB.
+   */
+  readonly maxMessageBytes?: number
+  /**
+   * Largest thread, as JSON in UTF-8 bytes. A new message that does not fit is refused (409
+   * `THREAD_FULL`); a run that reaches it ends with RUN_ERROR `THREAD_FULL` before its next model
+   * call (a step under way is stored whole, so a thread may pass it by one step). Default 8 MB.
+   */
+  readonly maxThreadBytes?: number
 }
 
 /** The options with defaults applied, as the runtime uses them. */
@@ -125,6 +137,11 @@ function resolveLimits(limits: ChatLimits | undefined): Required<ChatLimits> {
     toolTimeoutMs: positiveInteger(limits?.toolTimeoutMs, 'limits.toolTimeoutMs', 30_000),
     runLeaseMs: positiveInteger(limits?.runLeaseMs, 'limits.runLeaseMs', 60_000),
     maxThreadMessages: positiveInteger(limits?.maxThreadMessages, 'limits.maxThreadMessages', 500),
+    maxMessageBytes: positiveInteger(limits?.maxMessageBytes, 'limits.maxMessageBytes', 256 * 1024),
+    maxThreadBytes: positiveInteger(limits?.maxThreadBytes, 'limits.maxThreadBytes', 8 * 1024 * 1024),
+  }
+  if (resolved.maxMessageBytes > resolved.maxThreadBytes) {
+    throw new InvalidOptionError(WHERE, 'limits.maxMessageBytes', `must not exceed \`limits.maxThreadBytes\` (${resolved.maxThreadBytes})`)
   }
   // A message and its reply: fewer, and no thread could ever be answered.
   if (resolved.maxThreadMessages < 2) throw new InvalidOptionError(WHERE, 'limits.maxThreadMessages', 'must be at least 2')

@@ -35,10 +35,30 @@ async function post(config: ChatConfig, request: Request): Promise<Response> {
   return 'resume' in body ? resume(config, request, body) : startTurn(config, request, body)
 }
 
+/**
+ * `GET ?threadId=`: the thread. `&limit=N` returns only its last N stored messages, and
+ * `&before=I` those before index I, so a long thread can be read a page at a time.
+ */
 async function get(config: ChatConfig, request: Request): Promise<Response> {
-  const threadId = new URL(request.url).searchParams.get('threadId')
+  const params = new URL(request.url).searchParams
+  const threadId = params.get('threadId')
   if (!threadId) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
+  const limit = indexParam(params, 'limit')
+  const before = indexParam(params, 'before')
   const head = await loadHead(config, request, threadId, 'read')
-  const messages = await loadMessages(config.store, head)
-  return jsonResponse(200, snapshot(head, messages, config.limits.runLeaseMs, config.tools))
+  if (limit === undefined && before === undefined) {
+    return jsonResponse(200, snapshot(head, await loadMessages(config.store, head), config.limits.runLeaseMs, config.tools))
+  }
+  const to = Math.min(before ?? head.messageCount, head.messageCount)
+  const from = Math.max(0, to - (limit ?? to))
+  const messages = to > from ? await config.store.messages(head.id, from, to) : []
+  const window = { from, total: head.messageCount }
+  return jsonResponse(200, snapshot(head, messages, config.limits.runLeaseMs, config.tools, { window, withStep: to === head.messageCount }))
+}
+
+function indexParam(params: URLSearchParams, name: string): number | undefined {
+  const value = params.get(name)
+  if (value === null) return undefined
+  if (!/^\d{1,9}$/.test(value)) throw new HttpError(400, 'INVALID_REQUEST', `\`${name}\` must be a non-negative integer`, name)
+  return Number(value)
 }

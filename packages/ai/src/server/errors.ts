@@ -28,8 +28,13 @@ export function threadBusy(): HttpError {
 }
 
 /** The refusal for a new message on a thread without room for it and a reply. */
-export function threadFull(maxThreadMessages: number): HttpError {
-  return new HttpError(409, 'THREAD_FULL', `The thread holds its limit of ${maxThreadMessages} messages; start a new thread`, 'threadId')
+export function threadFull(limit: string): HttpError {
+  return new HttpError(409, 'THREAD_FULL', `The thread holds its limit of ${limit}; start a new thread`, 'threadId')
+}
+
+/** The refusal for one message (or answer) larger than `limits.maxMessageBytes`. */
+export function messageTooLarge(bytes: number, maxMessageBytes: number, path: string): HttpError {
+  return new HttpError(413, 'PAYLOAD_TOO_LARGE', `This message is ${bytes} bytes as JSON, more than the limit of ${maxMessageBytes}`, path)
 }
 
 export function errorBody(code: ErrorCode, message: string, path?: string): ErrorBody {
@@ -83,10 +88,10 @@ export class StoreConflictError extends ToolgateError {
   }
 }
 
-/** A run that would take its thread past `limits.maxThreadMessages`. */
+/** A run that would take its thread past `limits.maxThreadMessages` or `limits.maxThreadBytes`. */
 export class ThreadFullError extends ToolgateError {
-  constructor(maxThreadMessages: number) {
-    super('THREAD_FULL', `The thread reached its limit of ${maxThreadMessages} messages; start a new thread`)
+  constructor(limit: string) {
+    super('THREAD_FULL', `The thread reached its limit of ${limit}; start a new thread`)
   }
 }
 
@@ -94,7 +99,7 @@ export class ThreadFullError extends ToolgateError {
 export function runErrorOf(error: unknown): { readonly code: ErrorCode; readonly message: string } {
   if (error instanceof ModelError) return { code: 'MODEL_ERROR', message: error.publicMessage }
   if (error instanceof StoreConflictError || error instanceof ThreadFullError) return { code: error.code as ErrorCode, message: error.message }
-  if (error instanceof HttpError && error.status < 500) return { code: error.code, message: error.message }
+  if (error instanceof HttpError && (error.status < 500 || error.code === 'STORE_FULL')) return { code: error.code, message: error.message }
   return { code: 'INTERNAL', message: 'The chat run failed; see the server log' }
 }
 

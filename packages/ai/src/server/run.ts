@@ -6,6 +6,7 @@ import { StoreConflictError, ThreadFullError, reportError, runErrorOf } from './
 import type { RunEvents } from './events.ts'
 import { rememberResolved, toWire } from './interrupts.ts'
 import { modelStep, type UsageTotals } from './modelStep.ts'
+import { jsonBytes } from '../util/jsonBytes.ts'
 import { commitChange, isRunning, loadMessages, type ThreadChange } from './thread.ts'
 import { errorResult, executeToolCalls, inCallOrder, planToolCalls, settleInterrupts, type Execution, type ToolFailures } from './toolCalls.ts'
 import type { OpenStep, PendingInterrupt, ThreadHead } from './threadStore.ts'
@@ -86,10 +87,13 @@ export class Run {
     return this.#write(head, 'save')
   }
 
-  /** Throws unless the thread has room for `count` more messages. */
+  /** Throws unless the thread has room for `count` more messages, and bytes to spare. */
   ensureRoom(count: number): void {
-    const max = this.config.limits.maxThreadMessages
-    if (this.messages.length + count > max) throw new ThreadFullError(max)
+    const { maxThreadMessages, maxThreadBytes } = this.config.limits
+    if (this.messages.length + count > maxThreadMessages) throw new ThreadFullError(`${maxThreadMessages} messages`)
+    let bytes = this.head.bytes
+    for (const message of this.#unsaved) bytes += jsonBytes(message)
+    if (bytes >= maxThreadBytes) throw new ThreadFullError(`${maxThreadBytes} bytes`)
   }
 
   /** Stops the heartbeat. The run is over. */
@@ -221,6 +225,7 @@ async function runAndStore(
     signal: run.signal,
     context: run.context,
     timeoutMs: run.config.limits.toolTimeoutMs,
+    maxOutputBytes: run.config.limits.maxMessageBytes,
     onResult: (result) => run.events.result(result),
     failures: run.failures,
   })

@@ -6,6 +6,7 @@ import { validateToolInput, validateToolOutput } from '../tools/validateToolValu
 import { deepEqual } from '../util/deepEqual.ts'
 import { parseToolArguments } from '../util/parseToolArguments.ts'
 import { randomId } from '../util/randomId.ts'
+import { utf8Bytes } from '../util/jsonBytes.ts'
 import { approvalInterrupt, callRef, clientToolInterrupt, type CallRef } from './interrupts.ts'
 import type { PendingInterrupt } from './threadStore.ts'
 import type { ToolEntry, ToolRegistry } from './toolRegistry.ts'
@@ -127,6 +128,8 @@ export interface ExecuteOptions {
   readonly signal: AbortSignal
   readonly context: unknown
   readonly timeoutMs: number
+  /** A larger output is replaced by an error the model reads (the tool ran; its result is not stored). */
+  readonly maxOutputBytes: number
   /** Called as each call finishes, so results stream in completion order. */
   readonly onResult?: (result: ThreadToolMessage) => void
   readonly failures: ToolFailures
@@ -167,7 +170,10 @@ async function executeOne(execution: Execution, options: ExecuteOptions): Promis
       return entry.handler!(input, { toolCallId, signal, context: options.context })
     })
     const output = await Promise.race([run, stopped])
-    return successResult(execution, await validateToolOutput(entry.tool, output), execution.editedArgs)
+    const result = successResult(execution, await validateToolOutput(entry.tool, output), execution.editedArgs)
+    const bytes = utf8Bytes(result.content)
+    if (bytes <= options.maxOutputBytes) return result
+    return errorResult(execution, `Tool "${toolName}" ran, but its output is ${bytes} bytes, more than the limit of ${options.maxOutputBytes}; it was not kept`)
   } catch (error) {
     if (!started) return notRun(execution)
     // The tool started and was cut off: it may have done its work (sent the mail, moved the money) anyway.

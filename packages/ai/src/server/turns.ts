@@ -2,7 +2,8 @@ import type { ThreadMessage, ThreadToolMessage, ThreadUserMessage } from '../pro
 import type { MessageRequest, ResumeAccepted, ResumeRequest } from '../protocol/requests.ts'
 import { randomId } from '../util/randomId.ts'
 import type { ChatConfig } from './config.ts'
-import { HttpError, jsonResponse, threadBusy, threadFull } from './errors.ts'
+import { jsonBytes } from '../util/jsonBytes.ts'
+import { HttpError, jsonResponse, messageTooLarge, threadBusy, threadFull } from './errors.ts'
 import { RunEvents, eventStreamResponse } from './events.ts'
 import { checkReplay, recordAnswers, rememberResolved, toWire, unanswered } from './interrupts.ts'
 import { Run, recoverLostRun, runTurn, toolFailures, type RunStart } from './run.ts'
@@ -21,6 +22,9 @@ import { inCallOrder, settleInterrupts } from './toolCalls.ts'
 export async function startTurn(config: ChatConfig, request: Request, body: MessageRequest): Promise<Response> {
   const runId = randomId('run_')
   const user: ThreadUserMessage = { role: 'user', id: randomId('msg_'), content: body.message }
+  const userBytes = jsonBytes(user)
+  const { maxMessageBytes, maxThreadBytes, maxThreadMessages } = config.limits
+  if (userBytes > maxMessageBytes) throw messageTooLarge(userBytes, maxMessageBytes, 'message')
 
   // The app's context is resolved only once the request is authorized, and before the thread is
   // claimed, so a context function that throws leaves nothing held.
@@ -42,7 +46,8 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     const { step } = recovery
     // Room for the open step with a result for each call, the message and a reply.
     const stored = head.messageCount + recovery.append.length + (step ? 1 + step.message.toolCalls.length : 0)
-    if (stored + 2 > config.limits.maxThreadMessages) throw threadFull(config.limits.maxThreadMessages)
+    if (stored + 2 > maxThreadMessages) throw threadFull(`${maxThreadMessages} messages`)
+    if (head.bytes + userBytes > maxThreadBytes) throw threadFull(`${maxThreadBytes} bytes`)
     if (!step) {
       announced = [...recovery.results]
       return { head: { activeRun: claim(runId) }, append: [...recovery.append, user] }
@@ -83,7 +88,7 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
       checkReplay(current, current.step!, body.resume)
       return { head: { step: current.step, activeRun: claim(runId) }, append: recovery.append }
     }
-    const step = await recordAnswers(current, body.resume, config.tools, config.limits.maxReasonLength)
+    const step = await recordAnswers(current, body.resume, config.tools, config.limits)
     if (running) throw threadBusy()
     const complete = unanswered(step).length === 0
     return { head: { step, ...(complete ? { activeRun: claim(runId) } : {}) }, append: recovery.append }

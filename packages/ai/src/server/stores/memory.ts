@@ -1,6 +1,7 @@
 import { InvalidOptionError } from '../../errors.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import { deepFreeze } from '../../util/deepFreeze.ts'
+import { HttpError } from '../errors.ts'
 import type { ThreadHead, ThreadStore } from '../threadStore.ts'
 
 export interface MemoryStoreOptions {
@@ -8,6 +9,12 @@ export interface MemoryStoreOptions {
   readonly maxThreads?: number
   /** A thread untouched for this long is forgotten. Default 24 hours. */
   readonly idleTtlMs?: number
+  /**
+   * Bytes of messages kept at most, over all threads (as JSON in UTF-8); the least recently used
+   * threads go first. A write that cannot fit even so (every other thread is held by a run) is
+   * refused with 507 `STORE_FULL`. Default 256 MB.
+   */
+  readonly maxBytes?: number
 }
 
 interface Entry {
@@ -18,6 +25,8 @@ interface Entry {
   readonly messages: ThreadMessage[]
   touchedAt: number
   running: boolean
+  /** The messages' size, as the head counts it. */
+  bytes: number
 }
 
 /**
@@ -29,27 +38,36 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
   const maxThreads = options.maxThreads ?? 10_000
   const idleTtlMs = options.idleTtlMs ?? 24 * 60 * 60 * 1000
   if (!Number.isInteger(maxThreads) || maxThreads < 1) throw new InvalidOptionError('memoryStore', 'maxThreads', 'must be a positive integer')
+  const maxBytes = options.maxBytes ?? 256 * 1024 * 1024
   if (!(idleTtlMs > 0)) throw new InvalidOptionError('memoryStore', 'idleTtlMs', 'must be a positive number of milliseconds')
+  if (!Number.isInteger(maxBytes) || maxBytes < 1) throw new InvalidOptionError('memoryStore', 'maxBytes', 'must be a positive integer')
+  let totalBytes = 0
   // A Map iterates in insertion order: re-inserting on every touch keeps the least recently used first.
   const threads = new Map<string, Entry>()
 
   const live = (threadId: string): Entry | undefined => {
     const entry = threads.get(threadId)
     if (entry && !entry.running && Date.now() - entry.touchedAt > idleTtlMs) {
-      threads.delete(threadId)
+      forget(threadId, entry)
       return undefined
     }
     return entry
+  }
+  const forget = (threadId: string, entry: Entry) => {
+    threads.delete(threadId)
+    totalBytes -= entry.bytes
+  }
+  /** Evicts the least recently used threads no run holds, sparing `keep`, until the store is within its bounds. */
+  const evict = (keep: string, extraBytes: number) => {
+    for (const [id, oldest] of threads) {
+      if (threads.size <= maxThreads && totalBytes + extraBytes <= maxBytes) return
+      if (id !== keep && !oldest.running) forget(id, oldest)
+    }
   }
   const touch = (threadId: string, entry: Entry) => {
     entry.touchedAt = Date.now()
     threads.delete(threadId)
     threads.set(threadId, entry)
-    if (threads.size <= maxThreads) return
-    for (const [id, oldest] of threads) {
-      if (threads.size <= maxThreads) break
-      if (!oldest.running) threads.delete(id)
-    }
   }
 
   return {
@@ -65,10 +83,17 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
     async commit({ head, append }) {
       const entry = live(head.id)
       if ((entry?.version ?? 0) !== head.version - 1) return false
+      const growth = head.bytes - (entry?.bytes ?? 0)
+      if (growth > 0) evict(head.id, growth)
+      if (growth > 0 && totalBytes + growth > maxBytes) {
+        throw new HttpError(507, 'STORE_FULL', 'The server holds as many conversations as it can; try again later')
+      }
       const messages = entry?.messages ?? []
       for (const message of append) messages.push(deepFreeze(message))
-      const next: Entry = { head: JSON.stringify(head), version: head.version, messages, touchedAt: 0, running: head.activeRun !== undefined }
+      const next: Entry = { head: JSON.stringify(head), version: head.version, messages, touchedAt: 0, running: head.activeRun !== undefined, bytes: head.bytes }
+      totalBytes += growth
       touch(head.id, next)
+      if (threads.size > maxThreads) evict(head.id, 0)
       return true
     },
   }
