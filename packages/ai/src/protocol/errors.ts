@@ -6,6 +6,7 @@ export type ErrorCode =
   | 'FORBIDDEN' // 403: `authorize` refused this thread
   | 'THREAD_NOT_FOUND' // 404
   | 'INTERRUPT_NOT_FOUND' // 404: no such pending interrupt in this thread
+  | 'RUN_NOT_FOUND' // 404: no events of this run are kept (unknown, or expired): read the thread instead
   | 'METHOD_NOT_ALLOWED' // 405
   | 'INTERRUPT_ALREADY_ANSWERED' // 409: the answer was given (and is applied at most once)
   | 'THREAD_BUSY' // 409: a run is streaming on this thread
@@ -20,6 +21,7 @@ export type ErrorCode =
   // Only in RUN_ERROR events:
   | 'MODEL_ERROR'
   | 'STORE_ERROR'
+  | 'RUN_LOST' // a reattached reader's run stopped without finishing (its process died); reload the thread
 
 /** Every error response is JSON of this shape. */
 export interface ErrorBody {

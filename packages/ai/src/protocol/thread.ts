@@ -13,6 +13,8 @@ export type ThreadStatus = 'idle' | 'running' | 'interrupted'
 export interface ThreadSnapshot {
   readonly threadId: string
   readonly status: ThreadStatus
+  /** The run streaming while `status` is `running`: attach to it with `GET` and `Accept: text/event-stream`. */
+  readonly runId?: string
   readonly messages: readonly ThreadMessage[]
   /** Interrupts still waiting for an answer (those already answered in this batch are left out). */
   readonly interrupts: readonly ToolInterrupt[]

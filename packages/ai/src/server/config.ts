@@ -2,8 +2,8 @@ import { InvalidOptionError } from '../errors.ts'
 import type { ChatModel } from '../model/chatModel.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { isRecord } from '../util/isRecord.ts'
-import { memoryStore } from './stores/memory.ts'
-import type { ThreadStore } from './threadStore.ts'
+import { memoryEventLog, memoryStore } from './stores/memory.ts'
+import type { RunEventLog, ThreadStore } from './threadStore.ts'
 import { createToolRegistry, type ToolRegistry } from './toolRegistry.ts'
 
 /** `create`: a new thread gets this id (record its owner now). `read`: GET. `write`: a message or a resume. */
@@ -101,6 +101,10 @@ export interface ChatConfig {
   readonly resolveContext: (request: Request) => Promise<unknown>
   readonly onError: OnError | undefined
   readonly toolErrorMessage: ((error: unknown, call: FailedCall) => string | undefined) | undefined
+  /** Runs' events for readers that (re)attach: the store's log, or this process's. */
+  readonly events: RunEventLog
+  /** The runs this process is running, by id, each with what stops it at once. */
+  readonly liveRuns: Map<string, AbortController>
 }
 
 const WHERE = 'createChatHandler'
@@ -115,10 +119,13 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext>): 
   if (onError !== undefined && typeof onError !== 'function') throw new InvalidOptionError(WHERE, 'onError', 'must be a function')
   if (toolErrorMessage !== undefined && typeof toolErrorMessage !== 'function') throw new InvalidOptionError(WHERE, 'toolErrorMessage', 'must be a function')
   if (options.tools !== undefined && !Array.isArray(options.tools)) throw new InvalidOptionError(WHERE, 'tools', 'must be an array of tools')
+  const threads = store ?? memoryStore()
   return {
     model,
     tools: createToolRegistry(options.tools ?? [], WHERE),
-    store: store ?? memoryStore(),
+    store: threads,
+    events: threads.events ?? memoryEventLog(),
+    liveRuns: new Map(),
     limits: resolveLimits(options.limits),
     maxSteps: positiveInteger(options.maxSteps, 'maxSteps', 10),
     authorize,

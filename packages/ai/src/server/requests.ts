@@ -13,6 +13,12 @@ export function parseChatRequest(body: unknown): ChatRequest {
   if (threadId !== undefined && (typeof threadId !== 'string' || threadId === '')) {
     throw invalid('`threadId` must be a non-empty string', 'threadId')
   }
+  if ('stop' in body) {
+    if (body.stop !== true) throw invalid('`stop` must be `true`', 'stop')
+    if (typeof threadId !== 'string') throw invalid('`threadId` is required with `stop`', 'threadId')
+    if ('message' in body || 'resume' in body) throw invalid('Send `stop` alone', '(root)')
+    return { threadId, stop: true }
+  }
   const hasMessage = 'message' in body
   const hasResume = 'resume' in body
   if (hasMessage === hasResume) throw invalid('Send either `message` (a new turn) or `resume` (answers to interrupts)', '(root)')

@@ -45,7 +45,10 @@ export class Run {
   #loaded: boolean
   #writes: Promise<unknown> = Promise.resolve()
   readonly #lost = new AbortController()
+  /** Aborted when a user asks another instance to stop this run: it says so in the head. */
+  readonly #stopped = new AbortController()
   readonly #heartbeat: ReturnType<typeof setInterval>
+  readonly #stopCheck: ReturnType<typeof setInterval>
 
   constructor(options: {
     config: ChatConfig
@@ -65,8 +68,20 @@ export class Run {
     this.failures = toolFailures(options.config, options.head.id, options.runId)
     this.messages = options.messages ? [...options.messages] : []
     this.#loaded = options.messages !== undefined
-    this.signal = AbortSignal.any([options.signal, this.#lost.signal])
+    this.signal = AbortSignal.any([options.signal, this.#lost.signal, this.#stopped.signal])
     this.#heartbeat = setInterval(() => void this.#write({}, 'renew').catch(() => {}), this.config.limits.runLeaseMs / 3)
+    this.#stopCheck = setInterval(() => void this.#checkStop(), STOP_CHECK_MS)
+  }
+
+  /** A stop asked of another instance lands in the head; this run looks for it once a second. */
+  async #checkStop(): Promise<void> {
+    if (this.#stopped.signal.aborted) return
+    try {
+      const head = await this.config.store.head(this.head.id)
+      if (head?.stopRequested === this.runId && head.activeRun?.runId === this.runId) this.#stopped.abort(new RunStopped())
+    } catch {
+      // the next look may succeed
+    }
   }
 
   /** Reads the stored history, unless the run was given it. */
@@ -99,6 +114,7 @@ export class Run {
   /** Stops the heartbeat. The run is over. */
   close(): void {
     clearInterval(this.#heartbeat)
+    clearInterval(this.#stopCheck)
   }
 
   /**
@@ -114,7 +130,16 @@ export class Run {
       const holding = 'activeRun' in head ? head.activeRun : this.head.activeRun
       const activeRun = holding && { ...holding, renewedAt: Date.now() }
       const append = withMessages ? this.#unsaved : []
-      const written = await commitChange(this.config.store, this.head, { head: { ...head, activeRun }, append })
+      let written = await commitChange(this.config.store, this.head, { head: { ...head, activeRun }, append })
+      if (!written) {
+        // Another instance wrote a stop request into the head: the thread is still this run's.
+        const current = await this.config.store.head(this.head.id)
+        if (current?.activeRun?.runId === this.runId && current.stopRequested === this.runId) {
+          this.#stopped.abort(new RunStopped())
+          this.head = current
+          written = await commitChange(this.config.store, this.head, { head: { ...head, activeRun }, append })
+        }
+      }
       if (!written) {
         const lost = new StoreConflictError(this.head.id)
         this.#lost.abort(lost)
@@ -140,7 +165,7 @@ export async function runTurn(run: Run, start: RunStart): Promise<void> {
     await run.load()
     for (const result of start.announced ?? []) events.result(result)
     const paused = await drive(run, start)
-    await run.save({ activeRun: undefined })
+    await run.save({ activeRun: undefined, stopRequested: undefined })
     const outcome: RunOutcome = paused
       ? { type: 'interrupt', interrupts: paused.map((interrupt) => toWire(interrupt, run.config.tools)) }
       : { type: 'success' }
@@ -266,6 +291,17 @@ export function recoverLostRun(head: ThreadHead, leaseMs: number): Recovery {
 }
 
 const INTERRUPTED_BY_CRASH = 'The server stopped while this call ran; it may or may not have taken effect, and it was not run again'
+/** How often a run looks for a stop asked of another instance. */
+const STOP_CHECK_MS = 1000
+
+/** Why a run's signal aborts when a user stops it. */
+export class RunStopped extends Error {
+  constructor() {
+    super('The user stopped the run')
+    this.name = 'RunStopped'
+  }
+}
+
 const STOPPED_BEFORE_RUN = 'The run stopped before this call ran'
 const FAILED_BEFORE_FINISH = 'The run failed before this call finished'
 
@@ -288,7 +324,7 @@ async function fail(run: Run, error: unknown): Promise<void> {
   report(run, error)
   if (!(error instanceof StoreConflictError)) {
     try {
-      await run.save({ activeRun: undefined })
+      await run.save({ activeRun: undefined, stopRequested: undefined })
     } catch (saveError) {
       console.error('[toolgate] could not release the thread after a failed run:', saveError)
     }

@@ -106,6 +106,12 @@ export function snapshot(
   page?: { readonly window: ThreadWindow; readonly withStep: boolean },
 ): ThreadSnapshot {
   const status = threadStatus(head, leaseMs)
+  if (status === 'running' && head.activeRun && !page) {
+    // Mid-run, the thread as the run began: a client replays the run's events over it.
+    const { runId, fromMessage, resumed } = head.activeRun
+    const resumedStep = resumed ? (messages[fromMessage] ?? head.step?.message) : undefined
+    return { threadId: head.id, status, runId, messages: [...messages.slice(0, fromMessage), ...(resumedStep ? [resumedStep] : [])], interrupts: [] }
+  }
   const step = page && !page.withStep ? undefined : head.step
   return {
     threadId: head.id,

@@ -2,7 +2,7 @@ import { InvalidOptionError } from '../../errors.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import { deepFreeze } from '../../util/deepFreeze.ts'
 import { HttpError } from '../errors.ts'
-import type { ThreadHead, ThreadStore } from '../threadStore.ts'
+import type { LoggedEvent, RunEventLog, ThreadHead, ThreadStore } from '../threadStore.ts'
 
 export interface MemoryStoreOptions {
   /** Threads kept at most; the least recently used go first. Default 10,000. */
@@ -15,6 +15,8 @@ export interface MemoryStoreOptions {
    * refused with 507 `STORE_FULL`. Default 256 MB.
    */
   readonly maxBytes?: number
+  /** How long a run's events stay readable after it ends, for clients that reconnect. Default 5 minutes. */
+  readonly eventRetentionMs?: number
 }
 
 interface Entry {
@@ -71,6 +73,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
   }
 
   return {
+    events: memoryEventLog({ retentionMs: options.eventRetentionMs }),
     async head(threadId) {
       const entry = live(threadId)
       if (!entry) return undefined
@@ -95,6 +98,84 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
       touch(head.id, next)
       if (threads.size > maxThreads) evict(head.id, 0)
       return true
+    },
+  }
+}
+
+interface RunLog {
+  readonly events: LoggedEvent[]
+  ended: boolean
+  /** When an ended run's log may go. */
+  expiresAt: number
+  readonly waiters: Set<() => void>
+}
+
+/** Runs whose events are kept at most; the oldest go first. */
+const MAX_RUN_LOGS = 10_000
+
+/**
+ * Runs' events in this process's memory: what `memoryStore` keeps, and what the handler uses for
+ * a store without an event log of its own. Readers wait on a promise, not a poll.
+ */
+export function memoryEventLog(options: { readonly retentionMs?: number | undefined } = {}): RunEventLog {
+  const retentionMs = options.retentionMs ?? 5 * 60 * 1000
+  if (!(retentionMs >= 0)) throw new InvalidOptionError('memoryStore', 'eventRetentionMs', 'must be a non-negative number of milliseconds')
+  const runs = new Map<string, RunLog>()
+  const live = (runId: string): RunLog | undefined => {
+    const log = runs.get(runId)
+    if (log?.ended && Date.now() > log.expiresAt) {
+      runs.delete(runId)
+      return undefined
+    }
+    return log
+  }
+  /** The run's log, made on first use; expired logs go then, and the oldest beyond the cap. */
+  const open = (runId: string): RunLog => {
+    const existing = live(runId)
+    if (existing) return existing
+    if (runs.size >= MAX_RUN_LOGS) {
+      const now = Date.now()
+      for (const [id, log] of runs) if (log.ended && now > log.expiresAt) runs.delete(id)
+      for (const id of runs.keys()) {
+        if (runs.size < MAX_RUN_LOGS) break
+        runs.delete(id)
+      }
+    }
+    const log: RunLog = { events: [], ended: false, expiresAt: Infinity, waiters: new Set() }
+    runs.set(runId, log)
+    return log
+  }
+  return {
+    async append(runId, events, final) {
+      const log = open(runId)
+      log.events.push(...events)
+      if (final) {
+        log.ended = true
+        log.expiresAt = Date.now() + retentionMs
+      }
+      for (const wake of log.waiters) wake()
+      log.waiters.clear()
+    },
+    async read(runId, after) {
+      const log = live(runId)
+      if (!log) return undefined
+      // Events are numbered from 1 without gaps, so `after` is also an index.
+      return { events: log.events.slice(Math.max(0, after)), ended: log.ended }
+    },
+    wait(runId, after, timeoutMs, signal) {
+      const log = open(runId)
+      if (signal.aborted || log.events.length > after || log.ended) return Promise.resolve()
+      return new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer)
+          signal.removeEventListener('abort', done)
+          runs.get(runId)?.waiters.delete(done)
+          resolve()
+        }
+        const timer = setTimeout(done, timeoutMs)
+        signal.addEventListener('abort', done, { once: true })
+        log.waiters.add(done)
+      })
     },
   }
 }
