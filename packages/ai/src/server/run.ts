@@ -8,7 +8,8 @@ import { rememberResolved, toWire } from './interrupts.ts'
 import { modelStep, type UsageTotals } from './modelStep.ts'
 import { jsonBytes } from '../util/jsonBytes.ts'
 import { commitChange, isRunning, loadMessages, type ThreadChange } from './thread.ts'
-import { errorResult, executeToolCalls, inCallOrder, planToolCalls, settleInterrupts, type Execution, type ToolFailures } from './toolCalls.ts'
+import { errorResult, executeToolCalls, inCallOrder, planToolCalls, rerunPlan, settleInterrupts, type Execution, type ToolFailures } from './toolCalls.ts'
+import type { ToolRegistry } from './toolRegistry.ts'
 import type { OpenStep, PendingInterrupt, ThreadHead } from './threadStore.ts'
 
 /** How a claimed run begins. */
@@ -19,6 +20,10 @@ export interface RunStart {
   readonly announced?: readonly ThreadToolMessage[]
   /** The thread's open step is fully answered: settle it before the model continues. */
   readonly resume?: boolean
+  /** Calls of idempotent tools a crash cut off: run them again, under the same ids, before the model continues. */
+  readonly rerun?: readonly string[]
+  /** The user's message, stored once the re-run calls have settled their step. */
+  readonly message?: ThreadMessage
 }
 
 /**
@@ -184,6 +189,17 @@ async function drive(run: Run, start: RunStart): Promise<readonly PendingInterru
     const paused = await settleStep(run, run.head.step!)
     if (paused.length > 0) return paused
   }
+  if (start.rerun && start.rerun.length > 0) {
+    const step = run.head.step!
+    const plan = await rerunPlan(step, start.rerun, run.config.tools, run.failures)
+    for (const result of plan.results) run.events.result(result)
+    const paused = await runAndStore(run, { ...step, results: [...step.results, ...plan.results], running: [] }, plan.executions, [])
+    if (paused.length > 0) return paused
+  }
+  if (start.message) {
+    run.append(start.message)
+    await run.save()
+  }
   while (steps < run.config.maxSteps && !run.signal.aborted) {
     run.ensureRoom(1) // no model call whose answer could not be stored
     const { message, error } = await modelStep(run)
@@ -270,6 +286,8 @@ export interface Recovery {
   readonly append: readonly ThreadMessage[]
   /** The results written for calls the dead run had started; the next run streams them. */
   readonly results: readonly ThreadToolMessage[]
+  /** Calls of idempotent tools the dead run had started: the next run runs them again (they stay in `step.running`). */
+  readonly rerun: readonly string[]
 }
 
 /**
@@ -278,16 +296,22 @@ export interface Recovery {
  * run again by surprise), and a step left with every call settled joins the history. A thread
  * without a lapsed run comes back as it is.
  */
-export function recoverLostRun(head: ThreadHead, leaseMs: number): Recovery {
+export function recoverLostRun(head: ThreadHead, leaseMs: number, tools: ToolRegistry): Recovery {
   const { step } = head
-  if (!head.activeRun || isRunning(head, leaseMs) || !step || step.running.length === 0) return { step, append: [], results: [] }
+  if (!head.activeRun || isRunning(head, leaseMs) || !step || step.running.length === 0) return { step, append: [], results: [], rerun: [] }
   const byId = new Map(step.message.toolCalls.map((call) => [call.id, call]))
-  const results = step.running.map((toolCallId) =>
-    errorResult({ toolCallId, toolName: byId.get(toolCallId)?.name ?? '' }, INTERRUPTED_BY_CRASH),
-  )
-  const recovered: OpenStep = { ...step, results: [...step.results, ...results], running: [] }
-  if (recovered.interrupts.length > 0) return { step: recovered, append: [], results }
-  return { step: undefined, append: [recovered.message, ...inCallOrder(recovered.message, recovered.results)], results }
+  // Calls of idempotent server tools run again, when nothing else of the step waits for an answer.
+  const again = (toolCallId: string) => {
+    const entry = tools.get(byId.get(toolCallId)?.name ?? '')
+    return step.interrupts.length === 0 && entry?.side === 'server' && entry.tool.idempotent === true
+  }
+  const rerun = step.running.filter(again)
+  const results = step.running
+    .filter((toolCallId) => !again(toolCallId))
+    .map((toolCallId) => errorResult({ toolCallId, toolName: byId.get(toolCallId)?.name ?? '' }, INTERRUPTED_BY_CRASH))
+  const recovered: OpenStep = { ...step, results: [...step.results, ...results], running: rerun }
+  if (recovered.interrupts.length > 0 || rerun.length > 0) return { step: recovered, append: [], results, rerun }
+  return { step: undefined, append: [recovered.message, ...inCallOrder(recovered.message, recovered.results)], results, rerun }
 }
 
 const INTERRUPTED_BY_CRASH = 'The server stopped while this call ran; it may or may not have taken effect, and it was not run again'

@@ -8,7 +8,7 @@ import { parseToolArguments } from '../util/parseToolArguments.ts'
 import { randomId } from '../util/randomId.ts'
 import { utf8Bytes } from '../util/jsonBytes.ts'
 import { approvalInterrupt, callRef, clientToolInterrupt, type CallRef } from './interrupts.ts'
-import type { PendingInterrupt } from './threadStore.ts'
+import type { OpenStep, PendingInterrupt } from './threadStore.ts'
 import type { ToolEntry, ToolRegistry } from './toolRegistry.ts'
 
 // What becomes of the model's tool calls: each is planned (settled at once with an error, run on
@@ -121,6 +121,25 @@ export async function settleInterrupts(
       ? message
       : { ...message, toolCalls: message.toolCalls.map((call) => (edits.has(call.id) ? { ...call, arguments: edits.get(call.id)! } : call)) }
   return { ...plan, message: edited }
+}
+
+/** The calls a crash cut off, of idempotent tools, ready to run again under the same ids (their arguments checked again). */
+export async function rerunPlan(step: OpenStep, toolCallIds: readonly string[], tools: ToolRegistry, failures: ToolFailures): Promise<CallPlan> {
+  const plan: CallPlan = { results: [], executions: [], interrupts: [] }
+  for (const toolCallId of toolCallIds) {
+    const call = step.message.toolCalls.find((candidate) => candidate.id === toolCallId)
+    const entry = call && tools.get(call.name)
+    const ref: CallRef = { toolCallId, toolName: call?.name ?? '' }
+    const args = call ? parseToolArguments(call.arguments) : undefined
+    if (!entry || !args?.ok) {
+      plan.results.push(errorResult(ref, `Tool "${ref.toolName}" could not run again after the server restarted`))
+      continue
+    }
+    const checked = await validateInput(entry.tool, args.value, ref, failures)
+    if (checked.ok) plan.executions.push({ ...ref, entry, input: checked.value })
+    else plan.results.push(errorResult(ref, checked.error))
+  }
+  return plan
 }
 
 export interface ExecuteOptions {

@@ -69,6 +69,8 @@ export interface ToolShape<
   readonly outputSchema?: ToolSchema<unknown, TOutput> | undefined
   readonly needsApproval: TApproval
   readonly metadata: TMetadata
+  /** Run again under the same `toolCallId` after a crash cut a call off (see `toolDefinition`). */
+  readonly idempotent?: boolean | undefined
   readonly toJsonSchema?: JsonSchemaHook | undefined
   /**
    * Carries the types; never set at run time. `rawInput` is what a caller (or a model) sends,
