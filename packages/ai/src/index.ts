@@ -16,6 +16,8 @@ export type {
   NeedsApproval,
   Register,
   RegisteredContext,
+  RejectMessage,
+  RejectedCall,
   ServerTool,
   ToolContext,
   ToolDefinition,

@@ -80,8 +80,10 @@ export async function settleInterrupts(
     const ref = callRef(interrupt)
     const { answer } = interrupt
     const entry = tools.get(interrupt.toolName)
-    if (answer?.kind === 'approval' && !answer.approved) plan.results.push(deniedResult(ref, answer.reason))
-    else if (mode === 'supersede' && (answer === undefined || answer.kind === 'approval')) plan.results.push(deniedResult(ref, SUPERSEDED_REASON))
+    if (answer?.kind === 'approval' && !answer.approved) plan.results.push(deniedResult(ref, answer.reason, rejectText(entry?.tool, interrupt)))
+    else if (mode === 'supersede' && (answer === undefined || answer.kind === 'approval')) {
+      plan.results.push(deniedResult(ref, SUPERSEDED_REASON, rejectText(entry?.tool, interrupt)))
+    }
     else if (!entry) plan.results.push(errorResult(ref, `Tool "${interrupt.toolName}" is no longer available`))
     else if (answer?.kind === 'error') plan.results.push(errorResult(ref, `Tool "${interrupt.toolName}" failed in the browser: ${answer.error}`))
     else if (answer?.kind === 'output') plan.results.push(await clientResult(interrupt, entry.tool, answer.output))
@@ -222,15 +224,36 @@ export function errorResult(call: CallRef, error: string): ThreadToolMessage {
   return { role: 'tool', id: randomId('msg_'), ...callRef(call), content: error, status: 'error' }
 }
 
-export function deniedResult(call: CallRef, reason: string | undefined): ThreadToolMessage {
+/** `rejectMessage`, when the tool has one, is what the model reads; the human's reason is added to it. */
+export function deniedResult(call: CallRef, reason: string | undefined, rejectMessage?: string): ThreadToolMessage {
   const given = reason?.trim() ? reason.trim() : undefined
+  const content =
+    rejectMessage === undefined
+      ? `denied by the user: ${given ?? 'no reason given'}`
+      : given === undefined
+        ? rejectMessage
+        : `${rejectMessage}\nThe user's reason: ${given}`
   return {
     role: 'tool',
     id: randomId('msg_'),
     ...callRef(call),
-    content: `denied by the user: ${given ?? 'no reason given'}`,
+    content,
     status: 'denied',
     ...(given === undefined ? {} : { reason: given }),
+  }
+}
+
+/** The tool's `rejectMessage` for this call; one that throws or returns no text falls back to the default. */
+function rejectText(tool: AnyTool | undefined, interrupt: PendingInterrupt): string | undefined {
+  const rejectMessage = tool?.rejectMessage
+  if (typeof rejectMessage === 'string') return rejectMessage
+  if (typeof rejectMessage !== 'function') return undefined
+  try {
+    const text = rejectMessage({ toolCallId: interrupt.toolCallId, toolName: interrupt.toolName, input: interrupt.input })
+    return typeof text === 'string' && text.trim() !== '' ? text : undefined
+  } catch (error) {
+    console.error(`[toolgate] rejectMessage of tool "${interrupt.toolName}" threw; the default text is used:`, error)
+    return undefined
   }
 }
 

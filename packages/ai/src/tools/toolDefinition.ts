@@ -2,11 +2,11 @@ import { ToolDefinitionError } from '../errors.ts'
 import type { JsonSchemaHook } from '../schema/emitJsonSchema.ts'
 import { createToolEmitter } from '../schema/toolEmitter.ts'
 import { toToolSchema } from '../schema/toolSchema.ts'
-import type { InferSchemaOutput, SchemaSource } from '../schema/types.ts'
+import type { InferSchemaInput, InferSchemaOutput, SchemaSource } from '../schema/types.ts'
 import { buildTool } from './buildTool.ts'
 import { sealTool } from './internals.ts'
 import { checkToolName } from './toolName.ts'
-import type { ApprovalPolicy, NeedsApproval, ToolDefinition, ToolExecute, ToolMetadata } from './types.ts'
+import type { ApprovalPolicy, NeedsApproval, RejectMessage, ToolDefinition, ToolExecute, ToolMetadata } from './types.ts'
 
 export interface ToolDefinitionConfig<
   TName extends string,
@@ -26,6 +26,11 @@ export interface ToolDefinitionConfig<
   readonly outputSchema?: TOutputSchema
   /** `true`, `false`, or a policy on the validated input: `(input, ctx) => boolean | { reason }`. */
   readonly needsApproval?: TApproval
+  /**
+   * What the model reads when a human denies a call: a text, or a function of the call. The human's
+   * reason, when given, is added after it. Default: "denied by the user: <reason>".
+   */
+  readonly rejectMessage?: RejectMessage<[TInputSchema] extends [undefined] ? unknown : InferSchemaInput<TInputSchema>>
   /** Free data carried to clients and exports. */
   readonly metadata?: TMetadata
   /** Overrides how JSON Schema is emitted for this tool; return `undefined` to use the default. */
@@ -61,13 +66,16 @@ export function toolDefinition(
   config: ToolDefinitionConfig<string, SchemaSource | undefined, SchemaSource | undefined, NeedsApproval, ToolMetadata>,
 ): ToolDefinition {
   if (typeof config !== 'object' || config === null) throw new ToolDefinitionError('toolDefinition() needs a config object')
-  const { name, description, title, inputSchema, outputSchema, needsApproval = false, metadata = {}, toJsonSchema } = config
+  const { name, description, title, inputSchema, outputSchema, needsApproval = false, rejectMessage, metadata = {}, toJsonSchema } = config
   checkToolName(name)
   if (typeof description !== 'string' || description.trim() === '') {
     throw new ToolDefinitionError(`Tool "${name}" needs a non-empty \`description\`: the model chooses tools by it`)
   }
   if (typeof needsApproval !== 'boolean' && typeof needsApproval !== 'function') {
     throw new ToolDefinitionError(`\`needsApproval\` of tool "${name}" must be a boolean or a function`)
+  }
+  if (rejectMessage !== undefined && typeof rejectMessage !== 'string' && typeof rejectMessage !== 'function') {
+    throw new ToolDefinitionError(`\`rejectMessage\` of tool "${name}" must be a string or a function`)
   }
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
     throw new ToolDefinitionError(`\`metadata\` of tool "${name}" must be an object`)
@@ -85,6 +93,7 @@ export function toolDefinition(
     inputSchema: inputSchema === undefined ? undefined : toToolSchema(inputSchema, name, 'input', (mode, target) => emit('input', mode, target)),
     outputSchema: outputSchema === undefined ? undefined : toToolSchema(outputSchema, name, 'output', (mode, target) => emit('output', mode, target)),
     needsApproval,
+    ...(rejectMessage === undefined ? {} : { rejectMessage }),
     metadata,
     toJsonSchema,
     server: (execute: ToolExecute<unknown, unknown>) => buildTool('server', definition, execute),

@@ -47,6 +47,20 @@ export type ApprovalPolicy<TInput = any, TContext = RegisteredContext> = (
   ctx: ApprovalContext<TContext>,
 ) => ApprovalDecision | Promise<ApprovalDecision>
 
+/** The call a human denied, as `rejectMessage` sees it. */
+export interface RejectedCall<TInput = unknown> {
+  readonly toolCallId: string
+  readonly toolName: string
+  /** The arguments as the model sent them (not validated again). */
+  readonly input: TInput
+}
+
+/**
+ * What the model reads when a human denies a call: a fixed text, or one made from the call. The
+ * human's reason, when given, is added after it.
+ */
+export type RejectMessage<TInput = unknown> = string | ((call: RejectedCall<TInput>) => string)
+
 /** Always, never, or decided per call from its validated input. */
 export type NeedsApproval<TInput = any> = boolean | ApprovalPolicy<TInput>
 
@@ -68,6 +82,9 @@ export interface ToolShape<
   readonly inputSchema?: ToolSchema<TRawInput, TInput> | undefined
   readonly outputSchema?: ToolSchema<unknown, TOutput> | undefined
   readonly needsApproval: TApproval
+  /** What the model reads when a human denies a call; the default says it was denied. */
+  // `any`: typed where it is written (the definition); here a tool stays assignable to wider tool types.
+  readonly rejectMessage?: RejectMessage<any> | undefined
   readonly metadata: TMetadata
   readonly toJsonSchema?: JsonSchemaHook | undefined
   /**
