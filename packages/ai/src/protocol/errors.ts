@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'ANSWER_MISMATCH' // 422: e.g. a client result for an interrupt that asks for an approval
   | 'INVALID_EDITED_ARGS' // 422: `editedArgs` fail the tool's input schema
   | 'INTERNAL' // 500
+  | 'CONTEXT_INVALID' // 500: the handler's `context` fails a tool's `contextSchema` (the message names the tool and the keys)
   // Only in RUN_ERROR events:
   | 'MODEL_ERROR'
   | 'STORE_ERROR'

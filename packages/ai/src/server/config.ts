@@ -1,7 +1,8 @@
 import { InvalidOptionError } from '../errors.ts'
 import type { ChatModel } from '../model/chatModel.ts'
-import type { AnyTool } from '../tools/types.ts'
+import type { AnyTool, InferToolContext } from '../tools/types.ts'
 import { isRecord } from '../util/isRecord.ts'
+import { checkContext } from './context.ts'
 import { memoryStore } from './stores/memory.ts'
 import type { ThreadStore } from './threadStore.ts'
 import { createToolRegistry, type ToolRegistry } from './toolRegistry.ts'
@@ -13,10 +14,25 @@ export type Authorize = (request: Request, threadId: string, access: { readonly 
 
 export type OnRunError = (error: unknown, run: { readonly threadId: string; readonly runId: string }) => void
 
-export interface ChatHandlerOptions<TContext = undefined> {
+/**
+ * What the handler's `context` must be for `TTools`: every tool's `contextSchema` input at once
+ * (the registered context for tools without one).
+ */
+export type ToolsContext<TTools extends readonly AnyTool[]> = (
+  TTools[number] extends infer TTool ? (TTool extends AnyTool ? (context: InferToolContext<TTool>) => void : never) : never
+) extends (context: infer TContext) => void
+  ? TContext
+  : unknown
+
+/** `context` becomes a required option once a tool needs values that `undefined` cannot give. */
+export type ContextOption<TTools extends readonly AnyTool[]> = undefined extends ToolsContext<TTools>
+  ? {}
+  : { readonly context: unknown }
+
+export interface ChatHandlerOptions<TContext = undefined, TTools extends readonly AnyTool[] = readonly AnyTool[]> {
   readonly model: ChatModel
   /** `.server()` tools run on the server; bare definitions are declared to the model and run in the browser. */
-  readonly tools?: readonly AnyTool[]
+  readonly tools?: TTools
   /** Where threads live. Default: `memoryStore()` (one process, lost on restart). */
   readonly store?: ThreadStore
   /** The app's data for tools and approval policies (`ctx.context`); a function is called per request. */
@@ -69,7 +85,7 @@ export interface ChatConfig {
 const WHERE = 'createChatHandler'
 
 /** Checks every option when the handler is created, so a misconfiguration fails at startup, never per request. */
-export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext>): ChatConfig {
+export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, readonly AnyTool[]>): ChatConfig {
   if (!isRecord(options)) throw new InvalidOptionError(WHERE, 'options', 'must be an object')
   const { model, store, authorize, onError, context } = options
   if (!isRecord(model) || typeof model.stream !== 'function') throw new InvalidOptionError(WHERE, 'model', 'must be a ChatModel with a `stream` method')
@@ -77,16 +93,17 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext>): 
   if (authorize !== undefined && typeof authorize !== 'function') throw new InvalidOptionError(WHERE, 'authorize', 'must be a function')
   if (onError !== undefined && typeof onError !== 'function') throw new InvalidOptionError(WHERE, 'onError', 'must be a function')
   if (options.tools !== undefined && !Array.isArray(options.tools)) throw new InvalidOptionError(WHERE, 'tools', 'must be an array of tools')
+  const tools = createToolRegistry(options.tools ?? [], WHERE)
   return {
     model,
-    tools: createToolRegistry(options.tools ?? [], WHERE),
+    tools,
     store: store ?? memoryStore(),
     limits: resolveLimits(options.limits),
     maxSteps: positiveInteger(options.maxSteps, 'maxSteps', 10),
     authorize,
     onError,
     resolveContext: async (request) =>
-      typeof context === 'function' ? (context as (request: Request) => unknown)(request) : context,
+      checkContext(tools, typeof context === 'function' ? await (context as (request: Request) => unknown)(request) : context),
   }
 }
 

@@ -1,4 +1,5 @@
-import { resolveConfig, type ChatConfig, type ChatHandlerOptions } from './config.ts'
+import type { AnyTool } from '../tools/types.ts'
+import { resolveConfig, type ChatConfig, type ChatHandlerOptions, type ContextOption, type ToolsContext } from './config.ts'
 import { HttpError, errorResponse, jsonResponse } from './errors.ts'
 import { parseChatRequest, readJsonBody } from './requests.ts'
 import { loadHead, loadMessages, snapshot } from './thread.ts'
@@ -17,7 +18,12 @@ export type ChatHandler = (request: Request) => Promise<Response>
  * `interrupts.ts` pauses and checks answers); `events.ts` writes every event; `thread.ts` reads and
  * writes the thread through the `ThreadStore`.
  */
-export function createChatHandler<TContext = undefined>(options: ChatHandlerOptions<TContext>): ChatHandler {
+// `TContext` is inferred from `context` and must satisfy every tool's `contextSchema`: a handler
+// whose context lacks a tool's key does not compile.
+export function createChatHandler<
+  const TTools extends readonly AnyTool[] = readonly AnyTool[],
+  TContext extends ToolsContext<TTools> = ToolsContext<TTools>,
+>(options: ChatHandlerOptions<TContext, TTools> & ContextOption<TTools>): ChatHandler {
   const config = resolveConfig(options)
   return async (request) => {
     try {

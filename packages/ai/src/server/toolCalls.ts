@@ -6,6 +6,7 @@ import { validateToolInput, validateToolOutput } from '../tools/validateToolValu
 import { deepEqual } from '../util/deepEqual.ts'
 import { parseToolArguments } from '../util/parseToolArguments.ts'
 import { randomId } from '../util/randomId.ts'
+import { contextFor } from './context.ts'
 import { approvalInterrupt, callRef, clientToolInterrupt, type CallRef } from './interrupts.ts'
 import type { PendingInterrupt } from './threadStore.ts'
 import type { ToolEntry, ToolRegistry } from './toolRegistry.ts'
@@ -51,7 +52,7 @@ export async function planToolCalls(calls: readonly ThreadToolCall[], tools: Too
       plan.results.push(errorResult(ref, checked.error))
       continue
     }
-    const approval = await evaluateApproval(entry.tool, checked.value, { toolCallId: call.id, context })
+    const approval = await evaluateApproval(entry.tool, checked.value, { toolCallId: call.id, context: contextFor(context, call.name) })
     // Interrupts carry the arguments as sent (plain JSON, storable); execution later validates them again.
     if (approval.required) plan.interrupts.push(approvalInterrupt(ref, args.value, approval.reason))
     else if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, args.value))
@@ -147,7 +148,7 @@ async function executeOne(execution: Execution, options: ExecuteOptions): Promis
     const run = Promise.resolve().then(() => {
       if (signal.aborted) throw signal.reason
       started = true
-      return entry.handler!(input, { toolCallId, signal, context: options.context })
+      return entry.handler!(input, { toolCallId, signal, context: contextFor(options.context, toolName) })
     })
     const output = await Promise.race([run, stopped])
     return successResult(execution, await validateToolOutput(entry.tool, output), execution.editedArgs)

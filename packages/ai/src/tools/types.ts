@@ -23,6 +23,23 @@ export interface Register {}
 /** The app's context type as declared on `Register`, else `unknown`. */
 export type RegisteredContext = Register extends { readonly context: infer TContext } ? TContext : unknown
 
+/** What a tool's `contextSchema` may be: any Standard Schema (the values are the app's, never JSON from a model). */
+export type ContextSchema = StandardSchemaV1
+
+/** The `ctx.context` a tool sees: its `contextSchema`'s output, else the registered context. */
+export type ToolContextOf<TContextSchema> = [TContextSchema] extends [undefined]
+  ? RegisteredContext
+  : TContextSchema extends StandardSchemaV1
+    ? StandardSchemaV1.InferOutput<TContextSchema>
+    : RegisteredContext
+
+/** What the app must supply for a tool: its `contextSchema`'s input, else the registered context. */
+export type RequiredContextOf<TContextSchema> = [TContextSchema] extends [undefined]
+  ? RegisteredContext
+  : TContextSchema extends StandardSchemaV1
+    ? StandardSchemaV1.InferInput<TContextSchema>
+    : RegisteredContext
+
 /** What a tool's `execute` receives beside its input. */
 export interface ToolContext<TContext = RegisteredContext> {
   /** The id of the model's call being executed. */
@@ -62,7 +79,7 @@ export interface RejectedCall<TInput = unknown> {
 export type RejectMessage<TInput = unknown> = string | ((call: RejectedCall<TInput>) => string)
 
 /** Always, never, or decided per call from its validated input. */
-export type NeedsApproval<TInput = any> = boolean | ApprovalPolicy<TInput>
+export type NeedsApproval<TInput = any> = boolean | ApprovalPolicy<TInput, any>
 
 export type ToolKind = 'definition' | 'server' | 'client'
 
@@ -74,6 +91,7 @@ export interface ToolShape<
   TApproval extends NeedsApproval = NeedsApproval,
   TMetadata extends ToolMetadata = ToolMetadata,
   TRawInput = TInput,
+  TContext = RegisteredContext,
 > {
   readonly kind: ToolKind
   readonly name: TName
@@ -86,17 +104,19 @@ export interface ToolShape<
   // `any`: typed where it is written (the definition); here a tool stays assignable to wider tool types.
   readonly rejectMessage?: RejectMessage<any> | undefined
   readonly metadata: TMetadata
+  /** The app's values the tool needs (`ctx.context`), checked when a turn starts. */
+  readonly contextSchema?: StandardSchemaV1<TContext, unknown> | undefined
   readonly toJsonSchema?: JsonSchemaHook | undefined
   /**
    * Carries the types; never set at run time. `rawInput` is what a caller (or a model) sends,
    * `input` what `execute` receives once validated: they differ where a schema has defaults or
-   * transforms.
+   * transforms. `context` is what the app must supply for the tool.
    */
-  readonly '~types'?: { readonly input: TInput; readonly output: TOutput; readonly rawInput: TRawInput } | undefined
+  readonly '~types'?: { readonly input: TInput; readonly output: TOutput; readonly rawInput: TRawInput; readonly context: TContext } | undefined
 }
 
 /** Any tool, definition or built. */
-export type AnyTool = ToolShape<string, any, any, any, any, any>
+export type AnyTool = ToolShape<string, any, any, any, any, any, any>
 
 export type ToolExecute<TInput, TResult, TContext = RegisteredContext> = (
   input: TInput,
@@ -122,18 +142,19 @@ export interface BuiltTool<
   TMetadata extends ToolMetadata,
   TFormatted = TOutput,
   TRawInput = TInput,
-> extends ToolShape<TName, TInput, TOutput, TApproval, TMetadata, TRawInput> {
+  TContext = RegisteredContext,
+> extends ToolShape<TName, TInput, TOutput, TApproval, TMetadata, TRawInput, TContext> {
   readonly kind: TKind
   /** `meta` reaches the handler untouched; without it the handler gets a fresh context. */
   execute(...args: ExecuteArgs<TRawInput>): Promise<TFormatted>
   /** Validate, run, validate, and return the output itself; throws on a violation. */
   executeUnformatted(...args: ExecuteArgs<TRawInput>): Promise<TOutput>
   /** Errors become `{ error: message }` instead of being thrown. */
-  formatted(): BuiltTool<TKind, TName, TInput, TOutput, TApproval, TMetadata, DefaultFormattedOutput<TOutput>, TRawInput>
+  formatted(): BuiltTool<TKind, TName, TInput, TOutput, TApproval, TMetadata, DefaultFormattedOutput<TOutput>, TRawInput, TContext>
   /** Reshape the result (the output or the `Error`); replaces any earlier formatting. */
   formatted<TNext>(
     format: (result: TOutput | Error) => TNext | Promise<TNext>,
-  ): BuiltTool<TKind, TName, TInput, TOutput, TApproval, TMetadata, TNext, TRawInput>
+  ): BuiltTool<TKind, TName, TInput, TOutput, TApproval, TMetadata, TNext, TRawInput, TContext>
 }
 
 export type ServerTool<
@@ -144,7 +165,8 @@ export type ServerTool<
   TMetadata extends ToolMetadata = ToolMetadata,
   TFormatted = TOutput,
   TRawInput = TInput,
-> = BuiltTool<'server', TName, TInput, TOutput, TApproval, TMetadata, TFormatted, TRawInput>
+  TContext = RegisteredContext,
+> = BuiltTool<'server', TName, TInput, TOutput, TApproval, TMetadata, TFormatted, TRawInput, TContext>
 
 export type ClientTool<
   TName extends string = string,
@@ -154,7 +176,8 @@ export type ClientTool<
   TMetadata extends ToolMetadata = ToolMetadata,
   TFormatted = TOutput,
   TRawInput = TInput,
-> = BuiltTool<'client', TName, TInput, TOutput, TApproval, TMetadata, TFormatted, TRawInput>
+  TContext = RegisteredContext,
+> = BuiltTool<'client', TName, TInput, TOutput, TApproval, TMetadata, TFormatted, TRawInput, TContext>
 
 /** The input `execute` sees: the schema's output, or whatever `execute` declares without one. */
 type ExecuteInput<TSchema> = [TSchema] extends [undefined] ? unknown : InferSchemaOutput<TSchema>
@@ -183,6 +206,7 @@ type BoundTool<
   TMetadata extends ToolMetadata,
   TInput,
   TResult,
+  TContextSchema = undefined,
 > = BuiltTool<
   TKind,
   TName,
@@ -191,7 +215,8 @@ type BoundTool<
   TApproval,
   TMetadata,
   ResolvedOutput<TOutputSchema, TResult>,
-  ResolvedRawInput<TInputSchema, TInput>
+  ResolvedRawInput<TInputSchema, TInput>,
+  RequiredContextOf<TContextSchema>
 >
 
 /** A tool as defined once, before it is bound to a side. */
@@ -201,23 +226,25 @@ export interface ToolDefinition<
   TOutputSchema extends SchemaSource | undefined = any,
   TApproval extends NeedsApproval = NeedsApproval,
   TMetadata extends ToolMetadata = ToolMetadata,
+  TContextSchema extends ContextSchema | undefined = any,
 > extends ToolShape<
     TName,
     InferSchemaOutput<TInputSchema>,
     InferSchemaOutput<TOutputSchema>,
     TApproval,
     TMetadata,
-    ResolvedRawInput<TInputSchema, InferSchemaOutput<TInputSchema>>
+    ResolvedRawInput<TInputSchema, InferSchemaOutput<TInputSchema>>,
+    RequiredContextOf<TContextSchema>
   > {
   readonly kind: 'definition'
   /** Bind the tool to the server: `execute` runs there. */
   server<TInput extends ExecuteInput<TInputSchema> = ExecuteInput<TInputSchema>, TResult extends ExecuteResult<TOutputSchema> = ExecuteResult<TOutputSchema>>(
-    execute: ToolExecute<TInput, TResult>,
-  ): BoundTool<'server', TName, TInputSchema, TOutputSchema, TApproval, TMetadata, TInput, TResult>
+    execute: ToolExecute<TInput, TResult, ToolContextOf<TContextSchema>>,
+  ): BoundTool<'server', TName, TInputSchema, TOutputSchema, TApproval, TMetadata, TInput, TResult, TContextSchema>
   /** Bind the tool to the browser: `execute` runs there when the server asks. */
   client<TInput extends ExecuteInput<TInputSchema> = ExecuteInput<TInputSchema>, TResult extends ExecuteResult<TOutputSchema> = ExecuteResult<TOutputSchema>>(
-    execute: ToolExecute<TInput, TResult>,
-  ): BoundTool<'client', TName, TInputSchema, TOutputSchema, TApproval, TMetadata, TInput, TResult>
+    execute: ToolExecute<TInput, TResult, ToolContextOf<TContextSchema>>,
+  ): BoundTool<'client', TName, TInputSchema, TOutputSchema, TApproval, TMetadata, TInput, TResult, TContextSchema>
 }
 
 /** The name, input and output types of any tool. */
@@ -226,3 +253,5 @@ export type InferToolInput<TTool> = TTool extends { readonly '~types'?: { readon
 export type InferToolOutput<TTool> = TTool extends { readonly '~types'?: { readonly output: infer O } | undefined } ? O : never
 /** What a caller or a model sends, before validation applies defaults and transforms. */
 export type InferToolRawInput<TTool> = TTool extends { readonly '~types'?: { readonly rawInput: infer R } | undefined } ? R : never
+/** What the app must supply for a tool (its `contextSchema`'s input, else the registered context). */
+export type InferToolContext<TTool> = TTool extends { readonly '~types'?: { readonly context: infer C } | undefined } ? C : never
