@@ -1,4 +1,5 @@
 export { toolDefinition, type ToolDefinitionConfig } from './tools/toolDefinition.ts'
+export { thinkTool, THINK_TOOL_DESCRIPTION, THOUGHT_METADATA, type ThinkTool, type ThinkToolOptions } from './tools/thinkTool.ts'
 export { evaluateApproval, type ApprovalRequirement } from './tools/approval.ts'
 export { validateToolInput, validateToolOutput } from './tools/validateToolValue.ts'
 export type {
