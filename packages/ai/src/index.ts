@@ -47,4 +47,14 @@ export type {
   ToolSchema,
 } from './schema/types.ts'
 
-export { InvalidOptionError, SchemaConversionError, ToolDefinitionError, ToolgateError, ToolValidationError } from './errors.ts'
+export {
+  InvalidOptionError,
+  SchemaConversionError,
+  ToolDefinitionError,
+  ToolDeniedError,
+  ToolExecutionError,
+  ToolgateError,
+  ToolInputError,
+  ToolNotFoundError,
+  ToolValidationError,
+} from './errors.ts'

@@ -1,6 +1,6 @@
 import { ToolValidationError } from '../errors.ts'
 import type { ThreadAssistantMessage, ThreadToolCall, ThreadToolMessage } from '../protocol/messages.ts'
-import { evaluateApproval } from '../tools/approval.ts'
+import { evaluateApproval, rejectMessageOf } from '../tools/approval.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { validateToolInput, validateToolOutput } from '../tools/validateToolValue.ts'
 import { deepEqual } from '../util/deepEqual.ts'
@@ -81,9 +81,9 @@ export async function settleInterrupts(
     const ref = callRef(interrupt)
     const { answer } = interrupt
     const entry = tools.get(interrupt.toolName)
-    if (answer?.kind === 'approval' && !answer.approved) plan.results.push(deniedResult(ref, answer.reason, rejectText(entry?.tool, interrupt)))
+    if (answer?.kind === 'approval' && !answer.approved) plan.results.push(deniedResult(ref, answer.reason, rejectMessageOf(entry?.tool, interrupt)))
     else if (mode === 'supersede' && (answer === undefined || answer.kind === 'approval')) {
-      plan.results.push(deniedResult(ref, SUPERSEDED_REASON, rejectText(entry?.tool, interrupt)))
+      plan.results.push(deniedResult(ref, SUPERSEDED_REASON, rejectMessageOf(entry?.tool, interrupt)))
     }
     else if (!entry) plan.results.push(errorResult(ref, `Tool "${interrupt.toolName}" is no longer available`))
     else if (answer?.kind === 'error') plan.results.push(errorResult(ref, `Tool "${interrupt.toolName}" failed in the browser: ${answer.error}`))
@@ -241,20 +241,6 @@ export function deniedResult(call: CallRef, reason: string | undefined, rejectMe
     content,
     status: 'denied',
     ...(given === undefined ? {} : { reason: given }),
-  }
-}
-
-/** The tool's `rejectMessage` for this call; one that throws or returns no text falls back to the default. */
-function rejectText(tool: AnyTool | undefined, interrupt: PendingInterrupt): string | undefined {
-  const rejectMessage = tool?.rejectMessage
-  if (typeof rejectMessage === 'string') return rejectMessage
-  if (typeof rejectMessage !== 'function') return undefined
-  try {
-    const text = rejectMessage({ toolCallId: interrupt.toolCallId, toolName: interrupt.toolName, input: interrupt.input })
-    return typeof text === 'string' && text.trim() !== '' ? text : undefined
-  } catch (error) {
-    console.error(`[toolgate] rejectMessage of tool "${interrupt.toolName}" threw; the default text is used:`, error)
-    return undefined
   }
 }
 
