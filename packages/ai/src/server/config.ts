@@ -3,6 +3,7 @@ import type { ChatModel } from '../model/chatModel.ts'
 import type { AnyTool, InferToolContext } from '../tools/types.ts'
 import { isRecord } from '../util/isRecord.ts'
 import { checkContext } from './context.ts'
+import { middlewareProblem, type ChatMiddleware } from './middleware.ts'
 import { memoryStore } from './stores/memory.ts'
 import type { ThreadStore } from './threadStore.ts'
 import { createToolRegistry, type ToolRegistry } from './toolRegistry.ts'
@@ -47,6 +48,11 @@ export interface ChatHandlerOptions<TContext = undefined, TTools extends readonl
    * the provider's message and its `cause`); the browser only gets a safe summary. Default: `console.error`.
    */
   readonly onError?: OnRunError
+  /**
+   * Hooks on each model request and response and on each tool call's input and output, run in this
+   * order; see `ChatMiddleware`. A hook that throws ends the run with a safe RUN_ERROR.
+   */
+  readonly middleware?: readonly ChatMiddleware[]
 }
 
 export interface ChatLimits {
@@ -80,6 +86,7 @@ export interface ChatConfig {
   readonly authorize: Authorize | undefined
   readonly resolveContext: (request: Request) => Promise<unknown>
   readonly onError: OnRunError | undefined
+  readonly middleware: readonly ChatMiddleware[]
 }
 
 const WHERE = 'createChatHandler'
@@ -93,6 +100,8 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
   if (authorize !== undefined && typeof authorize !== 'function') throw new InvalidOptionError(WHERE, 'authorize', 'must be a function')
   if (onError !== undefined && typeof onError !== 'function') throw new InvalidOptionError(WHERE, 'onError', 'must be a function')
   if (options.tools !== undefined && !Array.isArray(options.tools)) throw new InvalidOptionError(WHERE, 'tools', 'must be an array of tools')
+  const middlewareIssue = options.middleware === undefined ? undefined : middlewareProblem(options.middleware)
+  if (middlewareIssue) throw new InvalidOptionError(WHERE, middlewareIssue.option, middlewareIssue.problem)
   const tools = createToolRegistry(options.tools ?? [], WHERE)
   return {
     model,
@@ -102,6 +111,7 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
     maxSteps: positiveInteger(options.maxSteps, 'maxSteps', 10),
     authorize,
     onError,
+    middleware: options.middleware ?? [],
     resolveContext: async (request) =>
       checkContext(tools, typeof context === 'function' ? await (context as (request: Request) => unknown)(request) : context),
   }

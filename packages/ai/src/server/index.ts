@@ -17,5 +17,15 @@ export { memoryStore, type MemoryStoreOptions } from './stores/memory.ts'
 // The storage contract, for writing a store of your own.
 export type { ActiveRun, OpenStep, PendingInterrupt, StoredAnswer, ThreadCommit, ThreadHead, ThreadStore } from './threadStore.ts'
 export { HttpError } from './errors.ts'
+export {
+  MiddlewareError,
+  refuseToolCall,
+  type ChatMiddleware,
+  type MiddlewareContext,
+  type ModelCall,
+  type ToolInputCall,
+  type ToolOutputResult,
+  type ToolRefusal,
+} from './middleware.ts'
 export { toolSet, type ToolCallOptions, type ToolSet, type ToolSetApprovalRequest, type ToolSetApprove, type ToolSetOptions } from './toolSet.ts'
 export type * from '../protocol/index.ts'

@@ -34,6 +34,8 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
   const byModelId = new Map<string, OpenCall>()
   const usedIds = toolCallIds(run.messages)
   let text = ''
+  // Before the step starts: a middleware that throws ends the run, and is never taken for a model error.
+  const request = await run.middleware.modelRequest({ messages: run.messages, tools: run.config.tools.modelTools })
   events.stepStarted(messageId)
 
   const onChunk = (chunk: ModelChunk) => {
@@ -74,7 +76,7 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
   let error: ModelError | undefined
   let iterator: AsyncIterator<ModelChunk> | undefined
   try {
-    iterator = run.config.model.stream({ messages: run.messages, tools: run.config.tools.modelTools, signal })[Symbol.asyncIterator]()
+    iterator = run.config.model.stream({ ...request, signal })[Symbol.asyncIterator]()
     for (;;) {
       const next = await nextUnlessAborted(iterator, signal)
       if (next === undefined || next.done) break

@@ -7,6 +7,7 @@ import { deepEqual } from '../util/deepEqual.ts'
 import { parseToolArguments } from '../util/parseToolArguments.ts'
 import { randomId } from '../util/randomId.ts'
 import { contextFor } from './context.ts'
+import type { InputDecision } from './middleware.ts'
 import { approvalInterrupt, callRef, clientToolInterrupt, type CallRef } from './interrupts.ts'
 import type { PendingInterrupt } from './threadStore.ts'
 import type { ToolEntry, ToolRegistry } from './toolRegistry.ts'
@@ -33,7 +34,10 @@ export interface CallPlan {
   readonly interrupts: PendingInterrupt[]
 }
 
-export async function planToolCalls(calls: readonly ThreadToolCall[], tools: ToolRegistry, context: unknown): Promise<CallPlan> {
+/** The `toolInput` middleware: a new input, or a refusal the model reads. */
+export type OnToolInput = (call: { toolCallId: string; toolName: string; input: unknown }, tool: AnyTool) => Promise<InputDecision>
+
+export async function planToolCalls(calls: readonly ThreadToolCall[], tools: ToolRegistry, context: unknown, onInput?: OnToolInput): Promise<CallPlan> {
   const plan: CallPlan = { results: [], executions: [], interrupts: [] }
   for (const call of calls) {
     const ref: CallRef = { toolCallId: call.id, toolName: call.name }
@@ -52,11 +56,17 @@ export async function planToolCalls(calls: readonly ThreadToolCall[], tools: Too
       plan.results.push(errorResult(ref, checked.error))
       continue
     }
-    const approval = await evaluateApproval(entry.tool, checked.value, { toolCallId: call.id, context: contextFor(context, call.name) })
+    const decided = onInput ? await onInput({ ...ref, input: checked.value }, entry.tool) : { input: checked.value, replaced: false }
+    if ('refused' in decided) {
+      plan.results.push(errorResult(ref, decided.refused))
+      continue
+    }
+    const sent = decided.replaced ? decided.input : args.value
+    const approval = await evaluateApproval(entry.tool, decided.input, { toolCallId: call.id, context: contextFor(context, call.name) })
     // Interrupts carry the arguments as sent (plain JSON, storable); execution later validates them again.
-    if (approval.required) plan.interrupts.push(approvalInterrupt(ref, args.value, approval.reason))
-    else if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, args.value))
-    else plan.executions.push({ ...ref, entry, input: checked.value })
+    if (approval.required) plan.interrupts.push(approvalInterrupt(ref, sent, approval.reason))
+    else if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, sent))
+    else plan.executions.push({ ...ref, entry, input: decided.input })
   }
   return plan
 }
@@ -114,13 +124,16 @@ export interface ExecuteOptions {
   readonly timeoutMs: number
   /** Called as each call finishes, so results stream in completion order. */
   readonly onResult?: (result: ThreadToolMessage) => void
+  /** The `toolOutput` middleware: may replace a result before it streams; never throws. */
+  readonly onOutput?: (result: ThreadToolMessage, execution: Execution) => Promise<ThreadToolMessage>
 }
 
 /** Runs calls in parallel; never throws. Results come back in the order of `executions`. */
 export function executeToolCalls(executions: readonly Execution[], options: ExecuteOptions): Promise<ThreadToolMessage[]> {
   return Promise.all(
     executions.map(async (execution) => {
-      const result = await executeOne(execution, options)
+      const executed = await executeOne(execution, options)
+      const result = options.onOutput ? await options.onOutput(executed, execution) : executed
       options.onResult?.(result)
       return result
     }),
