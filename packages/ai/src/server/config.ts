@@ -1,5 +1,6 @@
 import { InvalidOptionError } from '../errors.ts'
 import type { ChatModel } from '../model/chatModel.ts'
+import { isToolSearch, type ToolSearch } from '../tools/toolSearch.ts'
 import type { AnyTool, InferToolContext } from '../tools/types.ts'
 import { isRecord } from '../util/isRecord.ts'
 import { checkContext } from './context.ts'
@@ -32,8 +33,12 @@ export type ContextOption<TTools extends readonly AnyTool[]> = undefined extends
 
 export interface ChatHandlerOptions<TContext = undefined, TTools extends readonly AnyTool[] = readonly AnyTool[]> {
   readonly model: ChatModel
-  /** `.server()` tools run on the server; bare definitions are declared to the model and run in the browser. */
-  readonly tools?: TTools
+  /**
+   * `.server()` tools run on the server; bare definitions are declared to the model and run in the
+   * browser. A `toolSearch(...)` instead declares, for each model call, the tools that fit the
+   * conversation (and those already called in the thread); any of its tools can run.
+   */
+  readonly tools?: TTools | ToolSearch<TTools>
   /** Where threads live. Default: `memoryStore()` (one process, lost on restart). */
   readonly store?: ThreadStore
   /** The app's data for tools and approval policies (`ctx.context`); a function is called per request. */
@@ -87,6 +92,8 @@ export interface ChatConfig {
   readonly resolveContext: (request: Request) => Promise<unknown>
   readonly onError: OnRunError | undefined
   readonly middleware: readonly ChatMiddleware[]
+  /** Picks the tools declared to each model call; without it, every tool is declared. */
+  readonly toolSearch: ToolSearch | undefined
 }
 
 const WHERE = 'createChatHandler'
@@ -99,10 +106,11 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
   if (store !== undefined && !isThreadStore(store)) throw new InvalidOptionError(WHERE, 'store', 'must be a ThreadStore (`head`, `messages` and `commit` methods)')
   if (authorize !== undefined && typeof authorize !== 'function') throw new InvalidOptionError(WHERE, 'authorize', 'must be a function')
   if (onError !== undefined && typeof onError !== 'function') throw new InvalidOptionError(WHERE, 'onError', 'must be a function')
-  if (options.tools !== undefined && !Array.isArray(options.tools)) throw new InvalidOptionError(WHERE, 'tools', 'must be an array of tools')
+  const search = isToolSearch(options.tools) ? options.tools : undefined
+  if (options.tools !== undefined && !search && !Array.isArray(options.tools)) throw new InvalidOptionError(WHERE, 'tools', 'must be an array of tools or a toolSearch()')
   const middlewareIssue = options.middleware === undefined ? undefined : middlewareProblem(options.middleware)
   if (middlewareIssue) throw new InvalidOptionError(WHERE, middlewareIssue.option, middlewareIssue.problem)
-  const tools = createToolRegistry(options.tools ?? [], WHERE)
+  const tools = createToolRegistry(search ? search.tools : ((options.tools as readonly AnyTool[] | undefined) ?? []), WHERE)
   return {
     model,
     tools,
@@ -112,6 +120,7 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
     authorize,
     onError,
     middleware: options.middleware ?? [],
+    toolSearch: search,
     resolveContext: async (request) =>
       checkContext(tools, typeof context === 'function' ? await (context as (request: Request) => unknown)(request) : context),
   }

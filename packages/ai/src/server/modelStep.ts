@@ -1,6 +1,7 @@
 import type { ModelChunk, ModelUsage } from '../model/chatModel.ts'
 import type { ProviderMetadata, ThreadAssistantMessage, ThreadMessage, ThreadReasoning } from '../protocol/messages.ts'
 import { randomId } from '../util/randomId.ts'
+import { declaredTools } from './declaredTools.ts'
 import { ModelError } from './errors.ts'
 import type { Run } from './run.ts'
 
@@ -35,7 +36,7 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
   const usedIds = toolCallIds(run.messages)
   let text = ''
   // Before the step starts: a middleware that throws ends the run, and is never taken for a model error.
-  const request = await run.middleware.modelRequest({ messages: run.messages, tools: run.config.tools.modelTools })
+  const request = await run.middleware.modelRequest({ messages: run.messages, tools: await declaredTools(run) })
   events.stepStarted(messageId)
 
   const onChunk = (chunk: ModelChunk) => {
