@@ -3,6 +3,7 @@ import type { ChatModel } from '../model/chatModel.ts'
 import { isToolSearch, type ToolSearch } from '../tools/toolSearch.ts'
 import type { AnyTool, InferToolContext } from '../tools/types.ts'
 import { isRecord } from '../util/isRecord.ts'
+import { memoryAttachmentStore, type AttachmentStore } from './attachments.ts'
 import { checkContext } from './context.ts'
 import { middlewareProblem, type ChatMiddleware } from './middleware.ts'
 import { memoryStore } from './stores/memory.ts'
@@ -58,6 +59,8 @@ export interface ChatHandlerOptions<TContext = undefined, TTools extends readonl
    * order; see `ChatMiddleware`. A hook that throws ends the run with a safe RUN_ERROR.
    */
   readonly middleware?: readonly ChatMiddleware[]
+  /** Where files that tools return (`toolResult()`) are kept. Default: `memoryAttachmentStore()`. */
+  readonly attachments?: AttachmentStore
 }
 
 export interface ChatLimits {
@@ -79,6 +82,8 @@ export interface ChatLimits {
    * of its calls ends the run with RUN_ERROR `THREAD_FULL` and is not stored. Default 500.
    */
   readonly maxThreadMessages?: number
+  /** Largest file a tool may return (`toolResult()`); a larger one makes the call fail with a clear error. Default 5 MB. */
+  readonly maxAttachmentBytes?: number
 }
 
 /** The options with defaults applied, as the runtime uses them. */
@@ -94,6 +99,7 @@ export interface ChatConfig {
   readonly middleware: readonly ChatMiddleware[]
   /** Picks the tools declared to each model call; without it, every tool is declared. */
   readonly toolSearch: ToolSearch | undefined
+  readonly attachments: AttachmentStore
 }
 
 const WHERE = 'createChatHandler'
@@ -108,6 +114,10 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
   if (onError !== undefined && typeof onError !== 'function') throw new InvalidOptionError(WHERE, 'onError', 'must be a function')
   const search = isToolSearch(options.tools) ? options.tools : undefined
   if (options.tools !== undefined && !search && !Array.isArray(options.tools)) throw new InvalidOptionError(WHERE, 'tools', 'must be an array of tools or a toolSearch()')
+  const { attachments } = options
+  if (attachments !== undefined && !(isRecord(attachments) && typeof attachments.put === 'function' && typeof attachments.get === 'function')) {
+    throw new InvalidOptionError(WHERE, 'attachments', 'must be an AttachmentStore (`put` and `get` methods)')
+  }
   const middlewareIssue = options.middleware === undefined ? undefined : middlewareProblem(options.middleware)
   if (middlewareIssue) throw new InvalidOptionError(WHERE, middlewareIssue.option, middlewareIssue.problem)
   const tools = createToolRegistry(search ? search.tools : ((options.tools as readonly AnyTool[] | undefined) ?? []), WHERE)
@@ -121,6 +131,7 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
     onError,
     middleware: options.middleware ?? [],
     toolSearch: search,
+    attachments: options.attachments ?? memoryAttachmentStore(),
     resolveContext: async (request) =>
       checkContext(tools, typeof context === 'function' ? await (context as (request: Request) => unknown)(request) : context),
   }
@@ -134,6 +145,7 @@ function resolveLimits(limits: ChatLimits | undefined): Required<ChatLimits> {
     toolTimeoutMs: positiveInteger(limits?.toolTimeoutMs, 'limits.toolTimeoutMs', 30_000),
     runLeaseMs: positiveInteger(limits?.runLeaseMs, 'limits.runLeaseMs', 60_000),
     maxThreadMessages: positiveInteger(limits?.maxThreadMessages, 'limits.maxThreadMessages', 500),
+    maxAttachmentBytes: positiveInteger(limits?.maxAttachmentBytes, 'limits.maxAttachmentBytes', 5 * 1024 * 1024),
   }
   // A message and its reply: fewer, and no thread could ever be answered.
   if (resolved.maxThreadMessages < 2) throw new InvalidOptionError(WHERE, 'limits.maxThreadMessages', 'must be at least 2')

@@ -1,5 +1,6 @@
 import type { AnyTool } from '../tools/types.ts'
 import { resolveConfig, type ChatConfig, type ChatHandlerOptions, type ContextOption, type ToolsContext } from './config.ts'
+import { attachmentResponse } from './attachments.ts'
 import { HttpError, errorResponse, jsonResponse } from './errors.ts'
 import { parseChatRequest, readJsonBody } from './requests.ts'
 import { loadHead, loadMessages, snapshot } from './thread.ts'
@@ -45,6 +46,8 @@ async function get(config: ChatConfig, request: Request): Promise<Response> {
   const threadId = new URL(request.url).searchParams.get('threadId')
   if (!threadId) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
   const head = await loadHead(config, request, threadId, 'read')
+  const attachmentId = new URL(request.url).searchParams.get('attachmentId')
+  if (attachmentId) return attachmentResponse(config.attachments, head.id, attachmentId)
   const messages = await loadMessages(config.store, head)
   return jsonResponse(200, snapshot(head, messages, config.limits.runLeaseMs, config.tools))
 }

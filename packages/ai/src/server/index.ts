@@ -17,6 +17,7 @@ export { memoryStore, type MemoryStoreOptions } from './stores/memory.ts'
 // The storage contract, for writing a store of your own.
 export type { ActiveRun, OpenStep, PendingInterrupt, StoredAnswer, ThreadCommit, ThreadHead, ThreadStore } from './threadStore.ts'
 export { HttpError } from './errors.ts'
+export { memoryAttachmentStore, type AttachmentStore, type MemoryAttachmentStoreOptions, type StoredAttachment } from './attachments.ts'
 export {
   MiddlewareError,
   refuseToolCall,

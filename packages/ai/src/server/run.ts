@@ -9,6 +9,7 @@ import { modelStep, type UsageTotals } from './modelStep.ts'
 import { commitChange, isRunning, loadMessages, type ThreadChange } from './thread.ts'
 import { errorResult, executeToolCalls, inCallOrder, planToolCalls, settleInterrupts, successResult, type Execution } from './toolCalls.ts'
 import { appContext } from './context.ts'
+import { describeAttachment } from './attachments.ts'
 import { RunMiddleware } from './middleware.ts'
 import type { OpenStep, PendingInterrupt, ThreadHead } from './threadStore.ts'
 
@@ -225,9 +226,10 @@ async function runAndStore(
     signal: run.signal,
     context: run.context,
     timeoutMs: run.config.limits.toolTimeoutMs,
+    attachments: { store: run.config.attachments, threadId: run.head.id, maxBytes: run.config.limits.maxAttachmentBytes },
     onResult: (result) => run.events.result(result),
     onOutput: (result, execution) =>
-      run.middleware.toolOutput(result, execution.input, execution.entry.tool, (output) => successResult(execution, output, execution.editedArgs)),
+      run.middleware.toolOutput(result, execution.input, execution.entry.tool, (output) => withAttachmentsOf(result, successResult(execution, output, execution.editedArgs))),
   })
   const results = [...step.results, ...executed]
   if (step.interrupts.length > 0) {
@@ -321,4 +323,11 @@ function usageOf(run: Run): TokenUsage | undefined {
     ...(usage.cachedInputTokens > 0 ? { cachedInputTokens: usage.cachedInputTokens } : {}),
     ...(usage.reasoningTokens > 0 ? { reasoningTokens: usage.reasoningTokens } : {}),
   }
+}
+
+/** A result rebuilt from a replaced output keeps the files of the one it replaces. */
+function withAttachmentsOf(original: ThreadToolMessage, rebuilt: ThreadToolMessage): ThreadToolMessage {
+  const { attachments } = original
+  if (!attachments || attachments.length === 0) return rebuilt
+  return { ...rebuilt, content: [rebuilt.content, ...attachments.map(describeAttachment)].join('\n'), attachments }
 }

@@ -7,6 +7,8 @@ import { deepEqual } from '../util/deepEqual.ts'
 import { parseToolArguments } from '../util/parseToolArguments.ts'
 import { randomId } from '../util/randomId.ts'
 import { contextFor } from './context.ts'
+import { contentResultMessage, type AttachmentOptions } from './attachments.ts'
+import { isToolContentResult } from '../tools/toolResult.ts'
 import type { InputDecision } from './middleware.ts'
 import { approvalInterrupt, callRef, clientToolInterrupt, type CallRef } from './interrupts.ts'
 import type { PendingInterrupt } from './threadStore.ts'
@@ -124,6 +126,8 @@ export interface ExecuteOptions {
   readonly timeoutMs: number
   /** Called as each call finishes, so results stream in completion order. */
   readonly onResult?: (result: ThreadToolMessage) => void
+  /** Where files from `toolResult()` go; without it they are dropped and the output alone is kept. */
+  readonly attachments?: AttachmentOptions
   /** The `toolOutput` middleware: may replace a result before it streams; never throws. */
   readonly onOutput?: (result: ThreadToolMessage, execution: Execution) => Promise<ThreadToolMessage>
 }
@@ -163,8 +167,11 @@ async function executeOne(execution: Execution, options: ExecuteOptions): Promis
       started = true
       return entry.handler!(input, { toolCallId, signal, context: contextFor(options.context, toolName) })
     })
-    const output = await Promise.race([run, stopped])
-    return successResult(execution, await validateToolOutput(entry.tool, output), execution.editedArgs)
+    const output = await validateToolOutput(entry.tool, await Promise.race([run, stopped]))
+    if (isToolContentResult(output) && options.attachments) {
+      return await contentResultMessage(execution, output, options.attachments, editedNote(execution.editedArgs))
+    }
+    return successResult(execution, output, execution.editedArgs)
   } catch (error) {
     if (!started) return notRun(execution)
     // The tool started and was cut off: it may have done its work (sent the mail, moved the money) anyway.
@@ -212,7 +219,8 @@ async function clientResult(interrupt: PendingInterrupt, tool: AnyTool, output: 
 // Results: every call ends with exactly one, stored as a tool message the model reads.
 
 /** The tool's output, as JSON for the model; `editedArgs` makes the result say the user changed the call. */
-export function successResult(call: CallRef, output: unknown, editedArgs?: unknown): ThreadToolMessage {
+export function successResult(call: CallRef, result: unknown, editedArgs?: unknown): ThreadToolMessage {
+  const output = isToolContentResult(result) ? result.output : result
   let json: string
   try {
     json = JSON.stringify(output) ?? 'null'
@@ -220,9 +228,7 @@ export function successResult(call: CallRef, output: unknown, editedArgs?: unkno
     return errorResult(call, `Tool "${call.toolName}" returned a value that is not JSON (${(error as Error).message})`)
   }
   const edited = editedArgs !== undefined
-  const content = edited
-    ? `The user edited the arguments before approving; the call ran with ${JSON.stringify(editedArgs)}.\nResult: ${json}`
-    : json
+  const content = edited ? `${editedNote(editedArgs)}\nResult: ${json}` : json
   return {
     role: 'tool',
     id: randomId('msg_'),
@@ -232,6 +238,10 @@ export function successResult(call: CallRef, output: unknown, editedArgs?: unkno
     output: JSON.parse(json),
     ...(edited ? { edited: true } : {}),
   }
+}
+
+function editedNote(editedArgs: unknown): string | undefined {
+  return editedArgs === undefined ? undefined : `The user edited the arguments before approving; the call ran with ${JSON.stringify(editedArgs)}.`
 }
 
 export function errorResult(call: CallRef, error: string): ThreadToolMessage {

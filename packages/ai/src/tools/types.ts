@@ -1,6 +1,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec'
 import type { JsonSchemaHook } from '../schema/emitJsonSchema.ts'
 import type { InferSchemaOutput, SchemaSource, ToolSchema } from '../schema/types.ts'
+import type { ToolContentResult } from './toolResult.ts'
 
 /** Free data carried with a tool to clients and exports (an icon, a `destructive` flag, ...). */
 export type ToolMetadata = { readonly [key: string]: unknown }
@@ -185,10 +186,14 @@ type ExecuteInput<TSchema> = [TSchema] extends [undefined] ? unknown : InferSche
 type ExecuteResult<TSchema> = [TSchema] extends [undefined]
   ? unknown
   : TSchema extends StandardSchemaV1
-    ? StandardSchemaV1.InferInput<TSchema>
+    ? StandardSchemaV1.InferInput<TSchema> | ToolContentResult<StandardSchemaV1.InferInput<TSchema>>
     : unknown
 /** The tool's output: the output schema's output, or what `execute` returns without one. */
-type ResolvedOutput<TSchema, TResult> = [TSchema] extends [undefined] ? TResult : InferSchemaOutput<TSchema>
+type ResolvedOutput<TSchema, TResult> = TResult extends ToolContentResult<infer TOutput>
+  ? ToolContentResult<[TSchema] extends [undefined] ? TOutput : InferSchemaOutput<TSchema>>
+  : [TSchema] extends [undefined]
+    ? TResult
+    : InferSchemaOutput<TSchema>
 /** What a caller sends: the input schema's input, or what `execute` declares without one. */
 type ResolvedRawInput<TSchema, TInput> = [TSchema] extends [undefined]
   ? TInput
