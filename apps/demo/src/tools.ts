@@ -65,4 +65,13 @@ export const copyToClipboard = toolDefinition({
   metadata: { icon: '📋' },
 })
 
-export const demoTools = [getWeather, sendEmail, deleteFiles, setTheme, getBrowserInfo, copyToClipboard] as const
+export const chartTemperatures = toolDefinition({
+  name: 'chart_temperatures',
+  title: 'Temperature chart',
+  description: 'Draw a bar chart of the current temperatures in some cities; the user sees the image',
+  inputSchema: v.object({ cities: v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.minLength(1), v.maxLength(8)) }),
+  outputSchema: v.object({ temperatures: v.array(v.object({ city: v.string(), tempC: v.number() })) }),
+  metadata: { icon: '📊' },
+})
+
+export const demoTools = [getWeather, sendEmail, deleteFiles, setTheme, getBrowserInfo, copyToClipboard, chartTemperatures] as const

@@ -1,6 +1,7 @@
 import { memo } from 'react'
 import type { ToolCallState } from '@toolgate/ai-react'
 import type { DemoToolCall } from '../types.ts'
+import { Attachments } from './Attachments.tsx'
 
 const STATE_LABELS: Record<ToolCallState, string> = {
   'input-streaming': 'Writing arguments…',
@@ -50,6 +51,7 @@ export const ToolCallCard = memo(function ToolCallCard({ call, onReview }: ToolC
           <pre className="tool-card__json tool-card__json--result">{formatJson(call.output)}</pre>
         </section>
       )}
+      {call.state === 'output-available' && call.attachments && <Attachments attachments={call.attachments} />}
       {call.state === 'output-error' && (
         <p className="tool-card__error" role="alert" aria-label="Error">
           {call.error}

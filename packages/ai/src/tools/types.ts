@@ -148,7 +148,7 @@ export interface BuiltTool<
   readonly kind: TKind
   /** `meta` reaches the handler untouched; without it the handler gets a fresh context. */
   execute(...args: ExecuteArgs<TRawInput>): Promise<TFormatted>
-  /** Validate, run, validate, and return the output itself; throws on a violation. */
+  /** Validate, run, validate, and return the output itself (the `toolResult()` when `execute` returned one); throws on a violation. */
   executeUnformatted(...args: ExecuteArgs<TRawInput>): Promise<TOutput>
   /** Errors become `{ error: message }` instead of being thrown. */
   formatted(): BuiltTool<TKind, TName, TInput, TOutput, TApproval, TMetadata, DefaultFormattedOutput<TOutput>, TRawInput, TContext>
@@ -189,11 +189,12 @@ type ExecuteResult<TSchema> = [TSchema] extends [undefined]
     ? StandardSchemaV1.InferInput<TSchema> | ToolContentResult<StandardSchemaV1.InferInput<TSchema>>
     : unknown
 /** The tool's output: the output schema's output, or what `execute` returns without one. */
-type ResolvedOutput<TSchema, TResult> = TResult extends ToolContentResult<infer TOutput>
-  ? ToolContentResult<[TSchema] extends [undefined] ? TOutput : InferSchemaOutput<TSchema>>
-  : [TSchema] extends [undefined]
-    ? TResult
-    : InferSchemaOutput<TSchema>
+/** A `toolResult()`'s output is the tool's output: what the model and the UI read as `output`. */
+type ResolvedOutput<TSchema, TResult> = [TSchema] extends [undefined]
+  ? TResult extends ToolContentResult<infer TOutput> ? TOutput : TResult
+  : InferSchemaOutput<TSchema>
+/** What `execute()` returns: the output, or the `toolResult()` carrying it and its content. */
+type ResolvedResult<TSchema, TResult> = TResult extends ToolContentResult<any> ? ToolContentResult<ResolvedOutput<TSchema, TResult>> : ResolvedOutput<TSchema, TResult>
 /** What a caller sends: the input schema's input, or what `execute` declares without one. */
 type ResolvedRawInput<TSchema, TInput> = [TSchema] extends [undefined]
   ? TInput
@@ -219,7 +220,7 @@ type BoundTool<
   ResolvedOutput<TOutputSchema, TResult>,
   TApproval,
   TMetadata,
-  ResolvedOutput<TOutputSchema, TResult>,
+  ResolvedResult<TOutputSchema, TResult>,
   ResolvedRawInput<TInputSchema, TInput>,
   RequiredContextOf<TContextSchema>
 >
