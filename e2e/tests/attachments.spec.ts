@@ -23,3 +23,12 @@ test('shows the image a server tool returns in its tool card, after a reload too
   await page.reload()
   await expect(toolCard(page, 'chart_temperatures').getByRole('img', { name: 'temperatures.svg' })).toBeVisible()
 })
+
+test('shows a think tool call as a thought', async ({ page }) => {
+  await page.goto('/')
+  await send(page, 'Think about the weather in Paris')
+  await expect(lastAnswer(page)).toHaveText('I thought it over; see my thought above.')
+  const thought = page.getByRole('complementary', { name: 'Thought' })
+  await expect(thought).toHaveText(/The user asks me to think about the weather in Paris/)
+  await expect(toolCard(page, 'think')).toHaveCount(0) // not a tool card
+})

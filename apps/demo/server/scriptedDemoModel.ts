@@ -45,6 +45,11 @@ const rules: ScriptRule<Tools>[] = [
     },
   },
   {
+    when: /\bthink (?:about|through) (.+?)[.?!]*$/i,
+    call: (match) => ({ tool: 'think', input: { thought: `The user asks me to think about ${match[1]}. I should weigh it before I answer.` } }),
+    then: ([result]) => (result?.ok ? 'I thought it over; see my thought above.' : `I could not think: ${result?.content}`),
+  },
+  {
     when: /chart (?:the )?(?:temperatures?|weather) (?:in|for|of) (.+)/i,
     call: (match) => ({ tool: 'chart_temperatures', input: { cities: cities(match[1]!) } }),
     then: ([result]) =>

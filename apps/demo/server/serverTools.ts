@@ -1,5 +1,5 @@
 import { toolResult } from '@toolgate/ai'
-import { chartTemperatures, deleteFiles, getBrowserInfo, copyToClipboard, getWeather, sendEmail, setTheme } from '../src/tools.ts'
+import { chartTemperatures, deleteFiles, getBrowserInfo, copyToClipboard, getWeather, sendEmail, setTheme, think } from '../src/tools.ts'
 
 // Canned data: the demo runs with no network. A real app would call a weather API here.
 const WEATHER: Record<string, { tempC: number; conditions: string }> = {
@@ -41,7 +41,7 @@ export const chartTool = chartTemperatures.server(async ({ cities }) => {
 })
 
 /** Server tools run here; bare definitions are executed by the browser. */
-export const chatTools = [weatherTool, emailTool, deleteFilesTool, setTheme, getBrowserInfo, copyToClipboard, chartTool]
+export const chatTools = [weatherTool, emailTool, deleteFilesTool, setTheme, getBrowserInfo, copyToClipboard, chartTool, think]
 
 function barChart(rows: readonly { city: string; tempC: number }[]): string {
   const width = 80 * rows.length + 40

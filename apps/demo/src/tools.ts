@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { toolDefinition } from '@toolgate/ai'
+import { thinkTool, toolDefinition } from '@toolgate/ai'
 
 // Defined once, imported by both the server (which executes server tools and declares the rest
 // to the model) and the browser (which executes client tools and renders every call).
@@ -35,6 +35,8 @@ export const deleteFiles = toolDefinition({
   inputSchema: v.object({ pattern: v.pipe(v.string(), v.minLength(1)) }),
   outputSchema: v.object({ deleted: v.number() }),
   needsApproval: true,
+  // What the model reads when the user says no: it should not go looking for another way to delete.
+  rejectMessage: ({ input }) => `The user declined to delete files matching ${input.pattern}. Do not try again unless they ask.`,
   metadata: { icon: '🗑️', destructive: true },
 })
 
@@ -74,4 +76,7 @@ export const chartTemperatures = toolDefinition({
   metadata: { icon: '📊' },
 })
 
-export const demoTools = [getWeather, sendEmail, deleteFiles, setTheme, getBrowserInfo, copyToClipboard, chartTemperatures] as const
+/** The no-op "think" tool: the model reasons between tool calls; the UI shows its calls as thoughts. */
+export const think = thinkTool()
+
+export const demoTools = [getWeather, sendEmail, deleteFiles, setTheme, getBrowserInfo, copyToClipboard, chartTemperatures, think] as const

@@ -21,8 +21,17 @@ interface ToolCallCardProps {
 
 /** One tool call: its state, its arguments as they stream, its result or error. */
 export const ToolCallCard = memo(function ToolCallCard({ call, onReview }: ToolCallCardProps) {
-  const metadata = call.metadata as { icon?: string; destructive?: boolean }
+  const metadata = call.metadata as { icon?: string; destructive?: boolean; display?: string }
   const labelId = `call-${call.toolCallId}-label`
+  // A think tool's call is the model's thought, not an action: shown as such.
+  if (metadata.display === 'thought') {
+    const thought = (call.input as { thought?: string } | undefined)?.thought
+    return (
+      <aside className="thought" data-tool={call.toolName} aria-label="Thought">
+        <span aria-hidden="true">💭</span> <em>{thought ?? '…'}</em>
+      </aside>
+    )
+  }
   return (
     <article className="tool-card" data-state={call.state} data-tool={call.toolName} aria-labelledby={labelId}>
       <header className="tool-card__header">
