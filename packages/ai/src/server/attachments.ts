@@ -4,6 +4,7 @@ import type { ToolContentPart, ToolContentResult } from '../tools/toolResult.ts'
 import { randomId } from '../util/randomId.ts'
 import { HttpError } from './errors.ts'
 import { callRef, type CallRef } from './interrupts.ts'
+import type { Run } from './run.ts'
 
 // Files tools return. The bytes go to an attachment store once, when the result is made; the
 // thread, the event stream and the model's history carry references. The chat endpoint serves
@@ -147,4 +148,9 @@ export async function attachmentResponse(store: AttachmentStore, threadId: strin
       'cache-control': 'private, max-age=3600, immutable',
     },
   })
+}
+
+/** `ModelRequest.loadAttachment` for a run: the thread's own files only. */
+export function attachmentLoader(run: Run): (attachment: ThreadAttachment) => Promise<StoredAttachment | undefined> {
+  return async (attachment) => (attachment.id === undefined ? undefined : run.config.attachments.get(run.head.id, attachment.id))
 }

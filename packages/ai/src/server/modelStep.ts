@@ -1,6 +1,7 @@
 import type { ModelChunk, ModelUsage } from '../model/chatModel.ts'
 import type { ProviderMetadata, ThreadAssistantMessage, ThreadMessage, ThreadReasoning } from '../protocol/messages.ts'
 import { randomId } from '../util/randomId.ts'
+import { attachmentLoader } from './attachments.ts'
 import { declaredTools } from './declaredTools.ts'
 import { ModelError } from './errors.ts'
 import type { Run } from './run.ts'
@@ -77,7 +78,7 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
   let error: ModelError | undefined
   let iterator: AsyncIterator<ModelChunk> | undefined
   try {
-    iterator = run.config.model.stream({ ...request, signal })[Symbol.asyncIterator]()
+    iterator = run.config.model.stream({ ...request, signal, loadAttachment: attachmentLoader(run) })[Symbol.asyncIterator]()
     for (;;) {
       const next = await nextUnlessAborted(iterator, signal)
       if (next === undefined || next.done) break

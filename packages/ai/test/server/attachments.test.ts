@@ -116,3 +116,23 @@ describe('tool results with files', () => {
     expect(turn.results[0]!.content).toMatch(/^\{"points":0\}\n\[image attached: chart\.png/)
   })
 })
+
+describe('ModelRequest.loadAttachment', () => {
+  it('gives a model adapter the bytes of the thread’s stored files', async () => {
+    const loaded: unknown[] = []
+    const inner = scriptedModel([{ when: /chart/, call: () => ({ tool: 'render_chart', input: { numbers: [1] } }), then: () => 'Done.' }])
+    const model: ChatModel = {
+      async *stream(request) {
+        for (const message of request.messages) {
+          if (message.role !== 'tool') continue
+          for (const attachment of message.attachments ?? []) loaded.push(await request.loadAttachment?.(attachment))
+        }
+        yield* inner.stream(request)
+      },
+    }
+    const server = await startServer({ model, tools: [chartTool] })
+    await server.send('chart please')
+    expect(loaded[0]).toMatchObject({ mediaType: 'image/png', data: PNG, filename: 'chart.png' })
+    expect(loaded[2]).toBeUndefined() // a URL: nothing stored to load
+  })
+})
