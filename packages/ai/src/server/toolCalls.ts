@@ -1,6 +1,6 @@
 import { ToolValidationError } from '../errors.ts'
 import type { ThreadAssistantMessage, ThreadToolCall, ThreadToolMessage } from '../protocol/messages.ts'
-import { evaluateApproval, rejectMessageOf } from '../tools/approval.ts'
+import { denialText, evaluateApproval, rejectMessageOf } from '../tools/approval.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { validateToolInput, validateToolOutput } from '../tools/validateToolValue.ts'
 import { deepEqual } from '../util/deepEqual.ts'
@@ -251,12 +251,7 @@ export function errorResult(call: CallRef, error: string): ThreadToolMessage {
 /** `rejectMessage`, when the tool has one, is what the model reads; the human's reason is added to it. */
 export function deniedResult(call: CallRef, reason: string | undefined, rejectMessage?: string): ThreadToolMessage {
   const given = reason?.trim() ? reason.trim() : undefined
-  const content =
-    rejectMessage === undefined
-      ? `denied by the user: ${given ?? 'no reason given'}`
-      : given === undefined
-        ? rejectMessage
-        : `${rejectMessage}\nThe user's reason: ${given}`
+  const content = denialText(given, rejectMessage)
   return {
     role: 'tool',
     id: randomId('msg_'),

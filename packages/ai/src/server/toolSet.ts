@@ -3,7 +3,7 @@ import { formatIssuePath } from '../schema/formatIssues.ts'
 import { toProviderTool } from '../providers/toProviderTool.ts'
 import type { ProviderOptions, ProviderTarget } from '../providers/targets.ts'
 import type { ProviderToolMap } from '../providers/types.ts'
-import { evaluateApproval, rejectMessageOf } from '../tools/approval.ts'
+import { denialText, evaluateApproval, rejectMessageOf } from '../tools/approval.ts'
 import type { AnyTool, InferToolName } from '../tools/types.ts'
 import { validateToolInput, validateToolOutput } from '../tools/validateToolValue.ts'
 import { isRecord } from '../util/isRecord.ts'
@@ -92,8 +92,7 @@ export function toolSet<const TTools extends readonly AnyTool[]>(tools: TTools, 
       if (!approved) {
         const reason = typeof answer === 'object' && typeof answer.reason === 'string' && answer.reason.trim() ? answer.reason.trim() : undefined
         const text = rejectMessageOf(tool, { toolCallId, toolName: name, input: raw })
-        const message = text === undefined ? `denied by the user: ${reason ?? 'no reason given'}` : reason ? `${text}\nThe user's reason: ${reason}` : text
-        throw new ToolDeniedError(name, message, reason)
+        throw new ToolDeniedError(name, denialText(reason, text), reason)
       }
     }
 

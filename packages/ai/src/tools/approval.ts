@@ -38,3 +38,9 @@ export function rejectMessageOf(tool: AnyTool | undefined, call: RejectedCall): 
     return undefined
   }
 }
+
+/** What the model reads for a denied call: the tool's `rejectMessage` with the human's reason after it, or the default. */
+export function denialText(reason: string | undefined, rejectMessage: string | undefined): string {
+  if (rejectMessage === undefined) return `denied by the user: ${reason ?? 'no reason given'}`
+  return reason === undefined ? rejectMessage : `${rejectMessage}\nThe user's reason: ${reason}`
+}
