@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { InvalidOptionError, thinkTool, toolJsonSchema, ToolValidationError, THINK_TOOL_DESCRIPTION } from '@toolgate/ai'
-import { scriptedModel } from '@toolgate/ai/server'
+import { createChatClient } from '@toolgate/ai/client'
+import { createChatHandler, scriptedModel } from '@toolgate/ai/server'
+import { inProcess, toolCalls } from '../client/helpers.ts'
 import { closeAll, startServer } from '../server/helpers/server.ts'
 
 afterEach(closeAll)
@@ -36,5 +38,16 @@ describe('thinkTool', () => {
     const { messages } = await server.get(turn.threadId)
     const call = messages.find((message) => message.role === 'assistant' && message.toolCalls.length > 0)
     expect(call).toMatchObject({ toolCalls: [{ name: 'think', arguments: '{"thought":"First check the calendar, then book."}' }] })
+  })
+})
+
+describe('thinkTool in the browser client', () => {
+  it('gives its parts metadata.display = thought and the thought as input, so a UI can render a thought', async () => {
+    const model = scriptedModel([{ when: /plan/, call: () => ({ tool: 'think', input: { thought: 'Check first.' } }), then: () => 'Done.' }])
+    const handler = createChatHandler({ model, tools: [thinkTool()] })
+    const client = createChatClient({ endpoint: '/chat', fetch: inProcess(handler), tools: [thinkTool()] })
+    await client.send('plan it')
+    const [part] = toolCalls(client.getSnapshot())
+    expect(part).toMatchObject({ toolName: 'think', state: 'output-available', input: { thought: 'Check first.' }, metadata: { display: 'thought' } })
   })
 })
