@@ -70,10 +70,14 @@ export async function contentResultMessage(
 ): Promise<ThreadToolMessage> {
   const texts: string[] = []
   const attachments: ThreadAttachment[] = []
-  for (const part of result.content) {
-    if (part.type === 'text') texts.push(part.text)
-    else attachments.push(await storeFile(part, options))
+  // Decoded and measured before anything is stored: a result over the limit stores nothing.
+  const files = result.content.flatMap((part) => (part.type === 'text' ? [] : [{ part, data: part.data === undefined ? undefined : bytesOf(part.data) }]))
+  const total = files.reduce((sum, file) => sum + (file.data?.byteLength ?? 0), 0)
+  if (total > options.maxBytes) {
+    throw new Error(`returned files of ${total} bytes in all; one result may carry at most ${options.maxBytes} bytes (limits.maxAttachmentBytes)`)
   }
+  for (const part of result.content) if (part.type === 'text') texts.push(part.text)
+  for (const { part, data } of files) attachments.push(await storeFile(part, data, options))
   const output = result.output === undefined ? undefined : JSON.parse(JSON.stringify(result.output))
   const lines = [
     ...(output === undefined ? [] : [JSON.stringify(output)]),
@@ -93,7 +97,7 @@ export async function contentResultMessage(
   }
 }
 
-async function storeFile(part: Exclude<ToolContentPart, { type: 'text' }>, options: AttachmentOptions): Promise<ThreadAttachment> {
+async function storeFile(part: Exclude<ToolContentPart, { type: 'text' }>, data: Uint8Array | undefined, options: AttachmentOptions): Promise<ThreadAttachment> {
   const base = { type: 'binary' as const, kind: part.type, mimeType: part.mediaType, ...(part.filename ? { filename: part.filename } : {}) }
   if (part.url !== undefined) return { ...base, url: part.url }
   if (part.attachmentId !== undefined) {
@@ -101,10 +105,7 @@ async function storeFile(part: Exclude<ToolContentPart, { type: 'text' }>, optio
     if (!stored) throw new Error(`attachment "${part.attachmentId}" is not stored in this thread`)
     return { ...base, id: part.attachmentId, size: stored.data.byteLength }
   }
-  const data = typeof part.data === 'string' ? decodeBase64(part.data) : part.data!
-  if (data.byteLength > options.maxBytes) {
-    throw new Error(`returned a ${part.type} of ${data.byteLength} bytes; attachments may have at most ${options.maxBytes} bytes (limits.maxAttachmentBytes)`)
-  }
+  if (!data) throw new Error(`returned a ${part.type} without data, url or attachmentId`)
   const id = randomId('att_')
   await options.store.put(options.threadId, id, { data, mediaType: part.mediaType, filename: part.filename })
   return { ...base, id, size: data.byteLength }
@@ -119,6 +120,10 @@ export function describeAttachment(attachment: ThreadAttachment): string {
 
 function formatBytes(bytes: number): string {
   return bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`
+}
+
+function bytesOf(data: Uint8Array | string): Uint8Array {
+  return typeof data === 'string' ? decodeBase64(data) : data
 }
 
 function decodeBase64(text: string): Uint8Array {

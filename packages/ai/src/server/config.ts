@@ -82,7 +82,7 @@ export interface ChatLimits {
    * of its calls ends the run with RUN_ERROR `THREAD_FULL` and is not stored. Default 500.
    */
   readonly maxThreadMessages?: number
-  /** Largest file a tool may return (`toolResult()`); a larger one makes the call fail with a clear error. Default 5 MB. */
+  /** Most bytes of files one tool result (`toolResult()`) may carry; more makes the call fail with a clear error and stores nothing. Default 5 MB. */
   readonly maxAttachmentBytes?: number
 }
 

@@ -88,14 +88,18 @@ describe('tool results with files', () => {
     expect((await store.get('thread_other', id))).toBeUndefined()
   })
 
-  it('fails the call with a clear error when a file is over the limit', async () => {
+  it('fails the call with a clear error, storing nothing, when its files are over the limit', async () => {
     const { model } = recording()
-    const server = await startServer({ model, tools: [chartTool], limits: { maxAttachmentBytes: 10 } })
+    const memory = memoryAttachmentStore()
+    let puts = 0
+    const attachments = { put: (...args: Parameters<typeof memory.put>) => (puts++, memory.put(...args)), get: memory.get }
+    const server = await startServer({ model, tools: [chartTool], attachments, limits: { maxAttachmentBytes: 10 } })
     const turn = await server.send('chart please')
     expect(turn.results[0]).toMatchObject({
       status: 'error',
-      content: `Tool "render_chart" failed: returned a image of ${PNG.byteLength} bytes; attachments may have at most 10 bytes (limits.maxAttachmentBytes)`,
+      content: `Tool "render_chart" failed: returned files of ${PNG.byteLength + 8} bytes in all; one result may carry at most 10 bytes (limits.maxAttachmentBytes)`,
     })
+    expect(puts).toBe(0)
   })
 
   it('validates the output inside a toolResult, and the parts themselves', async () => {
