@@ -102,6 +102,12 @@ test('always asks for a destructive tool and marks it so', async ({ page }) => {
   await expect(dialog.getByText('Destructive')).toBeVisible()
   await dialog.getByRole('button', { name: 'Deny' }).click()
   await expect(lastAnswer(page)).toHaveText('Okay, I did not delete anything.')
+  // The model read the tool's rejectMessage.
+  const thread = await storedThread(page)
+  expect(thread.messages.find((m) => m.role === 'tool')).toMatchObject({
+    status: 'denied',
+    content: 'The user declined to delete files matching *.log. Do not try again unless they ask.',
+  })
 })
 
 test('a client tool switches the page theme', async ({ page }) => {

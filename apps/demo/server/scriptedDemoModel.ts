@@ -45,6 +45,19 @@ const rules: ScriptRule<Tools>[] = [
     },
   },
   {
+    when: /\bthink (?:about|through) (.+?)[.?!]*$/i,
+    call: (match) => ({ tool: 'think', input: { thought: `The user asks me to think about ${match[1]}. I should weigh it before I answer.` } }),
+    then: ([result]) => (result?.ok ? 'I thought it over; see my thought above.' : `I could not think: ${result?.content}`),
+  },
+  {
+    when: /chart (?:the )?(?:temperatures?|weather) (?:in|for|of) (.+)/i,
+    call: (match) => ({ tool: 'chart_temperatures', input: { cities: cities(match[1]!) } }),
+    then: ([result]) =>
+      result?.tool === 'chart_temperatures' && result.ok
+        ? `Here is the chart: ${result.output.temperatures.map(({ city, tempC }) => `${city} ${tempC}°C`).join(', ')}.`
+        : `I could not draw the chart: ${result?.content}`,
+  },
+  {
     when: /weather (?:in|for) (.+)/i,
     call: (match) => cities(match[1]!).map((city) => ({ tool: 'get_weather', input: { city } })),
     then: (results) => results.map(describeWeather).join(' '),
@@ -104,7 +117,7 @@ const rules: ScriptRule<Tools>[] = [
 
 const FALLBACK =
   'I am a scripted demo model. Try: "What is the weather in Paris?", "Email bob@example.com about the launch", ' +
-  '"Delete the *.log files", "Switch to dark mode", "What is my time zone?", "Copy hello to my clipboard" ' +
+  '"Delete the *.log files", "Chart the temperatures in Paris, Tokyo and Oslo", "Switch to dark mode", "What is my time zone?", "Copy hello to my clipboard" ' +
   'or "Give me a morning briefing".'
 
 /** The embedded default: works with no key and no network. */

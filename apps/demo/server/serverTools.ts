@@ -1,5 +1,5 @@
-import { deleteFiles, getBrowserInfo, copyToClipboard, getWeather, sendEmail, setTheme } from '../src/tools.ts'
-import { ToolError } from '@toolgate/ai'
+import { ToolError, toolResult } from '@toolgate/ai'
+import { chartTemperatures, deleteFiles, getBrowserInfo, copyToClipboard, getWeather, sendEmail, setTheme, think } from '../src/tools.ts'
 
 // Canned data: the demo runs with no network. A real app would call a weather API here.
 const WEATHER: Record<string, { tempC: number; conditions: string }> = {
@@ -32,8 +32,33 @@ export const deleteFilesTool = deleteFiles.server(async ({ pattern }) => {
   return { deleted: pattern.length % 7 + 1 }
 })
 
+/** Returns an image: a bar chart drawn here as SVG, stored by the chat handler and shown in the tool card. */
+export const chartTool = chartTemperatures.server(async ({ cities }) => {
+  const temperatures = cities.map((city) => ({ city, tempC: WEATHER[city.trim().toLowerCase()]?.tempC ?? 0 }))
+  return toolResult({
+    output: { temperatures },
+    content: [{ type: 'image', mediaType: 'image/svg+xml', data: new TextEncoder().encode(barChart(temperatures)), filename: 'temperatures.svg' }],
+  })
+})
+
 /** Server tools run here; bare definitions are executed by the browser. */
-export const chatTools = [weatherTool, emailTool, deleteFilesTool, setTheme, getBrowserInfo, copyToClipboard]
+export const chatTools = [weatherTool, emailTool, deleteFilesTool, setTheme, getBrowserInfo, copyToClipboard, chartTool, think]
+
+function barChart(rows: readonly { city: string; tempC: number }[]): string {
+  const width = 80 * rows.length + 40
+  const max = Math.max(1, ...rows.map((row) => Math.abs(row.tempC)))
+  const escape = (text: string) => text.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`)
+  const bars = rows.map(({ city, tempC }, i) => {
+    const height = Math.round((Math.abs(tempC) / max) * 120)
+    const x = 30 + i * 80
+    return (
+      `<rect x="${x}" y="${150 - height}" width="50" height="${height}" rx="4" fill="#4f7cff"/>` +
+      `<text x="${x + 25}" y="${144 - height}" text-anchor="middle" font-size="13" fill="#333">${tempC}°C</text>` +
+      `<text x="${x + 25}" y="172" text-anchor="middle" font-size="13" fill="#333">${escape(city)}</text>`
+    )
+  })
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="185" viewBox="0 0 ${width} 185" role="img"><rect width="100%" height="100%" fill="#fff"/>${bars.join('')}</svg>`
+}
 
 function delay(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -1,4 +1,4 @@
-import { copyToClipboard, deleteFiles, getBrowserInfo, getWeather, sendEmail, setTheme } from './tools.ts'
+import { chartTemperatures, copyToClipboard, deleteFiles, getBrowserInfo, getWeather, sendEmail, setTheme, think } from './tools.ts'
 import { applyTheme } from './theme.ts'
 
 // Client tools run here, in the browser, when the server asks. Their input was validated by the
@@ -24,4 +24,4 @@ const copyTool = copyToClipboard.client(async ({ text }) => {
 })
 
 /** Every tool the model may call: definitions of server tools type their parts; client tools run here. */
-export const chatTools = [getWeather, sendEmail, deleteFiles, setThemeTool, browserInfoTool, copyTool] as const
+export const chatTools = [getWeather, sendEmail, deleteFiles, setThemeTool, browserInfoTool, copyTool, chartTemperatures, think] as const

@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { toolDefinition } from '@toolgate/ai'
+import { thinkTool, toolDefinition } from '@toolgate/ai'
 
 // Defined once, imported by both the server (which executes server tools and declares the rest
 // to the model) and the browser (which executes client tools and renders every call).
@@ -35,6 +35,8 @@ export const deleteFiles = toolDefinition({
   inputSchema: v.object({ pattern: v.pipe(v.string(), v.minLength(1)) }),
   outputSchema: v.object({ deleted: v.number() }),
   needsApproval: true,
+  // What the model reads when the user says no: it should not go looking for another way to delete.
+  rejectMessage: ({ input }) => `The user declined to delete files matching ${input.pattern}. Do not try again unless they ask.`,
   metadata: { icon: '🗑️', destructive: true },
 })
 
@@ -65,4 +67,16 @@ export const copyToClipboard = toolDefinition({
   metadata: { icon: '📋' },
 })
 
-export const demoTools = [getWeather, sendEmail, deleteFiles, setTheme, getBrowserInfo, copyToClipboard] as const
+export const chartTemperatures = toolDefinition({
+  name: 'chart_temperatures',
+  title: 'Temperature chart',
+  description: 'Draw a bar chart of the current temperatures in some cities; the user sees the image',
+  inputSchema: v.object({ cities: v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.minLength(1), v.maxLength(8)) }),
+  outputSchema: v.object({ temperatures: v.array(v.object({ city: v.string(), tempC: v.number() })) }),
+  metadata: { icon: '📊' },
+})
+
+/** The no-op "think" tool: the model reasons between tool calls; the UI shows its calls as thoughts. */
+export const think = thinkTool()
+
+export const demoTools = [getWeather, sendEmail, deleteFiles, setTheme, getBrowserInfo, copyToClipboard, chartTemperatures, think] as const

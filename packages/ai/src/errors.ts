@@ -82,3 +82,49 @@ export class SchemaConversionError extends ToolgateError {
     this.io = io
   }
 }
+
+// What `ToolSet.call` throws: one class per way a call by name can fail, each with a stable code.
+
+/** No tool by that name. `available` lists the names there are. */
+export class ToolNotFoundError extends ToolgateError {
+  readonly toolName: string
+  readonly available: readonly string[]
+
+  constructor(toolName: string, available: readonly string[]) {
+    super('TOOL_NOT_FOUND', `Unknown tool "${toolName}". Available tools: ${available.join(', ') || '(none)'}.`)
+    this.toolName = toolName
+    this.available = available
+  }
+}
+
+/** The arguments are not JSON, or fail the tool's input schema (`issues` with their paths). */
+export class ToolInputError extends ToolgateError {
+  readonly toolName: string
+  readonly issues: readonly StandardSchemaV1.Issue[]
+
+  constructor(toolName: string, message: string, issues: readonly StandardSchemaV1.Issue[] = [], options?: ErrorOptions) {
+    super('TOOL_INPUT_INVALID', message, options)
+    this.toolName = toolName
+    this.issues = issues
+  }
+}
+
+/** The tool did not produce a valid output: it threw (`cause`), returned an invalid output, or was denied. */
+export class ToolExecutionError extends ToolgateError {
+  readonly toolName: string
+
+  constructor(toolName: string, message: string, options?: ErrorOptions, code = 'TOOL_EXECUTION_FAILED') {
+    super(code, message, options)
+    this.toolName = toolName
+  }
+}
+
+/** The call needed approval and was refused; `message` is the tool's `rejectMessage` (with the reason). */
+export class ToolDeniedError extends ToolExecutionError {
+  readonly reason: string | undefined
+
+  constructor(toolName: string, message: string, reason: string | undefined) {
+    super(toolName, message, undefined, 'TOOL_DENIED')
+    this.reason = reason
+  }
+}

@@ -1,4 +1,7 @@
 export { toolDefinition, type ToolDefinitionConfig } from './tools/toolDefinition.ts'
+export { thinkTool, THINK_TOOL_DESCRIPTION, THOUGHT_METADATA, type ThinkTool, type ThinkToolOptions } from './tools/thinkTool.ts'
+export { toolSearch, type ToolRanker, type ToolSearch, type ToolSearchOptions } from './tools/toolSearch.ts'
+export { toolResult, isToolContentResult, type ToolContentPart, type ToolContentResult, type ToolFileSource } from './tools/toolResult.ts'
 export { evaluateApproval, type ApprovalRequirement } from './tools/approval.ts'
 export { validateToolInput, validateToolOutput } from './tools/validateToolValue.ts'
 export type {
@@ -16,6 +19,12 @@ export type {
   NeedsApproval,
   Register,
   RegisteredContext,
+  ContextSchema,
+  InferToolContext,
+  RequiredContextOf,
+  ToolContextOf,
+  RejectMessage,
+  RejectedCall,
   ServerTool,
   ToolContext,
   ToolDefinition,
@@ -40,4 +49,15 @@ export type {
   ToolSchema,
 } from './schema/types.ts'
 
-export { InvalidOptionError, SchemaConversionError, ToolDefinitionError, ToolError, ToolgateError, ToolValidationError } from './errors.ts'
+export {
+  InvalidOptionError,
+  SchemaConversionError,
+  ToolDefinitionError,
+  ToolError,
+  ToolDeniedError,
+  ToolExecutionError,
+  ToolgateError,
+  ToolInputError,
+  ToolNotFoundError,
+  ToolValidationError,
+} from './errors.ts'

@@ -1,6 +1,7 @@
 import { memo } from 'react'
 import type { ToolCallState } from '@toolgate/ai-react'
 import type { DemoToolCall } from '../types.ts'
+import { Attachments } from './Attachments.tsx'
 
 const STATE_LABELS: Record<ToolCallState, string> = {
   'input-streaming': 'Writing arguments…',
@@ -20,8 +21,17 @@ interface ToolCallCardProps {
 
 /** One tool call: its state, its arguments as they stream, its result or error. */
 export const ToolCallCard = memo(function ToolCallCard({ call, onReview }: ToolCallCardProps) {
-  const metadata = call.metadata as { icon?: string; destructive?: boolean }
+  const metadata = call.metadata as { icon?: string; destructive?: boolean; display?: string }
   const labelId = `call-${call.toolCallId}-label`
+  // A think tool's call is the model's thought, not an action: shown as such.
+  if (metadata.display === 'thought') {
+    const thought = (call.input as { thought?: string } | undefined)?.thought
+    return (
+      <aside className="thought" data-tool={call.toolName} aria-label="Thought">
+        <span aria-hidden="true">💭</span> <em>{thought ?? '…'}</em>
+      </aside>
+    )
+  }
   return (
     <article className="tool-card" data-state={call.state} data-tool={call.toolName} aria-labelledby={labelId}>
       <header className="tool-card__header">
@@ -50,6 +60,7 @@ export const ToolCallCard = memo(function ToolCallCard({ call, onReview }: ToolC
           <pre className="tool-card__json tool-card__json--result">{formatJson(call.output)}</pre>
         </section>
       )}
+      {call.state === 'output-available' && call.attachments && <Attachments attachments={call.attachments} />}
       {call.state === 'output-error' && (
         <p className="tool-card__error" role="alert" aria-label="Error">
           {call.error}

@@ -73,7 +73,7 @@ function applyResult(draft: ThreadDraft, call: ToolCallDraft, event: ToolCallRes
   if (event.status === 'denied') {
     draft.updateCall(call, { state: 'denied', approval: { ...call.approval, approved: false, denyReason: event.reason } })
   } else if (event.status === 'success') {
-    draft.updateCall(call, { state: 'output-available', output: event.output })
+    draft.updateCall(call, { state: 'output-available', output: event.output, ...(event.attachments ? { attachments: event.attachments } : {}) })
   } else {
     draft.updateCall(call, { state: 'output-error', error: event.content })
   }

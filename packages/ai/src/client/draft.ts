@@ -1,4 +1,5 @@
 import type { ToolInterrupt } from '../protocol/interrupts.ts'
+import type { ThreadAttachment } from '../protocol/messages.ts'
 import type { AnyTool, ToolMetadata } from '../tools/types.ts'
 import { randomId } from '../util/randomId.ts'
 import { PartialJsonParser } from './partialJson.ts'
@@ -29,6 +30,7 @@ export interface ToolCallDraft {
   parser: PartialJsonParser | undefined
   input: unknown
   output: unknown
+  attachments: readonly ThreadAttachment[] | undefined
   error: string | undefined
   approval: ToolApproval | undefined
   /** Ended by this client (stopped, or its request failed): a result the server sends later replaces that. */
@@ -45,7 +47,7 @@ export interface MessageDraft {
   snapshot: ChatMessage | undefined
 }
 
-export type ToolCallChanges = Partial<Pick<ToolCallDraft, 'state' | 'input' | 'output' | 'error' | 'approval'>>
+export type ToolCallChanges = Partial<Pick<ToolCallDraft, 'state' | 'input' | 'output' | 'attachments' | 'error' | 'approval'>>
 
 const EMPTY_METADATA: ToolMetadata = Object.freeze({})
 
@@ -105,6 +107,7 @@ export class ThreadDraft {
       parser: undefined,
       input: undefined,
       output: undefined,
+      attachments: undefined,
       error: undefined,
       approval: undefined,
       stopped: false,
@@ -220,6 +223,7 @@ function callSnapshot(call: ToolCallDraft): ToolCallPart {
     metadata: call.metadata,
   }
   if (call.state === 'output-available') part.output = call.output
+  if (call.state === 'output-available' && call.attachments?.length) part.attachments = call.attachments
   if (call.state === 'output-error') part.error = call.error
   if (call.approval) part.approval = call.approval
   call.snapshot = Object.freeze(part) as unknown as ToolCallPart

@@ -29,7 +29,11 @@ export function outcome(result: ThreadToolMessage | undefined): ToolCallChanges 
   if (!result) return { state: 'input-available' }
   switch (result.status) {
     case 'success':
-      return { state: 'output-available', output: 'output' in result ? result.output : parseJson(result.content) }
+      return {
+        state: 'output-available',
+        output: 'output' in result ? result.output : parseJson(result.content),
+        ...(result.attachments ? { attachments: result.attachments } : {}),
+      }
     case 'error':
       return { state: 'output-error', error: result.content }
     case 'denied':

@@ -4,6 +4,8 @@
  */
 export { ChatClient, createChatClient, type ApproveOptions, type ChatClientOptions } from './ChatClient.ts'
 export { ChatError, type ChatErrorCode } from './chatError.ts'
+export { attachmentUrl } from './attachmentUrl.ts'
+export type { ThreadAttachment } from '../protocol/messages.ts'
 export type { NotifyScheduler } from './scheduleNotify.ts'
 export type { Fetch } from '../util/Fetch.ts'
 export type {

@@ -1,4 +1,5 @@
 import type { AnyTool, InferToolName, InferToolOutput, InferToolRawInput, ToolMetadata } from '../tools/types.ts'
+import type { ThreadAttachment } from '../protocol/messages.ts'
 import type { JsonSchema } from '../schema/types.ts'
 import type { ChatError } from './chatError.ts'
 
@@ -59,7 +60,14 @@ interface ToolCallBase<TName extends string, TMetadata> {
 type StateFields<TState extends ToolCallState, TInput, TOutput> = TState extends 'input-streaming'
   ? { readonly state: TState; readonly input: DeepPartial<TInput> | undefined; readonly output?: undefined; readonly error?: undefined }
   : TState extends 'output-available'
-    ? { readonly state: TState; readonly input: TInput; readonly output: TOutput; readonly error?: undefined }
+    ? {
+        readonly state: TState
+        readonly input: TInput
+        readonly output: TOutput
+        readonly error?: undefined
+        /** Files the tool returned (`toolResult()`); show a stored one from `attachmentUrl(endpoint, threadId, attachment)`. */
+        readonly attachments?: readonly ThreadAttachment[] | undefined
+      }
     : TState extends 'output-error'
       ? {
           readonly state: TState

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../schema/types.ts'
-import type { ProviderMetadata, ThreadMessage } from '../protocol/messages.ts'
+import type { ProviderMetadata, ThreadAttachment, ThreadMessage } from '../protocol/messages.ts'
 
 /** A tool as declared to a model. */
 export interface ModelTool {
@@ -14,6 +14,12 @@ export interface ModelRequest {
   readonly tools: readonly ModelTool[]
   /** Aborted when the client goes away; a model stops streaming on it. */
   readonly signal: AbortSignal
+  /**
+   * The bytes of a file a tool returned (`ThreadToolMessage.attachments`, by `id`), for adapters
+   * whose provider takes images or documents in tool results. `undefined` when it is gone; an
+   * adapter then keeps the text line the message already carries.
+   */
+  readonly loadAttachment?: (attachment: ThreadAttachment) => Promise<{ readonly data: Uint8Array; readonly mediaType: string } | undefined>
 }
 
 export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other'

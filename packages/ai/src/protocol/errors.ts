@@ -16,8 +16,10 @@ export type ErrorCode =
   | 'UNSUPPORTED_MEDIA_TYPE' // 415: send `content-type: application/json`
   | 'ANSWER_MISMATCH' // 422: e.g. a client result for an interrupt that asks for an approval
   | 'INVALID_EDITED_ARGS' // 422: `editedArgs` fail the tool's input schema
+  | 'ATTACHMENT_NOT_FOUND' // 404: no such attachment in this thread
   | 'INTERNAL' // 500
   | 'STORE_FULL' // 507: the server's store is at its size limit; try again later
+  | 'CONTEXT_INVALID' // 500: the handler's `context` fails a tool's `contextSchema` (the message names the tool and the keys)
   // Only in RUN_ERROR events:
   | 'MODEL_ERROR'
   | 'STORE_ERROR'

@@ -1,5 +1,5 @@
 import type { RunOutcome } from './interrupts.ts'
-import type { ToolResultStatus } from './messages.ts'
+import type { ThreadAttachment, ToolResultStatus } from './messages.ts'
 
 /**
  * The AG-UI 1.0 events the chat handler emits, with AG-UI's field names. Each is sent as one
@@ -93,6 +93,8 @@ export interface ToolCallResultEvent {
   readonly status: ToolResultStatus
   /** The validated output (status `success`). */
   readonly output?: unknown
+  /** Files the tool returned, as AG-UI binary content parts (see `ThreadAttachment`). */
+  readonly attachments?: readonly ThreadAttachment[]
   /** The user's reason (status `denied`). */
   readonly reason?: string
   /** The user edited the arguments before approving. */

@@ -25,6 +25,7 @@ export type {
 export type { InterruptReason, RunOutcome, ToolInterrupt } from './interrupts.ts'
 export type {
   ProviderMetadata,
+  ThreadAttachment,
   ThreadAssistantMessage,
   ThreadMessage,
   ThreadReasoning,

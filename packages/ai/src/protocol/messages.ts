@@ -42,6 +42,26 @@ export interface ThreadAssistantMessage {
   readonly reasoning?: readonly ThreadReasoning[]
 }
 
+/**
+ * A file a tool returned, as the thread keeps it: a reference, never the bytes. The shape is
+ * AG-UI's binary content part (`type: 'binary'`, `mimeType`, `id` or `url`, `filename`), with
+ * `kind` and `size` added. A stored one (`id`) is served by the chat endpoint at
+ * `GET ?threadId=<thread>&attachmentId=<id>`.
+ */
+export interface ThreadAttachment {
+  readonly type: 'binary'
+  /** What the tool declared it: `image` can be shown inline. */
+  readonly kind: 'image' | 'file'
+  readonly mimeType: string
+  /** The attachment store's id (absent for a URL the tool returned). */
+  readonly id?: string
+  /** The address the tool returned instead of bytes. */
+  readonly url?: string
+  readonly filename?: string
+  /** Bytes, when stored. */
+  readonly size?: number
+}
+
 /** How a tool call ended. */
 export type ToolResultStatus = 'success' | 'error' | 'denied'
 
@@ -59,6 +79,8 @@ export interface ThreadToolMessage {
   readonly reason?: string
   /** The user edited the arguments before approving; the call in history carries the edited ones. */
   readonly edited?: boolean
+  /** Files the tool returned (status `success`), by reference. */
+  readonly attachments?: readonly ThreadAttachment[]
 }
 
 export type ThreadMessage = ThreadUserMessage | ThreadAssistantMessage | ThreadToolMessage

@@ -1,7 +1,11 @@
 import { InvalidOptionError } from '../errors.ts'
 import type { ChatModel } from '../model/chatModel.ts'
-import type { AnyTool } from '../tools/types.ts'
+import { isToolSearch, type ToolSearch } from '../tools/toolSearch.ts'
+import type { AnyTool, InferToolContext } from '../tools/types.ts'
 import { isRecord } from '../util/isRecord.ts'
+import { memoryAttachmentStore, type AttachmentStore } from './attachments.ts'
+import { checkContext } from './context.ts'
+import { middlewareProblem, type ChatMiddleware } from './middleware.ts'
 import { memoryEventLog, memoryStore } from './stores/memory.ts'
 import type { RunEventLog, ThreadStore } from './threadStore.ts'
 import { createToolRegistry, type ToolRegistry } from './toolRegistry.ts'
@@ -29,10 +33,29 @@ export interface FailedCall {
   readonly toolCallId: string
 }
 
-export interface ChatHandlerOptions<TContext = undefined> {
+/**
+ * What the handler's `context` must be for `TTools`: every tool's `contextSchema` input at once
+ * (the registered context for tools without one).
+ */
+export type ToolsContext<TTools extends readonly AnyTool[]> = (
+  TTools[number] extends infer TTool ? (TTool extends AnyTool ? (context: InferToolContext<TTool>) => void : never) : never
+) extends (context: infer TContext) => void
+  ? TContext
+  : unknown
+
+/** `context` becomes a required option once a tool needs values that `undefined` cannot give. */
+export type ContextOption<TTools extends readonly AnyTool[]> = undefined extends ToolsContext<TTools>
+  ? {}
+  : { readonly context: unknown }
+
+export interface ChatHandlerOptions<TContext = undefined, TTools extends readonly AnyTool[] = readonly AnyTool[]> {
   readonly model: ChatModel
-  /** `.server()` tools run on the server; bare definitions are declared to the model and run in the browser. */
-  readonly tools?: readonly AnyTool[]
+  /**
+   * `.server()` tools run on the server; bare definitions are declared to the model and run in the
+   * browser. A `toolSearch(...)` instead declares, for each model call, the tools that fit the
+   * conversation (and those already called in the thread); any of its tools can run.
+   */
+  readonly tools?: TTools | ToolSearch<TTools>
   /** Where threads live. Default: `memoryStore()` (one process, lost on restart). */
   readonly store?: ThreadStore
   /** The app's data for tools and approval policies (`ctx.context`); a function is called per request. */
@@ -55,6 +78,13 @@ export interface ChatHandlerOptions<TContext = undefined> {
    * Its text is stored and streamed: never include the error's own message unless you know it is safe.
    */
   readonly toolErrorMessage?: (error: unknown, call: FailedCall) => string | undefined
+  /**
+   * Hooks on each model request and response and on each tool call's input and output, run in this
+   * order; see `ChatMiddleware`. A hook that throws ends the run with a safe RUN_ERROR.
+   */
+  readonly middleware?: readonly ChatMiddleware[]
+  /** Where files that tools return (`toolResult()`) are kept. Default: `memoryAttachmentStore()`. */
+  readonly attachments?: AttachmentStore
 }
 
 export interface ChatLimits {
@@ -88,6 +118,8 @@ export interface ChatLimits {
    * call (a step under way is stored whole, so a thread may pass it by one step). Default 8 MB.
    */
   readonly maxThreadBytes?: number
+  /** Most bytes of files one tool result (`toolResult()`) may carry; more makes the call fail with a clear error and stores nothing. Default 5 MB. */
+  readonly maxAttachmentBytes?: number
 }
 
 /** The options with defaults applied, as the runtime uses them. */
@@ -105,12 +137,16 @@ export interface ChatConfig {
   readonly events: RunEventLog
   /** The runs this process is running, by id, each with what stops it at once. */
   readonly liveRuns: Map<string, AbortController>
+  readonly middleware: readonly ChatMiddleware[]
+  /** Picks the tools declared to each model call; without it, every tool is declared. */
+  readonly toolSearch: ToolSearch | undefined
+  readonly attachments: AttachmentStore
 }
 
 const WHERE = 'createChatHandler'
 
 /** Checks every option when the handler is created, so a misconfiguration fails at startup, never per request. */
-export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext>): ChatConfig {
+export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, readonly AnyTool[]>): ChatConfig {
   if (!isRecord(options)) throw new InvalidOptionError(WHERE, 'options', 'must be an object')
   const { model, store, authorize, onError, context, toolErrorMessage } = options
   if (!isRecord(model) || typeof model.stream !== 'function') throw new InvalidOptionError(WHERE, 'model', 'must be a ChatModel with a `stream` method')
@@ -118,11 +154,19 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext>): 
   if (authorize !== undefined && typeof authorize !== 'function') throw new InvalidOptionError(WHERE, 'authorize', 'must be a function')
   if (onError !== undefined && typeof onError !== 'function') throw new InvalidOptionError(WHERE, 'onError', 'must be a function')
   if (toolErrorMessage !== undefined && typeof toolErrorMessage !== 'function') throw new InvalidOptionError(WHERE, 'toolErrorMessage', 'must be a function')
-  if (options.tools !== undefined && !Array.isArray(options.tools)) throw new InvalidOptionError(WHERE, 'tools', 'must be an array of tools')
+  const search = isToolSearch(options.tools) ? options.tools : undefined
+  if (options.tools !== undefined && !search && !Array.isArray(options.tools)) throw new InvalidOptionError(WHERE, 'tools', 'must be an array of tools or a toolSearch()')
+  const { attachments } = options
+  if (attachments !== undefined && !(isRecord(attachments) && typeof attachments.put === 'function' && typeof attachments.get === 'function')) {
+    throw new InvalidOptionError(WHERE, 'attachments', 'must be an AttachmentStore (`put` and `get` methods)')
+  }
+  const middlewareIssue = options.middleware === undefined ? undefined : middlewareProblem(options.middleware)
+  if (middlewareIssue) throw new InvalidOptionError(WHERE, middlewareIssue.option, middlewareIssue.problem)
+  const tools = createToolRegistry(search ? search.tools : ((options.tools as readonly AnyTool[] | undefined) ?? []), WHERE)
   const threads = store ?? memoryStore()
   return {
     model,
-    tools: createToolRegistry(options.tools ?? [], WHERE),
+    tools,
     store: threads,
     events: threads.events ?? memoryEventLog(),
     liveRuns: new Map(),
@@ -131,8 +175,11 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext>): 
     authorize,
     onError,
     toolErrorMessage,
+    middleware: options.middleware ?? [],
+    toolSearch: search,
+    attachments: options.attachments ?? memoryAttachmentStore(),
     resolveContext: async (request) =>
-      typeof context === 'function' ? (context as (request: Request) => unknown)(request) : context,
+      checkContext(tools, typeof context === 'function' ? await (context as (request: Request) => unknown)(request) : context),
   }
 }
 
@@ -146,6 +193,7 @@ function resolveLimits(limits: ChatLimits | undefined): Required<ChatLimits> {
     maxThreadMessages: positiveInteger(limits?.maxThreadMessages, 'limits.maxThreadMessages', 500),
     maxMessageBytes: positiveInteger(limits?.maxMessageBytes, 'limits.maxMessageBytes', 256 * 1024),
     maxThreadBytes: positiveInteger(limits?.maxThreadBytes, 'limits.maxThreadBytes', 8 * 1024 * 1024),
+    maxAttachmentBytes: positiveInteger(limits?.maxAttachmentBytes, 'limits.maxAttachmentBytes', 5 * 1024 * 1024),
   }
   if (resolved.maxMessageBytes > resolved.maxThreadBytes) {
     throw new InvalidOptionError(WHERE, 'limits.maxMessageBytes', `must not exceed \`limits.maxThreadBytes\` (${resolved.maxThreadBytes})`)

@@ -1,4 +1,6 @@
-import { resolveConfig, type ChatConfig, type ChatHandlerOptions } from './config.ts'
+import type { AnyTool } from '../tools/types.ts'
+import { resolveConfig, type ChatConfig, type ChatHandlerOptions, type ContextOption, type ToolsContext } from './config.ts'
+import { attachmentResponse } from './attachments.ts'
 import { HttpError, errorResponse, jsonResponse } from './errors.ts'
 import { parseChatRequest, readJsonBody } from './requests.ts'
 import { replayResponse } from './events.ts'
@@ -18,7 +20,12 @@ export type ChatHandler = (request: Request) => Promise<Response>
  * `interrupts.ts` pauses and checks answers); `events.ts` writes every event; `thread.ts` reads and
  * writes the thread through the `ThreadStore`.
  */
-export function createChatHandler<TContext = undefined>(options: ChatHandlerOptions<TContext>): ChatHandler {
+// `TContext` is inferred from `context` and must satisfy every tool's `contextSchema`: a handler
+// whose context lacks a tool's key does not compile.
+export function createChatHandler<
+  const TTools extends readonly AnyTool[] = readonly AnyTool[],
+  TContext extends ToolsContext<TTools> = ToolsContext<TTools>,
+>(options: ChatHandlerOptions<TContext, TTools> & ContextOption<TTools>): ChatHandler {
   const config = resolveConfig(options)
   return async (request) => {
     try {
@@ -49,6 +56,8 @@ async function get(config: ChatConfig, request: Request): Promise<Response> {
   const limit = indexParam(params, 'limit')
   const before = indexParam(params, 'before')
   const head = await loadHead(config, request, threadId, 'read')
+  const attachmentId = params.get('attachmentId')
+  if (attachmentId) return attachmentResponse(config.attachments, head.id, attachmentId)
   if (limit === undefined && before === undefined) {
     return jsonResponse(200, snapshot(head, await loadMessages(config.store, head), config.limits.runLeaseMs, config.tools))
   }

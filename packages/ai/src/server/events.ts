@@ -95,7 +95,7 @@ export class RunEvents {
   }
 
   result(result: ThreadToolMessage): void {
-    const { id: messageId, toolCallId, content, status, output, reason, edited } = result
+    const { id: messageId, toolCallId, content, status, output, reason, edited, attachments } = result
     this.#emit({
       type: 'TOOL_CALL_RESULT',
       messageId,
@@ -106,6 +106,7 @@ export class RunEvents {
       ...(status === 'success' ? { output } : {}),
       ...(reason === undefined ? {} : { reason }),
       ...(edited ? { edited } : {}),
+      ...(attachments ? { attachments } : {}),
     })
   }
 

@@ -3,6 +3,8 @@ import type { ProviderMetadata, ThreadAssistantMessage, ThreadMessage, ThreadRea
 import { randomId } from '../util/randomId.ts'
 import { ToolgateError } from '../errors.ts'
 import { isRecord } from '../util/isRecord.ts'
+import { attachmentLoader } from './attachments.ts'
+import { declaredTools } from './declaredTools.ts'
 import { ModelError } from './errors.ts'
 import type { Run } from './run.ts'
 
@@ -36,6 +38,8 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
   const byModelId = new Map<string, OpenCall>()
   const usedIds = toolCallIds(run.messages)
   let text = ''
+  // Before the step starts: a middleware that throws ends the run, and is never taken for a model error.
+  const request = await run.middleware.modelRequest({ messages: run.messages, tools: await declaredTools(run) })
   events.stepStarted(messageId)
 
   const onChunk = (chunk: ModelChunk) => {
@@ -76,7 +80,7 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
   let error: ModelError | undefined
   let iterator: AsyncIterator<ModelChunk> | undefined
   try {
-    iterator = run.config.model.stream({ messages: run.messages, tools: run.config.tools.modelTools, signal })[Symbol.asyncIterator]()
+    iterator = run.config.model.stream({ ...request, signal, loadAttachment: attachmentLoader(run) })[Symbol.asyncIterator]()
     for (;;) {
       const next = await nextUnlessAborted(iterator, signal)
       if (next === undefined || next.done) break

@@ -9,8 +9,11 @@ import { modelStep, type UsageTotals } from './modelStep.ts'
 import { anySignal } from '../util/anySignal.ts'
 import { jsonBytes } from '../util/jsonBytes.ts'
 import { commitChange, isRunning, loadMessages, type ThreadChange } from './thread.ts'
-import { errorResult, executeToolCalls, inCallOrder, planToolCalls, rerunPlan, settleInterrupts, type Execution, type ToolFailures } from './toolCalls.ts'
+import { errorResult, executeToolCalls, inCallOrder, planToolCalls, rerunPlan, settleInterrupts, successResult, type Execution, type ToolFailures } from './toolCalls.ts'
 import type { ToolRegistry } from './toolRegistry.ts'
+import { appContext } from './context.ts'
+import { describeAttachment } from './attachments.ts'
+import { RunMiddleware } from './middleware.ts'
 import type { OpenStep, PendingInterrupt, ThreadHead } from './threadStore.ts'
 
 /** How a claimed run begins. */
@@ -42,6 +45,8 @@ export class Run {
   readonly failures: ToolFailures
   /** Aborted when the client goes away or the run loses its thread. */
   readonly signal: AbortSignal
+  /** The app's middleware, bound to this run. */
+  readonly middleware: RunMiddleware
   readonly usage: UsageTotals = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, reported: false }
   /** The head as last written by this run. */
   head: ThreadHead
@@ -75,6 +80,8 @@ export class Run {
     this.messages = options.messages ? [...options.messages] : []
     this.#loaded = options.messages !== undefined
     this.signal = anySignal(options.signal, this.#lost.signal, this.#stopped.signal)
+    const ctx = { threadId: options.head.id, runId: options.runId, context: appContext(options.context), signal: this.signal }
+    this.middleware = new RunMiddleware(this.config.middleware, ctx)
     this.#heartbeat = setInterval(() => void this.#write({}, 'renew').catch(() => {}), this.config.limits.runLeaseMs / 3)
     this.#stopCheck = setInterval(() => void this.#checkStop(), STOP_CHECK_MS)
   }
@@ -203,8 +210,9 @@ async function drive(run: Run, start: RunStart): Promise<readonly PendingInterru
   }
   while (steps < run.config.maxSteps && !run.signal.aborted) {
     run.ensureRoom(1) // no model call whose answer could not be stored
-    const { message, error } = await modelStep(run)
+    const { message: streamed, error } = await modelStep(run)
     steps += 1
+    const message = streamed && !error && !run.signal.aborted ? await run.middleware.modelResponse(streamed) : streamed
     if (error || run.signal.aborted) {
       // The model failed or the client left mid-step: what it said is kept, its calls will not run.
       if (message) {
@@ -229,7 +237,7 @@ async function drive(run: Run, start: RunStart): Promise<readonly PendingInterru
 
 /** Plans a step's calls, runs the server tools among them, and stores the step: closed, or open on its interrupts. */
 async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps: number): Promise<PendingInterrupt[]> {
-  const plan = await planToolCalls(message.toolCalls, run.config.tools, run.context, run.failures)
+  const plan = await planToolCalls(message.toolCalls, run.config.tools, run.context, run.failures, (call, tool) => run.middleware.toolInput(call, tool))
   for (const result of plan.results) run.events.result(result)
   const step: OpenStep = { message, results: plan.results, interrupts: plan.interrupts, running: [], steps }
   return runAndStore(run, step, plan.executions, [])
@@ -268,16 +276,21 @@ async function runAndStore(
     context: run.context,
     timeoutMs: run.config.limits.toolTimeoutMs,
     maxOutputBytes: run.config.limits.maxMessageBytes,
-    onResult: (result) => run.events.result(result),
     failures: run.failures,
+    attachments: { store: run.config.attachments, threadId: run.head.id, maxBytes: run.config.limits.maxAttachmentBytes },
+    onResult: (result) => run.events.result(result),
+    onOutput: (result, execution) =>
+      run.middleware.toolOutput(result, execution.input, execution.entry.tool, (output) => withAttachmentsOf(result, successResult(execution, output, execution.editedArgs))),
   })
   const results = [...step.results, ...executed]
   if (step.interrupts.length > 0) {
     await run.save({ step: { ...step, results, running: [] }, resolvedInterruptIds })
+    run.middleware.throwIfFailed()
     return [...step.interrupts]
   }
   run.append(step.message, ...inCallOrder(step.message, results))
   await run.save({ step: undefined, resolvedInterruptIds })
+  run.middleware.throwIfFailed() // the step is stored whole; then a failed toolOutput hook ends the run
   return []
 }
 
@@ -396,4 +409,11 @@ function usageOf(run: Run): TokenUsage | undefined {
     ...(usage.cachedInputTokens > 0 ? { cachedInputTokens: usage.cachedInputTokens } : {}),
     ...(usage.reasoningTokens > 0 ? { reasoningTokens: usage.reasoningTokens } : {}),
   }
+}
+
+/** A result rebuilt from a replaced output keeps the files of the one it replaces. */
+function withAttachmentsOf(original: ThreadToolMessage, rebuilt: ThreadToolMessage): ThreadToolMessage {
+  const { attachments } = original
+  if (!attachments || attachments.length === 0) return rebuilt
+  return { ...rebuilt, content: [rebuilt.content, ...attachments.map(describeAttachment)].join('\n'), attachments }
 }

@@ -1,12 +1,16 @@
 import { isToolError, ToolValidationError } from '../errors.ts'
 import type { ThreadAssistantMessage, ThreadToolCall, ThreadToolMessage } from '../protocol/messages.ts'
-import { evaluateApproval } from '../tools/approval.ts'
+import { denialText, evaluateApproval, rejectMessageOf } from '../tools/approval.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { validateToolInput, validateToolOutput } from '../tools/validateToolValue.ts'
 import { deepEqual } from '../util/deepEqual.ts'
 import { parseToolArguments } from '../util/parseToolArguments.ts'
 import { randomId } from '../util/randomId.ts'
 import { utf8Bytes } from '../util/jsonBytes.ts'
+import { contextFor } from './context.ts'
+import { contentResultMessage, type AttachmentOptions } from './attachments.ts'
+import { isToolContentResult } from '../tools/toolResult.ts'
+import type { InputDecision } from './middleware.ts'
 import { approvalInterrupt, callRef, clientToolInterrupt, type CallRef } from './interrupts.ts'
 import type { OpenStep, PendingInterrupt } from './threadStore.ts'
 import type { ToolEntry, ToolRegistry } from './toolRegistry.ts'
@@ -43,11 +47,15 @@ export interface ToolFailures {
   policy(error: unknown, call: CallRef): void
 }
 
+/** The `toolInput` middleware: a new input, or a refusal the model reads. */
+export type OnToolInput = (call: { toolCallId: string; toolName: string; input: unknown }, tool: AnyTool) => Promise<InputDecision>
+
 export async function planToolCalls(
   calls: readonly ThreadToolCall[],
   tools: ToolRegistry,
   context: unknown,
   failures: ToolFailures,
+  onInput?: OnToolInput,
 ): Promise<CallPlan> {
   const plan: CallPlan = { results: [], executions: [], interrupts: [] }
   for (const call of calls) {
@@ -68,12 +76,18 @@ export async function planToolCalls(
       plan.results.push(errorResult(ref, checked.error))
       continue
     }
-    const approval = await evaluateApproval(entry.tool, checked.value, { toolCallId: call.id, context })
+    const decided = onInput ? await onInput({ ...ref, input: checked.value }, entry.tool) : { input: checked.value, replaced: false }
+    if ('refused' in decided) {
+      plan.results.push(errorResult(ref, decided.refused))
+      continue
+    }
+    const sent = decided.replaced ? decided.input : args.value
+    const approval = await evaluateApproval(entry.tool, decided.input, { toolCallId: call.id, context: contextFor(context, call.name) })
     if (approval.error !== undefined) failures.policy(approval.error, ref)
     // Interrupts carry the arguments as sent (plain JSON, storable); execution later validates them again.
-    if (approval.required) plan.interrupts.push(approvalInterrupt(ref, args.value, approval.reason))
-    else if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, args.value))
-    else plan.executions.push({ ...ref, entry, input: checked.value })
+    if (approval.required) plan.interrupts.push(approvalInterrupt(ref, sent, approval.reason))
+    else if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, sent))
+    else plan.executions.push({ ...ref, entry, input: decided.input })
   }
   return plan
 }
@@ -99,8 +113,10 @@ export async function settleInterrupts(
     const ref = callRef(interrupt)
     const { answer } = interrupt
     const entry = tools.get(interrupt.toolName)
-    if (answer?.kind === 'approval' && !answer.approved) plan.results.push(deniedResult(ref, answer.reason))
-    else if (mode === 'supersede' && (answer === undefined || answer.kind === 'approval')) plan.results.push(deniedResult(ref, SUPERSEDED_REASON))
+    if (answer?.kind === 'approval' && !answer.approved) plan.results.push(deniedResult(ref, answer.reason, rejectMessageOf(entry?.tool, interrupt)))
+    else if (mode === 'supersede' && (answer === undefined || answer.kind === 'approval')) {
+      plan.results.push(deniedResult(ref, SUPERSEDED_REASON, rejectMessageOf(entry?.tool, interrupt)))
+    }
     else if (!entry) plan.results.push(errorResult(ref, `Tool "${interrupt.toolName}" is no longer available`))
     else if (answer?.kind === 'error') plan.results.push(errorResult(ref, `Tool "${interrupt.toolName}" failed in the browser: ${answer.error}`))
     else if (answer?.kind === 'output') plan.results.push(await clientResult(interrupt, entry.tool, answer.output, failures))
@@ -152,13 +168,18 @@ export interface ExecuteOptions {
   /** Called as each call finishes, so results stream in completion order. */
   readonly onResult?: (result: ThreadToolMessage) => void
   readonly failures: ToolFailures
+  /** Where files from `toolResult()` go; without it they are dropped and the output alone is kept. */
+  readonly attachments?: AttachmentOptions
+  /** The `toolOutput` middleware: may replace a result before it streams; never throws. */
+  readonly onOutput?: (result: ThreadToolMessage, execution: Execution) => Promise<ThreadToolMessage>
 }
 
 /** Runs calls in parallel; never throws. Results come back in the order of `executions`. */
 export function executeToolCalls(executions: readonly Execution[], options: ExecuteOptions): Promise<ThreadToolMessage[]> {
   return Promise.all(
     executions.map(async (execution) => {
-      const result = await executeOne(execution, options)
+      const executed = await executeOne(execution, options)
+      const result = options.onOutput ? await options.onOutput(executed, execution) : executed
       options.onResult?.(result)
       return result
     }),
@@ -191,10 +212,13 @@ async function executeOne(execution: Execution, options: ExecuteOptions): Promis
     const run = Promise.resolve().then(() => {
       if (signal.aborted) throw signal.reason
       started = true
-      return entry.handler!(input, { toolCallId, signal, context: options.context })
+      return entry.handler!(input, { toolCallId, signal, context: contextFor(options.context, toolName) })
     })
-    const output = await Promise.race([run, stopped])
-    const result = successResult(execution, await validateToolOutput(entry.tool, output), execution.editedArgs)
+    const output = await validateToolOutput(entry.tool, await Promise.race([run, stopped]))
+    if (isToolContentResult(output) && options.attachments) {
+      return await contentResultMessage(execution, output, options.attachments, editedNote(execution.editedArgs))
+    }
+    const result = successResult(execution, output, execution.editedArgs)
     const bytes = utf8Bytes(result.content)
     if (bytes <= options.maxOutputBytes) return result
     return errorResult(execution, `Tool "${toolName}" ran, but its output is ${bytes} bytes, more than the limit of ${options.maxOutputBytes}; it was not kept`)
@@ -248,7 +272,8 @@ async function clientResult(interrupt: PendingInterrupt, tool: AnyTool, output: 
 // Results: every call ends with exactly one, stored as a tool message the model reads.
 
 /** The tool's output, as JSON for the model; `editedArgs` makes the result say the user changed the call. */
-export function successResult(call: CallRef, output: unknown, editedArgs?: unknown): ThreadToolMessage {
+export function successResult(call: CallRef, result: unknown, editedArgs?: unknown): ThreadToolMessage {
+  const output = isToolContentResult(result) ? result.output : result
   let json: string
   try {
     json = JSON.stringify(output) ?? 'null'
@@ -256,9 +281,7 @@ export function successResult(call: CallRef, output: unknown, editedArgs?: unkno
     return errorResult(call, `Tool "${call.toolName}" returned a value that is not JSON (${(error as Error).message})`)
   }
   const edited = editedArgs !== undefined
-  const content = edited
-    ? `The user edited the arguments before approving; the call ran with ${JSON.stringify(editedArgs)}.\nResult: ${json}`
-    : json
+  const content = edited ? `${editedNote(editedArgs)}\nResult: ${json}` : json
   return {
     role: 'tool',
     id: randomId('msg_'),
@@ -270,17 +293,23 @@ export function successResult(call: CallRef, output: unknown, editedArgs?: unkno
   }
 }
 
+function editedNote(editedArgs: unknown): string | undefined {
+  return editedArgs === undefined ? undefined : `The user edited the arguments before approving; the call ran with ${JSON.stringify(editedArgs)}.`
+}
+
 export function errorResult(call: CallRef, error: string): ThreadToolMessage {
   return { role: 'tool', id: randomId('msg_'), ...callRef(call), content: error, status: 'error' }
 }
 
-export function deniedResult(call: CallRef, reason: string | undefined): ThreadToolMessage {
+/** `rejectMessage`, when the tool has one, is what the model reads; the human's reason is added to it. */
+export function deniedResult(call: CallRef, reason: string | undefined, rejectMessage?: string): ThreadToolMessage {
   const given = reason?.trim() ? reason.trim() : undefined
+  const content = denialText(given, rejectMessage)
   return {
     role: 'tool',
     id: randomId('msg_'),
     ...callRef(call),
-    content: `denied by the user: ${given ?? 'no reason given'}`,
+    content,
     status: 'denied',
     ...(given === undefined ? {} : { reason: given }),
   }

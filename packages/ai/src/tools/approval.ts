@@ -1,4 +1,4 @@
-import type { AnyTool, ApprovalContext } from './types.ts'
+import type { AnyTool, ApprovalContext, RejectedCall } from './types.ts'
 
 /** Whether a human must approve a call, and why. */
 export interface ApprovalRequirement {
@@ -28,4 +28,24 @@ export async function evaluateApproval(tool: AnyTool, input: unknown, ctx: Appro
   } catch (error) {
     return { required: true, reason: POLICY_FAILED_REASON, error }
   }
+}
+
+/** The tool's `rejectMessage` for a call; one that throws or returns no text gives `undefined` (the default text). */
+export function rejectMessageOf(tool: AnyTool | undefined, call: RejectedCall): string | undefined {
+  const rejectMessage = tool?.rejectMessage
+  if (typeof rejectMessage === 'string') return rejectMessage
+  if (typeof rejectMessage !== 'function') return undefined
+  try {
+    const text = rejectMessage({ toolCallId: call.toolCallId, toolName: call.toolName, input: call.input })
+    return typeof text === 'string' && text.trim() !== '' ? text : undefined
+  } catch (error) {
+    console.error(`[toolgate] rejectMessage of tool "${call.toolName}" threw; the default text is used:`, error)
+    return undefined
+  }
+}
+
+/** What the model reads for a denied call: the tool's `rejectMessage` with the human's reason after it, or the default. */
+export function denialText(reason: string | undefined, rejectMessage: string | undefined): string {
+  if (rejectMessage === undefined) return `denied by the user: ${reason ?? 'no reason given'}`
+  return reason === undefined ? rejectMessage : `${rejectMessage}\nThe user's reason: ${reason}`
 }

@@ -2,11 +2,11 @@ import { ToolDefinitionError } from '../errors.ts'
 import type { JsonSchemaHook } from '../schema/emitJsonSchema.ts'
 import { createToolEmitter } from '../schema/toolEmitter.ts'
 import { toToolSchema } from '../schema/toolSchema.ts'
-import type { InferSchemaOutput, SchemaSource } from '../schema/types.ts'
+import type { InferSchemaInput, InferSchemaOutput, SchemaSource } from '../schema/types.ts'
 import { buildTool } from './buildTool.ts'
 import { sealTool } from './internals.ts'
 import { checkToolName } from './toolName.ts'
-import type { ApprovalPolicy, NeedsApproval, ToolDefinition, ToolExecute, ToolMetadata } from './types.ts'
+import type { ApprovalPolicy, ContextSchema, NeedsApproval, RejectMessage, ToolContextOf, ToolDefinition, ToolExecute, ToolMetadata } from './types.ts'
 
 export interface ToolDefinitionConfig<
   TName extends string,
@@ -14,6 +14,7 @@ export interface ToolDefinitionConfig<
   TOutputSchema extends SchemaSource | undefined,
   TApproval extends NeedsApproval,
   TMetadata extends ToolMetadata,
+  TContextSchema extends ContextSchema | undefined = undefined,
 > {
   /** What the model calls the tool by. Portable names match `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`. */
   readonly name: TName
@@ -26,6 +27,17 @@ export interface ToolDefinitionConfig<
   readonly outputSchema?: TOutputSchema
   /** `true`, `false`, or a policy on the validated input: `(input, ctx) => boolean | { reason }`. */
   readonly needsApproval?: TApproval
+  /**
+   * What the model reads when a human denies a call: a text, or a function of the call. The human's
+   * reason, when given, is added after it. Default: "denied by the user: <reason>".
+   */
+  readonly rejectMessage?: RejectMessage<[TInputSchema] extends [undefined] ? unknown : InferSchemaInput<TInputSchema>>
+  /**
+   * The app's values the tool needs (a tenant's API key, the user id, the locale), as any Standard
+   * Schema. `ctx.context` is typed by it; every turn checks the handler's `context` against it
+   * before the model is called, and `createChatHandler` type-checks its `context` option.
+   */
+  readonly contextSchema?: TContextSchema
   /** Free data carried to clients and exports. */
   readonly metadata?: TMetadata
   /**
@@ -48,31 +60,46 @@ export function toolDefinition<
   TInputSchema extends SchemaSource | undefined = undefined,
   TOutputSchema extends SchemaSource | undefined = undefined,
   const TMetadata extends ToolMetadata = {},
+  TContextSchema extends ContextSchema | undefined = undefined,
 >(
-  config: ToolDefinitionConfig<TName, TInputSchema, TOutputSchema, ApprovalPolicy<InferSchemaOutput<TInputSchema>>, TMetadata> & {
-    readonly needsApproval: ApprovalPolicy<InferSchemaOutput<TInputSchema>>
+  config: ToolDefinitionConfig<
+    TName,
+    TInputSchema,
+    TOutputSchema,
+    ApprovalPolicy<InferSchemaOutput<TInputSchema>, ToolContextOf<TContextSchema>>,
+    TMetadata,
+    TContextSchema
+  > & {
+    readonly needsApproval: ApprovalPolicy<InferSchemaOutput<TInputSchema>, ToolContextOf<TContextSchema>>
   },
-): ToolDefinition<TName, TInputSchema, TOutputSchema, ApprovalPolicy<InferSchemaOutput<TInputSchema>>, TMetadata>
+): ToolDefinition<TName, TInputSchema, TOutputSchema, ApprovalPolicy<InferSchemaOutput<TInputSchema>, ToolContextOf<TContextSchema>>, TMetadata, TContextSchema>
 export function toolDefinition<
   const TName extends string,
   TInputSchema extends SchemaSource | undefined = undefined,
   TOutputSchema extends SchemaSource | undefined = undefined,
   const TApproval extends boolean = false,
   const TMetadata extends ToolMetadata = {},
+  TContextSchema extends ContextSchema | undefined = undefined,
 >(
-  config: ToolDefinitionConfig<TName, TInputSchema, TOutputSchema, TApproval, TMetadata>,
-): ToolDefinition<TName, TInputSchema, TOutputSchema, TApproval, TMetadata>
+  config: ToolDefinitionConfig<TName, TInputSchema, TOutputSchema, TApproval, TMetadata, TContextSchema>,
+): ToolDefinition<TName, TInputSchema, TOutputSchema, TApproval, TMetadata, TContextSchema>
 export function toolDefinition(
-  config: ToolDefinitionConfig<string, SchemaSource | undefined, SchemaSource | undefined, NeedsApproval, ToolMetadata>,
+  config: ToolDefinitionConfig<string, SchemaSource | undefined, SchemaSource | undefined, NeedsApproval, ToolMetadata, ContextSchema | undefined>,
 ): ToolDefinition {
   if (typeof config !== 'object' || config === null) throw new ToolDefinitionError('toolDefinition() needs a config object')
-  const { name, description, title, inputSchema, outputSchema, needsApproval = false, metadata = {}, toJsonSchema, idempotent = false } = config
+  const { name, description, title, inputSchema, outputSchema, needsApproval = false, rejectMessage, contextSchema, metadata = {}, toJsonSchema, idempotent = false } = config
   checkToolName(name)
   if (typeof description !== 'string' || description.trim() === '') {
     throw new ToolDefinitionError(`Tool "${name}" needs a non-empty \`description\`: the model chooses tools by it`)
   }
   if (typeof needsApproval !== 'boolean' && typeof needsApproval !== 'function') {
     throw new ToolDefinitionError(`\`needsApproval\` of tool "${name}" must be a boolean or a function`)
+  }
+  if (rejectMessage !== undefined && typeof rejectMessage !== 'string' && typeof rejectMessage !== 'function') {
+    throw new ToolDefinitionError(`\`rejectMessage\` of tool "${name}" must be a string or a function`)
+  }
+  if (contextSchema !== undefined && !isStandardSchema(contextSchema)) {
+    throw new ToolDefinitionError(`\`contextSchema\` of tool "${name}" must be a Standard Schema (Valibot, Zod, ArkType, ...)`)
   }
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
     throw new ToolDefinitionError(`\`metadata\` of tool "${name}" must be an object`)
@@ -91,6 +118,8 @@ export function toolDefinition(
     inputSchema: inputSchema === undefined ? undefined : toToolSchema(inputSchema, name, 'input', (mode, target) => emit('input', mode, target)),
     outputSchema: outputSchema === undefined ? undefined : toToolSchema(outputSchema, name, 'output', (mode, target) => emit('output', mode, target)),
     needsApproval,
+    ...(rejectMessage === undefined ? {} : { rejectMessage }),
+    ...(contextSchema === undefined ? {} : { contextSchema }),
     metadata,
     idempotent,
     toJsonSchema,
@@ -98,4 +127,9 @@ export function toolDefinition(
     client: (execute: ToolExecute<unknown, unknown>) => buildTool('client', definition, execute),
   }
   return sealTool(definition, { emit }) as never
+}
+
+function isStandardSchema(value: unknown): value is ContextSchema {
+  const standard = (value as { readonly '~standard'?: { readonly validate?: unknown } } | null)?.['~standard']
+  return typeof standard === 'object' && standard !== null && typeof standard.validate === 'function'
 }

@@ -1,6 +1,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec'
 import type { JsonSchemaHook } from '../schema/emitJsonSchema.ts'
 import type { InferSchemaOutput, SchemaSource, ToolSchema } from '../schema/types.ts'
+import type { ToolContentResult } from './toolResult.ts'
 
 /** Free data carried with a tool to clients and exports (an icon, a `destructive` flag, ...). */
 export type ToolMetadata = { readonly [key: string]: unknown }
@@ -22,6 +23,23 @@ export interface Register {}
 
 /** The app's context type as declared on `Register`, else `unknown`. */
 export type RegisteredContext = Register extends { readonly context: infer TContext } ? TContext : unknown
+
+/** What a tool's `contextSchema` may be: any Standard Schema (the values are the app's, never JSON from a model). */
+export type ContextSchema = StandardSchemaV1
+
+/** The `ctx.context` a tool sees: its `contextSchema`'s output, else the registered context. */
+export type ToolContextOf<TContextSchema> = [TContextSchema] extends [undefined]
+  ? RegisteredContext
+  : TContextSchema extends StandardSchemaV1
+    ? StandardSchemaV1.InferOutput<TContextSchema>
+    : RegisteredContext
+
+/** What the app must supply for a tool: its `contextSchema`'s input, else the registered context. */
+export type RequiredContextOf<TContextSchema> = [TContextSchema] extends [undefined]
+  ? RegisteredContext
+  : TContextSchema extends StandardSchemaV1
+    ? StandardSchemaV1.InferInput<TContextSchema>
+    : RegisteredContext
 
 /** What a tool's `execute` receives beside its input. */
 export interface ToolContext<TContext = RegisteredContext> {
@@ -47,8 +65,22 @@ export type ApprovalPolicy<TInput = any, TContext = RegisteredContext> = (
   ctx: ApprovalContext<TContext>,
 ) => ApprovalDecision | Promise<ApprovalDecision>
 
+/** The call a human denied, as `rejectMessage` sees it. */
+export interface RejectedCall<TInput = unknown> {
+  readonly toolCallId: string
+  readonly toolName: string
+  /** The arguments as the model sent them (not validated again). */
+  readonly input: TInput
+}
+
+/**
+ * What the model reads when a human denies a call: a fixed text, or one made from the call. The
+ * human's reason, when given, is added after it.
+ */
+export type RejectMessage<TInput = unknown> = string | ((call: RejectedCall<TInput>) => string)
+
 /** Always, never, or decided per call from its validated input. */
-export type NeedsApproval<TInput = any> = boolean | ApprovalPolicy<TInput>
+export type NeedsApproval<TInput = any> = boolean | ApprovalPolicy<TInput, any>
 
 export type ToolKind = 'definition' | 'server' | 'client'
 
@@ -60,6 +92,7 @@ export interface ToolShape<
   TApproval extends NeedsApproval = NeedsApproval,
   TMetadata extends ToolMetadata = ToolMetadata,
   TRawInput = TInput,
+  TContext = RegisteredContext,
 > {
   readonly kind: ToolKind
   readonly name: TName
@@ -68,20 +101,25 @@ export interface ToolShape<
   readonly inputSchema?: ToolSchema<TRawInput, TInput> | undefined
   readonly outputSchema?: ToolSchema<unknown, TOutput> | undefined
   readonly needsApproval: TApproval
+  /** What the model reads when a human denies a call; the default says it was denied. */
+  // `any`: typed where it is written (the definition); here a tool stays assignable to wider tool types.
+  readonly rejectMessage?: RejectMessage<any> | undefined
   readonly metadata: TMetadata
   /** Run again under the same `toolCallId` after a crash cut a call off (see `toolDefinition`). */
   readonly idempotent?: boolean | undefined
+  /** The app's values the tool needs (`ctx.context`), checked when a turn starts. */
+  readonly contextSchema?: StandardSchemaV1<TContext, unknown> | undefined
   readonly toJsonSchema?: JsonSchemaHook | undefined
   /**
    * Carries the types; never set at run time. `rawInput` is what a caller (or a model) sends,
    * `input` what `execute` receives once validated: they differ where a schema has defaults or
-   * transforms.
+   * transforms. `context` is what the app must supply for the tool.
    */
-  readonly '~types'?: { readonly input: TInput; readonly output: TOutput; readonly rawInput: TRawInput } | undefined
+  readonly '~types'?: { readonly input: TInput; readonly output: TOutput; readonly rawInput: TRawInput; readonly context: TContext } | undefined
 }
 
 /** Any tool, definition or built. */
-export type AnyTool = ToolShape<string, any, any, any, any, any>
+export type AnyTool = ToolShape<string, any, any, any, any, any, any>
 
 export type ToolExecute<TInput, TResult, TContext = RegisteredContext> = (
   input: TInput,
@@ -107,18 +145,19 @@ export interface BuiltTool<
   TMetadata extends ToolMetadata,
   TFormatted = TOutput,
   TRawInput = TInput,
-> extends ToolShape<TName, TInput, TOutput, TApproval, TMetadata, TRawInput> {
+  TContext = RegisteredContext,
+> extends ToolShape<TName, TInput, TOutput, TApproval, TMetadata, TRawInput, TContext> {
   readonly kind: TKind
   /** `meta` reaches the handler untouched; without it the handler gets a fresh context. */
   execute(...args: ExecuteArgs<TRawInput>): Promise<TFormatted>
-  /** Validate, run, validate, and return the output itself; throws on a violation. */
+  /** Validate, run, validate, and return the output itself (the `toolResult()` when `execute` returned one); throws on a violation. */
   executeUnformatted(...args: ExecuteArgs<TRawInput>): Promise<TOutput>
   /** Errors become `{ error: message }` instead of being thrown. */
-  formatted(): BuiltTool<TKind, TName, TInput, TOutput, TApproval, TMetadata, DefaultFormattedOutput<TOutput>, TRawInput>
+  formatted(): BuiltTool<TKind, TName, TInput, TOutput, TApproval, TMetadata, DefaultFormattedOutput<TOutput>, TRawInput, TContext>
   /** Reshape the result (the output or the `Error`); replaces any earlier formatting. */
   formatted<TNext>(
     format: (result: TOutput | Error) => TNext | Promise<TNext>,
-  ): BuiltTool<TKind, TName, TInput, TOutput, TApproval, TMetadata, TNext, TRawInput>
+  ): BuiltTool<TKind, TName, TInput, TOutput, TApproval, TMetadata, TNext, TRawInput, TContext>
 }
 
 export type ServerTool<
@@ -129,7 +168,8 @@ export type ServerTool<
   TMetadata extends ToolMetadata = ToolMetadata,
   TFormatted = TOutput,
   TRawInput = TInput,
-> = BuiltTool<'server', TName, TInput, TOutput, TApproval, TMetadata, TFormatted, TRawInput>
+  TContext = RegisteredContext,
+> = BuiltTool<'server', TName, TInput, TOutput, TApproval, TMetadata, TFormatted, TRawInput, TContext>
 
 export type ClientTool<
   TName extends string = string,
@@ -139,7 +179,8 @@ export type ClientTool<
   TMetadata extends ToolMetadata = ToolMetadata,
   TFormatted = TOutput,
   TRawInput = TInput,
-> = BuiltTool<'client', TName, TInput, TOutput, TApproval, TMetadata, TFormatted, TRawInput>
+  TContext = RegisteredContext,
+> = BuiltTool<'client', TName, TInput, TOutput, TApproval, TMetadata, TFormatted, TRawInput, TContext>
 
 /** The input `execute` sees: the schema's output, or whatever `execute` declares without one. */
 type ExecuteInput<TSchema> = [TSchema] extends [undefined] ? unknown : InferSchemaOutput<TSchema>
@@ -147,10 +188,15 @@ type ExecuteInput<TSchema> = [TSchema] extends [undefined] ? unknown : InferSche
 type ExecuteResult<TSchema> = [TSchema] extends [undefined]
   ? unknown
   : TSchema extends StandardSchemaV1
-    ? StandardSchemaV1.InferInput<TSchema>
+    ? StandardSchemaV1.InferInput<TSchema> | ToolContentResult<StandardSchemaV1.InferInput<TSchema>>
     : unknown
 /** The tool's output: the output schema's output, or what `execute` returns without one. */
-type ResolvedOutput<TSchema, TResult> = [TSchema] extends [undefined] ? TResult : InferSchemaOutput<TSchema>
+/** A `toolResult()`'s output is the tool's output: what the model and the UI read as `output`. */
+type ResolvedOutput<TSchema, TResult> = [TSchema] extends [undefined]
+  ? TResult extends ToolContentResult<infer TOutput> ? TOutput : TResult
+  : InferSchemaOutput<TSchema>
+/** What `execute()` returns: the output, or the `toolResult()` carrying it and its content. */
+type ResolvedResult<TSchema, TResult> = TResult extends ToolContentResult<any> ? ToolContentResult<ResolvedOutput<TSchema, TResult>> : ResolvedOutput<TSchema, TResult>
 /** What a caller sends: the input schema's input, or what `execute` declares without one. */
 type ResolvedRawInput<TSchema, TInput> = [TSchema] extends [undefined]
   ? TInput
@@ -168,6 +214,7 @@ type BoundTool<
   TMetadata extends ToolMetadata,
   TInput,
   TResult,
+  TContextSchema = undefined,
 > = BuiltTool<
   TKind,
   TName,
@@ -175,8 +222,9 @@ type BoundTool<
   ResolvedOutput<TOutputSchema, TResult>,
   TApproval,
   TMetadata,
-  ResolvedOutput<TOutputSchema, TResult>,
-  ResolvedRawInput<TInputSchema, TInput>
+  ResolvedResult<TOutputSchema, TResult>,
+  ResolvedRawInput<TInputSchema, TInput>,
+  RequiredContextOf<TContextSchema>
 >
 
 /** A tool as defined once, before it is bound to a side. */
@@ -186,23 +234,25 @@ export interface ToolDefinition<
   TOutputSchema extends SchemaSource | undefined = any,
   TApproval extends NeedsApproval = NeedsApproval,
   TMetadata extends ToolMetadata = ToolMetadata,
+  TContextSchema extends ContextSchema | undefined = any,
 > extends ToolShape<
     TName,
     InferSchemaOutput<TInputSchema>,
     InferSchemaOutput<TOutputSchema>,
     TApproval,
     TMetadata,
-    ResolvedRawInput<TInputSchema, InferSchemaOutput<TInputSchema>>
+    ResolvedRawInput<TInputSchema, InferSchemaOutput<TInputSchema>>,
+    RequiredContextOf<TContextSchema>
   > {
   readonly kind: 'definition'
   /** Bind the tool to the server: `execute` runs there. */
   server<TInput extends ExecuteInput<TInputSchema> = ExecuteInput<TInputSchema>, TResult extends ExecuteResult<TOutputSchema> = ExecuteResult<TOutputSchema>>(
-    execute: ToolExecute<TInput, TResult>,
-  ): BoundTool<'server', TName, TInputSchema, TOutputSchema, TApproval, TMetadata, TInput, TResult>
+    execute: ToolExecute<TInput, TResult, ToolContextOf<TContextSchema>>,
+  ): BoundTool<'server', TName, TInputSchema, TOutputSchema, TApproval, TMetadata, TInput, TResult, TContextSchema>
   /** Bind the tool to the browser: `execute` runs there when the server asks. */
   client<TInput extends ExecuteInput<TInputSchema> = ExecuteInput<TInputSchema>, TResult extends ExecuteResult<TOutputSchema> = ExecuteResult<TOutputSchema>>(
-    execute: ToolExecute<TInput, TResult>,
-  ): BoundTool<'client', TName, TInputSchema, TOutputSchema, TApproval, TMetadata, TInput, TResult>
+    execute: ToolExecute<TInput, TResult, ToolContextOf<TContextSchema>>,
+  ): BoundTool<'client', TName, TInputSchema, TOutputSchema, TApproval, TMetadata, TInput, TResult, TContextSchema>
 }
 
 /** The name, input and output types of any tool. */
@@ -211,3 +261,5 @@ export type InferToolInput<TTool> = TTool extends { readonly '~types'?: { readon
 export type InferToolOutput<TTool> = TTool extends { readonly '~types'?: { readonly output: infer O } | undefined } ? O : never
 /** What a caller or a model sends, before validation applies defaults and transforms. */
 export type InferToolRawInput<TTool> = TTool extends { readonly '~types'?: { readonly rawInput: infer R } | undefined } ? R : never
+/** What the app must supply for a tool (its `contextSchema`'s input, else the registered context). */
+export type InferToolContext<TTool> = TTool extends { readonly '~types'?: { readonly context: infer C } | undefined } ? C : never

@@ -1,5 +1,6 @@
 import { ToolValidationError } from '../errors.ts'
 import type { ToolSchema } from '../schema/types.ts'
+import { isToolContentResult, toolResult } from './toolResult.ts'
 import type { AnyTool } from './types.ts'
 
 /** Validates a call's input; throws `ToolValidationError` listing every issue with its path. */
@@ -7,9 +8,14 @@ export function validateToolInput(tool: AnyTool, input: unknown): Promise<unknow
   return validateAgainst(tool.name, 'input', tool.inputSchema, input)
 }
 
-/** Validates what a tool returned; throws `ToolValidationError` listing every issue with its path. */
-export function validateToolOutput(tool: AnyTool, output: unknown): Promise<unknown> {
-  return validateAgainst(tool.name, 'output', tool.outputSchema, output)
+/**
+ * Validates what a tool returned; throws `ToolValidationError` listing every issue with its path.
+ * A `toolResult()` is checked by its `output` and keeps its content.
+ */
+export async function validateToolOutput(tool: AnyTool, output: unknown): Promise<unknown> {
+  if (!isToolContentResult(output)) return validateAgainst(tool.name, 'output', tool.outputSchema, output)
+  if (output.output === undefined && !tool.outputSchema) return output
+  return toolResult({ output: await validateAgainst(tool.name, 'output', tool.outputSchema, output.output), content: output.content })
 }
 
 async function validateAgainst(

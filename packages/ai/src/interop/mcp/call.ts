@@ -3,7 +3,9 @@ import { ToolValidationError } from '../../errors.ts'
 import { internalsOf } from '../../tools/internals.ts'
 import type { ToolContext } from '../../tools/types.ts'
 import { validateToolInput, validateToolOutput } from '../../tools/validateToolValue.ts'
+import { isToolContentResult } from '../../tools/toolResult.ts'
 import { isRecord } from '../../util/isRecord.ts'
+import { contentResultToMcp } from './content.ts'
 import { approvalRefusal, type McpApprove } from './approval.ts'
 import type { McpRequestExtra, McpServableTool } from './types.ts'
 
@@ -52,6 +54,7 @@ async function run(tool: McpServableTool, input: unknown, args: unknown, ctx: To
  * spec asks for both then). A string from a tool without one is sent as the text itself.
  */
 function successResult(output: unknown, structured: boolean): CallToolResult {
+  if (isToolContentResult(output)) return contentResultToMcp(output, structured, isRecord)
   const text = typeof output === 'string' && !structured ? output : JSON.stringify(output ?? null)
   const content = [{ type: 'text' as const, text }]
   return structured && isRecord(output) ? { content, structuredContent: output } : { content }

@@ -1,0 +1,161 @@
+import { InvalidOptionError, ToolError } from '../errors.ts'
+import type { ThreadAttachment, ThreadToolMessage } from '../protocol/messages.ts'
+import type { ToolContentPart, ToolContentResult } from '../tools/toolResult.ts'
+import { randomId } from '../util/randomId.ts'
+import { HttpError } from './errors.ts'
+import { callRef, type CallRef } from './interrupts.ts'
+import type { Run } from './run.ts'
+
+// Files tools return. The bytes go to an attachment store once, when the result is made; the
+// thread, the event stream and the model's history carry references. The chat endpoint serves
+// them to readers of the thread.
+
+/** A stored file. */
+export interface StoredAttachment {
+  readonly data: Uint8Array
+  readonly mediaType: string
+  readonly filename?: string | undefined
+}
+
+/** Where attachments live. Ids are made by the runtime (unguessable); a store keeps them per thread. */
+export interface AttachmentStore {
+  put(threadId: string, id: string, attachment: StoredAttachment): Promise<void>
+  get(threadId: string, id: string): Promise<StoredAttachment | undefined>
+}
+
+export interface MemoryAttachmentStoreOptions {
+  /** Bytes kept at most; the oldest attachments go first. Default 256 MB. */
+  readonly maxBytes?: number
+}
+
+/** Attachments in this process's memory (lost on restart): the default, and for tests. */
+export function memoryAttachmentStore(options: MemoryAttachmentStoreOptions = {}): AttachmentStore {
+  const maxBytes = options.maxBytes ?? 256 * 1024 * 1024
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new InvalidOptionError('memoryAttachmentStore', 'maxBytes', 'must be a positive integer')
+  const entries = new Map<string, StoredAttachment>()
+  let bytes = 0
+  return {
+    async put(threadId, id, attachment) {
+      const data = attachment.data.slice() // a copy: the tool may reuse its buffer
+      entries.set(`${threadId}\u0000${id}`, Object.freeze({ ...attachment, data }))
+      bytes += data.byteLength
+      for (const [key, entry] of entries) {
+        if (bytes <= maxBytes) break
+        entries.delete(key)
+        bytes -= entry.data.byteLength
+      }
+    },
+    async get(threadId, id) {
+      return entries.get(`${threadId}\u0000${id}`)
+    },
+  }
+}
+
+export interface AttachmentOptions {
+  readonly store: AttachmentStore
+  readonly threadId: string
+  readonly maxBytes: number
+}
+
+/**
+ * The tool message for a `toolResult()`: files stored and referenced, and what the model reads:
+ * the output as JSON, the text parts, and a line per file. (Sending the files themselves to
+ * providers that take them is the adapters' part; until then the model reads that line.)
+ */
+export async function contentResultMessage(
+  call: CallRef,
+  result: ToolContentResult,
+  options: AttachmentOptions,
+  edited: string | undefined,
+): Promise<ThreadToolMessage> {
+  const texts: string[] = []
+  const attachments: ThreadAttachment[] = []
+  // Decoded and measured before anything is stored: a result over the limit stores nothing.
+  const files = result.content.flatMap((part) => (part.type === 'text' ? [] : [{ part, data: part.data === undefined ? undefined : bytesOf(part.data) }]))
+  const total = files.reduce((sum, file) => sum + (file.data?.byteLength ?? 0), 0)
+  if (total > options.maxBytes) {
+    throw new ToolError(`returned files of ${total} bytes in all; one result may carry at most ${options.maxBytes} bytes (limits.maxAttachmentBytes)`)
+  }
+  for (const part of result.content) if (part.type === 'text') texts.push(part.text)
+  for (const { part, data } of files) attachments.push(await storeFile(part, data, options))
+  const output = result.output === undefined ? undefined : JSON.parse(JSON.stringify(result.output))
+  const lines = [
+    ...(output === undefined ? [] : [JSON.stringify(output)]),
+    ...texts,
+    ...attachments.map(describeAttachment),
+  ]
+  const content = lines.join('\n')
+  return {
+    role: 'tool',
+    id: randomId('msg_'),
+    ...callRef(call),
+    content: edited ? `${edited}\nResult: ${content}` : content,
+    status: 'success',
+    ...(output === undefined ? {} : { output }),
+    ...(edited ? { edited: true } : {}),
+    attachments,
+  }
+}
+
+async function storeFile(part: Exclude<ToolContentPart, { type: 'text' }>, data: Uint8Array | undefined, options: AttachmentOptions): Promise<ThreadAttachment> {
+  const base = { type: 'binary' as const, kind: part.type, mimeType: part.mediaType, ...(part.filename ? { filename: part.filename } : {}) }
+  if (part.url !== undefined) return { ...base, url: part.url }
+  if (part.attachmentId !== undefined) {
+    const stored = await options.store.get(options.threadId, part.attachmentId)
+    if (!stored) throw new ToolError(`attachment "${part.attachmentId}" is not stored in this thread`)
+    return { ...base, id: part.attachmentId, size: stored.data.byteLength }
+  }
+  if (!data) throw new ToolError(`returned a ${part.type} without data, url or attachmentId`)
+  const id = randomId('att_')
+  await options.store.put(options.threadId, id, { data, mediaType: part.mediaType, filename: part.filename })
+  return { ...base, id, size: data.byteLength }
+}
+
+/** The line the model reads for a file. */
+export function describeAttachment(attachment: ThreadAttachment): string {
+  const name = attachment.filename ?? attachment.url ?? attachment.id
+  const size = attachment.size === undefined ? '' : `, ${formatBytes(attachment.size)}`
+  return `[${attachment.kind} attached: ${name} (${attachment.mimeType}${size}); the user can see it]`
+}
+
+function formatBytes(bytes: number): string {
+  return bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`
+}
+
+function bytesOf(data: Uint8Array | string): Uint8Array {
+  return typeof data === 'string' ? decodeBase64(data) : data
+}
+
+function decodeBase64(text: string): Uint8Array {
+  const clean = text.replace(/^data:[^,]*;base64,/, '')
+  if (!/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(clean)) throw new ToolError('returned file `data` that is not base64')
+  const binary = atob(clean.replace(/\s+/g, ''))
+  const bytes = new Uint8Array(binary.length)
+  for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index)
+  return bytes
+}
+
+/** `GET ?threadId=&attachmentId=`: the file, to a reader of the thread (authorized by the caller). */
+export async function attachmentResponse(store: AttachmentStore, threadId: string, id: string): Promise<Response> {
+  const stored = await store.get(threadId, id)
+  if (!stored) throw new HttpError(404, 'ATTACHMENT_NOT_FOUND', `Thread "${threadId}" has no attachment "${id}"`, 'attachmentId')
+  const inline = /^image\/(png|jpeg|gif|webp|avif|svg\+xml)$/.test(stored.mediaType)
+  const filename = (stored.filename ?? id).replace(/[^\w.-]+/g, '_')
+  return new Response(stored.data as Uint8Array<ArrayBuffer>, {
+    status: 200,
+    headers: {
+      'content-type': stored.mediaType,
+      'content-length': String(stored.data.byteLength),
+      'content-disposition': `${inline ? 'inline' : 'attachment'}; filename="${filename}"`,
+      // A tool's file is untrusted content: never sniffed, never scripted (an SVG opened directly runs nothing).
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox",
+      'cache-control': 'private, max-age=3600, immutable',
+    },
+  })
+}
+
+/** `ModelRequest.loadAttachment` for a run: the thread's own files only. */
+export function attachmentLoader(run: Run): (attachment: ThreadAttachment) => Promise<StoredAttachment | undefined> {
+  return async (attachment) => (attachment.id === undefined ? undefined : run.config.attachments.get(run.head.id, attachment.id))
+}
