@@ -2,7 +2,10 @@
 export { useChat, type UseChatResult } from './useChat.ts'
 export { useChatClient } from './useChatClient.ts'
 export { useChatSelector } from './useChatSelector.ts'
-export { ChatError } from '@toolgate/ai/client'
+export { useApprovalForm, type FieldInputProps, type UseApprovalFormResult } from './useApprovalForm.ts'
+export { useApprovalQueue, type UseApprovalQueueResult } from './useApprovalQueue.ts'
+export { renderToolCall, useUserRequest, type ToolRenderers } from './toolRenderers.ts'
+export { ChatError, userRequests } from '@toolgate/ai/client'
 export type {
   ApproveOptions,
   ChatClient,
@@ -10,8 +13,11 @@ export type {
   ChatMessage,
   ChatState,
   ChatStatus,
+  FormField,
   MessagePart,
   PendingApproval,
   ToolCallPart,
   ToolCallState,
+  UserRequest,
+  UserRequests,
 } from '@toolgate/ai/client'

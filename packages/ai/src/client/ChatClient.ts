@@ -58,6 +58,10 @@ interface PauseEntry {
 export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTool[]> {
   readonly #options: ChatClientOptions<TTools>
   readonly #tools: readonly AnyTool[]
+  /** The tools this client knows (it runs the client tools among them and checks approvals' edits with their schemas). */
+  get tools(): readonly AnyTool[] {
+    return this.#tools
+  }
   readonly #fetch: Fetch
   #draft: ThreadDraft
   #threadId: string | undefined

@@ -1,0 +1,181 @@
+import { useId, useMemo, useState, useSyncExternalStore, type ChangeEvent, type FormEvent } from 'react'
+import type { AnyTool, ToolMetadata } from '@toolgate/ai'
+import { ApprovalForm, valueAt, type ApprovalFormState, type FormField, type PendingApproval } from '@toolgate/ai/client'
+import type { UseChatResult } from './useChat.ts'
+
+type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement
+
+/** Props for a field's `<input>`, `<select>` or `<textarea>`: value, change handler and the `aria-*` that tie it to its label, description and error. */
+export interface FieldInputProps {
+  readonly id: string
+  readonly name: string
+  readonly type?: string
+  readonly value?: string
+  readonly checked?: boolean
+  readonly required?: boolean
+  readonly min?: number
+  readonly max?: number
+  readonly step?: number | 'any'
+  readonly minLength?: number
+  readonly maxLength?: number
+  readonly 'aria-invalid': boolean
+  readonly 'aria-describedby'?: string
+  readonly onChange: (event: ChangeEvent<Control>) => void
+}
+
+export interface UseApprovalFormResult extends ApprovalFormState {
+  readonly toolCallId: string
+  readonly toolName: string
+  /** The approval policy's reason, if it gave one. */
+  readonly reason: string | undefined
+  readonly metadata: ToolMetadata & { readonly icon?: string; readonly destructive?: boolean }
+  /** Spread on the dialog (a native `<dialog>` or any modal): its title and the reason label and describe it. */
+  readonly dialogProps: { readonly role: 'dialog'; readonly 'aria-modal': true; readonly 'aria-labelledby': string; readonly 'aria-describedby': string }
+  readonly titleProps: { readonly id: string }
+  readonly reasonProps: { readonly id: string }
+  /** Spread on the `<form>`: submitting (Enter in a field) approves, with the edits if any. */
+  readonly formProps: { readonly onSubmit: (event: FormEvent) => void; readonly noValidate: true }
+  inputProps(field: FormField): FieldInputProps
+  labelProps(field: FormField): { readonly id: string; readonly htmlFor: string }
+  descriptionProps(field: FormField): { readonly id: string }
+  errorProps(field: FormField): { readonly id: string; readonly role: 'alert' }
+  /** The options of an `enum` field, for a `<select>` whose value is the option's index. */
+  options(field: FormField): readonly { readonly value: string; readonly label: string }[]
+  error(field: FormField): string | undefined
+  isEdited(field: FormField): boolean
+  addItem(field: FormField): void
+  removeItem(field: FormField, index: number): void
+  reset(): void
+  /** Props for the deny reason's `<input>` or `<textarea>`. */
+  readonly denyReasonProps: { readonly id: string; readonly value: string; readonly onChange: (event: ChangeEvent<Control>) => void }
+  /** Checks the edits (in the browser, with the tool's own schema when the chat has the tool) and approves; `false` when a field is invalid. */
+  approve(): Promise<boolean>
+  /** Denies; the reason (given here, or typed in the deny reason field) is what the model reads. */
+  deny(reason?: string): Promise<void>
+}
+
+/**
+ * A headless approval dialog for one pending approval: fields derived from the tool's input JSON
+ * Schema (sent by the server with the approval), starting at the model's arguments, each knowing
+ * whether it was edited, validated in the browser before they are sent (and by the server again).
+ * Bring your own markup: spread the props. Enter in a field approves (the form submits); the
+ * dialog's Escape (a native `<dialog>`'s `cancel`) is the app's "review later".
+ */
+export function useApprovalForm<const TTools extends readonly AnyTool[]>(
+  chat: Pick<UseChatResult<TTools>, 'approve' | 'deny' | 'client'>,
+  approval: PendingApproval<TTools>,
+): UseApprovalFormResult {
+  const { toolCallId, toolName } = approval
+  const form = useMemo(
+    () => new ApprovalForm(approval, chat.client.tools.find((tool) => tool.name === toolName)),
+    // One form per call: its edits survive the approval part's later snapshots.
+    [chat.client, toolCallId],
+  )
+  const state = useSyncExternalStore(form.subscribe, form.getSnapshot, form.getSnapshot)
+  const id = useId()
+  const [denyReason, setDenyReason] = useState('')
+  const fieldId = (field: FormField, part: string) => `${id}-${part}-${field.name.replace(/[^\w-]/g, '_')}`
+
+  const approve = async () => {
+    if (!(await form.validate())) return false
+    const editedArgs = form.editedArgs()
+    await chat.approve(toolCallId, editedArgs === undefined ? {} : { editedArgs })
+    return true
+  }
+
+  return {
+    ...state,
+    toolCallId,
+    toolName,
+    reason: approval.approval?.reason,
+    metadata: approval.metadata as UseApprovalFormResult['metadata'],
+    dialogProps: { role: 'dialog', 'aria-modal': true, 'aria-labelledby': `${id}-title`, 'aria-describedby': `${id}-reason` },
+    titleProps: { id: `${id}-title` },
+    reasonProps: { id: `${id}-reason` },
+    formProps: {
+      noValidate: true,
+      onSubmit: (event) => {
+        event.preventDefault()
+        void approve()
+      },
+    },
+    inputProps(field) {
+      const value = valueAt(state.value, field.path)
+      const error = state.errors[field.name]
+      const describedBy = [field.description ? fieldId(field, 'description') : '', error ? fieldId(field, 'error') : ''].filter(Boolean).join(' ')
+      const common = {
+        id: fieldId(field, 'input'),
+        name: field.name,
+        'aria-invalid': error !== undefined,
+        ...(describedBy ? { 'aria-describedby': describedBy } : {}),
+        ...(field.required ? { required: true } : {}),
+      }
+      switch (field.kind) {
+        case 'boolean':
+          return { ...common, type: 'checkbox', checked: value === true, onChange: (event) => form.setValue(field.path, (event.target as HTMLInputElement).checked) }
+        case 'enum': {
+          const index = field.options!.findIndex((option) => JSON.stringify(option) === JSON.stringify(value))
+          return {
+            ...common,
+            value: index < 0 ? '' : String(index),
+            onChange: (event) => form.setValue(field.path, event.target.value === '' ? undefined : field.options![Number(event.target.value)]),
+          }
+        }
+        case 'number':
+        case 'integer':
+          return {
+            ...common,
+            type: 'number',
+            step: field.kind === 'integer' ? 1 : 'any',
+            ...(field.minimum !== undefined ? { min: field.minimum } : {}),
+            ...(field.maximum !== undefined ? { max: field.maximum } : {}),
+            value: state.drafts[field.name] ?? (typeof value === 'number' ? String(value) : ''),
+            onChange: (event) => form.setText(field, event.target.value),
+          }
+        case 'text':
+          return {
+            ...common,
+            type: inputType(field.format),
+            ...(field.minLength !== undefined ? { minLength: field.minLength } : {}),
+            ...(field.maxLength !== undefined ? { maxLength: field.maxLength } : {}),
+            value: typeof value === 'string' ? value : '',
+            onChange: (event) => form.setText(field, event.target.value),
+          }
+        default:
+          return {
+            ...common,
+            value: state.drafts[field.name] ?? (value === undefined ? '' : JSON.stringify(value, null, 2)),
+            onChange: (event) => form.setText(field, event.target.value),
+          }
+      }
+    },
+    labelProps: (field) => ({ id: fieldId(field, 'label'), htmlFor: fieldId(field, 'input') }),
+    descriptionProps: (field) => ({ id: fieldId(field, 'description') }),
+    errorProps: (field) => ({ id: fieldId(field, 'error'), role: 'alert' }),
+    options: (field) => (field.options ?? []).map((option, index) => ({ value: String(index), label: typeof option === 'string' ? option : JSON.stringify(option) })),
+    error: (field) => state.errors[field.name],
+    isEdited: (field) => form.isEdited(field.path),
+    addItem: (field) => form.addItem(field),
+    removeItem: (field, index) => form.removeItem(field, index),
+    reset: () => form.reset(),
+    denyReasonProps: { id: `${id}-deny-reason`, value: denyReason, onChange: (event) => setDenyReason(event.target.value) },
+    approve,
+    deny: (reason) => chat.deny(toolCallId, (reason ?? denyReason).trim() || undefined),
+  }
+}
+
+function inputType(format: string | undefined): string {
+  switch (format) {
+    case 'date':
+      return 'date'
+    case 'date-time':
+      return 'datetime-local'
+    case 'email':
+      return 'email'
+    case 'uri':
+    case 'url':
+      return 'url'
+    default:
+      return 'text'
+  }
+}
