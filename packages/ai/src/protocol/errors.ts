@@ -4,7 +4,6 @@ export type ErrorCode =
   | 'INVALID_REQUEST' // 400: the body is JSON of the wrong shape (`path` says where)
   | 'FORBIDDEN' // 403: `authorize` refused this thread
   | 'THREAD_NOT_FOUND' // 404
-  | 'RUN_NOT_FOUND' // 404: no such run in this thread, or its event log expired; read the thread instead
   | 'INTERRUPT_NOT_FOUND' // 404: no such pending interrupt in this thread
   | 'METHOD_NOT_ALLOWED' // 405
   | 'INTERRUPT_ALREADY_ANSWERED' // 409: the answer was given (and is applied at most once)
@@ -19,7 +18,6 @@ export type ErrorCode =
   // Only in RUN_ERROR events:
   | 'MODEL_ERROR'
   | 'STORE_ERROR'
-  | 'RUN_LOST' // the server running the turn stopped (crashed) before it finished; what it stored is kept
 
 /** Every error response is JSON of this shape. */
 export interface ErrorBody {

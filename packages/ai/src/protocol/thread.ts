@@ -13,8 +13,6 @@ export type ThreadStatus = 'idle' | 'running' | 'interrupted'
 export interface ThreadSnapshot {
   readonly threadId: string
   readonly status: ThreadStatus
-  /** The run streaming on the thread, while `status` is `running`: `GET` with `runId` and `after=0` follows it. */
-  readonly runId?: string
   readonly messages: readonly ThreadMessage[]
   /** Interrupts still waiting for an answer (those already answered in this batch are left out). */
   readonly interrupts: readonly ToolInterrupt[]

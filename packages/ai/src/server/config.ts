@@ -2,9 +2,7 @@ import { InvalidOptionError } from '../errors.ts'
 import type { ChatModel } from '../model/chatModel.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { isRecord } from '../util/isRecord.ts'
-import type { RunEventLog } from './runEventLog.ts'
 import { memoryStore } from './stores/memory.ts'
-import { memoryEventLog } from './stores/memoryEvents.ts'
 import type { ThreadStore } from './threadStore.ts'
 import { createToolRegistry, type ToolRegistry } from './toolRegistry.ts'
 
@@ -21,19 +19,6 @@ export interface ChatHandlerOptions<TContext = undefined> {
   readonly tools?: readonly AnyTool[]
   /** Where threads live. Default: `memoryStore()` (one process, lost on restart). */
   readonly store?: ThreadStore
-  /**
-   * Where runs' events are kept while they stream and a few minutes after, so a client that lost
-   * its connection resumes the run (`GET` with `Last-Event-ID`), on any instance that shares this
-   * log and the store. Default: `memoryEventLog()` (this process only).
-   */
-  readonly eventLog?: RunEventLog
-  /**
-   * `false` (default): a client that disconnects from a run's stream stops the run, which is how
-   * `ChatClient.stop()` stops it. `true`: the run goes on without it, and the client (or a
-   * reloaded page) reconnects to it with `GET` and `Last-Event-ID`; it then cannot be stopped by
-   * disconnecting and ends at its answer, an interrupt or `maxSteps`.
-   */
-  readonly keepRunningOnDisconnect?: boolean
   /** The app's data for tools and approval policies (`ctx.context`); a function is called per request. */
   readonly context?: TContext | ((request: Request) => TContext | Promise<TContext>)
   /** Return `false` to refuse a user access to a thread (403). */
@@ -74,8 +59,6 @@ export interface ChatConfig {
   readonly model: ChatModel
   readonly tools: ToolRegistry
   readonly store: ThreadStore
-  readonly eventLog: RunEventLog
-  readonly keepRunningOnDisconnect: boolean
   readonly limits: Required<ChatLimits>
   readonly maxSteps: number
   readonly authorize: Authorize | undefined
@@ -88,15 +71,9 @@ const WHERE = 'createChatHandler'
 /** Checks every option when the handler is created, so a misconfiguration fails at startup, never per request. */
 export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext>): ChatConfig {
   if (!isRecord(options)) throw new InvalidOptionError(WHERE, 'options', 'must be an object')
-  const { model, store, eventLog, authorize, onError, context } = options
+  const { model, store, authorize, onError, context } = options
   if (!isRecord(model) || typeof model.stream !== 'function') throw new InvalidOptionError(WHERE, 'model', 'must be a ChatModel with a `stream` method')
   if (store !== undefined && !isThreadStore(store)) throw new InvalidOptionError(WHERE, 'store', 'must be a ThreadStore (`head`, `messages` and `commit` methods)')
-  if (eventLog !== undefined && !isRunEventLog(eventLog)) {
-    throw new InvalidOptionError(WHERE, 'eventLog', 'must be a RunEventLog (`append`, `read`, `wait` and `end` methods)')
-  }
-  if (options.keepRunningOnDisconnect !== undefined && typeof options.keepRunningOnDisconnect !== 'boolean') {
-    throw new InvalidOptionError(WHERE, 'keepRunningOnDisconnect', 'must be a boolean')
-  }
   if (authorize !== undefined && typeof authorize !== 'function') throw new InvalidOptionError(WHERE, 'authorize', 'must be a function')
   if (onError !== undefined && typeof onError !== 'function') throw new InvalidOptionError(WHERE, 'onError', 'must be a function')
   if (options.tools !== undefined && !Array.isArray(options.tools)) throw new InvalidOptionError(WHERE, 'tools', 'must be an array of tools')
@@ -104,8 +81,6 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext>): 
     model,
     tools: createToolRegistry(options.tools ?? [], WHERE),
     store: store ?? memoryStore(),
-    eventLog: eventLog ?? memoryEventLog(),
-    keepRunningOnDisconnect: options.keepRunningOnDisconnect === true,
     limits: resolveLimits(options.limits),
     maxSteps: positiveInteger(options.maxSteps, 'maxSteps', 10),
     authorize,
@@ -143,10 +118,6 @@ function positiveInteger(value: unknown, option: string, fallback: number): numb
 
 function isThreadStore(value: unknown): value is ThreadStore {
   return isRecord(value) && typeof value.head === 'function' && typeof value.messages === 'function' && typeof value.commit === 'function'
-}
-
-function isRunEventLog(value: unknown): value is RunEventLog {
-  return isRecord(value) && ['append', 'read', 'wait', 'end'].every((method) => typeof value[method] === 'function')
 }
 
 function describe(value: unknown): string {

@@ -1,6 +1,5 @@
 import { resolveConfig, type ChatConfig, type ChatHandlerOptions } from './config.ts'
 import { HttpError, errorResponse, jsonResponse } from './errors.ts'
-import { replayRun, wantsEventStream } from './replay.ts'
 import { parseChatRequest, readJsonBody } from './requests.ts'
 import { loadHead, loadMessages, snapshot } from './thread.ts'
 import { resume, startTurn } from './turns.ts'
@@ -10,9 +9,8 @@ export type ChatHandler = (request: Request) => Promise<Response>
 
 /**
  * The chat endpoint. `POST { threadId?, message }` starts a turn and `POST { threadId, resume }`
- * answers interrupts; both stream AG-UI events as Server-Sent Events, each with the id
- * `<runId>:<seq>`. `GET ?threadId=` returns the thread; with `Accept: text/event-stream` it streams
- * a run again from its event log (`Last-Event-ID`, or `&runId=&after=`; `replay.ts`). Refusals are JSON `{ error: { code, message, path? } }`.
+ * answers interrupts; both stream AG-UI events as Server-Sent Events. `GET ?threadId=` returns
+ * the thread. Refusals are JSON `{ error: { code, message, path? } }`.
  *
  * A turn, top to bottom: `turns.ts` claims the thread and starts the run; `run.ts` drives it
  * (`modelStep.ts` streams the model, `toolCalls.ts` plans, runs and settles the calls,
@@ -38,10 +36,8 @@ async function post(config: ChatConfig, request: Request): Promise<Response> {
 }
 
 async function get(config: ChatConfig, request: Request): Promise<Response> {
-  const url = new URL(request.url)
-  const threadId = url.searchParams.get('threadId')
+  const threadId = new URL(request.url).searchParams.get('threadId')
   if (!threadId) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
-  if (wantsEventStream(request, url)) return replayRun(config, request, threadId, url)
   const head = await loadHead(config, request, threadId, 'read')
   const messages = await loadMessages(config.store, head)
   return jsonResponse(200, snapshot(head, messages, config.limits.runLeaseMs, config.tools))

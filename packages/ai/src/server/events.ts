@@ -3,7 +3,6 @@ import type { RunOutcome } from '../protocol/interrupts.ts'
 import type { ThreadToolMessage } from '../protocol/messages.ts'
 import type { ErrorCode } from '../protocol/errors.ts'
 import { randomId } from '../util/randomId.ts'
-import type { LoggedEvent, RunEventLog } from './runEventLog.ts'
 
 /** Where a run's events go, each with its sequence number in the run (1, 2, ...). */
 export type EventSink = (event: ChatEvent, seq: number) => void
@@ -31,26 +30,6 @@ export class RunEvents {
     this.threadId = threadId
     this.runId = runId
     this.#sink = sink
-  }
-
-  /**
-   * The events of a run that stopped writing (its process died), continued from its log: what the
-   * log left open is known, so closing it (`failed`) keeps the stream one AG-UI accepts, and the
-   * numbering goes on from the last logged event.
-   */
-  static continuing(threadId: string, runId: string, logged: readonly LoggedEvent[], sink: EventSink): RunEvents {
-    const events = new RunEvents(threadId, runId, sink)
-    for (const { seq, event } of logged) {
-      events.#seq = seq
-      if (event.type === 'TEXT_MESSAGE_START') events.#text = event.messageId
-      else if (event.type === 'TEXT_MESSAGE_END') events.#text = undefined
-      else if (event.type === 'REASONING_MESSAGE_START') events.#reasoning = event.messageId
-      else if (event.type === 'REASONING_END') events.#reasoning = undefined
-      else if (event.type === 'TOOL_CALL_START') events.#openCalls.add(event.toolCallId)
-      else if (event.type === 'TOOL_CALL_END') events.#openCalls.delete(event.toolCallId)
-      else if (event.type === 'RUN_FINISHED' || event.type === 'RUN_ERROR') events.#ended = true
-    }
-    return events
   }
 
   started(): void {
@@ -165,99 +144,28 @@ export class RunEvents {
 }
 
 /**
- * Appends a run's events to its log in order, batching what arrives while an append is under way
- * (a model streams a token at a time; a remote log should not be called per token). A log that
- * fails costs the run's resumability, never the run: the failure is reported once.
+ * Streams a run as Server-Sent Events (`id: <seq>` and `data: <json>`, as AG-UI's HTTP clients
+ * read them). The run is aborted when the client disconnects (the request's signal) or stops
+ * reading (the stream is cancelled), whichever the server reports.
  */
-export class EventLogWriter {
-  readonly #log: RunEventLog
-  readonly #runId: string
-  #queue: LoggedEvent[] = []
-  #flushing: Promise<void> = Promise.resolve()
-  #failed = false
-
-  constructor(log: RunEventLog, runId: string) {
-    this.#log = log
-    this.#runId = runId
-  }
-
-  push(event: ChatEvent, seq: number): void {
-    this.#queue.push({ seq, event })
-    if (this.#queue.length === 1) this.#flushing = this.#flushing.then(() => this.#flush())
-  }
-
-  /** Writes what is queued, then marks the run's log ended so it expires. */
-  async end(): Promise<void> {
-    await this.#flushing
-    await this.#flush()
-    if (!this.#failed) await this.#log.end(this.#runId).catch((error) => this.#report(error))
-  }
-
-  async #flush(): Promise<void> {
-    const batch = this.#queue
-    if (batch.length === 0) return
-    this.#queue = []
-    try {
-      if (!this.#failed) await this.#log.append(this.#runId, batch)
-    } catch (error) {
-      this.#report(error)
-    }
-  }
-
-  #report(error: unknown): void {
-    if (this.#failed) return
-    this.#failed = true
-    console.error(`[toolgate] run ${this.#runId}: the event log failed; a client that reconnects cannot resume this run:`, error)
-  }
-}
-
-/** One event as Server-Sent Events: `id: <runId>:<seq>`, the id a reconnecting client sends back as `Last-Event-ID`. */
-export function sseFrame(runId: string, seq: number, event: ChatEvent): string {
-  return `id: ${runId}:${seq}\ndata: ${JSON.stringify(event)}\n\n`
-}
-
-export const SSE_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache, no-transform',
-  // Tells nginx-style proxies not to buffer the stream.
-  'x-accel-buffering': 'no',
-} as const
-
-/**
- * Streams a run as Server-Sent Events (`sseFrame`, as AG-UI's HTTP clients read them) and writes
- * every event to the run's log, from which `GET` replays it to a client that reconnects. With a
- * `requestSignal`, the run is aborted when the client disconnects (the signal) or stops reading
- * (the stream is cancelled), whichever the server reports: that is how a client stops a run.
- * Without one, the run goes on until it ends, whoever reads it.
- */
-export function eventStreamResponse(
-  requestSignal: AbortSignal | undefined,
-  runId: string,
-  log: RunEventLog,
-  run: (sink: EventSink, signal: AbortSignal) => Promise<void>,
-): Response {
+export function eventStreamResponse(requestSignal: AbortSignal, run: (sink: EventSink, signal: AbortSignal) => Promise<void>): Response {
   const abort = new AbortController()
-  const onDisconnect = () => abort.abort(requestSignal?.reason)
-  if (requestSignal?.aborted) onDisconnect()
-  else requestSignal?.addEventListener('abort', onDisconnect, { once: true })
+  const onDisconnect = () => abort.abort(requestSignal.reason)
+  if (requestSignal.aborted) onDisconnect()
+  else requestSignal.addEventListener('abort', onDisconnect, { once: true })
 
   const encoder = new TextEncoder()
-  const writer = new EventLogWriter(log, runId)
   let open = true
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       const sink: EventSink = (event, seq) => {
-        writer.push(event, seq)
-        if (open) controller.enqueue(encoder.encode(sseFrame(runId, seq, event)))
+        if (open) controller.enqueue(encoder.encode(`id: ${seq}\ndata: ${JSON.stringify(event)}\n\n`))
       }
       // Not awaited: `start` must return for the stream to flow while the run goes on.
       run(sink, abort.signal)
         .catch((error) => console.error('[toolgate] chat run failed:', error))
-        // The log holds the whole run before the stream closes: a client that reads the end and
-        // asks again finds it there.
-        .finally(() => writer.end())
         .finally(() => {
-          requestSignal?.removeEventListener('abort', onDisconnect)
+          requestSignal.removeEventListener('abort', onDisconnect)
           if (open) {
             open = false
             controller.close()
@@ -266,8 +174,16 @@ export function eventStreamResponse(
     },
     cancel(reason) {
       open = false
-      if (requestSignal) abort.abort(reason)
+      abort.abort(reason)
     },
   })
-  return new Response(body, { status: 200, headers: SSE_HEADERS })
+  return new Response(body, {
+    status: 200,
+    headers: {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      // Tells nginx-style proxies not to buffer the stream.
+      'x-accel-buffering': 'no',
+    },
+  })
 }

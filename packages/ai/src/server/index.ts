@@ -14,8 +14,6 @@ export {
   type ScriptRule,
 } from './scriptedModel.ts'
 export { memoryStore, type MemoryStoreOptions } from './stores/memory.ts'
-export { memoryEventLog } from './stores/memoryEvents.ts'
-export type { LoggedEvent, RunEventLog, RunEventLogOptions } from './runEventLog.ts'
 // The storage contract, for writing a store of your own.
 export type { ActiveRun, OpenStep, PendingInterrupt, StoredAnswer, ThreadCommit, ThreadHead, ThreadStore } from './threadStore.ts'
 export { HttpError } from './errors.ts'

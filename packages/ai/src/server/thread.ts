@@ -104,7 +104,6 @@ export function snapshot(head: ThreadHead, messages: readonly ThreadMessage[], l
   return {
     threadId: head.id,
     status,
-    ...(status === 'running' ? { runId: head.activeRun!.runId } : {}),
     messages: step ? [...messages, step.message, ...step.results] : messages,
     interrupts: status === 'running' ? [] : unanswered(step).map((interrupt) => toWire(interrupt, tools)),
   }

@@ -108,7 +108,7 @@ function streamRun(
   claimed: { runId: string; head: ThreadHead; messages?: readonly ThreadMessage[]; context: unknown; start: RunStart },
 ): Response {
   const { runId, head, messages, context, start } = claimed
-  return eventStreamResponse(config.keepRunningOnDisconnect ? undefined : request.signal, runId, config.eventLog, (sink, signal) => {
+  return eventStreamResponse(request.signal, (sink, signal) => {
     const events = new RunEvents(head.id, runId, sink)
     return runTurn(new Run({ config, runId, context, events, signal, head, ...(messages ? { messages } : {}) }), start)
   })
