@@ -167,8 +167,11 @@ test('stops a long answer mid-stream', async ({ page }) => {
   await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0)
   const shown = await lastAnswer(page).textContent()
   expect(shown).not.toContain('Chapter 60')
-  await page.waitForTimeout(500)
+  // Stopped means the server ended the run: once it says the thread is idle, nothing more arrives.
+  await expect.poll(async () => (await storedThread(page)).status).toBe('idle')
   expect(await lastAnswer(page).textContent()).toBe(shown)
+  const stored = (await storedThread(page)).messages.filter((m) => m.role === 'assistant').at(-1)
+  expect(stored?.content).not.toContain('Chapter 60')
   // The thread stays usable: the next message gets an answer.
   await send(page, 'Hello again')
   await expect(lastAnswer(page)).toHaveText(/Hello! I am the scripted demo model/)

@@ -38,8 +38,8 @@ test('the server refuses forged and replayed answers and changes nothing', async
   await expect(page.locator('.tool-card[data-tool="send_email"]').getByRole('status')).toHaveText('Denied')
   const after = await storedThread(page)
   const replay = await resume(page, { threadId, resume: [{ interruptId, approved: true }] })
-  expect(replay.status).toBeGreaterThanOrEqual(400)
-  expect(replay.status).toBeLessThan(500)
+  expect(replay.status).toBe(409)
+  expect(replay.body).toMatchObject({ error: { code: 'INTERRUPT_ALREADY_ANSWERED' } })
   expect(await storedThread(page)).toEqual(after)
 })
 

@@ -1,4 +1,5 @@
 import { deleteFiles, getBrowserInfo, copyToClipboard, getWeather, sendEmail, setTheme } from '../src/tools.ts'
+import { ToolError } from '@toolgate/ai'
 
 // Canned data: the demo runs with no network. A real app would call a weather API here.
 const WEATHER: Record<string, { tempC: number; conditions: string }> = {
@@ -16,7 +17,8 @@ export const outbox: { to: string; subject: string; body: string }[] = []
 export const weatherTool = getWeather.server(async ({ city }, { signal }) => {
   await delay(150, signal)
   const known = WEATHER[city.trim().toLowerCase()]
-  if (!known) throw new Error(`No weather station reports for "${city}"`)
+  // A ToolError speaks to the model (and the user): its message passes through; other errors stay in the server log.
+  if (!known) throw new ToolError(`No weather station reports for "${city}"`)
   return { city, ...known }
 })
 

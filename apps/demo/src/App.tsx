@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react'
-import { useChat } from '@toolgate/ai-react'
+import { useChat, type ChatStatus } from '@toolgate/ai-react'
 import { ApprovalDialog } from './components/ApprovalDialog.tsx'
 import { Composer } from './components/Composer.tsx'
 import { MessageList } from './components/MessageList.tsx'
@@ -11,10 +11,11 @@ import { putThreadIdInUrl, threadIdFromUrl } from './threadUrl.ts'
 const STATUS_TEXT = {
   idle: '',
   streaming: 'Thinking…',
+  reconnecting: 'Connection lost; reconnecting…',
   'running-tools': 'Running tools in your browser…',
   'awaiting-approval': 'Waiting for your approval',
   error: '',
-} as const
+} as const satisfies Record<ChatStatus, string>
 
 export function App() {
   const [initialThreadId] = useState(threadIdFromUrl)

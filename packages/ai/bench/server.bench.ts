@@ -10,6 +10,8 @@ import type { AddressInfo } from 'node:net'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
 import { createChatHandler, scriptedModel, toNodeHandler, type ChatEvent } from '@toolgate/ai/server'
+import { toTanStackTool } from '@toolgate/ai/interop/tanstack'
+import { chat, toServerSentEventsResponse, type AnyTextAdapter } from '@tanstack/ai'
 
 const MAX_TURNS = 3000
 const BUDGET_MS = 2500
@@ -50,8 +52,9 @@ async function post(body: unknown): Promise<ChatEvent[]> {
   if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${text}`)
   return text
     .split('\n\n')
-    .filter((block) => block.startsWith('data: '))
-    .map((block) => JSON.parse(block.slice(6)) as ChatEvent)
+    .map((block) => block.split('\n').find((line) => line.startsWith('data: ')))
+    .filter((line): line is string => line !== undefined)
+    .map((line) => JSON.parse(line.slice(6)) as ChatEvent)
 }
 
 function finished(events: ChatEvent[]) {
@@ -91,6 +94,48 @@ async function measure(turn: () => Promise<void>, concurrency: number) {
   return { done, ms, perSecond: (done / ms) * 1000 }
 }
 
+// The peer: TanStack AI's chat() behind the same HTTP adapter, with the same tool (as a TanStack
+// tool) and a model that makes the same two steps. It keeps no thread: every turn starts fresh.
+let tick = 0
+const tanstackAdapter = {
+  kind: 'text',
+  name: 'scripted',
+  model: 'scripted',
+  async *chatStream(options: { messages: { role: string }[] }) {
+    const runId = `r${tick++}`
+    const chunk = (fields: Record<string, unknown>) => ({ ...fields, timestamp: Date.now() })
+    yield chunk({ type: 'RUN_STARTED', threadId: 't', runId })
+    if (options.messages.at(-1)?.role === 'tool') {
+      yield chunk({ type: 'TEXT_MESSAGE_START', messageId: `${runId}m`, role: 'assistant' })
+      yield chunk({ type: 'TEXT_MESSAGE_CONTENT', messageId: `${runId}m`, delta: 'It is 5°C.' })
+      yield chunk({ type: 'TEXT_MESSAGE_END', messageId: `${runId}m` })
+      yield chunk({ type: 'RUN_FINISHED', threadId: 't', runId, finishReason: 'stop' })
+    } else {
+      yield chunk({ type: 'TOOL_CALL_START', toolCallId: `${runId}c`, toolCallName: 'get_weather', index: 0 })
+      yield chunk({ type: 'TOOL_CALL_ARGS', toolCallId: `${runId}c`, delta: '{"city":"Paris"}' })
+      yield chunk({ type: 'TOOL_CALL_END', toolCallId: `${runId}c` })
+      yield chunk({ type: 'RUN_FINISHED', threadId: 't', runId, finishReason: 'tool_calls' })
+    }
+  },
+  async structuredOutput(): Promise<never> {
+    throw new Error('not scripted')
+  },
+} as unknown as AnyTextAdapter
+const tanstackTools = [toTanStackTool(weather)]
+const tanstack = createServer(
+  toNodeHandler(async (request: Request) => {
+    const { message } = (await request.json()) as { message: string }
+    return toServerSentEventsResponse(chat({ adapter: tanstackAdapter, messages: [{ role: 'user', content: message }], tools: tanstackTools }))
+  }),
+)
+await new Promise<void>((resolve) => tanstack.listen(0, '127.0.0.1', resolve))
+const tanstackUrl = `http://127.0.0.1:${(tanstack.address() as AddressInfo).port}/`
+const tanstackTurn = async () => {
+  const response = await fetch(tanstackUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'weather in Paris' }) })
+  const text = await response.text()
+  if (!text.includes('It is 5°C.')) throw new Error(`TanStack turn did not finish: ${text.slice(-200)}`)
+}
+
 console.log(`server.bench: completed turns per second over loopback (node ${process.version}, ≤${MAX_TURNS} turns or ${BUDGET_MS} ms each)`)
 for (const [name, turn] of Object.entries(scenarios)) {
   for (const concurrency of [1, 8]) {
@@ -98,5 +143,15 @@ for (const [name, turn] of Object.entries(scenarios)) {
     console.log(`  ${name.padEnd(34)} concurrency ${String(concurrency).padStart(2)}: ${perSecond.toFixed(0).padStart(6)} turns/s  (${done} turns in ${ms.toFixed(0)} ms)`)
   }
 }
+console.log('\n  one server tool per turn, side by side with TanStack AI chat() (which stores no thread):')
+for (const concurrency of [1, 8, 32]) {
+  const ours = await measure(scenarios['one server tool (2 model steps)']!, concurrency)
+  const theirs = await measure(tanstackTurn, concurrency)
+  console.log(
+    `  concurrency ${String(concurrency).padStart(2)}: toolgate ${ours.perSecond.toFixed(0).padStart(5)} turns/s, @tanstack/ai ${theirs.perSecond.toFixed(0).padStart(5)} turns/s: ${(ours.perSecond / theirs.perSecond).toFixed(2)}×`,
+  )
+}
 server.closeAllConnections()
 server.close()
+tanstack.closeAllConnections()
+tanstack.close()

@@ -26,6 +26,24 @@ export class InvalidOptionError extends ToolgateError {
   }
 }
 
+/**
+ * A failure a tool reports on purpose, with a message written for the model (and the user who
+ * sees the call): `throw new ToolError('No flights on that date; try another day')`. The runtime
+ * passes its message through. Any other exception a tool throws may carry secrets (a connection
+ * string, a path), so the model and the browser only learn that the tool failed, and the full
+ * error goes to the server's `onError`.
+ */
+export class ToolError extends ToolgateError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('TOOL_ERROR', message, options)
+  }
+}
+
+/** Also recognises a `ToolError` from a second copy of the package, where `instanceof` fails. */
+export function isToolError(error: unknown): error is ToolError {
+  return error instanceof ToolError || (error instanceof Error && error.name === 'ToolError' && (error as { code?: unknown }).code === 'TOOL_ERROR')
+}
+
 /** A tool definition itself is unusable (empty name, missing description, ...). */
 export class ToolDefinitionError extends ToolgateError {
   constructor(message: string) {

@@ -40,4 +40,4 @@ export type {
   ToolSchema,
 } from './schema/types.ts'
 
-export { InvalidOptionError, SchemaConversionError, ToolDefinitionError, ToolgateError, ToolValidationError } from './errors.ts'
+export { InvalidOptionError, SchemaConversionError, ToolDefinitionError, ToolError, ToolgateError, ToolValidationError } from './errors.ts'

@@ -15,7 +15,7 @@ import { parseEvent } from './parseEvent.ts'
 import type { ChatState, ChatStatus, PendingApproval, ToolApproval, ToolCallPart } from './parts.ts'
 import { runClientTool, type ClientToolResult } from './runClientTool.ts'
 import { NotifyBatcher, type NotifyScheduler } from './scheduleNotify.ts'
-import { getThread, isEventStream, postChat, readJson } from './transport.ts'
+import { attachRun, getThread, isEventStream, postChat, readJson } from './transport.ts'
 import { untilAborted } from './untilAborted.ts'
 
 export interface ChatClientOptions<TTools extends readonly AnyTool[] = readonly AnyTool[]> {
@@ -75,6 +75,9 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   readonly #batcher: NotifyBatcher
   #busy = 0
   #idleWaiters: (() => void)[] = []
+  /** The run being read and its last event that arrived: where a dropped stream picks up. */
+  #cursor: { runId: string; after: number } | undefined
+  #reconnecting = false
 
   constructor(options: ChatClientOptions<TTools>) {
     if (typeof options?.endpoint !== 'string') throw new TypeError('ChatClient needs an `endpoint`')
@@ -103,6 +106,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   readonly send = (text: string): Promise<void> => {
     if (text.trim() === '') return this.#idle()
     const interrupting = this.#request !== undefined
+    this.#stopServerRun()
     this.#halt()
     this.#supersedePause()
     const answers = this.#outbox
@@ -146,6 +150,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
    * end as `output-error`. Pending approvals stay, and approvals not yet sent can be given again.
    */
   readonly stop = (): void => {
+    this.#stopServerRun()
     this.#halt()
     this.#changed()
     this.#batcher.flushNow()
@@ -174,9 +179,16 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
       if (controller.signal.aborted) return
       this.#draft = fromSnapshot(snapshot, this.#tools)
       this.#pause.clear()
+      // A run still streams (a reload mid-answer): follow it from its start, over what it began from.
+      let interrupts = snapshot.interrupts
+      if (snapshot.status === 'running' && snapshot.runId !== undefined) {
+        this.#cursor = { runId: snapshot.runId, after: 0 }
+        interrupts = await this.#followRun(undefined, controller.signal)
+        if (controller.signal.aborted) return
+      }
       // Queued results the thread no longer waits for are dropped; the others go out as this request ends.
-      this.#outbox = this.#outbox.filter((answer) => snapshot.interrupts.some((interrupt) => interrupt.id === answer.interruptId))
-      this.#paused(snapshot.interrupts)
+      this.#outbox = this.#outbox.filter((answer) => interrupts.some((interrupt) => interrupt.id === answer.interruptId))
+      this.#paused(interrupts)
     } catch (error) {
       if (controller.signal.aborted) return
       this.#outbox = [] // whether the thread still waits for them is unknown
@@ -205,7 +217,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
       if (isEventStream(response)) {
         streamed = true
         this.#pause.clear() // the run resumed, or a new one began
-        interrupts = await this.#readRun(response, controller.signal)
+        interrupts = await this.#followRun(response, controller.signal)
       } else {
         interrupts = this.#accepted(await readJson(response, controller.signal))
       }
@@ -237,20 +249,85 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     }
   }
 
+  /**
+   * Reads a run to its end; returns the interrupts it paused on. When the stream drops (a network
+   * blip, a proxy's timeout, a sleeping tab), attaches to the run again after the last event that
+   * arrived, with bounded backoff, as `reconnecting`; when the server keeps no more of the run, the
+   * stored thread is read instead. `response` undefined: attach to `#cursor` straight away.
+   */
+  async #followRun(response: Response | undefined, signal: AbortSignal): Promise<readonly ToolInterrupt[]> {
+    for (let attempt = 0; ; attempt++) {
+      let broken: unknown
+      if (response) {
+        try {
+          return await this.#readRun(response, signal)
+        } catch (error) {
+          if (signal.aborted || !(error instanceof ChatError) || error.code !== 'NETWORK' || !this.#cursor) throw error
+          broken = error
+        }
+      }
+      if (attempt >= RECONNECT_ATTEMPTS) throw broken ?? new ChatError('NETWORK', 'Could not attach to the run')
+      this.#setReconnecting(true)
+      try {
+        if (response) await untilAborted(new Promise((resolve) => setTimeout(resolve, reconnectDelay(attempt))), signal)
+        const attached = await attachRun(this.#fetch, this.#options.endpoint, this.#threadId!, this.#cursor!, signal).catch((error: unknown) => {
+          if (signal.aborted || (error instanceof ChatError && error.code !== 'NETWORK')) throw error
+          return undefined // the network is still down: try again
+        })
+        if (attached === 'gone') return await this.#resync(signal)
+        response = attached
+      } finally {
+        this.#setReconnecting(false)
+      }
+    }
+  }
+
+  /** The run's events are gone (it ended while the client was away): the stored thread is the truth. */
+  async #resync(signal: AbortSignal): Promise<readonly ToolInterrupt[]> {
+    this.#cursor = undefined
+    const snapshot = await this.#readThread(this.#threadId!, signal)
+    if (signal.aborted) return []
+    this.#draft = fromSnapshot(snapshot, this.#tools)
+    this.#pause.clear()
+    return snapshot.interrupts
+  }
+
+  #setReconnecting(reconnecting: boolean): void {
+    if (this.#reconnecting === reconnecting) return
+    this.#reconnecting = reconnecting
+    this.#changed()
+  }
+
+  /** Asks the server to stop the run this client is reading: closing the stream alone does not. */
+  #stopServerRun(): void {
+    const threadId = this.#threadId
+    if (!this.#cursor || !this.#request || threadId === undefined) return
+    this.#cursor = undefined
+    void postChat(this.#fetch, this.#options.endpoint, { threadId, stop: true }, new AbortController().signal).catch(() => {})
+  }
+
   /** Applies the events of one run; returns the interrupts it paused on. */
   async #readRun(response: Response, signal: AbortSignal): Promise<readonly ToolInterrupt[]> {
     if (!response.body) throw new ChatError('BAD_RESPONSE', 'The server sent an event stream without a body')
     let interrupts: readonly ToolInterrupt[] | undefined
+    const onId = (id: string) => {
+      const match = /^(.+):(\d+)$/.exec(id)
+      if (match) this.#cursor = { runId: match[1]!, after: Number(match[2]) }
+    }
     try {
-      for await (const data of readSseData(response.body, signal, { flushAtEnd: false })) {
+      for await (const data of readSseData(response.body, signal, { flushAtEnd: false, onId })) {
         const event = parseEvent(data)
         if (!event) continue
         const signalled = applyEvent(this.#draft, event)
         this.#changed()
         if (signalled?.type === 'started') this.#threadId = signalled.threadId
-        if (signalled?.type === 'failed') throw new ChatError((signalled.code ?? 'INTERNAL') as ChatErrorCode, signalled.message)
+        if (signalled?.type === 'failed') {
+          this.#cursor = undefined
+          throw new ChatError((signalled.code ?? 'INTERNAL') as ChatErrorCode, signalled.message)
+        }
         // The server releases the thread before it says the run finished: no need to wait for it to close.
         if (signalled?.type === 'finished') {
+          this.#cursor = undefined
           interrupts = signalled.interrupts
           break
         }
@@ -416,6 +493,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   }
 
   #status(pendingApprovals: readonly PendingApproval[]): ChatStatus {
+    if (this.#reconnecting) return 'reconnecting'
     if (this.#request) return 'streaming'
     if (this.#running.size > 0) return 'running-tools'
     if (this.#error) return 'error'
@@ -459,6 +537,14 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     this.#batcher.flushNow()
     return Promise.resolve()
   }
+}
+
+/** Attempts to attach again to a run whose stream dropped, before the client reports the failure. */
+const RECONNECT_ATTEMPTS = 5
+
+/** Exponential backoff with jitter: about 0.25, 0.5, 1, 2, 4 seconds. */
+function reconnectDelay(attempt: number): number {
+  return 250 * 2 ** attempt * (0.75 + Math.random() * 0.5)
 }
 
 /** Creates a `ChatClient`; the tools given type every part. */

@@ -119,7 +119,8 @@ export type ChatMessage<TTools extends readonly AnyTool[] = readonly AnyTool[]> 
  * - `awaiting-approval`: the run waits for the user's answers (`pendingApprovals`).
  * - `error`: the last request failed (`error` says why).
  */
-export type ChatStatus = 'idle' | 'streaming' | 'awaiting-approval' | 'running-tools' | 'error'
+/** `reconnecting`: the stream of a run dropped and the client is attaching to it again. */
+export type ChatStatus = 'idle' | 'streaming' | 'reconnecting' | 'awaiting-approval' | 'running-tools' | 'error'
 
 /** What a ChatClient holds. Immutable; parts and messages that did not change keep their identity. */
 export interface ChatState<TTools extends readonly AnyTool[] = readonly AnyTool[]> {

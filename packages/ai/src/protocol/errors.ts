@@ -1,10 +1,12 @@
 /** Stable codes of error responses and `RUN_ERROR` events; apps may switch on them. */
 export type ErrorCode =
   | 'INVALID_JSON' // 400: the body is not JSON
+  | 'JSON_TOO_DEEP' // 400: the body nests objects and arrays deeper than 64 levels
   | 'INVALID_REQUEST' // 400: the body is JSON of the wrong shape (`path` says where)
   | 'FORBIDDEN' // 403: `authorize` refused this thread
   | 'THREAD_NOT_FOUND' // 404
   | 'INTERRUPT_NOT_FOUND' // 404: no such pending interrupt in this thread
+  | 'RUN_NOT_FOUND' // 404: no events of this run are kept (unknown, or expired): read the thread instead
   | 'METHOD_NOT_ALLOWED' // 405
   | 'INTERRUPT_ALREADY_ANSWERED' // 409: the answer was given (and is applied at most once)
   | 'THREAD_BUSY' // 409: a run is streaming on this thread
@@ -15,9 +17,11 @@ export type ErrorCode =
   | 'ANSWER_MISMATCH' // 422: e.g. a client result for an interrupt that asks for an approval
   | 'INVALID_EDITED_ARGS' // 422: `editedArgs` fail the tool's input schema
   | 'INTERNAL' // 500
+  | 'STORE_FULL' // 507: the server's store is at its size limit; try again later
   // Only in RUN_ERROR events:
   | 'MODEL_ERROR'
   | 'STORE_ERROR'
+  | 'RUN_LOST' // a reattached reader's run stopped without finishing (its process died); reload the thread
 
 /** Every error response is JSON of this shape. */
 export interface ErrorBody {

@@ -42,6 +42,8 @@ export type {
   ResumeAccepted,
   ResumeAnswer,
   ResumeRequest,
+  StopAccepted,
+  StopRequest,
 } from './requests.ts'
-export type { ThreadSnapshot, ThreadStatus } from './thread.ts'
+export type { ThreadSnapshot, ThreadStatus, ThreadWindow } from './thread.ts'
 export type { ErrorBody, ErrorCode } from './errors.ts'

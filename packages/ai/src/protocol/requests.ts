@@ -40,7 +40,22 @@ export interface ResumeRequest {
   readonly resume: readonly ResumeAnswer[]
 }
 
-export type ChatRequest = MessageRequest | ResumeRequest
+/**
+ * Stops the thread's active run, wherever it runs. A client that only disconnects does not stop
+ * a run: it goes on, and a reader can attach to it again (`GET` with `Last-Event-ID`).
+ */
+export interface StopRequest {
+  readonly threadId: string
+  readonly stop: true
+}
+
+/** The JSON answer to a `StopRequest`: whether a run was streaming to be stopped. */
+export interface StopAccepted {
+  readonly threadId: string
+  readonly stopped: boolean
+}
+
+export type ChatRequest = MessageRequest | ResumeRequest | StopRequest
 
 /** The JSON body (status 202) when a resume stored its answers but others of the batch are still missing. */
 export interface ResumeAccepted {

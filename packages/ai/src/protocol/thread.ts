@@ -13,7 +13,17 @@ export type ThreadStatus = 'idle' | 'running' | 'interrupted'
 export interface ThreadSnapshot {
   readonly threadId: string
   readonly status: ThreadStatus
+  /** The run streaming while `status` is `running`: attach to it with `GET` and `Accept: text/event-stream`. */
+  readonly runId?: string
   readonly messages: readonly ThreadMessage[]
   /** Interrupts still waiting for an answer (those already answered in this batch are left out). */
   readonly interrupts: readonly ToolInterrupt[]
+  /** Set when the request asked for a page (`limit`, `before`): where `messages` start among the stored ones. */
+  readonly window?: ThreadWindow
+}
+
+/** A page of a thread: `messages` are the stored ones from index `from`; the thread stores `total`. */
+export interface ThreadWindow {
+  readonly from: number
+  readonly total: number
 }

@@ -2,8 +2,8 @@ import { InvalidOptionError } from '../errors.ts'
 import type { ChatModel } from '../model/chatModel.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { isRecord } from '../util/isRecord.ts'
-import { memoryStore } from './stores/memory.ts'
-import type { ThreadStore } from './threadStore.ts'
+import { memoryEventLog, memoryStore } from './stores/memory.ts'
+import type { RunEventLog, ThreadStore } from './threadStore.ts'
 import { createToolRegistry, type ToolRegistry } from './toolRegistry.ts'
 
 /** `create`: a new thread gets this id (record its owner now). `read`: GET. `write`: a message or a resume. */
@@ -11,7 +11,23 @@ export type ThreadAction = 'create' | 'read' | 'write'
 
 export type Authorize = (request: Request, threadId: string, access: { readonly action: ThreadAction }) => boolean | Promise<boolean>
 
-export type OnRunError = (error: unknown, run: { readonly threadId: string; readonly runId: string }) => void
+/** Where a failure happened that the browser only hears about in general terms. */
+export interface ErrorScope {
+  readonly threadId: string
+  readonly runId: string
+  /** `run`: the run ended with RUN_ERROR. `tool`: a server tool threw. `approval-policy`: a `needsApproval` policy threw. */
+  readonly source: 'run' | 'tool' | 'approval-policy'
+  readonly toolCallId?: string
+  readonly toolName?: string
+}
+
+export type OnError = (error: unknown, scope: ErrorScope) => void
+
+/** The call whose tool threw, as `toolErrorMessage` receives it. */
+export interface FailedCall {
+  readonly toolName: string
+  readonly toolCallId: string
+}
 
 export interface ChatHandlerOptions<TContext = undefined> {
   readonly model: ChatModel
@@ -27,10 +43,18 @@ export interface ChatHandlerOptions<TContext = undefined> {
   readonly maxSteps?: number
   readonly limits?: ChatLimits
   /**
-   * Called once for each run that ends with RUN_ERROR, with the full error (a model's error keeps
-   * the provider's message and its `cause`); the browser only gets a safe summary. Default: `console.error`.
+   * Called with every error the browser only gets a safe summary of: once for each run that ends
+   * with RUN_ERROR (a model's error keeps the provider's message and its `cause`), for each server
+   * tool that throws anything but a `ToolError`, and for each approval policy that throws.
+   * Default: `console.error`.
    */
-  readonly onError?: OnRunError
+  readonly onError?: OnError
+  /**
+   * The text the model and the browser get when a server tool throws anything but a `ToolError`
+   * (whose message passes through). Return `undefined` for the default, `Tool "name" failed`.
+   * Its text is stored and streamed: never include the error's own message unless you know it is safe.
+   */
+  readonly toolErrorMessage?: (error: unknown, call: FailedCall) => string | undefined
 }
 
 export interface ChatLimits {
@@ -52,6 +76,18 @@ export interface ChatLimits {
    * of its calls ends the run with RUN_ERROR `THREAD_FULL` and is not stored. Default 500.
    */
   readonly maxThreadMessages?: number
+  /**
+   * Largest single message, as JSON in UTF-8 bytes: a user message beyond it gets 413, a client
+   * tool's result or edited arguments 413, and a server tool's output is replaced by an error the
+   * model reads. Default 256 KB.
+   */
+  readonly maxMessageBytes?: number
+  /**
+   * Largest thread, as JSON in UTF-8 bytes. A new message that does not fit is refused (409
+   * `THREAD_FULL`); a run that reaches it ends with RUN_ERROR `THREAD_FULL` before its next model
+   * call (a step under way is stored whole, so a thread may pass it by one step). Default 8 MB.
+   */
+  readonly maxThreadBytes?: number
 }
 
 /** The options with defaults applied, as the runtime uses them. */
@@ -63,7 +99,12 @@ export interface ChatConfig {
   readonly maxSteps: number
   readonly authorize: Authorize | undefined
   readonly resolveContext: (request: Request) => Promise<unknown>
-  readonly onError: OnRunError | undefined
+  readonly onError: OnError | undefined
+  readonly toolErrorMessage: ((error: unknown, call: FailedCall) => string | undefined) | undefined
+  /** Runs' events for readers that (re)attach: the store's log, or this process's. */
+  readonly events: RunEventLog
+  /** The runs this process is running, by id, each with what stops it at once. */
+  readonly liveRuns: Map<string, AbortController>
 }
 
 const WHERE = 'createChatHandler'
@@ -71,20 +112,25 @@ const WHERE = 'createChatHandler'
 /** Checks every option when the handler is created, so a misconfiguration fails at startup, never per request. */
 export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext>): ChatConfig {
   if (!isRecord(options)) throw new InvalidOptionError(WHERE, 'options', 'must be an object')
-  const { model, store, authorize, onError, context } = options
+  const { model, store, authorize, onError, context, toolErrorMessage } = options
   if (!isRecord(model) || typeof model.stream !== 'function') throw new InvalidOptionError(WHERE, 'model', 'must be a ChatModel with a `stream` method')
   if (store !== undefined && !isThreadStore(store)) throw new InvalidOptionError(WHERE, 'store', 'must be a ThreadStore (`head`, `messages` and `commit` methods)')
   if (authorize !== undefined && typeof authorize !== 'function') throw new InvalidOptionError(WHERE, 'authorize', 'must be a function')
   if (onError !== undefined && typeof onError !== 'function') throw new InvalidOptionError(WHERE, 'onError', 'must be a function')
+  if (toolErrorMessage !== undefined && typeof toolErrorMessage !== 'function') throw new InvalidOptionError(WHERE, 'toolErrorMessage', 'must be a function')
   if (options.tools !== undefined && !Array.isArray(options.tools)) throw new InvalidOptionError(WHERE, 'tools', 'must be an array of tools')
+  const threads = store ?? memoryStore()
   return {
     model,
     tools: createToolRegistry(options.tools ?? [], WHERE),
-    store: store ?? memoryStore(),
+    store: threads,
+    events: threads.events ?? memoryEventLog(),
+    liveRuns: new Map(),
     limits: resolveLimits(options.limits),
     maxSteps: positiveInteger(options.maxSteps, 'maxSteps', 10),
     authorize,
     onError,
+    toolErrorMessage,
     resolveContext: async (request) =>
       typeof context === 'function' ? (context as (request: Request) => unknown)(request) : context,
   }
@@ -98,6 +144,11 @@ function resolveLimits(limits: ChatLimits | undefined): Required<ChatLimits> {
     toolTimeoutMs: positiveInteger(limits?.toolTimeoutMs, 'limits.toolTimeoutMs', 30_000),
     runLeaseMs: positiveInteger(limits?.runLeaseMs, 'limits.runLeaseMs', 60_000),
     maxThreadMessages: positiveInteger(limits?.maxThreadMessages, 'limits.maxThreadMessages', 500),
+    maxMessageBytes: positiveInteger(limits?.maxMessageBytes, 'limits.maxMessageBytes', 256 * 1024),
+    maxThreadBytes: positiveInteger(limits?.maxThreadBytes, 'limits.maxThreadBytes', 8 * 1024 * 1024),
+  }
+  if (resolved.maxMessageBytes > resolved.maxThreadBytes) {
+    throw new InvalidOptionError(WHERE, 'limits.maxMessageBytes', `must not exceed \`limits.maxThreadBytes\` (${resolved.maxThreadBytes})`)
   }
   // A message and its reply: fewer, and no thread could ever be answered.
   if (resolved.maxThreadMessages < 2) throw new InvalidOptionError(WHERE, 'limits.maxThreadMessages', 'must be at least 2')

@@ -1,6 +1,7 @@
 import { ToolgateError } from '../errors.ts'
 import { ModelProviderError } from '../model/ModelProviderError.ts'
 import type { ErrorBody, ErrorCode } from '../protocol/errors.ts'
+import type { ChatConfig, ErrorScope } from './config.ts'
 
 // Every way a request is refused or a run ends in error, and what the browser may be told of it.
 
@@ -27,8 +28,13 @@ export function threadBusy(): HttpError {
 }
 
 /** The refusal for a new message on a thread without room for it and a reply. */
-export function threadFull(maxThreadMessages: number): HttpError {
-  return new HttpError(409, 'THREAD_FULL', `The thread holds its limit of ${maxThreadMessages} messages; start a new thread`, 'threadId')
+export function threadFull(limit: string): HttpError {
+  return new HttpError(409, 'THREAD_FULL', `The thread holds its limit of ${limit}; start a new thread`, 'threadId')
+}
+
+/** The refusal for one message (or answer) larger than `limits.maxMessageBytes`. */
+export function messageTooLarge(bytes: number, maxMessageBytes: number, path: string): HttpError {
+  return new HttpError(413, 'PAYLOAD_TOO_LARGE', `This message is ${bytes} bytes as JSON, more than the limit of ${maxMessageBytes}`, path)
 }
 
 export function errorBody(code: ErrorCode, message: string, path?: string): ErrorBody {
@@ -82,10 +88,10 @@ export class StoreConflictError extends ToolgateError {
   }
 }
 
-/** A run that would take its thread past `limits.maxThreadMessages`. */
+/** A run that would take its thread past `limits.maxThreadMessages` or `limits.maxThreadBytes`. */
 export class ThreadFullError extends ToolgateError {
-  constructor(maxThreadMessages: number) {
-    super('THREAD_FULL', `The thread reached its limit of ${maxThreadMessages} messages; start a new thread`)
+  constructor(limit: string) {
+    super('THREAD_FULL', `The thread reached its limit of ${limit}; start a new thread`)
   }
 }
 
@@ -93,6 +99,17 @@ export class ThreadFullError extends ToolgateError {
 export function runErrorOf(error: unknown): { readonly code: ErrorCode; readonly message: string } {
   if (error instanceof ModelError) return { code: 'MODEL_ERROR', message: error.publicMessage }
   if (error instanceof StoreConflictError || error instanceof ThreadFullError) return { code: error.code as ErrorCode, message: error.message }
-  if (error instanceof HttpError && error.status < 500) return { code: error.code, message: error.message }
+  if (error instanceof HttpError && (error.status < 500 || error.code === 'STORE_FULL')) return { code: error.code, message: error.message }
   return { code: 'INTERNAL', message: 'The chat run failed; see the server log' }
+}
+
+/** Hands an error the browser only hears about in general terms to `onError`, or to the server log. */
+export function reportError(config: Pick<ChatConfig, 'onError'>, error: unknown, scope: ErrorScope): void {
+  const { onError } = config
+  if (!onError) return console.error(`[toolgate] ${scope.source === 'run' ? 'chat run' : scope.source} failed:`, error, scope)
+  try {
+    onError(error, scope)
+  } catch (hookError) {
+    console.error('[toolgate] failed:', error, scope, '\nand onError threw:', hookError)
+  }
 }

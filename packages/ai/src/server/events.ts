@@ -3,6 +3,7 @@ import type { RunOutcome } from '../protocol/interrupts.ts'
 import type { ThreadToolMessage } from '../protocol/messages.ts'
 import type { ErrorCode } from '../protocol/errors.ts'
 import { randomId } from '../util/randomId.ts'
+import type { LoggedEvent, RunEventLog } from './threadStore.ts'
 
 /** Where a run's events go, each with its sequence number in the run (1, 2, ...). */
 export type EventSink = (event: ChatEvent, seq: number) => void
@@ -143,47 +144,145 @@ export class RunEvents {
   }
 }
 
-/**
- * Streams a run as Server-Sent Events (`id: <seq>` and `data: <json>`, as AG-UI's HTTP clients
- * read them). The run is aborted when the client disconnects (the request's signal) or stops
- * reading (the stream is cancelled), whichever the server reports.
- */
-export function eventStreamResponse(requestSignal: AbortSignal, run: (sink: EventSink, signal: AbortSignal) => Promise<void>): Response {
-  const abort = new AbortController()
-  const onDisconnect = () => abort.abort(requestSignal.reason)
-  if (requestSignal.aborted) onDisconnect()
-  else requestSignal.addEventListener('abort', onDisconnect, { once: true })
+// The live stream of a run and its log. A run writes every event to both: the response that
+// started it (while its client stays) and the run's event log, which readers that (re)attach read
+// from any instance. A client that leaves does not stop the run; `stop` does.
 
+/** Events are written to the log in batches: one write in flight per run, the rest queued behind it. */
+class LogWriter {
+  readonly #log: RunEventLog
+  readonly #runId: string
+  #queued: LoggedEvent[] = []
+  #writing: Promise<void> = Promise.resolve()
+
+  constructor(log: RunEventLog, runId: string) {
+    this.#log = log
+    this.#runId = runId
+  }
+
+  push(event: LoggedEvent): void {
+    this.#queued.push(event)
+    if (this.#queued.length === 1) this.#writing = this.#writing.then(() => this.#write(false))
+  }
+
+  /** Writes what is queued and marks the log complete. */
+  end(): Promise<void> {
+    this.#writing = this.#writing.then(() => this.#write(true))
+    return this.#writing
+  }
+
+  async #write(final: boolean): Promise<void> {
+    const events = this.#queued
+    this.#queued = []
+    if (events.length === 0 && !final) return
+    try {
+      await this.#log.append(this.#runId, events, final)
+    } catch (error) {
+      // The live stream goes on; only readers that reattach miss these events.
+      console.error('[toolgate] could not log run events:', error)
+    }
+  }
+}
+
+function sseFrame(runId: string, seq: number, data: string): string {
+  return `id: ${runId}:${seq}\ndata: ${data}\n\n`
+}
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  // Tells nginx-style proxies not to buffer the stream.
+  'x-accel-buffering': 'no',
+}
+
+/**
+ * Starts a run and answers with its live event stream (`id: <runId>:<seq>` and `data: <json>`,
+ * as AG-UI's HTTP clients read them). `signal` stops the run; a client that disconnects only
+ * detaches from it, and may read the rest from the log.
+ */
+export function runStreamResponse(
+  log: RunEventLog,
+  runId: string,
+  signal: AbortSignal,
+  run: (sink: EventSink, signal: AbortSignal) => Promise<void>,
+): Response {
   const encoder = new TextEncoder()
+  const writer = new LogWriter(log, runId)
   let open = true
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       const sink: EventSink = (event, seq) => {
-        if (open) controller.enqueue(encoder.encode(`id: ${seq}\ndata: ${JSON.stringify(event)}\n\n`))
+        const data = JSON.stringify(event)
+        writer.push({ seq, data })
+        if (open) controller.enqueue(encoder.encode(sseFrame(runId, seq, data)))
       }
       // Not awaited: `start` must return for the stream to flow while the run goes on.
-      run(sink, abort.signal)
+      run(sink, signal)
         .catch((error) => console.error('[toolgate] chat run failed:', error))
         .finally(() => {
-          requestSignal.removeEventListener('abort', onDisconnect)
+          void writer.end()
           if (open) {
             open = false
             controller.close()
           }
         })
     },
-    cancel(reason) {
+    cancel() {
       open = false
-      abort.abort(reason)
     },
   })
-  return new Response(body, {
-    status: 200,
-    headers: {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      // Tells nginx-style proxies not to buffer the stream.
-      'x-accel-buffering': 'no',
+  return new Response(body, { status: 200, headers: SSE_HEADERS })
+}
+
+/** Where a reader (re)attaches: after event `after` of run `runId`. */
+export interface ReplayFrom {
+  readonly runId: string
+  readonly after: number
+}
+
+/** How long a reader waits for new events before it checks that the run still lives. */
+const REPLAY_POLL_MS = 1000
+
+/**
+ * The rest of a run for a reader that (re)attaches: the logged events after `from.after`, then
+ * the live ones as they are logged, until the run's last event. `isLive` says whether the run
+ * still holds its thread: a run that died without a last event ends its readers' streams with a
+ * RUN_ERROR that says so, rather than leaving them waiting.
+ */
+export function replayResponse(log: RunEventLog, from: ReplayFrom, requestSignal: AbortSignal, isLive: () => Promise<boolean>): Response {
+  const encoder = new TextEncoder()
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      let after = from.after
+      let quietSince = Date.now()
+      try {
+        while (!requestSignal.aborted) {
+          const read = await log.read(from.runId, after)
+          for (const event of read?.events ?? []) {
+            controller.enqueue(encoder.encode(sseFrame(from.runId, event.seq, event.data)))
+            after = event.seq
+            quietSince = Date.now()
+          }
+          if (read?.ended) break
+          // Silence: a run that no longer holds its thread will not write its last event.
+          if (Date.now() - quietSince >= REPLAY_POLL_MS && !(await isLive())) {
+            const lost = await log.read(from.runId, after)
+            if (lost?.events.length) continue
+            const event: ChatEvent = { type: 'RUN_ERROR', code: 'RUN_LOST', message: 'The run stopped without finishing; reload the thread' }
+            controller.enqueue(encoder.encode(`data: ${JSON.stringify(event)}\n\n`))
+            break
+          }
+          await log.wait(from.runId, after, REPLAY_POLL_MS, requestSignal)
+        }
+      } catch (error) {
+        console.error('[toolgate] replaying run events failed:', error)
+      }
+      try {
+        controller.close()
+      } catch {
+        // the reader left
+      }
     },
   })
+  return new Response(body, { status: 200, headers: SSE_HEADERS })
 }

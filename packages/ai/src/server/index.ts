@@ -1,7 +1,7 @@
 /** `@toolgate/ai/server`: the chat runtime. */
 export { createChatHandler, type ChatHandler } from './createChatHandler.ts'
 export { toNodeHandler, type NodeHandler } from './toNodeHandler.ts'
-export type { Authorize, ChatHandlerOptions, ChatLimits, OnRunError, ThreadAction } from './config.ts'
+export type { Authorize, ChatHandlerOptions, ChatLimits, ErrorScope, FailedCall, OnError, ThreadAction } from './config.ts'
 export type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelTool, ModelUsage } from '../model/chatModel.ts'
 export {
   scriptedModel,

@@ -5,9 +5,10 @@ import { formatIssuePath } from '../schema/formatIssues.ts'
 import type { JsonSchema } from '../schema/types.ts'
 import { validateToolInput } from '../tools/validateToolValue.ts'
 import { deepFreeze } from '../util/deepFreeze.ts'
+import { jsonBytes } from '../util/jsonBytes.ts'
 import { randomId } from '../util/randomId.ts'
 import { capText } from './config.ts'
-import { HttpError } from './errors.ts'
+import { HttpError, messageTooLarge } from './errors.ts'
 import type { OpenStep, PendingInterrupt, StoredAnswer, ThreadHead } from './threadStore.ts'
 import type { ToolRegistry } from './toolRegistry.ts'
 
@@ -88,7 +89,7 @@ export async function recordAnswers(
   head: ThreadHead,
   answers: readonly ResumeAnswer[],
   tools: ToolRegistry,
-  maxReasonLength: number,
+  limits: { readonly maxReasonLength: number; readonly maxMessageBytes: number },
 ): Promise<OpenStep> {
   const step = head.step
   const byId = new Map((step?.interrupts ?? []).map((interrupt) => [interrupt.id, interrupt]))
@@ -97,7 +98,12 @@ export async function recordAnswers(
     const interrupt = byId.get(answer.interruptId)
     if (!interrupt) throw notPending(head, answer.interruptId, path)
     if (interrupt.answer) throw alreadyAnswered(answer.interruptId, path)
-    byId.set(interrupt.id, { ...interrupt, answer: await checkAnswer(interrupt, answer, path, tools, maxReasonLength) })
+    const carried = 'output' in answer ? ['output', answer.output] : 'editedArgs' in answer ? ['editedArgs', answer.editedArgs] : undefined
+    if (carried) {
+      const bytes = jsonBytes(carried[1])
+      if (bytes > limits.maxMessageBytes) throw messageTooLarge(bytes, limits.maxMessageBytes, `${path}.${carried[0]}`)
+    }
+    byId.set(interrupt.id, { ...interrupt, answer: await checkAnswer(interrupt, answer, path, tools, limits.maxReasonLength) })
   }
   return { ...step!, interrupts: [...byId.values()] }
 }

@@ -1,6 +1,8 @@
 import type { ModelChunk, ModelUsage } from '../model/chatModel.ts'
 import type { ProviderMetadata, ThreadAssistantMessage, ThreadMessage, ThreadReasoning } from '../protocol/messages.ts'
 import { randomId } from '../util/randomId.ts'
+import { ToolgateError } from '../errors.ts'
+import { isRecord } from '../util/isRecord.ts'
 import { ModelError } from './errors.ts'
 import type { Run } from './run.ts'
 
@@ -78,7 +80,7 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
     for (;;) {
       const next = await nextUnlessAborted(iterator, signal)
       if (next === undefined || next.done) break
-      onChunk(next.value)
+      onChunk(checkedChunk(next.value))
     }
   } catch (failure) {
     if (!signal.aborted) error = new ModelError(failure)
@@ -101,6 +103,54 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
     ...(reasoning.length > 0 ? { reasoning } : {}),
   }
   return { message, error }
+}
+
+/** A model (or adapter) yielded a chunk outside the `ModelChunk` contract. */
+export class MalformedChunkError extends ToolgateError {
+  readonly chunk: unknown
+
+  constructor(problem: string, chunk: unknown) {
+    super('MALFORMED_MODEL_CHUNK', `The model yielded a malformed chunk: ${problem}`)
+    this.chunk = chunk
+  }
+}
+
+const FINISH_REASONS: ReadonlySet<unknown> = new Set(['stop', 'tool_calls', 'length', 'content_filter', 'other'])
+
+/**
+ * Every chunk is checked where it enters: a number as a text delta would go out as invalid AG-UI
+ * and be stored as text, and a chunk type the runtime does not know would be dropped unseen. A
+ * malformed chunk ends the run (the browser gets a safe RUN_ERROR, `onError` the chunk).
+ */
+function checkedChunk(chunk: unknown): ModelChunk {
+  const problem = chunkProblem(chunk)
+  if (problem !== undefined) throw new MalformedChunkError(problem, chunk)
+  return chunk as ModelChunk
+}
+
+function chunkProblem(chunk: unknown): string | undefined {
+  if (!isRecord(chunk)) return 'not an object'
+  const string = (key: string, nonEmpty = false) =>
+    typeof chunk[key] === 'string' && (!nonEmpty || chunk[key] !== '') ? undefined : `\`${key}\` of a "${String(chunk.type)}" chunk must be a ${nonEmpty ? 'non-empty ' : ''}string`
+  const optionalRecord = (key: string) =>
+    chunk[key] === undefined || isRecord(chunk[key]) ? undefined : `\`${key}\` of a "${String(chunk.type)}" chunk must be an object`
+  switch (chunk.type) {
+    case 'text-delta':
+    case 'reasoning-delta':
+      return string('delta')
+    case 'reasoning':
+      return string('text') ?? optionalRecord('providerMetadata')
+    case 'tool-call-start':
+      return string('toolCallId') ?? string('toolName', true)
+    case 'tool-call-delta':
+      return string('toolCallId') ?? string('delta')
+    case 'tool-call-end':
+      return string('toolCallId') ?? optionalRecord('providerMetadata')
+    case 'finish':
+      return FINISH_REASONS.has(chunk.reason) ? optionalRecord('usage') : `unknown finish reason ${JSON.stringify(chunk.reason) ?? 'undefined'}`
+    default:
+      return `unknown chunk type ${JSON.stringify(chunk.type) ?? 'undefined'}`
+  }
 }
 
 /** Every tool call id the thread already uses, by its calls and its results. */

@@ -1,4 +1,5 @@
 import { isRecord } from '../util/isRecord.ts'
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../util/jsonDepth.ts'
 import type { ChatRequest, MessageRequest, ResumeAnswer, ResumeRequest } from '../protocol/requests.ts'
 import { HttpError } from './errors.ts'
 
@@ -11,6 +12,12 @@ export function parseChatRequest(body: unknown): ChatRequest {
   const { threadId } = body
   if (threadId !== undefined && (typeof threadId !== 'string' || threadId === '')) {
     throw invalid('`threadId` must be a non-empty string', 'threadId')
+  }
+  if ('stop' in body) {
+    if (body.stop !== true) throw invalid('`stop` must be `true`', 'stop')
+    if (typeof threadId !== 'string') throw invalid('`threadId` is required with `stop`', 'threadId')
+    if ('message' in body || 'resume' in body) throw invalid('Send `stop` alone', '(root)')
+    return { threadId, stop: true }
   }
   const hasMessage = 'message' in body
   const hasResume = 'resume' in body
@@ -82,6 +89,8 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   if (declared > maxBytes) throw tooLarge(maxBytes)
 
   const text = await readText(request, maxBytes)
+  // Checked on the text, before parsing: a deep answer would overflow whatever walks it later.
+  if (exceedsJsonDepth(text)) throw new HttpError(400, 'JSON_TOO_DEEP', `The body nests deeper than the limit of ${MAX_JSON_DEPTH} levels`)
   try {
     return JSON.parse(text)
   } catch (error) {

@@ -2,12 +2,13 @@ import type { TokenUsage } from '../protocol/events.ts'
 import type { RunOutcome } from '../protocol/interrupts.ts'
 import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../protocol/messages.ts'
 import type { ChatConfig } from './config.ts'
-import { StoreConflictError, ThreadFullError, runErrorOf } from './errors.ts'
+import { StoreConflictError, ThreadFullError, reportError, runErrorOf } from './errors.ts'
 import type { RunEvents } from './events.ts'
 import { rememberResolved, toWire } from './interrupts.ts'
 import { modelStep, type UsageTotals } from './modelStep.ts'
+import { jsonBytes } from '../util/jsonBytes.ts'
 import { commitChange, isRunning, loadMessages, type ThreadChange } from './thread.ts'
-import { errorResult, executeToolCalls, inCallOrder, planToolCalls, settleInterrupts, type Execution } from './toolCalls.ts'
+import { errorResult, executeToolCalls, inCallOrder, planToolCalls, settleInterrupts, type Execution, type ToolFailures } from './toolCalls.ts'
 import type { OpenStep, PendingInterrupt, ThreadHead } from './threadStore.ts'
 
 /** How a claimed run begins. */
@@ -31,6 +32,8 @@ export class Run {
   readonly runId: string
   readonly context: unknown
   readonly events: RunEvents
+  /** Reports tools' and policies' unexpected errors, and words them for the model and browser. */
+  readonly failures: ToolFailures
   /** Aborted when the client goes away or the run loses its thread. */
   readonly signal: AbortSignal
   readonly usage: UsageTotals = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, reported: false }
@@ -42,7 +45,10 @@ export class Run {
   #loaded: boolean
   #writes: Promise<unknown> = Promise.resolve()
   readonly #lost = new AbortController()
+  /** Aborted when a user asks another instance to stop this run: it says so in the head. */
+  readonly #stopped = new AbortController()
   readonly #heartbeat: ReturnType<typeof setInterval>
+  readonly #stopCheck: ReturnType<typeof setInterval>
 
   constructor(options: {
     config: ChatConfig
@@ -59,10 +65,23 @@ export class Run {
     this.context = options.context
     this.events = options.events
     this.head = options.head
+    this.failures = toolFailures(options.config, options.head.id, options.runId)
     this.messages = options.messages ? [...options.messages] : []
     this.#loaded = options.messages !== undefined
-    this.signal = AbortSignal.any([options.signal, this.#lost.signal])
+    this.signal = AbortSignal.any([options.signal, this.#lost.signal, this.#stopped.signal])
     this.#heartbeat = setInterval(() => void this.#write({}, 'renew').catch(() => {}), this.config.limits.runLeaseMs / 3)
+    this.#stopCheck = setInterval(() => void this.#checkStop(), STOP_CHECK_MS)
+  }
+
+  /** A stop asked of another instance lands in the head; this run looks for it once a second. */
+  async #checkStop(): Promise<void> {
+    if (this.#stopped.signal.aborted) return
+    try {
+      const head = await this.config.store.head(this.head.id)
+      if (head?.stopRequested === this.runId && head.activeRun?.runId === this.runId) this.#stopped.abort(new RunStopped())
+    } catch {
+      // the next look may succeed
+    }
   }
 
   /** Reads the stored history, unless the run was given it. */
@@ -83,15 +102,19 @@ export class Run {
     return this.#write(head, 'save')
   }
 
-  /** Throws unless the thread has room for `count` more messages. */
+  /** Throws unless the thread has room for `count` more messages, and bytes to spare. */
   ensureRoom(count: number): void {
-    const max = this.config.limits.maxThreadMessages
-    if (this.messages.length + count > max) throw new ThreadFullError(max)
+    const { maxThreadMessages, maxThreadBytes } = this.config.limits
+    if (this.messages.length + count > maxThreadMessages) throw new ThreadFullError(`${maxThreadMessages} messages`)
+    let bytes = this.head.bytes
+    for (const message of this.#unsaved) bytes += jsonBytes(message)
+    if (bytes >= maxThreadBytes) throw new ThreadFullError(`${maxThreadBytes} bytes`)
   }
 
   /** Stops the heartbeat. The run is over. */
   close(): void {
     clearInterval(this.#heartbeat)
+    clearInterval(this.#stopCheck)
   }
 
   /**
@@ -107,7 +130,16 @@ export class Run {
       const holding = 'activeRun' in head ? head.activeRun : this.head.activeRun
       const activeRun = holding && { ...holding, renewedAt: Date.now() }
       const append = withMessages ? this.#unsaved : []
-      const written = await commitChange(this.config.store, this.head, { head: { ...head, activeRun }, append })
+      let written = await commitChange(this.config.store, this.head, { head: { ...head, activeRun }, append })
+      if (!written) {
+        // Another instance wrote a stop request into the head: the thread is still this run's.
+        const current = await this.config.store.head(this.head.id)
+        if (current?.activeRun?.runId === this.runId && current.stopRequested === this.runId) {
+          this.#stopped.abort(new RunStopped())
+          this.head = current
+          written = await commitChange(this.config.store, this.head, { head: { ...head, activeRun }, append })
+        }
+      }
       if (!written) {
         const lost = new StoreConflictError(this.head.id)
         this.#lost.abort(lost)
@@ -133,7 +165,7 @@ export async function runTurn(run: Run, start: RunStart): Promise<void> {
     await run.load()
     for (const result of start.announced ?? []) events.result(result)
     const paused = await drive(run, start)
-    await run.save({ activeRun: undefined })
+    await run.save({ activeRun: undefined, stopRequested: undefined })
     const outcome: RunOutcome = paused
       ? { type: 'interrupt', interrupts: paused.map((interrupt) => toWire(interrupt, run.config.tools)) }
       : { type: 'success' }
@@ -180,7 +212,7 @@ async function drive(run: Run, start: RunStart): Promise<readonly PendingInterru
 
 /** Plans a step's calls, runs the server tools among them, and stores the step: closed, or open on its interrupts. */
 async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps: number): Promise<PendingInterrupt[]> {
-  const plan = await planToolCalls(message.toolCalls, run.config.tools, run.context)
+  const plan = await planToolCalls(message.toolCalls, run.config.tools, run.context, run.failures)
   for (const result of plan.results) run.events.result(result)
   const step: OpenStep = { message, results: plan.results, interrupts: plan.interrupts, running: [], steps }
   return runAndStore(run, step, plan.executions, [])
@@ -188,7 +220,7 @@ async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps:
 
 /** Applies the answers of a fully answered step; returns `client_tool` interrupts for approved client tools. */
 async function settleStep(run: Run, answered: OpenStep): Promise<PendingInterrupt[]> {
-  const settlement = await settleInterrupts(answered.message, answered.interrupts, run.config.tools, 'resume')
+  const settlement = await settleInterrupts(answered.message, answered.interrupts, run.config.tools, 'resume', run.failures)
   for (const result of settlement.results) run.events.result(result)
   const step: OpenStep = {
     ...answered,
@@ -218,7 +250,9 @@ async function runAndStore(
     signal: run.signal,
     context: run.context,
     timeoutMs: run.config.limits.toolTimeoutMs,
+    maxOutputBytes: run.config.limits.maxMessageBytes,
     onResult: (result) => run.events.result(result),
+    failures: run.failures,
   })
   const results = [...step.results, ...executed]
   if (step.interrupts.length > 0) {
@@ -257,6 +291,17 @@ export function recoverLostRun(head: ThreadHead, leaseMs: number): Recovery {
 }
 
 const INTERRUPTED_BY_CRASH = 'The server stopped while this call ran; it may or may not have taken effect, and it was not run again'
+/** How often a run looks for a stop asked of another instance. */
+const STOP_CHECK_MS = 1000
+
+/** Why a run's signal aborts when a user stops it. */
+export class RunStopped extends Error {
+  constructor() {
+    super('The user stopped the run')
+    this.name = 'RunStopped'
+  }
+}
+
 const STOPPED_BEFORE_RUN = 'The run stopped before this call ran'
 const FAILED_BEFORE_FINISH = 'The run failed before this call finished'
 
@@ -279,7 +324,7 @@ async function fail(run: Run, error: unknown): Promise<void> {
   report(run, error)
   if (!(error instanceof StoreConflictError)) {
     try {
-      await run.save({ activeRun: undefined })
+      await run.save({ activeRun: undefined, stopRequested: undefined })
     } catch (saveError) {
       console.error('[toolgate] could not release the thread after a failed run:', saveError)
     }
@@ -289,12 +334,28 @@ async function fail(run: Run, error: unknown): Promise<void> {
 }
 
 function report(run: Run, error: unknown): void {
-  const { onError } = run.config
-  if (!onError) return console.error('[toolgate] chat run failed:', error)
-  try {
-    onError(error, { threadId: run.head.id, runId: run.runId })
-  } catch (hookError) {
-    console.error('[toolgate] chat run failed:', error, '\nand onError threw:', hookError)
+  reportError(run.config, error, { threadId: run.head.id, runId: run.runId, source: 'run' })
+}
+
+/**
+ * A tool's unexpected exception may name a password or a path: it goes to `onError` with the ids
+ * that find the call, and the model and browser get `toolErrorMessage`'s text or a generic one.
+ */
+export function toolFailures(config: ChatConfig, threadId: string, runId: string): ToolFailures {
+  return {
+    tool(error, call) {
+      reportError(config, error, { threadId, runId, source: 'tool', toolCallId: call.toolCallId, toolName: call.toolName })
+      let text: string | undefined
+      try {
+        text = config.toolErrorMessage?.(error, { toolName: call.toolName, toolCallId: call.toolCallId })
+      } catch (hookError) {
+        reportError(config, hookError, { threadId, runId, source: 'tool', toolCallId: call.toolCallId, toolName: call.toolName })
+      }
+      return typeof text === 'string' && text.trim() !== '' ? text : `Tool "${call.toolName}" failed`
+    },
+    policy(error, call) {
+      reportError(config, error, { threadId, runId, source: 'approval-policy', toolCallId: call.toolCallId, toolName: call.toolName })
+    },
   }
 }
 

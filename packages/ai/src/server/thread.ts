@@ -1,5 +1,5 @@
 import type { ThreadMessage } from '../protocol/messages.ts'
-import type { ThreadSnapshot, ThreadStatus } from '../protocol/thread.ts'
+import type { ThreadSnapshot, ThreadStatus, ThreadWindow } from '../protocol/thread.ts'
 import { jsonBytes } from '../util/jsonBytes.ts'
 import type { ChatConfig, ThreadAction } from './config.ts'
 import { HttpError, threadNotFound } from './errors.ts'
@@ -98,14 +98,27 @@ export function threadStatus(head: ThreadHead, leaseMs: number): ThreadStatus {
 }
 
 /** What a reloaded page needs to continue: the history, the open step, and what is still waiting for an answer. */
-export function snapshot(head: ThreadHead, messages: readonly ThreadMessage[], leaseMs: number, tools: ToolRegistry): ThreadSnapshot {
+export function snapshot(
+  head: ThreadHead,
+  messages: readonly ThreadMessage[],
+  leaseMs: number,
+  tools: ToolRegistry,
+  page?: { readonly window: ThreadWindow; readonly withStep: boolean },
+): ThreadSnapshot {
   const status = threadStatus(head, leaseMs)
-  const { step } = head
+  if (status === 'running' && head.activeRun && !page) {
+    // Mid-run, the thread as the run began: a client replays the run's events over it.
+    const { runId, fromMessage, resumed } = head.activeRun
+    const resumedStep = resumed ? (messages[fromMessage] ?? head.step?.message) : undefined
+    return { threadId: head.id, status, runId, messages: [...messages.slice(0, fromMessage), ...(resumedStep ? [resumedStep] : [])], interrupts: [] }
+  }
+  const step = page && !page.withStep ? undefined : head.step
   return {
     threadId: head.id,
     status,
     messages: step ? [...messages, step.message, ...step.results] : messages,
-    interrupts: status === 'running' ? [] : unanswered(step).map((interrupt) => toWire(interrupt, tools)),
+    interrupts: status === 'running' ? [] : unanswered(head.step).map((interrupt) => toWire(interrupt, tools)),
+    ...(page ? { window: page.window } : {}),
   }
 }
 

@@ -47,6 +47,13 @@ export interface ActiveRun {
   readonly runId: string
   readonly startedAt: number
   readonly renewedAt: number
+  /**
+   * Messages stored when the run began (its user message included): a client that attaches to the
+   * run mid-way starts from these and replays the run's events over them.
+   */
+  readonly fromMessage: number
+  /** The run continues the open step it began with, whose message it stores at `fromMessage`. */
+  readonly resumed?: true
 }
 
 /** Everything about a thread but its messages: small, read and written on every request. */
@@ -64,6 +71,8 @@ export interface ThreadHead {
   readonly activeRun?: ActiveRun | undefined
   /** Recently settled interrupt ids, so a replayed answer gets "already answered" rather than "not found". */
   readonly resolvedInterruptIds: readonly string[]
+  /** The run a user asked to stop, for the instance that runs it to see at its next look. */
+  readonly stopRequested?: string | undefined
 }
 
 /** One atomic write. */
@@ -75,6 +84,11 @@ export interface ThreadCommit {
 }
 
 export interface ThreadStore {
+  /**
+   * Where runs' events are kept for readers that (re)attach, from any instance sharing the store.
+   * A store without one keeps them in this process only.
+   */
+  readonly events?: RunEventLog
   /** The thread's head, or `undefined` when it does not exist (or expired). */
   head(threadId: string): Promise<ThreadHead | undefined>
   /** Stored messages from index `from` (inclusive) to `to` (exclusive), oldest first. */
@@ -85,4 +99,27 @@ export interface ThreadStore {
    * conflict, changing nothing.
    */
   commit(commit: ThreadCommit): Promise<boolean>
+}
+
+/** One event of a run as it went out: its number in the run and its JSON text. */
+export interface LoggedEvent {
+  readonly seq: number
+  readonly data: string
+}
+
+/**
+ * The events of each run, kept while it streams and a while after it ends, so a client whose
+ * connection dropped (or that reloaded, or that reaches another instance) reads the rest of the
+ * run: the events it missed, then the live ones.
+ */
+export interface RunEventLog {
+  /**
+   * Appends events in `seq` order (one writer per run: the run itself). `final` marks the run's
+   * last batch; its log may then be dropped after the store's retention time.
+   */
+  append(runId: string, events: readonly LoggedEvent[], final: boolean): Promise<void>
+  /** The events after `after`, in order; `undefined` when the log holds nothing of the run (none yet, or expired). */
+  read(runId: string, after: number): Promise<{ readonly events: readonly LoggedEvent[]; readonly ended: boolean } | undefined>
+  /** Resolves once events after `after` may have arrived, after at most `timeoutMs`, or when `signal` aborts. */
+  wait(runId: string, after: number, timeoutMs: number, signal: AbortSignal): Promise<void>
 }

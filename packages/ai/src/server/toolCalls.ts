@@ -1,4 +1,4 @@
-import { ToolValidationError } from '../errors.ts'
+import { isToolError, ToolValidationError } from '../errors.ts'
 import type { ThreadAssistantMessage, ThreadToolCall, ThreadToolMessage } from '../protocol/messages.ts'
 import { evaluateApproval } from '../tools/approval.ts'
 import type { AnyTool } from '../tools/types.ts'
@@ -6,6 +6,7 @@ import { validateToolInput, validateToolOutput } from '../tools/validateToolValu
 import { deepEqual } from '../util/deepEqual.ts'
 import { parseToolArguments } from '../util/parseToolArguments.ts'
 import { randomId } from '../util/randomId.ts'
+import { utf8Bytes } from '../util/jsonBytes.ts'
 import { approvalInterrupt, callRef, clientToolInterrupt, type CallRef } from './interrupts.ts'
 import type { PendingInterrupt } from './threadStore.ts'
 import type { ToolEntry, ToolRegistry } from './toolRegistry.ts'
@@ -32,7 +33,22 @@ export interface CallPlan {
   readonly interrupts: PendingInterrupt[]
 }
 
-export async function planToolCalls(calls: readonly ThreadToolCall[], tools: ToolRegistry, context: unknown): Promise<CallPlan> {
+/**
+ * What the run does with failures whose text may hold secrets: `tool` reports a tool's exception
+ * (or a schema that threw) and returns the text the model and browser get instead; `policy`
+ * reports an approval policy's exception.
+ */
+export interface ToolFailures {
+  tool(error: unknown, call: CallRef): string
+  policy(error: unknown, call: CallRef): void
+}
+
+export async function planToolCalls(
+  calls: readonly ThreadToolCall[],
+  tools: ToolRegistry,
+  context: unknown,
+  failures: ToolFailures,
+): Promise<CallPlan> {
   const plan: CallPlan = { results: [], executions: [], interrupts: [] }
   for (const call of calls) {
     const ref: CallRef = { toolCallId: call.id, toolName: call.name }
@@ -43,15 +59,17 @@ export async function planToolCalls(calls: readonly ThreadToolCall[], tools: Too
     }
     const args = parseToolArguments(call.arguments)
     if (!args.ok) {
-      plan.results.push(errorResult(ref, `The arguments of tool "${call.name}" are not valid JSON (${args.error}); send one JSON object.`))
+      const problem = args.tooDeep ? `are ${args.error}` : `are not valid JSON (${args.error})`
+      plan.results.push(errorResult(ref, `The arguments of tool "${call.name}" ${problem}; send one JSON object.`))
       continue
     }
-    const checked = await validateInput(entry.tool, args.value)
+    const checked = await validateInput(entry.tool, args.value, ref, failures)
     if (!checked.ok) {
       plan.results.push(errorResult(ref, checked.error))
       continue
     }
     const approval = await evaluateApproval(entry.tool, checked.value, { toolCallId: call.id, context })
+    if (approval.error !== undefined) failures.policy(approval.error, ref)
     // Interrupts carry the arguments as sent (plain JSON, storable); execution later validates them again.
     if (approval.required) plan.interrupts.push(approvalInterrupt(ref, args.value, approval.reason))
     else if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, args.value))
@@ -73,6 +91,7 @@ export async function settleInterrupts(
   interrupts: readonly PendingInterrupt[],
   tools: ToolRegistry,
   mode: 'resume' | 'supersede',
+  failures: ToolFailures,
 ): Promise<CallPlan & { readonly message: ThreadAssistantMessage }> {
   const plan: CallPlan = { results: [], executions: [], interrupts: [] }
   const edits = new Map<string, string>()
@@ -84,12 +103,12 @@ export async function settleInterrupts(
     else if (mode === 'supersede' && (answer === undefined || answer.kind === 'approval')) plan.results.push(deniedResult(ref, SUPERSEDED_REASON))
     else if (!entry) plan.results.push(errorResult(ref, `Tool "${interrupt.toolName}" is no longer available`))
     else if (answer?.kind === 'error') plan.results.push(errorResult(ref, `Tool "${interrupt.toolName}" failed in the browser: ${answer.error}`))
-    else if (answer?.kind === 'output') plan.results.push(await clientResult(interrupt, entry.tool, answer.output))
+    else if (answer?.kind === 'output') plan.results.push(await clientResult(interrupt, entry.tool, answer.output, failures))
     else if (answer?.kind === 'approval') {
       const edited = 'editedArgs' in answer && !deepEqual(answer.editedArgs, interrupt.input)
       const args = edited ? answer.editedArgs : interrupt.input
       if (edited) edits.set(interrupt.toolCallId, JSON.stringify(args))
-      const checked = await validateInput(entry.tool, args)
+      const checked = await validateInput(entry.tool, args, ref, failures)
       if (!checked.ok) plan.results.push(errorResult(ref, checked.error))
       else if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, args, edited))
       else plan.executions.push({ ...ref, entry, input: checked.value, ...(edited ? { editedArgs: args } : {}) })
@@ -109,8 +128,11 @@ export interface ExecuteOptions {
   readonly signal: AbortSignal
   readonly context: unknown
   readonly timeoutMs: number
+  /** A larger output is replaced by an error the model reads (the tool ran; its result is not stored). */
+  readonly maxOutputBytes: number
   /** Called as each call finishes, so results stream in completion order. */
   readonly onResult?: (result: ThreadToolMessage) => void
+  readonly failures: ToolFailures
 }
 
 /** Runs calls in parallel; never throws. Results come back in the order of `executions`. */
@@ -148,7 +170,10 @@ async function executeOne(execution: Execution, options: ExecuteOptions): Promis
       return entry.handler!(input, { toolCallId, signal, context: options.context })
     })
     const output = await Promise.race([run, stopped])
-    return successResult(execution, await validateToolOutput(entry.tool, output), execution.editedArgs)
+    const result = successResult(execution, await validateToolOutput(entry.tool, output), execution.editedArgs)
+    const bytes = utf8Bytes(result.content)
+    if (bytes <= options.maxOutputBytes) return result
+    return errorResult(execution, `Tool "${toolName}" ran, but its output is ${bytes} bytes, more than the limit of ${options.maxOutputBytes}; it was not kept`)
   } catch (error) {
     if (!started) return notRun(execution)
     // The tool started and was cut off: it may have done its work (sent the mail, moved the money) anyway.
@@ -159,7 +184,8 @@ async function executeOne(execution: Execution, options: ExecuteOptions): Promis
       return errorResult(execution, `Tool "${toolName}" was aborted: the run stopped before it finished; it may still have taken effect`)
     }
     if (error instanceof ToolValidationError) return errorResult(execution, error.message)
-    return errorResult(execution, `Tool "${toolName}" failed: ${error instanceof Error ? error.message : String(error)}`)
+    if (isToolError(error)) return errorResult(execution, `Tool "${toolName}" failed: ${error.message}`)
+    return errorResult(execution, options.failures.tool(error, execution))
   } finally {
     clearTimeout(timer)
     if (onAbort) signal.removeEventListener('abort', onAbort)
@@ -173,23 +199,24 @@ function notRun(call: CallRef): ThreadToolMessage {
 type Checked = { ok: true; value: unknown } | { ok: false; error: string }
 
 /** Input issues go back to the model with their paths, so it can correct the call. */
-async function validateInput(tool: AnyTool, value: unknown): Promise<Checked> {
+async function validateInput(tool: AnyTool, value: unknown, call: CallRef, failures: ToolFailures): Promise<Checked> {
   try {
     return { ok: true, value: await validateToolInput(tool, value) }
   } catch (error) {
     if (error instanceof ToolValidationError) return { ok: false, error: error.message }
-    return { ok: false, error: `The input of tool "${tool.name}" could not be validated: ${(error as Error).message}` }
+    // The schema itself threw: its message is the library's, not written for the model.
+    return { ok: false, error: failures.tool(error, call) }
   }
 }
 
 /** A browser's result is checked against the output schema like a server tool's. */
-async function clientResult(interrupt: PendingInterrupt, tool: AnyTool, output: unknown): Promise<ThreadToolMessage> {
+async function clientResult(interrupt: PendingInterrupt, tool: AnyTool, output: unknown, failures: ToolFailures): Promise<ThreadToolMessage> {
   const ref = callRef(interrupt)
   try {
     return successResult(ref, await validateToolOutput(tool, output), interrupt.edited ? interrupt.input : undefined)
   } catch (error) {
     if (error instanceof ToolValidationError) return errorResult(ref, error.message)
-    return errorResult(ref, `The output of tool "${interrupt.toolName}" could not be validated: ${(error as Error).message}`)
+    return errorResult(ref, failures.tool(error, ref))
   }
 }
 

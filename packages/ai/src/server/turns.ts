@@ -1,11 +1,12 @@
 import type { ThreadMessage, ThreadToolMessage, ThreadUserMessage } from '../protocol/messages.ts'
-import type { MessageRequest, ResumeAccepted, ResumeRequest } from '../protocol/requests.ts'
+import type { MessageRequest, ResumeAccepted, ResumeRequest, StopAccepted, StopRequest } from '../protocol/requests.ts'
 import { randomId } from '../util/randomId.ts'
 import type { ChatConfig } from './config.ts'
-import { HttpError, jsonResponse, threadBusy, threadFull } from './errors.ts'
-import { RunEvents, eventStreamResponse } from './events.ts'
+import { jsonBytes } from '../util/jsonBytes.ts'
+import { HttpError, jsonResponse, messageTooLarge, threadBusy, threadFull } from './errors.ts'
+import { RunEvents, runStreamResponse } from './events.ts'
 import { checkReplay, recordAnswers, rememberResolved, toWire, unanswered } from './interrupts.ts'
-import { Run, recoverLostRun, runTurn, type RunStart } from './run.ts'
+import { Run, RunStopped, recoverLostRun, runTurn, toolFailures, type RunStart } from './run.ts'
 import { authorizeThread, commitChange, isRunning, loadHead, newHead, updateThread } from './thread.ts'
 import type { ActiveRun, ThreadHead } from './threadStore.ts'
 import { inCallOrder, settleInterrupts } from './toolCalls.ts'
@@ -21,6 +22,9 @@ import { inCallOrder, settleInterrupts } from './toolCalls.ts'
 export async function startTurn(config: ChatConfig, request: Request, body: MessageRequest): Promise<Response> {
   const runId = randomId('run_')
   const user: ThreadUserMessage = { role: 'user', id: randomId('msg_'), content: body.message }
+  const userBytes = jsonBytes(user)
+  const { maxMessageBytes, maxThreadBytes, maxThreadMessages } = config.limits
+  if (userBytes > maxMessageBytes) throw messageTooLarge(userBytes, maxMessageBytes, 'message')
 
   // The app's context is resolved only once the request is authorized, and before the thread is
   // claimed, so a context function that throws leaves nothing held.
@@ -28,9 +32,9 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     const threadId = randomId('thread_')
     await authorizeThread(config, request, threadId, 'create')
     const context = await config.resolveContext(request)
-    const head = await commitChange(config.store, newHead(threadId), { head: { activeRun: claim(runId) }, append: [user] })
+    const head = await commitChange(config.store, newHead(threadId), { head: { activeRun: claim(runId, 1) }, append: [user] })
     if (!head) throw new HttpError(409, 'VERSION_CONFLICT', 'A thread with this id already exists')
-    return streamRun(config, request, { runId, head, messages: [user], context, start: { steps: 0 } })
+    return streamRun(config, { runId, head, messages: [user], context, start: { steps: 0 } })
   }
 
   await loadHead(config, request, body.threadId, 'write')
@@ -42,19 +46,26 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     const { step } = recovery
     // Room for the open step with a result for each call, the message and a reply.
     const stored = head.messageCount + recovery.append.length + (step ? 1 + step.message.toolCalls.length : 0)
-    if (stored + 2 > config.limits.maxThreadMessages) throw threadFull(config.limits.maxThreadMessages)
+    if (stored + 2 > maxThreadMessages) throw threadFull(`${maxThreadMessages} messages`)
+    if (head.bytes + userBytes > maxThreadBytes) throw threadFull(`${maxThreadBytes} bytes`)
     if (!step) {
       announced = [...recovery.results]
-      return { head: { activeRun: claim(runId) }, append: [...recovery.append, user] }
+      const append = [...recovery.append, user]
+      return { head: { activeRun: claim(runId, head.messageCount + append.length) }, append }
     }
-    const settled = await settleInterrupts(step.message, step.interrupts, config.tools, 'supersede')
+    const settled = await settleInterrupts(step.message, step.interrupts, config.tools, 'supersede', toolFailures(config, head.id, runId))
     announced = [...recovery.results, ...settled.results]
+    const append = [...recovery.append, settled.message, ...inCallOrder(settled.message, [...step.results, ...settled.results]), user]
     return {
-      head: { step: undefined, activeRun: claim(runId), resolvedInterruptIds: rememberResolved(head.resolvedInterruptIds, step.interrupts) },
-      append: [...recovery.append, settled.message, ...inCallOrder(settled.message, [...step.results, ...settled.results]), user],
+      head: {
+        step: undefined,
+        activeRun: claim(runId, head.messageCount + append.length),
+        resolvedInterruptIds: rememberResolved(head.resolvedInterruptIds, step.interrupts),
+      },
+      append,
     }
   })
-  return streamRun(config, request, { runId, head, context, start: { steps: 0, announced } })
+  return streamRun(config, { runId, head, context, start: { steps: 0, announced } })
 }
 
 /**
@@ -81,35 +92,69 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
     const lost = !running && current.step && current.step.interrupts.length > 0 && unanswered(current.step).length === 0
     if (lost) {
       checkReplay(current, current.step!, body.resume)
-      return { head: { step: current.step, activeRun: claim(runId) }, append: recovery.append }
+      return { head: { step: current.step, activeRun: claim(runId, head.messageCount + recovery.append.length, true) }, append: recovery.append }
     }
-    const step = await recordAnswers(current, body.resume, config.tools, config.limits.maxReasonLength)
+    const step = await recordAnswers(current, body.resume, config.tools, config.limits)
     if (running) throw threadBusy()
     const complete = unanswered(step).length === 0
-    return { head: { step, ...(complete ? { activeRun: claim(runId) } : {}) }, append: recovery.append }
+    const activeRun = complete ? claim(runId, head.messageCount + recovery.append.length, true) : undefined
+    return { head: { step, ...(activeRun ? { activeRun } : {}) }, append: recovery.append }
   })
 
   if (head.activeRun?.runId !== runId || !head.step) {
     const accepted: ResumeAccepted = { threadId: head.id, interrupts: unanswered(head.step).map((interrupt) => toWire(interrupt, config.tools)) }
     return jsonResponse(202, accepted)
   }
-  return streamRun(config, request, { runId, head, context, start: { steps: head.step.steps, resume: true, announced } })
+  return streamRun(config, { runId, head, context, start: { steps: head.step.steps, resume: true, announced } })
 }
 
-function claim(runId: string): ActiveRun {
+function claim(runId: string, fromMessage: number, resumed = false): ActiveRun {
   const now = Date.now()
-  return { runId, startedAt: now, renewedAt: now }
+  return { runId, startedAt: now, renewedAt: now, fromMessage, ...(resumed ? { resumed: true as const } : {}) }
 }
 
-/** Streams a run whose thread is already claimed. */
+/**
+ * Streams a run whose thread is already claimed. The run outlives its request: a client that
+ * disconnects can read the rest from the run's event log; `stop` ends it.
+ */
 function streamRun(
   config: ChatConfig,
-  request: Request,
   claimed: { runId: string; head: ThreadHead; messages?: readonly ThreadMessage[]; context: unknown; start: RunStart },
 ): Response {
   const { runId, head, messages, context, start } = claimed
-  return eventStreamResponse(request.signal, (sink, signal) => {
+  const stop = new AbortController()
+  config.liveRuns.set(runId, stop)
+  return runStreamResponse(config.events, runId, stop.signal, async (sink, signal) => {
     const events = new RunEvents(head.id, runId, sink)
-    return runTurn(new Run({ config, runId, context, events, signal, head, ...(messages ? { messages } : {}) }), start)
+    try {
+      await runTurn(new Run({ config, runId, context, events, signal, head, ...(messages ? { messages } : {}) }), start)
+    } finally {
+      config.liveRuns.delete(runId)
+    }
   })
+}
+
+/**
+ * `POST { threadId, stop: true }`: stops the thread's active run. A run of this process stops at
+ * once; a run of another instance sees the request in the thread's head within a second.
+ */
+export async function stopRun(config: ChatConfig, request: Request, body: StopRequest): Promise<Response> {
+  const head = await loadHead(config, request, body.threadId, 'write')
+  const runId = head.activeRun?.runId
+  if (runId === undefined || !isRunning(head, config.limits.runLeaseMs)) return jsonResponse(200, stopAccepted(head.id, false))
+  const local = config.liveRuns.get(runId)
+  if (local) {
+    local.abort(new RunStopped())
+    return jsonResponse(200, stopAccepted(head.id, true))
+  }
+  let stopped = false
+  await updateThread(config.store, body.threadId, (current) => {
+    stopped = current.activeRun?.runId === runId && isRunning(current, config.limits.runLeaseMs)
+    return { head: stopped ? { stopRequested: runId } : {} }
+  })
+  return jsonResponse(200, stopAccepted(head.id, stopped))
+}
+
+function stopAccepted(threadId: string, stopped: boolean): StopAccepted {
+  return { threadId, stopped }
 }

@@ -1,6 +1,10 @@
 /** The size of a JSON value as JSON text in UTF-8 bytes, without encoding it. Throws what `JSON.stringify` throws. */
 export function jsonBytes(value: unknown): number {
-  const text = JSON.stringify(value) ?? 'null'
+  return utf8Bytes(JSON.stringify(value) ?? 'null')
+}
+
+/** The length of `text` in UTF-8 bytes, without encoding it. */
+export function utf8Bytes(text: string): number {
   let bytes = text.length
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i)

@@ -4,6 +4,8 @@ export interface ReadSseOptions {
    * run that ends that way broke off); model providers may close without the blank line.
    */
   readonly flushAtEnd: boolean
+  /** Called with an event's `id` field just before the event is yielded. */
+  readonly onId?: (id: string) => void
 }
 
 /**
@@ -15,7 +17,7 @@ export interface ReadSseOptions {
 export async function* readSseData(
   body: ReadableStream<Uint8Array>,
   signal: AbortSignal | undefined,
-  { flushAtEnd }: ReadSseOptions,
+  { flushAtEnd, onId }: ReadSseOptions,
 ): AsyncGenerator<string, void, undefined> {
   const reader = body.getReader()
   const decoder = new TextDecoder()
@@ -27,6 +29,7 @@ export async function* readSseData(
   let partial = ''
   let skipLf = false
   let data: string[] = []
+  let id: string | undefined
   try {
     for (;;) {
       const { done, value } = await reader.read()
@@ -45,9 +48,14 @@ export async function* readSseData(
         }
         start = i + 1
         if (line === '') {
-          if (data.length > 0) yield data.join('\n')
+          if (data.length > 0) {
+            if (id !== undefined) onId?.(id)
+            yield data.join('\n')
+          }
           data = []
-        } else if (line.startsWith('data:')) data.push(line.slice(line.charCodeAt(5) === 0x20 ? 6 : 5))
+          id = undefined
+        } else if (line.startsWith('id:')) id = line.slice(line.charCodeAt(3) === 0x20 ? 4 : 3)
+        else if (line.startsWith('data:')) data.push(line.slice(line.charCodeAt(5) === 0x20 ? 6 : 5))
         else if (line === 'data') data.push('')
       }
       if (start < text.length) partial += text.slice(start)

@@ -49,7 +49,8 @@ describe('toTanStackTool() with chat() of @tanstack/ai', () => {
       TanStackTool<'get_weather', { city: string; tags?: string | undefined }, { tempC: number }, { readonly icon: 'sun'; readonly destructive: false }>
     >()
     const { adapter } = scriptedAdapter([{ text: 'Hi' }])
-    await collect(chat({ adapter, messages: [USER], tools: [adapted], context: { user: 'ada' } }))
+    const chunks = await collect(chat({ adapter, messages: [USER], tools: [adapted], context: { user: 'ada' } }))
+    expect(JSON.stringify(chunks)).toContain('Hi')
   })
 
   it('declares the JSON Schema, metadata and approval flag to the adapter', async () => {

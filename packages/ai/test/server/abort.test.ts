@@ -23,10 +23,16 @@ async function openTurn(url: string, message: string) {
   })
   const events = readSse(response)
   const first = (await events.next()).value as { threadId: string }
-  return { threadId: first.threadId, events, abort: () => controller.abort() }
+  /** What a client's stop() does: leave the stream, and ask the server to stop the run. */
+  const stop = async () => {
+    controller.abort()
+    const answer = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ threadId: first.threadId, stop: true }) })
+    expect(await answer.json()).toEqual({ threadId: first.threadId, stopped: true })
+  }
+  return { threadId: first.threadId, events, stop, leave: () => controller.abort() }
 }
 
-describe('client disconnect', () => {
+describe('stop', () => {
   it('aborts running tools and leaves a consistent thread', async () => {
     const started = deferred()
     const aborted = deferred()
@@ -40,7 +46,7 @@ describe('client disconnect', () => {
     const server = await startServer({ model: scriptedModel([weatherRule, { when: 'hello', reply: 'hi' }]), tools: [tool] })
     const turn = await openTurn(server.url, 'weather in Oslo')
     await started.promise
-    turn.abort()
+    await turn.stop()
     await aborted.promise
 
     await vi.waitFor(async () => expect((await server.get(turn.threadId)).status).toBe('idle'))
@@ -65,7 +71,7 @@ describe('client disconnect', () => {
     const turn = await openTurn(server.url, 'story')
     await turn.events.next() // TEXT_MESSAGE_START
     await turn.events.next() // first delta
-    turn.abort()
+    await turn.stop()
     await signalAborted.promise
 
     await vi.waitFor(async () => expect((await server.get(turn.threadId)).status).toBe('idle'))
@@ -75,7 +81,7 @@ describe('client disconnect', () => {
     expect(messages[1]!.content.length).toBeLessThan(1200)
   })
 
-  it('leaves every call answered or pending, wherever the disconnect lands', async () => {
+  it('leaves every call answered or pending, wherever the stop lands', async () => {
     const tools = [weatherTool, transferDef.server(() => ({ receipt: 'ok' }))]
     const model = scriptedModel([
       {
@@ -89,7 +95,8 @@ describe('client disconnect', () => {
     ])
     const server = await startServer({ model, tools })
     const turn = await openTurn(server.url, 'both')
-    turn.abort()
+    turn.leave()
+    await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ threadId: turn.threadId, stop: true }) })
     await vi.waitFor(async () => expect((await server.get(turn.threadId)).status).not.toBe('running'))
     const thread = await server.get(turn.threadId)
     const calls = thread.messages.flatMap((m) => (m.role === 'assistant' ? m.toolCalls.map((c) => c.id) : []))
@@ -157,7 +164,7 @@ describe('model failure', () => {
     expect(reported).toEqual([
       {
         error: expect.objectContaining({ code: 'MODEL_ERROR', message: `The model failed: OpenAI answered 401: ${detail}`, cause }),
-        run: { threadId: turn.threadId, runId: started.type === 'RUN_STARTED' ? started.runId : '' },
+        run: { threadId: turn.threadId, runId: started.type === 'RUN_STARTED' ? started.runId : '', source: 'run' },
       },
     ])
     expect(log).not.toHaveBeenCalled()
@@ -213,7 +220,7 @@ describe('model failure', () => {
     expectReloadToMatchStream(thread.messages, turn.events)
   })
 
-  it('keeps the calls the client saw when it disconnects mid-step, each answered', async () => {
+  it('keeps the calls the client saw when it stops mid-step, each answered', async () => {
     const ran: unknown[] = []
     const hanging: ChatModel = {
       async *stream({ signal }) {
@@ -231,7 +238,7 @@ describe('model failure', () => {
     while (!seen.some((event) => event.type === 'TOOL_CALL_ARGS' && event.toolCallId === 'call_b')) {
       seen.push((await turn.events.next()).value as ChatEvent)
     }
-    turn.abort()
+    await turn.stop()
 
     await vi.waitFor(async () => expect((await server.get(turn.threadId)).status).toBe('idle'))
     const { messages } = await server.get(turn.threadId)
@@ -250,47 +257,27 @@ describe('model failure', () => {
     expect(ran).toEqual([])
   })
 
-  it('does not run an approved tool when the resume connection drops before it starts', async () => {
+  it('runs an approved tool even when the resume connection drops before it starts: the approval stands', async () => {
     const ran: unknown[] = []
     const transfer = transferDef.server(async (input) => (ran.push(input), { receipt: 'ok' }))
     const model = scriptedModel([
       { when: /send (\d+) to (\w+)/i, call: (m) => ({ tool: 'transfer_money', input: { to: m[2], amount: Number(m[1]) } }), then: ([r]) => r.content },
     ])
-    const held = deferred()
-    let holdWrites = false
-    const server = await startServer({
-      model,
-      tools: [transfer],
-      // Holds the resume until its client has gone, so its run starts already aborted.
-      authorize: async (request, _threadId, { action }) => {
-        if (action === 'write' && holdWrites) {
-          held.resolve()
-          if (!request.signal.aborted) await new Promise((resolve) => request.signal.addEventListener('abort', resolve, { once: true }))
-        }
-        return true
-      },
-    })
+    const server = await startServer({ model, tools: [transfer] })
     const turn = await server.send('send 500 to Bob')
-    holdWrites = true
     const client = new AbortController()
-    const response = fetch(server.url, {
+    const response = await fetch(server.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ threadId: turn.threadId, resume: [{ interruptId: turn.interrupts[0]!.id, approved: true }] }),
       signal: client.signal,
-    }).catch(() => undefined)
-    await held.promise
+    })
+    expect(response.status).toBe(200)
     client.abort()
-    await response
 
     await vi.waitFor(async () => expect((await server.get(turn.threadId)).status).toBe('idle'))
     const { messages } = await server.get(turn.threadId)
-    expect(ran).toEqual([])
-    expect(messages.at(-1)).toMatchObject({
-      role: 'tool',
-      toolCallId: turn.interrupts[0]!.toolCallId,
-      status: 'error',
-      content: 'Tool "transfer_money" did not run: the run stopped before it started',
-    })
+    expect(ran).toEqual([{ to: 'Bob', amount: 500 }])
+    expect(messages.filter((m) => m.role === 'tool')).toMatchObject([{ status: 'success', content: '{"receipt":"ok"}' }])
   })
 })

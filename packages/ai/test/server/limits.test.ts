@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
-import { memoryStore, scriptedModel } from '@toolgate/ai/server'
-import { weatherDef, weatherTool } from './fixtures.ts'
+import { memoryStore, scriptedModel, type ThreadSnapshot } from '@toolgate/ai/server'
+import { locationDef, weatherDef, weatherTool } from './fixtures.ts'
 import { stored } from './helpers/store.ts'
 import { closeAll, errorOf, startServer } from './helpers/server.ts'
 
@@ -74,7 +74,7 @@ describe('request limits and shapes', () => {
   })
 
   it('accepts the default 1 MB', async () => {
-    const server = await startServer({ model })
+    const server = await startServer({ model, limits: { maxMessageBytes: 1024 * 1024 } })
     expect((await server.post({ message: `hello ${'x'.repeat(900_000)}` })).status).toBe(200)
     expect((await errorOf(await server.post({ message: 'x'.repeat(1024 * 1024) }))).status).toBe(413)
   })
@@ -153,6 +153,115 @@ describe('limits.maxThreadMessages', () => {
   it('must be an integer of at least 2', async () => {
     const { createChatHandler } = await import('@toolgate/ai/server')
     expect(() => createChatHandler({ model: weatherModel, limits: { maxThreadMessages: 1 } })).toThrow(/maxThreadMessages/)
+  })
+})
+
+describe('byte limits', () => {
+  const big = 'x'.repeat(1000)
+  const models = scriptedModel([
+    { when: 'hello', reply: 'hi' },
+    { when: 'weather', call: () => ({ tool: 'get_weather', input: { city: 'Paris' } }), then: ([r]) => `${r.status}: ${r.content}` },
+    { when: 'where', call: () => ({ tool: 'get_location', input: {} }), then: ([r]) => `${r.status}` },
+  ], { tools: [weatherDef, locationDef] })
+
+  it('refuses a message over maxMessageBytes with 413 naming the path, storing nothing', async () => {
+    const store = memoryStore()
+    const server = await startServer({ model: models, store, limits: { maxMessageBytes: 500 } })
+    const first = await server.send('hello')
+    const refused = await server.post({ threadId: first.threadId, message: `hello ${big}` })
+    expect(await errorOf(refused)).toEqual({
+      status: 413,
+      error: { code: 'PAYLOAD_TOO_LARGE', message: expect.stringMatching(/^This message is \d+ bytes as JSON, more than the limit of 500$/), path: 'message' },
+    })
+    expect((await stored(store, first.threadId))!.messages).toHaveLength(2)
+  })
+
+  it('refuses a message that would take the thread past maxThreadBytes (409 THREAD_FULL)', async () => {
+    const store = memoryStore()
+    const server = await startServer({ model: models, store, limits: { maxThreadBytes: 3000, maxMessageBytes: 1100 } })
+    const first = await server.send(`hello ${big}`)
+    await server.send(`hello ${big}`, first.threadId)
+    const before = (await stored(store, first.threadId))!
+    expect(await errorOf(await server.post({ threadId: first.threadId, message: `hello ${big}` }))).toEqual({
+      status: 409,
+      error: { code: 'THREAD_FULL', message: 'The thread holds its limit of 3000 bytes; start a new thread', path: 'threadId' },
+    })
+    expect(await stored(store, first.threadId)).toEqual(before)
+    expect(before.head.bytes).toBeGreaterThan(2000)
+  })
+
+  it('replaces a server tool output over maxMessageBytes with an error the model reads', async () => {
+    let ran = 0
+    const tool = weatherDef.server(async ({ city }) => (ran++, { city: city + big, tempC: 1 }))
+    const server = await startServer({ model: models, tools: [tool], limits: { maxMessageBytes: 500 } })
+    const turn = await server.send('weather')
+    expect(ran).toBe(1)
+    expect(turn.results[0]).toMatchObject({ status: 'error', content: expect.stringMatching(/^Tool "get_weather" ran, but its output is \d+ bytes, more than the limit of 500; it was not kept$/) })
+    expect(turn.text).toMatch(/^error: Tool "get_weather" ran/)
+  })
+
+  it('refuses a client result over maxMessageBytes with 413 naming the path; the interrupt stays open', async () => {
+    const server = await startServer({ model: models, tools: [locationDef], limits: { maxMessageBytes: 500 } })
+    const first = await server.send('where am I')
+    const interruptId = first.interrupts[0]!.id
+    const refused = await server.post({ threadId: first.threadId, resume: [{ interruptId, output: { city: big } }] })
+    expect(await errorOf(refused)).toMatchObject({ status: 413, error: { code: 'PAYLOAD_TOO_LARGE', path: 'resume[0].output' } })
+    const answered = await server.resume(first.threadId, [{ interruptId, output: { city: 'Paris' } }])
+    expect(answered.text).toBe('success')
+  })
+
+  it('ends a run that reaches maxThreadBytes before its next model call', async () => {
+    const store = memoryStore()
+    const tool = weatherDef.server(async ({ city }) => ({ city: city + big, tempC: 1 }))
+    const server = await startServer({ model: models, tools: [tool], store, limits: { maxThreadBytes: 1200, maxMessageBytes: 1200 }, onError: () => {} })
+    const turn = await server.send('weather')
+    expect(turn.results.map((r) => r.status)).toEqual(['success'])
+    expect(turn.events.at(-1)).toEqual({ type: 'RUN_ERROR', code: 'THREAD_FULL', message: 'The thread reached its limit of 1200 bytes; start a new thread' })
+    const thread = (await stored(store, turn.threadId))!
+    expect(thread.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool'])
+    expect(thread.head.activeRun).toBeUndefined()
+  })
+
+  it('memoryStore({ maxBytes }) evicts the least recently used threads, and refuses what cannot fit (507)', async () => {
+    const store = memoryStore({ maxBytes: 4000 })
+    const server = await startServer({ model: models, store })
+    const a = await server.send(`hello ${big}`)
+    const b = await server.send(`hello ${big}`)
+    const c = await server.send(`hello ${big}`)
+    await server.get(a.threadId) // a is now more recent than b
+    const d = await server.send(`hello ${big}`)
+    expect(await store.head(b.threadId)).toBeUndefined()
+    for (const thread of [a, c, d]) expect(await store.head(thread.threadId)).toBeDefined()
+    const huge = await server.post({ message: `hello ${'y'.repeat(5000)}` })
+    expect(await errorOf(huge)).toMatchObject({ status: 507, error: { code: 'STORE_FULL' } })
+  })
+
+  it('GET returns a window of a long thread: the last N messages, then pages before them', async () => {
+    const server = await startServer({ model: models })
+    const first = await server.send('hello 0')
+    for (let i = 1; i < 5; i++) await server.send(`hello ${i}`, first.threadId) // 10 messages
+    const whole = await server.get(first.threadId)
+    expect(whole.window).toBeUndefined()
+    expect(whole.messages).toHaveLength(10)
+
+    const read = async (query: string): Promise<ThreadSnapshot> => (await fetch(`${server.url}?threadId=${first.threadId}&${query}`)).json()
+    const last = await read('limit=3')
+    expect(last.window).toEqual({ from: 7, total: 10 })
+    expect(last.messages).toEqual(whole.messages.slice(7))
+    const page = await read('limit=4&before=7')
+    expect(page.window).toEqual({ from: 3, total: 10 })
+    expect(page.messages).toEqual(whole.messages.slice(3, 7))
+    const start = await read('limit=4&before=2')
+    expect(start.messages).toEqual(whole.messages.slice(0, 2))
+
+    const bad = await fetch(`${server.url}?threadId=${first.threadId}&limit=-1`)
+    expect(await errorOf(bad)).toMatchObject({ status: 400, error: { code: 'INVALID_REQUEST', path: 'limit' } })
+  })
+
+  it('checks the limits when the handler is created', async () => {
+    const { createChatHandler } = await import('@toolgate/ai/server')
+    expect(() => createChatHandler({ model, limits: { maxMessageBytes: 10, maxThreadBytes: 5 } })).toThrow(/limits.maxMessageBytes/)
+    expect(() => memoryStore({ maxBytes: 0 })).toThrow(/maxBytes/)
   })
 })
 

@@ -48,7 +48,7 @@ async function lostResume(store: ThreadStore) {
     ...head,
     version: head.version + 1,
     step: { ...step!, interrupts: step!.interrupts.map((interrupt, i) => ({ ...interrupt, answer: answers[i] })) },
-    activeRun: { runId: 'run_lost', startedAt: Date.now(), renewedAt: Date.now() },
+    activeRun: { runId: 'run_lost', startedAt: Date.now(), renewedAt: Date.now(), fromMessage: head.messageCount, resumed: true as const },
   }
   expect(await store.commit({ head: claimed, append: [] })).toBe(true)
   const replay = [
@@ -137,7 +137,7 @@ describe('a run that died while a server tool ran', () => {
       ...head,
       version: head.version + 1,
       step: { ...step, interrupts: [step.interrupts[0]!], running: [ann!.toolCallId], results: [...step.results, denied] },
-      activeRun: { runId: 'run_dead', startedAt: Date.now(), renewedAt: Date.now() },
+      activeRun: { runId: 'run_dead', startedAt: Date.now(), renewedAt: Date.now(), fromMessage: head.messageCount, resumed: true as const },
       resolvedInterruptIds: [...head.resolvedInterruptIds, ann!.id, bob!.id],
     }
     expect(await store.commit({ head: crashed, append: [] })).toBe(true)

@@ -36,7 +36,7 @@ describe('memoryStore', () => {
 
   it('never evicts a thread that a run holds', async () => {
     const store = memoryStore({ maxThreads: 1 })
-    await store.commit({ head: head('held', { activeRun: { runId: 'r', startedAt: 0, renewedAt: 0 } }), append: [] })
+    await store.commit({ head: head('held', { activeRun: { runId: 'r', startedAt: 0, renewedAt: 0, fromMessage: 0 } }), append: [] })
     await store.commit({ head: head('b'), append: [] })
     expect(await store.head('held')).toBeDefined()
   })

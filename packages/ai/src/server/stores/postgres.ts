@@ -1,0 +1,170 @@
+import { InvalidOptionError } from '../../errors.ts'
+import type { ThreadMessage } from '../../protocol/messages.ts'
+import type { RunEventLog, ThreadHead, ThreadStore } from '../threadStore.ts'
+
+/**
+ * What the store needs of a Postgres client: node-postgres' `query(text, values)`. A `pg` Pool,
+ * PGlite and Neon's serverless driver all fit; the store never imports one.
+ */
+export interface PostgresQueryable {
+  query(text: string, values?: unknown[]): Promise<{ rows: any[] }>
+}
+
+export interface PostgresStoreOptions {
+  readonly pool: PostgresQueryable
+  /** Prefix of the store's tables (`<table>_threads`, `<table>_messages`, ...). Default `toolgate`. */
+  readonly table?: string
+  /** A thread untouched for this long expires (`purgeExpired()` deletes it). Default 30 days. */
+  readonly threadTtlMs?: number
+  /** How long a run's events stay readable after it ends. Default 5 minutes. */
+  readonly eventRetentionMs?: number
+}
+
+export interface PostgresStore extends ThreadStore {
+  readonly events: RunEventLog
+  /** Creates the tables and indexes if missing; safe to call on every start. */
+  ensureSchema(): Promise<void>
+  /** Deletes expired threads (their messages go with them) and expired run events; run it from a cron. */
+  purgeExpired(): Promise<void>
+}
+
+/** The schema `ensureSchema()` creates, for a migration tool of your own. */
+export function postgresSchema(table = 'toolgate'): string {
+  const t = checkedTable(table)
+  return `
+CREATE TABLE IF NOT EXISTS ${t}_threads (
+  id          text PRIMARY KEY,
+  version     integer NOT NULL,
+  head        text NOT NULL,
+  expires_at  timestamptz NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ${t}_threads_expires_at ON ${t}_threads (expires_at);
+CREATE TABLE IF NOT EXISTS ${t}_messages (
+  thread_id   text NOT NULL REFERENCES ${t}_threads (id) ON DELETE CASCADE,
+  seq         integer NOT NULL,
+  message     text NOT NULL,
+  PRIMARY KEY (thread_id, seq)
+);
+CREATE TABLE IF NOT EXISTS ${t}_runs (
+  run_id      text PRIMARY KEY,
+  ended       boolean NOT NULL,
+  expires_at  timestamptz NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ${t}_runs_expires_at ON ${t}_runs (expires_at);
+CREATE TABLE IF NOT EXISTS ${t}_run_events (
+  run_id      text NOT NULL REFERENCES ${t}_runs (run_id) ON DELETE CASCADE,
+  seq         integer NOT NULL,
+  data        text NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);`
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000
+
+/** How often a waiting reader looks for new events (a pooled `query` cannot LISTEN). */
+const POLL_MS = 100
+
+/**
+ * A `ThreadStore` on PostgreSQL: a thread's head is one row written by compare-and-set on its
+ * `version`, its messages are rows appended in the same statement, so a write costs what changed.
+ * Every statement stands alone (no transaction spans two), so a pool, PGlite or a serverless
+ * driver works the same.
+ */
+export function postgresStore(options: PostgresStoreOptions): PostgresStore {
+  const { pool } = options
+  if (typeof pool?.query !== 'function') throw new InvalidOptionError('postgresStore', 'pool', 'must have node-postgres’ `query(text, values)` (a `pg` Pool, PGlite, Neon)')
+  const t = checkedTable(options.table ?? 'toolgate')
+  const ttlMs = options.threadTtlMs ?? 30 * DAY_MS
+  const retentionMs = options.eventRetentionMs ?? 5 * 60 * 1000
+  if (!Number.isSafeInteger(ttlMs) || ttlMs < 1) throw new InvalidOptionError('postgresStore', 'threadTtlMs', 'must be a positive integer of milliseconds')
+  if (!Number.isSafeInteger(retentionMs) || retentionMs < 1) throw new InvalidOptionError('postgresStore', 'eventRetentionMs', 'must be a positive integer of milliseconds')
+
+  // One statement: the head row is replaced only if its version is the one before (or inserted),
+  // and the new messages are inserted only if it was. Data-modifying CTEs always run to completion.
+  const commitSql = `
+WITH head AS (
+  INSERT INTO ${t}_threads (id, version, head, expires_at)
+  VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond')
+  ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, head = EXCLUDED.head, expires_at = EXCLUDED.expires_at
+    WHERE ${t}_threads.version = EXCLUDED.version - 1
+  RETURNING id
+), appended AS (
+  INSERT INTO ${t}_messages (thread_id, seq, message)
+  SELECT head.id, $5 + m.ord - 1, m.message FROM head, unnest($6::text[]) WITH ORDINALITY AS m(message, ord)
+)
+SELECT count(*) AS written FROM head`
+
+  const appendEventsSql = `
+WITH run AS (
+  INSERT INTO ${t}_runs (run_id, ended, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
+  ON CONFLICT (run_id) DO UPDATE SET ended = ${t}_runs.ended OR EXCLUDED.ended, expires_at = EXCLUDED.expires_at
+  RETURNING run_id
+)
+INSERT INTO ${t}_run_events (run_id, seq, data)
+SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(seq, data)`
+
+  const readRun = async (runId: string, after: number) => {
+    const [run, rows] = await Promise.all([
+      pool.query(`SELECT ended FROM ${t}_runs WHERE run_id = $1 AND expires_at > now()`, [runId]),
+      pool.query(`SELECT seq, data FROM ${t}_run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq`, [runId, after]),
+    ])
+    if (run.rows.length === 0) return undefined
+    return { events: rows.rows.map((row) => ({ seq: Number(row.seq), data: String(row.data) })), ended: Boolean(run.rows[0].ended) }
+  }
+
+  const events: RunEventLog = {
+    async append(runId, logged, final) {
+      await pool.query(appendEventsSql, [runId, final, final ? retentionMs : DAY_MS, logged.map((event) => event.seq), logged.map((event) => event.data)])
+    },
+    read: readRun,
+    async wait(runId, after, timeoutMs, signal) {
+      const deadline = Date.now() + timeoutMs
+      while (!signal.aborted && Date.now() < deadline) {
+        const { rows } = await pool.query(
+          `SELECT (SELECT ended FROM ${t}_runs WHERE run_id = $1) AS ended, EXISTS (SELECT 1 FROM ${t}_run_events WHERE run_id = $1 AND seq > $2) AS more`,
+          [runId, after],
+        )
+        if (rows[0]?.ended || rows[0]?.more) return
+        await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, Math.max(0, deadline - Date.now()))))
+      }
+    },
+  }
+
+  return {
+    events,
+    async ensureSchema() {
+      for (const statement of postgresSchema(t).split(';').map((s) => s.trim()).filter(Boolean)) await pool.query(statement)
+    },
+    async purgeExpired() {
+      await pool.query(`DELETE FROM ${t}_threads WHERE expires_at <= now()`)
+      await pool.query(`DELETE FROM ${t}_runs WHERE expires_at <= now()`)
+    },
+    async head(threadId) {
+      const { rows } = await pool.query(`SELECT head FROM ${t}_threads WHERE id = $1 AND expires_at > now()`, [threadId])
+      return rows.length === 0 ? undefined : (JSON.parse(rows[0].head) as ThreadHead)
+    },
+    async messages(threadId, from, to) {
+      if (to <= from) return []
+      const { rows } = await pool.query(`SELECT message FROM ${t}_messages WHERE thread_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq`, [
+        threadId,
+        from,
+        to,
+      ])
+      return rows.map((row) => JSON.parse(row.message) as ThreadMessage)
+    },
+    async commit({ head, append }) {
+      // An expired thread whose id comes back starts afresh: its old rows go first.
+      if (head.version === 1) await pool.query(`DELETE FROM ${t}_threads WHERE id = $1 AND expires_at <= now()`, [head.id])
+      const start = head.messageCount - append.length
+      const { rows } = await pool.query(commitSql, [head.id, head.version, JSON.stringify(head), ttlMs, start, append.map((m) => JSON.stringify(m))])
+      return Number(rows[0]?.written) === 1
+    },
+  }
+}
+
+function checkedTable(table: string): string {
+  if (typeof table !== 'string' || !/^[a-z_][a-z0-9_]{0,40}$/.test(table)) {
+    throw new InvalidOptionError('postgresStore', 'table', 'must be a lower-case SQL identifier of at most 41 characters')
+  }
+  return table
+}

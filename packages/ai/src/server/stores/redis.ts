@@ -1,0 +1,140 @@
+import { InvalidOptionError } from '../../errors.ts'
+import type { ThreadMessage } from '../../protocol/messages.ts'
+import type { LoggedEvent, RunEventLog, ThreadHead, ThreadStore } from '../threadStore.ts'
+
+/**
+ * What the store needs of a Redis client: node-redis v5's `sendCommand` (`createClient()` from
+ * `redis`, connected). The store never imports the client library.
+ */
+export interface RedisClientLike {
+  sendCommand(args: string[]): Promise<unknown>
+}
+
+export interface RedisStoreOptions {
+  readonly client: RedisClientLike
+  /** Prefix of every key. Default `toolgate:`. */
+  readonly prefix?: string
+  /** A thread untouched for this long expires (its keys carry a TTL, renewed by every write). Default 30 days. */
+  readonly threadTtlMs?: number
+  /** How long a run's events stay readable after it ends. Default 5 minutes. */
+  readonly eventRetentionMs?: number
+}
+
+// A thread is two keys in one hash slot (so a cluster keeps them together): a hash with the
+// head's version `v` and JSON `h`, and a list of its messages as JSON. A commit is one Lua script:
+// compare the version, set the head, push the new messages, renew the TTL. Nothing is read back.
+const COMMIT = `
+local version = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
+if version ~= tonumber(ARGV[1]) - 1 then return 0 end
+redis.call('HSET', KEYS[1], 'v', ARGV[1], 'h', ARGV[2])
+for i = 4, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+local ttl = tonumber(ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ttl)
+if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PEXPIRE', KEYS[2], ttl) end
+return 1
+`
+
+// A run's events: a list (index = seq - 1) and, once the run ended, an `end` marker. Both expire:
+// `retention` after the end, a day after the last write for a run whose process died.
+const APPEND_EVENTS = `
+for i = 3, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
+local ttl = tonumber(ARGV[2])
+if ARGV[1] == '1' then redis.call('SET', KEYS[2], '1', 'PX', ttl) end
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ttl) end
+return 1
+`
+
+const DAY_MS = 24 * 60 * 60 * 1000
+
+/** How often a waiting reader looks for new events: Redis lists have no blocking read that leaves the client free. */
+const POLL_MS = 50
+
+/**
+ * A `ThreadStore` on Redis (node-redis v5), shared by every instance that uses the same server
+ * and prefix: a write is one compare-and-set script that appends only the new messages, and
+ * runs' events are kept for clients that reconnect, on any instance.
+ */
+export function redisStore(options: RedisStoreOptions): ThreadStore {
+  const { client } = options
+  if (typeof client?.sendCommand !== 'function') {
+    throw new InvalidOptionError('redisStore', 'client', 'must be a connected node-redis client (`createClient()` from `redis`)')
+  }
+  const prefix = options.prefix ?? 'toolgate:'
+  const ttlMs = options.threadTtlMs ?? 30 * DAY_MS
+  const retentionMs = options.eventRetentionMs ?? 5 * 60 * 1000
+  if (typeof prefix !== 'string') throw new InvalidOptionError('redisStore', 'prefix', 'must be a string')
+  if (!Number.isSafeInteger(ttlMs) || ttlMs < 1) throw new InvalidOptionError('redisStore', 'threadTtlMs', 'must be a positive integer of milliseconds')
+  if (!Number.isSafeInteger(retentionMs) || retentionMs < 1) throw new InvalidOptionError('redisStore', 'eventRetentionMs', 'must be a positive integer of milliseconds')
+
+  const script = scriptRunner(client)
+  const headKey = (threadId: string) => `${prefix}{${threadId}}:head`
+  const messagesKey = (threadId: string) => `${prefix}{${threadId}}:messages`
+  const eventsKey = (runId: string) => `${prefix}{${runId}}:events`
+  const endKey = (runId: string) => `${prefix}{${runId}}:end`
+
+  const readEvents = async (runId: string, after: number) => {
+    const [items, end] = await Promise.all([
+      client.sendCommand(['LRANGE', eventsKey(runId), String(Math.max(0, after)), '-1']) as Promise<string[]>,
+      client.sendCommand(['EXISTS', endKey(runId)]) as Promise<number>,
+    ])
+    return { events: items.map((item, index) => ({ seq: after + index + 1, data: item })), ended: Number(end) === 1 }
+  }
+
+  const events: RunEventLog = {
+    async append(runId, logged: readonly LoggedEvent[], final) {
+      const ttl = final ? retentionMs : DAY_MS
+      await script(APPEND_EVENTS, [eventsKey(runId), endKey(runId)], [final ? '1' : '0', String(ttl), ...logged.map((event) => event.data)])
+    },
+    async read(runId, after) {
+      const read = await readEvents(runId, after)
+      if (read.events.length === 0 && !read.ended && Number(await client.sendCommand(['EXISTS', eventsKey(runId)])) === 0) return undefined
+      return read
+    },
+    async wait(runId, after, timeoutMs, signal) {
+      const deadline = Date.now() + timeoutMs
+      while (!signal.aborted && Date.now() < deadline) {
+        const [length, end] = await Promise.all([
+          client.sendCommand(['LLEN', eventsKey(runId)]) as Promise<number>,
+          client.sendCommand(['EXISTS', endKey(runId)]) as Promise<number>,
+        ])
+        if (Number(length) > after || Number(end) === 1) return
+        await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, Math.max(0, deadline - Date.now()))))
+      }
+    },
+  }
+
+  return {
+    events,
+    async head(threadId) {
+      const json = (await client.sendCommand(['HGET', headKey(threadId), 'h'])) as string | null
+      return json == null ? undefined : (JSON.parse(json) as ThreadHead)
+    },
+    async messages(threadId, from, to) {
+      if (to <= from) return []
+      const items = (await client.sendCommand(['LRANGE', messagesKey(threadId), String(from), String(to - 1)])) as string[]
+      return items.map((item) => JSON.parse(item) as ThreadMessage)
+    },
+    async commit({ head, append }) {
+      const args = [String(head.version), JSON.stringify(head), String(ttlMs), ...append.map((message) => JSON.stringify(message))]
+      return Number(await script(COMMIT, [headKey(head.id), messagesKey(head.id)], args)) === 1
+    },
+  }
+}
+
+/** Runs a Lua script by its SHA, loading it on the first NOSCRIPT (after a restart or a failover too). */
+function scriptRunner(client: RedisClientLike) {
+  const shas = new Map<string, string>()
+  return async (source: string, keys: string[], args: string[]): Promise<unknown> => {
+    let sha = shas.get(source)
+    if (sha === undefined) {
+      sha = (await client.sendCommand(['SCRIPT', 'LOAD', source])) as string
+      shas.set(source, sha)
+    }
+    try {
+      return await client.sendCommand(['EVALSHA', sha, String(keys.length), ...keys, ...args])
+    } catch (error) {
+      if (!String((error as Error)?.message).includes('NOSCRIPT')) throw error
+      return client.sendCommand(['EVAL', source, String(keys.length), ...keys, ...args])
+    }
+  }
+}

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createClient } from 'redis'
+import pg from 'pg'
+import { memoryStore } from '@toolgate/ai/server'
+import { redisStore } from '@toolgate/ai/server/redis'
+import { postgresStore } from '@toolgate/ai/server/postgres'
+import { threadStoreConformance } from '@toolgate/ai/server/testing'
+import { startRedis, type RedisServer } from '../services/redis.ts'
+import { startPostgres, type PostgresServer } from '../services/postgres.ts'
+
+// Every store passes the same suite, the real ones against real servers started for the run.
+
+const runner = { describe, it, expect }
+
+threadStoreConformance('memoryStore', ({ threadTtlMs }) => memoryStore(threadTtlMs ? { idleTtlMs: threadTtlMs } : {}), runner)
+
+describe('on a real Redis', () => {
+  let server: RedisServer
+  let client: ReturnType<typeof createClient>
+  beforeAll(async () => {
+    server = await startRedis()
+    client = createClient({ url: server.url })
+    await client.connect()
+  }, 30_000)
+  afterAll(async () => {
+    await client?.quit()
+    await server?.stop()
+  })
+  let prefix = 0
+  threadStoreConformance('redisStore', ({ threadTtlMs }) => redisStore({ client, prefix: `t${prefix++}:`, ...(threadTtlMs ? { threadTtlMs } : {}) }), runner)
+
+  it('writes what changed: a commit sends the new messages only', async () => {
+    const sent: string[][] = []
+    const spy = { sendCommand: (args: string[]) => (sent.push(args), client.sendCommand(args)) }
+    const store = redisStore({ client: spy, prefix: 'spy:' })
+    const head = (version: number, messageCount: number) => ({ id: 't', version, createdAt: 0, updatedAt: 0, messageCount, bytes: 0, resolvedInterruptIds: [] })
+    for (let i = 1; i <= 50; i++) await store.commit({ head: head(i, i), append: [{ role: 'user' as const, id: `m${i}`, content: 'x'.repeat(100) }] })
+    const commits = sent.filter((args) => args[0] === 'EVALSHA' || args[0] === 'EVAL')
+    const sizes = commits.map((args) => args.join('').length)
+    // Flat: the 50th commit sends as much as the first.
+    expect(Math.abs(sizes.at(-1)! - sizes[0]!)).toBeLessThan(20)
+  })
+})
+
+describe('on a real PostgreSQL', () => {
+  let server: PostgresServer
+  let pool: pg.Pool
+  beforeAll(async () => {
+    server = await startPostgres()
+    pool = new pg.Pool({ connectionString: server.connectionString, max: 20 })
+  }, 60_000)
+  afterAll(async () => {
+    await pool?.end()
+    await server?.stop()
+  })
+  let table = 0
+  threadStoreConformance(
+    'postgresStore',
+    async ({ threadTtlMs }) => {
+      const store = postgresStore({ pool, table: `t${table++}`, ...(threadTtlMs ? { threadTtlMs } : {}) })
+      await store.ensureSchema()
+      return store
+    },
+    runner,
+  )
+
+  it('creates its schema idempotently and refuses a table name that is not an identifier', async () => {
+    const store = postgresStore({ pool, table: 'idem' })
+    await store.ensureSchema()
+    await store.ensureSchema()
+    const { rows } = await pool.query(`SELECT count(*) AS n FROM information_schema.tables WHERE table_name LIKE 'idem_%'`)
+    expect(Number(rows[0].n)).toBe(4)
+    expect(() => postgresStore({ pool, table: 'x; DROP TABLE y' })).toThrow(/table/)
+  })
+})

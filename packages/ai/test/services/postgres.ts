@@ -1,0 +1,42 @@
+import { execFileSync } from 'node:child_process'
+import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { freePort } from './redis.ts'
+
+// A throwaway PostgreSQL: initdb in a temp dir, pg_ctl start on a free port, stop and delete after.
+// PostgreSQL refuses to run as root, so as root it runs as the `postgres` user.
+
+const BIN = process.env.POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin'
+
+export interface PostgresServer {
+  readonly connectionString: string
+  stop(): Promise<void>
+}
+
+export async function startPostgres(): Promise<PostgresServer> {
+  if (!existsSync(join(BIN, 'initdb'))) throw new Error(`${BIN}/initdb is missing: install Debian's postgresql (.ci/run does)`)
+  const root = process.getuid?.() === 0
+  const dir = mkdtempSync(join(tmpdir(), 'toolgate-pg-'))
+  const data = join(dir, 'data')
+  const asOwner = (command: string, args: string[]) =>
+    root ? execFileSync('runuser', ['-u', 'postgres', '--', join(BIN, command), ...args], { stdio: 'pipe' }) : execFileSync(join(BIN, command), args, { stdio: 'pipe' })
+  if (root) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim())
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim())
+    chownSync(dir, uid, gid)
+  }
+  const port = await freePort()
+  asOwner('initdb', ['-D', data, '--auth=trust', '-U', 'postgres', '--encoding=UTF8', '--no-sync'])
+  asOwner('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start'])
+  return {
+    connectionString: `postgresql://postgres@127.0.0.1:${port}/postgres`,
+    stop: async () => {
+      try {
+        asOwner('pg_ctl', ['-D', data, '-m', 'immediate', 'stop'])
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    },
+  }
+}

@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+// Throwaway real servers for the store tests: started in a temp dir on a free port, stopped after.
+// A missing binary fails the test with what to install; nothing is skipped.
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.on('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+export interface RedisServer {
+  readonly url: string
+  stop(): Promise<void>
+}
+
+const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? '/usr/bin/redis-server'
+
+export async function startRedis(): Promise<RedisServer> {
+  if (!existsSync(REDIS_SERVER)) throw new Error(`${REDIS_SERVER} is missing: install Debian's redis-server (.ci/run does)`)
+  const dir = mkdtempSync(join(tmpdir(), 'toolgate-redis-'))
+  const port = await freePort()
+  const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] })
+  await waitForOutput(child, /Ready to accept connections/, 'redis-server')
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    stop: async () => {
+      await stopChild(child)
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+export function waitForOutput(child: ChildProcess, pattern: RegExp, name: string, timeoutMs = 20_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = ''
+    const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output}`)), timeoutMs)
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      if (pattern.test(output)) {
+        clearTimeout(timer)
+        resolve()
+      }
+    }
+    child.stdout?.on('data', onData)
+    child.stderr?.on('data', onData)
+    child.on('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`${name} exited with ${code}:\n${output}`))
+    })
+  })
+}
+
+export function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve())
+    child.kill('SIGTERM')
+  })
+}
