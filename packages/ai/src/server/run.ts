@@ -1,6 +1,6 @@
 import type { TokenUsage } from '../protocol/events.ts'
 import type { RunOutcome } from '../protocol/interrupts.ts'
-import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../protocol/messages.ts'
+import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage, ThreadUserMessage } from '../protocol/messages.ts'
 import type { ChatConfig } from './config.ts'
 import { StoreConflictError, ThreadFullError, reportError, runErrorOf } from './errors.ts'
 import type { RunEvents } from './events.ts'
@@ -8,8 +8,18 @@ import { rememberResolved, toWire } from './interrupts.ts'
 import { modelStep, type UsageTotals } from './modelStep.ts'
 import { jsonBytes } from '../util/jsonBytes.ts'
 import { commitChange, isRunning, loadMessages, type ThreadChange } from './thread.ts'
-import { errorResult, executeToolCalls, inCallOrder, planToolCalls, settleInterrupts, type Execution, type ToolFailures } from './toolCalls.ts'
+import {
+  errorResult,
+  executeToolCalls,
+  inCallOrder,
+  planReruns,
+  planToolCalls,
+  settleInterrupts,
+  type Execution,
+  type ToolFailures,
+} from './toolCalls.ts'
 import type { OpenStep, PendingInterrupt, ThreadHead } from './threadStore.ts'
+import type { ToolRegistry } from './toolRegistry.ts'
 
 /** How a claimed run begins. */
 export interface RunStart {
@@ -19,6 +29,11 @@ export interface RunStart {
   readonly announced?: readonly ThreadToolMessage[]
   /** The thread's open step is fully answered: settle it before the model continues. */
   readonly resume?: boolean
+  /**
+   * The user's new message, when it cannot be stored at the claim: calls of the open step run
+   * again first (a crash cut them short, see `recoverLostRun`), and the message follows the step.
+   */
+  readonly message?: ThreadUserMessage
 }
 
 /**
@@ -180,9 +195,17 @@ export async function runTurn(run: Run, start: RunStart): Promise<void> {
 /** Returns the interrupts the run pauses on, if any. */
 async function drive(run: Run, start: RunStart): Promise<readonly PendingInterrupt[] | undefined> {
   let steps = start.steps
+  const open = run.head.step
   if (start.resume) {
-    const paused = await settleStep(run, run.head.step!)
+    const paused = await settleStep(run, open!)
     if (paused.length > 0) return paused
+  } else if (open && open.running.length > 0) {
+    const paused = await rerunStep(run, open)
+    if (paused.length > 0) return paused
+  }
+  if (start.message) {
+    run.append(start.message)
+    await run.save()
   }
   while (steps < run.config.maxSteps && !run.signal.aborted) {
     run.ensureRoom(1) // no model call whose answer could not be stored
@@ -218,17 +241,30 @@ async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps:
   return runAndStore(run, step, plan.executions, [])
 }
 
-/** Applies the answers of a fully answered step; returns `client_tool` interrupts for approved client tools. */
+/**
+ * Applies the answers of a fully answered step; returns `client_tool` interrupts for approved
+ * client tools. Calls a crash cut short that run again (`recoverLostRun`) run with the approved ones.
+ */
 async function settleStep(run: Run, answered: OpenStep): Promise<PendingInterrupt[]> {
+  const reruns = await planReruns(answered, run.config.tools, run.failures)
   const settlement = await settleInterrupts(answered.message, answered.interrupts, run.config.tools, 'resume', run.failures)
-  for (const result of settlement.results) run.events.result(result)
+  const settled = [...reruns.results, ...settlement.results]
+  for (const result of settled) run.events.result(result)
   const step: OpenStep = {
     ...answered,
     message: settlement.message,
-    results: [...answered.results, ...settlement.results],
+    results: [...answered.results, ...settled],
     interrupts: settlement.interrupts,
+    running: [],
   }
-  return runAndStore(run, step, settlement.executions, answered.interrupts)
+  return runAndStore(run, step, [...reruns.executions, ...settlement.executions], answered.interrupts)
+}
+
+/** Runs again the calls of `step` that a crash cut short, under their own `toolCallId`s (idempotent tools only). */
+async function rerunStep(run: Run, step: OpenStep): Promise<PendingInterrupt[]> {
+  const reruns = await planReruns(step, run.config.tools, run.failures)
+  for (const result of reruns.results) run.events.result(result)
+  return runAndStore(run, { ...step, results: [...step.results, ...reruns.results], running: [] }, reruns.executions, [])
 }
 
 /**
@@ -278,16 +314,24 @@ export interface Recovery {
  * run again by surprise), and a step left with every call settled joins the history. A thread
  * without a lapsed run comes back as it is.
  */
-export function recoverLostRun(head: ThreadHead, leaseMs: number): Recovery {
+export function recoverLostRun(head: ThreadHead, leaseMs: number, tools: ToolRegistry): Recovery {
   const { step } = head
   if (!head.activeRun || isRunning(head, leaseMs) || !step || step.running.length === 0) return { step, append: [], results: [] }
   const byId = new Map(step.message.toolCalls.map((call) => [call.id, call]))
-  const results = step.running.map((toolCallId) =>
-    errorResult({ toolCallId, toolName: byId.get(toolCallId)?.name ?? '' }, INTERRUPTED_BY_CRASH),
-  )
-  const recovered: OpenStep = { ...step, results: [...step.results, ...results], running: [] }
-  if (recovered.interrupts.length > 0) return { step: recovered, append: [], results }
+  const rerun = step.running.filter((toolCallId) => isIdempotent(tools, byId.get(toolCallId)?.name))
+  const results = step.running
+    .filter((toolCallId) => !rerun.includes(toolCallId))
+    .map((toolCallId) => errorResult({ toolCallId, toolName: byId.get(toolCallId)?.name ?? '' }, INTERRUPTED_BY_CRASH))
+  // Calls that run again stay recorded as running: the run that takes the thread over runs them
+  // first (`drive`), and if it dies too, the next one does.
+  const recovered: OpenStep = { ...step, results: [...step.results, ...results], running: rerun }
+  if (recovered.interrupts.length > 0 || rerun.length > 0) return { step: recovered, append: [], results }
   return { step: undefined, append: [recovered.message, ...inCallOrder(recovered.message, recovered.results)], results }
+}
+
+function isIdempotent(tools: ToolRegistry, name: string | undefined): boolean {
+  const entry = name === undefined ? undefined : tools.get(name)
+  return entry?.side === 'server' && entry.tool.idempotent === true
 }
 
 const INTERRUPTED_BY_CRASH = 'The server stopped while this call ran; it may or may not have taken effect, and it was not run again'

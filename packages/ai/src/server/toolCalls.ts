@@ -8,7 +8,7 @@ import { parseToolArguments } from '../util/parseToolArguments.ts'
 import { randomId } from '../util/randomId.ts'
 import { utf8Bytes } from '../util/jsonBytes.ts'
 import { approvalInterrupt, callRef, clientToolInterrupt, type CallRef } from './interrupts.ts'
-import type { PendingInterrupt } from './threadStore.ts'
+import type { OpenStep, PendingInterrupt } from './threadStore.ts'
 import type { ToolEntry, ToolRegistry } from './toolRegistry.ts'
 
 // What becomes of the model's tool calls: each is planned (settled at once with an error, run on
@@ -74,6 +74,25 @@ export async function planToolCalls(
     if (approval.required) plan.interrupts.push(approvalInterrupt(ref, args.value, approval.reason))
     else if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, args.value))
     else plan.executions.push({ ...ref, entry, input: checked.value })
+  }
+  return plan
+}
+
+/**
+ * The calls of `step` that a run which died had started and that run again: each of an
+ * `idempotent` server tool (see `recoverLostRun`), validated again from the stored arguments,
+ * which hold any edit the user approved. Any that can no longer run gets an error result.
+ */
+export async function planReruns(step: OpenStep, tools: ToolRegistry, failures: ToolFailures): Promise<CallPlan> {
+  const plan: CallPlan = { results: [], executions: [], interrupts: [] }
+  for (const toolCallId of step.running) {
+    const call = step.message.toolCalls.find((candidate) => candidate.id === toolCallId)
+    const ref: CallRef = { toolCallId, toolName: call?.name ?? '' }
+    const entry = call && tools.get(call.name)
+    const args = call && parseToolArguments(call.arguments)
+    const checked = entry && args?.ok ? await validateInput(entry.tool, args.value, ref, failures) : undefined
+    if (entry?.side === 'server' && checked?.ok) plan.executions.push({ ...ref, entry, input: checked.value })
+    else plan.results.push(errorResult(ref, `Tool "${ref.toolName}" was cut short by a server stop and could not run again`))
   }
   return plan
 }

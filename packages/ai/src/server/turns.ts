@@ -40,9 +40,11 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
   await loadHead(config, request, body.threadId, 'write')
   const context = await config.resolveContext(request)
   let announced: ThreadToolMessage[] = []
+  let later: ThreadUserMessage | undefined
   const head = await updateThread(config.store, body.threadId, async (head) => {
+    later = undefined
     if (isRunning(head, config.limits.runLeaseMs)) throw threadBusy()
-    const recovery = recoverLostRun(head, config.limits.runLeaseMs)
+    const recovery = recoverLostRun(head, config.limits.runLeaseMs, config.tools)
     const { step } = recovery
     // Room for the open step with a result for each call, the message and a reply.
     const stored = head.messageCount + recovery.append.length + (step ? 1 + step.message.toolCalls.length : 0)
@@ -55,6 +57,13 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     }
     const settled = await settleInterrupts(step.message, step.interrupts, config.tools, 'supersede', toolFailures(config, head.id, runId))
     announced = [...recovery.results, ...settled.results]
+    const resolvedInterruptIds = rememberResolved(head.resolvedInterruptIds, step.interrupts)
+    if (step.running.length > 0) {
+      // Calls a crash cut short run again first; the message is stored once the step is closed.
+      later = user
+      const open = { ...step, message: settled.message, results: [...step.results, ...settled.results], interrupts: [] }
+      return { head: { step: open, activeRun: claim(runId, head.messageCount + recovery.append.length, true), resolvedInterruptIds }, append: recovery.append }
+    }
     const append = [...recovery.append, settled.message, ...inCallOrder(settled.message, [...step.results, ...settled.results]), user]
     return {
       head: {
@@ -65,7 +74,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
       append,
     }
   })
-  return streamRun(config, { runId, head, context, start: { steps: 0, announced } })
+  return streamRun(config, { runId, head, context, start: { steps: 0, announced, ...(later ? { message: later } : {}) } })
 }
 
 /**
@@ -86,7 +95,7 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
 
   const head = await updateThread(config.store, body.threadId, async (head) => {
     const running = isRunning(head, config.limits.runLeaseMs)
-    const recovery = recoverLostRun(head, config.limits.runLeaseMs)
+    const recovery = recoverLostRun(head, config.limits.runLeaseMs, config.tools)
     const current: ThreadHead = { ...head, step: recovery.step }
     announced = recovery.results
     const lost = !running && current.step && current.step.interrupts.length > 0 && unanswered(current.step).length === 0

@@ -28,6 +28,13 @@ export interface ToolDefinitionConfig<
   readonly needsApproval?: TApproval
   /** Free data carried to clients and exports. */
   readonly metadata?: TMetadata
+  /**
+   * The tool may safely run twice for one call (it writes with `ctx.toolCallId` as an idempotency
+   * key, or only reads). After a crash, a call of it that started and never stored a result runs
+   * again under the same `toolCallId`; a call of any other tool is reported to the model as
+   * interrupted instead, since it may have taken effect. Default `false`.
+   */
+  readonly idempotent?: boolean
   /** Overrides how JSON Schema is emitted for this tool; return `undefined` to use the default. */
   readonly toJsonSchema?: JsonSchemaHook
 }
@@ -61,7 +68,7 @@ export function toolDefinition(
   config: ToolDefinitionConfig<string, SchemaSource | undefined, SchemaSource | undefined, NeedsApproval, ToolMetadata>,
 ): ToolDefinition {
   if (typeof config !== 'object' || config === null) throw new ToolDefinitionError('toolDefinition() needs a config object')
-  const { name, description, title, inputSchema, outputSchema, needsApproval = false, metadata = {}, toJsonSchema } = config
+  const { name, description, title, inputSchema, outputSchema, needsApproval = false, metadata = {}, toJsonSchema, idempotent = false } = config
   checkToolName(name)
   if (typeof description !== 'string' || description.trim() === '') {
     throw new ToolDefinitionError(`Tool "${name}" needs a non-empty \`description\`: the model chooses tools by it`)
@@ -72,6 +79,7 @@ export function toolDefinition(
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
     throw new ToolDefinitionError(`\`metadata\` of tool "${name}" must be an object`)
   }
+  if (typeof idempotent !== 'boolean') throw new ToolDefinitionError(`\`idempotent\` of tool "${name}" must be a boolean`)
   if (toJsonSchema !== undefined && typeof toJsonSchema !== 'function') {
     throw new ToolDefinitionError(`\`toJsonSchema\` of tool "${name}" must be a function`)
   }
@@ -86,6 +94,7 @@ export function toolDefinition(
     outputSchema: outputSchema === undefined ? undefined : toToolSchema(outputSchema, name, 'output', (mode, target) => emit('output', mode, target)),
     needsApproval,
     metadata,
+    idempotent,
     toJsonSchema,
     server: (execute: ToolExecute<unknown, unknown>) => buildTool('server', definition, execute),
     client: (execute: ToolExecute<unknown, unknown>) => buildTool('client', definition, execute),
