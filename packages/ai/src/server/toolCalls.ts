@@ -91,7 +91,8 @@ export async function planReruns(step: OpenStep, tools: ToolRegistry, failures: 
     const entry = call && tools.get(call.name)
     const args = call && parseToolArguments(call.arguments)
     const checked = entry && args?.ok ? await validateInput(entry.tool, args.value, ref, failures) : undefined
-    if (entry?.side === 'server' && checked?.ok) plan.executions.push({ ...ref, entry, input: checked.value })
+    // Never a tool that did not opt in: it may have taken effect already.
+    if (entry?.side === 'server' && entry.tool.idempotent === true && checked?.ok) plan.executions.push({ ...ref, entry, input: checked.value })
     else plan.results.push(errorResult(ref, `Tool "${ref.toolName}" was cut short by a server stop and could not run again`))
   }
   return plan

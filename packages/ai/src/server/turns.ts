@@ -53,7 +53,8 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     if (!step) {
       announced = [...recovery.results]
       const append = [...recovery.append, user]
-      return { head: { activeRun: claim(runId, head.messageCount + append.length) }, append }
+      // `step: undefined`: a dead run's step that recovery closed joins the history and leaves the head.
+      return { head: { step: undefined, activeRun: claim(runId, head.messageCount + append.length) }, append }
     }
     const settled = await settleInterrupts(step.message, step.interrupts, config.tools, 'supersede', toolFailures(config, head.id, runId))
     announced = [...recovery.results, ...settled.results]

@@ -30,7 +30,7 @@ const model = scriptedModel([
 ])
 
 /** What a process killed while `calls` ran leaves: the step records them as running, the lease lapses. */
-async function crashedWhileRunning(store: ThreadStore, options: { interrupts?: boolean } = {}) {
+async function crashedWhileRunning(store: ThreadStore, options: { interrupts?: boolean; onlyTransfer?: boolean } = {}) {
   vi.useFakeTimers({ toFake: ['Date'] })
   const keys: string[] = []
   const ran: string[] = []
@@ -40,7 +40,7 @@ async function crashedWhileRunning(store: ThreadStore, options: { interrupts?: b
   const threadId = (await server.send('hello')).threadId
   const head = (await store.head(threadId))!
   const calls = [
-    { id: 'call_book', name: 'book_room', arguments: '{"room":"Blue"}' },
+    ...(options.onlyTransfer ? [] : [{ id: 'call_book', name: 'book_room', arguments: '{"room":"Blue"}' }]),
     { id: 'call_pay', name: 'transfer_money', arguments: '{"to":"Ann","amount":20}' },
     ...(options.interrupts ? [{ id: 'call_where', name: 'get_location', arguments: '{}' }] : []),
   ]
@@ -53,7 +53,7 @@ async function crashedWhileRunning(store: ThreadStore, options: { interrupts?: b
       ...head,
       version: head.version + 1,
       messageCount: head.messageCount + 1,
-      step: { message: { role: 'assistant', id: 'msg_step', content: '', toolCalls: calls }, results: [], interrupts, running: ['call_book', 'call_pay'], steps: 1 },
+      step: { message: { role: 'assistant', id: 'msg_step', content: '', toolCalls: calls }, results: [], interrupts, running: calls.filter((call) => call.id !== 'call_where').map((call) => call.id), steps: 1 },
       activeRun: { runId: 'run_dead', startedAt: now, renewedAt: now, fromMessage: head.messageCount + 1 },
     },
     append: [{ role: 'user', id: 'msg_user', content: 'book the blue room and pay Ann' }],
@@ -134,5 +134,18 @@ describe('after a crash mid-call', () => {
     // A second message finds nothing left to run again.
     await server.send('hello', threadId)
     expect(keys).toEqual(['call_book'])
+  })
+
+  it('a call of a tool that is not idempotent gets its interrupted result, leaves the head, and never runs on any later turn', async () => {
+    const store = memoryStore()
+    const { server, threadId, ran, expireLease } = await crashedWhileRunning(store, { onlyTransfer: true })
+    expireLease()
+    const turn = await server.send('and now?', threadId)
+    expect(turn.results.map((r) => [r.toolCallId, r.status])).toEqual([['call_pay', 'error']])
+    expect((await store.head(threadId))!.step).toBeUndefined()
+    await server.send('hello', threadId)
+    expect(ran).toEqual([])
+    const { messages } = await server.get(threadId)
+    expect(messages.filter((m) => m.role === 'tool')).toHaveLength(1)
   })
 })
