@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createChatClient } from '@toolgate/ai/client'
 import type { ChatEvent, ThreadSnapshot } from '@toolgate/ai/server'
 import { startRedis, stopChild, waitForOutput, type RedisServer } from '../../services/redis.ts'
 import { checkEvent } from '../helpers/server.ts'
@@ -174,6 +175,31 @@ describe('instance A is killed (SIGKILL) while the model streams', () => {
     const final = await snapshotOf(b, threadId)
     expect(final.messages.map((m) => m.role)).toEqual(['user', 'user', 'assistant'])
     expect(final.messages.map((m) => m.id).length).toBe(new Set(final.messages.map((m) => m.id)).size)
+  }, 30_000)
+
+  it('a ChatClient that loads the thread on B mid-run follows it, reports RUN_LOST, and goes on on B', async () => {
+    const { a, b } = await pair(false)
+    const stream = frames(await post(a, { message: 'tell me a story' }))
+    const first = await stream.next()
+    const started = first.value!.event
+    if (started.type !== 'RUN_STARTED') throw new Error('no RUN_STARTED')
+    for (let i = 0; i < 6; i++) await stream.next()
+    await kill(a)
+
+    const client = createChatClient({ endpoint: b.url, threadId: started.threadId, scheduleNotify: (flush) => flush() })
+    await client.load()
+    const lost = client.getSnapshot()
+    expect(lost.error).toMatchObject({ code: 'RUN_LOST' })
+    expect(lost.status).not.toBe('streaming')
+    expect(lost.messages.map((m) => m.role)).toEqual(['user', 'assistant']) // the streamed start of the answer, as logged
+
+    await client.send('hello')
+    const after = client.getSnapshot()
+    expect(after.error).toBeUndefined()
+    expect(after.status).toBe('idle')
+    // What B stored is what the client shows once it reloads: the question, the next message, its answer.
+    await client.load()
+    expect(client.getSnapshot().messages.map((m) => m.role)).toEqual(['user', 'user', 'assistant'])
   }, 30_000)
 })
 
