@@ -5,13 +5,15 @@ import { createChatHandler, toNodeHandler } from '@toolgate/ai/server'
 import { chatTools, outbox } from './serverTools.ts'
 import { chatModel } from './chatModel.ts'
 import { serveStatic } from './staticFiles.ts'
+import { threadStore } from './threadStore.ts'
 
 const port = Number(process.env.PORT ?? 3000)
 const host = process.env.HOST ?? '127.0.0.1'
 const { model, label } = chatModel(process.env)
 const testHooks = process.env.TOOLGATE_DEMO_TEST_HOOKS === '1'
 
-const chat = toNodeHandler(createChatHandler({ model, tools: chatTools }))
+const { store, label: storeLabel } = await threadStore(process.env)
+const chat = toNodeHandler(createChatHandler({ model, tools: chatTools, store }))
 const serveApp = serveStatic(fileURLToPath(new URL('../dist', import.meta.url)))
 const catalog = JSON.stringify(toJsonSchemaCatalog(chatTools))
 
@@ -33,5 +35,5 @@ function sendJson(response: import('node:http').ServerResponse, body: string) {
 }
 
 server.listen(port, host, () => {
-  console.log(`Toolgate demo running at http://${host === '0.0.0.0' ? 'localhost' : host}:${port}/ with ${label}`)
+  console.log(`Toolgate demo running at http://${host === '0.0.0.0' ? 'localhost' : host}:${port}/ with ${label}; threads in ${storeLabel}`)
 })

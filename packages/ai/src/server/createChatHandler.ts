@@ -3,7 +3,7 @@ import { HttpError, errorResponse, jsonResponse } from './errors.ts'
 import { parseChatRequest, readJsonBody } from './requests.ts'
 import { replayResponse } from './events.ts'
 import { isRunning, loadHead, loadMessages, snapshot } from './thread.ts'
-import { resume, startTurn, stopRun } from './turns.ts'
+import { resume, startTurn, stopRun, takeOverLostRun } from './turns.ts'
 
 /** A Fetch API handler: works with any server that speaks `Request`/`Response` (and with `toNodeHandler`). */
 export type ChatHandler = (request: Request) => Promise<Response>
@@ -75,16 +75,19 @@ async function attach(config: ChatConfig, request: Request, threadId: string, pa
   const active = isRunning(head, config.limits.runLeaseMs) ? head.activeRun?.runId : undefined
   const runId = from?.runId ?? active
   if (runId === undefined) return new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } })
-  const isActive = async () => {
-    const current = await config.store.head(threadId)
-    return current !== undefined && current.activeRun?.runId === runId && isRunning(current, config.limits.runLeaseMs)
+  const runs = {
+    isLive: async (id: string) => {
+      const current = await config.store.head(threadId)
+      return current !== undefined && current.activeRun?.runId === id && isRunning(current, config.limits.runLeaseMs)
+    },
+    takeOver: (id: string) => takeOverLostRun(config, request, threadId, id),
   }
   // Run ids are not guessable, but a run of another thread must not be read through this one.
   const logged = await config.events.read(runId, from?.after ?? 0)
   if (runId !== active && (logged === undefined || !logged.events.length && !logged.ended || !belongsTo(logged.events, threadId))) {
     throw new HttpError(404, 'RUN_NOT_FOUND', `No events of run "${runId}" are kept; read the thread instead`, 'runId')
   }
-  return replayResponse(config.events, { runId, after: from?.after ?? 0 }, request.signal, isActive)
+  return replayResponse(config.events, { runId, after: from?.after ?? 0 }, request.signal, runs)
 }
 
 /** Whether logged events are of this thread: every run's first event, RUN_STARTED, names it. */

@@ -195,37 +195,49 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 }
 
+/** The response a run started from, while its client reads it. */
+export interface LiveStream {
+  write(frame: string): void
+  end(): void
+}
+
 /**
- * Starts a run and answers with its live event stream (`id: <runId>:<seq>` and `data: <json>`,
- * as AG-UI's HTTP clients read them). `signal` stops the run; a client that disconnects only
- * detaches from it, and may read the rest from the log.
+ * Runs `run` (not awaited: it outlives the request), writing each of its events to the run's log
+ * and to `live`. The log is complete once the run ends.
  */
-export function runStreamResponse(
-  log: RunEventLog,
-  runId: string,
-  signal: AbortSignal,
-  run: (sink: EventSink, signal: AbortSignal) => Promise<void>,
-): Response {
-  const encoder = new TextEncoder()
+export function launchRun(log: RunEventLog, runId: string, live: LiveStream | undefined, run: (sink: EventSink) => Promise<void>): void {
   const writer = new LogWriter(log, runId)
+  const sink: EventSink = (event, seq) => {
+    const data = JSON.stringify(event)
+    writer.push({ seq, data })
+    live?.write(sseFrame(runId, seq, data))
+  }
+  run(sink)
+    .catch((error) => console.error('[toolgate] chat run failed:', error))
+    .finally(() => {
+      void writer.end()
+      live?.end()
+    })
+}
+
+/**
+ * The live event stream of a run (`id: <runId>:<seq>` and `data: <json>`, as AG-UI's HTTP
+ * clients read them). A client that disconnects only detaches: the run goes on, and the client may
+ * read the rest from the log.
+ */
+export function runStreamResponse(start: (live: LiveStream) => void): Response {
+  const encoder = new TextEncoder()
   let open = true
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      const sink: EventSink = (event, seq) => {
-        const data = JSON.stringify(event)
-        writer.push({ seq, data })
-        if (open) controller.enqueue(encoder.encode(sseFrame(runId, seq, data)))
-      }
-      // Not awaited: `start` must return for the stream to flow while the run goes on.
-      run(sink, signal)
-        .catch((error) => console.error('[toolgate] chat run failed:', error))
-        .finally(() => {
-          void writer.end()
-          if (open) {
-            open = false
-            controller.close()
-          }
-        })
+      start({
+        write: (frame) => open && controller.enqueue(encoder.encode(frame)),
+        end: () => {
+          if (!open) return
+          open = false
+          controller.close()
+        },
+      })
     },
     cancel() {
       open = false
@@ -243,36 +255,51 @@ export interface ReplayFrom {
 /** How long a reader waits for new events before it checks that the run still lives. */
 const REPLAY_POLL_MS = 1000
 
+/** What a reader needs to know of the runs it follows. */
+export interface ReplayRuns {
+  /** Whether the run still holds its thread. */
+  isLive(runId: string): Promise<boolean>
+  /** For a run that died mid-way: the run that continues its turn (see `takeOverLostRun`), if any. */
+  takeOver(runId: string): Promise<string | undefined>
+}
+
 /**
  * The rest of a run for a reader that (re)attaches: the logged events after `from.after`, then
- * the live ones as they are logged, until the run's last event. `isLive` says whether the run
- * still holds its thread: a run that died without a last event ends its readers' streams with a
- * RUN_ERROR that says so, rather than leaving them waiting.
+ * the live ones as they are logged, until the run's last event. A run that died without one (its
+ * process was killed) is continued by a new run once its lease lapsed, and the reader follows
+ * that one; when nothing continues it, the stream ends with a RUN_ERROR that says so.
  */
-export function replayResponse(log: RunEventLog, from: ReplayFrom, requestSignal: AbortSignal, isLive: () => Promise<boolean>): Response {
+export function replayResponse(log: RunEventLog, from: ReplayFrom, requestSignal: AbortSignal, runs: ReplayRuns): Response {
   const encoder = new TextEncoder()
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
-      let after = from.after
+      let { runId, after } = from
       let quietSince = Date.now()
       try {
         while (!requestSignal.aborted) {
-          const read = await log.read(from.runId, after)
+          const read = await log.read(runId, after)
           for (const event of read?.events ?? []) {
-            controller.enqueue(encoder.encode(sseFrame(from.runId, event.seq, event.data)))
+            controller.enqueue(encoder.encode(sseFrame(runId, event.seq, event.data)))
             after = event.seq
             quietSince = Date.now()
           }
           if (read?.ended) break
           // Silence: a run that no longer holds its thread will not write its last event.
-          if (Date.now() - quietSince >= REPLAY_POLL_MS && !(await isLive())) {
-            const lost = await log.read(from.runId, after)
-            if (lost?.events.length) continue
+          if (Date.now() - quietSince >= REPLAY_POLL_MS && !(await runs.isLive(runId))) {
+            const late = await log.read(runId, after)
+            if (late?.events.length || late?.ended) continue
+            const next = await runs.takeOver(runId)
+            if (next !== undefined && next !== runId) {
+              runId = next
+              after = 0
+              quietSince = Date.now()
+              continue
+            }
             const event: ChatEvent = { type: 'RUN_ERROR', code: 'RUN_LOST', message: 'The run stopped without finishing; reload the thread' }
             controller.enqueue(encoder.encode(`data: ${JSON.stringify(event)}\n\n`))
             break
           }
-          await log.wait(from.runId, after, REPLAY_POLL_MS, requestSignal)
+          await log.wait(runId, after, REPLAY_POLL_MS, requestSignal)
         }
       } catch (error) {
         console.error('[toolgate] replaying run events failed:', error)

@@ -1,6 +1,6 @@
 import type { TokenUsage } from '../protocol/events.ts'
 import type { RunOutcome } from '../protocol/interrupts.ts'
-import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage, ThreadUserMessage } from '../protocol/messages.ts'
+import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../protocol/messages.ts'
 import type { ChatConfig } from './config.ts'
 import { StoreConflictError, ThreadFullError, reportError, runErrorOf } from './errors.ts'
 import type { RunEvents } from './events.ts'
@@ -8,18 +8,9 @@ import { rememberResolved, toWire } from './interrupts.ts'
 import { modelStep, type UsageTotals } from './modelStep.ts'
 import { jsonBytes } from '../util/jsonBytes.ts'
 import { commitChange, isRunning, loadMessages, type ThreadChange } from './thread.ts'
-import {
-  errorResult,
-  executeToolCalls,
-  inCallOrder,
-  planReruns,
-  planToolCalls,
-  settleInterrupts,
-  type Execution,
-  type ToolFailures,
-} from './toolCalls.ts'
-import type { OpenStep, PendingInterrupt, ThreadHead } from './threadStore.ts'
+import { errorResult, executeToolCalls, inCallOrder, planToolCalls, rerunPlan, settleInterrupts, type Execution, type ToolFailures } from './toolCalls.ts'
 import type { ToolRegistry } from './toolRegistry.ts'
+import type { OpenStep, PendingInterrupt, ThreadHead } from './threadStore.ts'
 
 /** How a claimed run begins. */
 export interface RunStart {
@@ -29,11 +20,10 @@ export interface RunStart {
   readonly announced?: readonly ThreadToolMessage[]
   /** The thread's open step is fully answered: settle it before the model continues. */
   readonly resume?: boolean
-  /**
-   * The user's new message, when it cannot be stored at the claim: calls of the open step run
-   * again first (a crash cut them short, see `recoverLostRun`), and the message follows the step.
-   */
-  readonly message?: ThreadUserMessage
+  /** Calls of idempotent tools a crash cut off: run them again, under the same ids, before the model continues. */
+  readonly rerun?: readonly string[]
+  /** The user's message, stored once the re-run calls have settled their step. */
+  readonly message?: ThreadMessage
 }
 
 /**
@@ -195,12 +185,15 @@ export async function runTurn(run: Run, start: RunStart): Promise<void> {
 /** Returns the interrupts the run pauses on, if any. */
 async function drive(run: Run, start: RunStart): Promise<readonly PendingInterrupt[] | undefined> {
   let steps = start.steps
-  const open = run.head.step
   if (start.resume) {
-    const paused = await settleStep(run, open!)
+    const paused = await settleStep(run, run.head.step!)
     if (paused.length > 0) return paused
-  } else if (open && open.running.length > 0) {
-    const paused = await rerunStep(run, open)
+  }
+  if (start.rerun && start.rerun.length > 0) {
+    const step = run.head.step!
+    const plan = await rerunPlan(step, start.rerun, run.config.tools, run.failures)
+    for (const result of plan.results) run.events.result(result)
+    const paused = await runAndStore(run, { ...step, results: [...step.results, ...plan.results], running: [] }, plan.executions, [])
     if (paused.length > 0) return paused
   }
   if (start.message) {
@@ -241,30 +234,17 @@ async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps:
   return runAndStore(run, step, plan.executions, [])
 }
 
-/**
- * Applies the answers of a fully answered step; returns `client_tool` interrupts for approved
- * client tools. Calls a crash cut short that run again (`recoverLostRun`) run with the approved ones.
- */
+/** Applies the answers of a fully answered step; returns `client_tool` interrupts for approved client tools. */
 async function settleStep(run: Run, answered: OpenStep): Promise<PendingInterrupt[]> {
-  const reruns = await planReruns(answered, run.config.tools, run.failures)
   const settlement = await settleInterrupts(answered.message, answered.interrupts, run.config.tools, 'resume', run.failures)
-  const settled = [...reruns.results, ...settlement.results]
-  for (const result of settled) run.events.result(result)
+  for (const result of settlement.results) run.events.result(result)
   const step: OpenStep = {
     ...answered,
     message: settlement.message,
-    results: [...answered.results, ...settled],
+    results: [...answered.results, ...settlement.results],
     interrupts: settlement.interrupts,
-    running: [],
   }
-  return runAndStore(run, step, [...reruns.executions, ...settlement.executions], answered.interrupts)
-}
-
-/** Runs again the calls of `step` that a crash cut short, under their own `toolCallId`s (idempotent tools only). */
-async function rerunStep(run: Run, step: OpenStep): Promise<PendingInterrupt[]> {
-  const reruns = await planReruns(step, run.config.tools, run.failures)
-  for (const result of reruns.results) run.events.result(result)
-  return runAndStore(run, { ...step, results: [...step.results, ...reruns.results], running: [] }, reruns.executions, [])
+  return runAndStore(run, step, settlement.executions, answered.interrupts)
 }
 
 /**
@@ -306,6 +286,8 @@ export interface Recovery {
   readonly append: readonly ThreadMessage[]
   /** The results written for calls the dead run had started; the next run streams them. */
   readonly results: readonly ThreadToolMessage[]
+  /** Calls of idempotent tools the dead run had started: the next run runs them again (they stay in `step.running`). */
+  readonly rerun: readonly string[]
 }
 
 /**
@@ -316,22 +298,20 @@ export interface Recovery {
  */
 export function recoverLostRun(head: ThreadHead, leaseMs: number, tools: ToolRegistry): Recovery {
   const { step } = head
-  if (!head.activeRun || isRunning(head, leaseMs) || !step || step.running.length === 0) return { step, append: [], results: [] }
+  if (!head.activeRun || isRunning(head, leaseMs) || !step || step.running.length === 0) return { step, append: [], results: [], rerun: [] }
   const byId = new Map(step.message.toolCalls.map((call) => [call.id, call]))
-  const rerun = step.running.filter((toolCallId) => isIdempotent(tools, byId.get(toolCallId)?.name))
+  // Calls of idempotent server tools run again, when nothing else of the step waits for an answer.
+  const again = (toolCallId: string) => {
+    const entry = tools.get(byId.get(toolCallId)?.name ?? '')
+    return step.interrupts.length === 0 && entry?.side === 'server' && entry.tool.idempotent === true
+  }
+  const rerun = step.running.filter(again)
   const results = step.running
-    .filter((toolCallId) => !rerun.includes(toolCallId))
+    .filter((toolCallId) => !again(toolCallId))
     .map((toolCallId) => errorResult({ toolCallId, toolName: byId.get(toolCallId)?.name ?? '' }, INTERRUPTED_BY_CRASH))
-  // Calls that run again stay recorded as running: the run that takes the thread over runs them
-  // first (`drive`), and if it dies too, the next one does.
   const recovered: OpenStep = { ...step, results: [...step.results, ...results], running: rerun }
-  if (recovered.interrupts.length > 0 || rerun.length > 0) return { step: recovered, append: [], results }
-  return { step: undefined, append: [recovered.message, ...inCallOrder(recovered.message, recovered.results)], results }
-}
-
-function isIdempotent(tools: ToolRegistry, name: string | undefined): boolean {
-  const entry = name === undefined ? undefined : tools.get(name)
-  return entry?.side === 'server' && entry.tool.idempotent === true
+  if (recovered.interrupts.length > 0 || rerun.length > 0) return { step: recovered, append: [], results, rerun }
+  return { step: undefined, append: [recovered.message, ...inCallOrder(recovered.message, recovered.results)], results, rerun }
 }
 
 const INTERRUPTED_BY_CRASH = 'The server stopped while this call ran; it may or may not have taken effect, and it was not run again'

@@ -78,26 +78,6 @@ export async function planToolCalls(
   return plan
 }
 
-/**
- * The calls of `step` that a run which died had started and that run again: each of an
- * `idempotent` server tool (see `recoverLostRun`), validated again from the stored arguments,
- * which hold any edit the user approved. Any that can no longer run gets an error result.
- */
-export async function planReruns(step: OpenStep, tools: ToolRegistry, failures: ToolFailures): Promise<CallPlan> {
-  const plan: CallPlan = { results: [], executions: [], interrupts: [] }
-  for (const toolCallId of step.running) {
-    const call = step.message.toolCalls.find((candidate) => candidate.id === toolCallId)
-    const ref: CallRef = { toolCallId, toolName: call?.name ?? '' }
-    const entry = call && tools.get(call.name)
-    const args = call && parseToolArguments(call.arguments)
-    const checked = entry && args?.ok ? await validateInput(entry.tool, args.value, ref, failures) : undefined
-    // Never a tool that did not opt in: it may have taken effect already.
-    if (entry?.side === 'server' && entry.tool.idempotent === true && checked?.ok) plan.executions.push({ ...ref, entry, input: checked.value })
-    else plan.results.push(errorResult(ref, `Tool "${ref.toolName}" was cut short by a server stop and could not run again`))
-  }
-  return plan
-}
-
 export const SUPERSEDED_REASON = 'the user sent a new message instead'
 
 /**
@@ -141,6 +121,25 @@ export async function settleInterrupts(
       ? message
       : { ...message, toolCalls: message.toolCalls.map((call) => (edits.has(call.id) ? { ...call, arguments: edits.get(call.id)! } : call)) }
   return { ...plan, message: edited }
+}
+
+/** The calls a crash cut off, of idempotent tools, ready to run again under the same ids (their arguments checked again). */
+export async function rerunPlan(step: OpenStep, toolCallIds: readonly string[], tools: ToolRegistry, failures: ToolFailures): Promise<CallPlan> {
+  const plan: CallPlan = { results: [], executions: [], interrupts: [] }
+  for (const toolCallId of toolCallIds) {
+    const call = step.message.toolCalls.find((candidate) => candidate.id === toolCallId)
+    const entry = call && tools.get(call.name)
+    const ref: CallRef = { toolCallId, toolName: call?.name ?? '' }
+    const args = call ? parseToolArguments(call.arguments) : undefined
+    if (!entry || !args?.ok) {
+      plan.results.push(errorResult(ref, `Tool "${ref.toolName}" could not run again after the server restarted`))
+      continue
+    }
+    const checked = await validateInput(entry.tool, args.value, ref, failures)
+    if (checked.ok) plan.executions.push({ ...ref, entry, input: checked.value })
+    else plan.results.push(errorResult(ref, checked.error))
+  }
+  return plan
 }
 
 export interface ExecuteOptions {

@@ -4,7 +4,7 @@ import { randomId } from '../util/randomId.ts'
 import type { ChatConfig } from './config.ts'
 import { jsonBytes } from '../util/jsonBytes.ts'
 import { HttpError, jsonResponse, messageTooLarge, threadBusy, threadFull } from './errors.ts'
-import { RunEvents, runStreamResponse } from './events.ts'
+import { RunEvents, launchRun, runStreamResponse, type LiveStream } from './events.ts'
 import { checkReplay, recordAnswers, rememberResolved, toWire, unanswered } from './interrupts.ts'
 import { Run, RunStopped, recoverLostRun, runTurn, toolFailures, type RunStart } from './run.ts'
 import { authorizeThread, commitChange, isRunning, loadHead, newHead, updateThread } from './thread.ts'
@@ -40,12 +40,18 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
   await loadHead(config, request, body.threadId, 'write')
   const context = await config.resolveContext(request)
   let announced: ThreadToolMessage[] = []
-  let later: ThreadUserMessage | undefined
+  let rerun: readonly string[] = []
   const head = await updateThread(config.store, body.threadId, async (head) => {
-    later = undefined
     if (isRunning(head, config.limits.runLeaseMs)) throw threadBusy()
     const recovery = recoverLostRun(head, config.limits.runLeaseMs, config.tools)
     const { step } = recovery
+    rerun = recovery.rerun
+    if (rerun.length > 0) {
+      // Idempotent calls a crash cut off run again first; the message follows their step.
+      announced = [...recovery.results]
+      if (head.messageCount + 2 + step!.message.toolCalls.length + 2 > maxThreadMessages) throw threadFull(`${maxThreadMessages} messages`)
+      return { head: { step, activeRun: claim(runId, head.messageCount, true) }, append: [] }
+    }
     // Room for the open step with a result for each call, the message and a reply.
     const stored = head.messageCount + recovery.append.length + (step ? 1 + step.message.toolCalls.length : 0)
     if (stored + 2 > maxThreadMessages) throw threadFull(`${maxThreadMessages} messages`)
@@ -53,18 +59,11 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     if (!step) {
       announced = [...recovery.results]
       const append = [...recovery.append, user]
-      // `step: undefined`: a dead run's step that recovery closed joins the history and leaves the head.
+      // A step the recovery closed joins the history: it leaves the head.
       return { head: { step: undefined, activeRun: claim(runId, head.messageCount + append.length) }, append }
     }
     const settled = await settleInterrupts(step.message, step.interrupts, config.tools, 'supersede', toolFailures(config, head.id, runId))
     announced = [...recovery.results, ...settled.results]
-    const resolvedInterruptIds = rememberResolved(head.resolvedInterruptIds, step.interrupts)
-    if (step.running.length > 0) {
-      // Calls a crash cut short run again first; the message is stored once the step is closed.
-      later = user
-      const open = { ...step, message: settled.message, results: [...step.results, ...settled.results], interrupts: [] }
-      return { head: { step: open, activeRun: claim(runId, head.messageCount + recovery.append.length, true), resolvedInterruptIds }, append: recovery.append }
-    }
     const append = [...recovery.append, settled.message, ...inCallOrder(settled.message, [...step.results, ...settled.results]), user]
     return {
       head: {
@@ -75,7 +74,8 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
       append,
     }
   })
-  return streamRun(config, { runId, head, context, start: { steps: 0, announced, ...(later ? { message: later } : {}) } })
+  const start: RunStart = rerun.length > 0 ? { steps: 0, announced, rerun, message: user } : { steps: 0, announced }
+  return streamRun(config, { runId, head, context, start })
 }
 
 /**
@@ -131,17 +131,64 @@ function streamRun(
   config: ChatConfig,
   claimed: { runId: string; head: ThreadHead; messages?: readonly ThreadMessage[]; context: unknown; start: RunStart },
 ): Response {
+  return runStreamResponse((live) => launch(config, claimed, live))
+}
+
+/** Starts a claimed run; its events go to the run's log and, while its client stays, to `live`. */
+function launch(
+  config: ChatConfig,
+  claimed: { runId: string; head: ThreadHead; messages?: readonly ThreadMessage[]; context: unknown; start: RunStart },
+  live?: LiveStream,
+): void {
   const { runId, head, messages, context, start } = claimed
   const stop = new AbortController()
   config.liveRuns.set(runId, stop)
-  return runStreamResponse(config.events, runId, stop.signal, async (sink, signal) => {
+  launchRun(config.events, runId, live, async (sink) => {
     const events = new RunEvents(head.id, runId, sink)
     try {
-      await runTurn(new Run({ config, runId, context, events, signal, head, ...(messages ? { messages } : {}) }), start)
+      await runTurn(new Run({ config, runId, context, events, signal: stop.signal, head, ...(messages ? { messages } : {}) }), start)
     } finally {
       config.liveRuns.delete(runId)
     }
   })
+}
+
+/** Thrown inside a thread update to leave the thread as it is. */
+class Unchanged extends Error {}
+
+/**
+ * Continues a turn whose run died (its process was killed) for a reader that attached to it: once
+ * the dead run's lease lapsed, a new run takes the thread over from its last stored step (calls
+ * the dead run had started are reported as interrupted, or run again when idempotent) and the
+ * model goes on. Returns the run to follow: the new one, or one another instance started first;
+ * `undefined` when there is nothing to continue.
+ */
+export async function takeOverLostRun(config: ChatConfig, request: Request, threadId: string, lostRunId: string): Promise<string | undefined> {
+  const runId = randomId('run_')
+  let start: RunStart = { steps: 0 }
+  let head: ThreadHead
+  try {
+    head = await updateThread(config.store, threadId, (head) => {
+      if (head.activeRun?.runId !== lostRunId || isRunning(head, config.limits.runLeaseMs)) throw new Unchanged()
+      const recovery = recoverLostRun(head, config.limits.runLeaseMs, config.tools)
+      const { step } = recovery
+      // A step still waiting for people is theirs to answer: the thread is released, not re-driven.
+      if (step && step.interrupts.length > 0) {
+        return { head: { step, activeRun: undefined, stopRequested: undefined }, append: recovery.append }
+      }
+      start = { steps: step?.steps ?? 0, announced: recovery.results, rerun: recovery.rerun }
+      const messageCount = head.messageCount + recovery.append.length
+      return { head: { step, activeRun: claim(runId, messageCount, step !== undefined), stopRequested: undefined }, append: recovery.append }
+    })
+  } catch (error) {
+    if (!(error instanceof Unchanged)) throw error
+    const current = await config.store.head(threadId)
+    return current && isRunning(current, config.limits.runLeaseMs) ? current.activeRun?.runId : undefined
+  }
+  if (head.activeRun?.runId !== runId) return undefined
+  const context = await config.resolveContext(request)
+  launch(config, { runId, head, context, start })
+  return runId
 }
 
 /**

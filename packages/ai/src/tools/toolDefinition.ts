@@ -29,10 +29,8 @@ export interface ToolDefinitionConfig<
   /** Free data carried to clients and exports. */
   readonly metadata?: TMetadata
   /**
-   * The tool may safely run twice for one call (it writes with `ctx.toolCallId` as an idempotency
-   * key, or only reads). After a crash, a call of it that started and never stored a result runs
-   * again under the same `toolCallId`; a call of any other tool is reported to the model as
-   * interrupted instead, since it may have taken effect. Default `false`.
+   * Safe to run again with the same `toolCallId` (it uses it as an idempotency key). After a crash
+   * cut a call off, the server runs it again; other tools' calls are reported as interrupted.
    */
   readonly idempotent?: boolean
   /** Overrides how JSON Schema is emitted for this tool; return `undefined` to use the default. */

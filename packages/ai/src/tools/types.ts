@@ -25,10 +25,7 @@ export type RegisteredContext = Register extends { readonly context: infer TCont
 
 /** What a tool's `execute` receives beside its input. */
 export interface ToolContext<TContext = RegisteredContext> {
-  /**
-   * The id of the model's call being executed. An `idempotent` tool that runs again after a crash
-   * gets the same id: use it as the idempotency key of what the tool writes.
-   */
+  /** The id of the model's call being executed. */
   readonly toolCallId: string
   /** Aborted when the run stops, the client goes away or the tool times out. */
   readonly signal: AbortSignal
@@ -72,7 +69,7 @@ export interface ToolShape<
   readonly outputSchema?: ToolSchema<unknown, TOutput> | undefined
   readonly needsApproval: TApproval
   readonly metadata: TMetadata
-  /** Runs again under the same `toolCallId` after a crash cut a call short (see `toolDefinition`). */
+  /** Run again under the same `toolCallId` after a crash cut a call off (see `toolDefinition`). */
   readonly idempotent?: boolean | undefined
   readonly toJsonSchema?: JsonSchemaHook | undefined
   /**

@@ -136,15 +136,15 @@ describe('run lease', () => {
       await release.promise
       return { receipt: 'slow' }
     })
-    const server = await startServer({ model, tools: [tool], limits: { runLeaseMs: 300, toolTimeoutMs: 200 } })
+    const server = await startServer({ model, tools: [tool], limits: { runLeaseMs: 6000, toolTimeoutMs: 5900 } })
     const turn = await server.send('send 500 to Bob')
     const response = await server.post({ threadId: turn.threadId, resume: [{ interruptId: turn.interrupts[0]!.id, approved: true }] })
     const events = readSse(response)
     await started.promise
 
-    vi.setSystemTime(Date.now() + 1500)
-    await new Promise((resolve) => setTimeout(resolve, 150)) // a heartbeat renews the lease at the new time
-    expect((await server.get(turn.threadId)).status).toBe('running')
+    vi.setSystemTime(Date.now() + 30_000)
+    // The lease lapsed by the clock; within a beat (every 2 s) the heartbeat renews it at the new time.
+    await vi.waitFor(async () => expect((await server.get(turn.threadId)).status).toBe('running'), { timeout: 4000, interval: 50 })
     const replay = await server.post({ threadId: turn.threadId, resume: [{ interruptId: turn.interrupts[0]!.id, approved: true }] })
     expect(await errorOf(replay)).toMatchObject({ status: 409, error: { code: 'INTERRUPT_ALREADY_ANSWERED' } })
     const busy = await server.post({ threadId: turn.threadId, message: 'hello' })

@@ -176,4 +176,21 @@ describe('a run that died while a server tool ran', () => {
     expect(ran).toEqual([])
     expect((await server.get(turn.threadId)).messages.filter((m) => m.role === 'tool')).toHaveLength(3)
   })
+
+  it('closes a step whose only unsettled call was running, when a new message comes: the head keeps no step', async () => {
+    const store = memoryStore()
+    const { server, turn, ran, expireLease } = await crashedMidCall(store)
+    // The browser's result arrived before the crash: only the running call is left.
+    const head = (await store.head(turn.threadId))!
+    const onlyRunning = { ...head, version: head.version + 1, step: { ...head.step!, interrupts: [], results: [...head.step!.results, { role: 'tool' as const, id: 'msg_loc', toolCallId: turn.interrupts[0]!.toolCallId, toolName: 'get_location', content: '{"city":"Lima"}', status: 'success' as const, output: { city: 'Lima' } }] } }
+    expect(await store.commit({ head: onlyRunning, append: [] })).toBe(true)
+    expireLease()
+    const next = await server.send('hello', turn.threadId)
+    expect(next.text).toBe('hi')
+    expect(ran).toEqual([])
+    const stored = (await store.head(turn.threadId))!
+    expect(stored.step).toBeUndefined()
+    const { messages } = await server.get(turn.threadId)
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'tool', 'user', 'assistant'])
+  })
 })
