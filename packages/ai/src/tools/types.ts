@@ -25,7 +25,7 @@ export type RegisteredContext = Register extends { readonly context: infer TCont
 
 /** What a tool's `execute` receives beside its input. */
 export interface ToolContext<TContext = RegisteredContext> {
-  /** The id of the model's call being executed. */
+  /** The id of the model's call being executed; the same when an `idempotent` tool runs again after a crash. */
   readonly toolCallId: string
   /** Aborted when the run stops, the client goes away or the tool times out. */
   readonly signal: AbortSignal

@@ -126,6 +126,35 @@ describe('after a crash mid-call', () => {
     expect(messages.filter((m) => m.role === 'tool').map((m) => m.toolCallId)).toEqual(['call_book', 'call_pay', 'call_where'])
   })
 
+  it('a new message while other calls of the step wait runs the idempotent call again and supersedes the waiting ones', async () => {
+    const store = memoryStore()
+    const { server, threadId, keys, ran, expireLease } = await crashedWhileRunning(store, { interrupts: true })
+    expireLease()
+    const turn = await server.send('never mind', threadId)
+    expect(turn.status).toBe(200)
+    expect(keys).toEqual(['call_book'])
+    expect(ran).toEqual([])
+    expect(turn.results.map((r) => [r.toolCallId, r.status]).sort()).toEqual([
+      ['call_book', 'success'],
+      ['call_pay', 'error'],
+      ['call_where', 'denied'],
+    ])
+    expect(turn.finished?.outcome).toEqual({ type: 'success' })
+    const { messages, status, interrupts } = await server.get(threadId)
+    expect({ status, interrupts }).toEqual({ status: 'idle', interrupts: [] })
+    expect(messages.slice(3).map((m) => (m.role === 'tool' ? `tool:${m.toolCallId}` : m.role))).toEqual([
+      'assistant',
+      'tool:call_book',
+      'tool:call_pay',
+      'tool:call_where',
+      'user',
+      'assistant',
+    ])
+    // The superseded interrupt cannot be answered any more.
+    const late = await server.post({ threadId, resume: [{ interruptId: 'int_where', output: { city: 'Lima' } }] })
+    expect(late.status).toBe(409)
+  })
+
   it('runs the call again once: a later message finds nothing left to run', async () => {
     const store = memoryStore()
     const { server, threadId, keys, expireLease } = await crashedWhileRunning(store)
