@@ -6,6 +6,7 @@ import { StoreConflictError, ThreadFullError, reportError, runErrorOf } from './
 import type { RunEvents } from './events.ts'
 import { rememberResolved, toWire } from './interrupts.ts'
 import { modelStep, type UsageTotals } from './modelStep.ts'
+import { anySignal } from '../util/anySignal.ts'
 import { jsonBytes } from '../util/jsonBytes.ts'
 import { commitChange, isRunning, loadMessages, type ThreadChange } from './thread.ts'
 import { errorResult, executeToolCalls, inCallOrder, planToolCalls, rerunPlan, settleInterrupts, type Execution, type ToolFailures } from './toolCalls.ts'
@@ -73,7 +74,7 @@ export class Run {
     this.failures = toolFailures(options.config, options.head.id, options.runId)
     this.messages = options.messages ? [...options.messages] : []
     this.#loaded = options.messages !== undefined
-    this.signal = AbortSignal.any([options.signal, this.#lost.signal, this.#stopped.signal])
+    this.signal = anySignal(options.signal, this.#lost.signal, this.#stopped.signal)
     this.#heartbeat = setInterval(() => void this.#write({}, 'renew').catch(() => {}), this.config.limits.runLeaseMs / 3)
     this.#stopCheck = setInterval(() => void this.#checkStop(), STOP_CHECK_MS)
   }

@@ -171,9 +171,14 @@ async function executeOne(execution: Execution, options: ExecuteOptions): Promis
   const { entry, input, toolCallId, toolName } = execution
   // The run already stopped (the client left right after approving, say): the tool must not start.
   if (options.signal.aborted) return notRun(execution)
+  // One controller that the run's signal and the timer both abort: AbortSignal.any() costs far more
+  // per call on Node 20 (a tenth of a turn's CPU in a profile).
   const timeout = new AbortController()
-  const signal = AbortSignal.any([options.signal, timeout.signal])
-  const timer = setTimeout(() => timeout.abort(new Timeout()), options.timeoutMs)
+  const signal = timeout.signal
+  const onRunAbort = () => timeout.abort(options.signal.reason)
+  options.signal.addEventListener('abort', onRunAbort, { once: true })
+  let timedOut = false
+  const timer = setTimeout(() => ((timedOut = true), timeout.abort(new Timeout())), options.timeoutMs)
   let onAbort: (() => void) | undefined
   // A tool that ignores its signal must not hold the run: stop waiting for it when the signal fires.
   const stopped = new Promise<never>((_, reject) => {
@@ -196,7 +201,7 @@ async function executeOne(execution: Execution, options: ExecuteOptions): Promis
   } catch (error) {
     if (!started) return notRun(execution)
     // The tool started and was cut off: it may have done its work (sent the mail, moved the money) anyway.
-    if (timeout.signal.aborted) {
+    if (timedOut) {
       return errorResult(execution, `Tool "${toolName}" timed out after ${options.timeoutMs} ms; it may still have taken effect`)
     }
     if (options.signal.aborted) {
@@ -207,6 +212,7 @@ async function executeOne(execution: Execution, options: ExecuteOptions): Promis
     return errorResult(execution, options.failures.tool(error, execution))
   } finally {
     clearTimeout(timer)
+    options.signal.removeEventListener('abort', onRunAbort)
     if (onAbort) signal.removeEventListener('abort', onAbort)
   }
 }

@@ -1,0 +1,250 @@
+/**
+ * The thread stores side by side: memory, Redis and PostgreSQL (throwaway servers from Debian's
+ * binaries, as the tests start them). For each: turns per second through the chat handler (one
+ * server tool per turn, two model steps, a new thread each turn); the cost of one more turn on a
+ * thread that already holds 1, 10, 50 and 200 turns (time, and bytes the store is sent: both must
+ * stay flat, since a write sends what changed and never the thread); and two app instances
+ * against one on a shared Redis. First, the memory store's turn beside TanStack AI's `chat()`
+ * in-process, so the ratio is the handlers' own cost (server.bench.ts compares them over HTTP,
+ * where the shared loopback and fetch cost dominates both).
+ *
+ * Run: tsx --conditions=@toolgate/source bench/stores.bench.ts
+ */
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import * as v from 'valibot'
+import pg from 'pg'
+import { createClient } from 'redis'
+import { chat, toServerSentEventsResponse, type AnyTextAdapter } from '@tanstack/ai'
+import { toolDefinition } from '@toolgate/ai'
+import { toTanStackTool } from '@toolgate/ai/interop/tanstack'
+import { createChatHandler, memoryStore, scriptedModel, type ChatHandler, type ThreadStore } from '@toolgate/ai/server'
+import { redisStore } from '@toolgate/ai/server/redis'
+import { postgresStore } from '@toolgate/ai/server/postgres'
+import { startRedis } from '../test/services/redis.ts'
+import { startPostgres } from '../test/services/postgres.ts'
+
+interface Service {
+  stop(): Promise<void>
+}
+
+const BUDGET_MS = 2000
+const MAX_TURNS = 2000
+const WARMUP = 300
+const HISTORY = [1, 10, 50, 200]
+const SAMPLE = 41
+
+const weather = toolDefinition({
+  name: 'get_weather',
+  description: 'Current weather in a city',
+  inputSchema: v.object({ city: v.string() }),
+  outputSchema: v.object({ tempC: v.number() }),
+}).server(({ city }) => ({ tempC: city.length }))
+
+const model = scriptedModel([
+  { when: /weather in (\w+)/i, call: (m) => ({ tool: 'get_weather', input: { city: m[1] } }), then: ([r]) => (r.tool === 'get_weather' && r.ok ? `It is ${r.output.tempC}°C.` : r.content) },
+], { tools: [weather] })
+
+/** Counts what the store is sent: the JSON of each commit's head and appended messages. */
+function metered(store: ThreadStore) {
+  const meter = { bytes: 0, commits: 0 }
+  const wrapped: ThreadStore = {
+    ...(store.events ? { events: store.events } : {}),
+    head: (id) => store.head(id),
+    messages: (id, from, to) => store.messages(id, from, to),
+    commit(commit) {
+      meter.commits += 1
+      meter.bytes += JSON.stringify(commit.head).length + commit.append.reduce((sum, message) => sum + JSON.stringify(message).length, 0)
+      return store.commit(commit)
+    },
+  }
+  return { store: wrapped, meter }
+}
+
+const handlerFor = (store: ThreadStore): ChatHandler =>
+  createChatHandler({ model, tools: [weather], store, limits: { maxThreadMessages: 5000 } })
+
+async function turn(handler: ChatHandler, threadId?: string): Promise<string> {
+  const body = JSON.stringify(threadId ? { threadId, message: 'weather in Paris' } : { message: 'weather in Paris' })
+  const response = await handler(new Request('http://bench.local/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body }))
+  const text = await response.text()
+  if (response.status !== 200 || !text.includes('"RUN_FINISHED"')) throw new Error(`turn failed (${response.status}): ${text.slice(-300)}`)
+  return threadId ?? /"threadId":"([^"]+)"/.exec(text)![1]!
+}
+
+async function measure(run: () => Promise<unknown>, concurrency: number) {
+  for (let i = 0; i < WARMUP; i++) await run()
+  let done = 0
+  const start = performance.now()
+  const worker = async () => {
+    while (done < MAX_TURNS && performance.now() - start < BUDGET_MS) {
+      await run()
+      done++
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  return (done / (performance.now() - start)) * 1000
+}
+
+// The peer, as in server.bench.ts: TanStack AI's chat() with the same tool and a model making the
+// same two steps, answering with the same SSE; it keeps no thread.
+let tick = 0
+const tanstackAdapter = {
+  kind: 'text',
+  name: 'scripted',
+  model: 'scripted',
+  async *chatStream(options: { messages: { role: string }[] }) {
+    const runId = `r${tick++}`
+    const chunk = (fields: Record<string, unknown>) => ({ ...fields, timestamp: Date.now() })
+    yield chunk({ type: 'RUN_STARTED', threadId: 't', runId })
+    if (options.messages.at(-1)?.role === 'tool') {
+      yield chunk({ type: 'TEXT_MESSAGE_START', messageId: `${runId}m`, role: 'assistant' })
+      yield chunk({ type: 'TEXT_MESSAGE_CONTENT', messageId: `${runId}m`, delta: 'It is 5°C.' })
+      yield chunk({ type: 'TEXT_MESSAGE_END', messageId: `${runId}m` })
+      yield chunk({ type: 'RUN_FINISHED', threadId: 't', runId, finishReason: 'stop' })
+    } else {
+      yield chunk({ type: 'TOOL_CALL_START', toolCallId: `${runId}c`, toolCallName: 'get_weather', index: 0 })
+      yield chunk({ type: 'TOOL_CALL_ARGS', toolCallId: `${runId}c`, delta: '{"city":"Paris"}' })
+      yield chunk({ type: 'TOOL_CALL_END', toolCallId: `${runId}c` })
+      yield chunk({ type: 'RUN_FINISHED', threadId: 't', runId, finishReason: 'tool_calls' })
+    }
+  },
+  async structuredOutput(): Promise<never> {
+    throw new Error('not scripted')
+  },
+} as unknown as AnyTextAdapter
+const tanstackTools = [toTanStackTool(weather)]
+async function tanstackTurn(): Promise<void> {
+  const response = toServerSentEventsResponse(chat({ adapter: tanstackAdapter, messages: [{ role: 'user', content: 'weather in Paris' }], tools: tanstackTools }))
+  const text = await response.text()
+  if (!text.includes('It is 5°C.')) throw new Error(`TanStack turn did not finish: ${text.slice(-200)}`)
+}
+
+/**
+ * Turns/s through `count` app processes (bench/redisInstance.ts) sharing one Redis. The two
+ * requests of a turn go to different processes when there are two.
+ */
+async function processes(url: string, count: number): Promise<number> {
+  const children = Array.from({ length: count }, () =>
+    spawn(process.execPath, ['--import', 'tsx', '--conditions=@toolgate/source', fileURLToPath(new URL('redisInstance.ts', import.meta.url))], {
+      env: { ...process.env, REDIS_URL: url },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
+  )
+  try {
+    const ports = await Promise.all(
+      children.map((child) => new Promise<string>((resolve, reject) => {
+        child.once('exit', (code) => reject(new Error(`an instance exited with ${code}`)))
+        child.stdout!.on('data', (data: Buffer) => {
+          const port = /port (\d+)/.exec(String(data))?.[1]
+          if (port) resolve(port)
+        })
+      })),
+    )
+    const urls = ports.map((port) => `http://127.0.0.1:${port}/`)
+    let next = 0
+    const post = async (body: unknown) => {
+      const response = await fetch(urls[next++ % urls.length]!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      const text = await response.text()
+      if (response.status !== 200 || !text.includes('"RUN_FINISHED"')) throw new Error(`turn failed (${response.status}): ${text.slice(-300)}`)
+      return text
+    }
+    const perSecond = await measure(async () => {
+      const threadId = /"threadId":"([^"]+)"/.exec(await post({ message: 'weather in Paris' }))![1]
+      await post({ threadId, message: 'weather in Oslo' })
+    }, 16)
+    return perSecond * 2
+  } finally {
+    for (const child of children) {
+      child.removeAllListeners('exit')
+      child.kill()
+    }
+  }
+}
+
+// The servers.
+const services: Service[] = []
+const closers: (() => Promise<unknown>)[] = []
+const stores: { name: string; make: () => ThreadStore }[] = [{ name: 'memory', make: () => memoryStore() }]
+let redisUrl: string | undefined
+try {
+  const redis = await startRedis()
+  services.push(redis)
+  redisUrl = redis.url
+  const client = await createClient({ url: redis.url }).connect()
+  closers.push(() => client.quit())
+  stores.push({ name: 'redis', make: () => redisStore({ client, prefix: `bench${stores.length}:` }) })
+} catch (error) {
+  console.log(`  (no Redis: ${(error as Error).message})`)
+}
+try {
+  const postgres = await startPostgres()
+  services.push(postgres)
+  const pool = new pg.Pool({ connectionString: postgres.connectionString, max: 16 })
+  closers.push(() => pool.end())
+  await postgresStore({ pool }).ensureSchema()
+  stores.push({ name: 'postgres', make: () => postgresStore({ pool }) })
+} catch (error) {
+  console.log(`  (no PostgreSQL: ${(error as Error).message})`)
+}
+
+try {
+  console.log(`stores.bench: the chat handler in-process (Fetch, no HTTP), one server tool per turn (node ${process.version}, ≤${MAX_TURNS} turns or ${BUDGET_MS} ms each)`)
+  console.log('\n  memory store beside TanStack AI chat() (which stores no thread), in-process:')
+  const memoryHandler = handlerFor(memoryStore())
+  for (const concurrency of [1, 8, 32]) {
+    // Alternated and the best of two kept for each: the machine's other load then hurts neither side alone.
+    let ours = 0
+    let theirs = 0
+    for (let round = 0; round < 2; round++) {
+      ours = Math.max(ours, await measure(() => turn(memoryHandler), concurrency))
+      theirs = Math.max(theirs, await measure(tanstackTurn, concurrency))
+    }
+    console.log(`  concurrency ${String(concurrency).padStart(2)}: toolgate ${ours.toFixed(0).padStart(5)} turns/s, @tanstack/ai ${theirs.toFixed(0).padStart(5)} turns/s: ${(ours / theirs).toFixed(2)}×`)
+  }
+
+  console.log('\n  turns/s, a new thread per turn:')
+  const baseline: Record<number, number> = {}
+  for (const { name, make } of stores) {
+    const handler = handlerFor(make())
+    const cells: string[] = []
+    for (const concurrency of [1, 8]) {
+      const perSecond = await measure(() => turn(handler), concurrency)
+      baseline[concurrency] ??= perSecond
+      cells.push(`concurrency ${concurrency}: ${perSecond.toFixed(0).padStart(5)} turns/s (${(perSecond / baseline[concurrency]!).toFixed(2)}× memory)`)
+    }
+    console.log(`  ${name.padEnd(9)} ${cells.join('   ')}`)
+  }
+
+  console.log(`\n  one more turn on a thread with N prior turns (median of ${SAMPLE} turns; mean bytes sent to the store per turn):`)
+  for (const { name, make } of stores) {
+    const cells: string[] = []
+    for (const prior of HISTORY) {
+      const { store, meter } = metered(make())
+      const handler = handlerFor(store)
+      const threadId = await turn(handler)
+      for (let i = 1; i < prior; i++) await turn(handler, threadId)
+      const bytesBefore = meter.bytes
+      const times: number[] = []
+      for (let i = 0; i < SAMPLE; i++) {
+        const start = performance.now()
+        await turn(handler, threadId)
+        times.push(performance.now() - start)
+      }
+      // The median: one turn slowed by the machine's other load moves it little.
+      const ms = times.sort((a, b) => a - b)[SAMPLE >> 1]!
+      cells.push(`N=${String(prior).padEnd(3)} ${ms.toFixed(2).padStart(5)} ms ${String(Math.round((meter.bytes - bytesBefore) / SAMPLE)).padStart(5)} B`)
+    }
+    console.log(`  ${name.padEnd(9)} ${cells.join('   ')}`)
+  }
+
+  if (redisUrl) {
+    console.log('\n  app processes on one Redis, over HTTP (each turn: a new thread, then a second message on it), concurrency 16:')
+    const one = await processes(redisUrl, 1)
+    const two = await processes(redisUrl, 2)
+    console.log(`  one process: ${one.toFixed(0)} turns/s   two processes: ${two.toFixed(0)} turns/s (${(two / one).toFixed(2)}×; the processes share this machine's cores with the load generator)`)
+  }
+} finally {
+  for (const close of closers) await close().catch(() => {})
+  for (const service of services) await service.stop().catch(() => {})
+}
