@@ -45,7 +45,9 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     if (isRunning(head, config.limits.runLeaseMs)) throw threadBusy()
     const recovery = recoverLostRun(head, config.limits.runLeaseMs, config.tools)
     const { step } = recovery
-    rerun = recovery.rerun
+    // What the recovery left running runs again; so does what a takeover that released the thread
+    // to its waiting interrupts left there (`takeOverLostRun`).
+    rerun = step?.running ?? []
     if (rerun.length > 0) {
       // Idempotent calls a crash cut off run again first; the message follows their step, whose
       // other calls still waiting for an answer are superseded by it.

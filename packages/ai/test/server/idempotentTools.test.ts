@@ -155,6 +155,27 @@ describe('after a crash mid-call', () => {
     expect(late.status).toBe(409)
   })
 
+  it('a thread a takeover released to its waiting interrupts runs the idempotent call on the next message, never storing a call without its result', async () => {
+    const store = memoryStore()
+    const { server, threadId, keys, expireLease } = await crashedWhileRunning(store, { interrupts: true })
+    expireLease()
+    // What a reader's takeover writes when the step waits for people: the thread is free, the
+    // idempotent call still recorded as running, the other one reported interrupted.
+    const head = (await store.head(threadId))!
+    const interrupted = { role: 'tool' as const, id: 'msg_pay', toolCallId: 'call_pay', toolName: 'transfer_money', content: 'interrupted', status: 'error' as const }
+    const released = { ...head, version: head.version + 1, activeRun: undefined, step: { ...head.step!, running: ['call_book'], results: [interrupted] } }
+    expect(await store.commit({ head: released, append: [] })).toBe(true)
+    expect(await server.get(threadId)).toMatchObject({ status: 'interrupted' })
+
+    const turn = await server.send('never mind', threadId)
+    expect(turn.status).toBe(200)
+    expect(keys).toEqual(['call_book'])
+    const { messages } = await server.get(threadId)
+    const calls = messages.flatMap((m) => (m.role === 'assistant' ? m.toolCalls.map((call) => call.id) : []))
+    const results = messages.flatMap((m) => (m.role === 'tool' ? [m.toolCallId] : []))
+    expect(results.sort()).toEqual(calls.sort())
+  })
+
   it('runs the call again once: a later message finds nothing left to run', async () => {
     const store = memoryStore()
     const { server, threadId, keys, expireLease } = await crashedWhileRunning(store)
