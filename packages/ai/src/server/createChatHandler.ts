@@ -91,18 +91,22 @@ async function attach(config: ChatConfig, request: Request, threadId: string, pa
     },
     takeOver: (id: string) => takeOverLostRun(config, request, threadId, id),
   }
-  // Run ids are not guessable, but a run of another thread must not be read through this one.
-  const logged = await config.events.read(runId, from?.after ?? 0)
-  if (runId !== active && (logged === undefined || !logged.events.length && !logged.ended || !belongsTo(logged.events, threadId))) {
-    throw new HttpError(404, 'RUN_NOT_FOUND', `No events of run "${runId}" are kept; read the thread instead`, 'runId')
+  // Run ids are not guessable, but a run of another thread must not be read through this one: the
+  // run's first event, RUN_STARTED, must name this thread, whatever position the reader resumes
+  // from (a read after it would not show it). The thread's active run is its own.
+  if (runId !== active) {
+    const logged = await config.events.read(runId, 0)
+    if (logged === undefined || !belongsTo(logged.events, threadId)) {
+      throw new HttpError(404, 'RUN_NOT_FOUND', `No events of run "${runId}" are kept; read the thread instead`, 'runId')
+    }
   }
   return replayResponse(config.events, { runId, after: from?.after ?? 0 }, request.signal, runs)
 }
 
 /** Whether logged events are of this thread: every run's first event, RUN_STARTED, names it. */
 function belongsTo(events: readonly { readonly seq: number; readonly data: string }[], threadId: string): boolean {
-  const started = events.find((event) => event.seq === 1)
-  if (!started) return true
+  const started = events[0]
+  if (started?.seq !== 1) return false
   return (JSON.parse(started.data) as { threadId?: string }).threadId === threadId
 }
 

@@ -243,17 +243,24 @@ async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps:
   return runAndStore(run, step, plan.executions, [])
 }
 
-/** Applies the answers of a fully answered step; returns `client_tool` interrupts for approved client tools. */
+/**
+ * Applies the answers of a fully answered step; returns `client_tool` interrupts for approved
+ * client tools. Calls of idempotent tools a crash cut off (left in `running` by `recoverLostRun`)
+ * run again with the approved ones.
+ */
 async function settleStep(run: Run, answered: OpenStep): Promise<PendingInterrupt[]> {
+  const rerun = await rerunPlan(answered, answered.running, run.config.tools, run.failures)
   const settlement = await settleInterrupts(answered.message, answered.interrupts, run.config.tools, 'resume', run.failures)
-  for (const result of settlement.results) run.events.result(result)
+  const settled = [...rerun.results, ...settlement.results]
+  for (const result of settled) run.events.result(result)
   const step: OpenStep = {
     ...answered,
     message: settlement.message,
-    results: [...answered.results, ...settlement.results],
+    results: [...answered.results, ...settled],
     interrupts: settlement.interrupts,
+    running: [],
   }
-  return runAndStore(run, step, settlement.executions, answered.interrupts)
+  return runAndStore(run, step, [...rerun.executions, ...settlement.executions], answered.interrupts)
 }
 
 /**
@@ -314,10 +321,11 @@ export function recoverLostRun(head: ThreadHead, leaseMs: number, tools: ToolReg
   const { step } = head
   if (!head.activeRun || isRunning(head, leaseMs) || !step || step.running.length === 0) return { step, append: [], results: [], rerun: [] }
   const byId = new Map(step.message.toolCalls.map((call) => [call.id, call]))
-  // Calls of idempotent server tools run again, when nothing else of the step waits for an answer.
+  // Calls of idempotent server tools run again: at once when nothing else of the step waits for
+  // an answer, else with the answered calls once the step's interrupts are all answered.
   const again = (toolCallId: string) => {
     const entry = tools.get(byId.get(toolCallId)?.name ?? '')
-    return step.interrupts.length === 0 && entry?.side === 'server' && entry.tool.idempotent === true
+    return entry?.side === 'server' && entry.tool.idempotent === true
   }
   const rerun = step.running.filter(again)
   const results = step.running

@@ -45,12 +45,18 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     if (isRunning(head, config.limits.runLeaseMs)) throw threadBusy()
     const recovery = recoverLostRun(head, config.limits.runLeaseMs, config.tools)
     const { step } = recovery
-    rerun = recovery.rerun
+    // What the recovery left running runs again; so does what a takeover that released the thread
+    // to its waiting interrupts left there (`takeOverLostRun`).
+    rerun = step?.running ?? []
     if (rerun.length > 0) {
-      // Idempotent calls a crash cut off run again first; the message follows their step.
-      announced = [...recovery.results]
+      // Idempotent calls a crash cut off run again first; the message follows their step, whose
+      // other calls still waiting for an answer are superseded by it.
       if (head.messageCount + 2 + step!.message.toolCalls.length + 2 > maxThreadMessages) throw threadFull(`${maxThreadMessages} messages`)
-      return { head: { step, activeRun: claim(runId, head.messageCount, true) }, append: [] }
+      const settled = await settleInterrupts(step!.message, step!.interrupts, config.tools, 'supersede', toolFailures(config, head.id, runId))
+      announced = [...recovery.results, ...settled.results]
+      const open = { ...step!, message: settled.message, results: [...step!.results, ...settled.results], interrupts: [] }
+      const resolvedInterruptIds = rememberResolved(head.resolvedInterruptIds, step!.interrupts)
+      return { head: { step: open, activeRun: claim(runId, head.messageCount, true), resolvedInterruptIds }, append: [] }
     }
     // Room for the open step with a result for each call, the message and a reply.
     const stored = head.messageCount + recovery.append.length + (step ? 1 + step.message.toolCalls.length : 0)

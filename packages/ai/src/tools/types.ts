@@ -43,7 +43,7 @@ export type RequiredContextOf<TContextSchema> = [TContextSchema] extends [undefi
 
 /** What a tool's `execute` receives beside its input. */
 export interface ToolContext<TContext = RegisteredContext> {
-  /** The id of the model's call being executed. */
+  /** The id of the model's call being executed; the same when an `idempotent` tool runs again after a crash. */
   readonly toolCallId: string
   /** Aborted when the run stops, the client goes away or the tool times out. */
   readonly signal: AbortSignal

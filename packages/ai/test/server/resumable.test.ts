@@ -127,6 +127,11 @@ describe('resumable streams', () => {
     const otherRun = other.events[0]!.type === 'RUN_STARTED' ? other.events[0]!.runId : ''
     expect((await attach(server.url, done.threadId, {}, `&runId=${otherRun}&after=0`)).status).toBe(404)
     expect((await attach(server.url, other.threadId, {}, `&runId=${otherRun}&after=0`)).status).toBe(200)
+    // Nor from a later position, where the run's first event (which names its thread) is not in what is read.
+    expect(await errorOf(await attach(server.url, done.threadId, {}, `&runId=${otherRun}&after=2`))).toMatchObject({ status: 404, error: { code: 'RUN_NOT_FOUND' } })
+    expect((await attach(server.url, done.threadId, { 'last-event-id': `${otherRun}:1` })).status).toBe(404)
+    expect((await attach(server.url, done.threadId, {}, `&runId=${otherRun}&after=${other.events.length}`)).status).toBe(404)
+    expect((await attach(server.url, other.threadId, { 'last-event-id': `${otherRun}:2` })).status).toBe(200)
   })
 
   it('checks read access before attaching', async () => {
