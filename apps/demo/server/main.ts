@@ -2,7 +2,7 @@ import { createServer } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { toJsonSchemaCatalog } from './catalog.ts'
 import { createChatHandler, toNodeHandler } from '@toolgate/ai/server'
-import { chatTools, outbox } from './serverTools.ts'
+import { bookings, chatTools, outbox } from './serverTools.ts'
 import { chatModel } from './chatModel.ts'
 import { serveStatic } from './staticFiles.ts'
 import { threadStore } from './threadStore.ts'
@@ -23,6 +23,7 @@ const server = createServer((request, response) => {
   if (pathname === '/api/tools') return sendJson(response, catalog)
   // Lets the e2e suite check what a server tool really did; never exposed outside tests.
   if (pathname === '/api/outbox' && testHooks) return sendJson(response, JSON.stringify(outbox))
+  if (pathname === '/api/bookings' && testHooks) return sendJson(response, JSON.stringify(bookings))
   serveApp(request, response).catch((error: unknown) => {
     console.error(error)
     response.writeHead(500).end('Internal error')

@@ -80,6 +80,39 @@ const rules: ScriptRule<Tools>[] = [
     },
   },
   {
+    when: /\bclean up\b/i,
+    say: 'Two things to delete; each needs your approval.',
+    call: () => [
+      { tool: 'delete_files', input: { pattern: '*.log' } },
+      { tool: 'delete_files', input: { pattern: '*.tmp' } },
+    ],
+    then: (results) => results.map((r) => (r.tool === 'delete_files' && r.ok ? `Deleted ${r.output.deleted} files matching ${r.input.pattern}.` : `${r.status}: ${r.content}`)).join(' '),
+  },
+  {
+    when: /\bbook a meeting\b/i,
+    call: () => ({
+      tool: 'book_meeting',
+      input: {
+        title: 'Launch review',
+        when: { date: '2026-12-01', minutes: 30 },
+        room: 'Atlas',
+        attendees: [{ name: 'Ada', email: 'ada@acme.test' }, { name: 'Bob', email: 'bob@acme.test' }],
+      },
+    }),
+    then: ([result]) => {
+      if (!result) return 'Nothing happened.'
+      if (result.status === 'denied') return deniedText(result, 'book the meeting')
+      if (result.tool !== 'book_meeting' || !result.ok) return `Booking failed: ${result.content}`
+      const names = result.input.attendees.map((a) => a.email).join(', ')
+      return `Booked ${result.output.room} for "${result.input.title}" on ${result.input.when.date} (${result.input.when.minutes} min) with ${names}${result.edited ? ', as you edited it' : ''}.`
+    },
+  },
+  {
+    when: /\b(pick|choose) a color\b/i,
+    call: () => ({ tool: 'ask_user', input: { question: 'Which accent color do you like?', options: ['Teal', 'Coral', 'Indigo'] } }),
+    then: ([result]) => (result?.tool === 'ask_user' && result.ok ? `You chose ${result.output.choice}.` : `No choice made: ${result?.content}`),
+  },
+  {
     when: /delete\s+(?:the\s+)?(\S+)(?:\s+files?)?/i,
     call: (match) => ({ tool: 'delete_files', input: { pattern: match[1] } }),
     then: ([result]) => {

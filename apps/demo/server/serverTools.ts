@@ -1,5 +1,5 @@
 import { ToolError, toolResult } from '@toolgate/ai'
-import { chartTemperatures, deleteFiles, getBrowserInfo, copyToClipboard, getWeather, sendEmail, setTheme, think } from '../src/tools.ts'
+import { askUser, bookMeeting, chartTemperatures, deleteFiles, getBrowserInfo, copyToClipboard, getWeather, sendEmail, setTheme, think } from '../src/tools.ts'
 
 // Canned data: the demo runs with no network. A real app would call a weather API here.
 const WEATHER: Record<string, { tempC: number; conditions: string }> = {
@@ -41,8 +41,16 @@ export const chartTool = chartTemperatures.server(async ({ cities }) => {
   })
 })
 
+/** Stored so the e2e suite can check what was actually booked. */
+export const bookings: { title: string; room: string; attendees: { name: string; email: string }[] }[] = []
+
+export const meetingTool = bookMeeting.server(async (meeting) => {
+  bookings.push(meeting)
+  return { booked: true, room: meeting.room, invited: meeting.attendees.length }
+})
+
 /** Server tools run here; bare definitions are executed by the browser. */
-export const chatTools = [weatherTool, emailTool, deleteFilesTool, setTheme, getBrowserInfo, copyToClipboard, chartTool, think]
+export const chatTools = [weatherTool, emailTool, deleteFilesTool, setTheme, getBrowserInfo, copyToClipboard, chartTool, meetingTool, askUser, think]
 
 function barChart(rows: readonly { city: string; tempC: number }[]): string {
   const width = 80 * rows.length + 40

@@ -1,5 +1,5 @@
-import { useCallback, useEffect, useState } from 'react'
-import { useChat, type ChatStatus } from '@toolgate/ai-react'
+import { useCallback, useEffect, useRef, useState } from 'react'
+import { useApprovalQueue, useChat, type ChatStatus } from '@toolgate/ai-react'
 import { ApprovalDialog } from './components/ApprovalDialog.tsx'
 import { Composer } from './components/Composer.tsx'
 import { MessageList } from './components/MessageList.tsx'
@@ -20,20 +20,18 @@ const STATUS_TEXT = {
 export function App() {
   const [initialThreadId] = useState(threadIdFromUrl)
   const chat = useChat({ endpoint: '/api/chat', tools: chatTools, threadId: initialThreadId })
-  const { messages, status, error, pendingApprovals, threadId } = chat
-  const [dismissed, setDismissed] = useState<ReadonlySet<string>>(new Set())
+  const { messages, status, error, threadId } = chat
+  const queue = useApprovalQueue(chat)
 
   useEffect(() => {
     putThreadIdInUrl(threadId)
   }, [threadId])
 
-  const review = useCallback((toolCallId: string) => {
-    setDismissed((current) => new Set([...current].filter((id) => id !== toolCallId)))
-  }, [])
-  const dismiss = useCallback((toolCallId: string) => setDismissed((current) => new Set(current).add(toolCallId)), [])
-
-  const waiting = pendingApprovals.filter((approval) => !dismissed.has(approval.toolCallId))
-  const current = waiting[0]
+  // Stable for the memoized message list: the queue's `review` changes with every render.
+  const review = useRef(queue.review)
+  review.current = queue.review
+  const onReview = useCallback((toolCallId: string) => review.current(toolCallId), [])
+  const { current } = queue
   const busy = status === 'streaming' || status === 'running-tools'
 
   return (
@@ -81,7 +79,7 @@ export function App() {
             <ToolCatalog />
           </section>
         ) : (
-          <MessageList messages={messages} onReview={review} />
+          <MessageList messages={messages} onReview={onReview} />
         )}
       </main>
 
@@ -105,11 +103,11 @@ export function App() {
       {current && (
         <ApprovalDialog
           key={current.toolCallId}
+          chat={chat}
           approval={current}
-          position={{ index: pendingApprovals.indexOf(current) + 1, total: pendingApprovals.length }}
-          onApprove={(toolCallId, editedArgs) => void chat.approve(toolCallId, editedArgs === undefined ? {} : { editedArgs })}
-          onDeny={(toolCallId, reason) => void chat.deny(toolCallId, reason)}
-          onDismiss={dismiss}
+          position={queue.position}
+          onDismiss={queue.dismiss}
+          onApproveAll={() => void queue.approveAll()}
         />
       )}
     </div>

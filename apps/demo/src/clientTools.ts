@@ -1,4 +1,5 @@
-import { chartTemperatures, copyToClipboard, deleteFiles, getBrowserInfo, getWeather, sendEmail, setTheme, think } from './tools.ts'
+import { userRequests } from '@toolgate/ai-react'
+import { askUser, bookMeeting, chartTemperatures, copyToClipboard, deleteFiles, getBrowserInfo, getWeather, sendEmail, setTheme, think } from './tools.ts'
 import { applyTheme } from './theme.ts'
 
 // Client tools run here, in the browser, when the server asks. Their input was validated by the
@@ -23,5 +24,9 @@ const copyTool = copyToClipboard.client(async ({ text }) => {
   }
 })
 
+/** `ask_user` runs in the browser and waits for the user: its card renders the question and answers it. */
+export const askUserRequests = userRequests<{ question: string; options: string[] }, { choice: string }>()
+const askUserTool = askUser.client(askUserRequests.execute)
+
 /** Every tool the model may call: definitions of server tools type their parts; client tools run here. */
-export const chatTools = [getWeather, sendEmail, deleteFiles, setThemeTool, browserInfoTool, copyTool, chartTemperatures, think] as const
+export const chatTools = [getWeather, sendEmail, deleteFiles, setThemeTool, browserInfoTool, copyTool, chartTemperatures, bookMeeting, askUserTool, think] as const

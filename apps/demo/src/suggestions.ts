@@ -8,6 +8,9 @@ export const suggestions = [
   { label: 'Time zone', prompt: 'What is my time zone?' },
   { label: 'Clipboard', prompt: 'Copy "hello world" to my clipboard' },
   { label: 'Several at once', prompt: 'Give me a morning briefing' },
+  { label: 'Book a meeting', prompt: 'Book a meeting for the launch review' },
+  { label: 'Two approvals', prompt: 'Clean up the logs and temp files' },
+  { label: 'Ask me', prompt: 'Pick a color for me' },
   { label: 'A failing tool', prompt: 'What is the weather in Atlantis?' },
   { label: 'Long answer', prompt: 'Tell me a story' },
 ] as const

@@ -76,7 +76,34 @@ export const chartTemperatures = toolDefinition({
   metadata: { icon: '📊' },
 })
 
+export const bookMeeting = toolDefinition({
+  name: 'book_meeting',
+  title: 'Book a meeting',
+  description: 'Book a meeting room and invite people',
+  inputSchema: v.object({
+    title: v.pipe(v.string(), v.minLength(3), v.title('Title')),
+    when: v.object({
+      date: v.pipe(v.string(), v.isoDate(), v.title('Date')),
+      minutes: v.pipe(v.number(), v.integer(), v.minValue(15), v.maxValue(240), v.title('Minutes')),
+    }),
+    room: v.pipe(v.picklist(['Atlas', 'Borealis', 'Cirrus']), v.title('Room')),
+    attendees: v.pipe(v.array(v.object({ name: v.pipe(v.string(), v.minLength(1)), email: v.pipe(v.string(), v.email()) })), v.minLength(1), v.title('Attendees')),
+  }),
+  outputSchema: v.object({ booked: v.boolean(), room: v.string(), invited: v.number() }),
+  needsApproval: (input) => ({ reason: `Books ${input.room} and invites ${input.attendees.length} people` }),
+  metadata: { icon: '📅' },
+})
+
+export const askUser = toolDefinition({
+  name: 'ask_user',
+  title: 'Ask the user',
+  description: 'Ask the user to choose between options; waits for their answer',
+  inputSchema: v.object({ question: v.string(), options: v.pipe(v.array(v.string()), v.minLength(2)) }),
+  outputSchema: v.object({ choice: v.string() }),
+  metadata: { icon: '🙋' },
+})
+
 /** The no-op "think" tool: the model reasons between tool calls; the UI shows its calls as thoughts. */
 export const think = thinkTool()
 
-export const demoTools = [getWeather, sendEmail, deleteFiles, setTheme, getBrowserInfo, copyToClipboard, chartTemperatures, think] as const
+export const demoTools = [getWeather, sendEmail, deleteFiles, setTheme, getBrowserInfo, copyToClipboard, chartTemperatures, bookMeeting, askUser, think] as const

@@ -1,7 +1,8 @@
-import type { ChatMessage, PendingApproval, ToolCallPart } from '@toolgate/ai-react'
+import type { ChatMessage, PendingApproval, ToolCallPart, UseChatResult } from '@toolgate/ai-react'
 import type { chatTools } from './clientTools.ts'
 
 export type DemoTools = typeof chatTools
 export type DemoMessage = ChatMessage<DemoTools>
 export type DemoToolCall = ToolCallPart<DemoTools>
 export type DemoApproval = PendingApproval<DemoTools>
+export type DemoChat = UseChatResult<DemoTools>

@@ -1,28 +1,26 @@
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react'
-import type { DemoApproval } from '../types.ts'
+import { useEffect, useRef } from 'react'
+import { useApprovalForm, type FormField, type UseApprovalFormResult } from '@toolgate/ai-react'
+import type { DemoApproval, DemoChat } from '../types.ts'
 
 interface ApprovalDialogProps {
+  readonly chat: DemoChat
   readonly approval: DemoApproval
   /** This approval's place in the queue, e.g. 1 of 3. */
   readonly position: { readonly index: number; readonly total: number }
-  readonly onApprove: (toolCallId: string, editedArgs?: unknown) => void
-  readonly onDeny: (toolCallId: string, reason?: string) => void
   /** Escape closes the dialog; the call stays pending and its card offers “Review”. */
   readonly onDismiss: (toolCallId: string) => void
+  /** For a batch of parallel calls: answer them all at once. */
+  readonly onApproveAll?: () => void
 }
 
-type Fields = Record<string, string>
-
-/** Approve, edit then approve, or deny with a reason. A native modal dialog: focus stays inside and Escape works. */
-export function ApprovalDialog({ approval, position, onApprove, onDeny, onDismiss }: ApprovalDialogProps) {
+/**
+ * Approve, edit then approve, or deny with a reason: the markup only, every field, id and check
+ * comes from `useApprovalForm`. A native modal dialog: focus stays inside, Enter approves, Escape
+ * puts it aside.
+ */
+export function ApprovalDialog({ chat, approval, position, onDismiss, onApproveAll }: ApprovalDialogProps) {
   const dialog = useRef<HTMLDialogElement>(null)
-  const id = useId()
-  const original = toFields(approval.input)
-  const [fields, setFields] = useState<Fields>(original)
-  const [reason, setReason] = useState('')
-  const [fieldError, setFieldError] = useState<string>()
-  const metadata = approval.metadata as { icon?: string; destructive?: boolean }
-  const edited = Object.keys(fields).some((key) => fields[key] !== original[key])
+  const form = useApprovalForm(chat, approval)
 
   useEffect(() => {
     const element = dialog.current
@@ -30,31 +28,23 @@ export function ApprovalDialog({ approval, position, onApprove, onDeny, onDismis
     return () => element?.close()
   }, [])
 
-  const approve = (event: FormEvent) => {
-    event.preventDefault()
-    if (!edited) return onApprove(approval.toolCallId)
-    const parsed = fromFields(fields, approval.input)
-    if ('error' in parsed) return setFieldError(parsed.error)
-    onApprove(approval.toolCallId, parsed.value)
-  }
-
+  const { role: _role, 'aria-modal': _modal, ...dialogAria } = form.dialogProps
   return (
     <dialog
       ref={dialog}
       className="approval"
-      aria-labelledby={`${id}-title`}
-      aria-describedby={`${id}-reason`}
+      {...dialogAria}
       onCancel={(event) => {
         event.preventDefault()
         onDismiss(approval.toolCallId)
       }}
     >
-      <form onSubmit={approve}>
+      <form {...form.formProps}>
         <header className="approval__header">
-          <span aria-hidden="true" className="approval__icon">{metadata.icon ?? '🔧'}</span>
+          <span aria-hidden="true" className="approval__icon">{form.metadata.icon ?? '🔧'}</span>
           <div>
-            <h2 id={`${id}-title`}>
-              Allow <code>{approval.toolName}</code>?
+            <h2 {...form.titleProps}>
+              Allow <code>{form.toolName}</code>?
             </h2>
             {position.total > 1 && (
               <p className="approval__position">
@@ -62,42 +52,40 @@ export function ApprovalDialog({ approval, position, onApprove, onDeny, onDismis
               </p>
             )}
           </div>
-          {metadata.destructive && <span className="badge badge--danger">Destructive</span>}
+          {form.metadata.destructive && <span className="badge badge--danger">Destructive</span>}
         </header>
-        <p id={`${id}-reason`} className="approval__reason">
-          {approval.approval?.reason ?? 'This tool always asks before it runs.'}
+        <p {...form.reasonProps} className="approval__reason">
+          {form.reason ?? 'This tool always asks before it runs.'}
         </p>
 
         <fieldset className="approval__fields">
           <legend>Arguments — edit them before approving if you like</legend>
-          {Object.entries(fields).map(([key, value]) => (
-            <label key={key} className="field">
-              <span className="field__label">{key}</span>
-              {isLong(key, value) ? (
-                <textarea value={value} rows={5} onChange={(event) => setFields({ ...fields, [key]: event.target.value })} />
-              ) : (
-                <input value={value} onChange={(event) => setFields({ ...fields, [key]: event.target.value })} />
-              )}
-            </label>
+          {form.fields.map((field) => (
+            <Field key={field.name} form={form} field={field} />
           ))}
-          {fieldError && (
+          {form.errors[''] && (
             <p className="field__error" role="alert">
-              {fieldError}
+              {form.errors['']}
             </p>
           )}
         </fieldset>
 
         <label className="field">
           <span className="field__label">Reason for denying (optional, the model reads it)</span>
-          <input value={reason} maxLength={500} onChange={(event) => setReason(event.target.value)} />
+          <input {...form.denyReasonProps} maxLength={500} />
         </label>
 
         <footer className="approval__actions">
-          <button type="button" className="button button--secondary" onClick={() => onDeny(approval.toolCallId, reason.trim() || undefined)}>
+          <button type="button" className="button button--secondary" onClick={() => void form.deny()}>
             Deny
           </button>
-          <button type="submit" className={`button ${metadata.destructive ? 'button--danger' : 'button--primary'}`}>
-            {edited ? 'Approve with edits' : 'Approve'}
+          {onApproveAll && position.total > 1 && (
+            <button type="button" className="button button--secondary" onClick={onApproveAll}>
+              Approve all {position.total}
+            </button>
+          )}
+          <button type="submit" className={`button ${form.metadata.destructive ? 'button--danger' : 'button--primary'}`}>
+            {form.edited ? 'Approve with edits' : 'Approve'}
           </button>
         </footer>
       </form>
@@ -105,31 +93,63 @@ export function ApprovalDialog({ approval, position, onApprove, onDeny, onDismis
   )
 }
 
-/** Strings are edited as they are; other values as JSON. */
-function toFields(input: unknown): Fields {
-  if (typeof input !== 'object' || input === null) return {}
-  return Object.fromEntries(
-    Object.entries(input).map(([key, value]) => [key, typeof value === 'string' ? value : JSON.stringify(value)]),
-  )
-}
-
-function fromFields(fields: Fields, original: unknown): { value: Record<string, unknown> } | { error: string } {
-  const source = (original ?? {}) as Record<string, unknown>
-  const value: Record<string, unknown> = {}
-  for (const [key, text] of Object.entries(fields)) {
-    if (typeof source[key] === 'string') {
-      value[key] = text
-      continue
-    }
-    try {
-      value[key] = JSON.parse(text)
-    } catch {
-      return { error: `${key}: not valid JSON` }
-    }
+/** One field of the form, by kind; nested objects and lists recurse. */
+function Field({ form, field }: { form: UseApprovalFormResult; field: FormField }) {
+  const error = form.error(field)
+  if (field.kind === 'object') {
+    return (
+      <fieldset className="field-group">
+        <legend>{field.label}</legend>
+        {field.fields!.map((child) => <Field key={child.name} form={form} field={child} />)}
+      </fieldset>
+    )
   }
-  return { value }
-}
-
-function isLong(key: string, value: string): boolean {
-  return key === 'body' || value.length > 60 || value.includes('\n')
+  if (field.kind === 'array') {
+    return (
+      <fieldset className="field-group">
+        <legend>{field.label}</legend>
+        {field.fields!.map((item, index) => (
+          <div key={item.name} className="field-group__item">
+            <Field form={form} field={item} />
+            <button type="button" className="link-button" onClick={() => form.removeItem(field, index)}>
+              Remove {field.label} {index + 1}
+            </button>
+          </div>
+        ))}
+        <button type="button" className="link-button" onClick={() => form.addItem(field)}>
+          Add to {field.label}
+        </button>
+        {error && <p {...form.errorProps(field)} className="field__error">{error}</p>}
+      </fieldset>
+    )
+  }
+  const input = form.inputProps(field)
+  const long = field.kind === 'json' || (typeof input.value === 'string' && (input.value.length > 60 || input.value.includes('\n')))
+  return (
+    <div className={`field${form.isEdited(field) ? ' field--edited' : ''}`}>
+      <label {...form.labelProps(field)} className="field__label">
+        {field.label}
+      </label>
+      {field.kind === 'enum' ? (
+        <select {...input}>
+          {!field.required && <option value="">—</option>}
+          {form.options(field).map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+      ) : long ? (
+        <textarea {...input} rows={field.kind === 'json' ? 4 : 5} />
+      ) : (
+        <input {...input} />
+      )}
+      {field.description && <small {...form.descriptionProps(field)}>{field.description}</small>}
+      {error && (
+        <p {...form.errorProps(field)} className="field__error">
+          {error}
+        </p>
+      )}
+    </div>
+  )
 }

@@ -1,6 +1,8 @@
 import { memo, useEffect, useRef } from 'react'
 import type { DemoMessage } from '../types.ts'
-import { ToolCallCard } from './ToolCallCard.tsx'
+import { renderToolCall } from '@toolgate/ai-react'
+import { ReviewContext } from './ToolCallCard.tsx'
+import { GenericCard, toolRenderers } from './toolRenderers.tsx'
 
 interface MessageListProps {
   readonly messages: readonly DemoMessage[]
@@ -15,16 +17,18 @@ export function MessageList({ messages, onReview }: MessageListProps) {
     end.current?.scrollIntoView({ block: 'end' })
   }, [last])
   return (
-    <ol className="messages" aria-label="Conversation" aria-live="polite">
-      {messages.map((message) => (
-        <Message key={message.id} message={message} onReview={onReview} />
-      ))}
-      <div ref={end} />
-    </ol>
+    <ReviewContext.Provider value={onReview}>
+      <ol className="messages" aria-label="Conversation" aria-live="polite">
+        {messages.map((message) => (
+          <Message key={message.id} message={message} />
+        ))}
+        <div ref={end} />
+      </ol>
+    </ReviewContext.Provider>
   )
 }
 
-const Message = memo(function Message({ message, onReview }: { message: DemoMessage; onReview: MessageListProps['onReview'] }) {
+const Message = memo(function Message({ message }: { message: DemoMessage }) {
   return (
     <li className={`message message--${message.role}`} data-role={message.role}>
       <span className="visually-hidden">{message.role === 'user' ? 'You said:' : 'Assistant:'}</span>
@@ -36,7 +40,7 @@ const Message = memo(function Message({ message, onReview }: { message: DemoMess
             </p>
           )
         ) : (
-          <ToolCallCard key={part.toolCallId} call={part} onReview={onReview} />
+          renderToolCall(part, toolRenderers, GenericCard)
         ),
       )}
     </li>

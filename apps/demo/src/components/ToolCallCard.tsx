@@ -1,4 +1,4 @@
-import { memo } from 'react'
+import { createContext, memo, useContext, type ReactNode } from 'react'
 import type { ToolCallState } from '@toolgate/ai-react'
 import type { DemoToolCall } from '../types.ts'
 import { Attachments } from './Attachments.tsx'
@@ -13,14 +13,18 @@ const STATE_LABELS: Record<ToolCallState, string> = {
   denied: 'Denied',
 }
 
+/** Opens the approval dialog of a call again after it was put aside. */
+export const ReviewContext = createContext<(toolCallId: string) => void>(() => {})
+
 interface ToolCallCardProps {
   readonly call: DemoToolCall
-  /** Opens the approval dialog for this call again after it was dismissed. */
-  readonly onReview: (toolCallId: string) => void
+  /** What a tool's own renderer adds to the card (generative UI). */
+  readonly children?: ReactNode
 }
 
 /** One tool call: its state, its arguments as they stream, its result or error. */
-export const ToolCallCard = memo(function ToolCallCard({ call, onReview }: ToolCallCardProps) {
+export const ToolCallCard = memo(function ToolCallCard({ call, children }: ToolCallCardProps) {
+  const onReview = useContext(ReviewContext)
   const metadata = call.metadata as { icon?: string; destructive?: boolean; display?: string }
   const labelId = `call-${call.toolCallId}-label`
   // A think tool's call is the model's thought, not an action: shown as such.
@@ -55,6 +59,7 @@ export const ToolCallCard = memo(function ToolCallCard({ call, onReview }: ToolC
           </button>
         </p>
       )}
+      {children}
       {call.state === 'output-available' && (
         <section aria-label="Result">
           <pre className="tool-card__json tool-card__json--result">{formatJson(call.output)}</pre>

@@ -330,7 +330,8 @@ export class ApprovalForm {
       }
     }
     walk(this.#state.fields)
-    if (Object.keys(errors).length === 0 && this.#tool?.inputSchema) {
+    // The tool's own schema knows what JSON Schema could not say (formats, transforms, refinements).
+    if (this.#tool?.inputSchema) {
       const result = await this.#tool.inputSchema['~standard'].validate(this.#state.value)
       for (const issue of result.issues ?? []) errors[issueName(issue)] ??= issue.message
     }
