@@ -17,6 +17,7 @@ import react from '@vitejs/plugin-react'
 import { build, defaultClientConditions } from 'vite'
 
 const BUDGET_KB = 10
+const TOOL_UI_BUDGET_KB = 3
 const BUILD_TIMEOUT_MS = 60_000
 const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..')
 
@@ -103,6 +104,15 @@ ${mount}`,
     code: ourApp(),
   },
   {
+    name: '@toolgate/ai-react + tool UI hooks (no markup)',
+    // The hooks' own cost: the same app as ours, keeping the tool UI hooks in the bundle without any markup of their own.
+    code: ourApp().replace("import { useChat } from '@toolgate/ai-react'", "import { useChat, useApprovalForm, useApprovalQueue, renderToolCall } from '@toolgate/ai-react'\n;(globalThis as any).keep = [useApprovalForm, useApprovalQueue, renderToolCall]"),
+  },
+  {
+    name: '@toolgate/ai-react + approval dialog, queue, renderers',
+    code: toolUiApp(),
+  },
+  {
     name: '@tanstack/ai-react',
     code: `
 import { useState } from 'react'
@@ -172,6 +182,54 @@ function App() {
     `messages.map((message) => <li key={message.id}>{message.parts.map((part, i) => part.type === 'text' ? <span key={i}>{part.text}</span> : <span key={i}>{part.toolName}: {part.state}</span>)}</li>)`,
     `{error && <p>{error.message}</p>}
       {pendingApprovals.map((call) => <button key={call.toolCallId} onClick={() => approve(call.toolCallId)}>Approve {call.toolName}</button>)}`,
+  )}
+}
+${mount}`
+}
+
+/** Our app again, with a complete approval dialog and a per-tool renderer from the headless tool UI hooks. */
+function toolUiApp(): string {
+  return `
+import { useState } from 'react'
+import { createRoot } from 'react-dom/client'
+import { renderToolCall, useApprovalForm, useApprovalQueue, useChat } from '@toolgate/ai-react'
+import { toolDefinition } from '@toolgate/ai'
+import * as v from 'valibot'
+${schema}
+const getLocation = toolDefinition({ name: 'get_location', description: 'Where the user is', inputSchema: LocationInput, outputSchema: LocationOutput })
+  .client(async () => ({ city: 'Lima' }))
+const renderers = { get_location: ({ part }: any) => <b>{part.state === 'output-available' ? part.output.city : part.state}</b> }
+function Dialog({ chat, approval }: any) {
+  const form = useApprovalForm(chat, approval)
+  return (
+    <div {...form.dialogProps}>
+      <h2 {...form.titleProps}>{form.toolName}</h2>
+      <p {...form.reasonProps}>{form.reason}</p>
+      <form {...form.formProps}>
+        {form.fields.map((field) => (
+          <div key={field.name}>
+            <label {...form.labelProps(field)}>{field.label}</label>
+            <input {...form.inputProps(field)} />
+            {form.error(field) && <p {...form.errorProps(field)}>{form.error(field)}</p>}
+          </div>
+        ))}
+        <input {...form.denyReasonProps} />
+        <button type="button" onClick={() => form.deny()}>Deny</button>
+        <button>Approve</button>
+      </form>
+    </div>
+  )
+}
+function App() {
+  const chat = useChat({ endpoint: '/api/chat', tools: [getLocation] })
+  const { messages, send, status, stop, error } = chat
+  const queue = useApprovalQueue(chat)
+  const busy = status === 'streaming'
+  ${view(
+    `messages.map((message) => <li key={message.id}>{message.parts.map((part, i) => part.type === 'text' ? <span key={i}>{part.text}</span> : renderToolCall(part, renderers))}</li>)`,
+    `{error && <p>{error.message}</p>}
+      {queue.current && <Dialog key={queue.current.toolCallId} chat={chat} approval={queue.current} />}
+      {queue.pending.length > 1 && <button onClick={() => queue.approveAll()}>Approve all</button>}`,
   )}
 }
 ${mount}`
@@ -280,6 +338,9 @@ try {
   console.log(`  the app's Valibot schema: ${kb(added('React + Valibot schema'))}`)
   console.log(`  toolDefinition and the schema, without any chat: ${kb(core)} (the core's share, fixed)`)
   console.log(`  the client and the hook: ${kb(ours - core)}`)
+  const toolUi = byName.get('@toolgate/ai-react + tool UI hooks (no markup)')!.gzip - byName.get('@toolgate/ai-react')!.gzip
+  const dialog = byName.get('@toolgate/ai-react + approval dialog, queue, renderers')!.gzip - byName.get('@toolgate/ai-react')!.gzip
+  console.log(`useApprovalForm, useApprovalQueue and renderToolCall add ${kb(toolUi)} to useChat alone (budget ${TOOL_UI_BUDGET_KB} KB: ${toolUi <= TOOL_UI_BUDGET_KB * 1024 ? 'within' : 'OVER'}); with an app's complete dialog markup, ${kb(dialog)}`)
   console.log('  lazy: JavaScript behind dynamic imports, loaded only on demand')
   console.log(`@tanstack/ai-react adds ×${(added('@tanstack/ai-react') / ours).toFixed(1)} as much as ours, @ai-sdk/react ×${(added('@ai-sdk/react') / ours).toFixed(1)}`)
 } finally {

@@ -164,18 +164,8 @@ export function useApprovalForm<const TTools extends readonly AnyTool[]>(
   }
 }
 
+const INPUT_TYPES: Record<string, string> = { date: 'date', 'date-time': 'datetime-local', email: 'email', uri: 'url', url: 'url' }
+
 function inputType(format: string | undefined): string {
-  switch (format) {
-    case 'date':
-      return 'date'
-    case 'date-time':
-      return 'datetime-local'
-    case 'email':
-      return 'email'
-    case 'uri':
-    case 'url':
-      return 'url'
-    default:
-      return 'text'
-  }
+  return INPUT_TYPES[format ?? ''] ?? 'text'
 }

@@ -49,7 +49,7 @@ const MAX_DEPTH = 12
  */
 export function formFields(schema: JsonSchema | undefined, value: unknown): readonly FormField[] {
   const root = schema && resolve(schema, schema)
-  if (!root || !isObjectSchema(root)) return [jsonField([], 'arguments', schema ?? {}, true)]
+  if (!root || !isObjectSchema(root)) return [{ kind: 'json', path: [], name: 'arguments', label: 'arguments', required: true, nullable: false, schema: schema ?? {} }]
   return objectFields(root, schema!, value, [], 0)
 }
 
@@ -104,10 +104,6 @@ function fieldFor(raw: JsonSchema, root: JsonSchema, value: unknown, path: Field
     default:
       return { ...base, kind: 'json' }
   }
-}
-
-function jsonField(path: FieldPath, label: string, schema: JsonSchema, required: boolean): FormField {
-  return { kind: 'json', path, name: pathName(path) || label, label, required, nullable: false, schema }
 }
 
 /** An object whose properties a form can list: no maps (`additionalProperties` schemas) or pattern properties. */
@@ -197,32 +193,23 @@ export function withValueAt(value: unknown, path: FieldPath, next: unknown): unk
 export function fieldProblem(field: FormField, value: unknown): string | undefined {
   if (value === undefined || value === '') return field.required && field.kind !== 'boolean' ? 'Required' : undefined
   if (value === null) return field.nullable ? undefined : 'Required'
-  switch (field.kind) {
-    case 'text':
-      if (typeof value !== 'string') return 'Expected text'
-      if (field.minLength !== undefined && [...value].length < field.minLength) return `At least ${field.minLength} characters`
-      if (field.maxLength !== undefined && [...value].length > field.maxLength) return `At most ${field.maxLength} characters`
-      if (field.pattern !== undefined && !safeTest(field.pattern, value)) return `Does not match ${field.pattern}`
-      return undefined
-    case 'number':
-    case 'integer':
-      if (typeof value !== 'number' || !Number.isFinite(value)) return 'Expected a number'
-      if (field.kind === 'integer' && !Number.isInteger(value)) return 'Expected a whole number'
-      if (field.minimum !== undefined && value < field.minimum) return `At least ${field.minimum}`
-      if (field.maximum !== undefined && value > field.maximum) return `At most ${field.maximum}`
-      return undefined
-    case 'boolean':
-      return typeof value === 'boolean' ? undefined : 'Expected true or false'
-    case 'enum':
-      return field.options!.some((option) => deepEqual(option, value)) ? undefined : 'Pick one of the options'
-    case 'array':
-      if (!Array.isArray(value)) return 'Expected a list'
-      if (field.minLength !== undefined && value.length < field.minLength) return `At least ${field.minLength} items`
-      if (field.maxLength !== undefined && value.length > field.maxLength) return `At most ${field.maxLength} items`
-      return undefined
-    default:
-      return undefined
+  const { kind, minimum, maximum, minLength, maxLength, pattern, options } = field
+  const expected = { text: 'string', number: 'number', integer: 'number', boolean: 'boolean' }[kind as string]
+  if (expected && (typeof value !== expected || (expected === 'number' && !Number.isFinite(value)))) return `Expected a ${expected === 'string' ? 'text' : expected}`
+  if (kind === 'integer' && !Number.isInteger(value)) return 'Expected a whole number'
+  if (kind === 'enum' && !options!.some((option) => deepEqual(option, value))) return 'Pick one of the options'
+  if (kind === 'array' && !Array.isArray(value)) return 'Expected a list'
+  if (typeof value === 'number') {
+    if (minimum !== undefined && value < minimum) return `At least ${minimum}`
+    if (maximum !== undefined && value > maximum) return `At most ${maximum}`
   }
+  // Text counts characters (not UTF-16 units); lists count items.
+  const length = typeof value === 'string' ? [...value].length : Array.isArray(value) ? value.length : undefined
+  const unit = kind === 'array' ? 'items' : 'characters'
+  if (length !== undefined && minLength !== undefined && length < minLength) return `At least ${minLength} ${unit}`
+  if (length !== undefined && maxLength !== undefined && length > maxLength) return `At most ${maxLength} ${unit}`
+  if (typeof value === 'string' && pattern !== undefined && !safeTest(pattern, value)) return `Does not match ${pattern}`
+  return undefined
 }
 
 function safeTest(pattern: string, value: string): boolean {
@@ -368,21 +355,8 @@ function parseNumber(text: string): { ok: true; value: number } | { ok: false } 
   return text.trim() !== '' && Number.isFinite(value) ? { ok: true, value } : { ok: false }
 }
 
+const EMPTY: Record<string, () => unknown> = { string: () => '', number: () => 0, integer: () => 0, boolean: () => false, array: () => [], object: () => ({}) }
+
 function emptyValueOf(schema: JsonSchema): unknown {
-  if ('default' in schema) return schema.default
-  switch (typeOf(schema)) {
-    case 'string':
-      return ''
-    case 'number':
-    case 'integer':
-      return 0
-    case 'boolean':
-      return false
-    case 'array':
-      return []
-    case 'object':
-      return {}
-    default:
-      return null
-  }
+  return 'default' in schema ? schema.default : (EMPTY[typeOf(schema) ?? '']?.() ?? null)
 }
