@@ -8,6 +8,7 @@ import { ChatError, type ChatErrorCode } from './chatError.ts'
 import { ThreadDraft, type ToolCallChanges, type ToolCallDraft } from './draft.ts'
 import { fromSnapshot } from './fromSnapshot.ts'
 import type { Fetch } from '../util/Fetch.ts'
+import { InvalidOptionError } from '../errors.ts'
 import { isRecord } from '../util/isRecord.ts'
 import { readSseData } from '../util/readSseData.ts'
 import { isToolInterrupt } from './guards.ts'
@@ -84,7 +85,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   #reconnecting = false
 
   constructor(options: ChatClientOptions<TTools>) {
-    if (typeof options?.endpoint !== 'string') throw new TypeError('ChatClient needs an `endpoint`')
+    checkOptions(options)
     this.#options = options
     this.#tools = options.tools ?? []
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
@@ -551,11 +552,40 @@ function reconnectDelay(attempt: number): number {
   return 250 * 2 ** attempt * (0.75 + Math.random() * 0.5)
 }
 
-/** Creates a `ChatClient`; the tools given type every part. */
+/**
+ * Creates a `ChatClient`; the tools given type every part. This is the public way to make one
+ * (`new ChatClient(options)` does the same; the class is exported for its type). Options are
+ * checked here, so a typo fails at construction with an `InvalidOptionError` naming the option,
+ * not at the first message.
+ */
 export function createChatClient<const TTools extends readonly AnyTool[] = readonly AnyTool[]>(
   options: ChatClientOptions<TTools>,
 ): ChatClient<TTools> {
   return new ChatClient(options)
+}
+
+const WHERE = 'createChatClient()'
+
+function checkOptions(options: ChatClientOptions<readonly AnyTool[]>): void {
+  if (!isRecord(options)) throw new InvalidOptionError(WHERE, 'options', 'must be an object')
+  const { endpoint, tools, threadId } = options
+  if (typeof endpoint !== 'string' || endpoint.trim() === '') throw new InvalidOptionError(WHERE, 'endpoint', 'must be a non-empty URL string')
+  if (threadId !== undefined && (typeof threadId !== 'string' || threadId === '')) {
+    throw new InvalidOptionError(WHERE, 'threadId', 'must be a non-empty string when given')
+  }
+  if (tools !== undefined) {
+    if (!Array.isArray(tools)) throw new InvalidOptionError(WHERE, 'tools', 'must be an array of tools')
+    const names = new Set<string>()
+    tools.forEach((tool: unknown, index) => {
+      const name = isRecord(tool) ? tool.name : undefined
+      if (typeof name !== 'string') throw new InvalidOptionError(WHERE, `tools[${index}]`, 'is not a tool (made with toolDefinition)')
+      if (names.has(name)) throw new InvalidOptionError(WHERE, `tools[${index}]`, `repeats the tool name "${name}"`)
+      names.add(name)
+    })
+  }
+  for (const key of ['fetch', 'onError', 'onToolCall', 'scheduleNotify'] as const) {
+    if (options[key] !== undefined && typeof options[key] !== 'function') throw new InvalidOptionError(WHERE, key, 'must be a function')
+  }
 }
 
 /** A call's state once its client tool returned, or failed. */

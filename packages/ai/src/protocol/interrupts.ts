@@ -22,6 +22,11 @@ export interface ToolInterrupt {
    * `urn:toolgate:tool-input`), so a UI can build an edit form and validate edits before sending.
    */
   readonly responseSchema?: { readonly [key: string]: unknown }
+  /**
+   * Toolgate's extras where AG-UI's strict validators keep them: `kind: 'tool_call'` (the convention
+   * TanStack AI's approvals use), `toolName`, `input` and the policy's `reason`.
+   */
+  readonly metadata?: { readonly kind: 'tool_call'; readonly toolName: string; readonly input: unknown; readonly reason?: string }
 }
 
 /** AG-UI's `RUN_FINISHED.outcome`. An absent outcome also means success. */

@@ -45,6 +45,8 @@ export function toWire({ id, reason, toolCallId, toolName, input, message }: Pen
     input,
     ...(message === undefined ? {} : { message }),
     ...(responseSchema === undefined ? {} : { responseSchema }),
+    // The same extras again where strict AG-UI clients keep them (they drop unknown top-level fields).
+    metadata: { kind: 'tool_call', toolName, input, ...(message === undefined ? {} : { reason: message }) },
   }
 }
 

@@ -6,9 +6,21 @@ import { HttpError } from './errors.ts'
 // What a POST may carry, checked before anything else looks at it: a JSON body within the size
 // limit, of one of the request shapes.
 
+/**
+ * A parsed POST. `agui` marks an AG-UI `RunAgentInput`: its client chose the thread id (created on
+ * first use when `authorize` allows `create`) and expects AG-UI events even where the compact
+ * protocol answers JSON (a resume that leaves interrupts open).
+ */
+export type ParsedRequest = ChatRequest & { readonly agui?: true }
+
+/** Client-chosen thread ids: letters, digits, `_`, `-`, `.`, `:`; at most this many characters. */
+export const MAX_THREAD_ID_LENGTH = 128
+const THREAD_ID = /^[A-Za-z0-9_.:-]+$/
+
 /** Checks a POST body's shape; the message says what is wrong and `path` where. */
-export function parseChatRequest(body: unknown): ChatRequest {
+export function parseChatRequest(body: unknown): ParsedRequest {
   if (!isRecord(body)) throw invalid('The body must be a JSON object', '(root)')
+  if ('messages' in body || 'runId' in body) return parseRunAgentInput(body)
   const { threadId } = body
   if (threadId !== undefined && (typeof threadId !== 'string' || threadId === '')) {
     throw invalid('`threadId` must be a non-empty string', 'threadId')
@@ -70,6 +82,71 @@ function parseAnswer(entry: unknown, path: string): ResumeAnswer {
     ...(reason === undefined ? {} : { reason }),
     ...('editedArgs' in entry ? { editedArgs } : {}),
   }
+}
+
+/**
+ * AG-UI 1.0 `RunAgentInput` (`threadId`, `runId`, `messages`, `tools`, `context`, `state`,
+ * `forwardedProps`, `resume?`). The server stays the authority: of `messages` it takes only the
+ * last one, when it is a user message (the new turn), and never history; `tools` a client declares
+ * are ignored (the server's tools are the ones that run); `resume` answers pending interrupts.
+ * A new user message beside `cancelled` entries is one step: the message supersedes (denies) what
+ * waits. Checked by hand so the runtime does not carry `@ag-ui/core` and its Zod.
+ */
+function parseRunAgentInput(body: Record<string, unknown>): ParsedRequest {
+  const { threadId, messages, resume } = body
+  if (typeof threadId !== 'string' || threadId === '') throw invalid('`threadId` must be a non-empty string', 'threadId')
+  if (threadId.length > MAX_THREAD_ID_LENGTH || !THREAD_ID.test(threadId)) {
+    throw invalid(`\`threadId\` must be 1 to ${MAX_THREAD_ID_LENGTH} letters, digits, \`_\`, \`-\`, \`.\` or \`:\``, 'threadId')
+  }
+  if (body.runId !== undefined && typeof body.runId !== 'string') throw invalid('`runId` must be a string', 'runId')
+  if (!Array.isArray(messages)) throw invalid('`messages` must be an array', 'messages')
+  const answers = resume === undefined ? [] : parseAguiResume(resume)
+  const last: unknown = messages.at(-1)
+  const text = isRecord(last) && last.role === 'user' ? userText(last.content, `messages[${messages.length - 1}].content`) : undefined
+
+  if (text !== undefined && answers.every((answer) => 'approved' in answer && !answer.approved)) {
+    // Cancellations beside a new message: the new turn denies every open interrupt anyway.
+    return { threadId, message: text, agui: true }
+  }
+  if (answers.length > 0) return { threadId, resume: answers, agui: true }
+  throw invalid('A run needs a new user message as the last of `messages`, or `resume` answers', 'messages')
+}
+
+function userText(content: unknown, path: string): string {
+  const text =
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content.map((part) => (isRecord(part) && part.type === 'text' && typeof part.text === 'string' ? part.text : '')).join('')
+        : undefined
+  if (text === undefined || text.trim() === '') throw invalid('The user message needs text content', path)
+  return text
+}
+
+/**
+ * AG-UI resume entries: `{ interruptId, status: 'resolved' | 'cancelled', payload? }`. `cancelled`
+ * denies; `resolved` carries an approval (`{ approved, editedArgs?, reason? }`) or, for a client
+ * tool, its result (`{ output }`, `{ error }`, or any other JSON value as the output). Whether the
+ * answer fits its interrupt is checked against the stored interrupt, as for the compact body.
+ */
+function parseAguiResume(resume: unknown): ResumeAnswer[] {
+  if (!Array.isArray(resume) || resume.length === 0) throw invalid('`resume` must be a non-empty array', 'resume')
+  const seen = new Set<string>()
+  return resume.map((entry, index) => {
+    const path = `resume[${index}]`
+    if (!isRecord(entry)) throw invalid('A resume entry must be an object', path)
+    const { interruptId, status, payload } = entry
+    if (typeof interruptId !== 'string' || interruptId === '') throw invalid('`interruptId` must be a non-empty string', `${path}.interruptId`)
+    if (seen.has(interruptId)) throw invalid('The same interrupt is answered twice', `${path}.interruptId`)
+    seen.add(interruptId)
+    if (status === 'cancelled') return { interruptId, approved: false }
+    if (status !== 'resolved') throw invalid("`status` must be 'resolved' or 'cancelled'", `${path}.status`)
+    if (isRecord(payload) && ('approved' in payload || 'output' in payload || 'error' in payload)) {
+      return parseAnswer({ ...payload, interruptId }, `${path}.payload`)
+    }
+    if (payload === undefined) throw invalid('A resolved entry needs a `payload`', `${path}.payload`)
+    return { interruptId, output: payload }
+  })
 }
 
 function invalid(message: string, path: string): HttpError {

@@ -1,4 +1,5 @@
 import type { ThreadMessage, ThreadToolMessage, ThreadUserMessage } from '../protocol/messages.ts'
+import type { ToolInterrupt } from '../protocol/interrupts.ts'
 import type { MessageRequest, ResumeAccepted, ResumeRequest, StopAccepted, StopRequest } from '../protocol/requests.ts'
 import { randomId } from '../util/randomId.ts'
 import type { ChatConfig } from './config.ts'
@@ -19,7 +20,7 @@ import { inCallOrder, settleInterrupts } from './toolCalls.ts'
  * `POST { threadId?, message }`. Interrupts still pending are not an error: the user moved on, so
  * they are denied and the turn proceeds.
  */
-export async function startTurn(config: ChatConfig, request: Request, body: MessageRequest): Promise<Response> {
+export async function startTurn(config: ChatConfig, request: Request, body: MessageRequest & { readonly agui?: true }): Promise<Response> {
   const runId = randomId('run_')
   const user: ThreadUserMessage = { role: 'user', id: randomId('msg_'), content: body.message }
   const userBytes = jsonBytes(user)
@@ -27,9 +28,12 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
   if (userBytes > maxMessageBytes) throw messageTooLarge(userBytes, maxMessageBytes, 'message')
 
   // The app's context is resolved only once the request is authorized, and before the thread is
-  // claimed, so a context function that throws leaves nothing held.
-  if (body.threadId === undefined) {
-    const threadId = randomId('thread_')
+  // claimed, so a context function that throws leaves nothing held. An AG-UI client picks its own
+  // thread id: the thread is created on first use, as when the server picks it.
+  const { threadId: existing } = body
+  const created = existing === undefined || (body.agui && !(await config.store.head(existing)))
+  if (existing === undefined || created) {
+    const threadId = existing ?? randomId('thread_')
     await authorizeThread(config, request, threadId, 'create')
     const context = await config.resolveContext(request)
     const head = await commitChange(config.store, newHead(threadId), { head: { activeRun: claim(runId, 1) }, append: [user] })
@@ -37,11 +41,11 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     return streamRun(config, { runId, head, messages: [user], context, start: { steps: 0 } })
   }
 
-  await loadHead(config, request, body.threadId, 'write')
+  await loadHead(config, request, existing, 'write')
   const context = await config.resolveContext(request)
   let announced: ThreadToolMessage[] = []
   let rerun: readonly string[] = []
-  const head = await updateThread(config.store, body.threadId, async (head) => {
+  const head = await updateThread(config.store, existing, async (head) => {
     if (isRunning(head, config.limits.runLeaseMs)) throw threadBusy()
     const recovery = recoverLostRun(head, config.limits.runLeaseMs, config.tools)
     const { step } = recovery
@@ -94,7 +98,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
  * lease lapsed) is re-driven by a resume replaying any of its answers: the stored answers apply
  * and the run continues.
  */
-export async function resume(config: ChatConfig, request: Request, body: ResumeRequest): Promise<Response> {
+export async function resume(config: ChatConfig, request: Request, body: ResumeRequest & { readonly agui?: true }): Promise<Response> {
   await loadHead(config, request, body.threadId, 'write')
   const context = await config.resolveContext(request)
   const runId = randomId('run_')
@@ -118,10 +122,24 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
   })
 
   if (head.activeRun?.runId !== runId || !head.step) {
+    const open = unanswered(head.step).map((interrupt) => toWire(interrupt, config.tools))
+    // AG-UI clients read events, not a 202 body: a run that starts and pauses again on what is left.
+    if (body.agui) return pausedRun(config, head.id, runId, open)
     const accepted: ResumeAccepted = { threadId: head.id, interrupts: unanswered(head.step).map((interrupt) => toWire(interrupt, config.tools)) }
     return jsonResponse(202, accepted)
   }
   return streamRun(config, { runId, head, context, start: { steps: head.step.steps, resume: true, announced } })
+}
+
+/** A resume that leaves interrupts open, for an AG-UI client: a run that starts and pauses again on what is left. */
+function pausedRun(config: ChatConfig, threadId: string, runId: string, interrupts: ToolInterrupt[]): Response {
+  return runStreamResponse((live) =>
+    launchRun(config.events, runId, live, async (sink) => {
+      const events = new RunEvents(threadId, runId, sink)
+      events.started()
+      events.finished({ type: 'interrupt', interrupts })
+    }),
+  )
 }
 
 function claim(runId: string, fromMessage: number, resumed = false): ActiveRun {

@@ -38,7 +38,19 @@ export function toolResult<TOutput = undefined>(result: { readonly output?: TOut
     throw new ToolgateError('TOOL_RESULT_INVALID', 'toolResult() needs `{ output?, content: [...] }`')
   }
   for (const [index, part] of result.content.entries()) checkPart(part, `content[${index}]`)
-  const value = { output: result.output as TOutput, content: Object.freeze([...result.content]) }
+  return branded(result.output as TOutput, result.content)
+}
+
+/**
+ * A content result with its output replaced by the validated one. Its parts were checked when
+ * `toolResult()` made it; this stays small, since the browser's tools validate outputs too.
+ */
+export function withValidatedOutput<TOutput>(result: ToolContentResult, output: TOutput): ToolContentResult<TOutput> {
+  return branded(output, result.content)
+}
+
+function branded<TOutput>(output: TOutput, content: readonly ToolContentPart[]): ToolContentResult<TOutput> {
+  const value = { output, content: Object.freeze([...content]) }
   Object.defineProperty(value, CONTENT_RESULT, { value: true })
   return Object.freeze(value)
 }

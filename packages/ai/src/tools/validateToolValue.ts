@@ -1,6 +1,6 @@
 import { ToolValidationError } from '../errors.ts'
 import type { ToolSchema } from '../schema/types.ts'
-import { isToolContentResult, toolResult } from './toolResult.ts'
+import { isToolContentResult, withValidatedOutput } from './toolResult.ts'
 import type { AnyTool } from './types.ts'
 
 /** Validates a call's input; throws `ToolValidationError` listing every issue with its path. */
@@ -15,7 +15,7 @@ export function validateToolInput(tool: AnyTool, input: unknown): Promise<unknow
 export async function validateToolOutput(tool: AnyTool, output: unknown): Promise<unknown> {
   if (!isToolContentResult(output)) return validateAgainst(tool.name, 'output', tool.outputSchema, output)
   if (output.output === undefined && !tool.outputSchema) return output
-  return toolResult({ output: await validateAgainst(tool.name, 'output', tool.outputSchema, output.output), content: output.content })
+  return withValidatedOutput(output, await validateAgainst(tool.name, 'output', tool.outputSchema, output.output))
 }
 
 async function validateAgainst(

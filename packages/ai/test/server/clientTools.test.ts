@@ -33,7 +33,7 @@ describe('client tools', () => {
     const server = await start()
     const first = await server.send('Where am I?')
     expect(first.interrupts).toEqual([
-      { id: expect.any(String), reason: 'client_tool', toolCallId: expect.any(String), toolName: 'get_location', input: {} },
+      { id: expect.any(String), reason: 'client_tool', toolCallId: expect.any(String), toolName: 'get_location', input: {}, metadata: { kind: 'tool_call', toolName: 'get_location', input: {} } },
     ])
     const second = await server.resume(first.threadId, [{ interruptId: first.interrupts[0]!.id, output: { city: 'Lima' } }])
     expect(second.results[0]!.content).toBe('{"city":"Lima"}')

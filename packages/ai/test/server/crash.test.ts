@@ -116,10 +116,16 @@ describe('a process killed mid-run', () => {
 
     const rest = await attachToB(b.url, threadId, last.id!)
     expect(rest.at(-1)!.event.type).toBe('RUN_FINISHED')
-    // The reader followed a new run that continued the turn.
-    const runs = new Set(rest.map((frame) => frame.id?.split(':')[0]).filter(Boolean))
-    expect(runs.size).toBe(1)
-    expect([...runs][0]).not.toBe(last.id!.split(':')[0])
+    // The reader got what A logged after its last event (if anything), none twice, then followed a
+    // new run that continued the turn from its first event.
+    const [deadRun, lastSeq] = last.id!.split(':')
+    const ids = rest.map((frame) => frame.id).filter((id): id is string => id !== undefined)
+    const fromDead = ids.filter((id) => id.startsWith(`${deadRun}:`)).map((id) => Number(id.split(':')[1]))
+    expect(fromDead).toEqual(fromDead.map((_, i) => Number(lastSeq) + 1 + i))
+    const newRuns = new Set(ids.filter((id) => !id.startsWith(`${deadRun}:`)).map((id) => id.split(':')[0]))
+    expect(newRuns.size).toBe(1)
+    const fromNew = ids.filter((id) => !id.startsWith(`${deadRun}:`))
+    expect(fromNew[0]).toMatch(/:1$/)
 
     const stored = await thread(b.url, threadId)
     expect(stored.status).toBe('idle')

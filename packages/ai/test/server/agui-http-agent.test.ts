@@ -1,0 +1,134 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { HttpAgent } from '@ag-ui/client'
+import type { BaseEvent, Interrupt } from '@ag-ui/core'
+import { EventSchemas } from '@ag-ui/core/schemas'
+import { scriptedModel } from '@toolgate/ai/server'
+import { locationDef, transferDef, weatherTool } from './fixtures.ts'
+import { closeAll, errorOf, startServer, type TestServer } from './helpers/server.ts'
+
+afterEach(closeAll)
+
+// The stock AG-UI client, as an app would use it: no subclass, no custom requestInit. Every event it
+// receives is checked against @ag-ui/core's schemas.
+
+const model = scriptedModel([
+  { when: 'weather', call: () => ({ tool: 'get_weather', input: { city: 'Oslo' } }), then: ([r]) => `It is ${JSON.stringify(r.output)}.` },
+  { when: 'pay', call: () => ({ tool: 'transfer_money', input: { to: 'Bob', amount: 500 } }), then: ([r]) => (r.ok ? `Paid: ${JSON.stringify(r.output)}` : `Not paid: ${r.content}`) },
+  { when: 'where', call: () => ({ tool: 'get_location' }), then: ([r]) => `You are in ${JSON.stringify(r.output)}.` },
+  { when: 'hello', reply: 'Hello there.' },
+])
+
+let transfers: { to: string; amount: number }[] = []
+async function setUp(): Promise<TestServer> {
+  transfers = []
+  return startServer({
+    model,
+    tools: [weatherTool, transferDef.server((input) => (transfers.push(input), { receipt: `r-${input.amount}` })), locationDef],
+  })
+}
+
+function agentFor(server: TestServer, threadId = `t-${Math.random().toString(36).slice(2)}`) {
+  return new HttpAgent({ url: server.url, threadId })
+}
+
+async function run(agent: HttpAgent, text: string | undefined, resume?: { interruptId: string; status: 'resolved' | 'cancelled'; payload?: unknown }[]) {
+  if (text !== undefined) agent.addMessage({ id: `m-${agent.messages.length}`, role: 'user', content: text })
+  const events: BaseEvent[] = []
+  let interrupts: Interrupt[] = []
+  await agent.runAgent(resume ? { resume } : {}, {
+    onEvent: ({ event }) => {
+      const checked = EventSchemas.safeParse(event)
+      expect(checked.success, JSON.stringify(event)).toBe(true)
+      events.push(event)
+    },
+    onRunFinishedEvent: ({ event }) => {
+      if (event.outcome?.type === 'interrupt') interrupts = event.outcome.interrupts
+    },
+  })
+  const text_ = events.flatMap((event) => (event.type === 'TEXT_MESSAGE_CONTENT' ? [(event as unknown as { delta: string }).delta] : [])).join('')
+  return { events, interrupts, text: text_, types: events.map((event) => event.type) }
+}
+
+describe('the stock @ag-ui/client HttpAgent', () => {
+  it('runs a text turn on a thread id it chose, creating the thread', async () => {
+    const server = await setUp()
+    const agent = agentFor(server)
+    const turn = await run(agent, 'hello')
+    expect(turn.text).toBe('Hello there.')
+    expect(turn.types[0]).toBe('RUN_STARTED')
+    expect(turn.types.at(-1)).toBe('RUN_FINISHED')
+    const snapshot = await server.get(agent.threadId)
+    expect(snapshot.messages.map((message) => message.role)).toEqual(['user', 'assistant'])
+    // A second turn on the same thread sends the whole history; the server takes only the new message.
+    await run(agent, 'hello')
+    expect((await server.get(agent.threadId)).messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
+  })
+
+  it('runs a server tool', async () => {
+    const server = await setUp()
+    const turn = await run(agentFor(server), 'weather please')
+    expect(turn.types).toContain('TOOL_CALL_RESULT')
+    expect(turn.text).toBe('It is {"city":"Oslo","tempC":4}.')
+  })
+
+  it('approves with edited arguments: the interrupt keeps the tool name and input under metadata', async () => {
+    const server = await setUp()
+    const agent = agentFor(server)
+    const paused = await run(agent, 'pay Bob')
+    expect(paused.interrupts).toHaveLength(1)
+    const [interrupt] = paused.interrupts
+    expect(interrupt).toMatchObject({
+      reason: 'tool_approval',
+      message: 'Sends 500 EUR to Bob',
+      metadata: { kind: 'tool_call', toolName: 'transfer_money', input: { to: 'Bob', amount: 500 }, reason: 'Sends 500 EUR to Bob' },
+    })
+    expect(interrupt!.responseSchema).toBeDefined()
+    const resumed = await run(agent, undefined, [{ interruptId: interrupt!.id, status: 'resolved', payload: { approved: true, editedArgs: { to: 'Bob', amount: 50 } } }])
+    expect(transfers).toEqual([{ to: 'Bob', amount: 50 }])
+    expect(resumed.text).toBe('Paid: {"receipt":"r-50"}')
+  })
+
+  it('denies with a reason', async () => {
+    const server = await setUp()
+    const agent = agentFor(server)
+    const paused = await run(agent, 'pay Bob')
+    const resumed = await run(agent, undefined, [{ interruptId: paused.interrupts[0]!.id, status: 'resolved', payload: { approved: false, reason: 'too much' } }])
+    expect(transfers).toEqual([])
+    expect(resumed.text).toContain('too much')
+  })
+
+  it('answers a client tool through resume', async () => {
+    const server = await setUp()
+    const agent = agentFor(server)
+    const paused = await run(agent, 'where am I')
+    expect(paused.interrupts[0]).toMatchObject({ reason: 'client_tool', metadata: { toolName: 'get_location' } })
+    const resumed = await run(agent, undefined, [{ interruptId: paused.interrupts[0]!.id, status: 'resolved', payload: { city: 'Lima' } }])
+    expect(resumed.text).toBe('You are in {"city":"Lima"}.')
+  })
+
+  it('takes a new message with cancellations as one step: the waiting call is denied', async () => {
+    const server = await setUp()
+    const agent = agentFor(server)
+    const paused = await run(agent, 'pay Bob')
+    const next = await run(agent, 'hello', [{ interruptId: paused.interrupts[0]!.id, status: 'cancelled' }])
+    expect(next.text).toBe('Hello there.')
+    expect(transfers).toEqual([])
+    const roles = (await server.get(agent.threadId)).messages.map((message) => message.role)
+    expect(roles).toEqual(['user', 'assistant', 'tool', 'user', 'assistant'])
+  })
+
+  it('refuses a forged and a replayed resume, applying nothing', async () => {
+    const server = await setUp()
+    const agent = agentFor(server)
+    const paused = await run(agent, 'pay Bob')
+    const id = paused.interrupts[0]!.id
+    const forged = await server.post({ threadId: agent.threadId, runId: 'r', messages: [], tools: [], context: [], state: {}, forwardedProps: {}, resume: [{ interruptId: 'int_forged', status: 'resolved', payload: { approved: true } }] })
+    expect((await errorOf(forged)).status).toBe(404)
+    expect(transfers).toEqual([])
+    await run(agent, undefined, [{ interruptId: id, status: 'resolved', payload: { approved: true } }])
+    expect(transfers).toHaveLength(1)
+    const replayed = await server.post({ threadId: agent.threadId, runId: 'r2', messages: [], tools: [], context: [], state: {}, forwardedProps: {}, resume: [{ interruptId: id, status: 'resolved', payload: { approved: true } }] })
+    expect((await errorOf(replayed)).status).toBe(409)
+    expect(transfers).toHaveLength(1)
+  })
+})
