@@ -1,11 +1,10 @@
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import type { ChatModel, FinishReason, ModelChunk, ModelRequest } from '../../model/chatModel.ts'
-import type { Fetch } from '../../util/Fetch.ts'
 import { isRecord } from '../../util/isRecord.ts'
-import { endedEarly, mergeHeaders, parseEvent, postForStream, readError, readEventData, streamError, trimSlash } from './http.ts'
+import { callWithRetries, checkCallOptions, endedEarly, type CallOptions, mergeHeaders, parseEvent, postForStream, readError, readEventData, streamError, trimSlash } from './http.ts'
 import { ToolDialect } from './toolDialect.ts'
 
-export interface AnthropicModelOptions {
+export interface AnthropicModelOptions extends CallOptions {
   /** `claude-sonnet-4-5`, `claude-haiku-4-5`, ... */
   readonly model: string
   /** Sent as `x-api-key`; left out when not given (a proxy that adds it). */
@@ -26,8 +25,6 @@ export interface AnthropicModelOptions {
   readonly headers?: Readonly<Record<string, string>>
   /** Extra body fields, e.g. `{ tool_choice: { type: 'auto', disable_parallel_tool_use: true } }`. */
   readonly body?: Readonly<Record<string, unknown>>
-  /** Default: the global `fetch`. */
-  readonly fetch?: Fetch
 }
 
 const PROVIDER = 'Anthropic'
@@ -41,10 +38,11 @@ const STRICT_BETA = 'structured-outputs-2025-11-13'
  */
 export function anthropicModel(options: AnthropicModelOptions): ChatModel {
   if (!options || typeof options.model !== 'string' || options.model === '') throw new TypeError('anthropicModel needs a `model`')
+  checkCallOptions('anthropicModel', options)
   const maxTokens = options.maxTokens ?? 4096
   if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new TypeError('`maxTokens` must be a positive integer')
   const url = `${trimSlash(options.baseURL || 'https://api.anthropic.com')}/v1/messages`
-  return { name: options.model, stream: (request) => streamMessages(options, maxTokens, url, request) }
+  return { name: options.model, stream: (request) => callWithRetries(PROVIDER, options, request.signal, (signal) => streamMessages(options, maxTokens, url, { ...request, signal })) }
 }
 
 async function* streamMessages(options: AnthropicModelOptions, maxTokens: number, url: string, request: ModelRequest): AsyncGenerator<ModelChunk> {
@@ -70,6 +68,7 @@ async function* streamMessages(options: AnthropicModelOptions, maxTokens: number
   let reason: FinishReason | undefined
   let inputTokens: number | undefined
   let outputTokens: number | undefined
+  let cachedInputTokens: number | undefined
   let stopped = false
   try {
     for await (const data of readEventData(stream, request.signal)) {
@@ -79,6 +78,7 @@ async function* streamMessages(options: AnthropicModelOptions, maxTokens: number
           const usage = isRecord(event.message) && isRecord(event.message.usage) ? event.message.usage : {}
           inputTokens = inputTokensOf(usage) ?? inputTokens
           outputTokens = numberOr(usage.output_tokens, outputTokens)
+          cachedInputTokens = numberOr(usage.cache_read_input_tokens, cachedInputTokens)
           break
         }
         case 'content_block_start': {
@@ -115,6 +115,7 @@ async function* streamMessages(options: AnthropicModelOptions, maxTokens: number
           const usage = isRecord(event.usage) ? event.usage : {}
           inputTokens = inputTokensOf(usage) ?? inputTokens
           outputTokens = numberOr(usage.output_tokens, outputTokens)
+          cachedInputTokens = numberOr(usage.cache_read_input_tokens, cachedInputTokens)
           break
         }
         case 'message_stop':
@@ -130,7 +131,10 @@ async function* streamMessages(options: AnthropicModelOptions, maxTokens: number
   }
   if (!stopped && reason === undefined) throw endedEarly(PROVIDER)
   yield* calls.endAll()
-  const usage = inputTokens === undefined && outputTokens === undefined ? undefined : { inputTokens, outputTokens }
+  const usage =
+    inputTokens === undefined && outputTokens === undefined
+      ? undefined
+      : { inputTokens, outputTokens, ...(cachedInputTokens ? { cachedInputTokens } : {}) }
   yield { type: 'finish', reason: reason ?? 'other', ...(usage ? { usage } : {}) }
 }
 

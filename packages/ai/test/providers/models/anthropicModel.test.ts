@@ -179,9 +179,18 @@ describe('anthropicModel', () => {
 
   it('turns an HTTP error into a ModelProviderError with the provider’s message', async () => {
     mock.nextRequestError(529, { message: 'Overloaded', type: 'overloaded_error' })
-    const error = await collect(setup().model).catch((e: unknown) => e)
+    const error = await collect(setup({ maxRetries: 0 }).model).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ModelProviderError)
-    expect(error).toMatchObject({ code: 'PROVIDER_HTTP_ERROR', provider: 'Anthropic', status: 529, type: 'overloaded_error', message: 'Anthropic answered 529: Overloaded' })
+    expect(error).toMatchObject({ code: 'PROVIDER_HTTP_ERROR', provider: 'Anthropic', status: 529, type: 'overloaded_error', attempts: 1 })
+    expect((error as Error).message).toMatch(/^Anthropic answered 529: Overloaded/)
+  })
+
+  it('retries an overloaded API (529) and then streams the answer', async () => {
+    mock.nextRequestError(529, { message: 'Overloaded', type: 'overloaded_error' })
+    mock.onMessage('hello', { content: 'Back again' })
+    const chunks = await collect(setup().model)
+    expect(text(chunks)).toBe('Back again')
+    expect(mock.getRequests().map((entry) => entry.response.status)).toEqual([529, 200])
   })
 
   it('reports a connection that breaks mid-stream', async () => {

@@ -121,7 +121,7 @@ describe('createChatHandler with a strict OpenAI model', () => {
     expect(errors).toEqual([
       expect.objectContaining({
         code: 'MODEL_ERROR',
-        message: 'The model failed: OpenAI answered 401: Incorrect API key provided: sk-test****abcd',
+        message: expect.stringMatching(/^The model failed: OpenAI answered 401: Incorrect API key provided: sk-test\*\*\*\*abcd( \(request [\w-]+\))?$/),
         cause: expect.objectContaining({ code: 'PROVIDER_HTTP_ERROR', status: 401 }),
       }),
     ])
