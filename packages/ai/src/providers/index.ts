@@ -8,6 +8,7 @@ export { openAIChatModel, type OpenAIChatModelOptions } from './models/openAICha
 export { anthropicModel, type AnthropicModelOptions } from './models/anthropicModel.ts'
 export type { CallOptions } from './models/http.ts'
 export { geminiModel, type GeminiModelOptions } from './models/geminiModel.ts'
+export { openAIResponsesModel, type OpenAIResponsesModelOptions } from './models/openAIResponsesModel.ts'
 export { ModelProviderError, type ModelProviderErrorCode } from '../model/ModelProviderError.ts'
 export type { Fetch } from '../util/Fetch.ts'
 export type {
