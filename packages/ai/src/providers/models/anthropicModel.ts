@@ -18,6 +18,12 @@ export interface AnthropicModelOptions extends CallOptions {
    * What the model sends is mapped back before validation. Default `false`.
    */
   readonly strict?: boolean
+  /**
+   * Extended thinking: `{ budgetTokens: 2048 }` sends `thinking: { type: 'enabled', budget_tokens }`.
+   * Thinking streams as reasoning; each block is stored with its signature and sent back with the
+   * history, as Anthropic requires when a turn continues after tool use.
+   */
+  readonly thinking?: { readonly budgetTokens: number }
   /** The system prompt. */
   readonly system?: string
   readonly temperature?: number
@@ -39,6 +45,9 @@ const STRICT_BETA = 'structured-outputs-2025-11-13'
 export function anthropicModel(options: AnthropicModelOptions): ChatModel {
   if (!options || typeof options.model !== 'string' || options.model === '') throw new TypeError('anthropicModel needs a `model`')
   checkCallOptions('anthropicModel', options)
+  if (options.thinking !== undefined && (!Number.isInteger(options.thinking?.budgetTokens) || options.thinking.budgetTokens < 1024)) {
+    throw new TypeError('anthropicModel: `thinking.budgetTokens` must be an integer of at least 1024')
+  }
   const maxTokens = options.maxTokens ?? 4096
   if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new TypeError('`maxTokens` must be a positive integer')
   const url = `${trimSlash(options.baseURL || 'https://api.anthropic.com')}/v1/messages`
@@ -55,6 +64,7 @@ async function* streamMessages(options: AnthropicModelOptions, maxTokens: number
     messages: toAnthropicMessages(request.messages, dialect),
     ...(dialect.declarations.length > 0 ? { tools: dialect.declarations } : {}),
     ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+    ...(options.thinking ? { thinking: { type: 'enabled', budget_tokens: options.thinking.budgetTokens } } : {}),
     stream: true,
   }
   const strict = dialect.declarations.some((tool) => tool.strict === true)
@@ -65,6 +75,8 @@ async function* streamMessages(options: AnthropicModelOptions, maxTokens: number
   const calls = dialect.calls()
   /** Content block index → tool call id, with the `input` of `content_block_start` for servers that send it whole. */
   const blocks = new Map<number, { id: string; input: unknown; streamed: boolean }>()
+  /** Content block index → a thinking block being streamed (text and signature), or a redacted one. */
+  const thinking = new Map<number, { text: string; signature: string; redacted?: string }>()
   let reason: FinishReason | undefined
   let inputTokens: number | undefined
   let outputTokens: number | undefined
@@ -84,6 +96,14 @@ async function* streamMessages(options: AnthropicModelOptions, maxTokens: number
         case 'content_block_start': {
           const block = isRecord(event.content_block) ? event.content_block : {}
           if (block.type === 'text' && typeof block.text === 'string' && block.text !== '') yield { type: 'text-delta', delta: block.text }
+          if (block.type === 'thinking' && typeof event.index === 'number') {
+            const text = typeof block.thinking === 'string' ? block.thinking : ''
+            thinking.set(event.index, { text, signature: typeof block.signature === 'string' ? block.signature : '' })
+            if (text !== '') yield { type: 'reasoning-delta', delta: text }
+          }
+          if (block.type === 'redacted_thinking' && typeof event.index === 'number' && typeof block.data === 'string') {
+            thinking.set(event.index, { text: '', signature: '', redacted: block.data })
+          }
           if (block.type === 'tool_use' && typeof event.index === 'number') {
             const started = calls.start(typeof block.id === 'string' ? block.id : undefined, typeof block.name === 'string' ? block.name : '')
             blocks.set(event.index, { id: started.id, input: block.input, streamed: false })
@@ -94,6 +114,12 @@ async function* streamMessages(options: AnthropicModelOptions, maxTokens: number
         case 'content_block_delta': {
           const delta = isRecord(event.delta) ? event.delta : {}
           if (delta.type === 'text_delta' && typeof delta.text === 'string' && delta.text !== '') yield { type: 'text-delta', delta: delta.text }
+          const thought = typeof event.index === 'number' ? thinking.get(event.index) : undefined
+          if (thought && delta.type === 'thinking_delta' && typeof delta.thinking === 'string' && delta.thinking !== '') {
+            thought.text += delta.thinking
+            yield { type: 'reasoning-delta', delta: delta.thinking }
+          }
+          if (thought && delta.type === 'signature_delta' && typeof delta.signature === 'string') thought.signature += delta.signature
           const block = typeof event.index === 'number' ? blocks.get(event.index) : undefined
           if (delta.type === 'input_json_delta' && block && typeof delta.partial_json === 'string') {
             block.streamed ||= delta.partial_json !== ''
@@ -102,6 +128,13 @@ async function* streamMessages(options: AnthropicModelOptions, maxTokens: number
           break
         }
         case 'content_block_stop': {
+          const thought = typeof event.index === 'number' ? thinking.get(event.index) : undefined
+          if (thought) {
+            thinking.delete(event.index as number)
+            const anthropic = thought.redacted !== undefined ? { redactedData: thought.redacted } : { signature: thought.signature }
+            yield { type: 'reasoning', text: thought.text, providerMetadata: { anthropic } }
+            break
+          }
           const block = typeof event.index === 'number' ? blocks.get(event.index) : undefined
           if (!block) break
           if (!block.streamed && isRecord(block.input) && Object.keys(block.input).length > 0) yield* calls.delta(block.id, JSON.stringify(block.input))
@@ -165,6 +198,12 @@ function toAnthropicMessages(messages: readonly ThreadMessage[], dialect: ToolDi
       ])
     } else {
       push('assistant', [
+        // Thinking goes back first, signed as Anthropic sent it; blocks from other providers are left out.
+        ...(message.reasoning ?? []).flatMap((block): Block[] => {
+          const meta = block.providerMetadata?.anthropic
+          if (typeof meta?.redactedData === 'string') return [{ type: 'redacted_thinking', data: meta.redactedData }]
+          return typeof meta?.signature === 'string' && meta.signature !== '' ? [{ type: 'thinking', thinking: block.text, signature: meta.signature }] : []
+        }),
         ...(message.content === '' ? [] : [{ type: 'text', text: message.content }]),
         ...message.toolCalls.map((call) => ({
           type: 'tool_use',

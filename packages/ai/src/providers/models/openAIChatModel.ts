@@ -9,7 +9,14 @@ export interface OpenAIChatModelOptions extends CallOptions {
   readonly model: string
   /** Sent as `Authorization: Bearer`; left out when not given (local servers). */
   readonly apiKey?: string
-  /** Default `https://api.openai.com/v1`; any OpenAI-compatible endpoint works. */
+  /**
+   * Default `https://api.openai.com/v1`. Any OpenAI-compatible server works: Ollama
+   * (`http://localhost:11434/v1`), vLLM, LM Studio (`http://localhost:1234/v1`), OpenRouter
+   * (`https://openrouter.ai/api/v1`), Groq (`https://api.groq.com/openai/v1`). Their quirks are
+   * handled: calls without an id, the name arriving after the id, an index reused for a new call,
+   * arguments split anywhere (or sent whole), no usage chunk, and `[DONE]` missing. Most of them
+   * ignore or refuse `strict`: leave it off there.
+   */
   readonly baseURL?: string
   /**
    * Declare tools with `strict: true` (Structured Outputs). Schemas are converted to strict rules
