@@ -14,7 +14,7 @@ const BUDGET_MS = 400
 
 const sse = (events: unknown[]) => events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join('')
 /** Anthropic names each event (`event: message_start`), and its SDK reads the name. */
-const namedSse = (events: { type: string }[]) => events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join('')
+const namedSse = (events: readonly ({ readonly type: string } & Record<string, unknown>)[]) => events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join('')
 const words = Array.from({ length: EVENTS - 2 }, (_, i) => `word${i} `)
 
 const bodies = {
