@@ -6,6 +6,9 @@ export { ProviderSchemaError, type ProviderSchemaErrorCode } from './ProviderSch
 export { isProviderTarget, PROVIDER_TARGETS } from './targets.ts'
 export { openAIChatModel, type OpenAIChatModelOptions } from './models/openAIChatModel.ts'
 export { anthropicModel, type AnthropicModelOptions } from './models/anthropicModel.ts'
+export type { CallOptions } from './models/http.ts'
+export { geminiModel, type GeminiModelOptions } from './models/geminiModel.ts'
+export { openAIResponsesModel, type OpenAIResponsesModelOptions } from './models/openAIResponsesModel.ts'
 export { ModelProviderError, type ModelProviderErrorCode } from '../model/ModelProviderError.ts'
 export type { Fetch } from '../util/Fetch.ts'
 export type {

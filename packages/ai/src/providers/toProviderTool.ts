@@ -38,7 +38,10 @@ const cache = new WeakMap<object, Map<string, ToolConversion>>()
  * target and options: a chat turn converts each tool once, however often it is asked.
  */
 export function toProviderTool<T extends ProviderTarget>(tool: AnyTool, target: T, options?: ProviderOptions<T>): ProviderToolResult<T> {
-  return toolConversion(tool, target, options).result as ProviderToolResult<T>
+  const result = toolConversion(tool, target, options).result as ProviderToolResult<T>
+  // @google/genai rewrites each declaration's `parameters` in place: it gets a copy it may edit
+  // (the conversion itself stays cached; only the copy is paid for).
+  return target === 'gemini' || target === 'gemini-json-schema' ? { ...result, tool: structuredClone(result.tool) } : result
 }
 
 /** The memoized conversion behind `toProviderTool` and `fromProviderArgs`. */

@@ -76,6 +76,7 @@ export class ModelError extends ToolgateError {
 function publicModelMessage(cause: unknown): string {
   if (!(cause instanceof ModelProviderError)) return 'The model failed; see the server log'
   if (cause.code === 'PROVIDER_NETWORK_ERROR') return 'The model provider could not be reached; see the server log'
+  if (cause.code === 'PROVIDER_TIMEOUT') return 'The model provider timed out; see the server log'
   const type = cause.type !== undefined && /^[\w.:-]{1,64}$/.test(cause.type) ? cause.type : undefined
   const details = [cause.status === undefined ? undefined : `HTTP ${cause.status}`, type].filter((detail) => detail !== undefined)
   return details.length > 0 ? `The model provider failed (${details.join(', ')})` : 'The model provider failed; see the server log'

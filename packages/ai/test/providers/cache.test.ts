@@ -31,8 +31,17 @@ describe('caching', () => {
 
   it('shares the conversion of a frozen schema between toProviderSchema and toProviderTool', () => {
     const schema = toolJsonSchema(tool) as JsonSchema
-    expect(toProviderSchema(schema, 'gemini')).toBe(toProviderSchema(schema, 'gemini'))
-    expect(toProviderSchema(schema, 'gemini').schema).toBe(toProviderTool(tool, 'gemini').tool.parameters)
+    expect(toProviderSchema(schema, 'anthropic')).toBe(toProviderSchema(schema, 'anthropic'))
+    expect(toProviderSchema(schema, 'anthropic').schema).toBe(toProviderTool(tool, 'anthropic').tool.input_schema)
+  })
+
+  it('hands out Gemini envelopes as editable copies (@google/genai edits them in place), converted once', () => {
+    const first = toProviderTool(tool, 'gemini').tool
+    const second = toProviderTool(tool, 'gemini').tool
+    expect(first).toEqual(second)
+    expect(first).not.toBe(second)
+    expect(Object.isFrozen(first)).toBe(false)
+    expect(first.parameters).toEqual(toProviderSchema(toolJsonSchema(tool) as JsonSchema, 'gemini').schema)
   })
 
   it('does not cache a schema that can still change', () => {

@@ -1,11 +1,10 @@
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import type { ChatModel, FinishReason, ModelChunk, ModelRequest } from '../../model/chatModel.ts'
-import type { Fetch } from '../../util/Fetch.ts'
 import { isRecord } from '../../util/isRecord.ts'
-import { endedEarly, mergeHeaders, parseEvent, postForStream, readError, readEventData, streamError, trimSlash } from './http.ts'
+import { callWithRetries, checkCallOptions, endedEarly, type CallOptions, mergeHeaders, parseEvent, postForStream, readError, readEventData, streamError, trimSlash } from './http.ts'
 import { ToolDialect } from './toolDialect.ts'
 
-export interface AnthropicModelOptions {
+export interface AnthropicModelOptions extends CallOptions {
   /** `claude-sonnet-4-5`, `claude-haiku-4-5`, ... */
   readonly model: string
   /** Sent as `x-api-key`; left out when not given (a proxy that adds it). */
@@ -19,6 +18,12 @@ export interface AnthropicModelOptions {
    * What the model sends is mapped back before validation. Default `false`.
    */
   readonly strict?: boolean
+  /**
+   * Extended thinking: `{ budgetTokens: 2048 }` sends `thinking: { type: 'enabled', budget_tokens }`.
+   * Thinking streams as reasoning; each block is stored with its signature and sent back with the
+   * history, as Anthropic requires when a turn continues after tool use.
+   */
+  readonly thinking?: { readonly budgetTokens: number }
   /** The system prompt. */
   readonly system?: string
   readonly temperature?: number
@@ -26,8 +31,6 @@ export interface AnthropicModelOptions {
   readonly headers?: Readonly<Record<string, string>>
   /** Extra body fields, e.g. `{ tool_choice: { type: 'auto', disable_parallel_tool_use: true } }`. */
   readonly body?: Readonly<Record<string, unknown>>
-  /** Default: the global `fetch`. */
-  readonly fetch?: Fetch
 }
 
 const PROVIDER = 'Anthropic'
@@ -41,10 +44,14 @@ const STRICT_BETA = 'structured-outputs-2025-11-13'
  */
 export function anthropicModel(options: AnthropicModelOptions): ChatModel {
   if (!options || typeof options.model !== 'string' || options.model === '') throw new TypeError('anthropicModel needs a `model`')
+  checkCallOptions('anthropicModel', options)
+  if (options.thinking !== undefined && (!Number.isInteger(options.thinking?.budgetTokens) || options.thinking.budgetTokens < 1024)) {
+    throw new TypeError('anthropicModel: `thinking.budgetTokens` must be an integer of at least 1024')
+  }
   const maxTokens = options.maxTokens ?? 4096
   if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new TypeError('`maxTokens` must be a positive integer')
   const url = `${trimSlash(options.baseURL || 'https://api.anthropic.com')}/v1/messages`
-  return { name: options.model, stream: (request) => streamMessages(options, maxTokens, url, request) }
+  return { name: options.model, stream: (request) => callWithRetries(PROVIDER, options, request.signal, (signal) => streamMessages(options, maxTokens, url, { ...request, signal })) }
 }
 
 async function* streamMessages(options: AnthropicModelOptions, maxTokens: number, url: string, request: ModelRequest): AsyncGenerator<ModelChunk> {
@@ -57,6 +64,7 @@ async function* streamMessages(options: AnthropicModelOptions, maxTokens: number
     messages: toAnthropicMessages(request.messages, dialect),
     ...(dialect.declarations.length > 0 ? { tools: dialect.declarations } : {}),
     ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+    ...(options.thinking ? { thinking: { type: 'enabled', budget_tokens: options.thinking.budgetTokens } } : {}),
     stream: true,
   }
   const strict = dialect.declarations.some((tool) => tool.strict === true)
@@ -67,9 +75,12 @@ async function* streamMessages(options: AnthropicModelOptions, maxTokens: number
   const calls = dialect.calls()
   /** Content block index → tool call id, with the `input` of `content_block_start` for servers that send it whole. */
   const blocks = new Map<number, { id: string; input: unknown; streamed: boolean }>()
+  /** Content block index → a thinking block being streamed (text and signature), or a redacted one. */
+  const thinking = new Map<number, { text: string; signature: string; redacted?: string }>()
   let reason: FinishReason | undefined
   let inputTokens: number | undefined
   let outputTokens: number | undefined
+  let cachedInputTokens: number | undefined
   let stopped = false
   try {
     for await (const data of readEventData(stream, request.signal)) {
@@ -79,11 +90,20 @@ async function* streamMessages(options: AnthropicModelOptions, maxTokens: number
           const usage = isRecord(event.message) && isRecord(event.message.usage) ? event.message.usage : {}
           inputTokens = inputTokensOf(usage) ?? inputTokens
           outputTokens = numberOr(usage.output_tokens, outputTokens)
+          cachedInputTokens = numberOr(usage.cache_read_input_tokens, cachedInputTokens)
           break
         }
         case 'content_block_start': {
           const block = isRecord(event.content_block) ? event.content_block : {}
           if (block.type === 'text' && typeof block.text === 'string' && block.text !== '') yield { type: 'text-delta', delta: block.text }
+          if (block.type === 'thinking' && typeof event.index === 'number') {
+            const text = typeof block.thinking === 'string' ? block.thinking : ''
+            thinking.set(event.index, { text, signature: typeof block.signature === 'string' ? block.signature : '' })
+            if (text !== '') yield { type: 'reasoning-delta', delta: text }
+          }
+          if (block.type === 'redacted_thinking' && typeof event.index === 'number' && typeof block.data === 'string') {
+            thinking.set(event.index, { text: '', signature: '', redacted: block.data })
+          }
           if (block.type === 'tool_use' && typeof event.index === 'number') {
             const started = calls.start(typeof block.id === 'string' ? block.id : undefined, typeof block.name === 'string' ? block.name : '')
             blocks.set(event.index, { id: started.id, input: block.input, streamed: false })
@@ -94,6 +114,12 @@ async function* streamMessages(options: AnthropicModelOptions, maxTokens: number
         case 'content_block_delta': {
           const delta = isRecord(event.delta) ? event.delta : {}
           if (delta.type === 'text_delta' && typeof delta.text === 'string' && delta.text !== '') yield { type: 'text-delta', delta: delta.text }
+          const thought = typeof event.index === 'number' ? thinking.get(event.index) : undefined
+          if (thought && delta.type === 'thinking_delta' && typeof delta.thinking === 'string' && delta.thinking !== '') {
+            thought.text += delta.thinking
+            yield { type: 'reasoning-delta', delta: delta.thinking }
+          }
+          if (thought && delta.type === 'signature_delta' && typeof delta.signature === 'string') thought.signature += delta.signature
           const block = typeof event.index === 'number' ? blocks.get(event.index) : undefined
           if (delta.type === 'input_json_delta' && block && typeof delta.partial_json === 'string') {
             block.streamed ||= delta.partial_json !== ''
@@ -102,6 +128,13 @@ async function* streamMessages(options: AnthropicModelOptions, maxTokens: number
           break
         }
         case 'content_block_stop': {
+          const thought = typeof event.index === 'number' ? thinking.get(event.index) : undefined
+          if (thought) {
+            thinking.delete(event.index as number)
+            const anthropic = thought.redacted !== undefined ? { redactedData: thought.redacted } : { signature: thought.signature }
+            yield { type: 'reasoning', text: thought.text, providerMetadata: { anthropic } }
+            break
+          }
           const block = typeof event.index === 'number' ? blocks.get(event.index) : undefined
           if (!block) break
           if (!block.streamed && isRecord(block.input) && Object.keys(block.input).length > 0) yield* calls.delta(block.id, JSON.stringify(block.input))
@@ -115,6 +148,7 @@ async function* streamMessages(options: AnthropicModelOptions, maxTokens: number
           const usage = isRecord(event.usage) ? event.usage : {}
           inputTokens = inputTokensOf(usage) ?? inputTokens
           outputTokens = numberOr(usage.output_tokens, outputTokens)
+          cachedInputTokens = numberOr(usage.cache_read_input_tokens, cachedInputTokens)
           break
         }
         case 'message_stop':
@@ -130,7 +164,10 @@ async function* streamMessages(options: AnthropicModelOptions, maxTokens: number
   }
   if (!stopped && reason === undefined) throw endedEarly(PROVIDER)
   yield* calls.endAll()
-  const usage = inputTokens === undefined && outputTokens === undefined ? undefined : { inputTokens, outputTokens }
+  const usage =
+    inputTokens === undefined && outputTokens === undefined
+      ? undefined
+      : { inputTokens, outputTokens, ...(cachedInputTokens ? { cachedInputTokens } : {}) }
   yield { type: 'finish', reason: reason ?? 'other', ...(usage ? { usage } : {}) }
 }
 
@@ -161,6 +198,12 @@ function toAnthropicMessages(messages: readonly ThreadMessage[], dialect: ToolDi
       ])
     } else {
       push('assistant', [
+        // Thinking goes back first, signed as Anthropic sent it; blocks from other providers are left out.
+        ...(message.reasoning ?? []).flatMap((block): Block[] => {
+          const meta = block.providerMetadata?.anthropic
+          if (typeof meta?.redactedData === 'string') return [{ type: 'redacted_thinking', data: meta.redactedData }]
+          return typeof meta?.signature === 'string' && meta.signature !== '' ? [{ type: 'thinking', thinking: block.text, signature: meta.signature }] : []
+        }),
         ...(message.content === '' ? [] : [{ type: 'text', text: message.content }]),
         ...message.toolCalls.map((call) => ({
           type: 'tool_use',

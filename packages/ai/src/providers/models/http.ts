@@ -1,7 +1,132 @@
+import type { ModelChunk } from '../../model/chatModel.ts'
 import type { Fetch } from '../../util/Fetch.ts'
 import { isRecord } from '../../util/isRecord.ts'
 import { readSseData } from '../../util/readSseData.ts'
 import { ModelProviderError } from '../../model/ModelProviderError.ts'
+
+/** How every adapter calls its provider: retries, timeout. */
+export interface CallOptions {
+  /**
+   * Retries of a request that failed before the model sent anything: HTTP 408, 409, 429 and 5xx,
+   * provider "overloaded" errors, network errors and timeouts. Waits `retry-after` when the
+   * provider says (up to a minute; longer is not retried), else backs off exponentially from
+   * half a second, with jitter, up to 8 s. A stream that already yielded is never retried: the
+   * runtime has passed its text on. Default 2.
+   */
+  readonly maxRetries?: number
+  /** Milliseconds one attempt may take, streaming included. Default 600 000 (10 minutes). */
+  readonly timeout?: number
+  /** Default: the global `fetch`. */
+  readonly fetch?: Fetch
+}
+
+/** Checks the options every adapter shares; throws a `TypeError` naming the bad one. */
+export function checkCallOptions(adapter: string, options: CallOptions): void {
+  const { maxRetries, timeout } = options
+  if (maxRetries !== undefined && (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 10)) {
+    throw new TypeError(`${adapter}: \`maxRetries\` must be an integer from 0 to 10`)
+  }
+  if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0)) throw new TypeError(`${adapter}: \`timeout\` must be a positive number of milliseconds`)
+}
+
+const MAX_RETRY_AFTER_MS = 60_000
+const INITIAL_DELAY_MS = 500
+const MAX_DELAY_MS = 8_000
+
+/** One attempt: resolves the provider's stream of chunks, on a signal that also fires on timeout. */
+export type Attempt = (signal: AbortSignal) => AsyncIterable<ModelChunk>
+
+/**
+ * Runs `attempt` with the shared call policy (see `CallOptions`): a timeout per attempt, retries
+ * until the first chunk, and errors that never quote the API key. An abort of `signal` rejects
+ * with the signal's reason at once, even mid-backoff.
+ */
+export async function* callWithRetries(provider: string, options: CallOptions & { readonly apiKey?: string | undefined }, signal: AbortSignal, attempt: Attempt): AsyncGenerator<ModelChunk> {
+  const maxRetries = options.maxRetries ?? 2
+  const timeout = options.timeout ?? 600_000
+  for (let attempts = 1; ; attempts++) {
+    const timer = new AbortController()
+    const handle = setTimeout(() => timer.abort(new DOMException('The model call timed out', 'TimeoutError')), timeout)
+    const attemptSignal = AbortSignal.any([signal, timer.signal])
+    let yielded = false
+    try {
+      for await (const chunk of attempt(attemptSignal)) {
+        yielded = true
+        yield chunk
+      }
+      return
+    } catch (thrown) {
+      signal.throwIfAborted()
+      let error = thrown
+      if (timer.signal.aborted) error = new ModelProviderError('PROVIDER_TIMEOUT', provider, `${provider} did not finish within ${timeout} ms`)
+      error = withAttempts(redact(error, options.apiKey), attempts)
+      if (yielded || attempts > maxRetries || !isRetryable(error)) throw error
+      const wait = retryDelay(error as ModelProviderError, attempts)
+      if (wait === undefined) throw error
+      await sleep(wait, signal)
+    } finally {
+      clearTimeout(handle)
+    }
+  }
+}
+
+function isRetryable(error: unknown): error is ModelProviderError {
+  if (!(error instanceof ModelProviderError)) return false
+  if (error.code === 'PROVIDER_NETWORK_ERROR' || error.code === 'PROVIDER_TIMEOUT') return true
+  const status = error.status
+  if (status !== undefined && (status === 408 || status === 409 || status === 429 || status >= 500)) return true
+  // Anthropic sends `overloaded_error` (HTTP 529, or as an event before the first token); others say "overloaded" or "unavailable".
+  return error.type !== undefined && /overloaded|rate_limit|unavailable|resource_exhausted|server_error|api_error/i.test(error.type)
+}
+
+/** `retry-after` when given (undefined when it asks for too long), else exponential backoff with jitter. */
+function retryDelay(error: ModelProviderError, attempts: number): number | undefined {
+  if (error.retryAfterMs !== undefined) return error.retryAfterMs <= MAX_RETRY_AFTER_MS ? error.retryAfterMs : undefined
+  const base = Math.min(MAX_DELAY_MS, INITIAL_DELAY_MS * 2 ** (attempts - 1))
+  return base * (1 - Math.random() * 0.25)
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      clearTimeout(handle)
+      signal.removeEventListener('abort', abort)
+    }
+    const abort = () => {
+      done()
+      reject(signal.reason)
+    }
+    const handle = setTimeout(() => {
+      done()
+      resolve()
+    }, ms)
+    signal.addEventListener('abort', abort, { once: true })
+  })
+}
+
+function withAttempts(error: unknown, attempts: number): unknown {
+  if (!(error instanceof ModelProviderError) || attempts === 1) return error
+  return new ModelProviderError(error.code, error.provider, `${error.message} (after ${attempts} attempts)`, {
+    status: error.status,
+    type: error.type,
+    requestId: error.requestId,
+    retryAfterMs: error.retryAfterMs,
+    attempts,
+    cause: error.cause,
+  })
+}
+
+/** Providers sometimes echo the key they refused ("Incorrect API key provided: sk-..."): it never reaches a log from us. */
+function redact(error: unknown, apiKey: string | undefined): unknown {
+  if (!apiKey || apiKey.length < 4 || !(error instanceof ModelProviderError) || !error.message.includes(apiKey)) return error
+  return new ModelProviderError(error.code, error.provider, error.message.split(apiKey).join('[redacted]'), {
+    status: error.status,
+    type: error.type,
+    requestId: error.requestId,
+    retryAfterMs: error.retryAfterMs,
+    attempts: error.attempts,
+  })
+}
 
 export interface PostOptions {
   /** `OpenAI`, `Anthropic`: names the provider in errors. */
@@ -56,13 +181,30 @@ async function httpError(provider: string, response: Response): Promise<ModelPro
   } catch {
     body = undefined
   }
-  const error = isRecord(body) ? (isRecord(body.error) ? body.error : typeof body.error === 'string' ? { message: body.error } : body) : {}
+  // Gemini answers a list of one `{ error: { code, message, status } }`.
+  const root = Array.isArray(body) && body.length > 0 ? body[0] : body
+  const error = isRecord(root) ? (isRecord(root.error) ? root.error : typeof root.error === 'string' ? { message: root.error } : root) : {}
   const message = typeof error.message === 'string' && error.message !== '' ? error.message : text.trim().slice(0, 300) || response.statusText
-  const type = typeof error.type === 'string' ? error.type : typeof error.code === 'string' ? error.code : undefined
-  return new ModelProviderError('PROVIDER_HTTP_ERROR', provider, `${provider} answered ${response.status}: ${message || 'no message'}`, {
+  const type = typeof error.type === 'string' ? error.type : typeof error.code === 'string' ? error.code : typeof error.status === 'string' ? error.status : undefined
+  const requestId = response.headers.get('x-request-id') ?? response.headers.get('request-id') ?? undefined
+  return new ModelProviderError('PROVIDER_HTTP_ERROR', provider, `${provider} answered ${response.status}: ${message || 'no message'}${requestId ? ` (request ${requestId})` : ''}`, {
     status: response.status,
     type,
+    requestId,
+    retryAfterMs: retryAfterOf(response.headers),
   })
+}
+
+/** `retry-after-ms` (OpenAI), else `retry-after` in seconds or as an HTTP date. */
+function retryAfterOf(headers: Headers): number | undefined {
+  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '')
+  if (Number.isFinite(ms) && ms >= 0) return ms
+  const value = headers.get('retry-after')
+  if (value === null) return undefined
+  const seconds = Number(value)
+  if (value.trim() !== '' && Number.isFinite(seconds) && seconds >= 0) return seconds * 1000
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
 }
 
 /** An error event inside a stream (both providers use `{ error: { type, message } }`). */

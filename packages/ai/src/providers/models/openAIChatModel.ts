@@ -1,16 +1,22 @@
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelUsage } from '../../model/chatModel.ts'
-import type { Fetch } from '../../util/Fetch.ts'
 import { isRecord } from '../../util/isRecord.ts'
-import { endedEarly, mergeHeaders, parseEvent, postForStream, readError, readEventData, streamError, trimSlash } from './http.ts'
+import { callWithRetries, checkCallOptions, endedEarly, type CallOptions, mergeHeaders, parseEvent, postForStream, readError, readEventData, streamError, trimSlash } from './http.ts'
 import { ToolDialect, type ToolCallTranslator } from './toolDialect.ts'
 
-export interface OpenAIChatModelOptions {
+export interface OpenAIChatModelOptions extends CallOptions {
   /** `gpt-4.1`, `gpt-4o-mini`, or any model an OpenAI-compatible server offers. */
   readonly model: string
   /** Sent as `Authorization: Bearer`; left out when not given (local servers). */
   readonly apiKey?: string
-  /** Default `https://api.openai.com/v1`; any OpenAI-compatible endpoint works. */
+  /**
+   * Default `https://api.openai.com/v1`. Any OpenAI-compatible server works: Ollama
+   * (`http://localhost:11434/v1`), vLLM, LM Studio (`http://localhost:1234/v1`), OpenRouter
+   * (`https://openrouter.ai/api/v1`), Groq (`https://api.groq.com/openai/v1`). Their quirks are
+   * handled: calls without an id, the name arriving after the id, an index reused for a new call,
+   * arguments split anywhere (or sent whole), no usage chunk, and `[DONE]` missing. Most of them
+   * ignore or refuse `strict`: leave it off there.
+   */
   readonly baseURL?: string
   /**
    * Declare tools with `strict: true` (Structured Outputs). Schemas are converted to strict rules
@@ -24,8 +30,6 @@ export interface OpenAIChatModelOptions {
   readonly headers?: Readonly<Record<string, string>>
   /** Extra body fields, e.g. `{ parallel_tool_calls: false, max_completion_tokens: 1024 }`. */
   readonly body?: Readonly<Record<string, unknown>>
-  /** Default: the global `fetch`. */
-  readonly fetch?: Fetch
 }
 
 const PROVIDER = 'OpenAI'
@@ -41,8 +45,9 @@ const PROVIDER = 'OpenAI'
  */
 export function openAIChatModel(options: OpenAIChatModelOptions): ChatModel {
   if (!options || typeof options.model !== 'string' || options.model === '') throw new TypeError('openAIChatModel needs a `model`')
+  checkCallOptions('openAIChatModel', options)
   const url = `${trimSlash(options.baseURL || 'https://api.openai.com/v1')}/chat/completions`
-  return { name: options.model, stream: (request) => streamChat(options, url, request) }
+  return { name: options.model, stream: (request) => callWithRetries(PROVIDER, options, request.signal, (signal) => streamChat(options, url, { ...request, signal })) }
 }
 
 async function* streamChat(options: OpenAIChatModelOptions, url: string, request: ModelRequest): AsyncGenerator<ModelChunk> {
@@ -161,9 +166,14 @@ function finishReason(reason: string): FinishReason {
   return reason === 'function_call' ? 'tool_calls' : 'other'
 }
 
+/** Chat Completions usage, with the cached and reasoning tokens OpenAI reports in its details. */
 function usageOf(usage: Record<string, unknown>): ModelUsage {
+  const cached = isRecord(usage.prompt_tokens_details) ? usage.prompt_tokens_details.cached_tokens : undefined
+  const reasoning = isRecord(usage.completion_tokens_details) ? usage.completion_tokens_details.reasoning_tokens : undefined
   return {
     ...(typeof usage.prompt_tokens === 'number' ? { inputTokens: usage.prompt_tokens } : {}),
     ...(typeof usage.completion_tokens === 'number' ? { outputTokens: usage.completion_tokens } : {}),
+    ...(typeof cached === 'number' ? { cachedInputTokens: cached } : {}),
+    ...(typeof reasoning === 'number' ? { reasoningTokens: reasoning } : {}),
   }
 }

@@ -1,4 +1,5 @@
 import type { ModelChunk, ModelTool } from '../../model/chatModel.ts'
+import type { ProviderMetadata } from '../../protocol/messages.ts'
 import { randomId } from '../../util/randomId.ts'
 import { memoize } from '../cache.ts'
 import { isPlainObject } from '../../util/isPlainObject.ts'
@@ -31,7 +32,7 @@ import type { ProviderToolMap } from '../types.ts'
  * So the model, the browser, the stored thread and a reload all agree on one shape.
  */
 
-type Target = 'openai-chat' | 'anthropic'
+type Target = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'gemini-json-schema'
 
 interface DeclaredTool {
   readonly name: string
@@ -145,7 +146,8 @@ export class ToolCallTranslator {
     return [{ type: 'tool-call-delta', toolCallId: id, delta: text }]
   }
 
-  end(id: string): ModelChunk[] {
+  /** `providerMetadata` (a thought signature, say) is stored with the call and sent back with the history. */
+  end(id: string, providerMetadata?: ProviderMetadata): ModelChunk[] {
     const call = this.#open.get(id)
     if (!call) return []
     this.#open.delete(id)
@@ -154,7 +156,7 @@ export class ToolCallTranslator {
       const mapped = mapArguments(call.tool, call.held)
       if (mapped !== '') chunks.push({ type: 'tool-call-delta', toolCallId: id, delta: mapped })
     }
-    chunks.push({ type: 'tool-call-end', toolCallId: id })
+    chunks.push({ type: 'tool-call-end', toolCallId: id, ...(providerMetadata ? { providerMetadata } : {}) })
     return chunks
   }
 

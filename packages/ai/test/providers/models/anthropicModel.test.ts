@@ -179,9 +179,18 @@ describe('anthropicModel', () => {
 
   it('turns an HTTP error into a ModelProviderError with the provider’s message', async () => {
     mock.nextRequestError(529, { message: 'Overloaded', type: 'overloaded_error' })
-    const error = await collect(setup().model).catch((e: unknown) => e)
+    const error = await collect(setup({ maxRetries: 0 }).model).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ModelProviderError)
-    expect(error).toMatchObject({ code: 'PROVIDER_HTTP_ERROR', provider: 'Anthropic', status: 529, type: 'overloaded_error', message: 'Anthropic answered 529: Overloaded' })
+    expect(error).toMatchObject({ code: 'PROVIDER_HTTP_ERROR', provider: 'Anthropic', status: 529, type: 'overloaded_error', attempts: 1 })
+    expect((error as Error).message).toMatch(/^Anthropic answered 529: Overloaded/)
+  })
+
+  it('retries an overloaded API (529) and then streams the answer', async () => {
+    mock.nextRequestError(529, { message: 'Overloaded', type: 'overloaded_error' })
+    mock.onMessage('hello', { content: 'Back again' })
+    const chunks = await collect(setup().model)
+    expect(text(chunks)).toBe('Back again')
+    expect(mock.getRequests().map((entry) => entry.response.status)).toEqual([529, 200])
   })
 
   it('reports a connection that breaks mid-stream', async () => {
@@ -208,5 +217,47 @@ describe('anthropicModel', () => {
   it('refuses options without a model, or a bad maxTokens', () => {
     expect(() => anthropicModel({} as never)).toThrow(TypeError)
     expect(() => anthropicModel({ model: 'claude-test', maxTokens: 0 })).toThrow(TypeError)
+  })
+
+  it('streams extended thinking as reasoning and sends the signed blocks back before the tool use', async () => {
+    mock.addFixture({
+      match: { userMessage: 'think', hasToolResult: false },
+      response: {
+        reasoning: 'The user wants the weather.',
+        reasoningSignature: 'sig-abc',
+        redactedThinking: ['opaque-1'],
+        toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Oslo"}' }],
+      },
+    })
+    const { model, sent } = setup({ thinking: { budgetTokens: 2048 } })
+    const chunks = await collect(model, { messages: [user('think')], tools: [modelTool(weather)] })
+    const reasoning = chunks.filter((chunk): chunk is Extract<ModelChunk, { type: 'reasoning' }> => chunk.type === 'reasoning')
+    expect(chunks.filter((chunk) => chunk.type === 'reasoning-delta').map((chunk) => (chunk as { delta: string }).delta).join('')).toBe('The user wants the weather.')
+    expect(reasoning).toContainEqual({ type: 'reasoning', text: 'The user wants the weather.', providerMetadata: { anthropic: { signature: 'sig-abc' } } })
+    expect(reasoning).toContainEqual({ type: 'reasoning', text: '', providerMetadata: { anthropic: { redactedData: 'opaque-1' } } })
+    expect(sent[0]!.body.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 })
+
+    mock.addFixture({ match: { userMessage: 'think', hasToolResult: true }, response: { content: 'Cold.' } })
+    const history: ThreadMessage[] = [
+      user('think'),
+      {
+        role: 'assistant',
+        id: 'a1',
+        content: '',
+        reasoning: reasoning.map(({ text, providerMetadata }) => ({ text, providerMetadata: providerMetadata! })),
+        toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Oslo"}' }],
+      },
+      { role: 'tool', id: 't1', toolCallId: 'toolu_1', toolName: 'get_weather', content: '{"tempC":-2}', status: 'success' },
+    ]
+    expect(text(await collect(model, { messages: history, tools: [modelTool(weather)] }))).toBe('Cold.')
+    const assistant = sent[1]!.body.messages[1]
+    expect(assistant.content.filter((block: { type: string }) => block.type !== 'tool_use')).toEqual(
+      expect.arrayContaining([
+        { type: 'thinking', thinking: 'The user wants the weather.', signature: 'sig-abc' },
+        { type: 'redacted_thinking', data: 'opaque-1' },
+      ]),
+    )
+    expect(assistant.content.at(-1)).toMatchObject({ type: 'tool_use', id: 'toolu_1' })
+    expect(() => anthropicModel({ model: 'c', thinking: { budgetTokens: 10 } })).toThrow(/budgetTokens/)
   })
 })

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
-import { anthropicModel, openAIChatModel, providerToolName } from '@toolgate/ai/providers'
+import { anthropicModel, geminiModel, openAIChatModel, providerToolName } from '@toolgate/ai/providers'
 import type { ToolCallArgsEvent, ToolCallStartEvent } from '@toolgate/ai/server'
 import { closeAll, startServer, type Turn } from '../../server/helpers/server.ts'
 import { journaledBodies, recordingFetch, useAimock } from './helpers.ts'
@@ -121,7 +121,7 @@ describe('createChatHandler with a strict OpenAI model', () => {
     expect(errors).toEqual([
       expect.objectContaining({
         code: 'MODEL_ERROR',
-        message: 'The model failed: OpenAI answered 401: Incorrect API key provided: sk-test****abcd',
+        message: expect.stringMatching(/^The model failed: OpenAI answered 401: Incorrect API key provided: sk-test\*\*\*\*abcd( \(request [\w-]+\))?$/),
         cause: expect.objectContaining({ code: 'PROVIDER_HTTP_ERROR', status: 401 }),
       }),
     ])
@@ -158,6 +158,31 @@ describe('createChatHandler with an Anthropic model', () => {
         ],
       },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_list', content: '{"tools":["admin.tools.list"]}' }] },
+    ])
+  })
+})
+
+describe('createChatHandler with a Gemini model', () => {
+  it('runs a renamed server tool and answers with its result', async () => {
+    received.length = 0
+    const name = providerToolName('admin.tools.list', 'gemini-json-schema')
+    mock.addFixture({ match: { userMessage: 'list the admin tools', hasToolResult: false }, response: { toolCalls: [{ name, arguments: '{"limit":1}' }] } })
+    mock.addFixture({ match: { userMessage: 'list the admin tools', hasToolResult: true }, response: { content: 'There is one.' } })
+    const recorder = recordingFetch()
+    const server = await startServer({
+      model: geminiModel({ model: 'gemini-test', baseURL: `${aimock.url}/v1beta`, fetch: recorder.fetch }),
+      tools: [listTools],
+    })
+    const turn = await server.send('list the admin tools')
+
+    expect(turn.finished?.outcome).toEqual({ type: 'success' })
+    expect(turn.text).toBe('There is one.')
+    expect(received).toEqual([{ limit: 1 }])
+    expect(argsOf(turn, 'admin.tools.list').text).toBe('{"limit":1}')
+    expect(recorder.sent[1]!.body.contents).toEqual([
+      { role: 'user', parts: [{ text: 'list the admin tools' }] },
+      { role: 'model', parts: [{ functionCall: { name, args: { limit: 1 } } }] },
+      { role: 'user', parts: [{ functionResponse: { name, response: { output: { tools: ['admin.tools.list'] } } } }] },
     ])
   })
 })

@@ -235,15 +235,55 @@ describe('openAIChatModel', () => {
   describe('errors', () => {
     it('turns an HTTP error into a ModelProviderError with the provider’s message', async () => {
       mock.nextRequestError(429, { message: 'Rate limit reached for gpt-test', type: 'rate_limit_error' })
-      const error = await collect(model()).catch((e: unknown) => e)
+      const error = await collect(model({ maxRetries: 0 })).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(ModelProviderError)
-      expect(error).toMatchObject({
-        code: 'PROVIDER_HTTP_ERROR',
-        provider: 'OpenAI',
-        status: 429,
-        type: 'rate_limit_error',
-        message: 'OpenAI answered 429: Rate limit reached for gpt-test',
-      })
+      expect(error).toMatchObject({ code: 'PROVIDER_HTTP_ERROR', provider: 'OpenAI', status: 429, type: 'rate_limit_error', retryAfterMs: 1000, attempts: 1 })
+      expect((error as Error).message).toMatch(/^OpenAI answered 429: Rate limit reached for gpt-test/)
+    })
+
+    it('retries a 429 after its retry-after, then streams the answer', async () => {
+      mock.nextRequestError(429, { message: 'Rate limit reached for gpt-test', type: 'rate_limit_error' })
+      mock.onMessage('hello', { content: 'Made it' })
+      const started = Date.now()
+      const chunks = await collect(model())
+      expect(text(chunks)).toBe('Made it')
+      expect(Date.now() - started).toBeGreaterThanOrEqual(990) // aimock's Retry-After: 1
+      expect(mock.getRequests().map((entry) => entry.response.status)).toEqual([429, 200])
+    })
+
+    it('retries a 500 with backoff, and gives up after maxRetries with the attempts counted', async () => {
+      mock.addFixture({ match: { userMessage: 'hello' }, response: { error: { message: 'boom', type: 'server_error' }, status: 500 } })
+      const error = await collect(model({ maxRetries: 1 })).catch((e: unknown) => e)
+      expect(error).toMatchObject({ code: 'PROVIDER_HTTP_ERROR', status: 500, type: 'server_error', attempts: 2 })
+      expect((error as Error).message).toMatch(/\(after 2 attempts\)$/)
+      expect(mock.getRequests()).toHaveLength(2)
+    })
+
+    it('does not retry what a retry cannot fix (400, 401)', async () => {
+      mock.nextRequestError(401, { message: 'Incorrect API key provided: sk-secret-key-123', type: 'invalid_request_error', code: 'invalid_api_key' })
+      const error = await collect(model({ apiKey: 'sk-secret-key-123' })).catch((e: unknown) => e)
+      expect(error).toMatchObject({ status: 401, attempts: 1 })
+      expect((error as Error).message).not.toContain('sk-secret-key-123')
+      expect((error as Error).message).toContain('[redacted]')
+      expect(mock.getRequests()).toHaveLength(1)
+    })
+
+    it('times out a request that takes too long, as a typed error', async () => {
+      mock.addFixture({ match: { userMessage: 'hello' }, response: { content: 'slow '.repeat(50) }, chunkSize: 5, latency: 50 })
+      const error = await collect(model({ timeout: 100, maxRetries: 0 })).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(ModelProviderError)
+      expect(error).toMatchObject({ code: 'PROVIDER_TIMEOUT', provider: 'OpenAI' })
+    })
+
+    it('never retries once the model has streamed', async () => {
+      mock.addFixture({ match: { userMessage: 'hello' }, response: { content: 'a'.repeat(200) }, chunkSize: 2, latency: 5, disconnectAfterMs: 40 })
+      await expect(collect(model({ maxRetries: 3 }))).rejects.toMatchObject({ code: 'PROVIDER_STREAM_ERROR', attempts: 1 })
+      expect(mock.getRequests()).toHaveLength(1)
+    })
+
+    it('rejects bad call options', () => {
+      expect(() => model({ maxRetries: -1 })).toThrow(/maxRetries/)
+      expect(() => model({ timeout: 0 })).toThrow(/timeout/)
     })
 
     it('reports a request nothing answers (404) with the body’s message', async () => {

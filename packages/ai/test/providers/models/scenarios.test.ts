@@ -1,0 +1,151 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import * as v from 'valibot'
+import { toolDefinition } from '@toolgate/ai'
+import { anthropicModel, geminiModel, openAIChatModel, openAIResponsesModel, type CallOptions } from '@toolgate/ai/providers'
+import type { ChatModel } from '@toolgate/ai/server'
+import { closeAll, startServer } from '../../server/helpers/server.ts'
+import { useAimock } from './helpers.ts'
+
+/*
+ * The same turns, through createChatHandler, for every native adapter against aimock speaking
+ * each provider's real wire format.
+ */
+
+afterEach(closeAll)
+
+const aimock = useAimock()
+const { mock } = aimock
+
+const adapters: { name: string; model: (options?: CallOptions) => ChatModel; argsStream: boolean }[] = [
+  { name: 'openAIChatModel', model: (o) => openAIChatModel({ model: 'gpt-test', baseURL: `${aimock.url}/v1`, ...o }), argsStream: true },
+  { name: 'openAIResponsesModel', model: (o) => openAIResponsesModel({ model: 'gpt-test', baseURL: `${aimock.url}/v1`, ...o }), argsStream: true },
+  { name: 'anthropicModel', model: (o) => anthropicModel({ model: 'claude-test', baseURL: aimock.url, ...o }), argsStream: true },
+  // Gemini sends each call whole: a cut stream breaks around the call, not inside its arguments.
+  { name: 'geminiModel', model: (o) => geminiModel({ model: 'gemini-test', baseURL: `${aimock.url}/v1beta`, ...o }), argsStream: false },
+]
+
+function tools() {
+  const weatherRan: unknown[] = []
+  const emailsSent: unknown[] = []
+  const weather = toolDefinition({
+    name: 'get_weather',
+    description: 'Current weather in a city',
+    inputSchema: v.object({ city: v.string() }),
+    outputSchema: v.object({ tempC: v.number() }),
+  }).server(async ({ city }) => {
+    weatherRan.push(city)
+    return { tempC: city.length }
+  })
+  const email = toolDefinition({
+    name: 'send_email',
+    description: 'Sends an email',
+    inputSchema: v.object({ to: v.string(), body: v.string() }),
+    outputSchema: v.object({ sent: v.boolean() }),
+    needsApproval: true,
+  }).server(async (input) => {
+    emailsSent.push(input)
+    return { sent: true }
+  })
+  return { weatherRan, emailsSent, list: [weather, email] }
+}
+
+describe.each(adapters)('$name through createChatHandler', ({ model, argsStream }) => {
+  it('runs a full turn with a server tool', async () => {
+    mock.addFixture({ match: { userMessage: 'weather in Oslo', hasToolResult: false }, response: { toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}' }] } })
+    mock.addFixture({ match: { userMessage: 'weather in Oslo', hasToolResult: true }, response: { content: 'It is 4 degrees.' } })
+    const { weatherRan, list } = tools()
+    const server = await startServer({ model: model(), tools: list })
+    const turn = await server.send('weather in Oslo')
+    expect(turn.finished?.outcome).toEqual({ type: 'success' })
+    expect(turn.results.map((result) => result.content)).toEqual(['{"tempC":4}'])
+    expect(turn.text).toBe('It is 4 degrees.')
+    expect(weatherRan).toEqual(['Oslo'])
+  })
+
+  it('pauses for an approval and resumes once approved', async () => {
+    mock.addFixture({ match: { userMessage: 'email bob', hasToolResult: false }, response: { toolCalls: [{ id: 'call_e', name: 'send_email', arguments: '{"to":"bob@x.test","body":"hi"}' }] } })
+    mock.addFixture({ match: { userMessage: 'email bob', hasToolResult: true }, response: { content: 'Sent.' } })
+    const { emailsSent, list } = tools()
+    const server = await startServer({ model: model(), tools: list })
+    const first = await server.send('email bob')
+    expect(first.finished?.outcome.type).toBe('interrupt')
+    expect(first.interrupts).toEqual([expect.objectContaining({ reason: 'tool_approval', toolName: 'send_email', input: { to: 'bob@x.test', body: 'hi' } })])
+    expect(emailsSent).toEqual([])
+
+    const second = await server.resume(first.threadId, [{ interruptId: first.interrupts[0]!.id, approved: true }])
+    expect(second.results[0]).toMatchObject({ content: '{"sent":true}' })
+    expect(second.text).toBe('Sent.')
+    expect(emailsSent).toEqual([{ to: 'bob@x.test', body: 'hi' }])
+  })
+
+  it('runs parallel calls', async () => {
+    mock.addFixture({
+      match: { userMessage: 'two cities', hasToolResult: false },
+      response: {
+        toolCalls: [
+          { id: 'call_a', name: 'get_weather', arguments: '{"city":"Oslo"}' },
+          { id: 'call_b', name: 'get_weather', arguments: '{"city":"Lima"}' },
+        ],
+      },
+    })
+    mock.addFixture({ match: { userMessage: 'two cities', hasToolResult: true }, response: { content: 'Both checked.' } })
+    const { weatherRan, list } = tools()
+    const server = await startServer({ model: model(), tools: list })
+    const turn = await server.send('two cities')
+    expect(turn.results).toHaveLength(2)
+    expect([...weatherRan].sort()).toEqual(['Lima', 'Oslo'])
+    expect(turn.text).toBe('Both checked.')
+  })
+
+  it('retries a 429 and completes the turn', async () => {
+    mock.nextRequestError(429, { message: 'Rate limited', type: 'rate_limit_error' })
+    mock.onMessage('hello', { content: 'Hi!' })
+    const server = await startServer({ model: model(), tools: tools().list })
+    const turn = await server.send('hello')
+    expect(turn.text).toBe('Hi!')
+    expect(mock.getRequests().map((entry) => entry.response.status)).toEqual([429, 200])
+  })
+
+  it('reports a 500 while setting up as a MODEL_ERROR, and the thread still takes the next message', async () => {
+    // Anthropic and Gemini merge the two user turns into one: the later fixture must match first.
+    mock.onMessage('again', { content: 'Fine now.' })
+    mock.addFixture({ match: { userMessage: 'break' }, response: { error: { message: 'internal', type: 'server_error' }, status: 500 } })
+    const server = await startServer({ model: model({ maxRetries: 1 }), tools: tools().list })
+    const turn = await server.send('break')
+    expect(turn.events.at(-1)).toMatchObject({ type: 'RUN_ERROR', code: 'MODEL_ERROR', message: expect.stringContaining('HTTP 500') })
+    expect(mock.getRequests()).toHaveLength(2)
+    const next = await server.send('again', turn.threadId)
+    expect(next.text).toBe('Fine now.')
+  })
+
+  it('fails the run when the stream is cut mid-call, and runs nothing', async () => {
+    const long = JSON.stringify({ city: 'x'.repeat(400) })
+    mock.addFixture({
+      match: { userMessage: 'cut' },
+      response: argsStream
+        ? { toolCalls: [{ id: 'call_c', name: 'get_weather', arguments: long }] }
+        : { content: 'Checking '.repeat(40), toolCalls: [{ id: 'call_c', name: 'get_weather', arguments: long }] },
+      chunkSize: 2,
+      latency: 3,
+      disconnectAfterMs: 40,
+    })
+    const { weatherRan, list } = tools()
+    const server = await startServer({ model: model(), tools: list })
+    const turn = await server.send('cut')
+    expect(turn.events.at(-1)).toMatchObject({ type: 'RUN_ERROR', code: 'MODEL_ERROR' })
+    expect(weatherRan).toEqual([])
+    expect(mock.getRequests()).toHaveLength(1)
+  })
+
+  it('hands malformed arguments back to the model as a validation error, and the turn continues', async () => {
+    mock.addFixture({ match: { userMessage: 'bad args', hasToolResult: false }, response: { toolCalls: [{ id: 'call_m', name: 'get_weather', arguments: '{"city":42}' }] } })
+    mock.addFixture({ match: { userMessage: 'bad args', hasToolResult: true }, response: { content: 'Let me fix that.' } })
+    const { weatherRan, list } = tools()
+    const server = await startServer({ model: model(), tools: list })
+    const turn = await server.send('bad args')
+    expect(turn.finished?.outcome).toEqual({ type: 'success' })
+    expect(turn.results[0]!.content).toMatch(/city/)
+    expect(turn.text).toBe('Let me fix that.')
+    expect(weatherRan).toEqual([])
+  })
+})
