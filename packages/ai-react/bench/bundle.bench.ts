@@ -340,7 +340,7 @@ try {
   console.log(`  the client and the hook: ${kb(ours - core)}`)
   const toolUi = byName.get('@toolgate/ai-react + tool UI hooks (no markup)')!.gzip - byName.get('@toolgate/ai-react')!.gzip
   const dialog = byName.get('@toolgate/ai-react + approval dialog, queue, renderers')!.gzip - byName.get('@toolgate/ai-react')!.gzip
-  console.log(`useApprovalForm, useApprovalQueue and renderToolCall add ${kb(toolUi)} to useChat alone (budget ${TOOL_UI_BUDGET_KB} KB: ${toolUi <= TOOL_UI_BUDGET_KB * 1024 ? 'within' : 'OVER'}); with an app's complete dialog markup, ${kb(dialog)}`)
+  console.log(`useApprovalForm, useApprovalQueue and renderToolCall add ${kb(toolUi)} (${toolUi} B) to useChat alone (budget ${TOOL_UI_BUDGET_KB} KB: ${toolUi <= TOOL_UI_BUDGET_KB * 1024 ? 'within' : 'OVER'}); with an app's complete dialog markup, ${kb(dialog)}`)
   console.log('  lazy: JavaScript behind dynamic imports, loaded only on demand')
   console.log(`@tanstack/ai-react adds ×${(added('@tanstack/ai-react') / ours).toFixed(1)} as much as ours, @ai-sdk/react ×${(added('@ai-sdk/react') / ours).toFixed(1)}`)
 } finally {

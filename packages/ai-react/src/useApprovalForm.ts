@@ -12,14 +12,14 @@ export interface FieldInputProps {
   readonly type?: string
   readonly value?: string
   readonly checked?: boolean
-  readonly required?: boolean
-  readonly min?: number
-  readonly max?: number
+  readonly required?: boolean | undefined
+  readonly min?: number | undefined
+  readonly max?: number | undefined
   readonly step?: number | 'any'
-  readonly minLength?: number
-  readonly maxLength?: number
+  readonly minLength?: number | undefined
+  readonly maxLength?: number | undefined
   readonly 'aria-invalid': boolean
-  readonly 'aria-describedby'?: string
+  readonly 'aria-describedby'?: string | undefined
   readonly onChange: (event: ChangeEvent<Control>) => void
 }
 
@@ -74,7 +74,8 @@ export function useApprovalForm<const TTools extends readonly AnyTool[]>(
   const state = useSyncExternalStore(form.subscribe, form.getSnapshot, form.getSnapshot)
   const id = useId()
   const [denyReason, setDenyReason] = useState('')
-  const fieldId = (field: FormField, part: string) => `${id}-${part}-${field.name.replace(/[^\w-]/g, '_')}`
+  // Ids are space-separated in aria-describedby: no whitespace in them.
+  const fieldId = (field: FormField, part: string) => `${id}-${part}-${field.name.replace(/\s/g, '_')}`
 
   const approve = async () => {
     if (!(await form.validate())) return false
@@ -102,51 +103,36 @@ export function useApprovalForm<const TTools extends readonly AnyTool[]>(
     inputProps(field) {
       const value = valueAt(state.value, field.path)
       const error = state.errors[field.name]
-      const describedBy = [field.description ? fieldId(field, 'description') : '', error ? fieldId(field, 'error') : ''].filter(Boolean).join(' ')
-      const common = {
+      // Attributes left `undefined` are not rendered.
+      const props = {
         id: fieldId(field, 'input'),
         name: field.name,
+        required: field.required || undefined,
         'aria-invalid': error !== undefined,
-        ...(describedBy ? { 'aria-describedby': describedBy } : {}),
-        ...(field.required ? { required: true } : {}),
+        'aria-describedby': [field.description && fieldId(field, 'description'), error && fieldId(field, 'error')].filter(Boolean).join(' ') || undefined,
+        onChange: (event: ChangeEvent<Control>) => form.setText(field, event.target.value),
       }
       switch (field.kind) {
         case 'boolean':
-          return { ...common, type: 'checkbox', checked: value === true, onChange: (event) => form.setValue(field.path, (event.target as HTMLInputElement).checked) }
+          return { ...props, type: 'checkbox', checked: value === true, onChange: (event) => form.setValue(field.path, (event.target as HTMLInputElement).checked) }
         case 'enum': {
           const index = field.options!.findIndex((option) => JSON.stringify(option) === JSON.stringify(value))
-          return {
-            ...common,
-            value: index < 0 ? '' : String(index),
-            onChange: (event) => form.setValue(field.path, event.target.value === '' ? undefined : field.options![Number(event.target.value)]),
-          }
+          return { ...props, value: index < 0 ? '' : String(index), onChange: (event) => form.setValue(field.path, event.target.value === '' ? undefined : field.options![Number(event.target.value)]) }
         }
         case 'number':
         case 'integer':
           return {
-            ...common,
+            ...props,
             type: 'number',
             step: field.kind === 'integer' ? 1 : 'any',
-            ...(field.minimum !== undefined ? { min: field.minimum } : {}),
-            ...(field.maximum !== undefined ? { max: field.maximum } : {}),
+            min: field.minimum,
+            max: field.maximum,
             value: state.drafts[field.name] ?? (typeof value === 'number' ? String(value) : ''),
-            onChange: (event) => form.setText(field, event.target.value),
           }
         case 'text':
-          return {
-            ...common,
-            type: inputType(field.format),
-            ...(field.minLength !== undefined ? { minLength: field.minLength } : {}),
-            ...(field.maxLength !== undefined ? { maxLength: field.maxLength } : {}),
-            value: typeof value === 'string' ? value : '',
-            onChange: (event) => form.setText(field, event.target.value),
-          }
+          return { ...props, type: inputType(field.format), minLength: field.minLength, maxLength: field.maxLength, value: typeof value === 'string' ? value : '' }
         default:
-          return {
-            ...common,
-            value: state.drafts[field.name] ?? (value === undefined ? '' : JSON.stringify(value, null, 2)),
-            onChange: (event) => form.setText(field, event.target.value),
-          }
+          return { ...props, value: state.drafts[field.name] ?? (value === undefined ? '' : JSON.stringify(value, null, 2)) }
       }
     },
     labelProps: (field) => ({ id: fieldId(field, 'label'), htmlFor: fieldId(field, 'input') }),

@@ -69,8 +69,8 @@ function fieldFor(raw: JsonSchema, root: JsonSchema, value: unknown, path: Field
   const base = {
     path,
     name: pathName(path),
-    label: typeof schema.title === 'string' ? schema.title : String(key),
-    description: typeof schema.description === 'string' ? schema.description : undefined,
+    label: str(schema.title) ?? String(key),
+    description: str(schema.description),
     required,
     nullable,
     schema,
@@ -254,7 +254,7 @@ export class ApprovalForm {
   constructor(approval: FormApproval, tool?: AnyTool) {
     this.approval = approval
     this.#tool = tool
-    this.#state = Object.freeze({ fields: formFields(approval.approval?.inputSchema, approval.input), value: approval.input, edited: false, errors: {}, drafts: {} })
+    this.#state = { fields: formFields(approval.approval?.inputSchema, approval.input), value: approval.input, edited: false, errors: {}, drafts: {} }
   }
 
   readonly subscribe = (listener: () => void): (() => void) => {
@@ -281,8 +281,13 @@ export class ApprovalForm {
   setText(field: FormField, text: string): void {
     if (field.kind === 'text') return this.setValue(field.path, text === '' && !field.required ? undefined : text)
     if (text.trim() === '') return this.setValue(field.path, field.nullable ? null : undefined)
-    const parsed = field.kind === 'json' ? parseJson(text) : parseNumber(text)
-    if (parsed.ok) return this.setValue(field.path, parsed.value)
+    let parsed: unknown
+    try {
+      parsed = field.kind === 'json' ? JSON.parse(text) : Number(text)
+    } catch {
+      // not JSON: kept as a draft below
+    }
+    if (parsed !== undefined && (field.kind === 'json' || Number.isFinite(parsed))) return this.setValue(field.path, parsed)
     const errors = { ...this.#state.errors, [field.name]: field.kind === 'json' ? 'Not valid JSON' : 'Expected a number' }
     this.#update(this.#state.value, errors, { ...this.#state.drafts, [field.name]: text })
   }
@@ -333,7 +338,7 @@ export class ApprovalForm {
 
   #update(value: unknown, errors: Record<string, string>, drafts: Record<string, string>): void {
     const fields = value === this.#state.value ? this.#state.fields : formFields(this.approval.approval?.inputSchema, value)
-    this.#state = Object.freeze({ fields, value, edited: !deepEqual(value, this.approval.input), errors, drafts })
+    this.#state = { fields, value, edited: !deepEqual(value, this.approval.input), errors, drafts }
     for (const listener of [...this.#listeners]) listener()
   }
 }
@@ -342,21 +347,9 @@ function issueName(issue: StandardSchemaV1.Issue): string {
   return pathName((issue.path ?? []).map((segment) => (typeof segment === 'object' && segment !== null ? segment.key : segment)) as (string | number)[])
 }
 
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(text) }
-  } catch {
-    return { ok: false }
-  }
-}
-
-function parseNumber(text: string): { ok: true; value: number } | { ok: false } {
-  const value = Number(text)
-  return text.trim() !== '' && Number.isFinite(value) ? { ok: true, value } : { ok: false }
-}
-
-const EMPTY: Record<string, () => unknown> = { string: () => '', number: () => 0, integer: () => 0, boolean: () => false, array: () => [], object: () => ({}) }
+/** A new element's value by type, as JSON text so each is a fresh copy. */
+const EMPTY: Record<string, string> = { string: '""', number: '0', integer: '0', boolean: 'false', array: '[]', object: '{}' }
 
 function emptyValueOf(schema: JsonSchema): unknown {
-  return 'default' in schema ? schema.default : (EMPTY[typeOf(schema) ?? '']?.() ?? null)
+  return 'default' in schema ? schema.default : JSON.parse(EMPTY[typeOf(schema) ?? ''] ?? 'null')
 }
