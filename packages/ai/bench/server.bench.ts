@@ -10,8 +10,7 @@ import type { AddressInfo } from 'node:net'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
 import { createChatHandler, scriptedModel, toNodeHandler, type ChatEvent } from '@toolgate/ai/server'
-import { toTanStackTool } from '@toolgate/ai/interop/tanstack'
-import { chat, toServerSentEventsResponse, type AnyTextAdapter } from '@tanstack/ai'
+import { checkTanstackTurn, tanstackHandler } from './tanstackPeer.ts'
 
 const MAX_TURNS = 3000
 const BUDGET_MS = 2500
@@ -94,38 +93,12 @@ async function measure(turn: () => Promise<void>, concurrency: number) {
   return { done, ms, perSecond: (done / ms) * 1000 }
 }
 
-// The peer: TanStack AI's chat() behind the same HTTP adapter, with the same tool (as a TanStack
-// tool) and a model that makes the same two steps. It keeps no thread: every turn starts fresh.
-let tick = 0
-const tanstackAdapter = {
-  kind: 'text',
-  name: 'scripted',
-  model: 'scripted',
-  async *chatStream(options: { messages: { role: string }[] }) {
-    const runId = `r${tick++}`
-    const chunk = (fields: Record<string, unknown>) => ({ ...fields, timestamp: Date.now() })
-    yield chunk({ type: 'RUN_STARTED', threadId: 't', runId })
-    if (options.messages.at(-1)?.role === 'tool') {
-      yield chunk({ type: 'TEXT_MESSAGE_START', messageId: `${runId}m`, role: 'assistant' })
-      yield chunk({ type: 'TEXT_MESSAGE_CONTENT', messageId: `${runId}m`, delta: 'It is 5°C.' })
-      yield chunk({ type: 'TEXT_MESSAGE_END', messageId: `${runId}m` })
-      yield chunk({ type: 'RUN_FINISHED', threadId: 't', runId, finishReason: 'stop' })
-    } else {
-      yield chunk({ type: 'TOOL_CALL_START', toolCallId: `${runId}c`, toolCallName: 'get_weather', index: 0 })
-      yield chunk({ type: 'TOOL_CALL_ARGS', toolCallId: `${runId}c`, delta: '{"city":"Paris"}' })
-      yield chunk({ type: 'TOOL_CALL_END', toolCallId: `${runId}c` })
-      yield chunk({ type: 'RUN_FINISHED', threadId: 't', runId, finishReason: 'tool_calls' })
-    }
-  },
-  async structuredOutput(): Promise<never> {
-    throw new Error('not scripted')
-  },
-} as unknown as AnyTextAdapter
-const tanstackTools = [toTanStackTool(weather)]
+// The peer (bench/tanstackPeer.ts), behind the same HTTP adapter.
+const answerTanstack = tanstackHandler(weather)
 const tanstack = createServer(
   toNodeHandler(async (request: Request) => {
     const { message } = (await request.json()) as { message: string }
-    return toServerSentEventsResponse(chat({ adapter: tanstackAdapter, messages: [{ role: 'user', content: message }], tools: tanstackTools }))
+    return answerTanstack(message)
   }),
 )
 await new Promise<void>((resolve) => tanstack.listen(0, '127.0.0.1', resolve))
@@ -133,7 +106,7 @@ const tanstackUrl = `http://127.0.0.1:${(tanstack.address() as AddressInfo).port
 const tanstackTurn = async () => {
   const response = await fetch(tanstackUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'weather in Paris' }) })
   const text = await response.text()
-  if (!text.includes('It is 5°C.')) throw new Error(`TanStack turn did not finish: ${text.slice(-200)}`)
+  checkTanstackTurn(text)
 }
 
 console.log(`server.bench: completed turns per second over loopback (node ${process.version}, ≤${MAX_TURNS} turns or ${BUDGET_MS} ms each)`)

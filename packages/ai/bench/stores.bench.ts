@@ -15,9 +15,8 @@ import { fileURLToPath } from 'node:url'
 import * as v from 'valibot'
 import pg from 'pg'
 import { createClient } from 'redis'
-import { chat, toServerSentEventsResponse, type AnyTextAdapter } from '@tanstack/ai'
+import { checkTanstackTurn, tanstackHandler } from './tanstackPeer.ts'
 import { toolDefinition } from '@toolgate/ai'
-import { toTanStackTool } from '@toolgate/ai/interop/tanstack'
 import { createChatHandler, memoryStore, scriptedModel, type ChatHandler, type ThreadStore } from '@toolgate/ai/server'
 import { redisStore } from '@toolgate/ai/server/redis'
 import { postgresStore } from '@toolgate/ai/server/postgres'
@@ -86,38 +85,10 @@ async function measure(run: () => Promise<unknown>, concurrency: number) {
   return (done / (performance.now() - start)) * 1000
 }
 
-// The peer, as in server.bench.ts: TanStack AI's chat() with the same tool and a model making the
-// same two steps, answering with the same SSE; it keeps no thread.
-let tick = 0
-const tanstackAdapter = {
-  kind: 'text',
-  name: 'scripted',
-  model: 'scripted',
-  async *chatStream(options: { messages: { role: string }[] }) {
-    const runId = `r${tick++}`
-    const chunk = (fields: Record<string, unknown>) => ({ ...fields, timestamp: Date.now() })
-    yield chunk({ type: 'RUN_STARTED', threadId: 't', runId })
-    if (options.messages.at(-1)?.role === 'tool') {
-      yield chunk({ type: 'TEXT_MESSAGE_START', messageId: `${runId}m`, role: 'assistant' })
-      yield chunk({ type: 'TEXT_MESSAGE_CONTENT', messageId: `${runId}m`, delta: 'It is 5°C.' })
-      yield chunk({ type: 'TEXT_MESSAGE_END', messageId: `${runId}m` })
-      yield chunk({ type: 'RUN_FINISHED', threadId: 't', runId, finishReason: 'stop' })
-    } else {
-      yield chunk({ type: 'TOOL_CALL_START', toolCallId: `${runId}c`, toolCallName: 'get_weather', index: 0 })
-      yield chunk({ type: 'TOOL_CALL_ARGS', toolCallId: `${runId}c`, delta: '{"city":"Paris"}' })
-      yield chunk({ type: 'TOOL_CALL_END', toolCallId: `${runId}c` })
-      yield chunk({ type: 'RUN_FINISHED', threadId: 't', runId, finishReason: 'tool_calls' })
-    }
-  },
-  async structuredOutput(): Promise<never> {
-    throw new Error('not scripted')
-  },
-} as unknown as AnyTextAdapter
-const tanstackTools = [toTanStackTool(weather)]
+// The peer (bench/tanstackPeer.ts), in-process.
+const answerTanstack = tanstackHandler(weather)
 async function tanstackTurn(): Promise<void> {
-  const response = toServerSentEventsResponse(chat({ adapter: tanstackAdapter, messages: [{ role: 'user', content: 'weather in Paris' }], tools: tanstackTools }))
-  const text = await response.text()
-  if (!text.includes('It is 5°C.')) throw new Error(`TanStack turn did not finish: ${text.slice(-200)}`)
+  checkTanstackTurn(await answerTanstack('weather in Paris').text())
 }
 
 /**
