@@ -1,13 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import * as v from 'valibot'
 import { createOpenAI } from '@ai-sdk/openai'
 import { createAnthropic } from '@ai-sdk/anthropic'
 import { createGoogleGenerativeAI } from '@ai-sdk/google'
-import { toolDefinition } from '@toolgate/ai'
 import { fromAISdkModel } from '@toolgate/ai/interop/ai-sdk'
 import type { ChatModel } from '@toolgate/ai/server'
 import { closeAll, startServer } from '../server/helpers/server.ts'
-import { useAimock } from '../providers/models/helpers.ts'
+import { useAimock, recordingTools } from '../providers/models/helpers.ts'
 
 afterEach(closeAll)
 
@@ -21,36 +19,11 @@ const models: { name: string; model: () => ChatModel }[] = [
   { name: '@ai-sdk/google', model: () => fromAISdkModel(createGoogleGenerativeAI({ baseURL: `${aimock.url}/v1beta`, apiKey: 'AIza-test' })('gemini-test')) },
 ]
 
-function tools() {
-  const ran: unknown[] = []
-  const sent: unknown[] = []
-  const weather = toolDefinition({
-    name: 'get_weather',
-    description: 'Current weather in a city',
-    inputSchema: v.object({ city: v.string() }),
-    outputSchema: v.object({ tempC: v.number() }),
-  }).server(async ({ city }) => {
-    ran.push(city)
-    return { tempC: city.length }
-  })
-  const email = toolDefinition({
-    name: 'send_email',
-    description: 'Sends an email',
-    inputSchema: v.object({ to: v.string() }),
-    outputSchema: v.object({ sent: v.boolean() }),
-    needsApproval: true,
-  }).server(async (input) => {
-    sent.push(input)
-    return { sent: true }
-  })
-  return { ran, sent, list: [weather, email] }
-}
-
 describe.each(models)('fromAISdkModel with $name', ({ model }) => {
   it('runs a server tool turn, declared with the tool’s own JSON Schema, and streams text', async () => {
     mock.addFixture({ match: { userMessage: 'weather in Oslo', hasToolResult: false }, response: { toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}' }] } })
     mock.addFixture({ match: { userMessage: 'weather in Oslo', hasToolResult: true }, response: { content: 'It is 4 degrees.' } })
-    const { ran, list } = tools()
+    const { weatherRan: ran, list } = recordingTools()
     const server = await startServer({ model: model(), tools: list })
     const turn = await server.send('weather in Oslo')
     expect(turn.finished?.outcome).toEqual({ type: 'success' })
@@ -64,7 +37,7 @@ describe.each(models)('fromAISdkModel with $name', ({ model }) => {
   it('leaves approvals to the server: pauses, then runs once approved', async () => {
     mock.addFixture({ match: { userMessage: 'email bob', hasToolResult: false }, response: { toolCalls: [{ id: 'call_e', name: 'send_email', arguments: '{"to":"bob@x.test"}' }] } })
     mock.addFixture({ match: { userMessage: 'email bob', hasToolResult: true }, response: { content: 'Sent.' } })
-    const { sent, list } = tools()
+    const { emailsSent: sent, list } = recordingTools()
     const server = await startServer({ model: model(), tools: list })
     const first = await server.send('email bob')
     expect(first.interrupts).toEqual([expect.objectContaining({ reason: 'tool_approval', toolName: 'send_email' })])
@@ -77,7 +50,7 @@ describe.each(models)('fromAISdkModel with $name', ({ model }) => {
   it('hands invalid arguments back to the model, validated by the runtime', async () => {
     mock.addFixture({ match: { userMessage: 'bad args', hasToolResult: false }, response: { toolCalls: [{ id: 'call_m', name: 'get_weather', arguments: '{"city":42}' }] } })
     mock.addFixture({ match: { userMessage: 'bad args', hasToolResult: true }, response: { content: 'Let me fix that.' } })
-    const { ran, list } = tools()
+    const { weatherRan: ran, list } = recordingTools()
     const server = await startServer({ model: model(), tools: list })
     const turn = await server.send('bad args')
     expect(turn.results[0]!.content).toMatch(/city/)

@@ -1,12 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import * as v from 'valibot'
 import { createOpenaiChat } from '@tanstack/ai-openai'
 import { createOpenaiChatCompletions } from '@tanstack/ai-openai'
-import { toolDefinition } from '@toolgate/ai'
 import { fromTanStackAdapter } from '@toolgate/ai/interop/tanstack'
 import type { ChatModel } from '@toolgate/ai/server'
 import { closeAll, startServer } from '../server/helpers/server.ts'
-import { useAimock } from '../providers/models/helpers.ts'
+import { useAimock, recordingTools } from '../providers/models/helpers.ts'
 
 afterEach(closeAll)
 
@@ -19,36 +17,11 @@ const models: { name: string; model: () => ChatModel }[] = [
   { name: 'openaiChatCompletions', model: () => fromTanStackAdapter(createOpenaiChatCompletions('gpt-4.1', 'sk-test', { baseURL: `${aimock.url}/v1`, maxRetries: 0 })) },
 ]
 
-function tools() {
-  const ran: unknown[] = []
-  const sent: unknown[] = []
-  const weather = toolDefinition({
-    name: 'get_weather',
-    description: 'Current weather in a city',
-    inputSchema: v.object({ city: v.string() }),
-    outputSchema: v.object({ tempC: v.number() }),
-  }).server(async ({ city }) => {
-    ran.push(city)
-    return { tempC: city.length }
-  })
-  const email = toolDefinition({
-    name: 'send_email',
-    description: 'Sends an email',
-    inputSchema: v.object({ to: v.string() }),
-    outputSchema: v.object({ sent: v.boolean() }),
-    needsApproval: true,
-  }).server(async (input) => {
-    sent.push(input)
-    return { sent: true }
-  })
-  return { ran, sent, list: [weather, email] }
-}
-
 describe.each(models)('fromTanStackAdapter with $name', ({ model }) => {
   it('runs a server tool turn through Toolgate’s runtime', async () => {
     mock.addFixture({ match: { userMessage: 'weather in Oslo', hasToolResult: false }, response: { toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}' }] } })
     mock.addFixture({ match: { userMessage: 'weather in Oslo', hasToolResult: true }, response: { content: 'It is 4 degrees.' } })
-    const { ran, list } = tools()
+    const { weatherRan: ran, list } = recordingTools()
     const server = await startServer({ model: model(), tools: list })
     const turn = await server.send('weather in Oslo')
     expect(turn.finished?.outcome).toEqual({ type: 'success' })
@@ -60,7 +33,7 @@ describe.each(models)('fromTanStackAdapter with $name', ({ model }) => {
   it('leaves approvals to the server', async () => {
     mock.addFixture({ match: { userMessage: 'email bob', hasToolResult: false }, response: { toolCalls: [{ id: 'call_e', name: 'send_email', arguments: '{"to":"bob@x.test"}' }] } })
     mock.addFixture({ match: { userMessage: 'email bob', hasToolResult: true }, response: { content: 'Sent.' } })
-    const { sent, list } = tools()
+    const { emailsSent: sent, list } = recordingTools()
     const server = await startServer({ model: model(), tools: list })
     const first = await server.send('email bob')
     expect(first.interrupts).toEqual([expect.objectContaining({ reason: 'tool_approval', toolName: 'send_email' })])
@@ -73,7 +46,7 @@ describe.each(models)('fromTanStackAdapter with $name', ({ model }) => {
   it('hands invalid arguments back to the model', async () => {
     mock.addFixture({ match: { userMessage: 'bad args', hasToolResult: false }, response: { toolCalls: [{ id: 'call_m', name: 'get_weather', arguments: '{"city":42}' }] } })
     mock.addFixture({ match: { userMessage: 'bad args', hasToolResult: true }, response: { content: 'Let me fix that.' } })
-    const { ran, list } = tools()
+    const { weatherRan: ran, list } = recordingTools()
     const server = await startServer({ model: model(), tools: list })
     const turn = await server.send('bad args')
     expect(turn.results[0]!.content).toMatch(/city/)

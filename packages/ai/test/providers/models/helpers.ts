@@ -1,6 +1,7 @@
 import { LLMock } from '@copilotkit/aimock'
 import { afterAll, beforeAll, beforeEach } from 'vitest'
-import { toolJsonSchema, type AnyTool } from '@toolgate/ai'
+import * as v from 'valibot'
+import { toolDefinition, toolJsonSchema, type AnyTool } from '@toolgate/ai'
 import type { ThreadMessage, ChatModel, ModelChunk, ModelTool } from '@toolgate/ai/server'
 
 /** One aimock server per test file on 127.0.0.1, with fixtures and journal cleared between tests. */
@@ -89,4 +90,33 @@ export function journaledBodies(mock: LLMock): any[] {
     const { _endpointType, ...body } = entry.body as Record<string, unknown>
     return body
   })
+}
+
+/**
+ * The two tools the adapter and bridge scenarios use, recording what really ran: `get_weather`
+ * (a server tool) and `send_email` (a server tool that asks for approval).
+ */
+export function recordingTools() {
+  const weatherRan: unknown[] = []
+  const emailsSent: unknown[] = []
+  const weather = toolDefinition({
+    name: 'get_weather',
+    description: 'Current weather in a city',
+    inputSchema: v.object({ city: v.string() }),
+    outputSchema: v.object({ tempC: v.number() }),
+  }).server(async ({ city }) => {
+    weatherRan.push(city)
+    return { tempC: city.length }
+  })
+  const email = toolDefinition({
+    name: 'send_email',
+    description: 'Sends an email',
+    inputSchema: v.object({ to: v.string(), body: v.optional(v.string()) }),
+    outputSchema: v.object({ sent: v.boolean() }),
+    needsApproval: true,
+  }).server(async (input) => {
+    emailsSent.push(input)
+    return { sent: true }
+  })
+  return { weatherRan, emailsSent, list: [weather, email] }
 }

@@ -1,10 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import * as v from 'valibot'
-import { toolDefinition } from '@toolgate/ai'
 import { anthropicModel, geminiModel, openAIChatModel, openAIResponsesModel, type CallOptions } from '@toolgate/ai/providers'
 import type { ChatModel } from '@toolgate/ai/server'
 import { closeAll, startServer } from '../../server/helpers/server.ts'
-import { useAimock } from './helpers.ts'
+import { useAimock, recordingTools } from './helpers.ts'
 
 /*
  * The same turns, through createChatHandler, for every native adapter against aimock speaking
@@ -24,36 +22,11 @@ const adapters: { name: string; model: (options?: CallOptions) => ChatModel; arg
   { name: 'geminiModel', model: (o) => geminiModel({ model: 'gemini-test', baseURL: `${aimock.url}/v1beta`, ...o }), argsStream: false },
 ]
 
-function tools() {
-  const weatherRan: unknown[] = []
-  const emailsSent: unknown[] = []
-  const weather = toolDefinition({
-    name: 'get_weather',
-    description: 'Current weather in a city',
-    inputSchema: v.object({ city: v.string() }),
-    outputSchema: v.object({ tempC: v.number() }),
-  }).server(async ({ city }) => {
-    weatherRan.push(city)
-    return { tempC: city.length }
-  })
-  const email = toolDefinition({
-    name: 'send_email',
-    description: 'Sends an email',
-    inputSchema: v.object({ to: v.string(), body: v.string() }),
-    outputSchema: v.object({ sent: v.boolean() }),
-    needsApproval: true,
-  }).server(async (input) => {
-    emailsSent.push(input)
-    return { sent: true }
-  })
-  return { weatherRan, emailsSent, list: [weather, email] }
-}
-
 describe.each(adapters)('$name through createChatHandler', ({ model, argsStream }) => {
   it('runs a full turn with a server tool', async () => {
     mock.addFixture({ match: { userMessage: 'weather in Oslo', hasToolResult: false }, response: { toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}' }] } })
     mock.addFixture({ match: { userMessage: 'weather in Oslo', hasToolResult: true }, response: { content: 'It is 4 degrees.' } })
-    const { weatherRan, list } = tools()
+    const { weatherRan, list } = recordingTools()
     const server = await startServer({ model: model(), tools: list })
     const turn = await server.send('weather in Oslo')
     expect(turn.finished?.outcome).toEqual({ type: 'success' })
@@ -65,7 +38,7 @@ describe.each(adapters)('$name through createChatHandler', ({ model, argsStream 
   it('pauses for an approval and resumes once approved', async () => {
     mock.addFixture({ match: { userMessage: 'email bob', hasToolResult: false }, response: { toolCalls: [{ id: 'call_e', name: 'send_email', arguments: '{"to":"bob@x.test","body":"hi"}' }] } })
     mock.addFixture({ match: { userMessage: 'email bob', hasToolResult: true }, response: { content: 'Sent.' } })
-    const { emailsSent, list } = tools()
+    const { emailsSent, list } = recordingTools()
     const server = await startServer({ model: model(), tools: list })
     const first = await server.send('email bob')
     expect(first.finished?.outcome.type).toBe('interrupt')
@@ -89,7 +62,7 @@ describe.each(adapters)('$name through createChatHandler', ({ model, argsStream 
       },
     })
     mock.addFixture({ match: { userMessage: 'two cities', hasToolResult: true }, response: { content: 'Both checked.' } })
-    const { weatherRan, list } = tools()
+    const { weatherRan, list } = recordingTools()
     const server = await startServer({ model: model(), tools: list })
     const turn = await server.send('two cities')
     expect(turn.results).toHaveLength(2)
@@ -100,7 +73,7 @@ describe.each(adapters)('$name through createChatHandler', ({ model, argsStream 
   it('retries a 429 and completes the turn', async () => {
     mock.nextRequestError(429, { message: 'Rate limited', type: 'rate_limit_error' })
     mock.onMessage('hello', { content: 'Hi!' })
-    const server = await startServer({ model: model(), tools: tools().list })
+    const server = await startServer({ model: model(), tools: recordingTools().list })
     const turn = await server.send('hello')
     expect(turn.text).toBe('Hi!')
     expect(mock.getRequests().map((entry) => entry.response.status)).toEqual([429, 200])
@@ -110,7 +83,7 @@ describe.each(adapters)('$name through createChatHandler', ({ model, argsStream 
     // Anthropic and Gemini merge the two user turns into one: the later fixture must match first.
     mock.onMessage('again', { content: 'Fine now.' })
     mock.addFixture({ match: { userMessage: 'break' }, response: { error: { message: 'internal', type: 'server_error' }, status: 500 } })
-    const server = await startServer({ model: model({ maxRetries: 1 }), tools: tools().list })
+    const server = await startServer({ model: model({ maxRetries: 1 }), tools: recordingTools().list })
     const turn = await server.send('break')
     expect(turn.events.at(-1)).toMatchObject({ type: 'RUN_ERROR', code: 'MODEL_ERROR', message: expect.stringContaining('HTTP 500') })
     expect(mock.getRequests()).toHaveLength(2)
@@ -129,7 +102,7 @@ describe.each(adapters)('$name through createChatHandler', ({ model, argsStream 
       latency: 3,
       disconnectAfterMs: 40,
     })
-    const { weatherRan, list } = tools()
+    const { weatherRan, list } = recordingTools()
     const server = await startServer({ model: model(), tools: list })
     const turn = await server.send('cut')
     expect(turn.events.at(-1)).toMatchObject({ type: 'RUN_ERROR', code: 'MODEL_ERROR' })
@@ -140,7 +113,7 @@ describe.each(adapters)('$name through createChatHandler', ({ model, argsStream 
   it('hands malformed arguments back to the model as a validation error, and the turn continues', async () => {
     mock.addFixture({ match: { userMessage: 'bad args', hasToolResult: false }, response: { toolCalls: [{ id: 'call_m', name: 'get_weather', arguments: '{"city":42}' }] } })
     mock.addFixture({ match: { userMessage: 'bad args', hasToolResult: true }, response: { content: 'Let me fix that.' } })
-    const { weatherRan, list } = tools()
+    const { weatherRan, list } = recordingTools()
     const server = await startServer({ model: model(), tools: list })
     const turn = await server.send('bad args')
     expect(turn.finished?.outcome).toEqual({ type: 'success' })
