@@ -108,6 +108,25 @@ async function killDuring(a: { child: ChildProcess }, response: Response, stop: 
   return { seen, last: seen.at(-1)! }
 }
 
+/**
+ * Pauses a turn on an approval on A, approves it on A, kills A once the tool started, and reads the
+ * rest of the turn from B. `toolRuns()`: each start the tool recorded, as [pid, toolCallId].
+ */
+async function killWhileApprovedToolRuns(message: string, logName: string) {
+  const toolLog = join(dir, logName)
+  writeFileSync(toolLog, '')
+  const [a, b] = await twoInstances(toolLog)
+  const paused = await readAll(await post(a.url, { message }))
+  const threadId = paused[0]!.event.threadId as string
+  const interrupt = paused.at(-1)!.event.outcome.interrupts[0]
+  const resumed = await post(a.url, { threadId, resume: [{ interruptId: interrupt.id, approved: true }] })
+  const { last } = await killDuring(a, resumed, () => readFileSync(toolLog, 'utf8').length > 0)
+  const rest = await attachToB(b.url, threadId, last.id!)
+  expect(rest.at(-1)!.event.type).toBe('RUN_FINISHED')
+  const toolRuns = () => readFileSync(toolLog, 'utf8').trim().split('\n').map((line) => line.split(' '))
+  return { b, threadId, interrupt, rest, toolRuns }
+}
+
 describe('a process killed mid-run', () => {
   it('while the model streams: B continues the turn from the stored step, nothing duplicated', async () => {
     const [a, b] = await twoInstances(join(dir, 'story.log'))
@@ -137,20 +156,10 @@ describe('a process killed mid-run', () => {
   }, 60_000)
 
   it('while an approved tool runs: the call is reported as interrupted, never run again', async () => {
-    const toolLog = join(dir, 'pay.log')
-    writeFileSync(toolLog, '')
-    const [a, b] = await twoInstances(toolLog)
-    const paused = await readAll(await post(a.url, { message: 'pay Bob' }))
-    const threadId = paused[0]!.event.threadId as string
-    const interrupt = paused.at(-1)!.event.outcome.interrupts[0]
-    const resumed = await post(a.url, { threadId, resume: [{ interruptId: interrupt.id, approved: true }] })
-    const { last } = await killDuring(a, resumed, () => readFileSync(toolLog, 'utf8').length > 0)
-
-    const rest = await attachToB(b.url, threadId, last.id!)
-    expect(rest.at(-1)!.event.type).toBe('RUN_FINISHED')
+    const { b, threadId, interrupt, rest, toolRuns } = await killWhileApprovedToolRuns('pay Bob', 'pay.log')
     const result = rest.find((frame) => frame.event.type === 'TOOL_CALL_RESULT')!.event
     expect(result).toMatchObject({ toolCallId: interrupt.toolCallId, status: 'error', content: expect.stringMatching(/^The server stopped while this call ran; it may or may not have taken effect, and it was not run again$/) })
-    expect(readFileSync(toolLog, 'utf8').trim().split('\n')).toHaveLength(1)
+    expect(toolRuns()).toHaveLength(1)
 
     const stored = await thread(b.url, threadId)
     expect(stored.messages.map((m) => `${m.role}${m.status ? `:${m.status}` : ''}`)).toEqual(['user', 'assistant', 'tool:error', 'assistant'])
@@ -158,18 +167,8 @@ describe('a process killed mid-run', () => {
   }, 60_000)
 
   it('while an idempotent tool runs: it runs again under the same toolCallId', async () => {
-    const toolLog = join(dir, 'idem.log')
-    writeFileSync(toolLog, '')
-    const [a, b] = await twoInstances(toolLog)
-    const paused = await readAll(await post(a.url, { message: 'idem Bob' }))
-    const threadId = paused[0]!.event.threadId as string
-    const interrupt = paused.at(-1)!.event.outcome.interrupts[0]
-    const resumed = await post(a.url, { threadId, resume: [{ interruptId: interrupt.id, approved: true }] })
-    const { last } = await killDuring(a, resumed, () => readFileSync(toolLog, 'utf8').length > 0)
-
-    const rest = await attachToB(b.url, threadId, last.id!)
-    expect(rest.at(-1)!.event.type).toBe('RUN_FINISHED')
-    const runs = readFileSync(toolLog, 'utf8').trim().split('\n').map((line) => line.split(' '))
+    const { b, threadId, interrupt, toolRuns } = await killWhileApprovedToolRuns('idem Bob', 'idem.log')
+    const runs = toolRuns()
     expect(runs).toHaveLength(2)
     expect(runs[0]![0]).not.toBe(runs[1]![0]) // two processes
     expect(runs.map((run) => run[1])).toEqual([interrupt.toolCallId, interrupt.toolCallId])
