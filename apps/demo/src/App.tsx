@@ -79,7 +79,7 @@ export function App() {
             <ToolCatalog />
           </section>
         ) : (
-          <MessageList messages={messages} onReview={onReview} />
+          <MessageList messages={messages} onReview={onReview} threadId={threadId} />
         )}
       </main>
 

@@ -1,9 +1,15 @@
 import { attachmentUrl, type ThreadAttachment } from '@toolgate/ai/client'
-import { threadIdFromUrl } from '../threadUrl.ts'
+import { createContext, useContext } from 'react'
+
+/**
+ * The chat's thread id, from `useChat` rather than the address bar: the bar is updated in an effect,
+ * after the render that may already show a tool's files.
+ */
+export const ThreadIdContext = createContext<string | undefined>(undefined)
 
 /** Files a tool returned: images inline, other files as links. Stored ones load from the chat endpoint. */
 export function Attachments({ attachments }: { readonly attachments: readonly ThreadAttachment[] }) {
-  const threadId = threadIdFromUrl()
+  const threadId = useContext(ThreadIdContext)
   if (!threadId) return null
   return (
     <section className="tool-card__attachments" aria-label="Attachments">

@@ -1,16 +1,19 @@
 import { memo, useEffect, useRef } from 'react'
 import type { DemoMessage } from '../types.ts'
 import { renderToolCall } from '@toolgate/ai-react'
+import { ThreadIdContext } from './Attachments.tsx'
 import { ReviewContext } from './ToolCallCard.tsx'
 import { GenericCard, toolRenderers } from './toolRenderers.tsx'
 
 interface MessageListProps {
   readonly messages: readonly DemoMessage[]
   readonly onReview: (toolCallId: string) => void
+  /** Where the thread's stored files load from; known once the first run starts. */
+  readonly threadId: string | undefined
 }
 
 /** The conversation; unchanged messages keep their identity, so `memo` skips them while tokens stream. */
-export function MessageList({ messages, onReview }: MessageListProps) {
+export function MessageList({ messages, onReview, threadId }: MessageListProps) {
   const end = useRef<HTMLDivElement>(null)
   const last = messages[messages.length - 1]
   useEffect(() => {
@@ -18,12 +21,14 @@ export function MessageList({ messages, onReview }: MessageListProps) {
   }, [last])
   return (
     <ReviewContext.Provider value={onReview}>
-      <ol className="messages" aria-label="Conversation" aria-live="polite">
-        {messages.map((message) => (
-          <Message key={message.id} message={message} />
-        ))}
-        <div ref={end} />
-      </ol>
+      <ThreadIdContext.Provider value={threadId}>
+        <ol className="messages" aria-label="Conversation" aria-live="polite">
+          {messages.map((message) => (
+            <Message key={message.id} message={message} />
+          ))}
+          <div ref={end} />
+        </ol>
+      </ThreadIdContext.Provider>
     </ReviewContext.Provider>
   )
 }
