@@ -59,8 +59,8 @@ export interface AttachmentOptions {
 
 /**
  * The tool message for a `toolResult()`: files stored and referenced, and what the model reads:
- * the output as JSON, the text parts, and a line per file. (Sending the files themselves to
- * providers that take them is the adapters' part; until then the model reads that line.)
+ * the output as JSON, the text parts, and a line per file. (Adapters whose provider takes files
+ * in tool results send them too, through `ModelRequest.loadAttachment`; see providers/models/toolFiles.ts.)
  */
 export async function contentResultMessage(
   call: CallRef,

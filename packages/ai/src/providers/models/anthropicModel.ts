@@ -1,8 +1,9 @@
-import type { ThreadMessage } from '../../protocol/messages.ts'
+import type { ThreadMessage, ThreadToolMessage } from '../../protocol/messages.ts'
 import type { ChatModel, FinishReason, ModelChunk, ModelRequest } from '../../model/chatModel.ts'
 import { isRecord } from '../../util/isRecord.ts'
 import { callWithRetries, checkCallOptions, endedEarly, type CallOptions, mergeHeaders, parseEvent, postForStream, readError, readEventData, streamError, trimSlash } from './http.ts'
 import { ToolDialect } from './toolDialect.ts'
+import { loadToolFiles, type AcceptsFile, type ToolFile } from './toolFiles.ts'
 
 export interface AnthropicModelOptions extends CallOptions {
   /** `claude-sonnet-4-5`, `claude-haiku-4-5`, ... */
@@ -24,6 +25,12 @@ export interface AnthropicModelOptions extends CallOptions {
    * history, as Anthropic requires when a turn continues after tool use.
    */
   readonly thinking?: { readonly budgetTokens: number }
+  /**
+   * Send the images (JPEG, PNG, GIF, WebP) and PDFs that tools return inside their `tool_result`
+   * blocks, so the model sees them. Other files, and all files when `false`, reach the model as the
+   * line describing them in the result's text. Default `true`.
+   */
+  readonly toolResultFiles?: boolean
   /** The system prompt. */
   readonly system?: string
   readonly temperature?: number
@@ -61,7 +68,7 @@ async function* streamMessages(options: AnthropicModelOptions, maxTokens: number
     model: options.model,
     max_tokens: maxTokens,
     ...(options.system ? { system: options.system } : {}),
-    messages: toAnthropicMessages(request.messages, dialect),
+    messages: toAnthropicMessages(request.messages, dialect, options.toolResultFiles === false ? new Map() : await loadToolFiles(request, acceptsFile)),
     ...(dialect.declarations.length > 0 ? { tools: dialect.declarations } : {}),
     ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
     ...(options.thinking ? { thinking: { type: 'enabled', budget_tokens: options.thinking.budgetTokens } } : {}),
@@ -177,7 +184,7 @@ type Block = Record<string, unknown>
  * The neutral history as Messages API turns: tool results become `tool_result` blocks of a user
  * turn, and consecutive turns of one role are merged (the API wants them alternating).
  */
-function toAnthropicMessages(messages: readonly ThreadMessage[], dialect: ToolDialect<'anthropic'>): unknown[] {
+function toAnthropicMessages(messages: readonly ThreadMessage[], dialect: ToolDialect<'anthropic'>, files: ReadonlyMap<ThreadToolMessage, readonly ToolFile[]>): unknown[] {
   const out: { role: 'user' | 'assistant'; content: Block[] }[] = []
   const push = (role: 'user' | 'assistant', content: Block[]) => {
     if (content.length === 0) return
@@ -192,7 +199,7 @@ function toAnthropicMessages(messages: readonly ThreadMessage[], dialect: ToolDi
         {
           type: 'tool_result',
           tool_use_id: message.toolCallId,
-          content: message.content,
+          content: files.has(message) ? [{ type: 'text', text: message.content }, ...files.get(message)!.map(fileBlock)] : message.content,
           ...(message.status === 'success' ? {} : { is_error: true }),
         },
       ])
@@ -215,6 +222,15 @@ function toAnthropicMessages(messages: readonly ThreadMessage[], dialect: ToolDi
     }
   }
   return out
+}
+
+/** Images (JPEG, PNG, GIF, WebP) and PDFs, as bytes or by URL, are what a `tool_result` takes. */
+const acceptsFile: AcceptsFile = (mediaType) => IMAGE_TYPES.has(mediaType) || mediaType === 'application/pdf'
+const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp'])
+
+function fileBlock(file: ToolFile): Block {
+  const source = 'url' in file ? { type: 'url', url: file.url } : { type: 'base64', media_type: file.mediaType, data: file.base64 }
+  return IMAGE_TYPES.has(file.mediaType) ? { type: 'image', source } : { type: 'document', source, ...(file.filename ? { title: file.filename } : {}) }
 }
 
 function stopReason(reason: string): FinishReason {

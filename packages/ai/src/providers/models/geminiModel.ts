@@ -1,4 +1,4 @@
-import type { ProviderMetadata, ThreadMessage } from '../../protocol/messages.ts'
+import type { ProviderMetadata, ThreadMessage, ThreadToolMessage } from '../../protocol/messages.ts'
 import type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelUsage } from '../../model/chatModel.ts'
 import { isRecord } from '../../util/isRecord.ts'
 import { parseToolArguments } from '../../util/parseToolArguments.ts'
@@ -16,6 +16,7 @@ import {
   type CallOptions,
 } from './http.ts'
 import { ToolDialect } from './toolDialect.ts'
+import { loadToolFiles, type AcceptsFile, type ToolFile } from './toolFiles.ts'
 
 export interface GeminiModelOptions extends CallOptions {
   /** `gemini-2.5-flash`, `gemini-2.5-pro`, ... */
@@ -30,6 +31,13 @@ export interface GeminiModelOptions extends CallOptions {
    * models; what it cannot say moves into the description). Default `gemini-json-schema`.
    */
   readonly schemaDialect?: 'gemini' | 'gemini-json-schema'
+  /**
+   * Send the images (PNG, JPEG, WebP), PDFs and plain-text files that tools return as `parts` of
+   * their `functionResponse` (multimodal function responses, Gemini 3 and later), so the model sees
+   * them. Set `false` for older models: every file then reaches the model as the line describing
+   * it in the result, as files of other types always do. Default `true`.
+   */
+  readonly toolResultFiles?: boolean
   /** The system instruction. */
   readonly system?: string
   readonly temperature?: number
@@ -79,7 +87,7 @@ async function* streamGemini(
   }
   const body = {
     ...options.body,
-    contents: toGeminiContents(request.messages, dialect),
+    contents: toGeminiContents(request.messages, dialect, options.toolResultFiles === false ? new Map() : await loadToolFiles(request, acceptsFile)),
     ...(options.system ? { systemInstruction: { parts: [{ text: options.system }] } } : {}),
     // A fresh copy: the declarations are frozen and cached, and some gateways edit what they get.
     ...(dialect.declarations.length > 0 ? { tools: [{ functionDeclarations: structuredClone(dialect.declarations) }] } : {}),
@@ -154,7 +162,11 @@ type Part = Record<string, unknown>
  * of a user turn (merged, as Gemini wants the turns alternating), each call's thought signature
  * sent back on its part.
  */
-function toGeminiContents(messages: readonly ThreadMessage[], dialect: ToolDialect<'gemini' | 'gemini-json-schema'>): unknown[] {
+function toGeminiContents(
+  messages: readonly ThreadMessage[],
+  dialect: ToolDialect<'gemini' | 'gemini-json-schema'>,
+  files: ReadonlyMap<ThreadToolMessage, readonly ToolFile[]>,
+): unknown[] {
   const out: { role: 'user' | 'model'; parts: Part[] }[] = []
   const push = (role: 'user' | 'model', parts: Part[]) => {
     if (parts.length === 0) return
@@ -169,7 +181,14 @@ function toGeminiContents(messages: readonly ThreadMessage[], dialect: ToolDiale
     else if (message.role === 'tool') {
       const id = geminiIds.get(message.toolCallId)
       push('user', [
-        { functionResponse: { ...(id ? { id } : {}), name: dialect.providerName(message.toolName), response: responseOf(message.content, message.status) } },
+        {
+          functionResponse: {
+            ...(id ? { id } : {}),
+            name: dialect.providerName(message.toolName),
+            response: responseOf(message.content, message.status),
+            ...(files.has(message) ? { parts: files.get(message)!.map(filePart) } : {}),
+          },
+        },
       ])
     } else {
       for (const call of message.toolCalls) {
@@ -194,6 +213,16 @@ function toGeminiContents(messages: readonly ThreadMessage[], dialect: ToolDiale
     }
   }
   return out
+}
+
+/** Bytes only: Gemini's `fileData` takes its own file URIs, not the web addresses tools return. */
+const acceptsFile: AcceptsFile = (mediaType, source) => source === 'bytes' && /^(image\/(png|jpeg|webp)|application\/pdf|text\/plain)$/.test(mediaType)
+
+function filePart(file: ToolFile): Part {
+  const displayName = file.filename ? { displayName: file.filename } : {}
+  return 'url' in file
+    ? { fileData: { mimeType: file.mediaType, fileUri: file.url, ...displayName } }
+    : { inlineData: { mimeType: file.mediaType, data: file.base64, ...displayName } }
 }
 
 /** `functionResponse.response` must be an object: the output under `output`, an error under `error`. */

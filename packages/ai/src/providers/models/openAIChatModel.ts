@@ -139,7 +139,10 @@ class OpenAICalls {
   }
 }
 
-/** The neutral history as Chat Completions messages; calls go by their provider names. */
+/**
+ * The neutral history as Chat Completions messages; calls go by their provider names. A `tool`
+ * message takes text only, so files a tool returned reach the model as the lines describing them.
+ */
 function toOpenAIMessages(messages: readonly ThreadMessage[], dialect: ToolDialect<'openai-chat'>, system: string | undefined): unknown[] {
   const out: unknown[] = system ? [{ role: 'system', content: system }] : []
   for (const message of messages) {

@@ -1,4 +1,4 @@
-import type { ProviderMetadata, ThreadMessage } from '../../protocol/messages.ts'
+import type { ProviderMetadata, ThreadMessage, ThreadToolMessage } from '../../protocol/messages.ts'
 import type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelUsage } from '../../model/chatModel.ts'
 import { isRecord } from '../../util/isRecord.ts'
 import {
@@ -15,6 +15,7 @@ import {
   type CallOptions,
 } from './http.ts'
 import { ToolDialect } from './toolDialect.ts'
+import { dataUrlOf, loadToolFiles, type AcceptsFile, type ToolFile } from './toolFiles.ts'
 
 export interface OpenAIResponsesModelOptions extends CallOptions {
   /** `gpt-5`, `o4-mini`, `gpt-4.1`, ... */
@@ -25,6 +26,13 @@ export interface OpenAIResponsesModelOptions extends CallOptions {
   readonly baseURL?: string
   /** Declare function tools with `strict: true`; what the model sends is mapped back before validation. Default `false`. */
   readonly strict?: boolean
+  /**
+   * Send the images (PNG, JPEG, WebP, GIF) and PDFs that tools return inside their
+   * `function_call_output` (as `input_image` / `input_file` items), so the model sees them. Set
+   * `false` for OpenAI-compatible servers that take only text there: every file then reaches the
+   * model as the line describing it in the result, as files of other types always do. Default `true`.
+   */
+  readonly toolResultFiles?: boolean
   /** Sent as `instructions`. */
   readonly system?: string
   readonly temperature?: number
@@ -65,7 +73,7 @@ async function* streamResponses(options: OpenAIResponsesModelOptions, url: strin
     include: ['reasoning.encrypted_content'],
     ...options.body,
     model: options.model,
-    input: toResponsesInput(request.messages, dialect),
+    input: toResponsesInput(request.messages, dialect, options.toolResultFiles === false ? new Map() : await loadToolFiles(request, acceptsFile)),
     ...(options.system ? { instructions: options.system } : {}),
     ...(dialect.declarations.length > 0 ? { tools: dialect.declarations } : {}),
     ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
@@ -158,11 +166,18 @@ function reasoningOf(item: Record<string, unknown>): ModelChunk {
 }
 
 /** The neutral history as Responses `input` items: reasoning items first, then the text, then the calls. */
-function toResponsesInput(messages: readonly ThreadMessage[], dialect: ToolDialect<'openai-responses'>): unknown[] {
+function toResponsesInput(
+  messages: readonly ThreadMessage[],
+  dialect: ToolDialect<'openai-responses'>,
+  files: ReadonlyMap<ThreadToolMessage, readonly ToolFile[]>,
+): unknown[] {
   const out: unknown[] = []
   for (const message of messages) {
     if (message.role === 'user') out.push({ role: 'user', content: message.content })
-    else if (message.role === 'tool') out.push({ type: 'function_call_output', call_id: message.toolCallId, output: message.content })
+    else if (message.role === 'tool') {
+      const output = files.has(message) ? [{ type: 'input_text', text: message.content }, ...files.get(message)!.map(fileItem)] : message.content
+      out.push({ type: 'function_call_output', call_id: message.toolCallId, output })
+    }
     else {
       for (const block of message.reasoning ?? []) {
         const meta = block.providerMetadata?.openai
@@ -187,6 +202,15 @@ function toResponsesInput(messages: readonly ThreadMessage[], dialect: ToolDiale
     }
   }
   return out
+}
+
+const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif'])
+const acceptsFile: AcceptsFile = (mediaType) => IMAGE_TYPES.has(mediaType) || mediaType === 'application/pdf'
+
+function fileItem(file: ToolFile): Record<string, unknown> {
+  if (IMAGE_TYPES.has(file.mediaType)) return { type: 'input_image', image_url: dataUrlOf(file), detail: 'auto' }
+  const named = { filename: file.filename ?? 'file.pdf' }
+  return 'url' in file ? { type: 'input_file', file_url: file.url, ...named } : { type: 'input_file', file_data: dataUrlOf(file), ...named }
 }
 
 function usageOf(usage: Record<string, unknown>): ModelUsage {
