@@ -30,33 +30,51 @@ export interface AnthropicTool {
   readonly strict?: true
 }
 
-/** Gemini's `Type`, upper-case as the REST API spells it. */
-export type GeminiType = 'STRING' | 'NUMBER' | 'INTEGER' | 'BOOLEAN' | 'ARRAY' | 'OBJECT' | 'NULL'
+/**
+ * Gemini's `Type`, upper-case as the REST API spells it. Declared as an enum named `Type` with
+ * `@google/genai`'s members because TypeScript relates enums by name and members: an envelope is
+ * then assignable to the SDK's `FunctionDeclaration` without this package importing the SDK. Type
+ * only: compare against the strings (`schema.type === 'STRING'`), there is no runtime object.
+ */
+declare enum Type {
+  STRING = 'STRING',
+  NUMBER = 'NUMBER',
+  INTEGER = 'INTEGER',
+  BOOLEAN = 'BOOLEAN',
+  ARRAY = 'ARRAY',
+  OBJECT = 'OBJECT',
+  NULL = 'NULL',
+}
+export type GeminiType = Type
 
-/** Gemini's `Schema` message: the OpenAPI 3.0 subset `parameters` takes (22 fields). */
+/**
+ * Gemini's `Schema` message: the OpenAPI 3.0 subset `parameters` takes (22 fields). Counts are
+ * int64 in the API, so strings in its JSON (`"maxItems": "5"`), as the official SDK types them.
+ * Mutable, as the SDK's types are; the values `toProviderTool` returns are frozen all the same.
+ */
 export interface GeminiSchema {
-  readonly type?: GeminiType
-  readonly format?: string
-  readonly title?: string
-  readonly description?: string
-  readonly nullable?: boolean
-  readonly enum?: readonly string[]
-  readonly maxItems?: number
-  readonly minItems?: number
-  readonly properties?: { readonly [name: string]: GeminiSchema }
-  readonly required?: readonly string[]
-  readonly minProperties?: number
-  readonly maxProperties?: number
-  readonly minLength?: number
-  readonly maxLength?: number
-  readonly pattern?: string
-  readonly example?: unknown
-  readonly anyOf?: readonly GeminiSchema[]
-  readonly propertyOrdering?: readonly string[]
-  readonly default?: unknown
-  readonly items?: GeminiSchema
-  readonly minimum?: number
-  readonly maximum?: number
+  type?: GeminiType
+  format?: string
+  title?: string
+  description?: string
+  nullable?: boolean
+  enum?: string[]
+  maxItems?: string
+  minItems?: string
+  properties?: { [name: string]: GeminiSchema }
+  required?: string[]
+  minProperties?: string
+  maxProperties?: string
+  minLength?: string
+  maxLength?: string
+  pattern?: string
+  example?: unknown
+  anyOf?: GeminiSchema[]
+  propertyOrdering?: string[]
+  default?: unknown
+  items?: GeminiSchema
+  minimum?: number
+  maximum?: number
 }
 
 /** A `functionDeclarations[]` entry with `parameters`; left out for a tool without parameters. */
@@ -79,7 +97,8 @@ export interface McpTool {
   readonly title?: string
   readonly description: string
   readonly inputSchema: JsonSchema & { readonly type: 'object' }
-  readonly outputSchema?: JsonSchema
+  /** MCP requires an object root here too; an output schema that cannot have one is left out. */
+  readonly outputSchema?: JsonSchema & { readonly type: 'object' }
   readonly annotations?: McpToolAnnotations
 }
 

@@ -177,6 +177,7 @@ export function openApiToJsonSchema(schema: unknown): unknown {
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'type' && typeof value === 'string') out.type = value.toLowerCase()
     else if (key === 'format' && value === 'enum') continue
+    else if (/^(min|max)(Items|Length|Properties)$/.test(key) && typeof value === 'string') out[key] = Number(value) // int64 as a string
     else if (key === 'properties' && isObject(value)) out.properties = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, openApiToJsonSchema(v)]))
     else if (key === 'items' || key === 'anyOf') out[key] = openApiToJsonSchema(value)
     else out[key] = value

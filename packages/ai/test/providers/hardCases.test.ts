@@ -287,7 +287,7 @@ describe('what each dialect does with them', () => {
     for (const { target, options, label } of VARIANTS) expect(ruleFailures(target, toProviderTool(tool, target, options).tool), label).toEqual([])
     for (const variant of VARIANTS) expectSoundConversion(tool, schema, variant, 10)
     expect(toProviderTool(tool, 'gemini').tool.parameters?.properties).toEqual({
-      tag: { type: 'STRING', maxLength: 20 },
+      tag: { type: 'STRING', maxLength: '20' },
       price: { type: 'OBJECT', properties: { cents: { type: 'INTEGER' } }, required: ['cents'] },
     })
     expect(toProviderTool(tool, 'mcp').tool.inputSchema).toEqual({

@@ -274,6 +274,14 @@ const ALL_RULES: readonly Rule[] = [
     },
   },
   { id: 'GA3', check: ({ schema }) => firstNode(schema, (n) => (n.type === undefined || (typeof n.type === 'string' && GEMINI_TYPES.includes(n.type)) ? undefined : `type ${JSON.stringify(n.type)}`), '/type') },
+  {
+    id: 'GA-I',
+    check: ({ schema }) =>
+      firstNode(schema, (n) => {
+        const bad = ['minItems', 'maxItems', 'minLength', 'maxLength', 'minProperties', 'maxProperties'].find((key) => n[key] !== undefined && !(typeof n[key] === 'string' && /^\d+$/.test(n[key])))
+        return bad === undefined ? undefined : `${bad} is not an int64 string`
+      }, ''),
+  },
   { id: 'GA4', check: ({ schema }) => firstNode(schema, (n) => (n.enum === undefined || (Array.isArray(n.enum) && n.enum.every((v) => typeof v === 'string')) ? undefined : 'enum is not string[]'), '/enum') },
   {
     id: 'GA5',
@@ -312,7 +320,7 @@ export function ruleIdsFor(target: ProviderTarget, strict: boolean): string[] {
     case 'openai-chat':
     case 'openai-responses': return ['OA-N1', 'OA1', 'OA2', ...(strict ? STRICT_OPENAI : [])]
     case 'anthropic': return ['AN-N1', 'AN1', 'AN-P1', ...(strict ? STRICT_ANTHROPIC : [])]
-    case 'gemini': return ['GM-N1', 'GA6', 'GA1', 'GA2', 'GA3', 'GA4', 'GA5']
+    case 'gemini': return ['GM-N1', 'GA6', 'GA1', 'GA2', 'GA3', 'GA-I', 'GA4', 'GA5']
     case 'gemini-json-schema': return ['GM-N1', 'GA6', 'GB1', 'GB2', 'GB3']
     case 'mcp': return ['MCP1', 'MCP2', 'MCP-N']
   }

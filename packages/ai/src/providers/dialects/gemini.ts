@@ -68,7 +68,10 @@ export function geminiJsonSchemaDialect(): Dialect {
   }
 }
 
-/** Gemini's `Type` enum is upper-case in REST (`STRING`, `OBJECT`, ...). */
+/** Counts are int64 in `Schema`: strings in the API's JSON. */
+const INT64_FIELDS: ReadonlySet<string> = new Set(['minItems', 'maxItems', 'minLength', 'maxLength', 'minProperties', 'maxProperties'])
+
+/** Gemini's `Type` enum is upper-case in REST (`STRING`, `OBJECT`, ...); int64 counts are strings. */
 export function upperCaseTypes(schema: JsonSchema): JsonSchema {
   const visit = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(visit)
@@ -76,6 +79,7 @@ export function upperCaseTypes(schema: JsonSchema): JsonSchema {
     const out: Record<string, unknown> = {}
     for (const [key, value] of Object.entries(node)) {
       if (key === 'type' && typeof value === 'string') out[key] = value.toUpperCase()
+      else if (INT64_FIELDS.has(key) && typeof value === 'number') out[key] = String(value)
       else if (key === 'properties' && isPlainObject(value)) out[key] = Object.fromEntries(Object.entries(value).map(([name, child]) => [name, visit(child)]))
       else if (key === 'items' || key === 'anyOf') out[key] = visit(value)
       else out[key] = value
