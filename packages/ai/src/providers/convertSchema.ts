@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../schema/types.ts'
 import { convertRoot } from './convert/root.ts'
+import { ProviderSchemaError } from './ProviderSchemaError.ts'
 import { DefTable, type ConvertContext, type OptionalProperty } from './convert/context.ts'
 import type { Dialect } from './dialect.ts'
 import { ANTHROPIC_STRICT_BUDGET } from './dialects/anthropic.ts'
@@ -34,16 +35,24 @@ const NOTHING_FORCED: ReadonlySet<string> = new Set()
  */
 export function convertSchema(schema: unknown, target: ProviderTarget, options: ResolvedOptions): SchemaConversion {
   const dialect = dialectFor(target, options)
-  let attempt = attemptConversion(schema, dialect, NOTHING_FORCED)
-  if (!dialect.strict) return attempt
+  if (!dialect.strict) return attemptConversion(schema, dialect, NOTHING_FORCED)
+  let attempt: Attempt
+  try {
+    attempt = attemptConversion(schema, dialect, NOTHING_FORCED)
+  } catch (error) {
+    // A recursive schema under a strict mode that forbids recursion (Anthropic's).
+    if (!(error instanceof ProviderSchemaError) || error.code !== 'RECURSIVE_SCHEMA') throw error
+    return nonStrict(schema, target, options, `${dialect.label} does not accept recursive schemas (at ${error.path})`)
+  }
   if (target === 'anthropic') attempt = fitOptionalBudget(schema, dialect, attempt)
   const exceeded = dialect.strictLimitExceeded?.(attempt.schema)
-  if (exceeded === undefined) return attempt
+  return exceeded === undefined ? attempt : nonStrict(schema, target, options, `the schema exceeds ${dialect.label} limits (${exceeded})`)
+}
+
+/** Strict mode cannot hold: the tool goes non-strict (a non-strict tool works, a rejected one does not). */
+function nonStrict(schema: unknown, target: ProviderTarget, options: ResolvedOptions, why: string): SchemaConversion {
   const relaxed = attemptConversion(schema, dialectFor(target, { ...options, strict: false }), NOTHING_FORCED)
-  return {
-    ...relaxed,
-    warnings: [{ path: '', code: 'STRICT_DISABLED', message: `The schema exceeds ${dialect.label} limits (${exceeded}); the tool is sent with strict: false` }, ...relaxed.warnings],
-  }
+  return { ...relaxed, warnings: [{ path: '', code: 'STRICT_DISABLED', message: `Sent with strict: false: ${why}` }, ...relaxed.warnings] }
 }
 
 function attemptConversion(schema: unknown, dialect: Dialect, forceRequired: ReadonlySet<string>): Attempt {

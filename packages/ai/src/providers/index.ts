@@ -1,4 +1,4 @@
-export { toProviderTool } from './toProviderTool.ts'
+export { toProviderTool, toProviderTools } from './toProviderTool.ts'
 export { toProviderSchema } from './toProviderSchema.ts'
 export { fromProviderArgs } from './fromProviderArgs.ts'
 export { fromProviderName, providerToolName } from './providerName.ts'

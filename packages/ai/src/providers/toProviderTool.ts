@@ -9,6 +9,7 @@ import type { DefLookup, Plan } from './plan.ts'
 import { providerToolName } from './providerName.ts'
 import { ProviderSchemaError } from './ProviderSchemaError.ts'
 import { assertProviderTarget, conversionKey, resolveOptions, type McpToolAnnotations, type ProviderOptions, type ProviderTarget, type ResolvedOptions } from './targets.ts'
+import { fitRequestLimits } from './requestLimits.ts'
 import { schemaConversion } from './toProviderSchema.ts'
 import type { ProviderToolResult } from './types.ts'
 import { isLossy, underPointer, type ProviderWarning } from './warnings.ts'
@@ -42,6 +43,20 @@ export function toProviderTool<T extends ProviderTarget>(tool: AnyTool, target: 
   // @google/genai rewrites each declaration's `parameters` in place: it gets a copy it may edit
   // (the conversion itself stays cached; only the copy is paid for).
   return target === 'gemini' || target === 'gemini-json-schema' ? { ...result, tool: structuredClone(result.tool) } : result
+}
+
+/**
+ * The tools of one request, each as `toProviderTool` gives it, with the provider's request-wide
+ * limits applied over the list: under Anthropic strict, tools past 20 strict ones, 24 optional
+ * properties or 16 unions in all are sent non-strict, each with a `STRICT_DISABLED` warning.
+ * Map a call back with `fromProviderArgs(tool, target, args, { strict: result.tool.strict === true })`.
+ */
+export function toProviderTools<T extends ProviderTarget>(tools: readonly AnyTool[], target: T, options?: ProviderOptions<T>): ProviderToolResult<T>[] {
+  const fitted = fitRequestLimits(
+    target,
+    tools.map((tool) => ({ conversion: toolConversion(tool, target, options), nonStrict: () => toolConversion(tool, target, { ...options, strict: false } as ProviderOptions<T>) })),
+  )
+  return fitted.map(({ result }) => (target === 'gemini' || target === 'gemini-json-schema' ? { ...result, tool: structuredClone(result.tool) } : result) as ProviderToolResult<T>)
 }
 
 /** The memoized conversion behind `toProviderTool` and `fromProviderArgs`. */

@@ -126,7 +126,7 @@ export interface ProviderToolResult<T extends ProviderTarget = ProviderTarget> {
   readonly tool: ProviderToolMap[T]
   /** Paths point into the tool: `/name`, `/inputSchema/...`, `/outputSchema/...`. */
   readonly warnings: readonly ProviderWarning[]
-  /** Something the model needs could not be expressed at all (see `ProviderWarningCode`). */
+  /** The provider's schema enforces less than the tool's own: a constraint was dropped or became text (see `ProviderWarningCode`). */
   readonly lossy: boolean
 }
 
@@ -134,6 +134,7 @@ export interface ProviderSchemaResult<T extends ProviderTarget = ProviderTarget>
   readonly schema: ProviderSchemaMap[T]
   /** Paths point into the given schema. */
   readonly warnings: readonly ProviderWarning[]
+  /** The provider's schema enforces less than the given one (see `ProviderToolResult.lossy`). */
   readonly lossy: boolean
   /** Strict rules hold for `schema`: strict was asked for and no limit forced it off. */
   readonly strict: boolean

@@ -1,7 +1,11 @@
 /**
- * Stable codes of conversion warnings. Only `EXTRA_PROPERTIES_DROPPED`, `RECURSION_CUT` and
- * `ABSENCE_NOT_EXPRESSIBLE` make a conversion lossy: everything else is still expressed, as text
- * the model reads or as an encoding `fromProviderArgs` undoes.
+ * Stable codes of conversion warnings. A conversion is lossy when the provider's schema no longer
+ * enforces every constraint of the tool's own: a constraint or format now only text in the
+ * description, "exactly one" loosened to "any of", a conflicting `allOf` branch, typed extra
+ * properties, a recursion cut, absence that cannot be told from `null`, root branches dropped.
+ * Renames, encodings `fromProviderArgs` undoes, annotations in the description and strict mode
+ * turned off are not losses. (The runtime validates every call against the tool's own schema
+ * either way: lossy means the model may send more that the runtime then refuses.)
  */
 export type ProviderWarningCode =
   /** A constraint the dialect cannot carry is now a sentence in the description. */
@@ -55,6 +59,11 @@ export interface ProviderWarning {
 }
 
 const LOSSY_CODES: ReadonlySet<ProviderWarningCode> = new Set<ProviderWarningCode>([
+  'CONSTRAINT_IN_DESCRIPTION',
+  'FORMAT_IN_DESCRIPTION',
+  'ONE_OF_AS_ANY_OF',
+  'ALL_OF_CONFLICT',
+  'ROOT_NARROWED',
   'EXTRA_PROPERTIES_DROPPED',
   'RECURSION_CUT',
   'ABSENCE_NOT_EXPRESSIBLE',

@@ -32,13 +32,16 @@ describe('bad input throws ProviderSchemaError with a code and a JSON Pointer', 
     expectError(() => toProviderSchema({ type: 'object', $defs: { X: { $ref: '#/$defs/Y' } } }, target), 'UNRESOLVED_REF', '/$defs/X/$ref')
   })
 
-  it('a cyclic schema where the target forbids recursion (Anthropic strict)', () => {
+  it('a cyclic schema under Anthropic strict, which forbids recursion: sent non-strict, never thrown', () => {
     const list = { type: 'object', $defs: { Cell: { type: 'object', properties: { next: { $ref: '#/$defs/Cell' } } } }, properties: { head: { $ref: '#/$defs/Cell' } } }
-    expectError(() => toProviderSchema(list, 'anthropic', { strict: true }), 'RECURSIVE_SCHEMA', '/$defs/Cell/properties/next/$ref')
     const mutual = { type: 'object', $defs: { A: { type: 'object', properties: { b: { $ref: '#/$defs/B' } } }, B: { type: 'array', items: { $ref: '#/$defs/A' } } }, properties: { a: { $ref: '#/$defs/A' } } }
-    expectError(() => toProviderSchema(mutual, 'anthropic', { strict: true }), 'RECURSIVE_SCHEMA', '/$defs/B/items/$ref')
-    expectError(() => toProviderSchema({ type: 'object', properties: { self: { $ref: '#' } } }, 'anthropic', { strict: true }), 'RECURSIVE_SCHEMA', '/properties/self/$ref')
-    expect(toProviderSchema(list, 'anthropic').schema).toHaveProperty('$defs')
+    const self = { type: 'object', properties: { self: { $ref: '#' } } }
+    for (const [schema, at] of [[list, '/$defs/Cell/properties/next/$ref'], [mutual, '/$defs/B/items/$ref'], [self, '/properties/self/$ref']] as const) {
+      const result = toProviderSchema(schema, 'anthropic', { strict: true })
+      expect(result.strict).toBe(false)
+      expect(result.warnings[0]).toMatchObject({ code: 'STRICT_DISABLED', message: expect.stringContaining(`(at ${at})`) })
+      expect(result.schema).toEqual(toProviderSchema(schema, 'anthropic').schema)
+    }
   })
 
   it('a reference that aliases itself through allOf', () => {

@@ -182,7 +182,7 @@ describe('what each dialect does with them', () => {
     expect(properties.tags).toMatchObject({ minItems: 1, description: 'At least 2 items. Items must be unique.' })
     expect(properties.site).toMatchObject({ format: 'uri' })
     expect(result.warnings).toContainEqual({ path: '/inputSchema/properties/ratio/maximum', code: 'CONSTRAINT_IN_DESCRIPTION', message: expect.stringContaining('"maximum"') })
-    expect(result.lossy).toBe(false)
+    expect(result.lossy).toBe(true) // the provider no longer enforces the maximum
     const openai = toProviderTool(toolOf(CASES['formats and bounds'] as JsonSchema), 'openai-chat', { strict: true })
     const site = (openai.tool.function.parameters.properties as Record<string, JsonSchema>).site
     expect(site).toEqual({ type: ['string', 'null'], description: 'Format: uri.' })
@@ -263,7 +263,7 @@ describe('what each dialect does with them', () => {
     expect(toProviderTool(tool, 'mcp').tool.inputSchema.properties).toHaveProperty('$type')
   })
 
-  it('cuts recursion for Gemini, keeps it where it is allowed, refuses it for Anthropic strict', () => {
+  it('cuts recursion for Gemini, keeps it where it is allowed, and sends it non-strict under Anthropic strict', () => {
     const tool = toolOf(CASES['recursive tree'] as JsonSchema)
     const gemini = toProviderTool(tool, 'gemini', { recursionDepth: 2 })
     expect(gemini.lossy).toBe(true)
@@ -273,7 +273,14 @@ describe('what each dialect does with them', () => {
     expect(levels).toBe(2)
     expect(toProviderTool(tool, 'openai-chat', { strict: true }).tool.function.parameters.$defs).toHaveProperty('Node')
     expect(toProviderTool(tool, 'gemini-json-schema').tool.parametersJsonSchema?.$defs).toHaveProperty('Node')
-    expect(() => toProviderTool(tool, 'anthropic', { strict: true })).toThrowError(expect.objectContaining({ code: 'RECURSIVE_SCHEMA', path: '/$defs/Node/properties/children/items/$ref' }))
+    const anthropicStrict = toProviderTool(tool, 'anthropic', { strict: true })
+    expect(anthropicStrict.tool).not.toHaveProperty('strict')
+    expect(anthropicStrict.tool.input_schema.$defs).toHaveProperty('Node')
+    expect(anthropicStrict.warnings[0]).toEqual({
+      path: '/inputSchema',
+      code: 'STRICT_DISABLED',
+      message: expect.stringContaining('does not accept recursive schemas (at /$defs/Node/properties/children/items/$ref)'),
+    })
     expect(toProviderTool(tool, 'anthropic').tool.input_schema.$defs).toHaveProperty('Node')
   })
 

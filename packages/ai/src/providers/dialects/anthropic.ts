@@ -15,8 +15,8 @@ const STRICT_FORMATS: ReadonlySet<string> = new Set(['date-time', 'time', 'date'
 /** AS2/AS3 leave only these (and `minItems` up to 1). */
 const STRICT_KEYWORDS: ReadonlySet<string> = new Set(['title', 'description', 'default', 'pattern', 'format', 'minItems'])
 
-/** AS9 and AS10, summed over all strict schemas of a request; one tool may use them all. */
-export const ANTHROPIC_STRICT_BUDGET = { optional: 24, unions: 16 } as const
+/** AS-L1, AS9 and AS10, over all strict tools of a request; one tool may use them all. */
+export const ANTHROPIC_STRICT_BUDGET = { tools: 20, optional: 24, unions: 16 } as const
 
 export function anthropicDialect(strict: boolean): Dialect {
   if (!strict) return { ...PASS_THROUGH, target: 'anthropic', label: 'Anthropic', propertyName: PROPERTY_NAME }

@@ -7,6 +7,7 @@ import { parseToolArguments } from '../../util/parseToolArguments.ts'
 import { isSame, restore } from '../plan.ts'
 import { providerToolName } from '../providerName.ts'
 import { ProviderSchemaError } from '../ProviderSchemaError.ts'
+import { fitRequestLimits } from '../requestLimits.ts'
 import { conversionKey, resolveOptions, type ProviderOptions } from '../targets.ts'
 import { convertTool, type ToolConversion } from '../toProviderTool.ts'
 import type { ProviderToolMap } from '../types.ts'
@@ -63,8 +64,12 @@ export class ToolDialect<T extends Target> {
   constructor(tools: readonly ModelTool[], target: T, options: ProviderOptions<T>) {
     this.#target = target
     const declarations: ProviderToolMap[T][] = []
-    for (const tool of tools) {
-      const conversion = conversionOf(tool, target, options)
+    const conversions = fitRequestLimits(
+      target,
+      tools.map((tool) => ({ conversion: conversionOf(tool, target, options), nonStrict: () => conversionOf(tool, target, { ...options, strict: false }) })),
+    )
+    for (const [index, tool] of tools.entries()) {
+      const conversion = conversions[index]!
       const providerName = providerToolName(tool.name, target)
       const clash = this.#byProviderName.get(providerName)
       if (clash) {
