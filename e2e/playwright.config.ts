@@ -1,4 +1,5 @@
 import { defineConfig, devices } from '@playwright/test'
+import { AIMOCK_PORT, PROVIDER_DEMOS } from './providers/demos.ts'
 
 const port = Number(process.env.E2E_PORT ?? 4310)
 const baseURL = `http://127.0.0.1:${port}`
@@ -36,14 +37,27 @@ export default defineConfig({
     launchOptions: chromium,
   },
   projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'], launchOptions: chromium } }],
-  webServer: {
-    command: 'npm run demo',
-    cwd: '..',
-    url: `${baseURL}/api/tools`,
-    // Short streaming pauses keep the suite quick while runs still stream visibly.
-    env: { PORT: String(port), TOOLGATE_DEMO_DELAY_MS: '8', TOOLGATE_DEMO_TEST_HOOKS: '1' },
-    reuseExistingServer: !process.env.CI,
-    timeout: 120_000,
-    stdout: 'pipe',
-  },
+  webServer: [
+    {
+      command: 'npm run demo',
+      cwd: '..',
+      url: `${baseURL}/api/tools`,
+      // Short streaming pauses keep the suite quick while runs still stream visibly.
+      env: { PORT: String(port), TOOLGATE_DEMO_DELAY_MS: '8', TOOLGATE_DEMO_TEST_HOOKS: '1' },
+      reuseExistingServer: !process.env.CI,
+      timeout: 120_000,
+      stdout: 'pipe',
+    },
+    // The provider runs (tests/providers.spec.ts): aimock speaking each provider's wire format, and
+    // the demo's server once per adapter, serving the app the first server built.
+    { command: 'tsx providers/aimock.ts', url: `http://127.0.0.1:${AIMOCK_PORT}/health`, reuseExistingServer: !process.env.CI, timeout: 30_000 },
+    ...PROVIDER_DEMOS.map((demo) => ({
+      command: 'tsx --conditions=@toolgate/source server/main.ts',
+      cwd: '../apps/demo',
+      url: `http://127.0.0.1:${demo.port}/api/tools`,
+      env: { PORT: String(demo.port), TOOLGATE_DEMO_TEST_HOOKS: '1', ...demo.env },
+      reuseExistingServer: !process.env.CI,
+      timeout: 60_000,
+    })),
+  ],
 })
