@@ -5,7 +5,7 @@ import type { JsonSchema } from '../schema/types.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { applyEvent } from './applyEvent.ts'
 import { ChatError, type ChatErrorCode } from './chatError.ts'
-import { ThreadDraft, type ToolCallChanges, type ToolCallDraft } from './draft.ts'
+import { ThreadDraft, type CallOutcome, type ToolCallDraft } from './draft.ts'
 import { fromSnapshot } from './fromSnapshot.ts'
 import type { Fetch } from '../util/Fetch.ts'
 import { InvalidOptionError } from '../errors.ts'
@@ -129,11 +129,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     if (pending) {
       const { call, entry } = pending
       const edited = options.editedArgs !== undefined
-      this.#draft.updateCall(call, {
-        state: 'executing',
-        approval: { ...call.approval, approved: true },
-        ...(edited ? { input: options.editedArgs } : {}),
-      })
+      this.#draft.approve(call, edited ? { value: options.editedArgs } : undefined)
       this.#answer(entry, { interruptId: entry.interrupt.id, approved: true, ...(edited ? { editedArgs: options.editedArgs } : {}) })
     }
     return this.#idle()
@@ -144,7 +140,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     const pending = this.#pendingApproval(toolCallId)
     if (pending) {
       const { call, entry } = pending
-      this.#draft.updateCall(call, { state: 'denied', approval: { ...call.approval, approved: false, ...(reason === undefined ? {} : { denyReason: reason }) } })
+      this.#draft.settle(call, { status: 'denied', reason })
       this.#answer(entry, { interruptId: entry.interrupt.id, approved: false, ...(reason === undefined ? {} : { reason }) })
     }
     return this.#idle()
@@ -315,9 +311,12 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   async #readRun(response: Response, signal: AbortSignal): Promise<readonly ToolInterrupt[]> {
     if (!response.body) throw new ChatError('BAD_RESPONSE', 'The server sent an event stream without a body')
     let interrupts: readonly ToolInterrupt[] | undefined
+    let toolgateStream = false
     const onId = (id: string) => {
       const match = /^(.+):(\d+)$/.exec(id)
-      if (match) this.#cursor = { runId: match[1]!, after: Number(match[2]) }
+      if (!match) return
+      toolgateStream = true
+      this.#cursor = { runId: match[1]!, after: Number(match[2]) }
     }
     try {
       for await (const data of readSseData(response.body, signal, { flushAtEnd: false, onId })) {
@@ -330,11 +329,13 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
           this.#cursor = undefined
           throw new ChatError((signalled.code ?? 'INTERNAL') as ChatErrorCode, signalled.message)
         }
-        // The server releases the thread before it says the run finished: no need to wait for it to close.
+        if (signalled?.type === 'started') interrupts = undefined // a stream may hold several runs: the last one counts
         if (signalled?.type === 'finished') {
           this.#cursor = undefined
           interrupts = signalled.interrupts
-          break
+          // Toolgate's server ends the stream with its run (and released the thread before saying
+          // so): no need to wait for it to close. Other AG-UI servers may run again in one stream.
+          if (toolgateStream) break
         }
       }
     } catch (error) {
@@ -365,16 +366,18 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   #paused(interrupts: readonly ToolInterrupt[]): void {
     for (const interrupt of interrupts) {
       if (this.#pause.has(interrupt.id)) continue
-      const entry: PauseEntry = { interrupt, answered: false }
-      this.#pause.set(interrupt.id, entry)
       const call = this.#draft.callFor(interrupt)
+      // A plain AG-UI interrupt names no tool: it is the call's.
+      const entry: PauseEntry = { interrupt: interrupt.toolName === '' ? { ...interrupt, toolName: call.toolName } : interrupt, answered: false }
+      this.#pause.set(interrupt.id, entry)
       const input = interrupt.input === undefined ? call.input : interrupt.input
       const queued = this.#outbox.find((answer) => answer.interruptId === interrupt.id)
       if (queued && !('approved' in queued)) {
         entry.answered = true // a result kept across load(): it goes out with the outbox
-        this.#draft.updateCall(call, { input, ...resultChanges(queued) })
+        this.#draft.execute(call, input)
+        this.#draft.settle(call, outcomeOf(queued))
       } else if (interrupt.reason === 'client_tool') this.#startClientTool(entry, call, input)
-      else this.#draft.updateCall(call, { state: 'approval-requested', input, approval: askedApproval(interrupt) })
+      else this.#draft.askApproval(call, input, askedApproval(interrupt))
     }
     this.#changed()
   }
@@ -383,13 +386,13 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     const { interrupt } = entry
     const controller = new AbortController()
     this.#running.set(interrupt.id, controller)
-    this.#draft.updateCall(call, { state: 'executing', input })
+    this.#draft.execute(call, input)
     const { onToolCall } = this.#options
     if (onToolCall) callApp(() => onToolCall(this.#draft.partOf(call) as ToolCallPart<TTools>))
     const tool = this.#tools.find((candidate) => candidate.name === interrupt.toolName)
     const run = runClientTool(tool, { ...interrupt, input }, controller.signal).then((result) => {
       this.#running.delete(interrupt.id)
-      this.#draft.updateCall(call, resultChanges(result))
+      this.#draft.settle(call, outcomeOf(result))
       this.#answer(entry, { interruptId: interrupt.id, ...result })
     })
     this.#track(run.catch(() => {})) // rejects only when halted, which already marked the call
@@ -420,11 +423,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
       const entry = this.#pause.get(answer.interruptId)
       if (!entry || !('approved' in answer)) continue
       entry.answered = false
-      this.#draft.updateCall(this.#draft.callFor(entry.interrupt), {
-        state: 'approval-requested',
-        input: entry.interrupt.input,
-        approval: askedApproval(entry.interrupt),
-      })
+      this.#draft.askApproval(this.#draft.callFor(entry.interrupt), entry.interrupt.input, askedApproval(entry.interrupt))
     }
   }
 
@@ -436,7 +435,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     for (const { interrupt, answered } of this.#pause.values()) {
       const call = this.#draft.call(interrupt.toolCallId)
       if (!call || call.state === 'denied' || (answered && interrupt.reason === 'client_tool')) continue
-      this.#draft.updateCall(call, { state: 'denied', approval: { ...call.approval, approved: false } })
+      this.#draft.settle(call, { status: 'denied' })
     }
     this.#pause.clear()
   }
@@ -470,7 +469,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   #stopCalls(error: string, halted?: ReadonlyMap<string, unknown>): void {
     const keep = new Set<string>()
     for (const [id, { interrupt }] of this.#pause) if (!halted?.has(id)) keep.add(interrupt.toolCallId)
-    this.#draft.stopCalls({ state: 'output-error', error }, keep)
+    this.#draft.stopCalls(error, keep)
   }
 
   #begin(): AbortController {
@@ -588,9 +587,9 @@ function checkOptions(options: ChatClientOptions<readonly AnyTool[]>): void {
   }
 }
 
-/** A call's state once its client tool returned, or failed. */
-function resultChanges(result: ClientToolResult): ToolCallChanges {
-  return 'output' in result ? { state: 'output-available', output: result.output } : { state: 'output-error', error: result.error }
+/** How a call ended once its client tool returned, or failed. */
+function outcomeOf(result: ClientToolResult): CallOutcome {
+  return 'output' in result ? { status: 'success', output: result.output } : { status: 'error', error: result.error }
 }
 
 function askedApproval(interrupt: ToolInterrupt): ToolApproval {

@@ -1,6 +1,6 @@
 import type { ChatEvent, ToolCallResultEvent } from '../protocol/events.ts'
 import type { ToolInterrupt } from '../protocol/interrupts.ts'
-import { hasEnded, type ThreadDraft, type ToolCallDraft } from './draft.ts'
+import { hasEnded, type CallOutcome, type ThreadDraft, type ToolCallDraft } from './draft.ts'
 import { finishPartialJson } from './partialJson.ts'
 
 /** What an event means for the run, beyond the messages it edits. */
@@ -64,17 +64,22 @@ function endArguments(draft: ThreadDraft, call: ToolCallDraft): void {
   const read = call.parser!.value()
   const result = finishPartialJson(call.parser!)
   const input = 'value' in result ? result.value : read
-  draft.updateCall(call, { state: 'input-available', input })
+  draft.argumentsComplete(call, input)
 }
 
 /** An outcome this client already knows (a denial, a client tool's result) stands, unless it only stopped the call. */
 function applyResult(draft: ThreadDraft, call: ToolCallDraft, event: ToolCallResultEvent): void {
   if (!call.stopped && hasEnded(call)) return
-  if (event.status === 'denied') {
-    draft.updateCall(call, { state: 'denied', approval: { ...call.approval, approved: false, denyReason: event.reason } })
-  } else if (event.status === 'success') {
-    draft.updateCall(call, { state: 'output-available', output: event.output, ...(event.attachments ? { attachments: event.attachments } : {}) })
-  } else {
-    draft.updateCall(call, { state: 'output-error', error: event.content })
+  draft.settle(call, resultOutcome(event))
+}
+
+function resultOutcome(event: ToolCallResultEvent): CallOutcome {
+  switch (event.status) {
+    case 'success':
+      return { status: 'success', output: event.output, attachments: event.attachments }
+    case 'denied':
+      return { status: 'denied', reason: event.reason }
+    default:
+      return { status: 'error', error: event.content }
   }
 }

@@ -47,7 +47,16 @@ export interface MessageDraft {
   snapshot: ChatMessage | undefined
 }
 
-export type ToolCallChanges = Partial<Pick<ToolCallDraft, 'state' | 'input' | 'output' | 'attachments' | 'error' | 'approval'>>
+type ToolCallChanges = Partial<Pick<ToolCallDraft, 'state' | 'input' | 'output' | 'attachments' | 'error' | 'approval'>>
+
+/**
+ * How a call ended, whoever says so: a `TOOL_CALL_RESULT`, the stored thread, a tool that ran in
+ * this browser, the user denying it. `settle` maps it to a state, in one place.
+ */
+export type CallOutcome =
+  | { readonly status: 'success'; readonly output: unknown; readonly attachments?: readonly ThreadAttachment[] | undefined }
+  | { readonly status: 'error'; readonly error: string }
+  | { readonly status: 'denied'; readonly reason?: string | undefined }
 
 const EMPTY_METADATA: ToolMetadata = Object.freeze({})
 
@@ -95,8 +104,11 @@ export class ThreadDraft {
     return this.#calls.get(toolCallId)
   }
 
-  /** Adds a call; its arguments stream into a partial JSON parser unless `input` is given. */
-  addCall(message: MessageDraft, toolCallId: string, toolName: string, changes: ToolCallChanges = {}): ToolCallDraft {
+  /**
+   * Adds a call. Without `input` its arguments stream into a partial JSON parser
+   * (`input-streaming`); with it the call is `input-available` (a stored or reloaded call).
+   */
+  addCall(message: MessageDraft, toolCallId: string, toolName: string, input?: { readonly value: unknown }): ToolCallDraft {
     const call: ToolCallDraft = {
       kind: 'tool-call',
       message,
@@ -112,16 +124,64 @@ export class ThreadDraft {
       approval: undefined,
       stopped: false,
       snapshot: undefined,
-      ...changes,
     }
-    if (call.state === 'input-streaming') call.parser = new PartialJsonParser()
+    if (input) {
+      call.state = 'input-available'
+      call.input = input.value
+    } else call.parser = new PartialJsonParser()
     message.parts.push(call)
     this.#calls.set(toolCallId, call)
     this.#touchMessage(message)
     return call
   }
 
-  updateCall(call: ToolCallDraft, changes: ToolCallChanges): void {
+  // The transitions of a call, named; the only writers of its state.
+
+  /** The arguments finished streaming (or were cut short: what was read stays). */
+  argumentsComplete(call: ToolCallDraft, input: unknown): void {
+    this.#set(call, { state: 'input-available', input })
+  }
+
+  /** The server asks the user; also when an approval not taken by the server is offered again. */
+  askApproval(call: ToolCallDraft, input: unknown, approval: ToolApproval): void {
+    this.#set(call, { state: 'approval-requested', input, approval })
+  }
+
+  /** The user approved: the call runs (on the server, or here as a client tool), with the edited input if any. */
+  approve(call: ToolCallDraft, editedInput?: { readonly value: unknown }): void {
+    this.#set(call, { state: 'executing', approval: { ...call.approval, approved: true }, ...(editedInput ? { input: editedInput.value } : {}) })
+  }
+
+  /** A client tool starts in this browser. */
+  execute(call: ToolCallDraft, input: unknown): void {
+    this.#set(call, { state: 'executing', input })
+  }
+
+  /** The call ended: the one mapping from an outcome to a state. */
+  settle(call: ToolCallDraft, outcome: CallOutcome): void {
+    switch (outcome.status) {
+      case 'success':
+        return this.#set(call, { state: 'output-available', output: outcome.output, ...(outcome.attachments ? { attachments: outcome.attachments } : {}) })
+      case 'error':
+        return this.#set(call, { state: 'output-error', error: outcome.error })
+      case 'denied':
+        return this.#set(call, {
+          state: 'denied',
+          approval: { ...call.approval, approved: false, ...(outcome.reason === undefined ? {} : { denyReason: outcome.reason }) },
+        })
+    }
+  }
+
+  /** Ends every call still open, but those in `keep`, with `error`: nothing else will say how they ended. */
+  stopCalls(error: string, keep: ReadonlySet<string>): void {
+    for (const call of this.#calls.values()) {
+      if (keep.has(call.toolCallId) || hasEnded(call)) continue
+      call.stopped = true
+      this.settle(call, { status: 'error', error })
+    }
+  }
+
+  #set(call: ToolCallDraft, changes: ToolCallChanges): void {
     Object.assign(call, changes)
     if (call.state !== 'input-streaming' && call.parser) {
       call.input ??= call.parser.value() // arguments cut short keep what was read of them
@@ -130,23 +190,11 @@ export class ThreadDraft {
     this.touch(call)
   }
 
-  /** Ends every call still open, but those in `keep`, with `changes`: nothing else will say how they ended. */
-  stopCalls(changes: ToolCallChanges, keep: ReadonlySet<string>): void {
-    for (const call of this.#calls.values()) {
-      if (keep.has(call.toolCallId) || hasEnded(call)) continue
-      call.stopped = true
-      this.updateCall(call, changes)
-    }
-  }
-
   /** A call the server paused on: found, or added to the last assistant message (after a reload, say). */
   callFor(interrupt: ToolInterrupt): ToolCallDraft {
     return (
       this.#calls.get(interrupt.toolCallId) ??
-      this.addCall(this.lastAssistantMessage(), interrupt.toolCallId, interrupt.toolName, {
-        state: 'input-available',
-        input: interrupt.input,
-      })
+      this.addCall(this.lastAssistantMessage(), interrupt.toolCallId, interrupt.toolName, { value: interrupt.input })
     )
   }
 

@@ -1,11 +1,11 @@
 import type { ThreadToolMessage } from '../protocol/messages.ts'
 import type { ThreadSnapshot } from '../protocol/thread.ts'
 import type { AnyTool } from '../tools/types.ts'
-import { ThreadDraft, type ToolCallChanges } from './draft.ts'
+import { ThreadDraft, type CallOutcome } from './draft.ts'
 
 /**
  * Rebuilds the conversation from the server's stored thread, as after a reload: messages, each
- * call with its result folded in, and the calls still waiting marked by `applyInterrupt`.
+ * call with its result folded in; the calls still waiting are marked when the client pauses on them.
  */
 export function fromSnapshot(snapshot: ThreadSnapshot, tools: readonly AnyTool[]): ThreadDraft {
   const draft = new ThreadDraft(tools)
@@ -18,26 +18,23 @@ export function fromSnapshot(snapshot: ThreadSnapshot, tools: readonly AnyTool[]
     const target = draft.assistantMessage(message.id)
     if (message.content !== '') draft.appendText(target, message.content)
     for (const call of message.toolCalls) {
-      draft.addCall(target, call.id, call.name, { input: parseArguments(call.arguments), ...outcome(results.get(call.id)) })
+      const added = draft.addCall(target, call.id, call.name, { value: parseArguments(call.arguments) })
+      const result = results.get(call.id)
+      if (result) draft.settle(added, outcomeOf(result))
     }
   }
   return draft
 }
 
-/** A call's state from its stored result (none: its input is complete and it waits or runs). */
-export function outcome(result: ThreadToolMessage | undefined): ToolCallChanges {
-  if (!result) return { state: 'input-available' }
+/** How a stored result says its call ended. */
+function outcomeOf(result: ThreadToolMessage): CallOutcome {
   switch (result.status) {
     case 'success':
-      return {
-        state: 'output-available',
-        output: 'output' in result ? result.output : parseJson(result.content),
-        ...(result.attachments ? { attachments: result.attachments } : {}),
-      }
+      return { status: 'success', output: 'output' in result ? result.output : parseJson(result.content), attachments: result.attachments }
     case 'error':
-      return { state: 'output-error', error: result.content }
+      return { status: 'error', error: result.content }
     case 'denied':
-      return { state: 'denied', approval: { approved: false, denyReason: result.reason } }
+      return { status: 'denied', reason: result.reason }
   }
 }
 

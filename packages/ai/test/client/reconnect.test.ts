@@ -82,8 +82,11 @@ describe('ChatClient reconnects', () => {
     const { fetch } = droppingFetch(handler, 400)
     // Every attach finds the run gone: the client falls back to the thread as stored.
     const gone: typeof fetch = async (input, init) => {
-      if (String(input).includes('runId=')) {
-        await new Promise((resolve) => setTimeout(resolve, 600)) // the run finishes meanwhile
+      const url = new URL(String(input), 'http://local')
+      if (url.searchParams.has('runId')) {
+        // The run finishes meanwhile (waited for, not timed: a loaded machine is slower).
+        const threadId = url.searchParams.get('threadId')!
+        while ((await (await fetch(`/api/chat?threadId=${threadId}`, {})).json()).status === 'running') await new Promise((resolve) => setTimeout(resolve, 20))
         return new Response(null, { status: 204 })
       }
       return fetch(input, init)
