@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'INTERRUPT_ALREADY_ANSWERED' // 409: the answer was given (and is applied at most once)
   | 'THREAD_BUSY' // 409: a run is streaming on this thread
   | 'VERSION_CONFLICT' // 409: the thread changed concurrently; reload and retry
+  | 'HISTORY_CONFLICT' // 409: an AG-UI client's `messages` contradict the stored thread; reload it
   | 'THREAD_FULL' // 409 (and RUN_ERROR): the thread reached `limits.maxThreadMessages`; start a new thread
   | 'PAYLOAD_TOO_LARGE' // 413
   | 'UNSUPPORTED_MEDIA_TYPE' // 415: send `content-type: application/json`

@@ -1,6 +1,7 @@
 import { isRecord } from '../util/isRecord.ts'
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../util/jsonDepth.ts'
 import type { ChatRequest, MessageRequest, ResumeAnswer, ResumeRequest } from '../protocol/requests.ts'
+import { clientHistoryOf, type ClientHistoryMessage } from './clientHistory.ts'
 import { HttpError } from './errors.ts'
 
 // What a POST may carry, checked before anything else looks at it: a JSON body within the size
@@ -11,7 +12,13 @@ import { HttpError } from './errors.ts'
  * first use when `authorize` allows `create`) and expects AG-UI events even where the compact
  * protocol answers JSON (a resume that leaves interrupts open).
  */
-export type ParsedRequest = ChatRequest & { readonly agui?: true }
+export type ParsedRequest = ChatRequest & AguiFields
+
+/** What an AG-UI `RunAgentInput` adds: its `messages` before the new turn, checked against the thread. */
+export interface AguiFields {
+  readonly agui?: true
+  readonly history?: readonly ClientHistoryMessage[]
+}
 
 /** Client-chosen thread ids: letters, digits, `_`, `-`, `.`, `:`; at most this many characters. */
 export const MAX_THREAD_ID_LENGTH = 128
@@ -87,7 +94,8 @@ function parseAnswer(entry: unknown, path: string): ResumeAnswer {
 /**
  * AG-UI 1.0 `RunAgentInput` (`threadId`, `runId`, `messages`, `tools`, `context`, `state`,
  * `forwardedProps`, `resume?`). The server stays the authority: of `messages` it takes only the
- * last one, when it is a user message (the new turn), and never history; `tools` a client declares
+ * last one, when it is a user message (the new turn), and never history (the rest is compared with
+ * the stored thread: see clientHistory.ts); `tools` a client declares
  * are ignored (the server's tools are the ones that run); `resume` answers pending interrupts.
  * A new user message beside `cancelled` entries is one step: the message supersedes (denies) what
  * waits. Checked by hand so the runtime does not carry `@ag-ui/core` and its Zod.
@@ -106,9 +114,9 @@ function parseRunAgentInput(body: Record<string, unknown>): ParsedRequest {
 
   if (text !== undefined && answers.every((answer) => 'approved' in answer && !answer.approved)) {
     // Cancellations beside a new message: the new turn denies every open interrupt anyway.
-    return { threadId, message: text, agui: true }
+    return { threadId, message: text, agui: true, history: clientHistoryOf(messages.slice(0, -1)) }
   }
-  if (answers.length > 0) return { threadId, resume: answers, agui: true }
+  if (answers.length > 0) return { threadId, resume: answers, agui: true, history: clientHistoryOf(messages) }
   throw invalid('A run needs a new user message as the last of `messages`, or `resume` answers', 'messages')
 }
 

@@ -6,6 +6,8 @@ import type { ChatConfig } from './config.ts'
 import { jsonBytes } from '../util/jsonBytes.ts'
 import { HttpError, jsonResponse, messageTooLarge, threadBusy, threadFull } from './errors.ts'
 import { RunEvents, launchRun, runStreamResponse, type LiveStream } from './events.ts'
+import { checkClientHistory } from './clientHistory.ts'
+import type { AguiFields } from './requests.ts'
 import { checkReplay, recordAnswers, rememberResolved, toWire, unanswered } from './interrupts.ts'
 import { Run, RunStopped, recoverLostRun, runTurn, toolFailures, type RunStart } from './run.ts'
 import { authorizeThread, commitChange, isRunning, loadHead, newHead, updateThread } from './thread.ts'
@@ -20,7 +22,7 @@ import { inCallOrder, settleInterrupts } from './toolCalls.ts'
  * `POST { threadId?, message }`. Interrupts still pending are not an error: the user moved on, so
  * they are denied and the turn proceeds.
  */
-export async function startTurn(config: ChatConfig, request: Request, body: MessageRequest & { readonly agui?: true }): Promise<Response> {
+export async function startTurn(config: ChatConfig, request: Request, body: MessageRequest & AguiFields): Promise<Response> {
   const runId = randomId('run_')
   const user: ThreadUserMessage = { role: 'user', id: randomId('msg_'), content: body.message }
   const userBytes = jsonBytes(user)
@@ -35,13 +37,15 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
   if (existing === undefined || created) {
     const threadId = existing ?? randomId('thread_')
     await authorizeThread(config, request, threadId, 'create')
+    if (body.history) await checkClientHistory(config, undefined, body.history)
     const context = await config.resolveContext(request)
     const head = await commitChange(config.store, newHead(threadId), { head: { activeRun: claim(runId, 1) }, append: [user] })
     if (!head) throw new HttpError(409, 'VERSION_CONFLICT', 'A thread with this id already exists')
     return streamRun(config, { runId, head, messages: [user], context, start: { steps: 0 } })
   }
 
-  await loadHead(config, request, existing, 'write')
+  const current = await loadHead(config, request, existing, 'write')
+  if (body.history) await checkClientHistory(config, current, body.history)
   const context = await config.resolveContext(request)
   let announced: ThreadToolMessage[] = []
   let rerun: readonly string[] = []
@@ -98,8 +102,9 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
  * lease lapsed) is re-driven by a resume replaying any of its answers: the stored answers apply
  * and the run continues.
  */
-export async function resume(config: ChatConfig, request: Request, body: ResumeRequest & { readonly agui?: true }): Promise<Response> {
-  await loadHead(config, request, body.threadId, 'write')
+export async function resume(config: ChatConfig, request: Request, body: ResumeRequest & AguiFields): Promise<Response> {
+  const current = await loadHead(config, request, body.threadId, 'write')
+  if (body.history) await checkClientHistory(config, current, body.history)
   const context = await config.resolveContext(request)
   const runId = randomId('run_')
   let announced: readonly ThreadToolMessage[] = []
