@@ -85,6 +85,12 @@ export interface ChatHandlerOptions<TContext = undefined, TTools extends readonl
   readonly middleware?: readonly ChatMiddleware[]
   /** Where files that tools return (`toolResult()`) are kept. Default: `memoryAttachmentStore()`. */
   readonly attachments?: AttachmentStore
+  /**
+   * AG-UI frontend tools the handler accepts, by name: tools a client declares in
+   * `RunAgentInput.tools` and runs itself (answered through `resume`, like a `.client()` tool). Any
+   * other declared tool is ignored: by default the model sees only the server's tools.
+   */
+  readonly frontendTools?: readonly string[]
 }
 
 export interface ChatLimits {
@@ -141,6 +147,8 @@ export interface ChatConfig {
   /** Picks the tools declared to each model call; without it, every tool is declared. */
   readonly toolSearch: ToolSearch | undefined
   readonly attachments: AttachmentStore
+  /** Names of the AG-UI frontend tools accepted (see `ChatHandlerOptions.frontendTools`). */
+  readonly frontendTools: ReadonlySet<string>
 }
 
 const WHERE = 'createChatHandler'
@@ -178,9 +186,20 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
     middleware: options.middleware ?? [],
     toolSearch: search,
     attachments: options.attachments ?? memoryAttachmentStore(),
+    frontendTools: frontendToolNames(options.frontendTools, tools),
     resolveContext: async (request) =>
       checkContext(tools, typeof context === 'function' ? await (context as (request: Request) => unknown)(request) : context),
   }
+}
+
+function frontendToolNames(names: unknown, tools: ToolRegistry): ReadonlySet<string> {
+  if (names === undefined) return new Set()
+  if (!Array.isArray(names)) throw new InvalidOptionError(WHERE, 'frontendTools', 'must be an array of tool names')
+  names.forEach((name: unknown, index) => {
+    if (typeof name !== 'string' || name === '') throw new InvalidOptionError(WHERE, `frontendTools[${index}]`, 'must be a non-empty string')
+    if (tools.get(name)) throw new InvalidOptionError(WHERE, `frontendTools[${index}]`, `names the server's own tool "${name}"; a client cannot redefine it`)
+  })
+  return new Set(names as string[])
 }
 
 function resolveLimits(limits: ChatLimits | undefined): Required<ChatLimits> {

@@ -2,6 +2,7 @@ import type { AnyTool } from '../tools/types.ts'
 import { resolveConfig, type ChatConfig, type ChatHandlerOptions, type ContextOption, type ToolsContext } from './config.ts'
 import { attachmentResponse } from './attachments.ts'
 import { HttpError, errorResponse, jsonResponse } from './errors.ts'
+import { withFrontendTools } from './frontendTools.ts'
 import { parseChatRequest, readJsonBody } from './requests.ts'
 import { replayResponse } from './events.ts'
 import { isRunning, loadHead, loadMessages, snapshot } from './thread.ts'
@@ -41,7 +42,8 @@ export function createChatHandler<
 async function post(config: ChatConfig, request: Request): Promise<Response> {
   const body = parseChatRequest(await readJsonBody(request, config.limits.maxBodyBytes))
   if ('stop' in body) return stopRun(config, request, body)
-  return 'resume' in body ? resume(config, request, body) : startTurn(config, request, body)
+  const scoped = body.declaredTools ? withFrontendTools(config, body.declaredTools) : config
+  return 'resume' in body ? resume(scoped, request, body) : startTurn(scoped, request, body)
 }
 
 /**

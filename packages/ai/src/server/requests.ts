@@ -18,6 +18,8 @@ export type ParsedRequest = ChatRequest & AguiFields
 export interface AguiFields {
   readonly agui?: true
   readonly history?: readonly ClientHistoryMessage[]
+  /** `RunAgentInput.tools`, as sent: only those the app accepts are read (see frontendTools.ts). */
+  readonly declaredTools?: readonly unknown[]
 }
 
 /** Client-chosen thread ids: letters, digits, `_`, `-`, `.`, `:`; at most this many characters. */
@@ -96,7 +98,7 @@ function parseAnswer(entry: unknown, path: string): ResumeAnswer {
  * `forwardedProps`, `resume?`). The server stays the authority: of `messages` it takes only the
  * last one, when it is a user message (the new turn), and never history (the rest is compared with
  * the stored thread: see clientHistory.ts); `tools` a client declares
- * are ignored (the server's tools are the ones that run); `resume` answers pending interrupts.
+ * are ignored unless the app accepts them by name (frontendTools.ts); `resume` answers pending interrupts.
  * A new user message beside `cancelled` entries is one step: the message supersedes (denies) what
  * waits. Checked by hand so the runtime does not carry `@ag-ui/core` and its Zod.
  */
@@ -108,15 +110,17 @@ function parseRunAgentInput(body: Record<string, unknown>): ParsedRequest {
   }
   if (body.runId !== undefined && typeof body.runId !== 'string') throw invalid('`runId` must be a string', 'runId')
   if (!Array.isArray(messages)) throw invalid('`messages` must be an array', 'messages')
+  if (body.tools !== undefined && !Array.isArray(body.tools)) throw invalid('`tools` must be an array', 'tools')
+  const declaredTools = (body.tools as unknown[] | undefined) ?? []
   const answers = resume === undefined ? [] : parseAguiResume(resume)
   const last: unknown = messages.at(-1)
   const text = isRecord(last) && last.role === 'user' ? userText(last.content, `messages[${messages.length - 1}].content`) : undefined
 
   if (text !== undefined && answers.every((answer) => 'approved' in answer && !answer.approved)) {
     // Cancellations beside a new message: the new turn denies every open interrupt anyway.
-    return { threadId, message: text, agui: true, history: clientHistoryOf(messages.slice(0, -1)) }
+    return { threadId, message: text, agui: true, history: clientHistoryOf(messages.slice(0, -1)), declaredTools }
   }
-  if (answers.length > 0) return { threadId, resume: answers, agui: true, history: clientHistoryOf(messages) }
+  if (answers.length > 0) return { threadId, resume: answers, agui: true, history: clientHistoryOf(messages), declaredTools }
   throw invalid('A run needs a new user message as the last of `messages`, or `resume` answers', 'messages')
 }
 

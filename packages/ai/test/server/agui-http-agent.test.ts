@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { HttpAgent } from '@ag-ui/client'
 import type { BaseEvent, Interrupt } from '@ag-ui/core'
 import { EventSchemas } from '@ag-ui/core/schemas'
-import { scriptedModel } from '@toolgate/ai/server'
+import { scriptedModel, type ChatModel } from '@toolgate/ai/server'
 import { locationDef, transferDef, weatherTool } from './fixtures.ts'
 import { closeAll, errorOf, startServer, type TestServer } from './helpers/server.ts'
 
@@ -31,11 +31,14 @@ function agentFor(server: TestServer, threadId = `t-${Math.random().toString(36)
   return new HttpAgent({ url: server.url, threadId })
 }
 
-async function run(agent: HttpAgent, text: string | undefined, resume?: { interruptId: string; status: 'resolved' | 'cancelled'; payload?: unknown }[]) {
+type Resume = { interruptId: string; status: 'resolved' | 'cancelled'; payload?: unknown }[]
+type Tool = { name: string; description: string; parameters: unknown }
+
+async function run(agent: HttpAgent, text: string | undefined, resume?: Resume, tools?: Tool[]) {
   if (text !== undefined) agent.addMessage({ id: `m-${agent.messages.length}`, role: 'user', content: text })
   const events: BaseEvent[] = []
   let interrupts: Interrupt[] = []
-  await agent.runAgent(resume ? { resume } : {}, {
+  await agent.runAgent({ ...(resume ? { resume } : {}), ...(tools ? { tools } : {}) }, {
     onEvent: ({ event }) => {
       const checked = EventSchemas.safeParse(event)
       expect(checked.success, JSON.stringify(event)).toBe(true)
@@ -169,5 +172,51 @@ describe('the stock @ag-ui/client HttpAgent', () => {
     expect(await errorOf(await server.post(body))).toMatchObject({ status: 409, error: { code: 'HISTORY_CONFLICT', path: 'messages[0]' } })
     const withSystem = { ...body, messages: [{ id: 's1', role: 'system', content: 'Be brief.' }, { id: 'u1', role: 'user', content: 'hello' }] }
     expect((await server.post(withSystem)).status).toBe(200) // the client's own system prompt is not history
+  })
+
+  describe('frontend tools declared in RunAgentInput.tools', () => {
+    const confirm = { name: 'confirm_plan', description: 'Asks the user to confirm a plan', parameters: { type: 'object', properties: { plan: { type: 'string' } }, required: ['plan'] } }
+    const seen: string[][] = []
+    const planner: ChatModel = {
+      async *stream(request) {
+        seen.push(request.tools.map((tool) => tool.name))
+        const last = request.messages.at(-1)
+        if (last?.role === 'tool') {
+          yield { type: 'text-delta', delta: `Confirmed: ${last.content}` }
+        } else if (request.tools.some((tool) => tool.name === 'confirm_plan')) {
+          yield { type: 'tool-call-start', toolCallId: 'call_plan', toolName: 'confirm_plan' }
+          yield { type: 'tool-call-delta', toolCallId: 'call_plan', delta: '{"plan":"ship friday"}' }
+          yield { type: 'tool-call-end', toolCallId: 'call_plan' }
+        } else yield { type: 'text-delta', delta: 'No plan tool.' }
+        yield { type: 'finish', reason: 'stop' }
+      },
+    }
+
+    it('are ignored by default: the model sees only the server’s tools', async () => {
+      seen.length = 0
+      const server = await startServer({ model: planner, tools: [weatherTool] })
+      const agent = new HttpAgent({ url: server.url, threadId: 't-ignored' })
+      const turn = await run(agent, 'plan it', undefined, [confirm])
+      expect(turn.text).toBe('No plan tool.')
+      expect(seen).toEqual([['get_weather']])
+    })
+
+    it('run in the client when the app accepts them by name: a client_tool interrupt answered through resume', async () => {
+      seen.length = 0
+      const server = await startServer({ model: planner, tools: [weatherTool], frontendTools: ['confirm_plan'] })
+      const agent = new HttpAgent({ url: server.url, threadId: 't-accepted' })
+      const tools = [confirm, { ...confirm, name: 'wipe_disk' }]
+      const paused = await run(agent, 'plan it', undefined, tools)
+      expect(seen).toEqual([['get_weather', 'confirm_plan']]) // wipe_disk was not accepted
+      expect(paused.interrupts).toEqual([expect.objectContaining({ reason: 'client_tool', toolCallId: 'call_plan' })])
+      const resumed = await run(agent, undefined, [{ interruptId: paused.interrupts[0]!.id, status: 'resolved', payload: { confirmed: true } }], tools)
+      expect(resumed.text).toBe('Confirmed: {"confirmed":true}')
+    })
+
+    it('refuse a malformed declaration of an accepted tool with its path', async () => {
+      const server = await startServer({ model: planner, frontendTools: ['confirm_plan'] })
+      const body = { threadId: 't-bad', runId: 'r', messages: [{ id: 'u', role: 'user', content: 'plan it' }], tools: [{ name: 'confirm_plan', description: 'x', parameters: { type: 'string' } }], context: [], state: {}, forwardedProps: {} }
+      expect(await errorOf(await server.post(body))).toMatchObject({ status: 400, error: { code: 'INVALID_REQUEST', path: 'tools[0].parameters' } })
+    })
   })
 })
