@@ -48,3 +48,4 @@ export type {
 } from './requests.ts'
 export type { ThreadSnapshot, ThreadStatus, ThreadWindow } from './thread.ts'
 export type { ErrorBody, ErrorCode } from './errors.ts'
+export type { ChatCapabilities } from './capabilities.ts'

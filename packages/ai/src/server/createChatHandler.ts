@@ -2,6 +2,7 @@ import type { AnyTool } from '../tools/types.ts'
 import { resolveConfig, type ChatConfig, type ChatHandlerOptions, type ContextOption, type ToolsContext } from './config.ts'
 import { attachmentResponse } from './attachments.ts'
 import { HttpError, errorResponse, jsonResponse } from './errors.ts'
+import { capabilitiesOf } from './capabilities.ts'
 import { withFrontendTools } from './frontendTools.ts'
 import { parseChatRequest, readJsonBody } from './requests.ts'
 import { replayResponse } from './events.ts'
@@ -53,6 +54,7 @@ async function post(config: ChatConfig, request: Request): Promise<Response> {
 async function get(config: ChatConfig, request: Request): Promise<Response> {
   const params = new URL(request.url).searchParams
   const threadId = params.get('threadId')
+  if (!threadId && params.has('capabilities')) return jsonResponse(200, capabilitiesOf(config))
   if (!threadId) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
   if (wantsEventStream(request)) return attach(config, request, threadId, params)
   const limit = indexParam(params, 'limit')

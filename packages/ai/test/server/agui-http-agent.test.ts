@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { HttpAgent } from '@ag-ui/client'
 import type { BaseEvent, Interrupt } from '@ag-ui/core'
-import { EventSchemas } from '@ag-ui/core/schemas'
+import { AgentCapabilitiesSchema, EventSchemas } from '@ag-ui/core/schemas'
 import { scriptedModel, type ChatModel } from '@toolgate/ai/server'
 import { locationDef, transferDef, weatherTool } from './fixtures.ts'
 import { closeAll, errorOf, startServer, type TestServer } from './helpers/server.ts'
@@ -218,5 +218,20 @@ describe('the stock @ag-ui/client HttpAgent', () => {
       const body = { threadId: 't-bad', runId: 'r', messages: [{ id: 'u', role: 'user', content: 'plan it' }], tools: [{ name: 'confirm_plan', description: 'x', parameters: { type: 'string' } }], context: [], state: {}, forwardedProps: {} }
       expect(await errorOf(await server.post(body))).toMatchObject({ status: 400, error: { code: 'INVALID_REQUEST', path: 'tools[0].parameters' } })
     })
+  })
+
+  it('declares its AgentCapabilities at GET ?capabilities, valid under @ag-ui/core', async () => {
+    const server = await startServer({ model, tools: [weatherTool], frontendTools: ['confirm_plan'] })
+    const response = await fetch(`${server.url}?capabilities`)
+    expect(response.status).toBe(200)
+    const capabilities = await response.json()
+    expect(AgentCapabilitiesSchema.parse(capabilities)).toEqual(capabilities)
+    expect(capabilities).toMatchObject({
+      transport: { streaming: true, resumable: true },
+      tools: { supported: true, clientProvided: true },
+      humanInTheLoop: { approvals: true, interrupts: true, approveWithEdits: true },
+    })
+    const plain = await startServer({ model })
+    expect(await (await fetch(`${plain.url}?capabilities`)).json()).toMatchObject({ tools: { supported: false, clientProvided: false } })
   })
 })
