@@ -597,6 +597,7 @@ function askedApproval(interrupt: ToolInterrupt): ToolApproval {
   return {
     ...(interrupt.message === undefined ? {} : { reason: interrupt.message }),
     ...(inputSchema === undefined ? {} : { inputSchema }),
+    ...(interrupt.expiresAt === undefined ? {} : { expiresAt: interrupt.expiresAt }),
   }
 }
 

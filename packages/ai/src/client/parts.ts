@@ -38,6 +38,8 @@ export interface ToolApproval {
    * with the interrupt (no schema is emitted in the browser). Absent when the server sent none.
    */
   readonly inputSchema?: JsonSchema | undefined
+  /** When the server stops taking an answer (ISO 8601), if it set one; show it, and expect a refusal after. */
+  readonly expiresAt?: string | undefined
 }
 
 /** Arguments while they stream: any property may still be missing, any string still cut short. */

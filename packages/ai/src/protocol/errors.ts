@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'RUN_NOT_FOUND' // 404: no events of this run are kept (unknown, or expired): read the thread instead
   | 'METHOD_NOT_ALLOWED' // 405
   | 'INTERRUPT_ALREADY_ANSWERED' // 409: the answer was given (and is applied at most once)
+  | 'INTERRUPT_EXPIRED' // 410: past its `expiresAt` (limits.interruptTtlMs); send a new message instead
   | 'THREAD_BUSY' // 409: a run is streaming on this thread
   | 'VERSION_CONFLICT' // 409: the thread changed concurrently; reload and retry
   | 'HISTORY_CONFLICT' // 409: an AG-UI client's `messages` contradict the stored thread; reload it

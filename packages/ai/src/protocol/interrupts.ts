@@ -23,6 +23,12 @@ export interface ToolInterrupt {
    */
   readonly responseSchema?: { readonly [key: string]: unknown }
   /**
+   * When the server stops taking an answer (ISO 8601), if the app set `limits.interruptTtlMs`: an
+   * approval is a decision about the conversation as it was, and goes stale with it. Past it, a
+   * resume gets 410 `INTERRUPT_EXPIRED`; a new message settles the call as usual.
+   */
+  readonly expiresAt?: string
+  /**
    * Toolgate's extras where AG-UI's strict validators keep them: `kind: 'tool_call'` (the convention
    * TanStack AI's approvals use), `toolName`, `input` and the policy's `reason`.
    */

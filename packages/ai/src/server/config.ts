@@ -126,6 +126,11 @@ export interface ChatLimits {
   readonly maxThreadBytes?: number
   /** Most bytes of files one tool result (`toolResult()`) may carry; more makes the call fail with a clear error and stores nothing. Default 5 MB. */
   readonly maxAttachmentBytes?: number
+  /**
+   * How long an interrupt takes answers; it carries the moment as `expiresAt`, and a later answer gets
+   * 410 `INTERRUPT_EXPIRED`. Default 0: interrupts do not expire.
+   */
+  readonly interruptTtlMs?: number
 }
 
 /** The options with defaults applied, as the runtime uses them. */
@@ -213,6 +218,7 @@ function resolveLimits(limits: ChatLimits | undefined): Required<ChatLimits> {
     maxMessageBytes: positiveInteger(limits?.maxMessageBytes, 'limits.maxMessageBytes', 256 * 1024),
     maxThreadBytes: positiveInteger(limits?.maxThreadBytes, 'limits.maxThreadBytes', 8 * 1024 * 1024),
     maxAttachmentBytes: positiveInteger(limits?.maxAttachmentBytes, 'limits.maxAttachmentBytes', 5 * 1024 * 1024),
+    interruptTtlMs: limits?.interruptTtlMs === 0 ? 0 : positiveInteger(limits?.interruptTtlMs, 'limits.interruptTtlMs', 0),
   }
   if (resolved.maxMessageBytes > resolved.maxThreadBytes) {
     throw new InvalidOptionError(WHERE, 'limits.maxMessageBytes', `must not exceed \`limits.maxThreadBytes\` (${resolved.maxThreadBytes})`)

@@ -31,11 +31,18 @@ export function clientToolInterrupt(call: CallRef, input: unknown, edited = fals
   return { id: randomId('int_'), reason: 'client_tool', ...callRef(call), input, ...(edited ? { edited: true } : {}) }
 }
 
+/** Interrupts stamped with when they stop taking answers (`limits.interruptTtlMs`; 0: never). */
+export function withExpiry(interrupts: readonly PendingInterrupt[], ttlMs: number): PendingInterrupt[] {
+  if (ttlMs === 0) return [...interrupts]
+  const expiresAt = new Date(Date.now() + ttlMs).toISOString()
+  return interrupts.map((interrupt) => (interrupt.expiresAt === undefined ? { ...interrupt, expiresAt } : interrupt))
+}
+
 /**
  * The interrupt as sent on the wire: stored answers and bookkeeping stay on the server. An approval
  * carries AG-UI's `responseSchema`, the payload it expects, whose `editedArgs` is the tool's input schema.
  */
-export function toWire({ id, reason, toolCallId, toolName, input, message }: PendingInterrupt, tools: ToolRegistry): ToolInterrupt {
+export function toWire({ id, reason, toolCallId, toolName, input, message, expiresAt }: PendingInterrupt, tools: ToolRegistry): ToolInterrupt {
   const responseSchema = reason === 'tool_approval' ? tools.get(toolName)?.approvalSchema : undefined
   return {
     id,
@@ -45,6 +52,7 @@ export function toWire({ id, reason, toolCallId, toolName, input, message }: Pen
     input,
     ...(message === undefined ? {} : { message }),
     ...(responseSchema === undefined ? {} : { responseSchema }),
+    ...(expiresAt === undefined ? {} : { expiresAt }),
     // The same extras again where strict AG-UI clients keep them (they drop unknown top-level fields).
     metadata: { kind: 'tool_call', toolName, input, ...(message === undefined ? {} : { reason: message }) },
   }
@@ -100,6 +108,9 @@ export async function recordAnswers(
     const interrupt = byId.get(answer.interruptId)
     if (!interrupt) throw notPending(head, answer.interruptId, path)
     if (interrupt.answer) throw alreadyAnswered(answer.interruptId, path)
+    if (interrupt.expiresAt !== undefined && Date.parse(interrupt.expiresAt) <= Date.now()) {
+      throw new HttpError(410, 'INTERRUPT_EXPIRED', `Interrupt "${answer.interruptId}" expired at ${interrupt.expiresAt}; send a new message instead`, `${path}.interruptId`)
+    }
     const carried = 'output' in answer ? ['output', answer.output] : 'editedArgs' in answer ? ['editedArgs', answer.editedArgs] : undefined
     if (carried) {
       const bytes = jsonBytes(carried[1])

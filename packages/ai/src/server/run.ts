@@ -4,7 +4,7 @@ import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '.
 import type { ChatConfig } from './config.ts'
 import { StoreConflictError, ThreadFullError, reportError, runErrorOf } from './errors.ts'
 import type { RunEvents } from './events.ts'
-import { rememberResolved, toWire } from './interrupts.ts'
+import { rememberResolved, toWire, withExpiry } from './interrupts.ts'
 import { modelStep, type UsageTotals } from './modelStep.ts'
 import { anySignal } from '../util/anySignal.ts'
 import { jsonBytes } from '../util/jsonBytes.ts'
@@ -291,9 +291,10 @@ async function runAndStore(
   })
   const results = [...step.results, ...executed]
   if (step.interrupts.length > 0) {
-    await run.save({ step: { ...step, results, running: [] }, resolvedInterruptIds })
+    const interrupts = withExpiry(step.interrupts, run.config.limits.interruptTtlMs)
+    await run.save({ step: { ...step, results, interrupts, running: [] }, resolvedInterruptIds })
     run.middleware.throwIfFailed()
-    return [...step.interrupts]
+    return interrupts
   }
   run.append(step.message, ...inCallOrder(step.message, results))
   await run.save({ step: undefined, resolvedInterruptIds })

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { toolJsonSchema } from '@toolgate/ai'
 import { scriptedModel, type ScriptedResult } from '@toolgate/ai/server'
 import { transferDef, weatherTool } from './fixtures.ts'
@@ -179,5 +179,36 @@ describe('approvals', () => {
     const late = await server.post({ threadId: first.threadId, resume: [{ interruptId: interrupt.id, approved: true }] })
     expect((await errorOf(late)).error.code).toBe('INTERRUPT_ALREADY_ANSWERED')
     expect(ran).toHaveLength(1)
+  })
+})
+
+describe('interrupts that expire (limits.interruptTtlMs)', () => {
+  afterEach(() => vi.useRealTimers())
+
+  it('carry expiresAt, refuse a late answer with 410 and apply nothing; a new message still settles them', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] })
+    vi.setSystemTime(new Date('2026-11-23T10:00:00.000Z'))
+    const sent: unknown[] = []
+    const server = await startServer({ model, tools: [transferDef.server((input) => (sent.push(input), { receipt: 'r1' }))], limits: { interruptTtlMs: 60_000 } })
+    const paused = await server.send('send 500 to Bob')
+    const [interrupt] = paused.interrupts
+    expect(interrupt!.expiresAt).toBe('2026-11-23T10:01:00.000Z')
+    expect((await server.get(paused.threadId)).interrupts[0]!.expiresAt).toBe('2026-11-23T10:01:00.000Z')
+
+    vi.setSystemTime(new Date('2026-11-23T10:01:00.001Z'))
+    const late = await server.post({ threadId: paused.threadId, resume: [{ interruptId: interrupt!.id, approved: true }] })
+    expect(await errorOf(late)).toMatchObject({ status: 410, error: { code: 'INTERRUPT_EXPIRED', path: 'resume[0].interruptId' } })
+    expect(sent).toEqual([])
+    expect((await server.get(paused.threadId)).interrupts).toHaveLength(1)
+
+    const next = await server.send('send 5 to Eve', paused.threadId)
+    expect(next.finished?.outcome).toEqual({ type: 'success' })
+    expect(sent).toEqual([{ to: 'Eve', amount: 5 }]) // the expired transfer to Bob never ran
+  })
+
+  it('do not expire by default', async () => {
+    const server = await startServer({ model, tools: [transferDef.server(() => ({ receipt: 'r' }))] })
+    const paused = await server.send('send 200 to Bob')
+    expect(paused.interrupts[0]).not.toHaveProperty('expiresAt')
   })
 })
