@@ -20,8 +20,8 @@ export class ToolgateError extends Error {
 export class InvalidOptionError extends ToolgateError {
   readonly option: string
 
-  constructor(where: string, option: string, problem: string) {
-    super('INVALID_OPTION', `${where}: \`${option}\` ${problem}`)
+  constructor(where: string, option: string, problem: string, options?: ErrorOptions) {
+    super('INVALID_OPTION', `${where}: \`${option}\` ${problem}`, options)
     this.option = option
   }
 }

@@ -158,6 +158,6 @@ describe('toAISdkTool() with generateText() of ai', () => {
 
   it('rejects two tools with one name', () => {
     const { tool } = weatherTool()
-    expect(() => toAISdkTools([tool, tool])).toThrow(/Two tools are named "get_weather"/)
+    expect(() => toAISdkTools([tool, tool])).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'tools', message: expect.stringContaining('two tools named "get_weather"') }))
   })
 })

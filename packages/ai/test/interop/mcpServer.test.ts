@@ -6,7 +6,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import * as v from 'valibot'
 import * as z from 'zod'
-import { toolDefinition, type ToolContext } from '@toolgate/ai'
+import { InvalidOptionError, toolDefinition, type ToolContext } from '@toolgate/ai'
 import { registerMcpTools, type McpApprovalRequest, type McpServeOptions, type McpServableTool } from '@toolgate/ai/interop/mcp'
 import { toProviderTool } from '@toolgate/ai/providers'
 
@@ -187,8 +187,8 @@ describe('registerMcpTools(): tools/call', () => {
 describe('registerMcpTools(): approvals', () => {
   it('refuses a tool that needs approval unless approve is given', async () => {
     const { tool } = deleteTool()
-    await expect(registerMcpTools(new McpServer(INFO), [tool])).rejects.toThrow(/"delete_file" needs approval.*pass `approve`/)
-    await expect(registerMcpTools(new McpServer(INFO), [transferTool().tool])).rejects.toThrow(TypeError)
+    await expect(registerMcpTools(new McpServer(INFO), [tool])).rejects.toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'approve', message: expect.stringContaining('"delete_file" needs approval') }))
+    await expect(registerMcpTools(new McpServer(INFO), [transferTool().tool])).rejects.toThrow(InvalidOptionError)
   })
 
   it('runs the call once approve resolves true, and refuses it otherwise', async () => {
@@ -237,7 +237,7 @@ describe('registerMcpTools(): approvals', () => {
 describe('registerMcpTools(): misuse', () => {
   it('takes .server() tools only, with distinct names', async () => {
     const definition = toolDefinition({ name: 'bare', description: 'No execute' })
-    await expect(registerMcpTools(new McpServer(INFO), [definition as never])).rejects.toThrow(/needs \.server\(\) tools/)
+    await expect(registerMcpTools(new McpServer(INFO), [definition as never])).rejects.toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'tools', message: expect.stringContaining('must be .server() tools') }))
     await expect(registerMcpTools(new McpServer(INFO), [echo, echo])).rejects.toThrow(/both be listed as "echo"/)
   })
 

@@ -4,7 +4,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec'
 import { toJsonSchema as valibotToJsonSchema } from '@valibot/to-json-schema'
 import * as v from 'valibot'
 import * as z from 'zod'
-import { SchemaConversionError, toolDefinition, toolJsonSchema, type AnyTool, type JsonSchema, type ToolContext } from '@toolgate/ai'
+import { InvalidOptionError, SchemaConversionError, toolDefinition, toolJsonSchema, type AnyTool, type JsonSchema, type ToolContext } from '@toolgate/ai'
 import { toTanStackTool, type TanStackTool } from '@toolgate/ai/interop/tanstack'
 import { collect, interruptsOf, scriptedAdapter, toolResults, type ScriptedTurn } from './scriptedAdapter.ts'
 
@@ -246,7 +246,7 @@ describe('toTanStackTool() with chat() of @tanstack/ai', () => {
 
   it('refuses what it cannot adapt, at once', () => {
     const definition = toolDefinition({ name: 'show_toast', description: 'Shows a toast' })
-    expect(() => toTanStackTool(definition.client(() => 'shown') as never)).toThrow(TypeError)
+    expect(() => toTanStackTool(definition.client(() => 'shown') as never)).toThrow(InvalidOptionError)
 
     const handMade: StandardSchemaV1<{ q: string }> = {
       '~standard': { version: 1, vendor: 'hand-made', validate: (value) => ({ value: value as { q: string } }) },

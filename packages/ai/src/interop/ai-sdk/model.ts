@@ -1,3 +1,4 @@
+import { InvalidOptionError } from '../../errors.ts'
 import type { LanguageModelV2, LanguageModelV2StreamPart, LanguageModelV3, LanguageModelV3StreamPart } from '@ai-sdk/provider'
 import type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelUsage } from '../../model/chatModel.ts'
 import { ModelProviderError } from '../../model/ModelProviderError.ts'
@@ -35,7 +36,7 @@ const KEY = 'ai-sdk'
  */
 export function fromAISdkModel(model: AISdkModel, options: FromAISdkModelOptions = {}): ChatModel {
   if (!isRecord(model) || typeof model.doStream !== 'function' || (model.specificationVersion !== 'v2' && model.specificationVersion !== 'v3')) {
-    throw new TypeError('fromAISdkModel needs an AI SDK language model (specification v2 or v3)')
+    throw new InvalidOptionError('fromAISdkModel', 'model', 'must be an AI SDK language model (specification v2 or v3)')
   }
   const provider = typeof model.provider === 'string' ? model.provider : 'AI SDK'
   return {

@@ -1,3 +1,4 @@
+import { InvalidOptionError } from '../../errors.ts'
 import type { Tool } from 'ai'
 import type { AnyTool, InferToolInput, InferToolOutput, ServerTool } from '../../tools/types.ts'
 import { aiSdkNeedsApproval } from './approval.ts'
@@ -38,7 +39,7 @@ export type AISdkToolsOf<TTools extends readonly AnyTool[]> = {
  * Throws `SchemaConversionError` at once if the tool's JSON Schema cannot be emitted.
  */
 export function toAISdkTool<TTool extends AnyTool>(tool: TTool): AISdkToolOf<TTool> {
-  if (!tool || typeof tool.name !== 'string') throw new TypeError('toAISdkTool() needs a tool made by toolDefinition()')
+  if (!tool || typeof tool.name !== 'string') throw new InvalidOptionError('toAISdkTool', 'tool', 'must be a tool made by toolDefinition()')
   const adapted = {
     description: tool.description,
     ...(tool.title === undefined ? {} : { title: tool.title }),
@@ -55,7 +56,7 @@ export function toAISdkTool<TTool extends AnyTool>(tool: TTool): AISdkToolOf<TTo
 export function toAISdkTools<const TTools extends readonly AnyTool[]>(tools: TTools): AISdkToolsOf<TTools> {
   const set: Record<string, unknown> = {}
   for (const tool of tools) {
-    if (Object.hasOwn(set, tool.name)) throw new TypeError(`Two tools are named "${tool.name}"`)
+    if (Object.hasOwn(set, tool.name)) throw new InvalidOptionError('toAISdkTools', 'tools', `has two tools named "${tool.name}"`)
     set[tool.name] = toAISdkTool(tool)
   }
   return set as AISdkToolsOf<TTools>

@@ -1,3 +1,4 @@
+import { InvalidOptionError } from '../../errors.ts'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import { fromProviderArgs } from '../../providers/fromProviderArgs.ts'
@@ -62,16 +63,18 @@ function servedTools<TContext>(tools: readonly McpServableTool[], options: McpSe
   const served = new Map<string, ServedTool>()
   for (const tool of tools) {
     if (tool?.kind !== 'server') {
-      throw new TypeError('registerMcpTools() needs .server() tools: an MCP server runs the tools it lists')
+      throw new InvalidOptionError('registerMcpTools', 'tools', 'must be .server() tools: an MCP server runs the tools it lists')
     }
     if (tool.needsApproval !== false && !options.approve) {
-      throw new TypeError(
-        `Tool "${tool.name}" needs approval, which MCP cannot ask for: pass \`approve\` to registerMcpTools() or set \`needsApproval: false\``,
+      throw new InvalidOptionError(
+        'registerMcpTools',
+        'approve',
+        `is needed: tool "${tool.name}" needs approval, which MCP cannot ask for (or set \`needsApproval: false\` on it)`,
       )
     }
     const envelope = mcpToolEnvelope(tool)
     const other = served.get(envelope.name)
-    if (other) throw new TypeError(`Tools "${other.tool.name}" and "${tool.name}" would both be listed as "${envelope.name}"`)
+    if (other) throw new InvalidOptionError('registerMcpTools', 'tools', `has "${other.tool.name}" and "${tool.name}", which would both be listed as "${envelope.name}"`)
     served.set(envelope.name, {
       tool,
       envelope,
@@ -90,10 +93,9 @@ function claimToolHandlers(server: McpServerLike): Server {
     target.assertCanSetRequestHandler('tools/list')
     target.assertCanSetRequestHandler('tools/call')
   } catch (error) {
-    throw new TypeError(
-      'registerMcpTools() serves all of a server\'s tools: call it once per server, without McpServer.registerTool()',
-      { cause: error },
-    )
+    throw new InvalidOptionError('registerMcpTools', 'server', "already has tool handlers: registerMcpTools() serves all of a server's tools; call it once per server, without McpServer.registerTool()", {
+      cause: error,
+    })
   }
   if (!target.transport) target.registerCapabilities({ tools: {} })
   return target

@@ -1,3 +1,4 @@
+import { InvalidOptionError } from '../../errors.ts'
 import type { AnyTextAdapter } from '@tanstack/ai'
 import type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelUsage } from '../../model/chatModel.ts'
 import { ModelProviderError } from '../../model/ModelProviderError.ts'
@@ -28,7 +29,7 @@ const KEY = 'tanstack'
  */
 export function fromTanStackAdapter(adapter: AnyTextAdapter, options: FromTanStackAdapterOptions = {}): ChatModel {
   if (!isRecord(adapter) || typeof adapter.chatStream !== 'function' || typeof adapter.model !== 'string') {
-    throw new TypeError('fromTanStackAdapter needs a TanStack AI text adapter (with `chatStream` and `model`)')
+    throw new InvalidOptionError('fromTanStackAdapter', 'adapter', 'must be a TanStack AI text adapter (with `chatStream` and `model`)')
   }
   const provider = typeof adapter.name === 'string' ? adapter.name : 'TanStack AI'
   return {

@@ -1,3 +1,4 @@
+import { InvalidOptionError } from '../../errors.ts'
 import { toolJsonSchema } from '../../tools/toolJsonSchema.ts'
 import type { NeedsApproval, ServerTool, ToolMetadata } from '../../tools/types.ts'
 import type { StandardToolSchema } from '../standardTool.ts'
@@ -43,7 +44,7 @@ export type TanStackToolOf<TTool> =
  */
 export function toTanStackTool<TTool extends AnyServerTool>(tool: TTool): TanStackToolOf<TTool> {
   if (tool?.kind !== 'server') {
-    throw new TypeError('toTanStackTool() needs a .server() tool; declare browser tools with the bare definition')
+    throw new InvalidOptionError('toTanStackTool', 'tool', 'must be a .server() tool; declare browser tools with the bare definition')
   }
   // What TanStack will ask for on the first request: fail at startup, not in the middle of a chat.
   toolJsonSchema(tool, { io: 'input', target: 'draft-07' })

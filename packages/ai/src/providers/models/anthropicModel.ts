@@ -1,3 +1,4 @@
+import { InvalidOptionError } from '../../errors.ts'
 import type { ThreadMessage, ThreadToolMessage } from '../../protocol/messages.ts'
 import type { ChatModel, FinishReason, ModelChunk, ModelRequest } from '../../model/chatModel.ts'
 import { isRecord } from '../../util/isRecord.ts'
@@ -50,13 +51,13 @@ const STRICT_BETA = 'structured-outputs-2025-11-13'
  * back under the tools' own names and in their own argument shape (see `toolDialect.ts`).
  */
 export function anthropicModel(options: AnthropicModelOptions): ChatModel {
-  if (!options || typeof options.model !== 'string' || options.model === '') throw new TypeError('anthropicModel needs a `model`')
+  if (!options || typeof options.model !== 'string' || options.model === '') throw new InvalidOptionError('anthropicModel', 'model', 'must be a non-empty string')
   checkCallOptions('anthropicModel', options)
   if (options.thinking !== undefined && (!Number.isInteger(options.thinking?.budgetTokens) || options.thinking.budgetTokens < 1024)) {
-    throw new TypeError('anthropicModel: `thinking.budgetTokens` must be an integer of at least 1024')
+    throw new InvalidOptionError('anthropicModel', 'thinking.budgetTokens', 'must be an integer of at least 1024')
   }
   const maxTokens = options.maxTokens ?? 4096
-  if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new TypeError('`maxTokens` must be a positive integer')
+  if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new InvalidOptionError('anthropicModel', 'maxTokens', 'must be a positive integer')
   const url = `${trimSlash(options.baseURL || 'https://api.anthropic.com')}/v1/messages`
   return { name: options.model, stream: (request) => callWithRetries(PROVIDER, options, request.signal, (signal) => streamMessages(options, maxTokens, url, { ...request, signal })) }
 }

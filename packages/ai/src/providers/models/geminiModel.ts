@@ -1,3 +1,4 @@
+import { InvalidOptionError } from '../../errors.ts'
 import type { ProviderMetadata, ThreadMessage, ThreadToolMessage } from '../../protocol/messages.ts'
 import type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelUsage } from '../../model/chatModel.ts'
 import { isRecord } from '../../util/isRecord.ts'
@@ -61,10 +62,10 @@ const PROVIDER = 'Gemini'
  * createChatHandler({ model: geminiModel({ model: 'gemini-2.5-flash', apiKey: process.env.GEMINI_API_KEY }), tools })
  */
 export function geminiModel(options: GeminiModelOptions): ChatModel {
-  if (!options || typeof options.model !== 'string' || options.model === '') throw new TypeError('geminiModel needs a `model`')
+  if (!options || typeof options.model !== 'string' || options.model === '') throw new InvalidOptionError('geminiModel', 'model', 'must be a non-empty string')
   checkCallOptions('geminiModel', options)
   const dialect = options.schemaDialect ?? 'gemini-json-schema'
-  if (dialect !== 'gemini' && dialect !== 'gemini-json-schema') throw new TypeError('geminiModel: `schemaDialect` must be "gemini" or "gemini-json-schema"')
+  if (dialect !== 'gemini' && dialect !== 'gemini-json-schema') throw new InvalidOptionError('geminiModel', 'schemaDialect', 'must be "gemini" or "gemini-json-schema"')
   const base = trimSlash(options.baseURL || 'https://generativelanguage.googleapis.com/v1beta')
   const url = `${base}/models/${encodeURIComponent(options.model)}:streamGenerateContent?alt=sse`
   return {

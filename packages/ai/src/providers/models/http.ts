@@ -1,3 +1,4 @@
+import { InvalidOptionError } from '../../errors.ts'
 import type { ModelChunk } from '../../model/chatModel.ts'
 import type { Fetch } from '../../util/Fetch.ts'
 import { isRecord } from '../../util/isRecord.ts'
@@ -24,9 +25,9 @@ export interface CallOptions {
 export function checkCallOptions(adapter: string, options: CallOptions): void {
   const { maxRetries, timeout } = options
   if (maxRetries !== undefined && (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 10)) {
-    throw new TypeError(`${adapter}: \`maxRetries\` must be an integer from 0 to 10`)
+    throw new InvalidOptionError(adapter, 'maxRetries', 'must be an integer from 0 to 10')
   }
-  if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0)) throw new TypeError(`${adapter}: \`timeout\` must be a positive number of milliseconds`)
+  if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0)) throw new InvalidOptionError(adapter, 'timeout', 'must be a positive number of milliseconds')
 }
 
 const MAX_RETRY_AFTER_MS = 60_000

@@ -215,8 +215,8 @@ describe('anthropicModel', () => {
   })
 
   it('refuses options without a model, or a bad maxTokens', () => {
-    expect(() => anthropicModel({} as never)).toThrow(TypeError)
-    expect(() => anthropicModel({ model: 'claude-test', maxTokens: 0 })).toThrow(TypeError)
+    expect(() => anthropicModel({} as never)).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'model' }))
+    expect(() => anthropicModel({ model: 'claude-test', maxTokens: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'maxTokens' }))
   })
 
   it('streams extended thinking as reasoning and sends the signed blocks back before the tool use', async () => {

@@ -2,7 +2,7 @@ import { createServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
 import * as v from 'valibot'
-import { toolDefinition } from '@toolgate/ai'
+import { InvalidOptionError, toolDefinition } from '@toolgate/ai'
 import { ModelProviderError, openAIChatModel, providerToolName, toProviderTool } from '@toolgate/ai/providers'
 import type { ThreadMessage, ModelChunk } from '@toolgate/ai/server'
 import { calls, collect, journaledBodies, modelTool, recordingFetch, request, text, useAimock, user } from './helpers.ts'
@@ -308,7 +308,7 @@ describe('openAIChatModel', () => {
     })
 
     it('refuses options without a model', () => {
-      expect(() => openAIChatModel({} as never)).toThrow(TypeError)
+      expect(() => openAIChatModel({} as never)).toThrow(InvalidOptionError)
     })
   })
 
