@@ -104,6 +104,14 @@ ${mount}`,
     code: ourApp(),
   },
   {
+    name: '@toolgate/ai-react + a plain JSON Schema tool',
+    // A browser tool whose schema is plain JSON Schema (jsonSchema()): the validator (@cfworker/json-schema) comes along.
+    code: ourApp().replace(
+      "import { useChat } from '@toolgate/ai-react'",
+      "import { useChat } from '@toolgate/ai-react'\nimport { jsonSchema, toolDefinition as define } from '@toolgate/ai'\n;(globalThis as any).keep = define({ name: 'pick', description: 'Picks', inputSchema: jsonSchema({ type: 'object', properties: { n: { type: 'integer' } } }) })",
+    ),
+  },
+  {
     name: '@toolgate/ai-react + tool UI hooks (no markup)',
     // The hooks' own cost: the same app as ours, keeping the tool UI hooks in the bundle without any markup of their own.
     code: ourApp().replace("import { useChat } from '@toolgate/ai-react'", "import { useChat, useApprovalForm, useApprovalQueue, renderToolCall } from '@toolgate/ai-react'\n;(globalThis as any).keep = [useApprovalForm, useApprovalQueue, renderToolCall]"),
@@ -333,6 +341,7 @@ try {
     )
   }
   const added = (name: string) => byName.get(name)!.gzip - base
+  const validator = byName.get('@toolgate/ai-react + a plain JSON Schema tool')!.gzip - byName.get('@toolgate/ai-react')!.gzip
   const core = added('React + toolDefinition, no chat')
   console.log(`\nours adds ${kb(ours)} over React alone (budget ${BUDGET_KB} KB: ${ours <= BUDGET_KB * 1024 ? 'within' : 'OVER'})`)
   console.log(`  the app's Valibot schema: ${kb(added('React + Valibot schema'))}`)
@@ -341,6 +350,7 @@ try {
   const toolUi = byName.get('@toolgate/ai-react + tool UI hooks (no markup)')!.gzip - byName.get('@toolgate/ai-react')!.gzip
   const dialog = byName.get('@toolgate/ai-react + approval dialog, queue, renderers')!.gzip - byName.get('@toolgate/ai-react')!.gzip
   console.log(`useApprovalForm, useApprovalQueue and renderToolCall add ${kb(toolUi)} (${toolUi} B) to useChat alone (budget ${TOOL_UI_BUDGET_KB} KB: ${toolUi <= TOOL_UI_BUDGET_KB * 1024 ? 'within' : 'OVER'}); with an app's complete dialog markup, ${kb(dialog)}`)
+  console.log(`a browser tool with a plain JSON Schema (jsonSchema()) adds the validator: ${kb(validator)}; tools with a schema library add nothing`)
   console.log('  lazy: JavaScript behind dynamic imports, loaded only on demand')
   console.log(`@tanstack/ai-react adds ×${(added('@tanstack/ai-react') / ours).toFixed(1)} as much as ours, @ai-sdk/react ×${(added('@ai-sdk/react') / ours).toFixed(1)}`)
 } finally {

@@ -1,313 +1,289 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec'
+import { Validator, type OutputUnit, type SchemaDraft } from '@cfworker/json-schema'
 import type { JsonSchema } from './types.ts'
-import { deepEqual } from '../util/deepEqual.ts'
 import { isRecord } from '../util/isRecord.ts'
+
+// Plain JSON Schema validation is @cfworker/json-schema's: eval-free (it runs under a strict
+// Content-Security-Policy and on Workers), and at the level of the reference validators on the
+// official test suite (test/schema/jsonSchemaTestSuite.test.ts prints the score). What is ours is
+// the report: one issue per thing to fix, at the value's path, in the words the rest of Toolgate
+// uses, instead of the library's trail of "a subschema had errors".
 
 type Path = (string | number)[]
 type Issue = StandardSchemaV1.Issue
 
-/** Deeper than this, a schema is taken to recurse without end. */
-const MAX_DEPTH = 200
-
-const patternCache = new Map<string, RegExp | null>()
-
 /**
- * Validates a value against a plain JSON Schema (draft-07, 2020-12, and OpenAPI 3.0's `nullable`).
- * An interpreter, not a compiler: it never calls `eval` or `new Function`, so it runs under a
- * strict Content-Security-Policy. Local `$ref`s are resolved against `root`.
+ * Validates a value against a plain JSON Schema: 2020-12 unless `$schema` names another draft
+ * (draft-07 and 2019-09; a schema with draft-07's array `items`, `additionalItems` or
+ * `dependencies` and no `$schema` is read as draft-07), plus OpenAPI 3.0's `nullable`.
  */
 export function validateJsonSchema(schema: JsonSchema | boolean, value: unknown): Issue[] {
+  if (schema === true) return []
+  if (schema === false) return [{ message: 'No value is allowed here', path: [] }]
+  let errors: readonly OutputUnit[]
+  try {
+    errors = validatorFor(schema).validate(value).errors
+  } catch (error) {
+    // The library resolves references lazily and recurses without a bound: both surface here.
+    const unresolved = error instanceof Error ? /Unresolved \$ref "([^"]*)"/.exec(error.message) : null
+    if (unresolved) return [{ message: `Schema reference ${unresolved[1]} does not resolve`, path: [] }]
+    if (error instanceof RangeError) return [{ message: 'Schema nests too deeply (recursive $ref?)', path: [] }]
+    throw error
+  }
+  return issuesOf(errors, value, schema)
+}
+
+const validators = new WeakMap<object, Validator>()
+
+function validatorFor(schema: JsonSchema): Validator {
+  let validator = validators.get(schema)
+  if (!validator) {
+    // A copy: the library marks the schema objects it indexes, and the app's may be frozen or shared.
+    // Format assertion stays on (the library's default): `format: email` is a promise the model must keep.
+    validator = new Validator(normalized(schema) as never, draftOf(schema), false)
+    validators.set(schema, validator)
+  }
+  return validator
+}
+
+function draftOf(schema: JsonSchema): SchemaDraft {
+  const declared = typeof schema.$schema === 'string' ? schema.$schema : ''
+  if (declared.includes('draft-04')) return '4'
+  if (declared.includes('draft-07') || declared.includes('draft-06')) return '7'
+  if (declared.includes('2019-09')) return '2019-09'
+  if (declared.includes('2020-12')) return '2020-12'
+  return usesDraft7(schema, 0) ? '7' : '2020-12'
+}
+
+function usesDraft7(node: unknown, depth: number): boolean {
+  if (!isRecord(node) || depth > 64) return Array.isArray(node) && node.some((child) => usesDraft7(child, depth + 1))
+  if (Array.isArray(node.items) || 'additionalItems' in node || isRecord(node.dependencies)) return true
+  return Object.values(node).some((child) => typeof child === 'object' && child !== null && usesDraft7(child, depth + 1))
+}
+
+/**
+ * A copy the library can read as the schema means it: OpenAPI 3.0's `nullable: true` (Gemini's
+ * schemas) adds `null` to the types and the enum, and draft-04's boolean `exclusiveMinimum` /
+ * `exclusiveMaximum` beside `minimum` / `maximum` become the numeric bounds of later drafts.
+ */
+function normalized(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(normalized)
+  if (!isRecord(node)) return node
+  // fromEntries, not assignment: a property named `__proto__` stays a property.
+  const out: Record<string, unknown> = Object.fromEntries(
+    Object.entries(node).map(([key, child]) => [key, key === 'enum' || key === 'const' || key === 'default' || key === 'examples' ? child : normalized(child)]),
+  )
+  if (node.nullable === true) {
+    if (typeof out.type === 'string') out.type = [out.type, 'null']
+    else if (Array.isArray(out.type) && !out.type.includes('null')) out.type = [...out.type, 'null']
+    if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null]
+  }
+  for (const [exclusive, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+    if (typeof out[exclusive] !== 'boolean') continue
+    if (out[exclusive] === true && typeof out[bound] === 'number') {
+      out[exclusive] = out[bound]
+      delete out[bound]
+    } else delete out[exclusive]
+  }
+  return out
+}
+
+/** Keywords whose failure is reported whole: what failed inside their branches would only confuse. */
+const WHOLE: ReadonlySet<string> = new Set(['anyOf', 'oneOf', 'not', 'contains', 'dependentSchemas'])
+/** Keywords that reject extra items or properties with a `false` schema, reported per extra. */
+const EXTRAS: ReadonlySet<string> = new Set(['items', 'additionalItems', 'unevaluatedItems', 'additionalProperties', 'unevaluatedProperties'])
+
+function issuesOf(errors: readonly OutputUnit[], value: unknown, root: JsonSchema): Issue[] {
+  const under = (child: OutputUnit, parent: OutputUnit) => child !== parent && child.keywordLocation.startsWith(`${parent.keywordLocation}/`)
+  // The library reports a `false` schema at the instance's location, not under the keyword that holds it.
+  const extraOf = (error: OutputUnit) =>
+    error.keyword === 'false' ? errors.find((parent) => EXTRAS.has(parent.keyword) && error.instanceLocation.startsWith(`${parent.instanceLocation}/`)) : undefined
   const issues: Issue[] = []
-  check(schema, value, [], { root: schema, issues, depth: 0 })
+  const add = (issue: Issue) => {
+    if (!issues.some((seen) => seen.message === issue.message && samePath(seen.path, issue.path))) issues.push(issue)
+  }
+  for (const error of errors) {
+    if (errors.some((parent) => (WHOLE.has(parent.keyword) || parent.keyword === 'propertyNames') && under(error, parent))) continue
+    if (error.keyword === 'propertyNames') {
+      for (const child of errors.filter((other) => under(other, error))) {
+        const path = pathOf(child.instanceLocation, value)
+        add({ message: `Property name is not allowed: ${issueOf(child, value, root, path.at(-1)).message}`, path })
+      }
+      continue
+    }
+    const extra = extraOf(error)
+    if (extra) {
+      add(extraIssue(extra, error, value, root))
+      continue
+    }
+    if (WHOLE.has(error.keyword)) {
+      add(issueOf(error, value, root))
+      continue
+    }
+    // An applicator (`properties`, `items`, `$ref`, `allOf`, ...) whose failure is told by what failed inside it;
+    // `if` is told by its `then` or `else`, which sit beside it.
+    const branches = error.keyword === 'if' ? ['then', 'else'].map((branch) => `${error.keywordLocation.slice(0, -'if'.length)}${branch}/`) : []
+    const rejectsExtras = EXTRAS.has(error.keyword) && errors.some((other) => extraOf(other) !== undefined && other.instanceLocation.startsWith(`${error.instanceLocation}/`))
+    if (rejectsExtras || errors.some((other) => under(other, error) || branches.some((branch) => other.keywordLocation.startsWith(branch)))) continue
+    add(issueOf(error, value, root))
+  }
   return issues
 }
 
-interface State {
-  readonly root: JsonSchema | boolean
-  readonly issues: Issue[]
-  depth: number
+/** An item or property a `false` schema rejects: too many items, or an unknown property. */
+function extraIssue(parent: OutputUnit, error: OutputUnit, value: unknown, root: JsonSchema): Issue {
+  const path = pathOf(error.instanceLocation, value)
+  if (parent.keyword === 'additionalProperties' || parent.keyword === 'unevaluatedProperties') return { message: `Unknown property "${String(path.at(-1))}"`, path }
+  const node = schemaAt(root, parent.keywordLocation)
+  const tuple = Array.isArray(node?.prefixItems) ? node.prefixItems : Array.isArray(node?.items) ? node.items : undefined
+  return { message: tuple ? `Expected at most ${tuple.length} items` : 'No more items are allowed here', path }
 }
 
-function check(schema: unknown, value: unknown, path: Path, state: State): void {
-  if (schema === true || schema === undefined) return
-  if (schema === false) return report(state, path, 'No value is allowed here')
-  if (typeof schema !== 'object' || schema === null) return
-  if (state.depth > MAX_DEPTH) return report(state, path, 'Schema nests too deeply (recursive $ref?)')
-  state.depth++
-  try {
-    checkKeywords(schema as JsonSchema, value, path, state)
-  } finally {
-    state.depth--
-  }
-}
-
-function checkKeywords(s: JsonSchema, value: unknown, path: Path, state: State): void {
-  if (typeof s.$ref === 'string') {
-    const target = resolveRef(state.root, s.$ref)
-    if (target === undefined) return report(state, path, `Schema reference ${s.$ref} does not resolve`)
-    check(target, value, path, state)
-  }
-
-  if (value === null && s.nullable === true) return
-
-  if (s.type !== undefined && !matchesType(s.type, value)) {
-    return report(state, path, `Expected ${describeType(s.type)}, received ${typeOfValue(value)}`)
-  }
-  if (Array.isArray(s.enum) && !s.enum.some((option) => deepEqual(option, value))) {
-    report(state, path, `Expected one of ${s.enum.map((o) => JSON.stringify(o)).join(', ')}`)
-  }
-  if ('const' in s && !deepEqual(s.const, value)) {
-    report(state, path, `Expected ${JSON.stringify(s.const)}`)
-  }
-
-  if (typeof value === 'string') checkString(s, value, path, state)
-  else if (typeof value === 'number') checkNumber(s, value, path, state)
-  else if (Array.isArray(value)) checkArray(s, value, path, state)
-  else if (isRecord(value)) checkObject(s, value, path, state)
-
-  if (Array.isArray(s.allOf)) for (const branch of s.allOf) check(branch, value, path, state)
-  if (Array.isArray(s.anyOf) && !s.anyOf.some((branch) => passes(branch, value, state))) {
-    reportBestBranch(s.anyOf, value, path, state, 'any')
-  }
-  if (Array.isArray(s.oneOf)) {
-    const matching = s.oneOf.filter((branch) => passes(branch, value, state)).length
-    if (matching === 0) reportBestBranch(s.oneOf, value, path, state, 'one')
-    else if (matching > 1) report(state, path, `Matches ${matching} alternatives, expected exactly one`)
-  }
-  if (s.not !== undefined && passes(s.not, value, state)) report(state, path, 'Matches a schema it must not match')
-  if (s.if !== undefined) {
-    const branch = passes(s.if, value, state) ? s.then : s.else
-    if (branch !== undefined) check(branch, value, path, state)
-  }
-}
-
-function checkString(s: JsonSchema, value: string, path: Path, state: State): void {
-  const length = [...value].length
-  if (typeof s.minLength === 'number' && length < s.minLength) {
-    report(state, path, `Expected at least ${s.minLength} characters, received ${length}`)
-  }
-  if (typeof s.maxLength === 'number' && length > s.maxLength) {
-    report(state, path, `Expected at most ${s.maxLength} characters, received ${length}`)
-  }
-  if (typeof s.pattern === 'string') {
-    const regex = compilePattern(s.pattern)
-    if (regex && !regex.test(value)) report(state, path, `Expected to match the pattern ${s.pattern}`)
-  }
-  if (typeof s.format === 'string') {
-    const test = FORMATS[s.format]
-    if (test && !test(value)) report(state, path, `Expected a valid ${s.format}`)
-  }
-}
-
-function checkNumber(s: JsonSchema, value: number, path: Path, state: State): void {
-  // OpenAPI 3.0 (draft-04) spells exclusive bounds as booleans beside minimum/maximum.
-  const exclusiveMin = s.exclusiveMinimum === true ? s.minimum : s.exclusiveMinimum
-  const exclusiveMax = s.exclusiveMaximum === true ? s.maximum : s.exclusiveMaximum
-  if (typeof s.minimum === 'number' && s.exclusiveMinimum !== true && value < s.minimum) {
-    report(state, path, `Expected a number >= ${s.minimum}, received ${value}`)
-  }
-  if (typeof s.maximum === 'number' && s.exclusiveMaximum !== true && value > s.maximum) {
-    report(state, path, `Expected a number <= ${s.maximum}, received ${value}`)
-  }
-  if (typeof exclusiveMin === 'number' && value <= exclusiveMin) {
-    report(state, path, `Expected a number > ${exclusiveMin}, received ${value}`)
-  }
-  if (typeof exclusiveMax === 'number' && value >= exclusiveMax) {
-    report(state, path, `Expected a number < ${exclusiveMax}, received ${value}`)
-  }
-  if (typeof s.multipleOf === 'number' && s.multipleOf > 0) {
-    const quotient = value / s.multipleOf
-    if (Math.abs(quotient - Math.round(quotient)) > 1e-9) {
-      report(state, path, `Expected a multiple of ${s.multipleOf}, received ${value}`)
+/** One failed keyword in Toolgate's words; `instance` overrides the value checked (a property's name). */
+function issueOf(error: OutputUnit, value: unknown, root: JsonSchema, instance: unknown = at(value, pathOf(error.instanceLocation, value))): Issue {
+  const path = pathOf(error.instanceLocation, value)
+  const node = schemaAt(root, error.keywordLocation)
+  const text = error.error.replace(/\.$/, '')
+  // Where the keyword's own value cannot be found (a reference to another resource), the library's words.
+  const expectedType = /Expected "([^"]*)"/.exec(error.error)?.[1]
+  if (node === undefined && error.keyword === 'type' && expectedType) return { message: `Expected ${expectedType.split('", "').join(' or ')}, received ${typeOfValue(instance)}`, path }
+  if (node === undefined && error.keyword !== 'required' && error.keyword !== 'additionalProperties' && error.keyword !== 'uniqueItems') return { message: text, path }
+  const keyword = node?.[error.keyword]
+  switch (error.keyword) {
+    case 'required': {
+      const name = quoted(error.error)
+      return name === undefined ? { message: text, path } : { message: 'Required', path: [...path, name] }
     }
+    case 'additionalProperties': {
+      const name = quoted(error.error)
+      if (name === undefined) return { message: text, path }
+      return { message: keyword === false ? `Unknown property "${name}"` : `Property "${name}" is not allowed by \`additionalProperties\``, path: [...path, name] }
+    }
+    case 'type':
+      return { message: `Expected ${describeType(keyword ?? node?.type)}, received ${typeOfValue(instance)}`, path }
+    case 'enum':
+      return { message: Array.isArray(keyword) ? `Expected one of ${keyword.map((option) => JSON.stringify(option)).join(', ')}` : text, path }
+    case 'const':
+      return { message: node && 'const' in node ? `Expected ${JSON.stringify(node.const)}` : text, path }
+    case 'minLength':
+      return { message: `Expected at least ${String(keyword)} characters, received ${lengthOf(instance)}`, path }
+    case 'maxLength':
+      return { message: `Expected at most ${String(keyword)} characters, received ${lengthOf(instance)}`, path }
+    case 'pattern':
+      return { message: `Expected to match the pattern ${String(keyword)}`, path }
+    case 'format':
+      return { message: `Expected a valid ${String(keyword)}`, path }
+    case 'minimum':
+      return { message: `Expected a number >= ${String(keyword)}, received ${String(instance)}`, path }
+    case 'maximum':
+      return { message: `Expected a number <= ${String(keyword)}, received ${String(instance)}`, path }
+    case 'exclusiveMinimum':
+      return { message: `Expected a number > ${String(typeof keyword === 'number' ? keyword : node?.minimum)}, received ${String(instance)}`, path }
+    case 'exclusiveMaximum':
+      return { message: `Expected a number < ${String(typeof keyword === 'number' ? keyword : node?.maximum)}, received ${String(instance)}`, path }
+    case 'multipleOf':
+      return { message: `Expected a multiple of ${String(keyword)}, received ${String(instance)}`, path }
+    case 'minItems':
+      return { message: `Expected at least ${String(keyword)} items, received ${Array.isArray(instance) ? instance.length : '?'}`, path }
+    case 'maxItems':
+      return { message: `Expected at most ${String(keyword)} items, received ${Array.isArray(instance) ? instance.length : '?'}`, path }
+    case 'uniqueItems': {
+      const duplicate = /indexes \d+ and (\d+)/.exec(error.error)
+      return { message: 'Duplicate item; items must be unique', path: duplicate ? [...path, Number(duplicate[1])] : path }
+    }
+    case 'minProperties':
+      return { message: `Expected at least ${String(keyword)} properties`, path }
+    case 'maxProperties':
+      return { message: `Expected at most ${String(keyword)} properties`, path }
+    case 'anyOf':
+    case 'oneOf': {
+      const matches = Number(/\((\d+) matches\)/.exec(error.error)?.[1] ?? 0)
+      if (matches > 1) return { message: `Matches ${matches} alternatives, expected exactly one`, path }
+      return { message: `Does not match any of the ${Array.isArray(keyword) ? `${keyword.length} ` : ''}allowed alternatives`, path }
+    }
+    case 'not':
+      return { message: 'Matches a schema it must not match', path }
+    case 'contains':
+      return { message: 'No item matches the required schema (contains)', path }
+    case 'false':
+      return { message: 'No value is allowed here', path }
+    case 'dependentRequired':
+    case 'dependencies': {
+      const names = /has "(.*)" but does not have "(.*)"/.exec(error.error)
+      return names ? { message: `Required when "${names[1]}" is present`, path: [...path, names[2]!] } : { message: text, path }
+    }
+    default:
+      return { message: text, path }
   }
 }
 
-function checkArray(s: JsonSchema, value: unknown[], path: Path, state: State): void {
-  if (typeof s.minItems === 'number' && value.length < s.minItems) {
-    report(state, path, `Expected at least ${s.minItems} items, received ${value.length}`)
+/** `#/a/0` as `['a', 0]`: array indexes as numbers (as Standard Schema issues have them), keys as strings. */
+function pathOf(location: string, value: unknown): Path {
+  const path: Path = []
+  let current = value
+  for (const raw of location.replace(/^#\/?/, '').split('/')) {
+    if (raw === '') continue
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~')
+    const segment = Array.isArray(current) ? Number(key) : key
+    path.push(segment)
+    current = isRecord(current) || Array.isArray(current) ? (current as Record<string | number, unknown>)[segment] : undefined
   }
-  if (typeof s.maxItems === 'number' && value.length > s.maxItems) {
-    report(state, path, `Expected at most ${s.maxItems} items, received ${value.length}`)
-  }
-  // 2020-12 tuples use prefixItems + items; draft-07 tuples use an items array + additionalItems.
-  const prefix = Array.isArray(s.prefixItems) ? s.prefixItems : Array.isArray(s.items) ? s.items : undefined
-  const rest = Array.isArray(s.items) ? s.additionalItems : s.items
-  value.forEach((item, index) => {
-    const itemSchema = prefix && index < prefix.length ? prefix[index] : rest
-    if (prefix && index >= prefix.length && itemSchema === false) {
-      report(state, [...path, index], `Expected at most ${prefix.length} items`)
-    } else {
-      check(itemSchema, item, [...path, index], state)
-    }
-  })
-  if (s.uniqueItems === true) {
-    for (let i = 1; i < value.length; i++) {
-      if (value.slice(0, i).some((earlier) => deepEqual(earlier, value[i]))) {
-        report(state, [...path, i], 'Duplicate item; items must be unique')
-        break
-      }
-    }
-  }
-  if (s.contains !== undefined && !value.some((item) => passes(s.contains, item, state))) {
-    report(state, path, 'No item matches the required schema (contains)')
-  }
+  return path
 }
 
-function checkObject(s: JsonSchema, value: Record<string, unknown>, path: Path, state: State): void {
-  const keys = Object.keys(value)
-  if (typeof s.minProperties === 'number' && keys.length < s.minProperties) {
-    report(state, path, `Expected at least ${s.minProperties} properties`)
-  }
-  if (typeof s.maxProperties === 'number' && keys.length > s.maxProperties) {
-    report(state, path, `Expected at most ${s.maxProperties} properties`)
-  }
-  if (Array.isArray(s.required)) {
-    for (const key of s.required) {
-      if (typeof key === 'string' && !Object.hasOwn(value, key)) report(state, [...path, key], 'Required')
-    }
-  }
-  if (isRecord(s.dependentRequired)) {
-    for (const [key, needed] of Object.entries(s.dependentRequired)) {
-      if (!Object.hasOwn(value, key) || !Array.isArray(needed)) continue
-      for (const other of needed) {
-        if (!Object.hasOwn(value, other)) report(state, [...path, other], `Required when "${key}" is present`)
-      }
-    }
-  }
-  const properties = isRecord(s.properties) ? s.properties : {}
-  const patterns = isRecord(s.patternProperties) ? Object.entries(s.patternProperties) : []
-  for (const key of keys) {
-    const childPath = [...path, key]
-    if (s.propertyNames !== undefined) {
-      const before = state.issues.length
-      check(s.propertyNames, key, childPath, state)
-      for (const issue of state.issues.splice(before)) {
-        report(state, childPath, `Property name is not allowed: ${issue.message}`)
-      }
-    }
-    let matched = false
-    if (Object.hasOwn(properties, key)) {
-      matched = true
-      check(properties[key], value[key], childPath, state)
-    }
-    for (const [pattern, schema] of patterns) {
-      if (compilePattern(pattern)?.test(key)) {
-        matched = true
-        check(schema, value[key], childPath, state)
-      }
-    }
-    if (matched) continue
-    if (s.additionalProperties === false) report(state, childPath, `Unknown property "${key}"`)
-    else check(s.additionalProperties, value[key], childPath, state)
-  }
-}
-
-/** Reports the issues of the branch that got furthest, so the message stays specific. */
-function reportBestBranch(branches: unknown[], value: unknown, path: Path, state: State, quantifier: string): void {
-  let best: Issue[] | undefined
-  for (const branch of branches) {
-    const branchIssues = collect(branch, value, path, state)
-    if (!best || branchIssues.length < best.length) best = branchIssues
-  }
-  if (branches.length === 1 && best) state.issues.push(...best)
-  else report(state, path, `Does not match ${quantifier} of the ${branches.length} allowed alternatives${best?.[0] ? ` (closest: ${best[0].message})` : ''}`)
-}
-
-function passes(schema: unknown, value: unknown, state: State): boolean {
-  return collect(schema, value, [], state).length === 0
-}
-
-function collect(schema: unknown, value: unknown, path: Path, state: State): Issue[] {
-  const before = state.issues.length
-  check(schema, value, path, state)
-  return state.issues.splice(before)
-}
-
-function report(state: State, path: Path, message: string): void {
-  state.issues.push({ message, path: [...path] })
+function at(value: unknown, path: Path): unknown {
+  let current = value
+  for (const key of path) current = isRecord(current) || Array.isArray(current) ? (current as Record<string | number, unknown>)[key] : undefined
+  return current
 }
 
 /**
- * Resolves a local reference: `#`, a JSON Pointer (`#/$defs/x`, `#/definitions/x`), a plain-name
- * fragment (`#name`, for `$anchor: "name"` or draft-07's `$id: "#name"`), or the `$id` of an
- * embedded schema, optionally followed by a fragment. Nothing is fetched.
+ * The schema object a keyword sits in, found along the keyword's location from the root, following
+ * local `$ref`s (`#/...`) on the way. `undefined` when the way goes elsewhere: the library's own
+ * text is used then.
  */
-function resolveRef(root: unknown, ref: string): unknown {
-  const hash = ref.indexOf('#')
-  const base = hash === -1 ? ref : ref.slice(0, hash)
-  const fragment = hash === -1 ? '' : decodeURIComponent(ref.slice(hash + 1))
-  const document = base === '' ? root : indexOf(root).ids.get(base)
-  if (document === undefined) return undefined
-  if (fragment === '') return document
-  if (!fragment.startsWith('/')) return indexOf(document).anchors.get(fragment)
-  let node: unknown = document
-  for (const raw of fragment.slice(1).split('/')) {
-    const token = raw.replace(/~1/g, '/').replace(/~0/g, '~')
-    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, token)) return undefined
-    node = (node as Record<string, unknown>)[token]
+function schemaAt(root: JsonSchema, keywordLocation: string): Record<string, unknown> | undefined {
+  const segments = keywordLocation.replace(/^#\/?/, '').split('/').slice(0, -1)
+  let node: unknown = root
+  for (const raw of segments) {
+    if (raw === '') continue
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~')
+    if (key === '$ref' && isRecord(node) && typeof node.$ref === 'string') node = local(root, node.$ref)
+    else node = isRecord(node) || Array.isArray(node) ? (node as Record<string, unknown>)[key] : undefined
+    if (node === undefined) return undefined
+  }
+  return isRecord(node) ? node : undefined
+}
+
+function local(root: JsonSchema, ref: string): unknown {
+  if (ref === '#') return root
+  if (/^#[A-Za-z_][\w.-]*$/.test(ref)) return anchored(root, ref.slice(1), 0)
+  if (!ref.startsWith('#/')) return undefined
+  let node: unknown = root
+  for (const raw of ref.slice(2).split('/')) {
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~')
+    node = isRecord(node) || Array.isArray(node) ? (node as Record<string, unknown>)[key] : undefined
   }
   return node
 }
 
-interface SchemaIndex {
-  readonly anchors: Map<string, unknown>
-  readonly ids: Map<string, unknown>
+/** The subschema named `name` by `$anchor` (2019-09 on) or a plain-name `$id` (draft-07). */
+function anchored(node: unknown, name: string, depth: number): unknown {
+  if (!isRecord(node) || depth > 64) return Array.isArray(node) ? node.map((child) => anchored(child, name, depth + 1)).find(Boolean) : undefined
+  if (node.$anchor === name || node.$id === `#${name}`) return node
+  for (const child of Object.values(node)) {
+    const found = typeof child === 'object' && child !== null ? anchored(child, name, depth + 1) : undefined
+    if (found) return found
+  }
+  return undefined
 }
 
-const indexes = new WeakMap<object, SchemaIndex>()
-
-/** Anchors and embedded `$id`s of a schema, found once per schema object. */
-function indexOf(root: unknown): SchemaIndex {
-  const empty: SchemaIndex = { anchors: new Map(), ids: new Map() }
-  if (typeof root !== 'object' || root === null) return empty
-  let index = indexes.get(root)
-  if (index) return index
-  index = empty
-  const rootId = typeof (root as JsonSchema).$id === 'string' ? ((root as JsonSchema).$id as string) : undefined
-  const seen = new Set<unknown>()
-  const visit = (node: unknown): void => {
-    if (typeof node !== 'object' || node === null || seen.has(node)) return
-    seen.add(node)
-    if (!Array.isArray(node)) {
-      const { $anchor, $id } = node as JsonSchema
-      if (typeof $anchor === 'string') index!.anchors.set($anchor, node)
-      if (typeof $id === 'string') {
-        if ($id.startsWith('#')) index!.anchors.set($id.slice(1), node)
-        else {
-          index!.ids.set($id, node)
-          const absolute = absoluteId($id, rootId)
-          if (absolute) index!.ids.set(absolute, node)
-        }
-      }
-    }
-    for (const child of Object.values(node)) visit(child)
-  }
-  visit(root)
-  indexes.set(root, index)
-  return index
+function quoted(text: string): string | undefined {
+  return /"(.*)"[^"]*$/.exec(text)?.[1]
 }
 
-function absoluteId(id: string, base: string | undefined): string | undefined {
-  try {
-    return new URL(id, base).href
-  } catch {
-    return undefined
-  }
-}
-
-function matchesType(type: unknown, value: unknown): boolean {
-  if (Array.isArray(type)) return type.some((t) => matchesType(t, value))
-  switch (type) {
-    case 'string': return typeof value === 'string'
-    case 'number': return typeof value === 'number' && Number.isFinite(value)
-    case 'integer': return typeof value === 'number' && Number.isInteger(value)
-    case 'boolean': return typeof value === 'boolean'
-    case 'null': return value === null
-    case 'array': return Array.isArray(value)
-    case 'object': return isRecord(value)
-    default: return true
-  }
+function samePath(a: StandardSchemaV1.Issue['path'], b: StandardSchemaV1.Issue['path']): boolean {
+  return JSON.stringify(a ?? []) === JSON.stringify(b ?? [])
 }
 
 function describeType(type: unknown): string {
@@ -317,29 +293,10 @@ function describeType(type: unknown): string {
 function typeOfValue(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'array'
-  if (typeof value === 'number' && Number.isInteger(value)) return 'integer'
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number'
   return typeof value
 }
 
-function compilePattern(pattern: string): RegExp | null {
-  let regex = patternCache.get(pattern)
-  if (regex === undefined) {
-    try {
-      regex = new RegExp(pattern, 'u')
-    } catch {
-      regex = null // an ECMA-262-incompatible pattern is ignored rather than failing every call
-    }
-    patternCache.set(pattern, regex)
-  }
-  return regex
-}
-
-const FORMATS: Record<string, (value: string) => boolean> = {
-  'date-time': (v) => /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(v) && !Number.isNaN(Date.parse(v)),
-  date: (v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(v)),
-  time: (v) => /^\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?$/.test(v),
-  email: (v) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v),
-  uuid: (v) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v),
-  uri: (v) => /^[a-z][a-z0-9+.-]*:/i.test(v),
-  ipv4: (v) => /^((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/.test(v),
+function lengthOf(value: unknown): number | string {
+  return typeof value === 'string' ? [...value].length : '?'
 }

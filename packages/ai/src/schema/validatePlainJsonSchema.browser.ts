@@ -5,7 +5,7 @@ import type { JsonSchema } from './types.ts'
 
 /**
  * The browser build of `#validate-plain-json-schema`. Browser tools are nearly always written with a
- * schema library, so the JSON Schema validator (about 2.4 KB gzipped) stays out unless a tool asks
+ * schema library, so the JSON Schema validator (@cfworker/json-schema; the bundle bench prints its cost) stays out unless a tool asks
  * for it by wrapping its schema with `jsonSchema()`. Server code in the same bundle brings it back
  * (see serverSchemaSupport.ts).
  */

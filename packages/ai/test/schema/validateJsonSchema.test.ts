@@ -87,10 +87,13 @@ describe('validateJsonSchema', () => {
   it('checks maps: additionalProperties schemas, patternProperties and propertyNames', () => {
     const map = { type: 'object', additionalProperties: { type: 'number' }, propertyNames: { pattern: '^[a-z]+$' } }
     expect(paths(map, { a: 1, b: 2 })).toEqual([])
-    expect(paths(map, { a: 'x', B: 1 })).toEqual([
-      ['a', 'Expected number, received string'],
-      ['B', 'Property name is not allowed: Expected to match the pattern ^[a-z]+$'],
-    ])
+    expect(paths(map, { a: 'x', B: 1 })).toEqual(
+      expect.arrayContaining([
+        ['a', 'Expected number, received string'],
+        ['B', 'Property name is not allowed: Expected to match the pattern ^[a-z]+$'],
+      ]),
+    )
+    expect(paths(map, { a: 'x', B: 1 })).toHaveLength(2)
     const patterned = { type: 'object', patternProperties: { '^x-': { type: 'string' } }, additionalProperties: false }
     expect(paths(patterned, { 'x-a': 'ok', y: 1 })).toEqual([['y', 'Unknown property "y"']])
   })
