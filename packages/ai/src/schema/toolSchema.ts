@@ -3,7 +3,7 @@ import { ToolDefinitionError } from '../errors.ts'
 import type { TypeMode } from './emitJsonSchema.ts'
 import { schemaKind } from './schemaKind.ts'
 // Browser builds resolve this to a stub that points to jsonSchema() (see package.json `imports`).
-import { validatePlainJsonSchema } from '#validate-plain-json-schema'
+import { plainJsonSchemaProblem, validatePlainJsonSchema } from '#validate-plain-json-schema'
 import type { JsonSchema, JsonSchemaTarget, SchemaIo, SchemaSource, ToolSchema } from './types.ts'
 
 /** Emits (and caches) JSON Schema for one side of one tool. */
@@ -26,6 +26,13 @@ export function toToolSchema<TInput, TOutput>(
     throw new ToolDefinitionError(
       `The ${io}Schema of tool "${toolName}" is neither a Standard Schema (Valibot, Zod, ArkType, ...) nor a JSON Schema object`,
     )
+  }
+  if (kind === 'json-schema') {
+    const schema = source as JsonSchema
+    const problem = plainJsonSchemaProblem(schema, declaresDraft07(schema) ? '7' : '2020-12')
+    if (problem) {
+      throw new ToolDefinitionError(`The ${io}Schema of tool "${toolName}" is not a valid JSON Schema at ${problem.path || '(root)'}: ${problem.message}`)
+    }
   }
   const validate: StandardSchemaV1.Props<TInput, TOutput>['validate'] =
     kind === 'json-schema'
@@ -52,4 +59,10 @@ export function toToolSchema<TInput, TOutput>(
       jsonSchema: { input: convert('input'), output: convert('output') },
     },
   }
+}
+
+/** Draft-07 by its `$schema`, or by its array `items` (read as a tuple only there). */
+function declaresDraft07(schema: JsonSchema): boolean {
+  const declared = typeof schema.$schema === 'string' ? schema.$schema : ''
+  return /draft-0[4-7]/.test(declared) || (declared === '' && JSON.stringify(schema).includes('"items":['))
 }

@@ -66,7 +66,7 @@ function usesDraft7(node: unknown, depth: number): boolean {
  * schemas) adds `null` to the types and the enum, and draft-04's boolean `exclusiveMinimum` /
  * `exclusiveMaximum` beside `minimum` / `maximum` become the numeric bounds of later drafts.
  */
-function normalized(node: unknown): unknown {
+export function normalized(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(normalized)
   if (!isRecord(node)) return node
   // fromEntries, not assignment: a property named `__proto__` stays a property.

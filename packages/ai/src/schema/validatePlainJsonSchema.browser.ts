@@ -18,3 +18,11 @@ export function validatePlainJsonSchema(schema: JsonSchema, value: unknown): Sta
       "jsonSchema() from '@toolgate/ai' to validate it in the browser, or use a schema library.",
   )
 }
+
+/**
+ * The browser build does not check a plain JSON Schema against its meta-schema (the meta-schemas
+ * would cost every bundle); the server build checks the same tool when it is defined there.
+ */
+export function plainJsonSchemaProblem(): undefined {
+  return undefined
+}

@@ -130,3 +130,25 @@ describe('toolJsonSchema', () => {
     await expect(tool.execute(bad as never)).rejects.toThrow(`- ${'child.'.repeat(8)}leaf: `)
   })
 })
+
+describe('a plain JSON Schema is checked against its meta-schema when the tool is defined', () => {
+  const define = (inputSchema: object) => () => toolDefinition({ name: 'checked', description: 'A tool', inputSchema: inputSchema as never })
+
+  it('refuses a misspelt type, with the path and what would be right', () => {
+    expect(define({ type: 'numbr' })).toThrowError(
+      expect.objectContaining({ code: 'TOOL_DEFINITION', message: expect.stringMatching(/^The inputSchema of tool "checked" is not a valid JSON Schema at \/type: .*"number"/) }),
+    )
+  })
+
+  it('finds the problem however deep it sits', () => {
+    expect(define({ type: 'object', properties: { name: { type: 'string', minLength: -1 } } })).toThrowError(/at \/properties\/name\/minLength: -1 is less than 0/)
+    expect(define({ type: 'object', required: 'name' })).toThrowError(/at \/required:/)
+    expect(define({ type: 'object', properties: { tags: { type: 'array', items: { type: ['string', 'nope'] } } } })).toThrowError(/at \/properties\/tags\/items\/type\/1:/)
+  })
+
+  it('accepts what the validator reads: 2020-12, draft-07 tuples, OpenAPI nullable and draft-04 bounds', () => {
+    expect(define({ type: 'object', properties: { pair: { type: 'array', prefixItems: [{ type: 'string' }], items: false } }, $defs: { x: { type: 'integer' } } })).not.toThrow()
+    expect(define({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { pair: { items: [{ type: 'string' }], additionalItems: false } } })).not.toThrow()
+    expect(define({ type: 'object', properties: { n: { type: 'number', nullable: true, minimum: 0, exclusiveMinimum: true } } })).not.toThrow()
+  })
+})
