@@ -95,8 +95,11 @@ type ToolMetadataOf<TTool> = TTool extends { readonly metadata: infer M } ? M : 
  * with a default may be missing); the tool's `execute` sees it validated.
  */
 export type ToolCallPartFor<TTool> = TTool extends AnyTool
-  ? ToolCallPartOf<InferToolName<TTool>, InferToolRawInput<TTool>, InferToolOutput<TTool>, ToolMetadataOf<TTool>>
+  ? ToolCallPartOf<InferToolName<TTool>, KnownOr<InferToolRawInput<TTool>>, KnownOr<InferToolOutput<TTool>>, ToolMetadataOf<TTool>>
   : never
+
+/** `unknown` where a type is `any` (the tools of a client given none): an app checks before it uses. */
+type KnownOr<T> = 0 extends 1 & T ? unknown : T
 
 /**
  * A tool-call part of any of the tools: a discriminated union over their names, so checking
