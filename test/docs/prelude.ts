@@ -6,10 +6,11 @@ import type { ComponentType, ReactNode } from 'react'
 import * as v from 'valibot'
 import { toolDefinition, toolSearch, type AnyTool } from '@toolgate/ai'
 import { createChatHandler, memoryStore, scriptedModel, type ChatMiddleware, type ChatModel, type ThreadStore } from '@toolgate/ai/server'
+import { redisStore } from '@toolgate/ai/server/redis'
 import type { ToolCallPart } from '@toolgate/ai-react'
 import { openai } from '@ai-sdk/openai'
 
-export { http, v, toolDefinition, toolSearch, createChatHandler, openai, type ChatMiddleware }
+export { http, v, toolDefinition, toolSearch, createChatHandler, redisStore, openai, type ChatMiddleware }
 
 export const getWeather = toolDefinition({
   name: 'get_weather',
@@ -63,3 +64,4 @@ export declare const Spinner: ComponentType
 export declare const GenericCard: ComponentType<{ readonly part: ToolCallPart<typeof tools> }>
 export type { ReactNode }
 export const redactSecrets: ChatMiddleware = { name: 'redact-secrets' }
+export declare const redis: Parameters<typeof redisStore>[0]['client']

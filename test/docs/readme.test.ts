@@ -1,19 +1,24 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import ts from 'typescript'
 import { afterAll, describe, expect, it } from 'vitest'
 import { repoRoot } from '../helpers.ts'
 
-// The README's TypeScript blocks compile as written, against the published declarations (`dist/`).
+// The TypeScript blocks of the README and of the guides in docs/ compile as written, against the
+// published declarations (`dist/`).
 // Each block is a module; what it uses without declaring or importing (an app's own tools and
 // helpers) comes from prelude.ts. A line the README shows failing carries `// @ts-expect-error`.
 
-const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8')
-const blocks = [...readme.matchAll(/^```(ts|tsx)\n([\s\S]*?)^```$/gm)].map((match, index) => ({
-  name: `block${String(index + 1).padStart(2, '0')}.${match[1]}`,
-  line: readme.slice(0, match.index).split('\n').length + 1,
-  code: match[2]!,
-}))
+const documents = ['README.md', ...readdirSync(join(repoRoot, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)]
+const blocks = documents.flatMap((document) => {
+  const text = readFileSync(join(repoRoot, document), 'utf8')
+  return [...text.matchAll(/^```(ts|tsx)\n([\s\S]*?)^```$/gm)].map((match, index) => ({
+    document,
+    name: `${document.replace(/\W+/g, '_')}_${String(index + 1).padStart(2, '0')}.${match[1]}`,
+    line: text.slice(0, match.index).split('\n').length + 1,
+    code: match[2]!,
+  }))
+})
 
 const prelude = readFileSync(new URL('./prelude.ts', import.meta.url), 'utf8')
 const preludeNames = [...prelude.matchAll(/^export (?:declare )?(?:const|function) (\w+)/gm)].map((m) => m[1]!)
@@ -35,7 +40,7 @@ function ownNames(code: string): Set<string> {
 const dir = join(repoRoot, 'node_modules', '.cache', 'toolgate-readme')
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-describe('README code blocks', () => {
+describe('code blocks of the README and the guides', () => {
   it('type-check as written', () => {
     rmSync(dir, { recursive: true, force: true })
     mkdirSync(dir, { recursive: true })
@@ -69,9 +74,10 @@ describe('README code blocks', () => {
       const text = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')
       if (!file || diagnostic.start === undefined) return `${diagnostic.file?.fileName ?? ''}: ${text}`
       const { line } = diagnostic.file!.getLineAndCharacterOfPosition(diagnostic.start)
-      return `README.md:${file.line + line - file.offset}: ${text}`
+      return `${file.document}:${file.line + line - file.offset}: ${text}`
     })
-    expect(blocks.length).toBeGreaterThan(10)
+    expect(blocks.filter((block) => block.document === 'README.md').length).toBeGreaterThan(10)
+    expect(blocks.filter((block) => block.document.startsWith('docs/')).length).toBeGreaterThan(10)
     expect(problems).toEqual([])
   })
 })

@@ -1,3 +1,4 @@
+/** @module @toolgate/ai-react */
 /** React bindings for `@toolgate/ai/client`: thin hooks over `useSyncExternalStore`, no logic of their own. */
 export { useChat, type UseChatResult } from './useChat.ts'
 export { useChatClient } from './useChatClient.ts'

@@ -1,3 +1,4 @@
+/** @module @toolgate/ai */
 export { toolDefinition, type ToolDefinitionConfig } from './tools/toolDefinition.ts'
 export { thinkTool, THINK_TOOL_DESCRIPTION, THOUGHT_METADATA, type ThinkTool, type ThinkToolOptions } from './tools/thinkTool.ts'
 export { toolSearch, type ToolRanker, type ToolSearch, type ToolSearchOptions } from './tools/toolSearch.ts'

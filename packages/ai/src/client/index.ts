@@ -1,3 +1,4 @@
+/** @module @toolgate/ai/client */
 /**
  * The framework-agnostic chat client for browsers: `@toolgate/ai/client`. It imports neither the
  * server, providers nor JSON Schema emission; define tools with `toolDefinition` from `@toolgate/ai`.

@@ -1,3 +1,4 @@
+/** @module @toolgate/ai/interop */
 /**
  * `@toolgate/ai/interop`: what needs no other package. Each integration with a peer has its own
  * subpath, so a project pays (in types and in bundles) only for what it imports:

@@ -1,3 +1,4 @@
+/** @module @toolgate/ai/protocol */
 /**
  * The chat wire protocol, shared by `@toolgate/ai/server` and browser clients. Types only: no
  * runtime code and no dependencies, so importing it costs a browser bundle nothing.

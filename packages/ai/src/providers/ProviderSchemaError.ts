@@ -5,7 +5,7 @@ export type ProviderSchemaErrorCode =
   | 'ROOT_NOT_OBJECT'
   /** A `$ref` points nowhere in the document (or outside it). */
   | 'UNRESOLVED_REF'
-  /** The schema recurses and the target forbids recursion (Anthropic strict). */
+  /** The schema recurses where no conversion can express it (a reference that only aliases itself). */
   | 'RECURSIVE_SCHEMA'
   /** Something that should be a schema is not one (a string where a subschema belongs, ...). */
   | 'INVALID_SCHEMA'

@@ -1,3 +1,4 @@
+/** @module @toolgate/ai/providers */
 export { toProviderTool, toProviderTools } from './toProviderTool.ts'
 export { toProviderSchema } from './toProviderSchema.ts'
 export { fromProviderArgs } from './fromProviderArgs.ts'

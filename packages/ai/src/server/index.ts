@@ -1,3 +1,4 @@
+/** @module @toolgate/ai/server */
 /** `@toolgate/ai/server`: the chat runtime. */
 export { createChatHandler, type ChatHandler } from './createChatHandler.ts'
 export { toNodeHandler, type NodeHandler } from './toNodeHandler.ts'

@@ -1,3 +1,4 @@
+/** @module @toolgate/ai/server/testing */
 import * as v from 'valibot'
 import { toolDefinition } from '../tools/toolDefinition.ts'
 import type { ThreadMessage } from '../protocol/messages.ts'

@@ -1,3 +1,4 @@
+/** @module @toolgate/ai/server/postgres */
 import { InvalidOptionError } from '../../errors.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import type { RunEventLog, ThreadHead, ThreadStore } from '../threadStore.ts'

@@ -1,3 +1,4 @@
+/** @module @toolgate/ai/server/redis */
 import { InvalidOptionError } from '../../errors.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import type { LoggedEvent, RunEventLog, ThreadHead, ThreadStore } from '../threadStore.ts'
