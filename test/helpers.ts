@@ -1,5 +1,6 @@
 import { execFileSync, type ExecFileSyncOptions } from 'node:child_process'
 import { mkdtempSync, readdirSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -32,4 +33,16 @@ export function pack(workspace: 'ai' | 'ai-react', destination: string): string 
 /** Installs from the npm cache where it can (CI ran `npm ci` just before), the registry otherwise. */
 export function npmInstall(cwd: string): void {
   run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd })
+}
+
+/** A port nothing listens on now, on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
 }

@@ -1,19 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { build } from 'esbuild'
 import { Miniflare } from 'miniflare'
 import ts from 'typescript'
 import { afterAll, describe, expect, it } from 'vitest'
-import { repoRoot } from '../helpers.ts'
+import { freePort, repoRoot } from '../helpers.ts'
 // @ts-expect-error: a plain JavaScript fixture, shared with the runtime matrix
 import { runTurn } from '../fixtures/turn/turn.js'
 
 // The examples build as they would be deployed and answer a turn (a server tool, an approval, the
-// approved resume) on the embedded scripted model. The Next.js one is type-checked only: Next.js
-// cannot be installed here (its platform packages are missing from this registry, which breaks
-// `npm ci`), and its route is a plain Fetch handler that the other two already run.
+// approved resume) on the embedded scripted model. The Next.js one is type-checked here; Next.js
+// itself builds and serves such a route, on Node and on Edge, in runtimes/next-deno.test.ts.
 
 const examples = join(repoRoot, 'examples')
 const out = join(repoRoot, 'node_modules', '.cache', 'toolgate-examples')
@@ -81,14 +79,3 @@ describe('examples', () => {
     expect(problems).toEqual([])
   })
 })
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
-}

@@ -5,9 +5,8 @@ import { describe, expect, it } from 'vitest'
 import { bin, repoRoot, run } from '../helpers.ts'
 
 // The same handler (test/fixtures/turn) answers a turn with a server tool and an approval on each
-// runtime, importing the built package (`dist/`) as users do. Deno and Next.js are not here: their
-// npm packages lack the darwin/win32 platform builds on the registry this project installs from,
-// which leaves `npm ci` with an incomplete lockfile (see the closing notes of issue 13).
+// runtime, importing the built package (`dist/`) as users do. Deno and Next.js (Node and Edge) are
+// in next-deno.test.ts: they are installed at test time, not as devDependencies.
 const main = join(repoRoot, 'test', 'fixtures', 'turn', 'main.js')
 const answer = '{"city":"Paris","tempC":18} {"receipt":"r-Bob-250"}'
 
