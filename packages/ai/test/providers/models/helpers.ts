@@ -1,8 +1,9 @@
 import { LLMock } from '@copilotkit/aimock'
-import { afterAll, beforeAll, beforeEach } from 'vitest'
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition, toolJsonSchema, type AnyTool } from '@toolgate/ai'
 import type { ThreadMessage, ChatModel, ModelChunk, ModelTool } from '@toolgate/ai/server'
+import { startServer } from '../../server/helpers/server.ts'
 
 /** One aimock server per test file on 127.0.0.1, with fixtures and journal cleared between tests. */
 export function useAimock(): { readonly mock: LLMock; readonly url: string } {
@@ -119,4 +120,60 @@ export function recordingTools() {
     return { sent: true }
   })
   return { weatherRan, emailsSent, list: [weather, email] }
+}
+
+/**
+ * The turns every model must complete through createChatHandler, native adapter or bridge alike:
+ * a server tool, an approval and its resume, malformed arguments handed back to the model, and a
+ * 429 retried by Toolgate's policy. Call inside a `describe`, with the file's aimock.
+ */
+export function itCompletesTheCoreTurns(mock: LLMock, model: () => ChatModel): void {
+  it('runs a full turn with a server tool', async () => {
+    mock.addFixture({ match: { userMessage: 'weather in Oslo', hasToolResult: false }, response: { toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}' }] } })
+    mock.addFixture({ match: { userMessage: 'weather in Oslo', hasToolResult: true }, response: { content: 'It is 4 degrees.' } })
+    const { weatherRan, list } = recordingTools()
+    const server = await startServer({ model: model(), tools: list })
+    const turn = await server.send('weather in Oslo')
+    expect(turn.finished?.outcome).toEqual({ type: 'success' })
+    expect(turn.results.map((result) => result.content)).toEqual(['{"tempC":4}'])
+    expect(turn.text).toBe('It is 4 degrees.')
+    expect(weatherRan).toEqual(['Oslo'])
+  })
+
+  it('pauses for an approval and resumes once approved', async () => {
+    mock.addFixture({ match: { userMessage: 'email bob', hasToolResult: false }, response: { toolCalls: [{ id: 'call_e', name: 'send_email', arguments: '{"to":"bob@x.test","body":"hi"}' }] } })
+    mock.addFixture({ match: { userMessage: 'email bob', hasToolResult: true }, response: { content: 'Sent.' } })
+    const { emailsSent, list } = recordingTools()
+    const server = await startServer({ model: model(), tools: list })
+    const first = await server.send('email bob')
+    expect(first.finished?.outcome.type).toBe('interrupt')
+    expect(first.interrupts).toEqual([expect.objectContaining({ reason: 'tool_approval', toolName: 'send_email', input: { to: 'bob@x.test', body: 'hi' } })])
+    expect(emailsSent).toEqual([])
+
+    const second = await server.resume(first.threadId, [{ interruptId: first.interrupts[0]!.id, approved: true }])
+    expect(second.results[0]).toMatchObject({ content: '{"sent":true}' })
+    expect(second.text).toBe('Sent.')
+    expect(emailsSent).toEqual([{ to: 'bob@x.test', body: 'hi' }])
+  })
+
+  it('hands malformed arguments back to the model as a validation error, and the turn continues', async () => {
+    mock.addFixture({ match: { userMessage: 'bad args', hasToolResult: false }, response: { toolCalls: [{ id: 'call_m', name: 'get_weather', arguments: '{"city":42}' }] } })
+    mock.addFixture({ match: { userMessage: 'bad args', hasToolResult: true }, response: { content: 'Let me fix that.' } })
+    const { weatherRan, list } = recordingTools()
+    const server = await startServer({ model: model(), tools: list })
+    const turn = await server.send('bad args')
+    expect(turn.finished?.outcome).toEqual({ type: 'success' })
+    expect(turn.results[0]!.content).toMatch(/city/)
+    expect(turn.text).toBe('Let me fix that.')
+    expect(weatherRan).toEqual([])
+  })
+
+  it('retries a 429 with Toolgate’s policy and completes the turn', async () => {
+    mock.nextRequestError(429, { message: 'Rate limited', type: 'rate_limit_error' })
+    mock.onMessage('hello', { content: 'Hi!' })
+    const server = await startServer({ model: model(), tools: recordingTools().list })
+    const turn = await server.send('hello')
+    expect(turn.text).toBe('Hi!')
+    expect(mock.getRequests().map((entry) => entry.response.status)).toEqual([429, 200])
+  })
 }

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { anthropicModel, geminiModel, openAIChatModel, openAIResponsesModel, type CallOptions } from '@toolgate/ai/providers'
 import type { ChatModel } from '@toolgate/ai/server'
 import { closeAll, startServer } from '../../server/helpers/server.ts'
-import { useAimock, recordingTools } from './helpers.ts'
+import { itCompletesTheCoreTurns, recordingTools, useAimock } from './helpers.ts'
 
 /*
  * The same turns, through createChatHandler, for every native adapter against aimock speaking
@@ -23,33 +23,7 @@ const adapters: { name: string; model: (options?: CallOptions) => ChatModel; arg
 ]
 
 describe.each(adapters)('$name through createChatHandler', ({ model, argsStream }) => {
-  it('runs a full turn with a server tool', async () => {
-    mock.addFixture({ match: { userMessage: 'weather in Oslo', hasToolResult: false }, response: { toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}' }] } })
-    mock.addFixture({ match: { userMessage: 'weather in Oslo', hasToolResult: true }, response: { content: 'It is 4 degrees.' } })
-    const { weatherRan, list } = recordingTools()
-    const server = await startServer({ model: model(), tools: list })
-    const turn = await server.send('weather in Oslo')
-    expect(turn.finished?.outcome).toEqual({ type: 'success' })
-    expect(turn.results.map((result) => result.content)).toEqual(['{"tempC":4}'])
-    expect(turn.text).toBe('It is 4 degrees.')
-    expect(weatherRan).toEqual(['Oslo'])
-  })
-
-  it('pauses for an approval and resumes once approved', async () => {
-    mock.addFixture({ match: { userMessage: 'email bob', hasToolResult: false }, response: { toolCalls: [{ id: 'call_e', name: 'send_email', arguments: '{"to":"bob@x.test","body":"hi"}' }] } })
-    mock.addFixture({ match: { userMessage: 'email bob', hasToolResult: true }, response: { content: 'Sent.' } })
-    const { emailsSent, list } = recordingTools()
-    const server = await startServer({ model: model(), tools: list })
-    const first = await server.send('email bob')
-    expect(first.finished?.outcome.type).toBe('interrupt')
-    expect(first.interrupts).toEqual([expect.objectContaining({ reason: 'tool_approval', toolName: 'send_email', input: { to: 'bob@x.test', body: 'hi' } })])
-    expect(emailsSent).toEqual([])
-
-    const second = await server.resume(first.threadId, [{ interruptId: first.interrupts[0]!.id, approved: true }])
-    expect(second.results[0]).toMatchObject({ content: '{"sent":true}' })
-    expect(second.text).toBe('Sent.')
-    expect(emailsSent).toEqual([{ to: 'bob@x.test', body: 'hi' }])
-  })
+  itCompletesTheCoreTurns(mock, () => model())
 
   it('runs parallel calls', async () => {
     mock.addFixture({
@@ -68,15 +42,6 @@ describe.each(adapters)('$name through createChatHandler', ({ model, argsStream 
     expect(turn.results).toHaveLength(2)
     expect([...weatherRan].sort()).toEqual(['Lima', 'Oslo'])
     expect(turn.text).toBe('Both checked.')
-  })
-
-  it('retries a 429 and completes the turn', async () => {
-    mock.nextRequestError(429, { message: 'Rate limited', type: 'rate_limit_error' })
-    mock.onMessage('hello', { content: 'Hi!' })
-    const server = await startServer({ model: model(), tools: recordingTools().list })
-    const turn = await server.send('hello')
-    expect(turn.text).toBe('Hi!')
-    expect(mock.getRequests().map((entry) => entry.response.status)).toEqual([429, 200])
   })
 
   it('reports a 500 while setting up as a MODEL_ERROR, and the thread still takes the next message', async () => {
@@ -108,17 +73,5 @@ describe.each(adapters)('$name through createChatHandler', ({ model, argsStream 
     expect(turn.events.at(-1)).toMatchObject({ type: 'RUN_ERROR', code: 'MODEL_ERROR' })
     expect(weatherRan).toEqual([])
     expect(mock.getRequests()).toHaveLength(1)
-  })
-
-  it('hands malformed arguments back to the model as a validation error, and the turn continues', async () => {
-    mock.addFixture({ match: { userMessage: 'bad args', hasToolResult: false }, response: { toolCalls: [{ id: 'call_m', name: 'get_weather', arguments: '{"city":42}' }] } })
-    mock.addFixture({ match: { userMessage: 'bad args', hasToolResult: true }, response: { content: 'Let me fix that.' } })
-    const { weatherRan, list } = recordingTools()
-    const server = await startServer({ model: model(), tools: list })
-    const turn = await server.send('bad args')
-    expect(turn.finished?.outcome).toEqual({ type: 'success' })
-    expect(turn.results[0]!.content).toMatch(/city/)
-    expect(turn.text).toBe('Let me fix that.')
-    expect(weatherRan).toEqual([])
   })
 })
