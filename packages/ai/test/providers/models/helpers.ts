@@ -25,6 +25,18 @@ export function useAimock(): { readonly mock: LLMock; readonly url: string } {
   }
 }
 
+/** The tools the adapter tests declare: a plain one, and one whose name no provider accepts as is. */
+export const weather = toolDefinition({
+  name: 'get_weather',
+  description: 'Current weather in a city',
+  inputSchema: v.object({ city: v.string(), unit: v.optional(v.picklist(['c', 'f'])) }),
+})
+export const adminList = toolDefinition({
+  name: 'admin.tools.list',
+  description: 'Lists the admin tools',
+  inputSchema: v.object({ prefix: v.optional(v.string()), limit: v.number() }),
+})
+
 /** A tool as the runtime declares it to a model. */
 export function modelTool(tool: AnyTool): ModelTool {
   return { name: tool.name, description: tool.description, inputSchema: toolJsonSchema(tool)! }

@@ -5,25 +5,15 @@ import * as v from 'valibot'
 import { InvalidOptionError, toolDefinition } from '@toolgate/ai'
 import { ModelProviderError, openAIChatModel, providerToolName, toProviderTool } from '@toolgate/ai/providers'
 import type { ThreadMessage, ModelChunk } from '@toolgate/ai/server'
-import { calls, collect, journaledBodies, modelTool, recordingFetch, request, text, useAimock, user } from './helpers.ts'
+import { adminList, calls, collect, journaledBodies, modelTool, recordingFetch, request, text, useAimock, user, weather } from './helpers.ts'
 
 const aimock = useAimock()
 const { mock } = aimock
 
-const weather = toolDefinition({
-  name: 'get_weather',
-  description: 'Current weather in a city',
-  inputSchema: v.object({ city: v.string(), unit: v.optional(v.picklist(['c', 'f'])) }),
-})
 const lookup = toolDefinition({
   name: 'lookup',
   description: 'Looks a word up',
   inputSchema: v.object({ word: v.string(), language: v.string() }),
-})
-const adminList = toolDefinition({
-  name: 'admin.tools.list',
-  description: 'Lists the admin tools',
-  inputSchema: v.object({ prefix: v.optional(v.string()), limit: v.number() }),
 })
 const ADMIN_LIST = providerToolName('admin.tools.list', 'openai-chat')
 

@@ -1,23 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import * as v from 'valibot'
-import { toolDefinition } from '@toolgate/ai'
 import { ModelProviderError, openAIResponsesModel, providerToolName } from '@toolgate/ai/providers'
 import type { ModelChunk, ThreadMessage } from '@toolgate/ai/server'
-import { calls, collect, modelTool, recordingFetch, text, useAimock, user } from './helpers.ts'
+import { adminList, calls, collect, modelTool, recordingFetch, text, useAimock, user, weather } from './helpers.ts'
 
 const aimock = useAimock()
 const { mock } = aimock
 
-const weather = toolDefinition({
-  name: 'get_weather',
-  description: 'Current weather in a city',
-  inputSchema: v.object({ city: v.string(), unit: v.optional(v.picklist(['c', 'f'])) }),
-})
-const adminList = toolDefinition({
-  name: 'admin.tools.list',
-  description: 'Lists the admin tools',
-  inputSchema: v.object({ prefix: v.optional(v.string()), limit: v.number() }),
-})
 const ADMIN_LIST = providerToolName('admin.tools.list', 'openai-responses')
 
 function setup(options: Partial<Parameters<typeof openAIResponsesModel>[0]> = {}) {
