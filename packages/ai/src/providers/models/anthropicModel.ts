@@ -51,7 +51,6 @@ const STRICT_BETA = 'structured-outputs-2025-11-13'
  * back under the tools' own names and in their own argument shape (see `toolDialect.ts`).
  */
 export function anthropicModel(options: AnthropicModelOptions): ChatModel {
-  if (!options || typeof options.model !== 'string' || options.model === '') throw new InvalidOptionError('anthropicModel', 'model', 'must be a non-empty string')
   checkCallOptions('anthropicModel', options)
   if (options.thinking !== undefined && (!Number.isInteger(options.thinking?.budgetTokens) || options.thinking.budgetTokens < 1024)) {
     throw new InvalidOptionError('anthropicModel', 'thinking.budgetTokens', 'must be an integer of at least 1024')

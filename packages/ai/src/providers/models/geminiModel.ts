@@ -62,7 +62,6 @@ const PROVIDER = 'Gemini'
  * createChatHandler({ model: geminiModel({ model: 'gemini-2.5-flash', apiKey: process.env.GEMINI_API_KEY }), tools })
  */
 export function geminiModel(options: GeminiModelOptions): ChatModel {
-  if (!options || typeof options.model !== 'string' || options.model === '') throw new InvalidOptionError('geminiModel', 'model', 'must be a non-empty string')
   checkCallOptions('geminiModel', options)
   const dialect = options.schemaDialect ?? 'gemini-json-schema'
   if (dialect !== 'gemini' && dialect !== 'gemini-json-schema') throw new InvalidOptionError('geminiModel', 'schemaDialect', 'must be "gemini" or "gemini-json-schema"')

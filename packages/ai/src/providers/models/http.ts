@@ -21,8 +21,9 @@ export interface CallOptions {
   readonly fetch?: Fetch
 }
 
-/** Checks the options every adapter shares; throws a `TypeError` naming the bad one. */
-export function checkCallOptions(adapter: string, options: CallOptions): void {
+/** Checks the options every adapter shares (its `model` among them); throws `InvalidOptionError` naming the bad one. */
+export function checkCallOptions(adapter: string, options: CallOptions & { readonly model: string }): void {
+  if (!isRecord(options) || typeof options.model !== 'string' || options.model === '') throw new InvalidOptionError(adapter, 'model', 'must be a non-empty string')
   const { maxRetries, timeout } = options
   if (maxRetries !== undefined && (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 10)) {
     throw new InvalidOptionError(adapter, 'maxRetries', 'must be an integer from 0 to 10')

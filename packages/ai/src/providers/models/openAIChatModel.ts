@@ -1,4 +1,3 @@
-import { InvalidOptionError } from '../../errors.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelUsage } from '../../model/chatModel.ts'
 import { isRecord } from '../../util/isRecord.ts'
@@ -45,7 +44,6 @@ const PROVIDER = 'OpenAI'
  * createChatHandler({ model: openAIChatModel({ model: 'gpt-4.1-mini', apiKey: process.env.OPENAI_API_KEY }), tools })
  */
 export function openAIChatModel(options: OpenAIChatModelOptions): ChatModel {
-  if (!options || typeof options.model !== 'string' || options.model === '') throw new InvalidOptionError('openAIChatModel', 'model', 'must be a non-empty string')
   checkCallOptions('openAIChatModel', options)
   const url = `${trimSlash(options.baseURL || 'https://api.openai.com/v1')}/chat/completions`
   return { name: options.model, stream: (request) => callWithRetries(PROVIDER, options, request.signal, (signal) => streamChat(options, url, { ...request, signal })) }

@@ -1,4 +1,3 @@
-import { InvalidOptionError } from '../../errors.ts'
 import type { ProviderMetadata, ThreadMessage, ThreadToolMessage } from '../../protocol/messages.ts'
 import type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelUsage } from '../../model/chatModel.ts'
 import { isRecord } from '../../util/isRecord.ts'
@@ -58,7 +57,6 @@ const PROVIDER = 'OpenAI'
  * createChatHandler({ model: openAIResponsesModel({ model: 'gpt-5-mini', apiKey: process.env.OPENAI_API_KEY }), tools })
  */
 export function openAIResponsesModel(options: OpenAIResponsesModelOptions): ChatModel {
-  if (!options || typeof options.model !== 'string' || options.model === '') throw new InvalidOptionError('openAIResponsesModel', 'model', 'must be a non-empty string')
   checkCallOptions('openAIResponsesModel', options)
   const url = `${trimSlash(options.baseURL || 'https://api.openai.com/v1')}/responses`
   return {
