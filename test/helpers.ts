@@ -1,9 +1,12 @@
 import { execFileSync, type ExecFileSyncOptions } from 'node:child_process'
 import { mkdtempSync, readdirSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import ts from 'typescript'
+
+// One way to find a free port for every test that starts a server.
+export { freePort } from '../packages/ai/test/services/redis.ts'
 
 export const repoRoot = fileURLToPath(new URL('..', import.meta.url))
 export const bin = (name: string) => join(repoRoot, 'node_modules', '.bin', name)
@@ -35,14 +38,24 @@ export function npmInstall(cwd: string): void {
   run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd })
 }
 
-/** A port nothing listens on now, on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
+
+/**
+ * Type-checks `files` as an app that uses the published packages would (their `dist/` declarations,
+ * strict, React JSX, DOM and Node types): the diagnostics, none when all is well.
+ */
+export function appTypeDiagnostics(files: readonly string[]): readonly ts.Diagnostic[] {
+  const program = ts.createProgram(files, {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    jsx: ts.JsxEmit.ReactJSX,
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    allowImportingTsExtensions: true,
+    lib: ['lib.es2023.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts'],
+    types: ['node'],
+    typeRoots: [join(repoRoot, 'node_modules', '@types')],
   })
+  return ts.getPreEmitDiagnostics(program)
 }

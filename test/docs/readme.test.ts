@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path'
 import ts from 'typescript'
 import { afterAll, describe, expect, it } from 'vitest'
-import { repoRoot } from '../helpers.ts'
+import { appTypeDiagnostics, repoRoot } from '../helpers.ts'
 
 // The TypeScript blocks of the README and of the guides in docs/ compile as written, against the
 // published declarations (`dist/`).
@@ -53,23 +53,7 @@ describe('code blocks of the README and the guides', () => {
       writeFileSync(file, `${header}${block.code}\nexport {}\n`)
       return { ...block, file, offset: header === '' ? 0 : 1 }
     })
-    const program = ts.createProgram(
-      files.map((f) => f.file),
-      {
-        target: ts.ScriptTarget.ES2022,
-        module: ts.ModuleKind.ESNext,
-        moduleResolution: ts.ModuleResolutionKind.Bundler,
-        jsx: ts.JsxEmit.ReactJSX,
-        strict: true,
-        noEmit: true,
-        skipLibCheck: true,
-        allowImportingTsExtensions: true,
-        lib: ['lib.es2023.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts'],
-        types: ['node'],
-        typeRoots: [join(repoRoot, 'node_modules', '@types')],
-      },
-    )
-    const problems = ts.getPreEmitDiagnostics(program).map((diagnostic) => {
+    const problems = appTypeDiagnostics(files.map((f) => f.file)).map((diagnostic) => {
       const file = files.find((f) => f.file === diagnostic.file?.fileName)
       const text = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')
       if (!file || diagnostic.start === undefined) return `${diagnostic.file?.fileName ?? ''}: ${text}`

@@ -5,7 +5,7 @@ import { build } from 'esbuild'
 import { Miniflare } from 'miniflare'
 import ts from 'typescript'
 import { afterAll, describe, expect, it } from 'vitest'
-import { freePort, repoRoot } from '../helpers.ts'
+import { appTypeDiagnostics, freePort, repoRoot } from '../helpers.ts'
 // @ts-expect-error: a plain JavaScript fixture, shared with the runtime matrix
 import { runTurn } from '../fixtures/turn/turn.js'
 
@@ -62,20 +62,7 @@ describe('examples', () => {
 
   it('nextjs-app-router: the route and the page type-check', () => {
     const files = ['app/api/chat/route.ts', 'app/page.tsx'].map((file) => join(examples, 'nextjs-app-router', file))
-    const program = ts.createProgram(files, {
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.ESNext,
-      moduleResolution: ts.ModuleResolutionKind.Bundler,
-      jsx: ts.JsxEmit.ReactJSX,
-      strict: true,
-      noEmit: true,
-      skipLibCheck: true,
-      allowImportingTsExtensions: true,
-      lib: ['lib.es2023.d.ts', 'lib.dom.d.ts', 'lib.dom.iterable.d.ts'],
-      types: ['node'],
-      typeRoots: [join(repoRoot, 'node_modules', '@types')],
-    })
-    const problems = ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`)
+    const problems = appTypeDiagnostics(files).map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`)
     expect(problems).toEqual([])
   })
 })

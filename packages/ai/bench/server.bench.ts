@@ -11,17 +11,10 @@ import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
 import { createChatHandler, scriptedModel, toNodeHandler, type ChatEvent } from '@toolgate/ai/server'
 import { checkTanstackTurn, tanstackHandler } from './tanstackPeer.ts'
+import { measure, weather } from './workload.ts'
 
-const MAX_TURNS = 3000
-const BUDGET_MS = 2500
-const WARMUP = 300
+const LIMITS = { warmup: 300, maxTurns: 3000, budgetMs: 2500 }
 
-const weather = toolDefinition({
-  name: 'get_weather',
-  description: 'Current weather in a city',
-  inputSchema: v.object({ city: v.string() }),
-  outputSchema: v.object({ tempC: v.number() }),
-}).server(({ city }) => ({ tempC: city.length }))
 
 const transfer = toolDefinition({
   name: 'transfer_money',
@@ -78,21 +71,6 @@ const scenarios: Record<string, () => Promise<void>> = {
   },
 }
 
-async function measure(turn: () => Promise<void>, concurrency: number) {
-  for (let i = 0; i < WARMUP; i++) await turn()
-  let done = 0
-  const start = performance.now()
-  const worker = async () => {
-    while (done < MAX_TURNS && performance.now() - start < BUDGET_MS) {
-      await turn()
-      done++
-    }
-  }
-  await Promise.all(Array.from({ length: concurrency }, worker))
-  const ms = performance.now() - start
-  return { done, ms, perSecond: (done / ms) * 1000 }
-}
-
 // The peer (bench/tanstackPeer.ts), behind the same HTTP adapter.
 const answerTanstack = tanstackHandler(weather)
 const tanstack = createServer(
@@ -109,17 +87,17 @@ const tanstackTurn = async () => {
   checkTanstackTurn(text)
 }
 
-console.log(`server.bench: completed turns per second over loopback (node ${process.version}, ≤${MAX_TURNS} turns or ${BUDGET_MS} ms each)`)
+console.log(`server.bench: completed turns per second over loopback (node ${process.version}, ≤${LIMITS.maxTurns} turns or ${LIMITS.budgetMs} ms each)`)
 for (const [name, turn] of Object.entries(scenarios)) {
   for (const concurrency of [1, 8]) {
-    const { done, ms, perSecond } = await measure(turn, concurrency)
+    const { done, ms, perSecond } = await measure(turn, concurrency, LIMITS)
     console.log(`  ${name.padEnd(34)} concurrency ${String(concurrency).padStart(2)}: ${perSecond.toFixed(0).padStart(6)} turns/s  (${done} turns in ${ms.toFixed(0)} ms)`)
   }
 }
 console.log('\n  one server tool per turn, side by side with TanStack AI chat() (which stores no thread):')
 for (const concurrency of [1, 8, 32]) {
-  const ours = await measure(scenarios['one server tool (2 model steps)']!, concurrency)
-  const theirs = await measure(tanstackTurn, concurrency)
+  const ours = await measure(scenarios['one server tool (2 model steps)']!, concurrency, LIMITS)
+  const theirs = await measure(tanstackTurn, concurrency, LIMITS)
   console.log(
     `  concurrency ${String(concurrency).padStart(2)}: toolgate ${ours.perSecond.toFixed(0).padStart(5)} turns/s, @tanstack/ai ${theirs.perSecond.toFixed(0).padStart(5)} turns/s: ${(ours.perSecond / theirs.perSecond).toFixed(2)}×`,
   )

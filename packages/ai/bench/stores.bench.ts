@@ -12,12 +12,11 @@
  */
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import * as v from 'valibot'
 import pg from 'pg'
 import { createClient } from 'redis'
 import { checkTanstackTurn, tanstackHandler } from './tanstackPeer.ts'
-import { toolDefinition } from '@toolgate/ai'
-import { createChatHandler, memoryStore, scriptedModel, type ChatHandler, type ThreadStore } from '@toolgate/ai/server'
+import { measure, weather, weatherModel } from './workload.ts'
+import { createChatHandler, memoryStore, type ChatHandler, type ThreadStore } from '@toolgate/ai/server'
 import { redisStore } from '@toolgate/ai/server/redis'
 import { postgresStore } from '@toolgate/ai/server/postgres'
 import { startRedis } from '../test/services/redis.ts'
@@ -27,22 +26,11 @@ interface Service {
   stop(): Promise<void>
 }
 
-const BUDGET_MS = 2000
-const MAX_TURNS = 2000
-const WARMUP = 300
+const LIMITS = { warmup: 300, maxTurns: 2000, budgetMs: 2000 }
 const HISTORY = [1, 10, 50, 200]
 const SAMPLE = 41
 
-const weather = toolDefinition({
-  name: 'get_weather',
-  description: 'Current weather in a city',
-  inputSchema: v.object({ city: v.string() }),
-  outputSchema: v.object({ tempC: v.number() }),
-}).server(({ city }) => ({ tempC: city.length }))
 
-const model = scriptedModel([
-  { when: /weather in (\w+)/i, call: (m) => ({ tool: 'get_weather', input: { city: m[1] } }), then: ([r]) => (r.tool === 'get_weather' && r.ok ? `It is ${r.output.tempC}°C.` : r.content) },
-], { tools: [weather] })
 
 /** Counts what the store is sent: the JSON of each commit's head and appended messages. */
 function metered(store: ThreadStore) {
@@ -61,7 +49,7 @@ function metered(store: ThreadStore) {
 }
 
 const handlerFor = (store: ThreadStore): ChatHandler =>
-  createChatHandler({ model, tools: [weather], store, limits: { maxThreadMessages: 5000 } })
+  createChatHandler({ model: weatherModel, tools: [weather], store, limits: { maxThreadMessages: 5000 } })
 
 async function turn(handler: ChatHandler, threadId?: string): Promise<string> {
   const body = JSON.stringify(threadId ? { threadId, message: 'weather in Paris' } : { message: 'weather in Paris' })
@@ -69,20 +57,6 @@ async function turn(handler: ChatHandler, threadId?: string): Promise<string> {
   const text = await response.text()
   if (response.status !== 200 || !text.includes('"RUN_FINISHED"')) throw new Error(`turn failed (${response.status}): ${text.slice(-300)}`)
   return threadId ?? /"threadId":"([^"]+)"/.exec(text)![1]!
-}
-
-async function measure(run: () => Promise<unknown>, concurrency: number) {
-  for (let i = 0; i < WARMUP; i++) await run()
-  let done = 0
-  const start = performance.now()
-  const worker = async () => {
-    while (done < MAX_TURNS && performance.now() - start < BUDGET_MS) {
-      await run()
-      done++
-    }
-  }
-  await Promise.all(Array.from({ length: concurrency }, worker))
-  return (done / (performance.now() - start)) * 1000
 }
 
 // The peer (bench/tanstackPeer.ts), in-process.
@@ -120,10 +94,10 @@ async function processes(url: string, count: number): Promise<number> {
       if (response.status !== 200 || !text.includes('"RUN_FINISHED"')) throw new Error(`turn failed (${response.status}): ${text.slice(-300)}`)
       return text
     }
-    const perSecond = await measure(async () => {
+    const { perSecond } = await measure(async () => {
       const threadId = /"threadId":"([^"]+)"/.exec(await post({ message: 'weather in Paris' }))![1]
       await post({ threadId, message: 'weather in Oslo' })
-    }, 16)
+    }, 16, LIMITS)
     return perSecond * 2
   } finally {
     for (const child of children) {
@@ -160,7 +134,7 @@ try {
 }
 
 try {
-  console.log(`stores.bench: the chat handler in-process (Fetch, no HTTP), one server tool per turn (node ${process.version}, ≤${MAX_TURNS} turns or ${BUDGET_MS} ms each)`)
+  console.log(`stores.bench: the chat handler in-process (Fetch, no HTTP), one server tool per turn (node ${process.version}, ≤${LIMITS.maxTurns} turns or ${LIMITS.budgetMs} ms each)`)
   console.log('\n  memory store beside TanStack AI chat() (which stores no thread), in-process:')
   const memoryHandler = handlerFor(memoryStore())
   for (const concurrency of [1, 8, 32]) {
@@ -168,8 +142,8 @@ try {
     let ours = 0
     let theirs = 0
     for (let round = 0; round < 2; round++) {
-      ours = Math.max(ours, await measure(() => turn(memoryHandler), concurrency))
-      theirs = Math.max(theirs, await measure(tanstackTurn, concurrency))
+      ours = Math.max(ours, (await measure(() => turn(memoryHandler), concurrency, LIMITS)).perSecond)
+      theirs = Math.max(theirs, (await measure(tanstackTurn, concurrency, LIMITS)).perSecond)
     }
     console.log(`  concurrency ${String(concurrency).padStart(2)}: toolgate ${ours.toFixed(0).padStart(5)} turns/s, @tanstack/ai ${theirs.toFixed(0).padStart(5)} turns/s: ${(ours / theirs).toFixed(2)}×`)
   }
@@ -180,7 +154,7 @@ try {
     const handler = handlerFor(make())
     const cells: string[] = []
     for (const concurrency of [1, 8]) {
-      const perSecond = await measure(() => turn(handler), concurrency)
+      const { perSecond } = await measure(() => turn(handler), concurrency, LIMITS)
       baseline[concurrency] ??= perSecond
       cells.push(`concurrency ${concurrency}: ${perSecond.toFixed(0).padStart(5)} turns/s (${(perSecond / baseline[concurrency]!).toFixed(2)}× memory)`)
     }

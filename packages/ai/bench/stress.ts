@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
 import { createChatHandler, scriptedModel, toNodeHandler, type ChatEvent, type ChatModel } from '@toolgate/ai/server'
+import { weather } from './workload.ts'
 
 const RACES = 20
 const RACE_WIDTH = 100
@@ -35,12 +36,6 @@ const transfer = toolDefinition({
   await new Promise((resolve) => setTimeout(resolve, 5))
   return { receipt: `r-${to}` }
 })
-const weather = toolDefinition({
-  name: 'get_weather',
-  description: 'Current weather in a city',
-  inputSchema: v.object({ city: v.string() }),
-  outputSchema: v.object({ tempC: v.number() }),
-}).server(({ city }) => ({ tempC: city.length }))
 
 const scripted = scriptedModel(
   [
