@@ -1,7 +1,7 @@
 import { Validator, type OutputUnit } from '@cfworker/json-schema'
 import { DRAFT_07_META_SCHEMA, DRAFT_2020_12_META_SCHEMA, DRAFT_2020_12_VOCABULARIES } from './metaSchemas.ts'
 import type { JsonSchema } from './types.ts'
-import { normalized } from './validateJsonSchema.ts'
+import { draftOf, normalized } from './validateJsonSchema.ts'
 
 // A plain JSON Schema is itself checked against its draft's meta-schema when a tool is defined:
 // `{ type: 'numbr' }` would otherwise turn validation off (an unknown type matches nothing the
@@ -18,16 +18,18 @@ let draft07: Validator | undefined
 let draft2020: Validator | undefined
 
 /**
- * Checks `schema` (OpenAPI 3.0's `nullable` and draft-04 boolean bounds allowed) against the draft-07 meta-schema, and the 2020-12 one unless the schema is
- * draft-07 (`$schema`, or draft-07's array `items`). Both: the library follows the 2020-12
- * meta-schema's `$dynamicRef` only at the top, and draft-07's checks every nested schema.
+ * Checks `schema` (OpenAPI 3.0's `nullable` and draft-04 boolean bounds allowed) against the
+ * draft-07 meta-schema, and the 2020-12 one unless it is read as an earlier draft (`draftOf`, as the
+ * validator reads it). Both: the library follows the 2020-12 meta-schema's `$dynamicRef` only at
+ * the top, and draft-07's checks every nested schema.
  */
-export function jsonSchemaProblem(schema: JsonSchema, draft: '7' | '2020-12'): SchemaProblem | undefined {
+export function jsonSchemaProblem(schema: JsonSchema): SchemaProblem | undefined {
   // As validated: OpenAPI 3.0's `nullable` and draft-04's boolean bounds are accepted (see `normalized`).
   const read = normalized(schema)
   draft07 ??= new Validator(structuredClone(DRAFT_07_META_SCHEMA) as never, '7', false)
   const problems = [...draft07.validate(read).errors]
-  if (draft === '2020-12') {
+  const draft = draftOf(schema)
+  if (draft === '2020-12' || draft === '2019-09') {
     draft2020 ??= withVocabularies(new Validator(structuredClone(DRAFT_2020_12_META_SCHEMA) as never, '2020-12', false))
     problems.push(...draft2020.validate(read).errors)
   }

@@ -29,7 +29,7 @@ export function toToolSchema<TInput, TOutput>(
   }
   if (kind === 'json-schema') {
     const schema = source as JsonSchema
-    const problem = plainJsonSchemaProblem(schema, declaresDraft07(schema) ? '7' : '2020-12')
+    const problem = plainJsonSchemaProblem(schema)
     if (problem) {
       throw new ToolDefinitionError(`The ${io}Schema of tool "${toolName}" is not a valid JSON Schema at ${problem.path || '(root)'}: ${problem.message}`)
     }
@@ -59,10 +59,4 @@ export function toToolSchema<TInput, TOutput>(
       jsonSchema: { input: convert('input'), output: convert('output') },
     },
   }
-}
-
-/** Draft-07 by its `$schema`, or by its array `items` (read as a tuple only there). */
-function declaresDraft07(schema: JsonSchema): boolean {
-  const declared = typeof schema.$schema === 'string' ? schema.$schema : ''
-  return /draft-0[4-7]/.test(declared) || (declared === '' && JSON.stringify(schema).includes('"items":['))
 }

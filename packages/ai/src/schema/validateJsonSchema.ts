@@ -46,7 +46,8 @@ function validatorFor(schema: JsonSchema): Validator {
   return validator
 }
 
-function draftOf(schema: JsonSchema): SchemaDraft {
+/** The draft a schema is read in (see `validateJsonSchema`); the meta-schema check reads it the same way. */
+export function draftOf(schema: JsonSchema): SchemaDraft {
   const declared = typeof schema.$schema === 'string' ? schema.$schema : ''
   if (declared.includes('draft-04')) return '4'
   if (declared.includes('draft-07') || declared.includes('draft-06')) return '7'

@@ -3,7 +3,7 @@ import type { AnyTool } from '../tools/types.ts'
 import { isRecord } from '../util/isRecord.ts'
 import type { ChatConfig } from './config.ts'
 import { HttpError } from './errors.ts'
-import { createToolRegistry } from './toolRegistry.ts'
+import { extendToolRegistry } from './toolRegistry.ts'
 
 // AG-UI frontend tools: tools a client declares in `RunAgentInput.tools` and runs itself. The server
 // decides what the model may call, so they are ignored unless the app names them in
@@ -20,8 +20,7 @@ export function withFrontendTools(config: ChatConfig, declared: readonly unknown
     accepted.set(tool.name, frontendTool(tool, `tools[${index}]`))
   }
   if (accepted.size === 0) return config
-  const own = config.tools.names.map((name) => config.tools.get(name)!.tool)
-  return { ...config, tools: createToolRegistry([...own, ...accepted.values()], 'RunAgentInput.tools') }
+  return { ...config, tools: extendToolRegistry(config.tools, [...accepted.values()], 'RunAgentInput.tools') }
 }
 
 function frontendTool(tool: Record<string, unknown>, path: string): AnyTool {

@@ -30,7 +30,18 @@ export interface ToolRegistry {
  * schema that cannot be converted fails at startup rather than mid-chat.
  */
 export function createToolRegistry(tools: readonly AnyTool[], where: string): ToolRegistry {
-  const entries = new Map<string, ToolEntry>()
+  return registryOf(new Map(), tools, where)
+}
+
+/**
+ * `base` with more tools (an AG-UI request's accepted frontend tools): the base's entries are
+ * reused as they are, so only the new tools are checked and converted.
+ */
+export function extendToolRegistry(base: ToolRegistry, tools: readonly AnyTool[], where: string): ToolRegistry {
+  return registryOf(new Map(base.names.map((name) => [name, base.get(name)!])), tools, where)
+}
+
+function registryOf(entries: Map<string, ToolEntry>, tools: readonly AnyTool[], where: string): ToolRegistry {
   for (const [index, tool] of tools.entries()) {
     if (!isTool(tool)) throw new InvalidOptionError(where, `tools[${index}]`, 'is not a tool: define it with toolDefinition()')
     if (entries.has(tool.name)) throw new InvalidOptionError(where, `tools[${index}]`, `repeats the name "${tool.name}"; tool names must be unique`)

@@ -68,7 +68,7 @@ async function* streamMessages(options: AnthropicModelOptions, maxTokens: number
     model: options.model,
     max_tokens: maxTokens,
     ...(options.system ? { system: options.system } : {}),
-    messages: toAnthropicMessages(request.messages, dialect, options.toolResultFiles === false ? new Map() : await loadToolFiles(request, acceptsFile)),
+    messages: toAnthropicMessages(request.messages, dialect, await loadToolFiles(request, acceptsFile, options.toolResultFiles)),
     ...(dialect.declarations.length > 0 ? { tools: dialect.declarations } : {}),
     ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
     ...(options.thinking ? { thinking: { type: 'enabled', budget_tokens: options.thinking.budgetTokens } } : {}),

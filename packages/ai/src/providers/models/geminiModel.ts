@@ -87,7 +87,7 @@ async function* streamGemini(
   }
   const body = {
     ...options.body,
-    contents: toGeminiContents(request.messages, dialect, options.toolResultFiles === false ? new Map() : await loadToolFiles(request, acceptsFile)),
+    contents: toGeminiContents(request.messages, dialect, await loadToolFiles(request, acceptsFile, options.toolResultFiles)),
     ...(options.system ? { systemInstruction: { parts: [{ text: options.system }] } } : {}),
     // A fresh copy: the declarations are frozen and cached, and some gateways edit what they get.
     ...(dialect.declarations.length > 0 ? { tools: [{ functionDeclarations: structuredClone(dialect.declarations) }] } : {}),

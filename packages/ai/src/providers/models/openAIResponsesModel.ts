@@ -72,7 +72,7 @@ async function* streamResponses(options: OpenAIResponsesModelOptions, url: strin
     include: ['reasoning.encrypted_content'],
     ...options.body,
     model: options.model,
-    input: toResponsesInput(request.messages, dialect, options.toolResultFiles === false ? new Map() : await loadToolFiles(request, acceptsFile)),
+    input: toResponsesInput(request.messages, dialect, await loadToolFiles(request, acceptsFile, options.toolResultFiles)),
     ...(options.system ? { instructions: options.system } : {}),
     ...(dialect.declarations.length > 0 ? { tools: dialect.declarations } : {}),
     ...(options.temperature === undefined ? {} : { temperature: options.temperature }),

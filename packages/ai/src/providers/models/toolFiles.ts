@@ -15,10 +15,16 @@ export type AcceptsFile = (mediaType: string, source: 'bytes' | 'url') => boolea
 
 /**
  * The files of every tool result in `messages` that the provider accepts, loaded once per
- * request. A file whose bytes are gone (expired, another store) is left out: the text line stays.
+ * request; none when the adapter's `toolResultFiles` is `false`. A file whose bytes are gone
+ * (expired, another store) is left out: the text line stays.
  */
-export async function loadToolFiles(request: ModelRequest, accepts: AcceptsFile): Promise<ReadonlyMap<ThreadToolMessage, readonly ToolFile[]>> {
+export async function loadToolFiles(
+  request: ModelRequest,
+  accepts: AcceptsFile,
+  toolResultFiles: boolean | undefined,
+): Promise<ReadonlyMap<ThreadToolMessage, readonly ToolFile[]>> {
   const files = new Map<ThreadToolMessage, ToolFile[]>()
+  if (toolResultFiles === false) return files
   for (const message of request.messages) {
     if (message.role !== 'tool' || !message.attachments?.length) continue
     const loaded: ToolFile[] = []
