@@ -5,8 +5,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { toolDefinition, type AnyTool, type JsonSchema } from '@toolgate/ai'
-import { fromProviderArgs, toProviderSchema, toProviderTool, type ProviderOptions, type ProviderTarget } from '@toolgate/ai/providers'
+import { toolDefinition, type AnyTool, type JsonSchema } from '../src/index.ts'
+import { fromProviderArgs, toProviderSchema, toProviderTool, type ProviderOptions, type ProviderTarget } from '../src/providers/index.ts'
 import { conversionStats } from '../src/providers/cache.ts'
 
 const CORPUS = fileURLToPath(new URL('../test/fixtures/github-mcp-server/', import.meta.url))

@@ -1,20 +1,20 @@
 /**
  * Completed tool-calling turns per second through the whole stack: HTTP on loopback, the chat
  * handler, the scripted model, tool validation and execution, SSE. Bounded: each scenario stops
- * after a fixed number of turns or a time budget, whichever comes first.
+ * after a fixed number of turns or a time budget, whichever comes first. The comparison with
+ * TanStack AI runs each server in a process of its own (bench/instance.ts).
  *
- * Run: tsx --conditions=@toolgate/source bench/server.bench.ts
+ * Run: npm run build, then tsx bench/server.bench.ts (the package as users run it: the built JavaScript)
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
 import { createChatHandler, scriptedModel, toNodeHandler, type ChatEvent } from '@toolgate/ai/server'
-import { checkTanstackTurn, tanstackHandler } from './tanstackPeer.ts'
-import { measure, weather } from './workload.ts'
+import { checkTanstackTurn } from './tanstackPeer.ts'
+import { measure, postJson, startInstance, weather, type Instance } from './workload.ts'
 
 const LIMITS = { warmup: 300, maxTurns: 3000, budgetMs: 2500 }
-
 
 const transfer = toolDefinition({
   name: 'transfer_money',
@@ -39,9 +39,8 @@ await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
 
 async function post(body: unknown): Promise<ChatEvent[]> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-  const text = await response.text()
-  if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${text}`)
+  const { status, text } = await postJson(url, body)
+  if (status !== 200) throw new Error(`HTTP ${status}: ${text}`)
   return text
     .split('\n\n')
     .map((block) => block.split('\n').find((line) => line.startsWith('data: ')))
@@ -71,22 +70,6 @@ const scenarios: Record<string, () => Promise<void>> = {
   },
 }
 
-// The peer (bench/tanstackPeer.ts), behind the same HTTP adapter.
-const answerTanstack = tanstackHandler(weather)
-const tanstack = createServer(
-  toNodeHandler(async (request: Request) => {
-    const { message } = (await request.json()) as { message: string }
-    return answerTanstack(message)
-  }),
-)
-await new Promise<void>((resolve) => tanstack.listen(0, '127.0.0.1', resolve))
-const tanstackUrl = `http://127.0.0.1:${(tanstack.address() as AddressInfo).port}/`
-const tanstackTurn = async () => {
-  const response = await fetch(tanstackUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'weather in Paris' }) })
-  const text = await response.text()
-  checkTanstackTurn(text)
-}
-
 console.log(`server.bench: completed turns per second over loopback (node ${process.version}, ≤${LIMITS.maxTurns} turns or ${LIMITS.budgetMs} ms each)`)
 for (const [name, turn] of Object.entries(scenarios)) {
   for (const concurrency of [1, 8]) {
@@ -94,15 +77,38 @@ for (const [name, turn] of Object.entries(scenarios)) {
     console.log(`  ${name.padEnd(34)} concurrency ${String(concurrency).padStart(2)}: ${perSecond.toFixed(0).padStart(6)} turns/s  (${done} turns in ${ms.toFixed(0)} ms)`)
   }
 }
-console.log('\n  one server tool per turn, side by side with TanStack AI chat() (which stores no thread):')
-for (const concurrency of [1, 8, 32]) {
-  const ours = await measure(scenarios['one server tool (2 model steps)']!, concurrency, LIMITS)
-  const theirs = await measure(tanstackTurn, concurrency, LIMITS)
-  console.log(
-    `  concurrency ${String(concurrency).padStart(2)}: toolgate ${ours.perSecond.toFixed(0).padStart(5)} turns/s, @tanstack/ai ${theirs.perSecond.toFixed(0).padStart(5)} turns/s: ${(ours.perSecond / theirs.perSecond).toFixed(2)}×`,
-  )
-}
 server.closeAllConnections()
 server.close()
-tanstack.closeAllConnections()
-tanstack.close()
+
+// Side by side: each server in a process of its own (bench/instance.ts), one at a time, loaded from
+// this process, so neither pays for the load generator nor shares its event loop.
+console.log('\n  one server tool per turn, each server in its own process, beside TanStack AI chat() (which stores no thread):')
+const ours = await startInstance('toolgate')
+const theirs = await startInstance('tanstack')
+try {
+  const oursTurn = async () => {
+    const { status, text } = await postJson(ours.url, { message: 'weather in Paris' })
+    if (status !== 200 || !text.includes('"RUN_FINISHED"')) throw new Error(`turn failed (${status}): ${text.slice(-300)}`)
+  }
+  const theirsTurn = async () => checkTanstackTurn((await postJson(theirs.url, { message: 'weather in Paris' })).text)
+  // Observed turns/s are bounded by this process's load generation too (the servers sit partly
+  // idle at low concurrency); CPU time per turn in the server's process is its capacity per core.
+  const run = async (instance: Instance, turn: () => Promise<void>, concurrency: number) => {
+    for (let i = 0; i < LIMITS.warmup; i++) await turn()
+    const before = await instance.cpuMs()
+    const { perSecond, done } = await measure(turn, concurrency, { ...LIMITS, warmup: 0 })
+    const cpuPerTurn = ((await instance.cpuMs()) - before) / done
+    return { perSecond, cpuPerTurn }
+  }
+  for (const concurrency of [1, 8, 32]) {
+    const a = await run(ours, oursTurn, concurrency)
+    const b = await run(theirs, theirsTurn, concurrency)
+    console.log(
+      `  concurrency ${String(concurrency).padStart(2)}: toolgate ${a.perSecond.toFixed(0).padStart(5)} turns/s, @tanstack/ai ${b.perSecond.toFixed(0).padStart(5)} turns/s: ${(a.perSecond / b.perSecond).toFixed(2)}×` +
+        `   server CPU per turn: toolgate ${a.cpuPerTurn.toFixed(3)} ms, @tanstack/ai ${b.cpuPerTurn.toFixed(3)} ms: ${(b.cpuPerTurn / a.cpuPerTurn).toFixed(2)}× the turns per core`,
+    )
+  }
+} finally {
+  ours.stop()
+  theirs.stop()
+}

@@ -6,16 +6,14 @@
  * stay flat, since a write sends what changed and never the thread); and two app instances
  * against one on a shared Redis. First, the memory store's turn beside TanStack AI's `chat()`
  * in-process, so the ratio is the handlers' own cost (server.bench.ts compares them over HTTP,
- * where the shared loopback and fetch cost dominates both).
+ * each in a process of its own, where the HTTP layer they share adds to both).
  *
- * Run: tsx --conditions=@toolgate/source bench/stores.bench.ts
+ * Run: npm run build, then tsx bench/stores.bench.ts (the package as users run it: the built JavaScript)
  */
-import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { createClient } from 'redis'
 import { checkTanstackTurn, tanstackHandler } from './tanstackPeer.ts'
-import { measure, weather, weatherModel } from './workload.ts'
+import { measure, postJson, startInstance, weather, weatherModel } from './workload.ts'
 import { createChatHandler, memoryStore, type ChatHandler, type ThreadStore } from '@toolgate/ai/server'
 import { redisStore } from '@toolgate/ai/server/redis'
 import { postgresStore } from '@toolgate/ai/server/postgres'
@@ -66,32 +64,16 @@ async function tanstackTurn(): Promise<void> {
 }
 
 /**
- * Turns/s through `count` app processes (bench/redisInstance.ts) sharing one Redis. The two
- * requests of a turn go to different processes when there are two.
+ * Turns/s through `count` app processes (bench/instance.ts) sharing one Redis. The two requests
+ * of a turn go to different processes when there are two.
  */
 async function processes(url: string, count: number): Promise<number> {
-  const children = Array.from({ length: count }, () =>
-    spawn(process.execPath, ['--import', 'tsx', '--conditions=@toolgate/source', fileURLToPath(new URL('redisInstance.ts', import.meta.url))], {
-      env: { ...process.env, REDIS_URL: url },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    }),
-  )
+  const instances = await Promise.all(Array.from({ length: count }, () => startInstance('toolgate-redis', { REDIS_URL: url })))
   try {
-    const ports = await Promise.all(
-      children.map((child) => new Promise<string>((resolve, reject) => {
-        child.once('exit', (code) => reject(new Error(`an instance exited with ${code}`)))
-        child.stdout!.on('data', (data: Buffer) => {
-          const port = /port (\d+)/.exec(String(data))?.[1]
-          if (port) resolve(port)
-        })
-      })),
-    )
-    const urls = ports.map((port) => `http://127.0.0.1:${port}/`)
     let next = 0
     const post = async (body: unknown) => {
-      const response = await fetch(urls[next++ % urls.length]!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-      const text = await response.text()
-      if (response.status !== 200 || !text.includes('"RUN_FINISHED"')) throw new Error(`turn failed (${response.status}): ${text.slice(-300)}`)
+      const { status, text } = await postJson(instances[next++ % instances.length]!.url, body)
+      if (status !== 200 || !text.includes('"RUN_FINISHED"')) throw new Error(`turn failed (${status}): ${text.slice(-300)}`)
       return text
     }
     const { perSecond } = await measure(async () => {
@@ -100,10 +82,7 @@ async function processes(url: string, count: number): Promise<number> {
     }, 16, LIMITS)
     return perSecond * 2
   } finally {
-    for (const child of children) {
-      child.removeAllListeners('exit')
-      child.kill()
-    }
+    for (const instance of instances) instance.stop()
   }
 }
 

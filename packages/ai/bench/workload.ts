@@ -1,7 +1,11 @@
 /**
  * What the throughput benches share: the one server tool every turn runs (pure and fast, so the
- * runtime is what is measured), the scripted model of a weather turn, and the measuring loop.
+ * runtime is what is measured), the scripted model of a weather turn, the measuring loop, and the
+ * app processes (bench/instance.ts) and light HTTP client of the benches that load a server from outside.
  */
+import { spawn } from 'node:child_process'
+import { Agent, request as httpRequest } from 'node:http'
+import { fileURLToPath } from 'node:url'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
 import { scriptedModel } from '@toolgate/ai/server'
@@ -39,4 +43,60 @@ export async function measure(turn: () => Promise<unknown>, concurrency: number,
   await Promise.all(Array.from({ length: concurrency }, worker))
   const ms = performance.now() - start
   return { done, ms, perSecond: (done / ms) * 1000 }
+}
+
+/** A running app process (bench/instance.ts): its URL, the CPU time it used so far, and how to stop it. */
+export interface Instance {
+  readonly url: string
+  /** User plus system CPU time of the process so far, in milliseconds. */
+  cpuMs(): Promise<number>
+  stop(): void
+}
+
+/**
+ * Starts bench/instance.ts in its own process serving `serve`: the server under test gets its own
+ * core and event loop, and the load generator's cost (this process) is not counted against it.
+ */
+export async function startInstance(serve: 'toolgate' | 'toolgate-redis' | 'tanstack', env: Record<string, string> = {}): Promise<Instance> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('instance.ts', import.meta.url))], {
+    env: { ...process.env, ...env, SERVE: serve },
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  })
+  const port = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the ${serve} instance exited with ${code}`)))
+    child.stdout!.on('data', (data: Buffer) => {
+      const found = /port (\d+)/.exec(String(data))?.[1]
+      if (found) resolve(found)
+    })
+  })
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    cpuMs: () =>
+      new Promise((resolve) => {
+        child.once('message', (usage: NodeJS.CpuUsage) => resolve((usage.user + usage.system) / 1000))
+        child.send('cpu')
+      }),
+    stop: () => {
+      child.removeAllListeners('exit')
+      child.kill()
+    },
+  }
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 64 })
+
+/** POSTs `body` as JSON with node:http (a lighter load generator than fetch); the status and the whole response text. */
+export function postJson(url: string, body: unknown): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const payload = JSON.stringify(body)
+    const request = httpRequest(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (response) => {
+      let text = ''
+      response.setEncoding('utf8')
+      response.on('data', (chunk: string) => (text += chunk))
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }))
+      response.on('error', reject)
+    })
+    request.on('error', reject)
+    request.end(payload)
+  })
 }

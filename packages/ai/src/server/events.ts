@@ -225,16 +225,32 @@ export function launchRun(log: RunEventLog, runId: string, live: LiveStream | un
  * The live event stream of a run (`id: <runId>:<seq>` and `data: <json>`, as AG-UI's HTTP
  * clients read them). A client that disconnects only detaches: the run goes on, and the client may
  * read the rest from the log.
+ *
+ * Frames written in one turn of the event loop go out as one chunk: a model's network read or a
+ * settled tool yields several events at once, and one chunk each cost the reader, the HTTP
+ * adapter and the socket a round trip apiece (a fifth of a scripted turn).
  */
 export function runStreamResponse(start: (live: LiveStream) => void): Response {
   const encoder = new TextEncoder()
   let open = true
+  let pending = ''
+  let controller!: ReadableStreamDefaultController<Uint8Array>
+  const flush = () => {
+    if (open && pending !== '') controller.enqueue(encoder.encode(pending))
+    pending = ''
+  }
   const body = new ReadableStream<Uint8Array>({
-    start(controller) {
+    start(streamController) {
+      controller = streamController
       start({
-        write: (frame) => open && controller.enqueue(encoder.encode(frame)),
+        write: (frame) => {
+          if (!open) return
+          if (pending === '') nextTurn(flush)
+          pending += frame
+        },
         end: () => {
           if (!open) return
+          flush()
           open = false
           controller.close()
         },
@@ -246,6 +262,10 @@ export function runStreamResponse(start: (live: LiveStream) => void): Response {
   })
   return new Response(body, { status: 200, headers: SSE_HEADERS })
 }
+
+/** Runs `task` once the current turn of the event loop is done (after its I/O callbacks' promises). */
+const nextTurn: (task: () => void) => void =
+  typeof setImmediate === 'function' ? (task) => void setImmediate(task) : (task) => void setTimeout(task, 0)
 
 /** Where a reader (re)attaches: after event `after` of run `runId`. */
 export interface ReplayFrom {

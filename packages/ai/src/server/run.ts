@@ -6,7 +6,6 @@ import { StoreConflictError, ThreadFullError, reportError, runErrorOf } from './
 import type { RunEvents } from './events.ts'
 import { rememberResolved, toWire, withExpiry } from './interrupts.ts'
 import { modelStep, type UsageTotals } from './modelStep.ts'
-import { anySignal } from '../util/anySignal.ts'
 import { jsonBytes } from '../util/jsonBytes.ts'
 import { commitChange, isRunning, loadMessages, type ThreadChange } from './thread.ts'
 import { errorResult, executeToolCalls, inCallOrder, planToolCalls, rerunPlan, settleInterrupts, successResult, type Execution, type ToolFailures } from './toolCalls.ts'
@@ -43,7 +42,7 @@ export class Run {
   readonly events: RunEvents
   /** Reports tools' and policies' unexpected errors, and words them for the model and browser. */
   readonly failures: ToolFailures
-  /** Aborted when the client goes away or the run loses its thread. */
+  /** Aborted when the run is stopped (here or through another instance) or loses its thread. */
   readonly signal: AbortSignal
   /** The app's middleware, bound to this run. */
   readonly middleware: RunMiddleware
@@ -55,9 +54,14 @@ export class Run {
   #unsaved: ThreadMessage[] = []
   #loaded: boolean
   #writes: Promise<unknown> = Promise.resolve()
-  readonly #lost = new AbortController()
-  /** Aborted when a user asks another instance to stop this run: it says so in the head. */
-  readonly #stopped = new AbortController()
+  /**
+   * One controller behind `signal`, whatever aborts it: the caller (a stop asked of this
+   * instance), a stop asked of another instance (it says so in the head), or the thread lost to
+   * another writer.
+   */
+  readonly #abort: AbortController
+  /** Set once another writer took the thread: every later write fails with it. */
+  #lost: StoreConflictError | undefined
   readonly #heartbeat: ReturnType<typeof setInterval>
   readonly #stopCheck: ReturnType<typeof setInterval>
 
@@ -66,7 +70,8 @@ export class Run {
     runId: string
     context: unknown
     events: RunEvents
-    signal: AbortSignal
+    /** Aborts the run; the caller keeps it to stop the run. */
+    abort: AbortController
     head: ThreadHead
     /** The stored history, when the caller has it; else `load` reads it. */
     messages?: readonly ThreadMessage[]
@@ -79,7 +84,8 @@ export class Run {
     this.failures = toolFailures(options.config, options.head.id, options.runId)
     this.messages = options.messages ? [...options.messages] : []
     this.#loaded = options.messages !== undefined
-    this.signal = anySignal(options.signal, this.#lost.signal, this.#stopped.signal)
+    this.#abort = options.abort
+    this.signal = options.abort.signal
     const ctx = { threadId: options.head.id, runId: options.runId, context: appContext(options.context), signal: this.signal }
     this.middleware = new RunMiddleware(this.config.middleware, ctx)
     this.#heartbeat = setInterval(() => void this.#write({}, 'renew').catch(() => {}), this.config.limits.runLeaseMs / 3)
@@ -88,10 +94,10 @@ export class Run {
 
   /** A stop asked of another instance lands in the head; this run looks for it once a second. */
   async #checkStop(): Promise<void> {
-    if (this.#stopped.signal.aborted) return
+    if (this.signal.aborted) return
     try {
       const head = await this.config.store.head(this.head.id)
-      if (head?.stopRequested === this.runId && head.activeRun?.runId === this.runId) this.#stopped.abort(new RunStopped())
+      if (head?.stopRequested === this.runId && head.activeRun?.runId === this.runId) this.#abort.abort(new RunStopped())
     } catch {
       // the next look may succeed
     }
@@ -138,7 +144,7 @@ export class Run {
   #write(head: ThreadChange['head'], kind: 'save' | 'renew'): Promise<void> {
     const withMessages = kind === 'save'
     const write = this.#writes.then(async () => {
-      if (this.#lost.signal.aborted) throw this.#lost.signal.reason
+      if (this.#lost) throw this.#lost
       if (kind === 'renew' && !this.head.activeRun) return
       const holding = 'activeRun' in head ? head.activeRun : this.head.activeRun
       const activeRun = holding && { ...holding, renewedAt: Date.now() }
@@ -148,15 +154,15 @@ export class Run {
         // Another instance wrote a stop request into the head: the thread is still this run's.
         const current = await this.config.store.head(this.head.id)
         if (current?.activeRun?.runId === this.runId && current.stopRequested === this.runId) {
-          this.#stopped.abort(new RunStopped())
+          this.#abort.abort(new RunStopped())
           this.head = current
           written = await commitChange(this.config.store, this.head, { head: { ...head, activeRun }, append })
         }
       }
       if (!written) {
-        const lost = new StoreConflictError(this.head.id)
-        this.#lost.abort(lost)
-        throw lost
+        this.#lost = new StoreConflictError(this.head.id)
+        this.#abort.abort(this.#lost)
+        throw this.#lost
       }
       this.head = written
       if (withMessages) this.#unsaved = []

@@ -19,7 +19,7 @@ export function toNodeHandler(handler: ChatHandler): NodeHandler {
     const body = requestBody(req)
     let response: Response
     try {
-      response = await handler(toRequest(req, body?.stream, disconnected.signal))
+      response = await handler(toRequest(req, body && (await body.content()), disconnected.signal))
     } catch (error) {
       console.error('[toolgate] handler threw:', error)
       response = Response.json(errorBody('INTERNAL', 'The chat handler failed; see the server log'), { status: 500 })
@@ -31,7 +31,7 @@ export function toNodeHandler(handler: ChatHandler): NodeHandler {
   }
 }
 
-function toRequest(req: IncomingMessage, body: ReadableStream<Uint8Array> | undefined, signal: AbortSignal): Request {
+function toRequest(req: IncomingMessage, body: ReadableStream<Uint8Array> | Uint8Array | undefined, signal: AbortSignal): Request {
   const secure = (req.socket as { encrypted?: boolean }).encrypted === true
   const url = new URL(req.url ?? '/', `${secure ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`)
   const headers = new Headers()
@@ -40,7 +40,9 @@ function toRequest(req: IncomingMessage, body: ReadableStream<Uint8Array> | unde
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item)
   }
   const init: RequestInit & { duplex?: 'half' } = { method: req.method ?? 'GET', headers, signal }
-  if (body) {
+  // A request's bytes never sit in a SharedArrayBuffer; the cast only narrows the buffer's type.
+  if (body instanceof Uint8Array) init.body = body as Uint8Array<ArrayBuffer>
+  else if (body) {
     init.body = body
     init.duplex = 'half' // required by Node for a streamed request body
   }
@@ -50,14 +52,29 @@ function toRequest(req: IncomingMessage, body: ReadableStream<Uint8Array> | unde
 /** Beyond this, an unread body is not worth reading away: the connection is dropped instead. */
 const MAX_DISCARD_BYTES = 16 * 1024 * 1024
 
+/** A body that declares at most this many bytes is read before the handler runs: a chat message fits. */
+const SMALL_BODY_BYTES = 64 * 1024
+
+interface RequestBody {
+  /** The whole body when it is small and declared so; else a web stream that reads on demand. */
+  content(): Promise<ReadableStream<Uint8Array> | Uint8Array>
+  /** Reads away whatever the handler left unread, without resetting the connection. */
+  discard(): void
+}
+
 /**
- * The request body as a web stream that reads on demand, and a way to read away whatever the
- * handler left unread (cancelling the stream does the same) without resetting the connection.
+ * The request body, and a way to read away whatever the handler left unread (cancelling the
+ * stream does the same) without resetting the connection. A small body with a declared length
+ * is handed over whole: a stream costs more than the few bytes of a chat message.
  */
-function requestBody(req: IncomingMessage): { stream: ReadableStream<Uint8Array>; discard: () => void } | undefined {
+function requestBody(req: IncomingMessage): RequestBody | undefined {
   if (req.method === 'GET' || req.method === 'HEAD') return undefined
   const parsed = (req as { body?: unknown }).body
-  if (req.readableEnded && parsed !== undefined) return { stream: preParsed(parsed), discard: () => {} }
+  if (req.readableEnded && parsed !== undefined) return { content: async () => preParsed(parsed), discard: () => {} }
+  const declared = Number(req.headers['content-length'])
+  if (req.headers['content-length'] !== undefined && declared <= SMALL_BODY_BYTES) {
+    return { content: () => readSmall(req), discard: () => req.resume() }
+  }
   let open = true
   let discarding = false
   let discarded = 0
@@ -90,18 +107,25 @@ function requestBody(req: IncomingMessage): { stream: ReadableStream<Uint8Array>
     },
     { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
   )
-  return { stream, discard }
+  return { content: async () => stream, discard }
+}
+
+/** Reads a body whose declared length is small (Node's parser holds it to that length). */
+function readSmall(req: IncomingMessage): Promise<Uint8Array> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)))
+    // A client that left mid-body: no partial JSON reaches the handler, and the request's signal is aborted.
+    const gone = () => resolve(new Uint8Array())
+    req.once('error', gone)
+    req.once('close', gone)
+  })
 }
 
 /** Express-style body parsers ran first: hand their result on as the JSON it came from. */
-function preParsed(body: unknown): ReadableStream<Uint8Array> {
-  const bytes = body instanceof Uint8Array ? body : new TextEncoder().encode(typeof body === 'string' ? body : JSON.stringify(body))
-  return new ReadableStream({
-    start(controller) {
-      controller.enqueue(bytes)
-      controller.close()
-    },
-  })
+function preParsed(body: unknown): Uint8Array {
+  return body instanceof Uint8Array ? body : new TextEncoder().encode(typeof body === 'string' ? body : JSON.stringify(body))
 }
 
 async function writeResponse(response: Response, res: ServerResponse): Promise<void> {

@@ -170,12 +170,12 @@ function launch(
   live?: LiveStream,
 ): void {
   const { runId, head, messages, context, start } = claimed
-  const stop = new AbortController()
-  config.liveRuns.set(runId, stop)
+  const abort = new AbortController()
+  config.liveRuns.set(runId, abort)
   launchRun(config.events, runId, live, async (sink) => {
     const events = new RunEvents(head.id, runId, sink)
     try {
-      await runTurn(new Run({ config, runId, context, events, signal: stop.signal, head, ...(messages ? { messages } : {}) }), start)
+      await runTurn(new Run({ config, runId, context, events, abort, head, ...(messages ? { messages } : {}) }), start)
     } finally {
       config.liveRuns.delete(runId)
     }

@@ -73,6 +73,24 @@ describe('request limits and shapes', () => {
     }
   })
 
+  it('a client that leaves halfway through a small body starts nothing, and the server goes on', async () => {
+    const { connect } = await import('node:net')
+    const store = memoryStore()
+    const server = await startServer({ model, store })
+    const { port } = new URL(server.url)
+    const body = JSON.stringify({ threadId: 'half-sent', message: 'hello' })
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(`POST /chat HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body.slice(0, 20)}`)
+        setTimeout(() => socket.destroy(), 50)
+      })
+      socket.on('close', () => resolve())
+      socket.on('error', reject)
+    })
+    expect((await server.send('hello')).text).toBe('hi')
+    expect(await store.head('half-sent')).toBeUndefined()
+  })
+
   it('accepts the default 1 MB', async () => {
     const server = await startServer({ model, limits: { maxMessageBytes: 1024 * 1024 } })
     expect((await server.post({ message: `hello ${'x'.repeat(900_000)}` })).status).toBe(200)

@@ -23,8 +23,8 @@ export interface MemoryStoreOptions {
 }
 
 interface Entry {
-  /** The head as JSON: small, and parsed afresh so callers never share it with the store. */
-  head: string
+  /** Frozen on the way in, like the messages: callers share it with the store and cannot change it. */
+  head: ThreadHead
   version: number
   /** Frozen on the way in (the runtime never changes a message it stored), so they are handed out without copies. */
   readonly messages: ThreadMessage[]
@@ -81,7 +81,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
       const entry = live(threadId)
       if (!entry) return undefined
       touch(threadId, entry)
-      return JSON.parse(entry.head) as ThreadHead
+      return entry.head
     },
     async messages(threadId, from, to) {
       return live(threadId)?.messages.slice(from, to) ?? []
@@ -96,7 +96,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
       }
       const messages = entry?.messages ?? []
       for (const message of append) messages.push(deepFreeze(message))
-      const next: Entry = { head: JSON.stringify(head), version: head.version, messages, touchedAt: 0, running: head.activeRun !== undefined, bytes: head.bytes }
+      const next: Entry = { head: deepFreeze(head), version: head.version, messages, touchedAt: 0, running: head.activeRun !== undefined, bytes: head.bytes }
       totalBytes += growth
       touch(head.id, next)
       if (threads.size > maxThreads) evict(head.id, 0)
