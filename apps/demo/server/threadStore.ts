@@ -11,11 +11,20 @@ export async function threadStore(env: NodeJS.ProcessEnv): Promise<{ store: Thre
     const client = createClient({ url: env.REDIS_URL })
     client.on('error', (error: unknown) => console.error('[demo] Redis:', error))
     await client.connect()
-    return { store: redisStore({ client }), label: `Redis at ${redact(env.REDIS_URL)}` }
+    // Pub/sub needs a connection of its own: it wakes a reconnecting browser's reader on this
+    // instance when the other instance writes the run's events.
+    const subscriber = client.duplicate()
+    subscriber.on('error', (error: unknown) => console.error('[demo] Redis subscriber:', error))
+    await subscriber.connect()
+    return { store: redisStore({ client, subscriber }), label: `Redis at ${redact(env.REDIS_URL)}` }
   }
   if (env.DATABASE_URL) {
     const [{ default: pg }, { postgresStore }] = await Promise.all([import('pg'), import('@toolgate/ai/server/postgres')])
-    const store = postgresStore({ pool: new pg.Pool({ connectionString: env.DATABASE_URL }) })
+    // LISTEN needs a connection of its own, outside the pool.
+    const listener = new pg.Client({ connectionString: env.DATABASE_URL })
+    listener.on('error', (error: unknown) => console.error('[demo] PostgreSQL listener:', error))
+    await listener.connect()
+    const store = postgresStore({ pool: new pg.Pool({ connectionString: env.DATABASE_URL }), listener })
     await store.ensureSchema()
     return { store, label: `PostgreSQL at ${redact(env.DATABASE_URL)}` }
   }

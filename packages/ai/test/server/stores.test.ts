@@ -40,6 +40,31 @@ describe('on a real Redis', () => {
     // Flat: the 50th commit sends as much as the first.
     expect(Math.abs(sizes.at(-1)! - sizes[0]!)).toBeLessThan(20)
   })
+
+  it('with a subscriber, a reader on another instance is woken by pub/sub when events land, instead of polling', async () => {
+    const subscriber = client.duplicate()
+    await subscriber.connect()
+    try {
+      const looks: string[] = []
+      const counting = { sendCommand: (args: string[]) => (looks.push(args[0]!), client.sendCommand(args)) }
+      const reader = redisStore({ client: counting, subscriber, prefix: 'wake:' })
+      const writer = redisStore({ client, prefix: 'wake:' })
+      await writer.events!.append('run_w', [{ seq: 1, data: '{"n":1}' }], false)
+      // A minute's wait: only the notification can end it within the test's time.
+      const waiting = reader.events!.wait('run_w', 1, 60_000, new AbortController().signal)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      await writer.events!.append('run_w', [{ seq: 2, data: '{"n":2}' }], false)
+      await waiting
+      expect(looks.filter((command) => command === 'LLEN')).toEqual(['LLEN'])
+      expect((await reader.events!.read('run_w', 1))?.events).toEqual([{ seq: 2, data: '{"n":2}' }])
+    } finally {
+      await subscriber.quit()
+    }
+  })
+
+  it('refuses a subscriber that cannot subscribe', () => {
+    expect(() => redisStore({ client, subscriber: {} as never })).toThrow(/subscriber/)
+  })
 })
 
 describe('on a real PostgreSQL', () => {
@@ -71,5 +96,27 @@ describe('on a real PostgreSQL', () => {
     const { rows } = await pool.query(`SELECT count(*) AS n FROM information_schema.tables WHERE table_name LIKE 'idem_%'`)
     expect(Number(rows[0].n)).toBe(4)
     expect(() => postgresStore({ pool, table: 'x; DROP TABLE y' })).toThrow(/table/)
+  })
+
+  it('with a listener, a reader on another instance is woken by NOTIFY when events land, instead of polling', async () => {
+    const listener = new pg.Client({ connectionString: server.connectionString })
+    await listener.connect()
+    try {
+      const looks: string[] = []
+      const counting = { query: (text: string, values?: unknown[]) => (looks.push(text), pool.query(text, values)) }
+      const reader = postgresStore({ pool: counting, listener, table: 'wake' })
+      const writer = postgresStore({ pool, table: 'wake' })
+      await writer.ensureSchema()
+      await writer.events.append('run_w', [{ seq: 1, data: '{"n":1}' }], false)
+      // A minute's wait: only the notification can end it within the test's time.
+      const waiting = reader.events.wait('run_w', 1, 60_000, new AbortController().signal)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      await writer.events.append('run_w', [{ seq: 2, data: '{"n":2}' }], false)
+      await waiting
+      expect(looks.filter((text) => text.includes('AS more'))).toHaveLength(1)
+      expect((await reader.events.read('run_w', 1))?.events).toEqual([{ seq: 2, data: '{"n":2}' }])
+    } finally {
+      await listener.end()
+    }
   })
 })

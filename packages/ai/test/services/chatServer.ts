@@ -39,6 +39,10 @@ const model = scriptedModel(
 
 const client = createClient({ url: process.env.REDIS_URL })
 await client.connect()
-const handler = createChatHandler({ model, tools, store: redisStore({ client, prefix: process.env.PREFIX ?? 'crash:' }), limits: { runLeaseMs: 1500, toolTimeoutMs: 1400 } })
+// Readers on one process are woken by the other's writes through pub/sub, as in a deployment.
+const subscriber = client.duplicate()
+await subscriber.connect()
+const store = redisStore({ client, subscriber, prefix: process.env.PREFIX ?? 'crash:' })
+const handler = createChatHandler({ model, tools, store, limits: { runLeaseMs: 1500, toolTimeoutMs: 1400 } })
 const server = createServer(toNodeHandler(handler))
 server.listen(0, '127.0.0.1', () => console.log(`listening ${(server.address() as AddressInfo).port}`))

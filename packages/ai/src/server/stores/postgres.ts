@@ -2,6 +2,7 @@
 import { InvalidOptionError } from '../../errors.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import type { RunEventLog, ThreadHead, ThreadStore } from '../threadStore.ts'
+import { RunWakeups } from './runWakeups.ts'
 
 /**
  * What the store needs of a Postgres client: node-postgres' `query(text, values)`. A `pg` Pool,
@@ -11,8 +12,22 @@ export interface PostgresQueryable {
   query(text: string, values?: unknown[]): Promise<{ rows: any[] }>
 }
 
+/**
+ * A connection of its own on which the store LISTENs (a connected `pg.Client`, not one of the
+ * pool's: a pooled connection goes back and stops listening).
+ */
+export interface PostgresListenerLike {
+  query(text: string): Promise<unknown>
+  on(event: 'notification', listener: (message: { channel: string; payload?: string | undefined }) => void): unknown
+}
+
 export interface PostgresStoreOptions {
   readonly pool: PostgresQueryable
+  /**
+   * Wakes readers that reattach to a run as soon as its events land, on any instance (LISTEN/NOTIFY);
+   * without it they look every 100 ms. Every instance should be given one.
+   */
+  readonly listener?: PostgresListenerLike
   /** Prefix of the store's tables (`<table>_threads`, `<table>_messages`, ...). Default `toolgate`. */
   readonly table?: string
   /** A thread untouched for this long expires (`purgeExpired()` deletes it). Default 30 days. */
@@ -62,7 +77,7 @@ CREATE TABLE IF NOT EXISTS ${t}_run_events (
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
-/** How often a waiting reader looks for new events (a pooled `query` cannot LISTEN). */
+/** How often a waiting reader looks for new events without a listener (a pooled `query` cannot LISTEN). */
 const POLL_MS = 100
 
 /**
@@ -79,6 +94,22 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   const retentionMs = options.eventRetentionMs ?? 5 * 60 * 1000
   if (!Number.isSafeInteger(ttlMs) || ttlMs < 1) throw new InvalidOptionError('postgresStore', 'threadTtlMs', 'must be a positive integer of milliseconds')
   if (!Number.isSafeInteger(retentionMs) || retentionMs < 1) throw new InvalidOptionError('postgresStore', 'eventRetentionMs', 'must be a positive integer of milliseconds')
+  const { listener } = options
+  if (listener !== undefined && (typeof listener.query !== 'function' || typeof listener.on !== 'function')) {
+    throw new InvalidOptionError('postgresStore', 'listener', 'must be a connected `pg.Client` of its own (not one of the pool’s)')
+  }
+  const channel = `${t}_run_events`
+  const wakeups = new RunWakeups({
+    pollMs: POLL_MS,
+    listen:
+      listener &&
+      (async (wake) => {
+        listener.on('notification', (message) => {
+          if (message.channel === channel && message.payload) wake(message.payload)
+        })
+        await listener.query(`LISTEN ${channel}`)
+      }),
+  })
 
   // One statement: the head row is replaced only if its version is the one before (or inserted),
   // and the new messages are inserted only if it was. Data-modifying CTEs always run to completion.
@@ -95,11 +126,13 @@ WITH head AS (
 )
 SELECT count(*) AS written FROM head`
 
+  // The run's row is upserted (so it returns one row), and its RETURNING notifies waiting readers
+  // on commit: one statement, the events visible when the notification lands.
   const appendEventsSql = `
 WITH run AS (
   INSERT INTO ${t}_runs (run_id, ended, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
   ON CONFLICT (run_id) DO UPDATE SET ended = ${t}_runs.ended OR EXCLUDED.ended, expires_at = EXCLUDED.expires_at
-  RETURNING run_id
+  RETURNING run_id, pg_notify('${channel}', run_id) AS notified
 )
 INSERT INTO ${t}_run_events (run_id, seq, data)
 SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(seq, data)`
@@ -118,16 +151,15 @@ SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(se
       await pool.query(appendEventsSql, [runId, final, final ? retentionMs : DAY_MS, logged.map((event) => event.seq), logged.map((event) => event.data)])
     },
     read: readRun,
-    async wait(runId, after, timeoutMs, signal) {
-      const deadline = Date.now() + timeoutMs
-      while (!signal.aborted && Date.now() < deadline) {
+    wait(runId, after, timeoutMs, signal) {
+      const hasMore = async () => {
         const { rows } = await pool.query(
           `SELECT (SELECT ended FROM ${t}_runs WHERE run_id = $1) AS ended, EXISTS (SELECT 1 FROM ${t}_run_events WHERE run_id = $1 AND seq > $2) AS more`,
           [runId, after],
         )
-        if (rows[0]?.ended || rows[0]?.more) return
-        await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, Math.max(0, deadline - Date.now()))))
+        return Boolean(rows[0]?.ended || rows[0]?.more)
       }
+      return wakeups.wait(runId, hasMore, timeoutMs, signal)
     },
   }
 

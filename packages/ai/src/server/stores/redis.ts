@@ -2,6 +2,7 @@
 import { InvalidOptionError } from '../../errors.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import type { LoggedEvent, RunEventLog, ThreadHead, ThreadStore } from '../threadStore.ts'
+import { RunWakeups } from './runWakeups.ts'
 
 /**
  * What the store needs of a Redis client: node-redis v5's `sendCommand` (`createClient()` from
@@ -11,8 +12,21 @@ export interface RedisClientLike {
   sendCommand(args: string[]): Promise<unknown>
 }
 
+/**
+ * A second connection for pub/sub (node-redis v5: `await client.duplicate().connect()`): a
+ * connection that subscribes can send nothing else.
+ */
+export interface RedisSubscriberLike {
+  subscribe(channel: string, listener: (message: string) => void): Promise<unknown>
+}
+
 export interface RedisStoreOptions {
   readonly client: RedisClientLike
+  /**
+   * Wakes readers that reattach to a run as soon as its events land, on any instance; without
+   * it they look every 50 ms. Every instance should be given one.
+   */
+  readonly subscriber?: RedisSubscriberLike
   /** Prefix of every key. Default `toolgate:`. */
   readonly prefix?: string
   /** A thread untouched for this long expires (its keys carry a TTL, renewed by every write). Default 30 days. */
@@ -36,18 +50,20 @@ return 1
 `
 
 // A run's events: a list (index = seq - 1) and, once the run ended, an `end` marker. Both expire:
-// `retention` after the end, a day after the last write for a run whose process died.
+// `retention` after the end, a day after the last write for a run whose process died. Each append
+// publishes the run's id on the store's channel (ARGV[3]), for waiting readers on any instance.
 const APPEND_EVENTS = `
-for i = 3, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
+for i = 5, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
 local ttl = tonumber(ARGV[2])
 if ARGV[1] == '1' then redis.call('SET', KEYS[2], '1', 'PX', ttl) end
 if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ttl) end
+redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1
 `
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
-/** How often a waiting reader looks for new events: Redis lists have no blocking read that leaves the client free. */
+/** How often a waiting reader looks for new events without a subscriber (a blocking read would hold the shared client). */
 const POLL_MS = 50
 
 /**
@@ -72,6 +88,12 @@ export function redisStore(options: RedisStoreOptions): ThreadStore {
   const messagesKey = (threadId: string) => `${prefix}{${threadId}}:messages`
   const eventsKey = (runId: string) => `${prefix}{${runId}}:events`
   const endKey = (runId: string) => `${prefix}{${runId}}:end`
+  const channel = `${prefix}run-events`
+  const { subscriber } = options
+  if (subscriber !== undefined && typeof subscriber.subscribe !== 'function') {
+    throw new InvalidOptionError('redisStore', 'subscriber', 'must be a second connected node-redis client (`client.duplicate()`)')
+  }
+  const wakeups = new RunWakeups({ pollMs: POLL_MS, listen: subscriber && ((wake) => subscriber.subscribe(channel, wake).then(() => {})) })
 
   const readEvents = async (runId: string, after: number) => {
     const [items, end] = await Promise.all([
@@ -84,23 +106,22 @@ export function redisStore(options: RedisStoreOptions): ThreadStore {
   const events: RunEventLog = {
     async append(runId, logged: readonly LoggedEvent[], final) {
       const ttl = final ? retentionMs : DAY_MS
-      await script(APPEND_EVENTS, [eventsKey(runId), endKey(runId)], [final ? '1' : '0', String(ttl), ...logged.map((event) => event.data)])
+      await script(APPEND_EVENTS, [eventsKey(runId), endKey(runId)], [final ? '1' : '0', String(ttl), channel, runId, ...logged.map((event) => event.data)])
     },
     async read(runId, after) {
       const read = await readEvents(runId, after)
       if (read.events.length === 0 && !read.ended && Number(await client.sendCommand(['EXISTS', eventsKey(runId)])) === 0) return undefined
       return read
     },
-    async wait(runId, after, timeoutMs, signal) {
-      const deadline = Date.now() + timeoutMs
-      while (!signal.aborted && Date.now() < deadline) {
+    wait(runId, after, timeoutMs, signal) {
+      const hasMore = async () => {
         const [length, end] = await Promise.all([
           client.sendCommand(['LLEN', eventsKey(runId)]) as Promise<number>,
           client.sendCommand(['EXISTS', endKey(runId)]) as Promise<number>,
         ])
-        if (Number(length) > after || Number(end) === 1) return
-        await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_MS, Math.max(0, deadline - Date.now()))))
+        return Number(length) > after || Number(end) === 1
       }
+      return wakeups.wait(runId, hasMore, timeoutMs, signal)
     },
   }
 
