@@ -1,5 +1,6 @@
 import { defineConfig, devices } from '@playwright/test'
 import { AIMOCK_PORT, PROVIDER_DEMOS } from './providers/demos.ts'
+import { REDIS_PORT, SHARED_DEMOS } from './instances.ts'
 
 const port = Number(process.env.E2E_PORT ?? 4310)
 const baseURL = `http://127.0.0.1:${port}`
@@ -56,6 +57,16 @@ export default defineConfig({
       cwd: '../apps/demo',
       url: `http://127.0.0.1:${demo.port}/api/tools`,
       env: { PORT: String(demo.port), TOOLGATE_DEMO_TEST_HOOKS: '1', ...demo.env },
+      reuseExistingServer: !process.env.CI,
+      timeout: 60_000,
+    })),
+    // Two instances on one Redis (tests/instances.spec.ts): Debian's redis-server, in memory only.
+    { command: `redis-server --port ${REDIS_PORT} --bind 127.0.0.1 --save "" --appendonly no`, port: REDIS_PORT, reuseExistingServer: !process.env.CI, timeout: 30_000 },
+    ...SHARED_DEMOS.map((demo) => ({
+      command: 'tsx --conditions=@toolgate/source server/main.ts',
+      cwd: '../apps/demo',
+      url: `${demo.url}/api/tools`,
+      env: demo.env,
       reuseExistingServer: !process.env.CI,
       timeout: 60_000,
     })),

@@ -263,9 +263,14 @@ export function runStreamResponse(start: (live: LiveStream) => void): Response {
   return new Response(body, { status: 200, headers: SSE_HEADERS })
 }
 
-/** Runs `task` once the current turn of the event loop is done (after its I/O callbacks' promises). */
+/**
+ * Runs `task` once the current turn of the event loop is done (after its I/O callbacks' promises).
+ * Only Node-compatible runtimes get `setImmediate`: Next.js' Edge runtime defines one that throws.
+ */
 const nextTurn: (task: () => void) => void =
-  typeof setImmediate === 'function' ? (task) => void setImmediate(task) : (task) => void setTimeout(task, 0)
+  (globalThis as { process?: { release?: { name?: string } } }).process?.release?.name === 'node' && typeof setImmediate === 'function'
+    ? (task) => void setImmediate(task)
+    : (task) => void setTimeout(task, 0)
 
 /** Where a reader (re)attaches: after event `after` of run `runId`. */
 export interface ReplayFrom {
