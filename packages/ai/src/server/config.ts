@@ -3,7 +3,7 @@ import type { ChatModel } from '../model/chatModel.ts'
 import { isToolSearch, type ToolSearch } from '../tools/toolSearch.ts'
 import type { AnyTool, InferToolContext } from '../tools/types.ts'
 import { isRecord } from '../util/isRecord.ts'
-import { memoryAttachmentStore, type AttachmentStore } from './attachments.ts'
+import { isMemoryAttachmentStore, memoryAttachmentStore, type AttachmentStore } from './attachments.ts'
 import { checkContext } from './context.ts'
 import { middlewareProblem, type ChatMiddleware } from './middleware.ts'
 import { memoryEventLog, memoryStore } from './stores/memory.ts'
@@ -83,7 +83,11 @@ export interface ChatHandlerOptions<TContext = undefined, TTools extends readonl
    * order; see `ChatMiddleware`. A hook that throws ends the run with a safe RUN_ERROR.
    */
   readonly middleware?: readonly ChatMiddleware[]
-  /** Where files that tools return (`toolResult()`) are kept. Default: `memoryAttachmentStore()`. */
+  /**
+   * Where files that tools return (`toolResult()`) are kept. Default: the thread store's own
+   * (`redisStore` and `postgresStore` keep them beside the threads, for every instance), else
+   * `memoryAttachmentStore()`.
+   */
   readonly attachments?: AttachmentStore
   /**
    * AG-UI frontend tools the handler accepts, by name: tools a client declares in
@@ -190,11 +194,39 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
     toolErrorMessage,
     middleware: options.middleware ?? [],
     toolSearch: search,
-    attachments: options.attachments ?? memoryAttachmentStore(),
+    attachments: attachmentsOf(options.attachments, threads),
     frontendTools: frontendToolNames(options.frontendTools, tools),
     resolveContext: async (request) =>
       checkContext(tools, typeof context === 'function' ? await (context as (request: Request) => unknown)(request) : context),
   }
+}
+
+/**
+ * The thread store's files unless the app chose; a memory attachment store beside a store that
+ * shares threads across instances serves a file on the instance that made it only, so it is
+ * warned about (once per process, as a Node warning `TOOLGATE_LOCAL_ATTACHMENTS`).
+ */
+function attachmentsOf(given: AttachmentStore | undefined, threads: ThreadStore): AttachmentStore {
+  if (given === undefined) return threads.attachments ?? memoryAttachmentStore()
+  if (threads.attachments !== undefined && isMemoryAttachmentStore(given)) warnOnce(LOCAL_ATTACHMENTS)
+  return given
+}
+
+const LOCAL_ATTACHMENTS = {
+  code: 'TOOLGATE_LOCAL_ATTACHMENTS',
+  message:
+    'createChatHandler: `attachments` is a memoryAttachmentStore() beside a thread store shared by every instance: a file a tool returns is served only by the instance that made it. Leave `attachments` out to keep files in the thread store.',
+}
+
+const warned = new Set<string>()
+
+/** A warning on Node's channel (`process.on('warning')`, `--no-warnings`), or the console elsewhere; once per process. */
+function warnOnce({ code, message }: { code: string; message: string }): void {
+  if (warned.has(code)) return
+  warned.add(code)
+  const node = (globalThis as { process?: { emitWarning?: (message: string, options: { code: string }) => void } }).process
+  if (typeof node?.emitWarning === 'function') node.emitWarning(message, { code })
+  else console.warn(`[toolgate] ${message}`)
 }
 
 function frontendToolNames(names: unknown, tools: ToolRegistry): ReadonlySet<string> {

@@ -4,7 +4,7 @@ import { attachmentResponse } from './attachments.ts'
 import { HttpError, errorResponse, jsonResponse } from './errors.ts'
 import { capabilitiesOf } from './capabilities.ts'
 import { withFrontendTools } from './frontendTools.ts'
-import { parseChatRequest, readJsonBody } from './requests.ts'
+import { checkedThreadId, parseChatRequest, readJsonBody } from './requests.ts'
 import { replayResponse } from './events.ts'
 import { isRunning, loadHead, loadMessages, snapshot } from './thread.ts'
 import { resume, startTurn, stopRun, takeOverLostRun } from './turns.ts'
@@ -53,14 +53,16 @@ async function post(config: ChatConfig, request: Request): Promise<Response> {
  */
 async function get(config: ChatConfig, request: Request): Promise<Response> {
   const params = new URL(request.url).searchParams
-  const threadId = params.get('threadId')
-  if (!threadId && params.has('capabilities')) return jsonResponse(200, capabilitiesOf(config))
-  if (!threadId) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
+  const param = params.get('threadId')
+  if (!param && params.has('capabilities')) return jsonResponse(200, capabilitiesOf(config))
+  if (!param) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
+  const threadId = checkedThreadId(param)
   if (wantsEventStream(request)) return attach(config, request, threadId, params)
   const limit = indexParam(params, 'limit')
   const before = indexParam(params, 'before')
   const head = await loadHead(config, request, threadId, 'read')
   const attachmentId = params.get('attachmentId')
+  if (attachmentId && !/^[\w.:-]{1,128}$/.test(attachmentId)) throw new HttpError(400, 'INVALID_REQUEST', '`attachmentId` is not an attachment id', 'attachmentId')
   if (attachmentId) return attachmentResponse(config.attachments, head.id, attachmentId)
   if (limit === undefined && before === undefined) {
     return jsonResponse(200, snapshot(head, await loadMessages(config.store, head), config.limits.runLeaseMs, config.tools))

@@ -2,6 +2,7 @@ import { ToolgateError } from '../errors.ts'
 import { ModelProviderError } from '../model/ModelProviderError.ts'
 import type { ErrorBody, ErrorCode } from '../protocol/errors.ts'
 import type { ChatConfig, ErrorScope } from './config.ts'
+import { isStoreError } from './stores/storeError.ts'
 
 // Every way a request is refused or a run ends in error, and what the browser may be told of it.
 
@@ -49,11 +50,18 @@ export function jsonResponse(status: number, body: unknown, headers?: Record<str
   })
 }
 
+/** Seconds a client waits before retrying after a store failure: about what a store takes to restart or fail over. */
+const STORE_RETRY_AFTER_S = 2
+
 /** Any failure before the event stream starts becomes a JSON error response; unknown ones are a 500 without details. */
 export function errorResponse(error: unknown): Response {
   if (error instanceof HttpError) {
     const headers: Record<string, string> = error.status === 405 ? { allow: 'GET, POST' } : {}
     return jsonResponse(error.status, errorBody(error.code, error.message, error.path), headers)
+  }
+  if (isStoreError(error)) {
+    console.error('[toolgate] chat handler failed:', error.message, error.cause)
+    return jsonResponse(503, errorBody('STORE_ERROR', STORE_UNAVAILABLE), { 'retry-after': String(STORE_RETRY_AFTER_S) })
   }
   console.error('[toolgate] chat handler failed:', error)
   return jsonResponse(500, errorBody('INTERNAL', 'The chat handler failed; see the server log'))
@@ -96,9 +104,12 @@ export class ThreadFullError extends ToolgateError {
   }
 }
 
+const STORE_UNAVAILABLE = 'The conversation store is unavailable; try again shortly'
+
 /** What the browser is told when a run ends with `error`: a stable code and a text safe to show. */
 export function runErrorOf(error: unknown): { readonly code: ErrorCode; readonly message: string } {
   if (error instanceof ModelError) return { code: 'MODEL_ERROR', message: error.publicMessage }
+  if (isStoreError(error)) return { code: 'STORE_ERROR', message: STORE_UNAVAILABLE }
   if (error instanceof StoreConflictError || error instanceof ThreadFullError) return { code: error.code as ErrorCode, message: error.message }
   if (error instanceof HttpError && (error.status < 500 || error.code === 'STORE_FULL')) return { code: error.code, message: error.message }
   return { code: 'INTERNAL', message: 'The chat run failed; see the server log' }

@@ -18,6 +18,7 @@ export { memoryStore, type MemoryStoreOptions } from './stores/memory.ts'
 // The storage contract, for writing a store of your own.
 export type { ActiveRun, OpenStep, PendingInterrupt, StoredAnswer, ThreadCommit, ThreadHead, ThreadStore } from './threadStore.ts'
 export { HttpError } from './errors.ts'
+export { StoreError, type StoreErrorListener } from './stores/storeError.ts'
 export { memoryAttachmentStore, type AttachmentStore, type MemoryAttachmentStoreOptions, type StoredAttachment } from './attachments.ts'
 export {
   MiddlewareError,

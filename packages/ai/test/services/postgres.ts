@@ -14,6 +14,9 @@ export interface PostgresServer {
   stop(): Promise<void>
   /** Stops the server at once (every connection is cut, as in a crash) and starts it again on the same port, data kept. */
   restart(): Promise<void>
+  /** Stops the server at once; `up` starts it again on the same port, data kept. */
+  down(): Promise<void>
+  up(): Promise<void>
   /** SIGSTOP to the server and every backend: connections hang, new ones wait, until `thaw`. */
   freeze(): void
   thaw(): void
@@ -57,6 +60,8 @@ export async function startPostgres(): Promise<PostgresServer> {
       asOwner('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop'])
       start()
     },
+    down: async () => void asOwner('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']),
+    up: async () => void start(),
     freeze: () => signal('SIGSTOP'),
     thaw: () => signal('SIGCONT'),
   }

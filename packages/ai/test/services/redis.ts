@@ -23,6 +23,9 @@ export interface RedisServer {
   stop(): Promise<void>
   /** Stops the server (its data goes: it keeps none on disk) and starts a new one on the same port, as a crash and restart would. */
   restart(): Promise<void>
+  /** Stops the server; `up` starts a new one on the same port. */
+  down(): Promise<void>
+  up(): Promise<void>
   /** SIGSTOP: the server holds its connections and answers nothing until `thaw`. */
   freeze(): void
   thaw(): void
@@ -50,6 +53,13 @@ export async function startRedis(): Promise<RedisServer> {
     restart: async () => {
       child.kill('SIGCONT')
       await stopChild(child)
+      child = await launch()
+    },
+    down: async () => {
+      child.kill('SIGCONT')
+      await stopChild(child)
+    },
+    up: async () => {
       child = await launch()
     },
     freeze: () => void child.kill('SIGSTOP'),

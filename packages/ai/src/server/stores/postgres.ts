@@ -5,7 +5,7 @@ import type { AttachmentStore } from '../attachments.ts'
 import type { RunEventLog, ThreadHead, ThreadStore } from '../threadStore.ts'
 import { postgresAttachments } from './postgresAttachments.ts'
 import { RunWakeups, type WakeupSignals } from './runWakeups.ts'
-import { defaultStoreErrorListener, StoreError, survivesErrors, type StoreErrorListener } from './storeError.ts'
+import { defaultStoreErrorListener, storeCall, StoreError, survivesErrors, type StoreErrorListener } from './storeError.ts'
 
 /**
  * What the store needs of a Postgres client: node-postgres' `query(text, values)`. A `pg` Pool,
@@ -51,6 +51,11 @@ export interface PostgresStoreOptions {
    * Default: the server log.
    */
   readonly onError?: StoreErrorListener
+  /**
+   * A statement without an answer after this long fails with `StoreError` (503 `STORE_ERROR`),
+   * rather than holding the request while the server is frozen or unreachable. Default 10 seconds.
+   */
+  readonly timeoutMs?: number
 }
 
 export interface PostgresStore extends ThreadStore {
@@ -157,13 +162,9 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   }
   survivesErrors(pool, (error) => report(new StoreError('postgresStore', 'idle connection', error)))
   /** A statement; a failure of the driver or the server becomes a `StoreError` naming it. */
-  const query = async (operation: string, text: string, values?: unknown[]) => {
-    try {
-      return await pool.query(text, values)
-    } catch (error) {
-      throw new StoreError('postgresStore', operation, error)
-    }
-  }
+  const timeoutMs = options.timeoutMs ?? 10_000
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new InvalidOptionError('postgresStore', 'timeoutMs', 'must be a positive integer of milliseconds')
+  const query = (operation: string, text: string, values?: unknown[]) => storeCall('postgresStore', operation, timeoutMs, () => pool.query(text, values))
   const channel = `${t}_run_events`
   const wakeups = new RunWakeups({
     pollMs: POLL_MS,

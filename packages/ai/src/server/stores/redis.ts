@@ -5,7 +5,7 @@ import type { AttachmentStore } from '../attachments.ts'
 import type { LoggedEvent, RunEventLog, ThreadHead, ThreadStore } from '../threadStore.ts'
 import { redisAttachments } from './redisAttachments.ts'
 import { RunWakeups } from './runWakeups.ts'
-import { defaultStoreErrorListener, StoreError, survivesErrors, type StoreErrorListener } from './storeError.ts'
+import { defaultStoreErrorListener, storeCall, StoreError, survivesErrors, type StoreErrorListener } from './storeError.ts'
 
 /**
  * What the store needs of a Redis client: node-redis v5's `sendCommand` (`createClient()` from
@@ -47,6 +47,12 @@ export interface RedisStoreOptions {
    * `StoreError`s; requests that fail meanwhile get 503 `STORE_ERROR`. Default: the server log.
    */
   readonly onError?: StoreErrorListener
+  /**
+   * A command without an answer after this long fails with `StoreError` (503 `STORE_ERROR`),
+   * rather than holding the request while Redis is frozen or node-redis waits to reconnect.
+   * Default 10 seconds.
+   */
+  readonly timeoutMs?: number
 }
 
 /** A `ThreadStore` on Redis, with the files tools return kept beside each thread. */
@@ -108,13 +114,9 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
     }
   }
   /** A command; a failure of the client or the server becomes a `StoreError` naming it. */
-  const send = async (args: string[], operation = args[0]!): Promise<unknown> => {
-    try {
-      return await client.sendCommand(args)
-    } catch (error) {
-      throw new StoreError('redisStore', operation, error)
-    }
-  }
+  const timeoutMs = options.timeoutMs ?? 10_000
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new InvalidOptionError('redisStore', 'timeoutMs', 'must be a positive integer of milliseconds')
+  const send = (args: string[], operation = args[0]!): Promise<unknown> => storeCall('redisStore', operation, timeoutMs, () => client.sendCommand(args))
   const prefix = options.prefix ?? 'toolgate:'
   const ttlMs = options.threadTtlMs ?? 30 * DAY_MS
   const retentionMs = options.eventRetentionMs ?? 5 * 60 * 1000

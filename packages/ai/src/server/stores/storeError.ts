@@ -60,3 +60,27 @@ export function survivesErrors(emitter: unknown, report: (error: unknown) => voi
   if (typeof candidate.listenerCount === 'function' && candidate.listenerCount('error') > 0) return
   candidate.on('error', report)
 }
+
+/** What a store operation that got no answer in time fails with (the `cause` of its `StoreError`). */
+export class StoreTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(`no answer within ${timeoutMs} ms`)
+    this.name = 'StoreTimeoutError'
+  }
+}
+
+/**
+ * `operation`'s answer, or a `StoreError` when it fails or takes longer than `timeoutMs` (a frozen
+ * server, a connection that waits to reconnect): a request fails with 503 instead of hanging.
+ */
+export async function storeCall<T>(store: string, operation: string, timeoutMs: number, call: () => Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new StoreTimeoutError(timeoutMs)), timeoutMs)))
+  try {
+    return await Promise.race([call(), timeout])
+  } catch (error) {
+    throw new StoreError(store, operation, error)
+  } finally {
+    clearTimeout(timer)
+  }
+}
