@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClient } from 'redis'
 import pg from 'pg'
-import { memoryStore } from '@toolgate/ai/server'
+import { memoryAttachmentStore, memoryStore } from '@toolgate/ai/server'
 import { redisStore } from '@toolgate/ai/server/redis'
 import { postgresStore } from '@toolgate/ai/server/postgres'
-import { threadStoreConformance } from '@toolgate/ai/server/testing'
+import { attachmentStoreConformance, threadStoreConformance } from '@toolgate/ai/server/testing'
 import { startRedis, type RedisServer } from '../services/redis.ts'
 import { startPostgres, type PostgresServer } from '../services/postgres.ts'
 
@@ -13,6 +13,7 @@ import { startPostgres, type PostgresServer } from '../services/postgres.ts'
 const runner = { describe, it, expect }
 
 threadStoreConformance('memoryStore', ({ threadTtlMs }) => memoryStore(threadTtlMs ? { idleTtlMs: threadTtlMs } : {}), runner)
+attachmentStoreConformance('memoryAttachmentStore', () => memoryAttachmentStore(), runner)
 
 describe('on a real Redis', () => {
   let server: RedisServer
@@ -94,7 +95,7 @@ describe('on a real PostgreSQL', () => {
     await store.ensureSchema()
     await store.ensureSchema()
     const { rows } = await pool.query(`SELECT count(*) AS n FROM information_schema.tables WHERE table_name LIKE 'idem_%'`)
-    expect(Number(rows[0].n)).toBe(4)
+    expect(Number(rows[0].n)).toBe(5) // threads, messages, runs, run events, attachments
     expect(() => postgresStore({ pool, table: 'x; DROP TABLE y' })).toThrow(/table/)
   })
 
