@@ -33,12 +33,13 @@ export interface RedisServer {
 
 const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? '/usr/bin/redis-server'
 
-export async function startRedis(): Promise<RedisServer> {
+/** `appendOnly`: the server logs every write to disk, so a restart keeps the data (as a deployment's would). */
+export async function startRedis(options: { appendOnly?: boolean } = {}): Promise<RedisServer> {
   if (!existsSync(REDIS_SERVER)) throw new Error(`${REDIS_SERVER} is missing: install Debian's redis-server (.ci/run does)`)
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-redis-'))
   const port = await freePort()
   const launch = async () => {
-    const started = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const started = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...(options.appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']), '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] })
     await waitForOutput(started, /Ready to accept connections/, 'redis-server')
     return started
   }
