@@ -66,6 +66,24 @@ describe('on a real Redis', () => {
   it('refuses a subscriber that cannot subscribe', () => {
     expect(() => redisStore({ client, subscriber: {} as never })).toThrow(/subscriber/)
   })
+
+  it('refuses an onError that is not a function and a timeout that is not a positive integer, naming the option', () => {
+    expect(() => redisStore({ client, onError: 'log' as never })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'onError' }))
+    expect(() => redisStore({ client, timeoutMs: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'timeoutMs' }))
+  })
+
+  it('listens for the client’s connection errors unless the app does, so a dropped connection cannot crash the process', () => {
+    const bare = client.duplicate()
+    const errors: unknown[] = []
+    redisStore({ client: bare, onError: (error) => errors.push(error) })
+    expect(bare.listenerCount('error')).toBe(1)
+    bare.emit('error', new Error('Socket closed unexpectedly'))
+    expect(errors).toEqual([expect.objectContaining({ code: 'STORE_ERROR', store: 'redisStore', operation: 'connection' })])
+    const own = client.duplicate()
+    own.on('error', () => {})
+    redisStore({ client: own })
+    expect(own.listenerCount('error')).toBe(1)
+  })
 })
 
 describe('on a real PostgreSQL', () => {
@@ -97,6 +115,11 @@ describe('on a real PostgreSQL', () => {
     const { rows } = await pool.query(`SELECT count(*) AS n FROM information_schema.tables WHERE table_name LIKE 'idem_%'`)
     expect(Number(rows[0].n)).toBe(5) // threads, messages, runs, run events, attachments
     expect(() => postgresStore({ pool, table: 'x; DROP TABLE y' })).toThrow(/table/)
+  })
+
+  it('refuses a listener that is neither a client nor a function that connects one, naming the option', () => {
+    expect(() => postgresStore({ pool, listener: {} as never })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'listener' }))
+    expect(() => postgresStore({ pool, timeoutMs: 1.5 })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'timeoutMs' }))
   })
 
   it('with a listener, a reader on another instance is woken by NOTIFY when events land, instead of polling', async () => {

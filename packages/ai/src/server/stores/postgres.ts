@@ -274,16 +274,22 @@ async function listen(
   let failures = 0
   const attach = async (client: PostgresListenerLike) => {
     let lost = false
-    const drop = (error?: Error) => {
+    const drop = (error: Error) => {
       if (lost) return
       lost = true
       signals.down()
-      report(new StoreError('postgresStore', connect ? 'LISTEN connection (connecting again)' : 'LISTEN connection (pass `listener` as a function to connect again)', error ?? new Error('connection ended')))
+      report(new StoreError('postgresStore', connect ? 'LISTEN connection (connecting again)' : 'LISTEN connection (pass `listener` as a function to connect again)', error))
       client.end?.().catch(() => {})
       if (connect) retry()
     }
     client.on('error', drop)
-    client.on('end', () => drop())
+    // A connection that ends without an error was ended by the app (at shutdown): readers poll, and
+    // nothing connects again behind its back.
+    client.on('end', () => {
+      if (lost) return
+      lost = true
+      signals.down()
+    })
     client.on('notification', (message) => {
       if (message.channel === channel && message.payload) signals.wake(message.payload)
     })

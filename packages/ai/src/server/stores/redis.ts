@@ -142,9 +142,10 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
     listen:
       subscriber &&
       (async ({ wake, up, down }) => {
-        // node-redis subscribes again before it is 'ready' after a reconnect.
+        // node-redis subscribes again before it is 'ready' after a reconnect; a dropped connection
+        // is always followed by 'reconnecting' (or 'end'), while an 'error' alone may leave it up.
         subscriber.on?.('ready', up)
-        for (const lost of ['error', 'reconnecting', 'end'] as const) subscriber.on?.(lost, down)
+        for (const lost of ['reconnecting', 'end'] as const) subscriber.on?.(lost, down)
         await subscriber.subscribe(channel, wake)
         up()
       }),

@@ -16,13 +16,16 @@ export interface WakeupSignals {
 /** Starts the store's channel; resolves once it is up, or rejects (then waits poll, and the channel may still call `up` later). */
 export type StartListening = (signals: WakeupSignals) => Promise<void>
 
+/** How long a wait gives the channel to start before it polls instead. */
+const START_WAIT_MS = 2000
+
 /** Readers in this process waiting on runs' events, and how they learn that more arrived. */
 export class RunWakeups {
   readonly #waiters = new Map<string, Set<() => void>>()
   readonly #listen: StartListening | undefined
   readonly #pollMs: number
   readonly #onStartError: (error: unknown) => void
-  #started = false
+  #starting: Promise<void> | undefined
   #up = false
 
   /**
@@ -70,10 +73,19 @@ export class RunWakeups {
     }
   }
 
-  /** Starts the channel once; the first wait waits for it to come up (or fail), later ones do not. */
+  /**
+   * Starts the channel once. Waits give it up to `START_WAIT_MS` to come up (a channel that cannot
+   * connect, a frozen server, must not hold readers); meanwhile and after, they poll until `up`.
+   */
   async #start(): Promise<void> {
-    if (!this.#listen || this.#started) return
-    this.#started = true
+    if (!this.#listen || this.#up) return
+    this.#starting ??= this.#open(this.#listen)
+    let timer: ReturnType<typeof setTimeout> | undefined
+    await Promise.race([this.#starting, new Promise<void>((resolve) => (timer = setTimeout(resolve, START_WAIT_MS)))])
+    clearTimeout(timer)
+  }
+
+  async #open(listen: StartListening): Promise<void> {
     const signals: WakeupSignals = {
       wake: (runId) => {
         for (const wake of this.#waiters.get(runId) ?? []) wake()
@@ -89,7 +101,7 @@ export class RunWakeups {
       },
     }
     try {
-      await this.#listen(signals)
+      await listen(signals)
     } catch (error) {
       this.#onStartError(error)
     }
