@@ -3,25 +3,18 @@
  * The framework-agnostic chat client for browsers: `@toolgate/ai/client`. It imports neither the
  * server, providers nor JSON Schema emission; define tools with `toolDefinition` from `@toolgate/ai`.
  */
-export { ChatClient, createChatClient, type ApproveOptions, type ChatClientOptions } from './ChatClient.ts'
+export { createChatClient } from './ChatClient.ts'
+export type { ApproveOptions, ChatClientOptions } from './options.ts'
 export { ChatError, type ChatErrorCode } from './chatError.ts'
 export { attachmentUrl } from './attachmentUrl.ts'
-export {
-  ApprovalForm,
-  fieldProblem,
-  formFields,
-  pathName,
-  valueAt,
-  type ApprovalFormState,
-  type FieldKind,
-  type FieldPath,
-  type FormApproval,
-  type FormField,
-} from './approvalForm.ts'
+export { ApprovalForm, type ApprovalFormState, type FormApproval } from './approvalForm.ts'
+export type { FieldKind, FieldPath, FormField } from './formFields.ts'
 export { userRequests, type UserRequest, type UserRequests } from './userRequest.ts'
 export type { ThreadAttachment } from '../protocol/messages.ts'
 export type { NotifyScheduler } from './scheduleNotify.ts'
 export type { Fetch } from '../util/Fetch.ts'
+// What a view renders: UI types, named for the screen. The wire types the server sends (events,
+// requests, `Thread*` messages) are `@toolgate/ai/protocol`'s; the client maps one to the other.
 export type {
   AssistantMessage,
   ChatMessage,
@@ -38,3 +31,5 @@ export type {
   ToolCallState,
   UserMessage,
 } from './parts.ts'
+// Deprecated names, kept for one release (see CHANGELOG): `ChatClient` is a type; as a value, `new ChatClient`.
+export { ChatClient, fieldProblem, formFields, pathName, valueAt } from './deprecated.ts'
