@@ -9,17 +9,18 @@ import { fromSnapshot } from './fromSnapshot.ts'
 import { callApp, checkOptions, type ApproveOptions, type ChatClientOptions } from './options.ts'
 import type { ChatState, ChatStatus, PendingApproval, ToolCallPart } from './parts.ts'
 import { Pause, type Waiting } from './pause.ts'
-import { runClientTool } from './runClientTool.ts'
+import { ClientToolRuns } from './runClientTool.ts'
 import { RunStream, type StreamSignal } from './runStream.ts'
 import { NotifyBatcher } from './scheduleNotify.ts'
 import { Subscribable } from './subscribable.ts'
+import { Work } from './work.ts'
 
 /**
  * A chat as an external store: `subscribe` and `getSnapshot` let any framework bind it, and the
  * snapshot is immutable and the same object until something changes. Every method is bound, so it
  * can be passed around as is. The async ones resolve once the client has nothing left to do by
  * itself (the run finished, or paused for the user) and never reject: failures land in `error`.
- * Make one with `createChatClient`.
+ * Made by `createChatClient`.
  *
  * The store and its commands live here; following a run's stream is `RunStream`'s, and which
  * interrupts are still open, and the answers not yet sent, are `Pause`'s.
@@ -38,13 +39,11 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   #error: ChatError | undefined
   /** The request in flight; there is never more than one. */
   #request: AbortController | undefined
-  /** Client tools running, by interrupt id. */
-  readonly #running = new Map<string, AbortController>()
+  readonly #running = new ClientToolRuns()
   #reconnecting = false
   #state: ChatState<TTools>
   readonly #batcher: NotifyBatcher
-  #busy = 0
-  #idleWaiters: (() => void)[] = []
+  readonly #work: Work
 
   constructor(options: ChatClientOptions<TTools>) {
     checkOptions(options)
@@ -56,6 +55,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     this.#threadId = options.threadId
     this.#state = Object.freeze({ threadId: this.#threadId, messages: [], status: 'idle', error: undefined, pendingApprovals: [] })
     this.#batcher = new NotifyBatcher(() => this.#publish(), options.scheduleNotify)
+    this.#work = new Work(() => this.#batcher.flushNow())
   }
 
   readonly getSnapshot = (): ChatState<TTools> => this.#state
@@ -66,7 +66,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
    * sent go first, so the server records what really happened.
    */
   readonly send = (text: string): Promise<void> => {
-    if (text.trim() === '') return this.#idle()
+    if (text.trim() === '') return this.#work.idle()
     const interrupting = this.#request !== undefined
     this.#stopServerRun()
     this.#halt()
@@ -76,7 +76,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     this.#draft.addUserMessage(text)
     const body = this.#threadId === undefined ? { message: text } : { threadId: this.#threadId, message: text }
     this.#track(this.#exchange(body, interrupting, answers))
-    return this.#idle()
+    return this.#work.idle()
   }
 
   /** Approves a call waiting in `pendingApprovals`, optionally with edited arguments. */
@@ -84,14 +84,14 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     const waiting = this.#pause.openApproval(toolCallId)
     const edited = options.editedArgs === undefined ? {} : { editedArgs: options.editedArgs }
     if (waiting) this.#answer(waiting, { interruptId: waiting.interrupt.id, approved: true, ...edited })
-    return this.#idle()
+    return this.#work.idle()
   }
 
   /** Denies a call waiting in `pendingApprovals`; the model reads `reason`. */
   readonly deny = (toolCallId: string, reason?: string): Promise<void> => {
     const waiting = this.#pause.openApproval(toolCallId)
     if (waiting) this.#answer(waiting, { interruptId: waiting.interrupt.id, approved: false, ...(reason === undefined ? {} : { reason }) })
-    return this.#idle()
+    return this.#work.idle()
   }
 
   /**
@@ -112,13 +112,13 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
    * thread is loaded, if it still waits for them, so no tool runs twice.
    */
   readonly load = (threadId: string | undefined = this.#threadId): Promise<void> => {
-    if (threadId === undefined) return this.#idle()
+    if (threadId === undefined) return this.#work.idle()
     this.#halt() // keeps queued results: the load, in flight, holds them back
     if (threadId !== this.#threadId) this.#pause.take()
     this.#error = undefined
     this.#threadId = threadId
     this.#track(this.#loadThread(threadId))
-    return this.#idle()
+    return this.#work.idle()
   }
 
   async #loadThread(threadId: string): Promise<void> {
@@ -183,16 +183,10 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
 
   #startClientTool(waiting: Waiting): void {
     const { interrupt, call, input } = waiting
-    const controller = new AbortController()
-    this.#running.set(interrupt.id, controller)
+    const tool = this.#tools.find((candidate) => candidate.name === interrupt.toolName)
+    this.#track(this.#running.start(tool, { ...interrupt, input }, (answer) => this.#answer(waiting, answer)))
     const { onToolCall } = this.#options
     if (onToolCall) callApp(() => onToolCall(this.#draft.partOf(call) as ToolCallPart<TTools>))
-    const tool = this.#tools.find((candidate) => candidate.name === interrupt.toolName)
-    const run = runClientTool(tool, { ...interrupt, input }, controller.signal).then((result) => {
-      this.#running.delete(interrupt.id)
-      this.#answer(waiting, { interruptId: interrupt.id, ...result })
-    })
-    this.#track(run.catch(() => {})) // rejects only when halted, which already marked the call
   }
 
   #answer(waiting: Waiting, answer: ResumeAnswer): void {
@@ -221,10 +215,8 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   #halt(): void {
     this.#request?.abort()
     this.#request = undefined
-    for (const controller of this.#running.values()) controller.abort()
     // The pause's own calls stay open, but the client tools halted here.
-    this.#draft.stopCalls('Stopped before it finished', this.#pause.waitingCalls(this.#running))
-    this.#running.clear()
+    this.#draft.stopCalls('Stopped before it finished', this.#pause.waitingCalls(this.#running.halt()))
     this.#pause.withdraw()
   }
 
@@ -280,32 +272,8 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     this.notify()
   }
 
-  /** Counts work in flight, so the public methods can resolve once all of it is done. */
+  /** Counts work in flight, so the commands resolve once all of it is done; its failures land in `error`. */
   #track(work: Promise<void>): void {
-    this.#busy++
-    work
-      .catch((error: unknown) => this.#fail(error))
-      .finally(() => {
-        if (--this.#busy > 0) return
-        this.#batcher.flushNow()
-        for (const resolve of this.#idleWaiters.splice(0)) resolve()
-      })
+    this.#work.track(work.catch((error: unknown) => this.#fail(error)))
   }
-
-  #idle(): Promise<void> {
-    if (this.#busy > 0) return new Promise((resolve) => this.#idleWaiters.push(resolve))
-    this.#batcher.flushNow()
-    return Promise.resolve()
-  }
-}
-
-/**
- * Creates a chat client; the tools given type every part. The one way to make one. Options are
- * checked here, so a typo fails at construction with an `InvalidOptionError` naming the option,
- * not at the first message.
- */
-export function createChatClient<const TTools extends readonly AnyTool[] = readonly AnyTool[]>(
-  options: ChatClientOptions<TTools>,
-): ChatClient<TTools> {
-  return new ChatClient(options)
 }

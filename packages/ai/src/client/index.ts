@@ -3,7 +3,7 @@
  * The framework-agnostic chat client for browsers: `@toolgate/ai/client`. It imports neither the
  * server, providers nor JSON Schema emission; define tools with `toolDefinition` from `@toolgate/ai`.
  */
-export { createChatClient } from './ChatClient.ts'
+export { createChatClient } from './createChatClient.ts'
 export type { ApproveOptions, ChatClientOptions } from './options.ts'
 export { ChatError, type ChatErrorCode } from './chatError.ts'
 export { attachmentUrl } from './attachmentUrl.ts'
