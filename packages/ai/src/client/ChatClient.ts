@@ -16,14 +16,9 @@ import { Subscribable } from './subscribable.ts'
 import { Work } from './work.ts'
 
 /**
- * A chat as an external store: `subscribe` and `getSnapshot` let any framework bind it, and the
- * snapshot is immutable and the same object until something changes. Every method is bound, so it
- * can be passed around as is. The async ones resolve once the client has nothing left to do by
- * itself (the run finished, or paused for the user) and never reject: failures land in `error`.
- * Made by `createChatClient`.
- *
- * The store and its commands live here; following a run's stream is `RunStream`'s, and which
- * interrupts are still open, and the answers not yet sent, are `Pause`'s.
+ * The chat client's implementation (its public type is `ChatClient` in `createChatClient.ts`): the
+ * store and its commands. Following a run's stream is `RunStream`'s; which interrupts are still
+ * open, and the answers not yet sent, are `Pause`'s.
  */
 export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTool[]> extends Subscribable {
   readonly #options: ChatClientOptions<TTools>

@@ -3,7 +3,8 @@
  * The framework-agnostic chat client for browsers: `@toolgate/ai/client`. It imports neither the
  * server, providers nor JSON Schema emission; define tools with `toolDefinition` from `@toolgate/ai`.
  */
-export { createChatClient } from './createChatClient.ts'
+// `ChatClient` is the client's type; as a value (`new ChatClient`) it is deprecated: use `createChatClient`.
+export { ChatClient, createChatClient } from './createChatClient.ts'
 export type { ApproveOptions, ChatClientOptions } from './options.ts'
 export { ChatError, type ChatErrorCode } from './chatError.ts'
 export { attachmentUrl } from './attachmentUrl.ts'
@@ -31,5 +32,5 @@ export type {
   ToolCallState,
   UserMessage,
 } from './parts.ts'
-// Deprecated names, kept for one release (see CHANGELOG): `ChatClient` is a type; as a value, `new ChatClient`.
-export { ChatClient, fieldProblem, formFields, pathName, valueAt } from './deprecated.ts'
+// Deprecated form helpers, kept for one release (see CHANGELOG).
+export { fieldProblem, formFields, pathName, valueAt } from './deprecated.ts'
