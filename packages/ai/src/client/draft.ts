@@ -98,12 +98,12 @@ export class ThreadDraft {
   }
 
   /** The assistant message with this id, created at the end when new. */
-  assistantMessage(id: string): MessageRecord {
+  assistantMessage(id: string): MessageDraft {
     return this.#messageById.get(id) ?? this.#addMessage(id, 'assistant')
   }
 
   /** The last message if it is the assistant's, else a new one: where calls without a parent go. */
-  lastAssistantMessage(): MessageRecord {
+  lastAssistantMessage(): MessageDraft {
     const last = this.#messages[this.#messages.length - 1]
     return last?.role === 'assistant' ? last : this.#addMessage(randomId('msg_'), 'assistant')
   }
