@@ -90,8 +90,8 @@ export class ApprovalForm extends Subscribable {
 
   /** Appends an element to an array field: the schema's `default`, else an empty value of its kind. */
   addItem(field: FormField): void {
-    const list = Array.isArray(this.valueAt(field.path)) ? (this.valueAt(field.path) as unknown[]) : []
-    this.setValue(field.path, [...list, emptyValueOf(isRecord(field.schema.items) ? (field.schema.items as JsonSchema) : {})])
+    const list = this.valueAt(field.path)
+    this.setValue(field.path, [...(Array.isArray(list) ? list : []), emptyValueOf(isRecord(field.schema.items) ? (field.schema.items as JsonSchema) : {})])
   }
 
   removeItem(field: FormField, index: number): void {
