@@ -128,6 +128,12 @@ describe('requests during an outage get 503 STORE_ERROR', () => {
       expect(text).not.toContain('127.0.0.1')
       const posted = await server.post({ message: 'hello again' })
       expect(posted.status).toBe(503)
+      // The store's own error names the operation and the failure's code, not where the server is.
+      const failure = await store.head(threadId).catch((error: unknown) => error)
+      expect(failure).toBeInstanceOf(StoreError)
+      expect(failure).toMatchObject({ code: 'STORE_ERROR', store: 'postgresStore', operation: 'head' })
+      expect((failure as StoreError).message).toMatch(/^postgresStore: head failed \(\w+ ECONNREFUSED\)$/)
+      expect((failure as StoreError).message).not.toContain(new URL(postgres.connectionString).port)
     } finally {
       await postgres.up()
     }
