@@ -1,8 +1,8 @@
 /** @module @toolgate/ai/server */
 /** `@toolgate/ai/server`: the chat runtime. */
 export { createChatHandler, type ChatHandler } from './createChatHandler.ts'
-export { toNodeHandler, type NodeHandler } from './toNodeHandler.ts'
-export type { Authorize, ChatHandlerOptions, ChatLimits, ErrorScope, FailedCall, OnError, ThreadAction, ToolsContext } from './config.ts'
+export { toNodeHandler, type NodeHandler } from './http/toNodeHandler.ts'
+export type { Authorize, ChatHandlerOptions, ChatLimits, ErrorScope, FailedCall, OnError, ThreadAction, ToolsContext } from './options.ts'
 export type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelTool, ModelUsage } from '../model/chatModel.ts'
 export {
   scriptedModel,
@@ -13,12 +13,13 @@ export {
   type ScriptedResults,
   type ScriptedStep,
   type ScriptRule,
-} from './scriptedModel.ts'
+} from './testing/scriptedModel.ts'
 export { memoryStore, type MemoryStoreOptions } from './stores/memory.ts'
 // The storage contract, for writing a store of your own.
-export type { ActiveRun, OpenStep, PendingInterrupt, StoredAnswer, ThreadCommit, ThreadHead, ThreadStore } from './threadStore.ts'
+export type { ActiveRun, OpenStep, PendingInterrupt, StoredAnswer, ThreadCommit, ThreadHead, ThreadStore } from './thread/threadStore.ts'
 export { HttpError } from './errors.ts'
-export { memoryAttachmentStore, type AttachmentStore, type MemoryAttachmentStoreOptions, type StoredAttachment } from './attachments.ts'
+export type { AttachmentStore, StoredAttachment } from './run/attachments.ts'
+export { memoryAttachmentStore, type MemoryAttachmentStoreOptions } from './stores/memoryAttachments.ts'
 export {
   MiddlewareError,
   refuseToolCall,
@@ -28,6 +29,6 @@ export {
   type ToolInputCall,
   type ToolOutputResult,
   type ToolRefusal,
-} from './middleware.ts'
-export { toolSet, type ToolCallOptions, type ToolSet, type ToolSetApprovalRequest, type ToolSetApprove, type ToolSetOptions } from './toolSet.ts'
+} from './run/middleware.ts'
+export { toolSet, type ToolCallOptions, type ToolSet, type ToolSetApprovalRequest, type ToolSetApprove, type ToolSetOptions } from '../tools/toolSet.ts'
 export type * from '../protocol/index.ts'

@@ -1,8 +1,8 @@
-import { isRecord } from '../util/isRecord.ts'
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../util/jsonDepth.ts'
-import type { ChatRequest, MessageRequest, ResumeAnswer, ResumeRequest } from '../protocol/requests.ts'
-import { clientHistoryOf, type ClientHistoryMessage } from './clientHistory.ts'
-import { HttpError } from './errors.ts'
+import { isRecord } from '../../util/isRecord.ts'
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../util/jsonDepth.ts'
+import type { ChatRequest, MessageRequest, ResumeAnswer, ResumeRequest } from '../../protocol/requests.ts'
+import { clientHistoryOf, type ClientHistoryMessage } from '../agui/clientHistory.ts'
+import { HttpError } from '../errors.ts'
 
 // What a POST may carry, checked before anything else looks at it: a JSON body within the size
 // limit, of one of the request shapes.

@@ -1,18 +1,24 @@
-import type { ThreadMessage, ThreadToolMessage, ThreadUserMessage } from '../protocol/messages.ts'
-import type { ToolInterrupt } from '../protocol/interrupts.ts'
-import type { MessageRequest, ResumeAccepted, ResumeRequest, StopAccepted, StopRequest } from '../protocol/requests.ts'
-import { randomId } from '../util/randomId.ts'
-import type { ChatConfig } from './config.ts'
-import { jsonBytes } from '../util/jsonBytes.ts'
-import { HttpError, jsonResponse, messageTooLarge, threadBusy, threadFull } from './errors.ts'
-import { RunEvents, launchRun, runStreamResponse, type LiveStream } from './events.ts'
-import { checkClientHistory } from './clientHistory.ts'
-import type { AguiFields } from './requests.ts'
-import { checkReplay, recordAnswers, rememberResolved, toWire, unanswered } from './interrupts.ts'
-import { Run, RunStopped, recoverLostRun, runTurn, toolFailures, type RunStart } from './run.ts'
-import { authorizeThread, commitChange, isRunning, loadHead, newHead, updateThread } from './thread.ts'
-import type { ActiveRun, ThreadHead } from './threadStore.ts'
-import { inCallOrder, settleInterrupts } from './toolCalls.ts'
+import { inCallOrder } from '../run/results.ts'
+import { recoverLostRun } from '../thread/recovery.ts'
+import { jsonResponse } from '../http/responses.ts'
+import { recordAnswers, checkReplay } from './answers.ts'
+import { launchRun, type LiveStream, runStreamResponse } from '../events/liveStream.ts'
+import { runTurn, type RunStart } from '../run/driveRun.ts'
+import type { ThreadMessage, ThreadToolMessage, ThreadUserMessage } from '../../protocol/messages.ts'
+import type { ToolInterrupt } from '../../protocol/interrupts.ts'
+import type { MessageRequest, ResumeAccepted, ResumeRequest, StopAccepted, StopRequest } from '../../protocol/requests.ts'
+import { randomId } from '../../util/randomId.ts'
+import type { ChatConfig } from '../options.ts'
+import { jsonBytes } from '../../util/jsonBytes.ts'
+import { HttpError, messageTooLarge, threadBusy, threadFull, toolFailures } from '../errors.ts'
+import { RunEvents } from '../events/runEvents.ts'
+import { checkClientHistory } from '../agui/clientHistory.ts'
+import type { AguiFields } from '../http/requests.ts'
+import { rememberResolved, toWire, unanswered } from '../run/interrupts.ts'
+import { Run, RunStopped } from '../run/Run.ts'
+import { authorizeThread, commitChange, isRunning, loadHead, newHead, updateThread } from '../thread/thread.ts'
+import type { ActiveRun, ThreadHead } from '../thread/threadStore.ts'
+import { settleInterrupts } from '../run/toolCalls.ts'
 
 // The two ways a run begins: a user message starts a turn, answers resume one. Each claims the
 // thread with one compare-and-set (so of two racing requests one runs and the other is refused),
@@ -139,7 +145,7 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
 /** A resume that leaves interrupts open, for an AG-UI client: a run that starts and pauses again on what is left. */
 function pausedRun(config: ChatConfig, threadId: string, runId: string, interrupts: ToolInterrupt[]): Response {
   return runStreamResponse((live) =>
-    launchRun(config.events, runId, live, async (sink) => {
+    launchRun(config.eventLog, runId, live, async (sink) => {
       const events = new RunEvents(threadId, runId, sink)
       events.started()
       events.finished({ type: 'interrupt', interrupts })
@@ -172,7 +178,7 @@ function launch(
   const { runId, head, messages, context, start } = claimed
   const abort = new AbortController()
   config.liveRuns.set(runId, abort)
-  launchRun(config.events, runId, live, async (sink) => {
+  launchRun(config.eventLog, runId, live, async (sink) => {
     const events = new RunEvents(head.id, runId, sink)
     try {
       await runTurn(new Run({ config, runId, context, events, abort, head, ...(messages ? { messages } : {}) }), start)

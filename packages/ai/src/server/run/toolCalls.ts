@@ -1,19 +1,20 @@
-import { isToolError, ToolValidationError } from '../errors.ts'
-import type { ThreadAssistantMessage, ThreadToolCall, ThreadToolMessage } from '../protocol/messages.ts'
-import { denialText, evaluateApproval, rejectMessageOf } from '../tools/approval.ts'
-import type { AnyTool } from '../tools/types.ts'
-import { validateToolInput, validateToolOutput } from '../tools/validateToolValue.ts'
-import { deepEqual } from '../util/deepEqual.ts'
-import { parseToolArguments } from '../util/parseToolArguments.ts'
-import { randomId } from '../util/randomId.ts'
-import { utf8Bytes } from '../util/jsonBytes.ts'
+import type { ToolFailures } from '../errors.ts'
+import { deniedResult, successResult, errorResult, editedNote, type CallRef, callRef } from './results.ts'
+import { isToolError, ToolValidationError } from '../../errors.ts'
+import type { ThreadAssistantMessage, ThreadToolCall, ThreadToolMessage } from '../../protocol/messages.ts'
+import { evaluateApproval, rejectMessageOf } from '../../tools/approval.ts'
+import type { AnyTool } from '../../tools/types.ts'
+import { validateToolInput, validateToolOutput } from '../../tools/validateToolValue.ts'
+import { deepEqual } from '../../util/deepEqual.ts'
+import { parseToolArguments } from '../../util/parseToolArguments.ts'
+import { utf8Bytes } from '../../util/jsonBytes.ts'
 import { contextFor } from './context.ts'
 import { contentResultMessage, type AttachmentOptions } from './attachments.ts'
-import { isToolContentResult } from '../tools/toolResult.ts'
+import { isToolContentResult } from '../../tools/toolResult.ts'
 import type { InputDecision } from './middleware.ts'
-import { approvalInterrupt, callRef, clientToolInterrupt, type CallRef } from './interrupts.ts'
-import type { OpenStep, PendingInterrupt } from './threadStore.ts'
-import type { ToolEntry, ToolRegistry } from './toolRegistry.ts'
+import { approvalInterrupt, clientToolInterrupt } from './interrupts.ts'
+import type { OpenStep, PendingInterrupt } from '../thread/threadStore.ts'
+import type { ToolEntry, ToolRegistry } from '../../tools/toolRegistry.ts'
 
 // What becomes of the model's tool calls: each is planned (settled at once with an error, run on
 // the server, or handed to a human or the browser), answered interrupts are settled, server tools
@@ -35,16 +36,6 @@ export interface CallPlan {
   readonly executions: Execution[]
   /** Calls that wait for a human or the browser. */
   readonly interrupts: PendingInterrupt[]
-}
-
-/**
- * What the run does with failures whose text may hold secrets: `tool` reports a tool's exception
- * (or a schema that threw) and returns the text the model and browser get instead; `policy`
- * reports an approval policy's exception.
- */
-export interface ToolFailures {
-  tool(error: unknown, call: CallRef): string
-  policy(error: unknown, call: CallRef): void
 }
 
 /** The `toolInput` middleware: a new input, or a refusal the model reads. */
@@ -269,54 +260,3 @@ async function clientResult(interrupt: PendingInterrupt, tool: AnyTool, output: 
   }
 }
 
-// Results: every call ends with exactly one, stored as a tool message the model reads.
-
-/** The tool's output, as JSON for the model; `editedArgs` makes the result say the user changed the call. */
-export function successResult(call: CallRef, result: unknown, editedArgs?: unknown): ThreadToolMessage {
-  const output = isToolContentResult(result) ? result.output : result
-  let json: string
-  try {
-    json = JSON.stringify(output) ?? 'null'
-  } catch (error) {
-    return errorResult(call, `Tool "${call.toolName}" returned a value that is not JSON (${(error as Error).message})`)
-  }
-  const edited = editedArgs !== undefined
-  const content = edited ? `${editedNote(editedArgs)}\nResult: ${json}` : json
-  return {
-    role: 'tool',
-    id: randomId('msg_'),
-    ...callRef(call),
-    content,
-    status: 'success',
-    output: JSON.parse(json),
-    ...(edited ? { edited: true } : {}),
-  }
-}
-
-function editedNote(editedArgs: unknown): string | undefined {
-  return editedArgs === undefined ? undefined : `The user edited the arguments before approving; the call ran with ${JSON.stringify(editedArgs)}.`
-}
-
-export function errorResult(call: CallRef, error: string): ThreadToolMessage {
-  return { role: 'tool', id: randomId('msg_'), ...callRef(call), content: error, status: 'error' }
-}
-
-/** `rejectMessage`, when the tool has one, is what the model reads; the human's reason is added to it. */
-export function deniedResult(call: CallRef, reason: string | undefined, rejectMessage?: string): ThreadToolMessage {
-  const given = reason?.trim() ? reason.trim() : undefined
-  const content = denialText(given, rejectMessage)
-  return {
-    role: 'tool',
-    id: randomId('msg_'),
-    ...callRef(call),
-    content,
-    status: 'denied',
-    ...(given === undefined ? {} : { reason: given }),
-  }
-}
-
-/** Results are stored in the order the model made the calls, whatever order they settled in. */
-export function inCallOrder(message: ThreadAssistantMessage, results: readonly ThreadToolMessage[]): ThreadToolMessage[] {
-  const order = new Map(message.toolCalls.map((call, index) => [call.id, index]))
-  return [...results].sort((a, b) => (order.get(a.toolCallId) ?? 0) - (order.get(b.toolCallId) ?? 0))
-}

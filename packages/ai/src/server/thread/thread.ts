@@ -1,11 +1,11 @@
-import type { ThreadMessage } from '../protocol/messages.ts'
-import type { ThreadSnapshot, ThreadStatus, ThreadWindow } from '../protocol/thread.ts'
-import { jsonBytes } from '../util/jsonBytes.ts'
-import type { ChatConfig, ThreadAction } from './config.ts'
-import { HttpError, threadNotFound } from './errors.ts'
-import { toWire, unanswered } from './interrupts.ts'
+import type { ThreadMessage } from '../../protocol/messages.ts'
+import type { ThreadSnapshot, ThreadStatus, ThreadWindow } from '../../protocol/thread.ts'
+import { jsonBytes } from '../../util/jsonBytes.ts'
+import type { ChatConfig, ThreadAction } from '../options.ts'
+import { HttpError, threadNotFound } from '../errors.ts'
+import { toWire, unanswered } from '../run/interrupts.ts'
 import type { ThreadHead, ThreadStore } from './threadStore.ts'
-import type { ToolRegistry } from './toolRegistry.ts'
+import type { ToolRegistry } from '../../tools/toolRegistry.ts'
 
 // The thread as the runtime handles it: loading it for a request, changing it by compare-and-set,
 // who holds it, and what a reloaded page is shown of it. The storage contract is in threadStore.ts.

@@ -1,5 +1,5 @@
-import type { ToolInterrupt } from '../protocol/interrupts.ts'
-import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../protocol/messages.ts'
+import type { ToolInterrupt } from '../../protocol/interrupts.ts'
+import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../../protocol/messages.ts'
 
 /**
  * The storage contract of threads. A thread is an append-only list of messages plus a small head

@@ -1,95 +1,13 @@
-import { ToolValidationError } from '../errors.ts'
-import type { ToolInterrupt } from '../protocol/interrupts.ts'
-import type { ResumeAnswer } from '../protocol/requests.ts'
-import { formatIssuePath } from '../schema/formatIssues.ts'
-import type { JsonSchema } from '../schema/types.ts'
-import { validateToolInput } from '../tools/validateToolValue.ts'
-import { deepFreeze } from '../util/deepFreeze.ts'
-import { jsonBytes } from '../util/jsonBytes.ts'
-import { randomId } from '../util/randomId.ts'
-import { capText } from './config.ts'
-import { HttpError, messageTooLarge } from './errors.ts'
-import type { OpenStep, PendingInterrupt, StoredAnswer, ThreadHead } from './threadStore.ts'
-import type { ToolRegistry } from './toolRegistry.ts'
+import { capText } from '../../util/capText.ts'
+import { ToolValidationError } from '../../errors.ts'
+import type { ResumeAnswer } from '../../protocol/requests.ts'
+import { formatIssuePath } from '../../schema/formatIssues.ts'
+import { validateToolInput } from '../../tools/validateToolValue.ts'
+import { jsonBytes } from '../../util/jsonBytes.ts'
 
-// Interrupts: a call that waits for a human (`tool_approval`) or the browser (`client_tool`),
-// what the wire shows of one, and the answers to them, checked before anything is stored.
-
-/** Which call an interrupt or a result is about. */
-export interface CallRef {
-  readonly toolCallId: string
-  readonly toolName: string
-}
-
-/** A human must approve the call before it runs (server tools) or is handed to the browser (client tools). */
-export function approvalInterrupt(call: CallRef, input: unknown, message: string | undefined): PendingInterrupt {
-  return { id: randomId('int_'), reason: 'tool_approval', ...callRef(call), input, ...(message === undefined ? {} : { message }) }
-}
-
-/** The browser runs the call and answers with its result. `edited` carries an approval's edit forward to the result. */
-export function clientToolInterrupt(call: CallRef, input: unknown, edited = false): PendingInterrupt {
-  return { id: randomId('int_'), reason: 'client_tool', ...callRef(call), input, ...(edited ? { edited: true } : {}) }
-}
-
-/** Interrupts stamped with when they stop taking answers (`limits.interruptTtlMs`; 0: never). */
-export function withExpiry(interrupts: readonly PendingInterrupt[], ttlMs: number): PendingInterrupt[] {
-  if (ttlMs === 0) return [...interrupts]
-  const expiresAt = new Date(Date.now() + ttlMs).toISOString()
-  return interrupts.map((interrupt) => (interrupt.expiresAt === undefined ? { ...interrupt, expiresAt } : interrupt))
-}
-
-/**
- * The interrupt as sent on the wire: stored answers and bookkeeping stay on the server. An approval
- * carries AG-UI's `responseSchema`, the payload it expects, whose `editedArgs` is the tool's input schema.
- */
-export function toWire({ id, reason, toolCallId, toolName, input, message, expiresAt }: PendingInterrupt, tools: ToolRegistry): ToolInterrupt {
-  const responseSchema = reason === 'tool_approval' ? tools.get(toolName)?.approvalSchema : undefined
-  return {
-    id,
-    reason,
-    toolCallId,
-    toolName,
-    input,
-    ...(message === undefined ? {} : { message }),
-    ...(responseSchema === undefined ? {} : { responseSchema }),
-    ...(expiresAt === undefined ? {} : { expiresAt }),
-    // The same extras again where strict AG-UI clients keep them (they drop unknown top-level fields).
-    metadata: { kind: 'tool_call', toolName, input, ...(message === undefined ? {} : { reason: message }) },
-  }
-}
-
-/**
- * What answers an approval: `{ approved, editedArgs?, reason? }`. The tool's input schema sits whole
- * under `$defs.input` with an `$id` of its own, so the references inside it resolve as they did at its
- * root; the client takes it back out for the UI (`approval.inputSchema`).
- */
-export function approvalResponseSchema(inputSchema: JsonSchema): JsonSchema {
-  return deepFreeze({
-    type: 'object',
-    properties: {
-      approved: { type: 'boolean' },
-      editedArgs: { $ref: '#/$defs/input' },
-      reason: { type: 'string' },
-    },
-    required: ['approved'],
-    additionalProperties: false,
-    $defs: { input: { ...inputSchema, $id: APPROVAL_INPUT_ID } },
-  })
-}
-
-/** The `$id` of the tool's input schema inside an approval's `responseSchema`. */
-export const APPROVAL_INPUT_ID = 'urn:toolgate:tool-input'
-
-export function unanswered(step: OpenStep | undefined): PendingInterrupt[] {
-  return step ? step.interrupts.filter((interrupt) => interrupt.answer === undefined) : []
-}
-
-/** Kept so a replayed answer is told "already answered"; bounded so threads do not grow without end. */
-const RESOLVED_KEPT = 200
-
-export function rememberResolved(ids: readonly string[], resolved: readonly PendingInterrupt[]): string[] {
-  return [...ids, ...resolved.map((interrupt) => interrupt.id)].slice(-RESOLVED_KEPT)
-}
+import { HttpError, messageTooLarge } from '../errors.ts'
+import type { OpenStep, PendingInterrupt, StoredAnswer, ThreadHead } from '../thread/threadStore.ts'
+import type { ToolRegistry } from '../../tools/toolRegistry.ts'
 
 /**
  * Checks answers against the open step's interrupts and returns the step with them stored. All or
@@ -184,9 +102,4 @@ function alreadyAnswered(interruptId: string, path: string): HttpError {
 
 function mismatch(message: string, path: string): HttpError {
   return new HttpError(422, 'ANSWER_MISMATCH', message, path)
-}
-
-/** Only the reference: callers pass richer objects (an execution carries its tool and input), which must not be stored. */
-export function callRef({ toolCallId, toolName }: CallRef): CallRef {
-  return { toolCallId, toolName }
 }
