@@ -39,3 +39,5 @@ export type {
   ProviderToolMap,
   ProviderToolResult,
 } from './types.ts'
+// Tools by name outside a chat (an agent loop, a job queue), with their provider envelopes.
+export { toolSet, type ToolCallOptions, type ToolSet, type ToolSetApprovalRequest, type ToolSetApprove, type ToolSetOptions } from '../tools/toolSet.ts'

@@ -4,7 +4,7 @@ import { resolveConfig } from './config.ts'
 import type { ChatConfig, ChatHandlerOptions, ContextOption, ToolsContext } from './options.ts'
 import { HttpError } from './errors.ts'
 import { withFrontendTools } from './agui/frontendTools.ts'
-import { parseChatRequest, readJsonBody } from './http/requests.ts'
+import { parsePostRequest, readJsonBody } from './http/requests.ts'
 import { resume, startTurn, stopRun } from './claim/claims.ts'
 import { read } from './http/reads.ts'
 
@@ -16,10 +16,10 @@ export type ChatHandler = (request: Request) => Promise<Response>
  * answers interrupts; both stream AG-UI events as Server-Sent Events. `GET ?threadId=` returns
  * the thread. Refusals are JSON `{ error: { code, message, path? } }`.
  *
- * A turn, top to bottom: `turns.ts` claims the thread and starts the run; `run.ts` drives it
- * (`modelStep.ts` streams the model, `toolCalls.ts` plans, runs and settles the calls,
- * `interrupts.ts` pauses and checks answers); `events.ts` writes every event; `thread.ts` reads and
- * writes the thread through the `ThreadStore`.
+ * A turn, top to bottom: `http/requests.ts` checks the body; `claim/claims.ts` claims the thread
+ * (one compare-and-set of a change from `thread/transitions.ts`) and ends in `run/startRun.ts`;
+ * `run/driveRun.ts` drives the run (`modelStep.ts` streams the model, `toolCalls.ts` plans, settles
+ * and runs the calls); `events/runEvents.ts` writes every event. GETs are `http/reads.ts`.
  */
 // `TContext` is inferred from `context` and must satisfy every tool's `contextSchema`: a handler
 // whose context lacks a tool's key does not compile.
@@ -40,7 +40,7 @@ export function createChatHandler<
 }
 
 async function post(config: ChatConfig, request: Request): Promise<Response> {
-  const body = parseChatRequest(await readJsonBody(request, config.limits.maxBodyBytes))
+  const body = parsePostRequest(await readJsonBody(request, config.limits.maxBodyBytes))
   if ('stop' in body) return stopRun(config, request, body)
   const scoped = body.declaredTools ? withFrontendTools(config, body.declaredTools) : config
   return 'resume' in body ? resume(scoped, request, body) : startTurn(scoped, request, body)

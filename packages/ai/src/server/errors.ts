@@ -4,9 +4,15 @@ import type { ErrorCode } from '../protocol/errors.ts'
 import type { ChatConfig, ErrorScope } from './options.ts'
 import type { CallRef } from './run/results.ts'
 
-// Every way a request is refused or a run ends in error, and what the browser may be told of it.
+// How a request is refused (`HttpError`, with the refusals several steps share) and how a run ends
+// in error, and what the browser may be told of each. A refusal only one step makes is written
+// where that step checks for it (`new HttpError(...)`), so its words sit beside its condition.
 
-/** A refusal the handler answers with `status` and a JSON `ErrorBody`; `code` is stable. */
+/**
+ * A refusal the handler answers with `status` and a JSON `ErrorBody`; `code` is stable. Exported
+ * for stores of your own: one throws it to refuse a write with a code the browser sees (as the
+ * memory store's `STORE_FULL` does); anything else a store throws is a 500.
+ */
 export class HttpError extends ToolgateError {
   declare readonly code: ErrorCode
   readonly status: number

@@ -6,14 +6,18 @@ import { validateToolInput } from '../../tools/validateToolValue.ts'
 import { jsonBytes } from '../../util/jsonBytes.ts'
 
 import { HttpError, messageTooLarge } from '../errors.ts'
-import type { OpenStep, PendingInterrupt, StoredAnswer, ThreadHead } from '../thread/threadStore.ts'
+import type { OpenStep, StoredInterrupt, StoredAnswer, ThreadHead } from '../thread/threadStore.ts'
 import type { ToolRegistry } from '../../tools/toolRegistry.ts'
 
+// Answers to interrupts, checked when the request arrives, before anything is stored: each names
+// an interrupt still open, fits the limits, and is of the kind the interrupt asks for.
+
 /**
- * Checks answers against the open step's interrupts and returns the step with them stored. All or
- * nothing: one bad answer refuses the whole request and nothing is stored.
+ * Checks answers against the open step's interrupts and returns the step with them in it (the
+ * `recordAnswers` or `claimForResume` transition stores it). All or nothing: one bad answer
+ * refuses the whole request and nothing is stored.
  */
-export async function recordAnswers(
+export async function checkAnswers(
   head: ThreadHead,
   answers: readonly ResumeAnswer[],
   tools: ToolRegistry,
@@ -50,7 +54,7 @@ export function checkReplay(head: ThreadHead, step: OpenStep, answers: readonly 
 }
 
 async function checkAnswer(
-  interrupt: PendingInterrupt,
+  interrupt: StoredInterrupt,
   answer: ResumeAnswer,
   path: string,
   tools: ToolRegistry,
@@ -78,7 +82,7 @@ async function checkAnswer(
 }
 
 /** A human's edit is refused outright when invalid (it is not the model's to correct). */
-async function checkEditedArgs(interrupt: PendingInterrupt, editedArgs: unknown, path: string, tools: ToolRegistry): Promise<void> {
+async function checkEditedArgs(interrupt: StoredInterrupt, editedArgs: unknown, path: string, tools: ToolRegistry): Promise<void> {
   const entry = tools.get(interrupt.toolName)
   if (!entry) return // the tool is gone; the call will fail with a clear result when the step resumes
   try {

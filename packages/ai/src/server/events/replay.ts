@@ -1,5 +1,5 @@
 import { SSE_HEADERS, sseFrame } from './liveStream.ts'
-import type { ChatEvent } from '../../protocol/events.ts'
+import { RunEvents } from './runEvents.ts'
 import type { RunEventLog } from '../thread/threadStore.ts'
 
 /** Where a reader (re)attaches: after event `after` of run `runId`. */
@@ -25,7 +25,7 @@ export interface ReplayRuns {
  * process was killed) is continued by a new run once its lease lapsed, and the reader follows
  * that one; when nothing continues it, the stream ends with a RUN_ERROR that says so.
  */
-export function replayResponse(log: RunEventLog, from: ReplayFrom, requestSignal: AbortSignal, runs: ReplayRuns): Response {
+export function replayResponse(log: RunEventLog, threadId: string, from: ReplayFrom, requestSignal: AbortSignal, runs: ReplayRuns): Response {
   const encoder = new TextEncoder()
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
@@ -51,8 +51,8 @@ export function replayResponse(log: RunEventLog, from: ReplayFrom, requestSignal
               quietSince = Date.now()
               continue
             }
-            const event: ChatEvent = { type: 'RUN_ERROR', code: 'RUN_LOST', message: 'The run stopped without finishing; reload the thread' }
-            controller.enqueue(encoder.encode(`data: ${JSON.stringify(event)}\n\n`))
+            // Not part of the run's log, so without an id: a reconnect must not resume after it.
+            new RunEvents(threadId, runId, (event) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(event)}\n\n`))).lost()
             break
           }
           await log.wait(runId, after, REPLAY_POLL_MS, requestSignal)

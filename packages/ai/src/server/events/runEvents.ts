@@ -1,11 +1,11 @@
-import type { ChatEvent, TokenUsage } from '../../protocol/events.ts'
+import type { RunEvent, TokenUsage } from '../../protocol/events.ts'
 import type { RunOutcome } from '../../protocol/interrupts.ts'
 import type { ThreadToolMessage } from '../../protocol/messages.ts'
 import type { ErrorCode } from '../../protocol/errors.ts'
 import { randomId } from '../../util/randomId.ts'
 
 /** Where a run's events go, each with its sequence number in the run (1, 2, ...). */
-export type EventSink = (event: ChatEvent, seq: number) => void
+export type EventSink = (event: RunEvent, seq: number) => void
 
 /**
  * The event stream of one run, and its only writer: every AG-UI event of a run is made here, in
@@ -115,6 +115,14 @@ export class RunEvents {
     this.#ended = true
   }
 
+  /**
+   * A reader's stream ends: the run it follows stopped without its last event (its process died)
+   * and nothing continues it.
+   */
+  lost(): void {
+    this.failed('RUN_LOST', 'The run stopped without finishing; reload the thread')
+  }
+
   failed(code: ErrorCode, message: string): void {
     this.stepEnded()
     this.#emit({ type: 'RUN_ERROR', code, message })
@@ -138,7 +146,7 @@ export class RunEvents {
     this.#closeReasoning()
   }
 
-  #emit(event: ChatEvent): void {
+  #emit(event: RunEvent): void {
     if (this.#ended) return
     this.#sink(event, ++this.#seq)
   }

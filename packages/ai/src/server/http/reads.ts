@@ -88,7 +88,7 @@ async function attach(config: ChatConfig, request: Request, threadId: string, pa
       throw new HttpError(404, 'RUN_NOT_FOUND', `No events of run "${runId}" are kept; read the thread instead`, 'runId')
     }
   }
-  return replayResponse(config.eventLog, { runId, after: from?.after ?? 0 }, request.signal, runs)
+  return replayResponse(config.eventLog, threadId, { runId, after: from?.after ?? 0 }, request.signal, runs)
 }
 
 /** Whether logged events are of this thread: every run's first event, RUN_STARTED, names it. */

@@ -8,6 +8,7 @@ import { commitChange, loadMessages, type ThreadChange } from '../thread/thread.
 import { appContext } from './context.ts'
 import { RunMiddleware } from './middleware.ts'
 import type { ThreadHead } from '../thread/threadStore.ts'
+import { release, renewLease, saveStep, type StepFields } from '../thread/transitions.ts'
 
 /** Token counts summed over a run's model calls. */
 export interface UsageTotals {
@@ -77,7 +78,7 @@ export class Run {
     this.signal = options.abort.signal
     const ctx = { threadId: options.head.id, runId: options.runId, context: appContext(options.context), signal: this.signal }
     this.middleware = new RunMiddleware(this.config.middleware, ctx)
-    this.#heartbeat = setInterval(() => void this.#write({}, 'renew').catch(() => {}), this.config.limits.runLeaseMs / 3)
+    this.#heartbeat = setInterval(() => void this.#write((head) => renewLease(head, { now: Date.now() }), false).catch(() => {}), this.config.limits.runLeaseMs / 3)
     this.#stopCheck = setInterval(() => void this.#checkStop(), STOP_CHECK_MS)
   }
 
@@ -105,9 +106,14 @@ export class Run {
     this.#unsaved.push(...messages)
   }
 
-  /** Writes the appended messages and `head` changes; while the run holds the thread, the write renews its lease. */
-  save(head: ThreadChange['head'] = {}): Promise<void> {
-    return this.#write(head, 'save')
+  /** Writes the appended messages and the step's progress (`saveStep`); while the run holds the thread, the write renews its lease. */
+  save(fields: StepFields = {}): Promise<void> {
+    return this.#write((head, append) => saveStep(head, { fields, append, now: Date.now() }), true)
+  }
+
+  /** Writes the appended messages and lets the thread go (`release`). */
+  release(): Promise<void> {
+    return this.#write((head, append) => release(head, { append }), true)
   }
 
   /** Throws unless the thread has room for `count` more messages, and bytes to spare. */
@@ -126,26 +132,24 @@ export class Run {
   }
 
   /**
-   * One write at a time, in order. `renew` is the heartbeat's: it only renews the lease (while the
-   * run still holds the thread), leaving appended messages for the run's next `save`; a failure
-   * other than losing the thread is retried on the next beat.
+   * One write at a time, in order: the change a transition makes of the head as last written.
+   * The heartbeat's (`withMessages` false) only renews the lease while the run still holds the
+   * thread, leaving appended messages for the run's next save; a failure other than losing the
+   * thread is retried on the next beat.
    */
-  #write(head: ThreadChange['head'], kind: 'save' | 'renew'): Promise<void> {
-    const withMessages = kind === 'save'
+  #write(transition: (head: ThreadHead, append: readonly ThreadMessage[]) => ThreadChange, withMessages: boolean): Promise<void> {
     const write = this.#writes.then(async () => {
       if (this.#lost) throw this.#lost
-      if (kind === 'renew' && !this.head.activeRun) return
-      const holding = 'activeRun' in head ? head.activeRun : this.head.activeRun
-      const activeRun = holding && { ...holding, renewedAt: Date.now() }
+      if (!withMessages && !this.head.activeRun) return
       const append = withMessages ? this.#unsaved : []
-      let written = await commitChange(this.config.store, this.head, { head: { ...head, activeRun }, append })
+      let written = await commitChange(this.config.store, this.head, transition(this.head, append))
       if (!written) {
         // Another instance wrote a stop request into the head: the thread is still this run's.
         const current = await this.config.store.head(this.head.id)
         if (current?.activeRun?.runId === this.runId && current.stopRequested === this.runId) {
           this.#abort.abort(new RunStopped())
           this.head = current
-          written = await commitChange(this.config.store, this.head, { head: { ...head, activeRun }, append })
+          written = await commitChange(this.config.store, this.head, transition(this.head, append))
         }
       }
       if (!written) {

@@ -1,42 +1,29 @@
+import type { RunStart } from '../thread/transitions.ts'
 import { inCallOrder, successResult, errorResult } from './results.ts'
 import { Run } from './Run.ts'
 import type { TokenUsage } from '../../protocol/events.ts'
 import type { RunOutcome } from '../../protocol/interrupts.ts'
-import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../../protocol/messages.ts'
+import type { ThreadAssistantMessage, ThreadToolMessage } from '../../protocol/messages.ts'
 import { StoreConflictError, reportError, runErrorOf } from '../errors.ts'
 import { rememberResolved, toWire, withExpiry } from './interrupts.ts'
 import { modelStep } from './modelStep.ts'
 import { executeToolCalls, planToolCalls, rerunPlan, settleInterrupts, type Execution } from './toolCalls.ts'
 import { describeAttachment } from './attachments.ts'
-import type { OpenStep, PendingInterrupt } from '../thread/threadStore.ts'
-
-/** How a claimed run begins. */
-export interface RunStart {
-  /** Model calls already made in this turn. */
-  readonly steps: number
-  /** Results stored before the run (denials of superseded interrupts), for the client to see. */
-  readonly announced?: readonly ThreadToolMessage[]
-  /** The thread's open step is fully answered: settle it before the model continues. */
-  readonly resume?: boolean
-  /** Calls of idempotent tools a crash cut off: run them again, under the same ids, before the model continues. */
-  readonly rerun?: readonly string[]
-  /** The user's message, stored once the re-run calls have settled their step. */
-  readonly message?: ThreadMessage
-}
+import type { OpenStep, StoredInterrupt } from '../thread/threadStore.ts'
 
 /**
  * A run from start to end: stream the model, handle its tool calls, repeat until it answers, pauses
  * on interrupts, or reaches `maxSteps`. The run already holds its thread; whatever happens, it
  * releases it and leaves the stored thread consistent.
  */
-export async function runTurn(run: Run, start: RunStart): Promise<void> {
+export async function driveRun(run: Run, start: RunStart): Promise<void> {
   const { events } = run
   events.started()
   try {
     await run.load()
     for (const result of start.announced ?? []) events.result(result)
     const paused = await drive(run, start)
-    await run.save({ activeRun: undefined, stopRequested: undefined })
+    await run.release()
     const outcome: RunOutcome = paused
       ? { type: 'interrupt', interrupts: paused.map((interrupt) => toWire(interrupt, run.config.tools)) }
       : { type: 'success' }
@@ -49,7 +36,7 @@ export async function runTurn(run: Run, start: RunStart): Promise<void> {
 }
 
 /** Returns the interrupts the run pauses on, if any. */
-async function drive(run: Run, start: RunStart): Promise<readonly PendingInterrupt[] | undefined> {
+async function drive(run: Run, start: RunStart): Promise<readonly StoredInterrupt[] | undefined> {
   let steps = start.steps
   if (start.resume) {
     const paused = await settleStep(run, run.head.step!)
@@ -94,7 +81,7 @@ async function drive(run: Run, start: RunStart): Promise<readonly PendingInterru
 }
 
 /** Plans a step's calls, runs the server tools among them, and stores the step: closed, or open on its interrupts. */
-async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps: number): Promise<PendingInterrupt[]> {
+async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps: number): Promise<StoredInterrupt[]> {
   const plan = await planToolCalls(message.toolCalls, run.config.tools, run.context, run.failures, (call, tool) => run.middleware.toolInput(call, tool))
   for (const result of plan.results) run.events.result(result)
   const step: OpenStep = { message, results: plan.results, interrupts: plan.interrupts, running: [], steps }
@@ -106,7 +93,7 @@ async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps:
  * client tools. Calls of idempotent tools a crash cut off (left in `running` by `recoverLostRun`)
  * run again with the approved ones.
  */
-async function settleStep(run: Run, answered: OpenStep): Promise<PendingInterrupt[]> {
+async function settleStep(run: Run, answered: OpenStep): Promise<StoredInterrupt[]> {
   const rerun = await rerunPlan(answered, answered.running, run.config.tools, run.failures)
   const settlement = await settleInterrupts(answered.message, answered.interrupts, run.config.tools, 'resume', run.failures)
   const settled = [...rerun.results, ...settlement.results]
@@ -130,8 +117,8 @@ async function runAndStore(
   run: Run,
   step: OpenStep,
   executions: readonly Execution[],
-  resolved: readonly PendingInterrupt[],
-): Promise<PendingInterrupt[]> {
+  resolved: readonly StoredInterrupt[],
+): Promise<StoredInterrupt[]> {
   const resolvedInterruptIds = resolved.length > 0 ? rememberResolved(run.head.resolvedInterruptIds, resolved) : run.head.resolvedInterruptIds
   if (executions.length > 0) {
     await run.save({ step: { ...step, running: executions.map((execution) => execution.toolCallId) }, resolvedInterruptIds })
@@ -182,7 +169,7 @@ async function fail(run: Run, error: unknown): Promise<void> {
   report(run, error)
   if (!(error instanceof StoreConflictError)) {
     try {
-      await run.save({ activeRun: undefined, stopRequested: undefined })
+      await run.release()
     } catch (saveError) {
       console.error('[toolgate] could not release the thread after a failed run:', saveError)
     }

@@ -13,7 +13,7 @@ import { contentResultMessage, type AttachmentOptions } from './attachments.ts'
 import { isToolContentResult } from '../../tools/toolResult.ts'
 import type { InputDecision } from './middleware.ts'
 import { approvalInterrupt, clientToolInterrupt } from './interrupts.ts'
-import type { OpenStep, PendingInterrupt } from '../thread/threadStore.ts'
+import type { OpenStep, StoredInterrupt } from '../thread/threadStore.ts'
 import type { ToolEntry, ToolRegistry } from '../../tools/toolRegistry.ts'
 
 // What becomes of the model's tool calls: each is planned (settled at once with an error, run on
@@ -35,7 +35,7 @@ export interface CallPlan {
   /** Server tools to run now. */
   readonly executions: Execution[]
   /** Calls that wait for a human or the browser. */
-  readonly interrupts: PendingInterrupt[]
+  readonly interrupts: StoredInterrupt[]
 }
 
 /** The `toolInput` middleware: a new input, or a refusal the model reads. */
@@ -93,7 +93,7 @@ export const SUPERSEDED_REASON = 'the user sent a new message instead'
  */
 export async function settleInterrupts(
   message: ThreadAssistantMessage,
-  interrupts: readonly PendingInterrupt[],
+  interrupts: readonly StoredInterrupt[],
   tools: ToolRegistry,
   mode: 'resume' | 'supersede',
   failures: ToolFailures,
@@ -250,7 +250,7 @@ async function validateInput(tool: AnyTool, value: unknown, call: CallRef, failu
 }
 
 /** A browser's result is checked against the output schema like a server tool's. */
-async function clientResult(interrupt: PendingInterrupt, tool: AnyTool, output: unknown, failures: ToolFailures): Promise<ThreadToolMessage> {
+async function clientResult(interrupt: StoredInterrupt, tool: AnyTool, output: unknown, failures: ToolFailures): Promise<ThreadToolMessage> {
   const ref = callRef(interrupt)
   try {
     return successResult(ref, await validateToolOutput(tool, output), interrupt.edited ? interrupt.input : undefined)
