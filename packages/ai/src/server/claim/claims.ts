@@ -7,10 +7,10 @@ import { HttpError, messageTooLarge, threadBusy, threadFull, toolFailures } from
 import { jsonResponse } from '../http/responses.ts'
 import type { AguiFields } from '../http/requests.ts'
 import type { ChatConfig } from '../options.ts'
-import { toWire, unanswered } from '../run/interrupts.ts'
+import { toWire, unanswered, settleInterrupts } from '../run/interrupts.ts'
 import { RunStopped } from '../run/Run.ts'
 import { pausedRun, startDetachedRun, startRun } from '../run/startRun.ts'
-import { settleInterrupts } from '../run/toolCalls.ts'
+
 import { recoverLostRun } from '../thread/recovery.ts'
 import { authorizeThread, commitChange, isRunning, loadHead, newHead, updateThread, type ThreadChange } from '../thread/thread.ts'
 import { claimForMessage, claimForResume, claimNewThread, recordAnswers, requestStop, storedSize, takeOver, type RunStart } from '../thread/transitions.ts'

@@ -30,7 +30,7 @@ export interface AttachmentOptions {
 /**
  * The tool message for a `toolResult()`: files stored and referenced, and what the model reads:
  * the output as JSON, the text parts, and a line per file. (Adapters whose provider takes files
- * in tool results send them too, through `ModelRequest.loadAttachment`; see providers/models/toolFiles.ts.)
+ * in tool results send them too, through `ModelRequest.loadAttachment`; see providers/adapters/toolFiles.ts.)
  */
 export async function contentResultMessage(
   call: CallRef,

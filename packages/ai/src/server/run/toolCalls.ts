@@ -1,11 +1,11 @@
+import { validateInput, type CallPlan, type Execution } from './callPlan.ts'
 import type { ToolFailures } from '../errors.ts'
-import { deniedResult, successResult, errorResult, editedNote, type CallRef, callRef } from './results.ts'
+import { successResult, errorResult, editedNote, type CallRef } from './results.ts'
 import { isToolError, ToolValidationError } from '../../errors.ts'
-import type { ThreadAssistantMessage, ThreadToolCall, ThreadToolMessage } from '../../protocol/messages.ts'
-import { evaluateApproval, rejectMessageOf } from '../../tools/approval.ts'
+import type { ThreadToolCall, ThreadToolMessage } from '../../protocol/messages.ts'
+import { evaluateApproval } from '../../tools/approval.ts'
 import type { AnyTool } from '../../tools/types.ts'
-import { validateToolInput, validateToolOutput } from '../../tools/validateToolValue.ts'
-import { deepEqual } from '../../util/deepEqual.ts'
+import { validateToolOutput } from '../../tools/validateToolValue.ts'
 import { parseToolArguments } from '../../util/parseToolArguments.ts'
 import { utf8Bytes } from '../../util/jsonBytes.ts'
 import { contextFor } from './context.ts'
@@ -13,30 +13,12 @@ import { contentResultMessage, type AttachmentOptions } from './attachments.ts'
 import { isToolContentResult } from '../../tools/toolResult.ts'
 import type { InputDecision } from './middleware.ts'
 import { approvalInterrupt, clientToolInterrupt } from './interrupts.ts'
-import type { OpenStep, StoredInterrupt } from '../thread/threadStore.ts'
-import type { ToolEntry, ToolRegistry } from '../../tools/toolRegistry.ts'
+import type { OpenStep } from '../thread/threadStore.ts'
+import type { ToolRegistry } from '../../tools/toolRegistry.ts'
 
 // What becomes of the model's tool calls: each is planned (settled at once with an error, run on
-// the server, or handed to a human or the browser), answered interrupts are settled, server tools
-// run, and every call ends with exactly one result.
-
-/** A server tool call ready to run: its input is already validated. */
-export interface Execution extends CallRef {
-  readonly entry: ToolEntry
-  readonly input: unknown
-  /** The arguments the user approved instead of the model's, if any. */
-  readonly editedArgs?: unknown
-}
-
-/** What becomes of each call of one model step, or of each answered interrupt of a step. */
-export interface CallPlan {
-  /** Calls settled now: an error the model sees (bad JSON, unknown tool, invalid input), a denial, a browser's result. */
-  readonly results: ThreadToolMessage[]
-  /** Server tools to run now. */
-  readonly executions: Execution[]
-  /** Calls that wait for a human or the browser. */
-  readonly interrupts: StoredInterrupt[]
-}
+// the server, or handed to a human or the browser; answered ones are settled in interrupts.ts),
+// server tools run, and every call ends with exactly one result.
 
 /** The `toolInput` middleware: a new input, or a refusal the model reads. */
 export type OnToolInput = (call: { toolCallId: string; toolName: string; input: unknown }, tool: AnyTool) => Promise<InputDecision>
@@ -81,53 +63,6 @@ export async function planToolCalls(
     else plan.executions.push({ ...ref, entry, input: decided.input })
   }
   return plan
-}
-
-export const SUPERSEDED_REASON = 'the user sent a new message instead'
-
-/**
- * `resume`: every interrupt is answered; apply the answers. `supersede`: the user sent a new
- * message instead; results the browser already produced and explicit denials stand, everything
- * else (unanswered, or approved but not yet run) is denied with `SUPERSEDED_REASON`. Edited
- * arguments are written into `message`, so the model sees the call that actually ran.
- */
-export async function settleInterrupts(
-  message: ThreadAssistantMessage,
-  interrupts: readonly StoredInterrupt[],
-  tools: ToolRegistry,
-  mode: 'resume' | 'supersede',
-  failures: ToolFailures,
-): Promise<CallPlan & { readonly message: ThreadAssistantMessage }> {
-  const plan: CallPlan = { results: [], executions: [], interrupts: [] }
-  const edits = new Map<string, string>()
-  for (const interrupt of interrupts) {
-    const ref = callRef(interrupt)
-    const { answer } = interrupt
-    const entry = tools.get(interrupt.toolName)
-    if (answer?.kind === 'approval' && !answer.approved) plan.results.push(deniedResult(ref, answer.reason, rejectMessageOf(entry?.tool, interrupt)))
-    else if (mode === 'supersede' && (answer === undefined || answer.kind === 'approval')) {
-      plan.results.push(deniedResult(ref, SUPERSEDED_REASON, rejectMessageOf(entry?.tool, interrupt)))
-    }
-    else if (!entry) plan.results.push(errorResult(ref, `Tool "${interrupt.toolName}" is no longer available`))
-    else if (answer?.kind === 'error') plan.results.push(errorResult(ref, `Tool "${interrupt.toolName}" failed in the browser: ${answer.error}`))
-    else if (answer?.kind === 'output') plan.results.push(await clientResult(interrupt, entry.tool, answer.output, failures))
-    else if (answer?.kind === 'approval') {
-      const edited = 'editedArgs' in answer && !deepEqual(answer.editedArgs, interrupt.input)
-      const args = edited ? answer.editedArgs : interrupt.input
-      if (edited) edits.set(interrupt.toolCallId, JSON.stringify(args))
-      const checked = await validateInput(entry.tool, args, ref, failures)
-      if (!checked.ok) plan.results.push(errorResult(ref, checked.error))
-      else if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, args, edited))
-      else plan.executions.push({ ...ref, entry, input: checked.value, ...(edited ? { editedArgs: args } : {}) })
-    } else {
-      throw new Error(`Interrupt "${interrupt.id}" has no answer`)
-    }
-  }
-  const edited =
-    edits.size === 0
-      ? message
-      : { ...message, toolCalls: message.toolCalls.map((call) => (edits.has(call.id) ? { ...call, arguments: edits.get(call.id)! } : call)) }
-  return { ...plan, message: edited }
 }
 
 /** The calls a crash cut off, of idempotent tools, ready to run again under the same ids (their arguments checked again). */
@@ -235,28 +170,3 @@ async function executeOne(execution: Execution, options: ExecuteOptions): Promis
 function notRun(call: CallRef): ThreadToolMessage {
   return errorResult(call, `Tool "${call.toolName}" did not run: the run stopped before it started`)
 }
-
-type Checked = { ok: true; value: unknown } | { ok: false; error: string }
-
-/** Input issues go back to the model with their paths, so it can correct the call. */
-async function validateInput(tool: AnyTool, value: unknown, call: CallRef, failures: ToolFailures): Promise<Checked> {
-  try {
-    return { ok: true, value: await validateToolInput(tool, value) }
-  } catch (error) {
-    if (error instanceof ToolValidationError) return { ok: false, error: error.message }
-    // The schema itself threw: its message is the library's, not written for the model.
-    return { ok: false, error: failures.tool(error, call) }
-  }
-}
-
-/** A browser's result is checked against the output schema like a server tool's. */
-async function clientResult(interrupt: StoredInterrupt, tool: AnyTool, output: unknown, failures: ToolFailures): Promise<ThreadToolMessage> {
-  const ref = callRef(interrupt)
-  try {
-    return successResult(ref, await validateToolOutput(tool, output), interrupt.edited ? interrupt.input : undefined)
-  } catch (error) {
-    if (error instanceof ToolValidationError) return errorResult(ref, error.message)
-    return errorResult(ref, failures.tool(error, ref))
-  }
-}
-
