@@ -58,7 +58,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     if (step && step.running.length > 0) {
       // Idempotent calls a crash cut off run again first; the message follows their step, whose
       // other calls still waiting for an answer are superseded by it. Room for the step with a
-      // result for each call, the message and a reply (and one to spare, as before the split).
+      // result for each call, the message and a reply, plus one (the margin this check always had).
       if (storedSize({ messageCount: head.messageCount, step }) + 3 > maxThreadMessages) throw threadFull(`${maxThreadMessages} messages`)
     } else {
       // Room for the open step with a result for each call, the message and a reply.
