@@ -1,8 +1,8 @@
 /** @module @toolgate/ai/server/postgres */
 import { InvalidOptionError } from '../../errors.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
-import type { AttachmentStore } from '../attachments.ts'
-import type { RunEventLog, ThreadHead, ThreadStore } from '../threadStore.ts'
+import type { AttachmentStore } from '../run/attachments.ts'
+import type { RunEventLog, ThreadHead, ThreadStore } from '../thread/threadStore.ts'
 import { postgresAttachments } from './postgresAttachments.ts'
 import { RunWakeups, type WakeupSignals } from './runWakeups.ts'
 import { defaultStoreErrorListener, storeCall, StoreError, survivesErrors, type StoreErrorListener } from './storeError.ts'

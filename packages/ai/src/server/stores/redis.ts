@@ -1,8 +1,8 @@
 /** @module @toolgate/ai/server/redis */
 import { InvalidOptionError } from '../../errors.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
-import type { AttachmentStore } from '../attachments.ts'
-import type { LoggedEvent, RunEventLog, ThreadHead, ThreadStore } from '../threadStore.ts'
+import type { AttachmentStore } from '../run/attachments.ts'
+import type { LoggedEvent, RunEventLog, ThreadHead, ThreadStore } from '../thread/threadStore.ts'
 import { redisAttachments } from './redisAttachments.ts'
 import { RunWakeups } from './runWakeups.ts'
 import { defaultStoreErrorListener, storeCall, StoreError, survivesErrors, type StoreErrorListener } from './storeError.ts'
