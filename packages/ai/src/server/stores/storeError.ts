@@ -40,12 +40,13 @@ function kindOf(cause: unknown): string {
  */
 export type StoreErrorListener = (error: StoreError) => void
 
+/** Without `onError`: the server log, with the driver's own error for whoever reads it. */
 export function defaultStoreErrorListener(error: StoreError): void {
   console.error(`[toolgate] ${error.message}:`, error.cause)
 }
 
 /** What the stores need of an event emitter to survive its `'error'` events (node-redis, `pg`). */
-export interface ErrorEmitter {
+interface ErrorEmitter {
   on(event: 'error', listener: (error: unknown) => void): unknown
   listenerCount?(event: 'error'): number
 }
