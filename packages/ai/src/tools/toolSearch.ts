@@ -1,6 +1,6 @@
 import { InvalidOptionError } from '../errors.ts'
 import { lexicalRanker } from './search/lexicalRanker.ts'
-import type { ToolSynonyms } from './search/synonyms.ts'
+import { assertSynonyms, type ToolSynonyms } from './search/synonyms.ts'
 import type { AnyTool } from './types.ts'
 
 // Dynamic tool selection for catalogs of dozens to hundreds of tools: declaring them all costs
@@ -43,6 +43,7 @@ export function toolSearch<const TTools extends readonly AnyTool[]>(options: Too
   if (!Number.isSafeInteger(limit) || limit < 1) throw new InvalidOptionError(WHERE, 'limit', 'must be a positive integer')
   if (rank !== undefined && typeof rank !== 'function') throw new InvalidOptionError(WHERE, 'rank', 'must be a function')
   if (rank !== undefined && synonyms !== undefined) throw new InvalidOptionError(WHERE, 'synonyms', 'applies to the built-in ranker; with `rank`, pass them to lexicalRanker({ synonyms })')
+  if (synonyms !== undefined) assertSynonyms(WHERE, synonyms)
   const scorer: ToolRanker = rank ?? lexicalRanker({ synonyms })
 
   return {
@@ -55,12 +56,13 @@ export function toolSearch<const TTools extends readonly AnyTool[]>(options: Too
       if (!Array.isArray(scores) || scores.length !== tools.length) {
         throw new InvalidOptionError(WHERE, 'rank', `must return one score per tool (${tools.length}), got ${Array.isArray(scores) ? scores.length : typeof scores}`)
       }
-      return tools
-        .map((tool, position) => ({ tool, score: scores[position] as number, position }))
-        .filter(({ score }) => Number.isFinite(score) && score > 0)
-        .sort((a, b) => b.score - a.score || a.position - b.position)
-        .slice(0, max)
-        .map(({ tool }) => tool)
+      const ranked: number[] = []
+      for (let position = 0; position < scores.length; position++) {
+        const score = scores[position] as number
+        if (Number.isFinite(score) && score > 0) ranked.push(position)
+      }
+      ranked.sort((a, b) => (scores[b] as number) - (scores[a] as number) || a - b)
+      return ranked.slice(0, max).map((position) => tools[position] as TTools[number])
     },
   }
 }

@@ -1,5 +1,5 @@
 import type { AnyTool } from '../types.ts'
-import { compileSynonyms, expandSynonyms, phraseWords, type SynonymTable, type ToolSynonyms } from './synonyms.ts'
+import { compiledSynonyms, expandSynonyms, phraseWords, type SynonymTable, type ToolSynonyms } from './synonyms.ts'
 import { stem } from './stem.ts'
 import { tokenize, wordsOf } from './tokenize.ts'
 import { FIELD_NAMES, toolFields, type FieldName } from './toolFields.ts'
@@ -33,7 +33,7 @@ export const DEFAULT_WEIGHTS: LexicalWeights = {
 
 export interface LexicalIndex {
   /** One score per tool, aligned with the tools the index was built from. */
-  score(text: string): number[]
+  score(text: string): Float64Array
   /** Distinct terms and postings held, for the bench. */
   readonly size: { readonly terms: number; readonly postings: number }
 }
@@ -47,7 +47,7 @@ export interface LexicalIndexOptions {
 
 export function lexicalIndex(tools: readonly AnyTool[], baseSynonyms: ToolSynonyms, options: LexicalIndexOptions = {}): LexicalIndex {
   const weights = options.weights ?? DEFAULT_WEIGHTS
-  const synonyms: SynonymTable = compileSynonyms(baseSynonyms, options.synonyms ?? {})
+  const synonyms: SynonymTable = compiledSynonyms(baseSynonyms, options.synonyms)
   const fieldTerms = tools.map((tool) => {
     const fields = toolFields(tool)
     // A name is all signal: its stop words stay ("get_me", "list_my_tasks").
@@ -101,7 +101,7 @@ export function lexicalIndex(tools: readonly AnyTool[], baseSynonyms: ToolSynony
         if (postings.has(joined)) query.set(joined, 1)
       }
       for (const term of tokenize(text)) if (postings.has(term)) query.set(term, 1)
-      const scores = new Array<number>(tools.length).fill(0)
+      const scores = new Float64Array(tools.length)
       for (const [term, weight] of query) {
         const posting = postings.get(term)!
         for (let i = 0; i < posting.tools.length; i++) scores[posting.tools[i]!]! += weight * posting.scores[i]!

@@ -2,7 +2,7 @@ import { InvalidOptionError } from '../../errors.ts'
 import type { ToolRanker } from '../toolSearch.ts'
 import type { AnyTool } from '../types.ts'
 import { lexicalIndex, type LexicalIndex } from './lexicalIndex.ts'
-import { TOOL_SYNONYMS, type ToolSynonyms } from './synonyms.ts'
+import { assertSynonyms, TOOL_SYNONYMS, type ToolSynonyms } from './synonyms.ts'
 
 export interface LexicalRankerOptions {
   /** Added to the built-in synonym table (`TOOL_SYNONYMS`). */
@@ -22,20 +22,11 @@ const WHERE = 'lexicalRanker'
 export function lexicalRanker(options: LexicalRankerOptions = {}): ToolRanker {
   if (typeof options !== 'object' || options === null) throw new InvalidOptionError(WHERE, 'options', 'must be an object')
   const { synonyms, builtInSynonyms = true } = options
-  if (synonyms !== undefined) checkSynonyms(synonyms)
+  if (synonyms !== undefined) assertSynonyms(WHERE, synonyms)
   const indexes = new WeakMap<readonly AnyTool[], LexicalIndex>()
   return (text, tools) => {
     let index = indexes.get(tools)
     if (!index) indexes.set(tools, (index = lexicalIndex(tools, builtInSynonyms ? TOOL_SYNONYMS : {}, { synonyms })))
-    return index.score(String(text))
-  }
-}
-
-function checkSynonyms(synonyms: unknown): void {
-  if (typeof synonyms !== 'object' || synonyms === null || Array.isArray(synonyms)) throw new InvalidOptionError(WHERE, 'synonyms', 'must be an object of phrase → alternatives')
-  for (const [phrase, alternatives] of Object.entries(synonyms)) {
-    if (!Array.isArray(alternatives) || !alternatives.every((alternative) => typeof alternative === 'string')) {
-      throw new InvalidOptionError(WHERE, `synonyms.${phrase}`, 'must be an array of strings')
-    }
+    return Array.from(index.score(String(text)))
   }
 }

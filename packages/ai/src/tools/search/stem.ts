@@ -4,7 +4,21 @@
 
 const VOWEL = /[aeiouy]/
 
+/** Words repeat across a catalog and its requests; a bounded memo makes stemming a lookup. */
+const memo = new Map<string, string>()
+const MEMO_LIMIT = 50_000
+
 export function stem(word: string): string {
+  let stemmed = memo.get(word)
+  if (stemmed === undefined) {
+    stemmed = stemWord(word)
+    if (memo.size >= MEMO_LIMIT) memo.clear()
+    memo.set(word, stemmed)
+  }
+  return stemmed
+}
+
+function stemWord(word: string): string {
   // Three-letter plurals of abbreviations: "prs", "mrs", "ids".
   if (word.length === 3 && /^[a-z][b-df-hj-np-tv-z]s$/.test(word)) return word.slice(0, 2)
   if (word.length <= 3 || /\d/.test(word)) return word

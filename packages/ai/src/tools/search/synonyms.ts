@@ -1,3 +1,4 @@
+import { InvalidOptionError } from '../../errors.ts'
 import { stem } from './stem.ts'
 import { wordsOf } from './tokenize.ts'
 
@@ -340,6 +341,18 @@ export function compileSynonyms(...tables: readonly ToolSynonyms[]): SynonymTabl
   return { byFirstWord }
 }
 
+const compiled = new WeakMap<ToolSynonyms, WeakMap<ToolSynonyms, SynonymTable>>()
+const NONE: ToolSynonyms = Object.freeze({})
+
+/** `compileSynonyms(base, extra)`, compiled once per pair of tables. */
+export function compiledSynonyms(base: ToolSynonyms, extra: ToolSynonyms = NONE): SynonymTable {
+  let byExtra = compiled.get(base)
+  if (!byExtra) compiled.set(base, (byExtra = new WeakMap()))
+  let table = byExtra.get(extra)
+  if (!table) byExtra.set(extra, (table = compileSynonyms(base, extra)))
+  return table
+}
+
 /** Words of a phrase as the matcher sees them: stemmed, stop words kept ("who changed"). */
 export function phraseWords(text: string): string[] {
   return wordsOf(text).map(stem)
@@ -359,4 +372,14 @@ export function expandSynonyms(table: SynonymTable, words: readonly string[]): s
     }
   }
   return added
+}
+
+/** Throws a coded error naming the entry when `synonyms` is not phrase → list of strings. */
+export function assertSynonyms(where: string, synonyms: unknown): asserts synonyms is ToolSynonyms {
+  if (typeof synonyms !== 'object' || synonyms === null || Array.isArray(synonyms)) throw new InvalidOptionError(where, 'synonyms', 'must be an object of phrase → alternatives')
+  for (const [phrase, alternatives] of Object.entries(synonyms)) {
+    if (!Array.isArray(alternatives) || !alternatives.every((alternative) => typeof alternative === 'string')) {
+      throw new InvalidOptionError(where, `synonyms["${phrase}"]`, 'must be an array of strings')
+    }
+  }
 }
