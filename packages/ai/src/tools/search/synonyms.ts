@@ -61,7 +61,6 @@ export const TOOL_SYNONYMS: ToolSynonyms = {
   org: ['organization'],
   orgs: ['organizations'],
   grep: ['search', 'code'],
-  stage: ['add'],
   unstage: ['reset'],
   switch: ['checkout'],
   squash: ['merge'],
