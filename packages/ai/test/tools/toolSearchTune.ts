@@ -24,7 +24,7 @@ function objective(weights: LexicalWeights): number {
     let hit5 = 0
     let recall10 = 0
     for (const { request, tools: wanted } of requests) {
-      const scores = index.score(request)
+      const scores = Array.from(index.score(request))
       const ranked = scores.map((score, i) => [score, i] as const).filter(([score]) => score > 0).sort((a, b) => b[0] - a[0] || a[1] - b[1]).map(([, i]) => tools[i]!.name)
       const found5 = wanted.filter((name) => ranked.slice(0, 5).includes(name)).length
       recall5 += found5 / wanted.length
