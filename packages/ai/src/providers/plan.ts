@@ -128,6 +128,7 @@ function fits(schema: unknown, value: unknown, defs: DefLookup, depth = 0): bool
   if (Array.isArray(schema.anyOf) && !schema.anyOf.some((branch) => fits(branch, value, defs, depth + 1))) return false
   if (schema.type !== undefined && !fitsType(schema.type, value)) return false
   if (Array.isArray(schema.enum) && !schema.enum.some((option) => option === value)) return false
+  if (typeof value === 'string' && typeof schema.format === 'string' && FORMAT_SHAPES[schema.format]?.test(value) === false) return false
   if (Object.hasOwn(schema, 'const') && schema.const !== value && typeof value !== 'object') return false
   if (isPlainObject(value) && Array.isArray(schema.required)) {
     if (!schema.required.every((key) => typeof key !== 'string' || Object.hasOwn(value, key))) return false
@@ -142,6 +143,16 @@ function fits(schema: unknown, value: unknown, defs: DefLookup, depth = 0): bool
   }
   if (Array.isArray(value) && isPlainObject(schema.items) && !value.every((item) => fits(schema.items, item, defs, depth + 1))) return false
   return true
+}
+
+/** The outline of common formats: enough to tell a date-time branch from a free string one. */
+const FORMAT_SHAPES: Readonly<Record<string, RegExp>> = {
+  'date-time': /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}/,
+  date: /^\d{4}-\d{2}-\d{2}$/,
+  time: /^\d{2}:\d{2}/,
+  email: /^[^@\s]+@[^@\s]+$/,
+  uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+  ipv4: /^\d{1,3}(\.\d{1,3}){3}$/,
 }
 
 function fitsType(type: unknown, value: unknown): boolean {

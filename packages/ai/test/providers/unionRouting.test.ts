@@ -23,6 +23,12 @@ const CASES: Record<string, JsonSchema> = {
   }),
   'a tuple whose positions are all optional': one({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }, { type: 'boolean' }] }),
   'any object or any list': one({ type: ['object', 'array'] }),
+  'two maps told apart by their values': one({
+    anyOf: [
+      { type: 'object', additionalProperties: { type: 'string', format: 'date-time' } },
+      { type: 'object', additionalProperties: { enum: [1, 'x', null] } },
+    ],
+  }),
 }
 
 describe('union branches that encode alike', () => {
@@ -37,6 +43,12 @@ describe('union branches that encode alike', () => {
     const list = [{ key: 'a', value: null }]
     expect(fromProviderArgs(tool, 'openai-chat', { value: list }, { strict: true }).args).toEqual({ value: [{ key: 'a', value: null }] })
     expect(fromProviderArgs(tool, 'anthropic', { value: [{ key: 'a', value: 2 }] }, { strict: true }).args).toEqual({ value: { a: 2 } })
+  })
+
+  it('routes by value format where the branches differ only there (Gemini)', () => {
+    const tool = toolOf('pick', CASES['two maps told apart by their values']!)
+    expect(fromProviderArgs(tool, 'gemini', { value: [{ key: 'due', value: '2025-01-02T10:00:00Z' }] }).args).toEqual({ value: { due: '2025-01-02T10:00:00Z' } })
+    expect(fromProviderArgs(tool, 'gemini', { value: [{ key: 'n', value: '1' }] }).args).toEqual({ value: { n: 1 } })
   })
 
   it('ends a tuple sent as an object at its first missing position', () => {
