@@ -1,6 +1,7 @@
 import { InvalidOptionError } from '../errors.ts'
 import { lexicalRanker } from './search/lexicalRanker.ts'
 import { assertSynonyms, type ToolSynonyms } from './search/synonyms.ts'
+import type { ToolRanker } from './search/toolRanker.ts'
 import type { AnyTool } from './types.ts'
 
 // Dynamic tool selection for catalogs of dozens to hundreds of tools: declaring them all costs
@@ -9,8 +10,7 @@ import type { AnyTool } from './types.ts'
 // parameters, with stemming and a synonym table of tool vocabulary; see search/), and a `rank`
 // hook takes any other scorer (embeddings, a reranker, or a blend with the lexical one).
 
-/** Scores each tool for `text`, aligned with `tools`; higher is better, 0 or less leaves a tool out. */
-export type ToolRanker = (text: string, tools: readonly AnyTool[]) => readonly number[] | Promise<readonly number[]>
+export type { ToolRanker } from './search/toolRanker.ts'
 
 export interface ToolSearchOptions<TTools extends readonly AnyTool[]> {
   readonly tools: TTools

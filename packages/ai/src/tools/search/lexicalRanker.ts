@@ -1,5 +1,5 @@
 import { InvalidOptionError } from '../../errors.ts'
-import type { ToolRanker } from '../toolSearch.ts'
+import type { ToolRanker } from './toolRanker.ts'
 import type { AnyTool } from '../types.ts'
 import { lexicalIndex, type LexicalIndex } from './lexicalIndex.ts'
 import { assertSynonyms, TOOL_SYNONYMS, type ToolSynonyms } from './synonyms.ts'
