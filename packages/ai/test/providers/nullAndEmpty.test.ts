@@ -40,7 +40,7 @@ const ENUMS: Record<string, JsonSchema> = {
 }
 
 describe('object parameters without declared properties', () => {
-  describe.each(Object.entries(PARAMS))('%s', (name, schema) => {
+  describe.each(Object.entries(PARAMS))('%s', (_, schema) => {
     it.each(VARIANTS)('round-trips for $label', (variant) => {
       expectSoundConversion(toolOf('run_step', schema), schema, variant, 200)
     })
@@ -58,7 +58,7 @@ describe('object parameters without declared properties', () => {
 })
 
 describe('enums with null', () => {
-  describe.each(Object.entries(ENUMS))('%s', (name, schema) => {
+  describe.each(Object.entries(ENUMS))('%s', (_, schema) => {
     it.each(VARIANTS)('round-trips for $label', (variant) => {
       expectSoundConversion(toolOf('weather', schema), schema, variant, 200)
     })

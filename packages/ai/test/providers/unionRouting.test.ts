@@ -32,7 +32,7 @@ const CASES: Record<string, JsonSchema> = {
 }
 
 describe('union branches that encode alike', () => {
-  describe.each(Object.entries(CASES))('%s', (name, schema) => {
+  describe.each(Object.entries(CASES))('%s', (_, schema) => {
     it.each(VARIANTS)('round-trips for $label', (variant) => {
       expectSoundConversion(toolOf('pick', schema), schema, variant, 300)
     })
