@@ -7,6 +7,7 @@ import { withFrontendTools } from './agui/frontendTools.ts'
 import { parsePostRequest, readJsonBody } from './http/requests.ts'
 import { resume, startTurn, stopRun } from './claim/claims.ts'
 import { read } from './http/reads.ts'
+import { answerTanStackPost, isTanStackRequest, readForTanStack } from './tanstack/tanStackChat.ts'
 
 /** A Fetch API handler: works with any server that speaks `Request`/`Response` (and with `toNodeHandler`). */
 export type ChatHandler = (request: Request) => Promise<Response>
@@ -30,8 +31,10 @@ export function createChatHandler<
   const config = resolveConfig(options)
   return async (request) => {
     try {
-      if (request.method === 'POST') return await post(config, request)
-      if (request.method === 'GET') return await read(config, request)
+      // TanStack AI's `useChat` (tanstack/), chosen by `?client=tanstack`: same runs, its shapes.
+      const tanStack = isTanStackRequest(request)
+      if (request.method === 'POST') return await (tanStack ? answerTanStackPost(() => post(config, request)) : post(config, request))
+      if (request.method === 'GET') return await (tanStack ? readForTanStack : read)(config, request)
       throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${request.method}`)
     } catch (error) {
       return errorResponse(error)

@@ -1,0 +1,55 @@
+import type { ChatConfig } from '../options.ts'
+import { HttpError } from '../errors.ts'
+import type { ThreadSnapshot } from '../../protocol/thread.ts'
+import { read } from '../http/reads.ts'
+import { jsonResponse } from '../http/responses.ts'
+import { asTanStackStream } from './tanStackStream.ts'
+import { toTanStackThread } from './tanStackThread.ts'
+
+/**
+ * TanStack AI's `useChat` is chosen explicitly: the app points its connection at the endpoint
+ * with `?client=tanstack`, so every request it makes (the run's POST, hydration, rejoin) says so.
+ * Its POST is already an AG-UI `RunAgentInput`; only what goes back differs.
+ */
+export function isTanStackRequest(request: Request): boolean {
+  return new URL(request.url).searchParams.get('client') === 'tanstack'
+}
+
+/** A run's events (a POST's), with interrupts in the shape TanStack's approval API answers. */
+export async function answerTanStackPost(post: () => Promise<Response>): Promise<Response> {
+  return asTanStackStream(await post())
+}
+
+/**
+ * TanStack's GETs: `?threadId=[&limit=&before=]` hydrates (JSON in its `UIMessage` shape), and
+ * `?offset=-1&runId=` rejoins a run from its start (SSE). A rejoin names no thread: the run's log
+ * does, and the thread is then read as any other, so the app's `authorize` decides.
+ */
+export async function readForTanStack(config: ChatConfig, request: Request): Promise<Response> {
+  const url = new URL(request.url)
+  const runId = url.searchParams.get('runId')
+  if (runId !== null && !url.searchParams.has('threadId')) {
+    if (url.searchParams.get('offset') !== '-1') throw new HttpError(400, 'INVALID_REQUEST', 'A rejoin reads the run from its start: pass `offset=-1`', 'offset')
+    if (!/^run_[\w-]{1,64}$/.test(runId)) throw new HttpError(400, 'INVALID_REQUEST', '`runId` is not a run id', 'runId')
+    const threadId = await threadOfRun(config, runId)
+    const attach = new URL(url)
+    attach.searchParams.delete('offset')
+    attach.searchParams.set('threadId', threadId)
+    const headers = new Headers(request.headers)
+    headers.set('accept', 'text/event-stream')
+    return asTanStackStream(await read(config, new Request(attach, { headers, signal: request.signal })))
+  }
+  const response = await read(config, request)
+  if (!response.ok || !/^application\/json\b/.test(response.headers.get('content-type') ?? '')) return response
+  const snapshot = (await response.json()) as ThreadSnapshot
+  return jsonResponse(200, toTanStackThread(snapshot))
+}
+
+/** The thread a run belongs to, as its first logged event (RUN_STARTED) names it. */
+async function threadOfRun(config: ChatConfig, runId: string): Promise<string> {
+  const logged = await config.eventLog.read(runId, 0)
+  const started = logged?.events[0]
+  const threadId = started?.seq === 1 ? (JSON.parse(started.data) as { threadId?: unknown }).threadId : undefined
+  if (typeof threadId !== 'string') throw new HttpError(404, 'RUN_NOT_FOUND', `No events of run "${runId}" are kept; read the thread instead`, 'runId')
+  return threadId
+}

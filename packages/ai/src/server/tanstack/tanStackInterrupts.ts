@@ -1,0 +1,28 @@
+import type { ToolInterrupt } from '../../protocol/interrupts.ts'
+import { isRecord } from '../../util/isRecord.ts'
+
+// TanStack AI's client answers an interrupt through `addToolApprovalResponse` only when it knows
+// the shape: `reason: 'approval_required'` with `metadata: { kind: 'approval', toolName, input }`
+// (its "legacy" approval binding). Anything else comes out `kind: 'unbound'`, which it cannot resolve.
+
+/** A Toolgate interrupt as TanStack's client recognises it; browser-tool interrupts stay as they are. */
+export function toTanStackInterrupt(interrupt: ToolInterrupt): Record<string, unknown> {
+  if (interrupt.reason !== 'tool_approval') return { ...interrupt }
+  const { id, toolCallId, toolName, input, message, responseSchema, expiresAt } = interrupt
+  return {
+    id,
+    reason: 'approval_required',
+    toolCallId,
+    ...(message === undefined ? {} : { message }),
+    ...(responseSchema === undefined ? {} : { responseSchema }),
+    ...(expiresAt === undefined ? {} : { expiresAt }),
+    metadata: { kind: 'approval', toolName, input, toolgateReason: 'tool_approval', ...(message === undefined ? {} : { reason: message }) },
+  }
+}
+
+/** One AG-UI event with its interrupts (RUN_FINISHED's outcome) in TanStack's shape. */
+export function toTanStackEvent(event: Record<string, unknown>): Record<string, unknown> {
+  const outcome = event.outcome
+  if (event.type !== 'RUN_FINISHED' || !isRecord(outcome) || !Array.isArray(outcome.interrupts)) return event
+  return { ...event, outcome: { ...outcome, interrupts: (outcome.interrupts as ToolInterrupt[]).map(toTanStackInterrupt) } }
+}

@@ -1,0 +1,77 @@
+import type { ThreadSnapshot } from '../../protocol/thread.ts'
+import { toTanStackInterrupt } from './tanStackInterrupts.ts'
+
+// `useChat({ persistence: true, threadId })` hydrates from `GET ?threadId=` and reads
+// `{ messages: UIMessage[], activeRun, interrupts, page? }`: TanStack's UI messages hold `parts`,
+// and a tool's result is a part of the assistant message that made the call.
+
+type Part = Record<string, unknown>
+interface TanStackUIMessage {
+  readonly id: string
+  readonly role: 'user' | 'assistant'
+  readonly parts: Part[]
+}
+
+const PAUSED_RUN = 'run_paused'
+
+export interface TanStackThread {
+  readonly messages: TanStackUIMessage[]
+  readonly activeRun: { readonly runId: string } | null
+  readonly interrupts: { readonly runId: string; readonly pending: Record<string, unknown>[] } | null
+  readonly page?: { readonly truncated: false } | { readonly truncated: true; readonly cursor: string }
+}
+
+/** The snapshot as TanStack's hydration reads it; `window` is set when only a page was read. */
+export function toTanStackThread(snapshot: ThreadSnapshot): TanStackThread {
+  const approvals = new Map(snapshot.interrupts.filter((i) => i.reason === 'tool_approval').map((i) => [i.toolCallId, i.id]))
+  const messages: TanStackUIMessage[] = []
+  const calls = new Map<string, Part>()
+  for (const message of snapshot.messages) {
+    if (message.role === 'user') {
+      messages.push({ id: message.id, role: 'user', parts: [{ type: 'text', content: message.content }] })
+    } else if (message.role === 'assistant') {
+      const parts: Part[] = message.content === '' ? [] : [{ type: 'text', content: message.content }]
+      for (const call of message.toolCalls) {
+        const approvalId = approvals.get(call.id)
+        const part: Part = {
+          type: 'tool-call',
+          id: call.id,
+          name: call.name,
+          arguments: call.arguments,
+          state: approvalId === undefined ? 'input-complete' : 'approval-requested',
+          ...(approvalId === undefined ? {} : { approval: { id: approvalId, needsApproval: true } }),
+        }
+        calls.set(call.id, part)
+        parts.push(part)
+      }
+      messages.push({ id: message.id, role: 'assistant', parts })
+    } else {
+      const failed = message.status !== 'success'
+      const call = calls.get(message.toolCallId)
+      if (call) {
+        call.state = failed ? 'error' : 'complete'
+        call.output = message.output ?? message.content
+      }
+      const owner = messages.findLast((m) => m.role === 'assistant')
+      const result: Part = {
+        type: 'tool-result',
+        toolCallId: message.toolCallId,
+        content: message.content,
+        state: failed ? 'error' : 'complete',
+        ...(failed ? { error: message.reason ?? message.content } : {}),
+      }
+      // A result without its call in this page (a page boundary) still shows, as its own message.
+      if (owner && call) owner.parts.push(result)
+      else messages.push({ id: message.id, role: 'assistant', parts: [result] })
+    }
+  }
+  const { runId, status, window } = snapshot
+  return {
+    messages,
+    activeRun: status === 'running' && runId !== undefined ? { runId } : null,
+    // TanStack echoes `runId` back as the resume's `parentRunId`, which Toolgate does not need (the
+    // interrupt ids name the step): a paused thread keeps no run id, so a fixed one stands in.
+    interrupts: snapshot.interrupts.length > 0 ? { runId: runId ?? PAUSED_RUN, pending: snapshot.interrupts.map(toTanStackInterrupt) } : null,
+    ...(window === undefined ? {} : { page: window.from > 0 ? { truncated: true, cursor: String(window.from) } : { truncated: false } }),
+  }
+}

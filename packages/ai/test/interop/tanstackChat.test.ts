@@ -1,0 +1,113 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { ChatClient, fetchServerSentEvents } from '@tanstack/ai-client'
+import type { UIMessage } from '@tanstack/ai'
+import { scriptedModel } from '@toolgate/ai/server'
+import { transferDef, weatherTool } from '../server/fixtures.ts'
+import { closeAll, startServer, type TestServer } from '../server/helpers/server.ts'
+
+afterEach(closeAll)
+
+// TanStack AI's own ChatClient (what its `useChat` runs on) with its stock SSE connection, against a
+// real server, pointed at the endpoint with `?client=tanstack` as the docs say.
+
+const story = Array.from({ length: 40 }, (_, i) => `part ${i}. `).join('')
+let transfers: { to: string; amount: number }[] = []
+
+async function setUp(delayMs = 0): Promise<TestServer> {
+  transfers = []
+  const model = scriptedModel(
+    [
+      { when: 'weather', call: () => ({ tool: 'get_weather', input: { city: 'Oslo' } }), then: ([r]) => `It is ${JSON.stringify(r.output)}.` },
+      { when: 'pay', call: () => ({ tool: 'transfer_money', input: { to: 'Bob', amount: 500 } }), then: ([r]) => (r.ok ? `Paid: ${JSON.stringify(r.output)}` : `Not paid: ${r.content}`) },
+      { when: 'story', reply: story },
+    ],
+    { delayMs },
+  )
+  return startServer({ model, tools: [weatherTool, transferDef.server((input) => (transfers.push(input), { receipt: `r-${input.amount}` }))] })
+}
+
+const newThread = () => `t-${Math.random().toString(36).slice(2)}`
+const connection = (server: TestServer) => fetchServerSentEvents(`${server.url}?client=tanstack`)
+
+function textOf(messages: readonly UIMessage[]): string {
+  return messages.flatMap((m) => m.role !== 'assistant' ? [] : m.parts.flatMap((p) => (p.type === 'text' ? [p.content] : []))).join('')
+}
+
+function toolCallPart(messages: readonly UIMessage[], name: string) {
+  for (const message of messages) for (const part of message.parts) if (part.type === 'tool-call' && part.name === name) return part
+  return undefined
+}
+
+describe("TanStack AI's ChatClient at the chat endpoint (?client=tanstack)", () => {
+  it('runs a turn with a server tool', async () => {
+    const server = await setUp()
+    const client = new ChatClient({ connection: connection(server), threadId: newThread() })
+    await client.sendMessage('weather please')
+    expect(textOf(client.getMessages())).toBe('It is {"city":"Oslo","tempC":4}.')
+    expect(toolCallPart(client.getMessages(), 'get_weather')).toMatchObject({ state: 'complete' })
+  })
+
+  it.each([
+    [true, 'Paid: {"receipt":"r-500"}'],
+    [false, 'Not paid:'],
+  ])('answers an approval through addToolApprovalResponse (approved: %s)', async (approved, reply) => {
+    const server = await setUp()
+    const client = new ChatClient({ connection: connection(server), threadId: newThread() })
+    await client.sendMessage('pay Bob')
+    const part = toolCallPart(client.getMessages(), 'transfer_money')
+    expect(part).toMatchObject({ state: 'approval-requested', approval: { needsApproval: true } })
+    // Bound, not `unbound`: TanStack can resolve it through its normal API.
+    expect(client.getInterrupts()).toEqual([expect.objectContaining({ canResolve: true })])
+    expect(transfers).toEqual([])
+    await client.addToolApprovalResponse({ id: part!.approval!.id, approved })
+    await vi.waitFor(() => expect(textOf(client.getMessages())).toContain(reply))
+    expect(transfers).toEqual(approved ? [{ to: 'Bob', amount: 500 }] : [])
+  })
+
+  it('hydrates a thread with a pending approval, which stays answerable', async () => {
+    const server = await setUp()
+    const threadId = newThread()
+    await new ChatClient({ connection: connection(server), threadId }).sendMessage('pay Bob')
+    // A reload: a fresh client that reads the thread from the server.
+    const reloaded = new ChatClient({ connection: connection(server), threadId, persistence: true })
+    reloaded.attach()
+    await vi.waitFor(() => expect(toolCallPart(reloaded.getMessages(), 'transfer_money')).toMatchObject({ state: 'approval-requested' }))
+    expect(reloaded.getMessages().map((m) => m.role)).toEqual(['user', 'assistant'])
+    expect(reloaded.getMessages()[0]!.parts).toEqual([{ type: 'text', content: 'pay Bob' }])
+    await vi.waitFor(() => expect(reloaded.getInterrupts()).toEqual([expect.objectContaining({ canResolve: true })]))
+    await reloaded.addToolApprovalResponse({ id: toolCallPart(reloaded.getMessages(), 'transfer_money')!.approval!.id, approved: true })
+    await vi.waitFor(() => expect(textOf(reloaded.getMessages())).toContain('Paid: {"receipt":"r-500"}'))
+    expect(transfers).toEqual([{ to: 'Bob', amount: 500 }])
+  })
+
+  it('hydrates a finished thread with tool results as parts', async () => {
+    const server = await setUp()
+    const threadId = newThread()
+    await new ChatClient({ connection: connection(server), threadId }).sendMessage('weather please')
+    const reloaded = new ChatClient({ connection: connection(server), threadId, persistence: true })
+    reloaded.attach()
+    await vi.waitFor(() => expect(textOf(reloaded.getMessages())).toBe('It is {"city":"Oslo","tempC":4}.'))
+    expect(toolCallPart(reloaded.getMessages(), 'get_weather')).toMatchObject({ state: 'complete', output: { city: 'Oslo', tempC: 4 } })
+  })
+
+  it('rejoins a run still streaming after a reload, from its start', async () => {
+    const server = await setUp(15)
+    const threadId = newThread()
+    const first = new ChatClient({ connection: connection(server), threadId })
+    const sent = first.sendMessage('story please')
+    await vi.waitFor(() => expect(textOf(first.getMessages())).toContain('part 1.'))
+    const reloaded = new ChatClient({ connection: connection(server), threadId, persistence: true })
+    reloaded.attach()
+    await vi.waitFor(() => expect(textOf(reloaded.getMessages())).toBe(story), { timeout: 10_000 })
+    await sent
+  })
+
+  it("refuses a rejoin of another reader's run when authorize says no", async () => {
+    const server = await setUp()
+    const threadId = newThread()
+    await new ChatClient({ connection: connection(server), threadId }).sendMessage('weather please')
+    const response = await fetch(`${server.url}?client=tanstack&offset=-1&runId=run_unknown`)
+    expect(response.status).toBe(404)
+    expect(await response.json()).toMatchObject({ error: { code: 'RUN_NOT_FOUND', path: 'runId' } })
+  })
+})
