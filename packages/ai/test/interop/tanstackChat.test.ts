@@ -103,6 +103,23 @@ describe("TanStack AI's ChatClient at the chat endpoint (?client=tanstack)", () 
     expect(textOf(first.getMessages())).toBe(story)
   }, 20_000)
 
+  it("refuses a rejoin of another user's run: the run's thread is authorized like any read", async () => {
+    const model = scriptedModel([{ when: 'story', reply: story }], { delayMs: 15 })
+    const server = await startServer({ model, authorize: (request) => request.headers.get('x-user') === 'ada' })
+    const threadId = newThread()
+    const ada = new ChatClient({ connection: fetchServerSentEvents(`${server.url}?client=tanstack`, { headers: { 'x-user': 'ada' } }), threadId })
+    const sent = ada.sendMessage('story please')
+    let runId: string | undefined
+    await vi.waitFor(async () => {
+      const hydrated = (await (await fetch(`${server.url}?client=tanstack&threadId=${threadId}`, { headers: { 'x-user': 'ada' } })).json()) as { activeRun: { runId: string } | null }
+      runId = hydrated.activeRun?.runId
+      expect(runId).toBeDefined()
+    })
+    const stranger = await fetch(`${server.url}?client=tanstack&offset=-1&runId=${runId}`, { headers: { 'x-user': 'eve' } })
+    expect(stranger.status).toBe(403)
+    await sent
+  }, 20_000)
+
   it('refuses a rejoin of a run whose events are not kept, with the path', async () => {
     const server = await setUp()
     const response = await fetch(`${server.url}?client=tanstack&offset=-1&runId=run_unknown`)
