@@ -64,6 +64,16 @@ describe("TanStack AI's ChatClient at the chat endpoint (?client=tanstack)", () 
     expect(transfers).toEqual(approved ? [{ to: 'Bob', amount: 500 }] : [])
   })
 
+  it('cancelInterrupts() denies the open approval', async () => {
+    const server = await setUp()
+    const client = new ChatClient({ connection: connection(server), threadId: newThread() })
+    await client.sendMessage('pay Bob')
+    expect(toolCallPart(client.getMessages(), 'transfer_money')).toMatchObject({ state: 'approval-requested' })
+    client.cancelInterrupts()
+    await vi.waitFor(() => expect(textOf(client.getMessages())).toContain('Not paid:'))
+    expect(transfers).toEqual([])
+  })
+
   it('hydrates a thread with a pending approval, which stays answerable', async () => {
     const server = await setUp()
     const threadId = newThread()
