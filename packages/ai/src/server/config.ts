@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.ts'
+import { fetchRequest } from './http/nodeRequest.ts'
 import type { ChatModel } from '../model/chatModel.ts'
 import { isToolSearch, type ToolSearch } from '../tools/toolSearch.ts'
 import type { AnyTool, InferToolContext } from '../tools/types.ts'
@@ -193,7 +194,7 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
     attachments: options.attachments ?? memoryAttachmentStore(),
     frontendTools: frontendToolNames(options.frontendTools, tools),
     resolveContext: async (request) =>
-      checkContext(tools, typeof context === 'function' ? await (context as (request: Request) => unknown)(request) : context),
+      checkContext(tools, typeof context === 'function' ? await (context as (request: Request) => unknown)(fetchRequest(request)) : context),
   }
 }
 

@@ -6,6 +6,7 @@ import { capabilitiesOf } from './capabilities.ts'
 import { withFrontendTools } from './frontendTools.ts'
 import { parseChatRequest, readJsonBody } from './requests.ts'
 import { replayResponse } from './events.ts'
+import { requestHeader, takesNodeRequests } from './http/nodeRequest.ts'
 import { isRunning, loadHead, loadMessages, snapshot } from './thread.ts'
 import { resume, startTurn, stopRun, takeOverLostRun } from './turns.ts'
 
@@ -29,7 +30,7 @@ export function createChatHandler<
   TContext extends ToolsContext<TTools> = ToolsContext<TTools>,
 >(options: ChatHandlerOptions<TContext, TTools> & ContextOption<TTools>): ChatHandler {
   const config = resolveConfig(options)
-  return async (request) => {
+  return takesNodeRequests(async (request: Request) => {
     try {
       if (request.method === 'POST') return await post(config, request)
       if (request.method === 'GET') return await get(config, request)
@@ -37,7 +38,7 @@ export function createChatHandler<
     } catch (error) {
       return errorResponse(error)
     }
-  }
+  })
 }
 
 async function post(config: ChatConfig, request: Request): Promise<Response> {
@@ -73,7 +74,7 @@ async function get(config: ChatConfig, request: Request): Promise<Response> {
 }
 
 function wantsEventStream(request: Request): boolean {
-  return /\btext\/event-stream\b/i.test(request.headers.get('accept') ?? '')
+  return /\btext\/event-stream\b/i.test(requestHeader(request, 'accept') ?? '')
 }
 
 /**
@@ -115,7 +116,7 @@ function belongsTo(events: readonly { readonly seq: number; readonly data: strin
 }
 
 function replayPoint(request: Request, params: URLSearchParams): { runId: string; after: number } | undefined {
-  const lastEventId = request.headers.get('last-event-id')
+  const lastEventId = requestHeader(request, 'last-event-id')
   if (lastEventId) {
     const match = /^(run_[\w-]{1,64}):(\d{1,9})$/.exec(lastEventId)
     if (!match) throw new HttpError(400, 'INVALID_REQUEST', '`Last-Event-ID` must be `<runId>:<seq>` as the stream sent it', 'Last-Event-ID')

@@ -4,6 +4,7 @@ import type { ThreadToolMessage } from '../protocol/messages.ts'
 import type { ErrorCode } from '../protocol/errors.ts'
 import { randomId } from '../util/randomId.ts'
 import type { LoggedEvent, RunEventLog } from './threadStore.ts'
+import { offerFrames, type FrameSink } from './http/directFrames.ts'
 
 /** Where a run's events go, each with its sequence number in the run (1, 2, ...). */
 export type EventSink = (event: ChatEvent, seq: number) => void
@@ -228,40 +229,87 @@ export function launchRun(log: RunEventLog, runId: string, live: LiveStream | un
  *
  * Frames written in one turn of the event loop go out as one chunk: a model's network read or a
  * settled tool yields several events at once, and one chunk each cost the reader, the HTTP
- * adapter and the socket a round trip apiece (a fifth of a scripted turn).
+ * adapter and the socket a round trip apiece. The body hands out what it holds when it is read
+ * (nothing is queued in it unread), so under `toNodeHandler` the frames can go to the socket
+ * directly instead (http/directFrames.ts).
  */
 export function runStreamResponse(start: (live: LiveStream) => void): Response {
-  const encoder = new TextEncoder()
+  /** The body can still be read: not cancelled, not closed, not handed to a direct sink. */
   let open = true
+  let ended = false
   let pending = ''
+  /** A read waits for frames: the next flush answers it. */
+  let waiting = false
+  let read = false
+  let direct: FrameSink | undefined
   let controller!: ReadableStreamDefaultController<Uint8Array>
-  const flush = () => {
-    if (open && pending !== '') controller.enqueue(encoder.encode(pending))
-    pending = ''
+  const close = () => {
+    open = false
+    controller.close()
   }
-  const body = new ReadableStream<Uint8Array>({
-    start(streamController) {
-      controller = streamController
-      start({
-        write: (frame) => {
-          if (!open) return
-          if (pending === '') nextTurn(flush)
-          pending += frame
-        },
-        end: () => {
-          if (!open) return
-          flush()
-          open = false
-          controller.close()
-        },
-      })
+  const flush = () => {
+    if (direct) {
+      if (pending !== '') direct.write(pending)
+      pending = ''
+      return
+    }
+    if (!open || !waiting) return
+    if (pending !== '') {
+      controller.enqueue(encoder.encode(pending))
+      pending = ''
+      waiting = false
+    }
+    if (ended) close()
+  }
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(streamController) {
+        controller = streamController
+      },
+      pull() {
+        read = true
+        waiting = true
+        flush()
+      },
+      cancel() {
+        open = false
+        pending = ''
+      },
     },
-    cancel() {
-      open = false
+    { highWaterMark: 0 },
+  )
+  offerFrames(body, (sink) => {
+    if (read || !open) return false
+    close()
+    if (ended) {
+      sink.end(pending)
+      pending = ''
+      return true
+    }
+    direct = sink
+    if (pending !== '') nextTurn(flush)
+    return true
+  })
+  start({
+    write: (frame) => {
+      if (!open && !direct) return
+      if (pending === '' && (direct || waiting)) nextTurn(flush)
+      pending += frame
+    },
+    end: () => {
+      if (ended) return
+      ended = true
+      if (direct) {
+        direct.end(pending)
+        direct = undefined
+        pending = ''
+      } else flush()
     },
   })
   return new Response(body, { status: 200, headers: SSE_HEADERS })
 }
+
+const encoder = new TextEncoder()
 
 /**
  * Runs `task` once the current turn of the event loop is done (after its I/O callbacks' promises).

@@ -1,4 +1,5 @@
 import type { ThreadMessage } from '../protocol/messages.ts'
+import { fetchRequest } from './http/nodeRequest.ts'
 import type { ThreadSnapshot, ThreadStatus, ThreadWindow } from '../protocol/thread.ts'
 import { jsonBytes } from '../util/jsonBytes.ts'
 import type { ChatConfig, ThreadAction } from './config.ts'
@@ -25,7 +26,7 @@ export async function loadHead(config: ChatConfig, request: Request, threadId: s
 }
 
 export async function authorizeThread(config: ChatConfig, request: Request, threadId: string, action: ThreadAction): Promise<void> {
-  if (config.authorize && !(await config.authorize(request, threadId, { action }))) {
+  if (config.authorize && !(await config.authorize(fetchRequest(request), threadId, { action }))) {
     throw new HttpError(403, 'FORBIDDEN', 'You may not access this thread', 'threadId')
   }
 }
