@@ -59,11 +59,11 @@ async function listener(): Promise<RequestListener> {
         req.on('end', async () => {
           JSON.parse(body)
           res.writeHead(200, SSE_HEADERS)
-          for (const chunk of chunks) {
+          for (const chunk of chunks.slice(0, -1)) {
             res.write(chunk)
             await nextLoopTurn()
           }
-          res.end()
+          res.end(chunks.at(-1))
         })
       }
     }
