@@ -188,12 +188,15 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   }
 }
 
+/** Decodes whole bodies: one decoder serves every request (a decoder per call costs more than a short body's parse). */
+const utf8 = new TextDecoder()
+
 async function readText(request: Request, maxBytes: number): Promise<string> {
   const whole = request instanceof NodeRequest ? request.wholeBody() : undefined
   if (whole) {
     const bytes = await whole
     if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes)
-    return new TextDecoder().decode(bytes)
+    return utf8.decode(bytes)
   }
   if (!request.body) return ''
   const reader = request.body.getReader()
