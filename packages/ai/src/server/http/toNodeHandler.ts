@@ -1,8 +1,8 @@
+import { errorBody } from './responses.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { ChatHandler } from './createChatHandler.ts'
-import { errorBody } from './errors.ts'
-import { takeFrames } from './http/directFrames.ts'
-import { NodeRequest, takesNodeRequest } from './http/nodeRequest.ts'
+import type { ChatHandler } from '../createChatHandler.ts'
+import { takeFrames } from './directFrames.ts'
+import { NodeRequest, takesNodeRequest } from './nodeRequest.ts'
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
 
