@@ -45,7 +45,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     const claim = claimNewThread({ runId, user, now: Date.now() })
     const head = await commitChange(config.store, newHead(threadId), claim)
     if (!head) throw new HttpError(409, 'VERSION_CONFLICT', 'A thread with this id already exists')
-    return startRun(config, { runId, head, messages: [user], context, start: claim.start })
+    return startRun(config, { runId, head, messages: [user], context, start: claim.start }, request)
   }
 
   const current = await loadHead(config, request, existing, 'write')
@@ -68,7 +68,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     const superseded = step ? await settleInterrupts(step.message, step.interrupts, config.tools, 'supersede', toolFailures(config, head.id, runId)) : undefined
     return claimForMessage(head, { runId, user, recovery, superseded, now: Date.now() })
   })
-  return startRun(config, { runId, head, context, start: change.start })
+  return startRun(config, { runId, head, context, start: change.start }, request)
 }
 
 /**
@@ -104,11 +104,11 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
 
   if (!change.start || !head.step) {
     const open = unanswered(head.step).map((interrupt) => toWire(interrupt, config.tools))
-    if (body.agui) return pausedRun(config, head.id, runId, open)
+    if (body.agui) return pausedRun(config, head.id, runId, open, request)
     const accepted: ResumeAccepted = { threadId: head.id, interrupts: open }
     return jsonResponse(202, accepted)
   }
-  return startRun(config, { runId, head, context, start: change.start })
+  return startRun(config, { runId, head, context, start: change.start }, request)
 }
 
 /** Thrown inside a thread update to leave the thread as it is. */

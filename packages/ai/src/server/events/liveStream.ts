@@ -1,6 +1,7 @@
 import type { EventSink } from './runEvents.ts'
 import type { LoggedEvent, RunEventLog } from '../thread/threadStore.ts'
 import { offerFrames, type FrameSink } from '../http/directFrames.ts'
+import { NodeRequest } from '../http/nodeRequest.ts'
 
 // The live stream of a run and its log. A run writes every event to both: the response that
 // started it (while its client stays) and the run's event log, which readers that (re)attach read
@@ -85,30 +86,33 @@ export function launchRun(log: RunEventLog, runId: string, live: LiveStream | un
  *
  * Frames written in one turn of the event loop go out as one chunk: a model's network read or a
  * settled tool yields several events at once, and one chunk each cost the reader, the HTTP
- * adapter and the socket a round trip apiece. The body hands out what it holds when it is read
- * (nothing is queued in it unread), so under `toNodeHandler` the frames can go to the socket
- * directly instead (http/directFrames.ts).
+ * adapter and the socket a round trip apiece. Under `toNodeHandler` the frames go to the socket
+ * directly (http/directFrames.ts): for a `NodeRequest` no body stream is made, and the response
+ * returned stands in for the frames offered on the request; otherwise the body hands out what it
+ * holds only when read (nothing is queued in it unread), so the bridge can still take the frames
+ * over from a body returned as is.
  */
-export function runStreamResponse(start: (live: LiveStream) => void): Response {
-  /** The body can still be read: not cancelled, not closed, not handed to a direct sink. */
+export function runStreamResponse(start: (live: LiveStream) => void, request: Request): Response {
+  if (request instanceof NodeRequest) {
+    const direct = new DirectFrames()
+    start(direct)
+    request.offerFrames({ headers: SSE_HEADERS, attach: (sink) => direct.attach(sink) })
+    return (offeredResponse ??= new Response(null, { status: 200, headers: SSE_HEADERS }))
+  }
+  /** The body can still be read: not cancelled, not closed, not handed over. */
   let open = true
   let ended = false
   let pending = ''
   /** A read waits for frames: the next flush answers it. */
   let waiting = false
   let read = false
-  let direct: FrameSink | undefined
+  let direct: DirectFrames | undefined
   let controller!: ReadableStreamDefaultController<Uint8Array>
   const close = () => {
     open = false
     controller.close()
   }
   const flush = () => {
-    if (direct) {
-      if (pending !== '') direct.write(pending)
-      pending = ''
-      return
-    }
     if (!open || !waiting) return
     if (pending !== '') {
       controller.enqueue(encoder.encode(pending))
@@ -137,32 +141,70 @@ export function runStreamResponse(start: (live: LiveStream) => void): Response {
   offerFrames(body, (sink) => {
     if (read || !open) return false
     close()
-    if (ended) {
-      sink.end(pending)
-      pending = ''
-      return true
-    }
-    direct = sink
-    if (pending !== '') nextTurn(flush)
+    direct = new DirectFrames(pending, ended)
+    pending = ''
+    direct.attach(sink)
     return true
   })
   start({
     write: (frame) => {
-      if (!open && !direct) return
-      if (pending === '' && (direct || waiting)) nextTurn(flush)
+      if (direct) return direct.write(frame)
+      if (!open) return
+      if (pending === '' && waiting) nextTurn(flush)
       pending += frame
     },
     end: () => {
+      if (direct) return direct.end()
       if (ended) return
       ended = true
-      if (direct) {
-        direct.end(pending)
-        direct = undefined
-        pending = ''
-      } else flush()
+      flush()
     },
   })
   return new Response(body, { status: 200, headers: SSE_HEADERS })
+}
+
+/** What a chat handler returns for frames it offered on a `NodeRequest`: never read (the bridge writes the frames). */
+let offeredResponse: Response | undefined
+
+/** Frames on their way to a sink, once it is attached: those of one event-loop turn in one write, the last with the end. */
+class DirectFrames implements LiveStream {
+  #pending: string
+  #ended: boolean
+  #sink: FrameSink | undefined
+
+  constructor(pending = '', ended = false) {
+    this.#pending = pending
+    this.#ended = ended
+  }
+
+  readonly #flush = () => {
+    if (this.#sink === undefined || this.#pending === '') return
+    this.#sink.write(this.#pending)
+    this.#pending = ''
+  }
+
+  write(frame: string): void {
+    if (this.#ended) return
+    if (this.#pending === '' && this.#sink) nextTurn(this.#flush)
+    this.#pending += frame
+  }
+
+  end(): void {
+    if (this.#ended) return
+    this.#ended = true
+    if (this.#sink) this.#endSink(this.#sink)
+  }
+
+  attach(sink: FrameSink): void {
+    this.#sink = sink
+    if (this.#ended) this.#endSink(sink)
+    else if (this.#pending !== '') nextTurn(this.#flush)
+  }
+
+  #endSink(sink: FrameSink): void {
+    sink.end(this.#pending)
+    this.#pending = ''
+  }
 }
 
 const encoder = new TextEncoder()

@@ -1,14 +1,21 @@
 // A run's frames reach the client through its response's body stream on every runtime. Under
-// `toNodeHandler` they can skip it: the response offers its frames here, keyed by its body, and
-// the Node bridge takes them straight to the socket (no chunk encoded to bytes and read back, no
-// promise per read). A body someone else wrapped or already read is not offered, and goes the
-// Fetch way.
+// `toNodeHandler` they can skip it and go straight to the socket (no chunk encoded to bytes and
+// read back, no promise per read): a chat handler given a `NodeRequest` offers them on the
+// request and builds no stream at all; a response body returned as is (a chat handler wrapped in
+// another function) offers them here, keyed by the body. A body someone else wrapped or already
+// read is not offered, and goes the Fetch way.
 
 /** Where frames go instead of a body stream: Node's `ServerResponse`, as `toNodeHandler` wraps it. */
 export interface FrameSink {
   write(text: string): void
   /** The last frames (maybe none), and the end of the response. */
   end(text: string): void
+}
+
+/** A run's frames offered on its `NodeRequest`: the response's headers (its status is 200), and how to take them. */
+export interface OfferedFrames {
+  readonly headers: Readonly<Record<string, string>>
+  attach(sink: FrameSink): void
 }
 
 /** Hands the frames to `sink` from now on; false when the body was read already. */

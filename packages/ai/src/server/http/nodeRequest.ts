@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http'
+import type { OfferedFrames } from './directFrames.ts'
 
 // A Fetch `Request` costs more than the rest of a short turn's HTTP handling (its URL, headers
 // list, body stream and signal are each built eagerly). Under `toNodeHandler` the chat handler
@@ -32,6 +33,7 @@ export class NodeRequest {
   #signal: AbortSignal | undefined
   #real: Request | undefined
   #bodyTaken = false
+  #frames: OfferedFrames | undefined
 
   constructor(source: NodeRequestSource) {
     this.#source = source
@@ -78,6 +80,18 @@ export class NodeRequest {
     if (this.#bodyTaken || this.#real || !(body instanceof Promise)) return undefined
     this.#bodyTaken = true
     return body
+  }
+
+  /** A run's frames, offered instead of a response body: the Node bridge writes them to the socket. */
+  offerFrames(frames: OfferedFrames): void {
+    this.#frames = frames
+  }
+
+  /** The frames offered, once. */
+  takeFrames(): OfferedFrames | undefined {
+    const frames = this.#frames
+    this.#frames = undefined
+    return frames
   }
 
   /** The real `Request`, made once; its body is what `wholeBody` did not take. */

@@ -1,7 +1,7 @@
 import { errorBody } from './responses.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ChatHandler } from '../createChatHandler.ts'
-import { takeFrames } from './directFrames.ts'
+import { takeFrames, type FrameSink, type OfferedFrames } from './directFrames.ts'
 import { NodeRequest, takesNodeRequest } from './nodeRequest.ts'
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
@@ -47,6 +47,8 @@ export function toNodeHandler(handler: ChatHandler): NodeHandler {
     // A refusal may come before the body was read (413, 415): read the rest away so the client
     // gets the response rather than a reset connection, and the connection stays usable.
     if (!req.readableEnded) body?.discard()
+    const frames = request.takeFrames()
+    if (frames) return writeFrames(frames, res)
     await writeResponse(response, res)
   }
 }
@@ -135,6 +137,20 @@ function preParsed(body: unknown): Uint8Array {
   return body instanceof Uint8Array ? body : new TextEncoder().encode(typeof body === 'string' ? body : JSON.stringify(body))
 }
 
+/** A run's frames, as they come: the headers with the first of them, the last with the end. */
+function writeFrames(frames: OfferedFrames, res: ServerResponse): Promise<void> {
+  res.writeHead(200, frames.headers)
+  frames.attach(sinkOf(res))
+  return new Promise((resolve) => res.once('close', resolve))
+}
+
+function sinkOf(res: ServerResponse): FrameSink {
+  return {
+    write: (text) => void (res.destroyed || res.write(text)),
+    end: (text) => void (res.destroyed || res.end(text)),
+  }
+}
+
 async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
   res.statusCode = response.status
   const cookies = response.headers.getSetCookie()
@@ -147,11 +163,7 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
     return
   }
   // A run's frames go to the socket as they come, the headers with the first of them.
-  const direct = takeFrames(response.body, {
-    write: (text) => void (res.destroyed || res.write(text)),
-    end: (text) => void (res.destroyed || res.end(text)),
-  })
-  if (direct) return new Promise((resolve) => res.once('close', resolve))
+  if (takeFrames(response.body, sinkOf(res))) return new Promise((resolve) => res.once('close', resolve))
   res.flushHeaders()
   const reader = response.body.getReader()
   const stop = () => reader.cancel(new Error('The client disconnected')).catch(() => {})
