@@ -10,6 +10,7 @@ import { createToolRegistry, type ToolRegistry } from '../tools/toolRegistry.ts'
 import { memoryEventLog, memoryStore } from './stores/memory.ts'
 import { memoryAttachmentStore } from './stores/memoryAttachments.ts'
 import type { ThreadStore } from './thread/threadStore.ts'
+import { RunClock } from './run/runClock.ts'
 
 const WHERE = 'createChatHandler'
 
@@ -32,13 +33,15 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
   if (middlewareIssue) throw new InvalidOptionError(WHERE, middlewareIssue.option, middlewareIssue.problem)
   const tools = createToolRegistry(search ? search.tools : ((options.tools as readonly AnyTool[] | undefined) ?? []), WHERE)
   const threads = store ?? memoryStore()
+  const limits = resolveLimits(options.limits)
   return {
     model,
     tools,
     store: threads,
     eventLog: threads.events ?? memoryEventLog(),
     liveRuns: new Map(),
-    limits: resolveLimits(options.limits),
+    runClock: new RunClock(limits.runLeaseMs),
+    limits,
     maxSteps: positiveInteger(options.maxSteps, 'maxSteps', 10),
     authorize,
     onError,
