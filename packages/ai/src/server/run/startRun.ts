@@ -16,7 +16,7 @@ import { Run } from './Run.ts'
 export interface ClaimedRun {
   readonly runId: string
   readonly head: ThreadHead
-  /** The stored history, when the claim has it (a new thread); else the run reads it. */
+  /** The stored history, when the claim has it (a new thread, or one read alongside the claim); else the run reads it. */
   readonly messages?: readonly ThreadMessage[]
   readonly context: unknown
   readonly start: RunStart

@@ -73,13 +73,15 @@ export async function updateThread<TChange extends ThreadChange>(
   store: ThreadStore,
   threadId: string,
   decide: (head: ThreadHead) => TChange | Promise<TChange>,
-): Promise<{ readonly head: ThreadHead; readonly change: TChange }> {
+  /** The head as the caller just read it: the first attempt starts from it instead of reading again. */
+  read?: ThreadHead,
+): Promise<{ readonly head: ThreadHead; readonly change: TChange; /** The head the change was made of. */ readonly previous: ThreadHead }> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const head = await store.head(threadId)
+    const head = attempt === 0 && read ? read : await store.head(threadId)
     if (!head) throw threadNotFound(threadId)
     const change = await decide(head)
     const written = await commitChange(store, head, change)
-    if (written) return { head: written, change }
+    if (written) return { head: written, change, previous: head }
   }
   throw new HttpError(409, 'VERSION_CONFLICT', 'The thread kept changing while this request tried to update it; retry')
 }
