@@ -7,12 +7,18 @@ import { NodeRequest } from '../http/nodeRequest.ts'
 // started it (while its client stays) and the run's event log, which readers that (re)attach read
 // from any instance. A client that leaves does not stop the run; `stop` does.
 
-/** Events are written to the log in batches: one write in flight per run, the rest queued behind it. */
+/**
+ * Events are written to the log in batches: those of one event-loop turn together, one write in
+ * flight per run, the rest queued behind it; the last write marks the log complete.
+ */
 class LogWriter {
   readonly #log: RunEventLog
   readonly #runId: string
   #queued: LoggedEvent[] = []
-  #writing: Promise<void> = Promise.resolve()
+  #scheduled = false
+  #writing = false
+  #ending = false
+  #ended = false
 
   constructor(log: RunEventLog, runId: string) {
     this.#log = log
@@ -21,25 +27,41 @@ class LogWriter {
 
   push(event: LoggedEvent): void {
     this.#queued.push(event)
-    if (this.#queued.length === 1) this.#writing = this.#writing.then(() => this.#write(false))
+    this.#schedule()
   }
 
   /** Writes what is queued and marks the log complete. */
-  end(): Promise<void> {
-    this.#writing = this.#writing.then(() => this.#write(true))
-    return this.#writing
+  end(): void {
+    this.#ending = true
+    this.#schedule()
   }
 
-  async #write(final: boolean): Promise<void> {
+  #schedule(): void {
+    if (this.#scheduled || this.#writing || this.#ended) return
+    this.#scheduled = true
+    nextTurn(this.#write)
+  }
+
+  readonly #write = () => {
+    this.#scheduled = false
     const events = this.#queued
-    this.#queued = []
+    const final = this.#ending
     if (events.length === 0 && !final) return
-    try {
-      await this.#log.append(this.#runId, events, final)
-    } catch (error) {
-      // The live stream goes on; only readers that reattach miss these events.
-      console.error('[toolgate] could not log run events:', error)
-    }
+    this.#queued = []
+    this.#writing = true
+    this.#ended = final
+    this.#log
+      .append(this.#runId, events, final)
+      .catch((error) => {
+        // The live stream goes on; only readers that reattach miss these events.
+        console.error('[toolgate] could not log run events:', error)
+      })
+      .then(this.#written)
+  }
+
+  readonly #written = () => {
+    this.#writing = false
+    if (this.#queued.length > 0 || this.#ending) this.#schedule()
   }
 }
 
@@ -74,7 +96,7 @@ export function launchRun(log: RunEventLog, runId: string, live: LiveStream | un
   run(sink)
     .catch((error) => console.error('[toolgate] chat run failed:', error))
     .finally(() => {
-      void writer.end()
+      writer.end()
       live?.end()
     })
 }
