@@ -1,6 +1,6 @@
 import type { ThreadMessage, ThreadUserMessage } from '../../protocol/messages.ts'
 import type { MessageRequest, ResumeAccepted, ResumeRequest, StopAccepted, StopRequest } from '../../protocol/requests.ts'
-import { jsonBytes } from '../../util/jsonBytes.ts'
+import { messageBytes } from '../../util/jsonBytes.ts'
 import { randomId } from '../../util/randomId.ts'
 import { checkClientHistory } from '../agui/clientHistory.ts'
 import { HttpError, messageTooLarge, threadBusy, threadFull, toolFailures } from '../errors.ts'
@@ -29,7 +29,7 @@ import { checkAnswers, checkReplay } from './answers.ts'
 export async function startTurn(config: ChatConfig, request: Request, body: MessageRequest & AguiFields): Promise<Response> {
   const runId = randomId('run_')
   const user: ThreadUserMessage = { role: 'user', id: randomId('msg_'), content: body.message }
-  const userBytes = jsonBytes(user)
+  const userBytes = messageBytes(user)
   const { maxMessageBytes, maxThreadBytes, maxThreadMessages, runLeaseMs } = config.limits
   if (userBytes > maxMessageBytes) throw messageTooLarge(userBytes, maxMessageBytes, 'message')
 

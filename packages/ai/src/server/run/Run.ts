@@ -2,7 +2,7 @@ import type { ThreadMessage } from '../../protocol/messages.ts'
 import type { ChatConfig } from '../options.ts'
 import { StoreConflictError, ThreadFullError, type ToolFailures, toolFailures } from '../errors.ts'
 import type { RunEvents } from '../events/runEvents.ts'
-import { jsonBytes } from '../../util/jsonBytes.ts'
+import { messageBytes } from '../../util/jsonBytes.ts'
 import { commitChange, loadMessages, type ThreadChange } from '../thread/thread.ts'
 
 import { appContext } from './context.ts'
@@ -134,7 +134,7 @@ export class Run {
     const { maxThreadMessages, maxThreadBytes } = this.config.limits
     if (this.messages.length + count > maxThreadMessages) throw new ThreadFullError(`${maxThreadMessages} messages`)
     let bytes = this.head.bytes
-    for (const message of this.#unsaved) bytes += jsonBytes(message)
+    for (const message of this.#unsaved) bytes += messageBytes(message)
     if (bytes >= maxThreadBytes) throw new ThreadFullError(`${maxThreadBytes} bytes`)
   }
 

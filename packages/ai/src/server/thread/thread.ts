@@ -1,7 +1,7 @@
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import { fetchRequest } from '../http/nodeRequest.ts'
 import type { ThreadSnapshot, ThreadStatus, ThreadWindow } from '../../protocol/thread.ts'
-import { jsonBytes } from '../../util/jsonBytes.ts'
+import { messageBytes } from '../../util/jsonBytes.ts'
 import type { ChatConfig, ThreadAction } from '../options.ts'
 import { HttpError, threadNotFound } from '../errors.ts'
 import { toWire, unanswered } from '../run/interrupts.ts'
@@ -49,7 +49,7 @@ export interface ThreadChange {
 export async function commitChange(store: ThreadStore, head: ThreadHead, change: ThreadChange): Promise<ThreadHead | undefined> {
   const append = change.append ?? []
   let bytes = head.bytes
-  for (const message of append) bytes += jsonBytes(message)
+  for (const message of append) bytes += messageBytes(message)
   const next: ThreadHead = {
     ...head,
     ...change.head,
