@@ -89,7 +89,8 @@ export class Run {
       this.#renewedAt = now
       void this.#write((head) => renewLease(head, { now: Date.now() }), false).catch(() => {})
     }
-    if (now - this.#checkedAt >= STOP_CHECK_MS) {
+    // Ticks come every quarter of it at most: a look is never more than STOP_CHECK_MS after the last.
+    if (now - this.#checkedAt >= (STOP_CHECK_MS * 3) / 4) {
       this.#checkedAt = now
       void this.#checkStop()
     }

@@ -17,8 +17,9 @@ export class RunClock {
   #timer: ReturnType<typeof setInterval> | undefined
 
   constructor(leaseMs: number) {
-    // Often enough that a heartbeat due at a third of the lease comes before half of it.
-    this.#tickMs = Math.min(leaseMs / 6, STOP_CHECK_MS)
+    // Often enough that a heartbeat due at a third of the lease comes before half of it, and a
+    // stop check due each second never waits a whole second more.
+    this.#tickMs = Math.min(leaseMs / 6, STOP_CHECK_MS / 4)
   }
 
   add(run: Ticking): void {
