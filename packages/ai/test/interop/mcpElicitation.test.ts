@@ -1,7 +1,12 @@
-import { describe, expect, it, vi } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { randomUUID } from 'node:crypto'
+import { createServer, type Server as HttpServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { ElicitRequestSchema, type ClientCapabilities, type ElicitRequest, type ElicitResult, type RequestId } from '@modelcontextprotocol/sdk/types.js'
 import * as z from 'zod'
 import { toolDefinition } from '@toolgate/ai'
@@ -279,6 +284,35 @@ describe('registerMcpTools(): approval by elicitation', () => {
     expect(approve).toHaveBeenCalledOnce()
     expect(asked).toHaveLength(0)
     expect(handler).toHaveBeenCalledOnce()
+  })
+})
+
+describe('registerMcpTools(): approval by elicitation over Streamable HTTP', () => {
+  let http: HttpServer | undefined
+  afterEach(async () => {
+    http?.closeAllConnections()
+    await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()))
+  })
+
+  it('asks over a real HTTP session and runs the edited call', async () => {
+    const { tool, handler } = bookingTool()
+    const server = new McpServer(INFO)
+    await registerMcpTools(server, [tool])
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() })
+    await server.connect(transport)
+    http = createServer((req, res) => void transport.handleRequest(req, res))
+    await new Promise<void>((resolve) => http!.listen(0, '127.0.0.1', resolve))
+    const url = new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`)
+
+    const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities: { elicitation: {} } })
+    client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { room: 'Turing' } }))
+    await client.connect(new StreamableHTTPClientTransport(url))
+
+    const result = await client.callTool({ name: 'book_room', arguments: BOOKING })
+
+    expect(result.structuredContent).toEqual({ booked: 'Turing', attendees: 4 })
+    expect(handler.mock.calls[0]![0]).toEqual({ ...BOOKING, room: 'Turing', projector: false })
+    await client.close()
   })
 })
 
