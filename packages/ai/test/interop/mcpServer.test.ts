@@ -248,6 +248,14 @@ describe('registerMcpTools(): misuse', () => {
     await expect(registerMcpTools(new McpServer(INFO), [echo, echo])).rejects.toThrow(/both be listed as "echo"/)
   })
 
+  it('takes an elicitation timeout a timer can hold', async () => {
+    for (const elicitationTimeoutMs of [0, -5, 1.5, Number.NaN, 2 ** 31]) {
+      await expect(registerMcpTools(new McpServer(INFO), [echo], { elicitationTimeoutMs })).rejects.toThrow(
+        expect.objectContaining({ code: 'INVALID_OPTION', option: 'elicitationTimeoutMs', message: expect.stringContaining('must be a whole number of milliseconds') }),
+      )
+    }
+  })
+
   it('owns the server\'s tool handlers: once per server, not beside McpServer.registerTool', async () => {
     const server = new McpServer(INFO)
     await registerMcpTools(server, [echo])

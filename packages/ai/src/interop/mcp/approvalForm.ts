@@ -11,7 +11,12 @@ export interface McpApprovalForm {
 }
 
 /** The string formats a form field may carry (MCP's `StringSchema.format`). */
-const FORMATS = new Set(['date', 'date-time', 'email', 'uri'])
+const FORMATS = ['date', 'date-time', 'email', 'uri'] as const
+type FieldFormat = (typeof FORMATS)[number]
+
+function isFieldFormat(value: unknown): value is FieldFormat {
+  return FORMATS.includes(value as FieldFormat)
+}
 
 /**
  * The form asking a human to approve one call. The message names the tool, the policy's reason
@@ -72,7 +77,7 @@ function formField(name: string, schema: Record<string, unknown>, value: unknown
         ...label,
         ...numberAt(schema, 'minLength'),
         ...numberAt(schema, 'maxLength'),
-        ...(typeof schema.format === 'string' && FORMATS.has(schema.format) ? { format: schema.format as 'date' } : {}),
+        ...(isFieldFormat(schema.format) ? { format: schema.format } : {}),
         ...(typeof current === 'string' ? { default: current } : {}),
       }
     case 'number':

@@ -55,12 +55,13 @@ export async function registerMcpTools<TContext = undefined>(
   options: McpServeOptions<TContext> = {},
 ): Promise<void> {
   checkTools(tools)
+  const timeoutMs = elicitationTimeout(options.elicitationTimeoutMs)
   const sdk = await import('@modelcontextprotocol/sdk/types.js')
   const { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } = sdk
   const elicitation: McpElicitation = {
     clientCapabilities: () => lowLevel(server).getClientCapabilities(),
     resultSchema: sdk.ElicitResultSchema,
-    timeoutMs: options.elicitationTimeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS,
+    timeoutMs,
   }
   const entries = servedTools(tools, options, elicitation)
   const listed = [...entries.values()].map(({ envelope }) => envelope)
@@ -86,6 +87,15 @@ function checkTools(tools: readonly McpServableTool[]): void {
       throw new InvalidOptionError('registerMcpTools', 'tools', 'must be .server() tools: an MCP server runs the tools it lists')
     }
   }
+}
+
+/** Timers take at most 2^31 - 1 ms; a longer one would fire at once. */
+function elicitationTimeout(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_ELICITATION_TIMEOUT_MS
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 2 ** 31 - 1) {
+    throw new InvalidOptionError('registerMcpTools', 'elicitationTimeoutMs', `must be a whole number of milliseconds from 1 to ${2 ** 31 - 1}, got ${String(value)}`)
+  }
+  return value
 }
 
 /** Each tool converted once, with the calls' routing by listed name. */
