@@ -7,6 +7,7 @@ import { capabilitiesOf } from '../agui/capabilities.ts'
 import { isRunning, loadHead, loadMessages, snapshot } from '../thread/thread.ts'
 import { takeOverLostRun } from '../claim/claims.ts'
 import { jsonResponse } from './responses.ts'
+import { devtoolsResponse } from '../devtools/devtoolsSnapshot.ts'
 
 // GET: reading a thread (whole, or a page at a time), (re)attaching to a run's events, and
 // serving a tool's file. Nothing here writes, except a takeover of a run found dead.
@@ -38,9 +39,12 @@ export async function attachmentResponse(store: AttachmentStore, threadId: strin
 export async function read(config: ChatConfig, request: Request): Promise<Response> {
   const params = new URL(request.url).searchParams
   const threadId = params.get('threadId')
+  const kind = !threadId ? 'capabilities' : params.has('devtools') ? 'devtools' : wantsEventStream(request) ? 'attach' : 'read'
+  config.telemetry?.describeRequest(request, { kind, threadId: threadId ?? undefined })
   if (!threadId && params.has('capabilities')) return jsonResponse(200, capabilitiesOf(config))
   if (!threadId) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
-  if (wantsEventStream(request)) return attach(config, request, threadId, params)
+  if (kind === 'devtools') return devtoolsResponse(config, request, threadId)
+  if (kind === 'attach') return attach(config, request, threadId, params)
   const limit = indexParam(params, 'limit')
   const before = indexParam(params, 'before')
   const head = await loadHead(config, request, threadId, 'read')

@@ -164,6 +164,7 @@ SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(se
   }
 
   return {
+    name: 'postgres',
     events,
     async ensureSchema() {
       for (const statement of postgresSchema(t).split(';').map((s) => s.trim()).filter(Boolean)) await pool.query(statement)

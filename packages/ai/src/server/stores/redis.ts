@@ -126,6 +126,7 @@ export function redisStore(options: RedisStoreOptions): ThreadStore {
   }
 
   return {
+    name: 'redis',
     events,
     async head(threadId) {
       const json = (await client.sendCommand(['HGET', headKey(threadId), 'h'])) as string | null
