@@ -5,6 +5,7 @@ import { useDevtoolsSnapshot, type DevtoolsSource } from './useDevtoolsSnapshot.
 export interface ToolgateDevtoolsProps extends DevtoolsSource {
   /** Shows a close button that calls this. */
   readonly onClose?: () => void
+  /** Merged over the panel's own: it floats at the top right, clear of a header and a composer. */
   readonly style?: CSSProperties
 }
 
@@ -294,11 +295,12 @@ function ago(ms: number): string {
 const mono = 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace'
 const styles = {
   panel: {
+    // Below a page's header and above its composer, which stay usable while it is open.
     position: 'fixed',
     right: 12,
-    bottom: 12,
-    width: 'min(720px, calc(100vw - 24px))',
-    height: 'min(520px, calc(100vh - 24px))',
+    top: 80,
+    width: 'min(680px, calc(100vw - 24px))',
+    height: 'max(240px, min(520px, calc(100vh - 220px)))',
     display: 'flex',
     flexDirection: 'column',
     background: '#11151c',

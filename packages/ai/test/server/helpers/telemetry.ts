@@ -33,7 +33,8 @@ export function recordTelemetry() {
     async metric(name: string): Promise<{ attributes: Record<string, unknown>; value: number | { count: number; sum: number } }[]> {
       const { resourceMetrics } = await reader.collect()
       const metric = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics).find((candidate) => candidate.descriptor.name === name)
-      return (metric?.dataPoints ?? []).map((point: DataPoint<number | Histogram>) => ({
+      const points = (metric?.dataPoints ?? []) as DataPoint<number | Histogram>[]
+      return points.map((point) => ({
         attributes: point.attributes,
         value: typeof point.value === 'number' ? point.value : { count: point.value.count, sum: point.value.sum ?? 0 },
       }))
