@@ -13,7 +13,7 @@ import { type ChatModel, type StoredInterrupt } from '@toolgate/ai/server'
 import { redisStore } from '@toolgate/ai/server/redis'
 import { scriptedModel } from '@toolgate/ai/server/testing'
 import { mcpToolDefinitions, registerMcpTools } from '@toolgate/ai/interop/mcp'
-import { transferDef, weatherDef, weatherTool } from './fixtures.ts'
+import { locationDef, transferDef, weatherDef, weatherTool } from './fixtures.ts'
 import { closeAll, errorOf, startServer } from './helpers/server.ts'
 import { millis, parentOf, recordTelemetry, useContextManager } from './helpers/telemetry.ts'
 import { startRedis, type RedisServer } from '../services/redis.ts'
@@ -31,8 +31,9 @@ const model = scriptedModel(
     { when: /weather in (\w+)/i, call: (m) => ({ tool: 'get_weather', input: { city: m[1] } }), then: ([r]) => (r.status === 'success' ? `It is ${JSON.stringify(r.output)}` : r.content) },
     { when: /send (\d+) to (\w+)/i, call: (m) => ({ tool: 'transfer_money', input: { to: m[2], amount: Number(m[1]) } }), then: ([r]) => `transfer: ${r.status}` },
     { when: /lookup/i, call: () => ({ tool: 'lookup', input: { key: 'k' } }), then: ([r]) => `lookup: ${r.content}` },
+    { when: /where am i/i, call: () => ({ tool: 'get_location', input: {} }), then: ([r]) => `location: ${r.content}` },
   ],
-  { tools: [weatherDef, transferDef] },
+  { tools: [weatherDef, transferDef, locationDef] },
 )
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c'
@@ -129,6 +130,20 @@ describe('OpenTelemetry traces', () => {
     expect(await otel.metric('toolgate.interrupt.wait.duration')).toEqual([
       { attributes: { 'toolgate.interrupt.reason': 'tool_approval', 'toolgate.interrupt.decision': 'denied' }, value: { count: 1, sum: expect.any(Number) } },
     ])
+  })
+
+  it('a browser tool: the wait for the browser ends with its output; an edited approval says so', async () => {
+    const otel = recordTelemetry()
+    const server = await startServer({ model, tools: [locationDef, transferDef.server(() => ({ receipt: 'r' }))], telemetry: otel.telemetry() })
+    const asked = await server.send('where am i')
+    const resumed = await server.resume(asked.threadId, [{ interruptId: asked.interrupts[0]!.id, output: { city: 'Oslo' } }])
+    expect(resumed.text).toBe('location: {"city":"Oslo"}')
+    const paused = await server.send('send 500 to Bob', asked.threadId)
+    await server.resume(asked.threadId, [{ interruptId: paused.interrupts[0]!.id, approved: true, editedArgs: { to: 'Bob', amount: 400 } }])
+
+    await vi.waitFor(() => expect(otel.spans().filter((span) => span.name.startsWith('wait_for'))).toHaveLength(2))
+    expect(otel.span('wait_for_client_tool get_location').attributes).toMatchObject({ 'toolgate.interrupt.reason': 'client_tool', 'toolgate.interrupt.decision': 'output' })
+    expect(otel.span('wait_for_approval transfer_money').attributes).toMatchObject({ 'toolgate.interrupt.decision': 'edited' })
   })
 
   describe('expiry', () => {
