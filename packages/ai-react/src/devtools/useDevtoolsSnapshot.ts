@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
 import type { DevtoolsSnapshot, ErrorBody } from '@toolgate/ai/protocol'
 
 export interface DevtoolsSource {
@@ -9,6 +9,8 @@ export interface DevtoolsSource {
   readonly headers?: HeadersInit | (() => HeadersInit)
   /** Read again this often while mounted. Default 1000 ms. */
   readonly refreshMs?: number
+  /** The `fetch` to read with (as `useChat`'s option). Default: the global one. */
+  readonly fetch?: (input: string, init: RequestInit) => Promise<Response>
 }
 
 export type DevtoolsState =
@@ -18,8 +20,11 @@ export type DevtoolsState =
   | { readonly kind: 'failed'; readonly message: string }
 
 /** Reads `GET ?threadId=&devtools` now and every `refreshMs`, through the handler's authorized route. */
-export function useDevtoolsSnapshot({ endpoint, threadId, headers, refreshMs = 1000 }: DevtoolsSource): DevtoolsState {
+export function useDevtoolsSnapshot({ endpoint, threadId, headers, refreshMs = 1000, fetch }: DevtoolsSource): DevtoolsState {
   const [state, setState] = useState<DevtoolsState>({ kind: 'idle' })
+  // The latest `headers` and `fetch`, read at each request: inline values change identity every render.
+  const request = useRef({ headers, fetch })
+  request.current = { headers, fetch }
   useEffect(() => {
     if (!threadId) {
       setState({ kind: 'idle' })
@@ -27,10 +32,12 @@ export function useDevtoolsSnapshot({ endpoint, threadId, headers, refreshMs = 1
     }
     let live = true
     const controller = new AbortController()
-    const read = async () => {
+    const load = async () => {
       const url = `${endpoint}${endpoint.includes('?') ? '&' : '?'}threadId=${encodeURIComponent(threadId)}&devtools`
       try {
-        const response = await fetch(url, { headers: typeof headers === 'function' ? headers() : headers, signal: controller.signal, cache: 'no-store' })
+        const { headers, fetch } = request.current
+        const init: RequestInit = { headers: typeof headers === 'function' ? headers() : headers, signal: controller.signal, cache: 'no-store' }
+        const response = await (fetch ? fetch(url, init) : globalThis.fetch(url, init))
         const body = (await response.json()) as DevtoolsSnapshot | ErrorBody
         if (!live) return
         if ('error' in body) setState({ kind: 'failed', message: `${body.error.code}: ${body.error.message}` })
@@ -40,15 +47,13 @@ export function useDevtoolsSnapshot({ endpoint, threadId, headers, refreshMs = 1
       }
     }
     setState((previous) => (previous.kind === 'ready' && previous.snapshot.threadId === threadId ? previous : { kind: 'loading' }))
-    void read()
-    const timer = setInterval(() => void read(), refreshMs)
+    void load()
+    const timer = setInterval(() => void load(), refreshMs)
     return () => {
       live = false
       controller.abort()
       clearInterval(timer)
     }
-    // `headers` as a function may change identity every render; a read picks up its latest value anyway.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [endpoint, threadId, refreshMs])
   return state
 }
