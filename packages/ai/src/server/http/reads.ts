@@ -6,6 +6,7 @@ import { capabilitiesOf } from '../agui/capabilities.ts'
 
 import { isRunning, loadHead, loadMessages, snapshot } from '../thread/thread.ts'
 import { takeOverLostRun } from '../claim/claims.ts'
+import { checkedThreadId } from './requests.ts'
 import { jsonResponse } from './responses.ts'
 import { devtoolsResponse } from '../devtools/devtoolsSnapshot.ts'
 
@@ -38,17 +39,19 @@ export async function attachmentResponse(store: AttachmentStore, threadId: strin
  */
 export async function read(config: ChatConfig, request: Request): Promise<Response> {
   const params = new URL(request.url).searchParams
-  const threadId = params.get('threadId')
-  const kind = !threadId ? 'capabilities' : params.has('devtools') ? 'devtools' : wantsEventStream(request) ? 'attach' : 'read'
-  config.telemetry?.describeRequest(request, { kind, threadId: threadId ?? undefined })
-  if (!threadId && params.has('capabilities')) return jsonResponse(200, capabilitiesOf(config))
-  if (!threadId) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
+  const param = params.get('threadId')
+  const kind = !param ? 'capabilities' : params.has('devtools') ? 'devtools' : wantsEventStream(request) ? 'attach' : 'read'
+  config.telemetry?.describeRequest(request, { kind, threadId: param ?? undefined })
+  if (!param && params.has('capabilities')) return jsonResponse(200, capabilitiesOf(config))
+  if (!param) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
+  const threadId = checkedThreadId(param)
   if (kind === 'devtools') return devtoolsResponse(config, request, threadId)
   if (kind === 'attach') return attach(config, request, threadId, params)
   const limit = indexParam(params, 'limit')
   const before = indexParam(params, 'before')
   const head = await loadHead(config, request, threadId, 'read')
   const attachmentId = params.get('attachmentId')
+  if (attachmentId && !/^[\w.:-]{1,128}$/.test(attachmentId)) throw new HttpError(400, 'INVALID_REQUEST', '`attachmentId` is not an attachment id', 'attachmentId')
   if (attachmentId) return attachmentResponse(config.attachments, head.id, attachmentId)
   if (limit === undefined && before === undefined) {
     return jsonResponse(200, snapshot(head, await loadMessages(config.store, head), config.limits.runLeaseMs, config.tools))
