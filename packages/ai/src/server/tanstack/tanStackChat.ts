@@ -12,12 +12,23 @@ import { toTanStackThread } from './tanStackThread.ts'
  * Its POST is already an AG-UI `RunAgentInput`; only what goes back differs.
  */
 export function isTanStackRequest(request: Request): boolean {
-  return new URL(request.url).searchParams.get('client') === 'tanstack'
+  // Every request passes here: the URL is parsed only when it may say so.
+  return request.url.includes('client=tanstack') && new URL(request.url).searchParams.get('client') === 'tanstack'
 }
 
-/** A run's events (a POST's), with interrupts in the shape TanStack's approval API answers. */
-export async function answerTanStackPost(post: () => Promise<Response>): Promise<Response> {
-  return asTanStackStream(await post())
+/**
+ * A TanStack request, given as a real `Request` (not the Node bridge's stand-in, whose run frames
+ * would go to the socket untranslated): a POST's run events with interrupts in the shape its
+ * approval API answers, or one of its GETs.
+ */
+export async function answerTanStack(
+  config: ChatConfig,
+  request: Request,
+  post: (config: ChatConfig, request: Request) => Promise<Response>,
+): Promise<Response> {
+  if (request.method === 'POST') return asTanStackStream(await post(config, request))
+  if (request.method === 'GET') return readForTanStack(config, request)
+  throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${request.method}`)
 }
 
 /**
@@ -25,7 +36,7 @@ export async function answerTanStackPost(post: () => Promise<Response>): Promise
  * `?offset=-1&runId=` rejoins a run from its start (SSE). A rejoin names no thread: the run's log
  * does, and the thread is then read as any other, so the app's `authorize` decides.
  */
-export async function readForTanStack(config: ChatConfig, request: Request): Promise<Response> {
+async function readForTanStack(config: ChatConfig, request: Request): Promise<Response> {
   const url = new URL(request.url)
   const runId = url.searchParams.get('runId')
   if (runId !== null && !url.searchParams.has('threadId')) {
