@@ -90,6 +90,18 @@ describe("TanStack AI's ChatClient at the chat endpoint (?client=tanstack)", () 
     expect(transfers).toEqual([{ to: 'Bob', amount: 500 }])
   })
 
+  it('hydrates a thread not stored yet as an empty one, then chats on it', async () => {
+    const server = await setUp()
+    const onError = vi.fn()
+    const client = new ChatClient({ connection: connection(server), threadId: newThread(), persistence: true, onError })
+    client.attach()
+    const hydrated = await fetch(`${server.url}?client=tanstack&threadId=t-new`)
+    expect(await hydrated.json()).toEqual({ messages: [], activeRun: null, interrupts: null, page: { truncated: false } })
+    await client.sendMessage('weather please')
+    expect(textOf(client.getMessages())).toBe('It is {"city":"Oslo","tempC":4}.')
+    expect(onError).not.toHaveBeenCalled()
+  })
+
   it('hydrates a finished thread with tool results as parts', async () => {
     const server = await setUp()
     const threadId = newThread()

@@ -2,9 +2,11 @@ import type { ChatConfig } from '../options.ts'
 import { HttpError } from '../errors.ts'
 import type { ThreadSnapshot } from '../../protocol/thread.ts'
 import { read } from '../http/reads.ts'
+import { checkedThreadId } from '../http/requests.ts'
+import { authorizeThread } from '../thread/thread.ts'
 import { jsonResponse } from '../http/responses.ts'
 import { asTanStackStream } from './tanStackStream.ts'
-import { toTanStackThread } from './tanStackThread.ts'
+import { toTanStackThread, type TanStackThread } from './tanStackThread.ts'
 
 /**
  * TanStack AI's `useChat` is chosen explicitly: the app points its connection at the endpoint
@@ -50,11 +52,20 @@ async function readForTanStack(config: ChatConfig, request: Request): Promise<Re
     headers.set('accept', 'text/event-stream')
     return asTanStackStream(await read(config, new Request(attach, { headers, signal: request.signal })))
   }
+  const threadId = url.searchParams.get('threadId')
+  // TanStack picks a new thread's id itself and hydrates it before the first message: to a reader
+  // `authorize` lets in, a thread not stored yet is an empty one.
+  if (threadId !== null && !url.searchParams.has('attachmentId') && (await config.store.head(checkedThreadId(threadId))) === undefined) {
+    await authorizeThread(config, request, threadId, 'read')
+    return jsonResponse(200, EMPTY_THREAD)
+  }
   const response = await read(config, request)
   if (!response.ok || !/^application\/json\b/.test(response.headers.get('content-type') ?? '')) return response
   const snapshot = (await response.json()) as ThreadSnapshot
   return jsonResponse(200, toTanStackThread(snapshot))
 }
+
+const EMPTY_THREAD: TanStackThread = { messages: [], activeRun: null, interrupts: null, page: { truncated: false } }
 
 /** The thread a run belongs to, as its first logged event (RUN_STARTED) names it. */
 async function threadOfRun(config: ChatConfig, runId: string): Promise<string> {
