@@ -4,7 +4,10 @@ import { attachmentResponse } from './attachments.ts'
 import { HttpError, errorResponse, jsonResponse } from './errors.ts'
 import { capabilitiesOf } from './capabilities.ts'
 import { withFrontendTools } from './frontendTools.ts'
-import { parseChatRequest, readJsonBody } from './requests.ts'
+import { parseChatRequest, readJsonBody, type ParsedRequest } from './requests.ts'
+import { answerUIMessageRequest } from './aisdk/uiMessageChat.ts'
+import { isUIMessageRequest } from './aisdk/uiMessageRequest.ts'
+import { toUIThread } from './aisdk/uiThread.ts'
 import { replayResponse } from './events.ts'
 import { isRunning, loadHead, loadMessages, snapshot } from './thread.ts'
 import { resume, startTurn, stopRun, takeOverLostRun } from './turns.ts'
@@ -41,7 +44,13 @@ export function createChatHandler<
 }
 
 async function post(config: ChatConfig, request: Request): Promise<Response> {
-  const body = parseChatRequest(await readJsonBody(request, config.limits.maxBodyBytes))
+  const raw = await readJsonBody(request, config.limits.maxBodyBytes)
+  // The AI SDK's `useChat` (aisdk/): its body becomes a ParsedRequest, its answer a UI message stream.
+  if (isUIMessageRequest(raw)) return answerUIMessageRequest(config, request, raw, (body) => handle(config, request, body))
+  return handle(config, request, parseChatRequest(raw))
+}
+
+function handle(config: ChatConfig, request: Request, body: ParsedRequest): Promise<Response> {
   if ('stop' in body) return stopRun(config, request, body)
   const scoped = body.declaredTools ? withFrontendTools(config, body.declaredTools) : config
   return 'resume' in body ? resume(scoped, request, body) : startTurn(scoped, request, body)
@@ -62,6 +71,10 @@ async function get(config: ChatConfig, request: Request): Promise<Response> {
   const head = await loadHead(config, request, threadId, 'read')
   const attachmentId = params.get('attachmentId')
   if (attachmentId) return attachmentResponse(config.attachments, head.id, attachmentId)
+  if (params.get('format') === 'ai-sdk') {
+    const thread = snapshot(head, await loadMessages(config.store, head), config.limits.runLeaseMs, config.tools)
+    return jsonResponse(200, toUIThread(thread, { endpoint: new URL(request.url).pathname, isServerTool: (name) => config.tools.get(name)?.side === 'server' }))
+  }
   if (limit === undefined && before === undefined) {
     return jsonResponse(200, snapshot(head, await loadMessages(config.store, head), config.limits.runLeaseMs, config.tools))
   }

@@ -1,0 +1,31 @@
+import type { ChatConfig } from '../config.ts'
+import { HttpError } from '../errors.ts'
+import type { ParsedRequest } from '../requests.ts'
+import { atAnswerPath, parseUIMessageRequest } from './uiMessageRequest.ts'
+import { uiMessageStreamResponse } from './uiMessageStream.ts'
+
+/**
+ * Answers the AI SDK's chat request: the body becomes what the handler takes from any client (a
+ * new message, or answers), `post` handles it as it would an AG-UI request, and the run's events
+ * come back as a UI message stream. Refusals stay JSON errors, with paths into `messages`.
+ */
+export async function answerUIMessageRequest(
+  config: ChatConfig,
+  request: Request,
+  body: Record<string, unknown>,
+  post: (parsed: ParsedRequest) => Promise<Response>,
+): Promise<Response> {
+  const { parsed, knownCalls, answerPaths } = parseUIMessageRequest(body)
+  let response: Response
+  try {
+    response = await post(parsed)
+  } catch (error) {
+    throw error instanceof HttpError ? atAnswerPath(error, answerPaths) : error
+  }
+  if (!response.body || !/^text\/event-stream\b/.test(response.headers.get('content-type') ?? '')) return response
+  return uiMessageStreamResponse(response.body, {
+    isServerTool: (name) => config.tools.get(name)?.side === 'server',
+    knownCalls,
+    endpoint: new URL(request.url).pathname,
+  })
+}
