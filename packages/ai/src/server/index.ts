@@ -18,6 +18,9 @@ export { memoryStore, type MemoryStoreOptions } from './stores/memory.ts'
 // The storage contract, for writing a store of your own.
 export type { ActiveRun, OpenStep, PendingInterrupt, StoredAnswer, ThreadCommit, ThreadHead, ThreadStore } from './threadStore.ts'
 export { HttpError } from './errors.ts'
+// The AI SDK's `useChat` at the same endpoint: what `GET ?threadId=&format=ai-sdk` returns.
+export type { UIThread } from './aisdk/uiThread.ts'
+export type { UIMessage as AiSdkUIMessage } from './aisdk/uiMessages.ts'
 export { memoryAttachmentStore, type AttachmentStore, type MemoryAttachmentStoreOptions, type StoredAttachment } from './attachments.ts'
 export {
   MiddlewareError,

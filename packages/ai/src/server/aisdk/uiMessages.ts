@@ -1,74 +1,70 @@
 // The AI SDK's UI message shapes, as far as the chat endpoint reads and writes them: written out here
 // (structurally compatible with `ai`'s `UIMessage` and `UIMessageChunk`, checked by a type test) so
-// the server never loads `ai`. Versions 6 and 7 of the SDK share them.
+// the server never loads `ai`. Versions 6 and 7 of the SDK share them. Messages are mutable, as
+// `useChat({ messages })` takes them.
 
 /** What the server remembers in a part: the stored message it comes from, the interrupt it waits on. */
-export interface ToolgatePartMetadata {
-  readonly toolgate: {
+export type ToolgatePartMetadata = {
+  toolgate: {
     /** The stored assistant message (a model step) the text or call belongs to. */
-    readonly messageId?: string
+    messageId?: string
     /** A browser tool's call: the interrupt its output answers. */
-    readonly interruptId?: string
+    interruptId?: string
     /** A call's result as stored (set on results the server sent). */
-    readonly resultId?: string
+    resultId?: string
   }
 }
 
 export interface UITextPart {
-  readonly type: 'text'
-  readonly text: string
-  readonly state?: 'streaming' | 'done'
-  readonly providerMetadata?: ToolgatePartMetadata
+  type: 'text'
+  text: string
+  state?: 'streaming' | 'done'
+  providerMetadata?: ToolgatePartMetadata
 }
 
 export interface UIReasoningPart {
-  readonly type: 'reasoning'
-  readonly text: string
-  readonly state?: 'streaming' | 'done'
+  type: 'reasoning'
+  text: string
+  state?: 'streaming' | 'done'
 }
 
 export interface UIFilePart {
-  readonly type: 'file'
-  readonly mediaType: string
-  readonly url: string
-  readonly filename?: string
+  type: 'file'
+  mediaType: string
+  url: string
+  filename?: string
 }
 
 export interface UIStepStartPart {
-  readonly type: 'step-start'
+  type: 'step-start'
 }
 
-/** The approval of a call, as the AI SDK keeps it on the call's part; `id` is the interrupt's. */
-export interface UIToolApproval {
-  readonly id: string
-  readonly approved?: boolean
-  readonly reason?: string
-}
-
-/** A call of tool `name`: `type` is `tool-<name>`. */
+/**
+ * A call of tool `name` (`type` is `tool-<name>`), in the states the server hands out: waiting
+ * (`input-available`: a browser tool to run, or a server call under way), waiting for a person
+ * (`approval-requested`, whose `approval.id` is the interrupt's), or settled.
+ */
 export type UIToolPart = {
-  readonly type: `tool-${string}`
-  readonly toolCallId: string
-  readonly input?: unknown
-  readonly providerExecuted?: boolean
-  readonly callProviderMetadata?: ToolgatePartMetadata
-  readonly resultProviderMetadata?: ToolgatePartMetadata
+  type: `tool-${string}`
+  toolCallId: string
+  input: unknown
+  providerExecuted?: boolean
+  callProviderMetadata?: ToolgatePartMetadata
 } & (
-  | { readonly state: 'input-streaming' | 'input-available' }
-  | { readonly state: 'approval-requested'; readonly approval: UIToolApproval }
-  | { readonly state: 'approval-responded'; readonly approval: UIToolApproval & { readonly approved: boolean } }
-  | { readonly state: 'output-available'; readonly output: unknown; readonly approval?: UIToolApproval }
-  | { readonly state: 'output-error'; readonly errorText: string; readonly approval?: UIToolApproval }
-  | { readonly state: 'output-denied'; readonly approval: UIToolApproval & { readonly approved: false } }
+  | { state: 'input-available' }
+  | { state: 'approval-requested'; approval: { id: string } }
+  | { state: 'output-available'; output: unknown; resultProviderMetadata?: ToolgatePartMetadata }
+  | { state: 'output-error'; errorText: string; resultProviderMetadata?: ToolgatePartMetadata }
+  | { state: 'output-denied'; approval: { id: string; approved: false; reason?: string } }
 )
 
 export type UIPart = UITextPart | UIReasoningPart | UIFilePart | UIStepStartPart | UIToolPart
 
 /** A message as `useChat` holds it; the server hands these out to hydrate `useChat({ messages })`. */
 export interface UIMessage {
-  readonly id: string
-  readonly role: 'user' | 'assistant'
-  readonly parts: readonly UIPart[]
+  id: string
+  role: 'user' | 'assistant'
+  parts: UIPart[]
 }
 
 /** One chunk of the UI message stream (the kinds the server sends). */

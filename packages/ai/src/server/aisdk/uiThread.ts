@@ -7,7 +7,7 @@ import type { UIMessage, UIPart, UIToolPart } from './uiMessages.ts'
 export interface UIThread {
   readonly threadId: string
   readonly status: ThreadStatus
-  readonly messages: readonly UIMessage[]
+  readonly messages: UIMessage[]
 }
 
 export interface UIThreadOptions {
@@ -17,7 +17,7 @@ export interface UIThreadOptions {
   readonly isServerTool?: (name: string) => boolean
 }
 
-type MutablePart = { -readonly [K in keyof UIToolPart]: UIToolPart[K] } & Record<string, unknown>
+type MutablePart = UIToolPart & Record<string, unknown>
 
 /**
  * A stored thread as AI SDK `UIMessage`s, shaped exactly as the live stream left them: one
