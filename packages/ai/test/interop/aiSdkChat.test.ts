@@ -15,7 +15,7 @@ import {
 } from 'ai'
 import { toolDefinition, toolResult } from '@toolgate/ai'
 import { scriptedModel } from '@toolgate/ai/server'
-import { locationDef, transferDef, weatherTool } from '../server/fixtures.ts'
+import { locationDef, shareDef, transferDef, weatherTool } from '../server/fixtures.ts'
 import { closeAll, startServer, type TestServer } from '../server/helpers/server.ts'
 
 afterEach(closeAll)
@@ -55,13 +55,14 @@ const model = scriptedModel([
   { when: 'pay', call: () => ({ tool: 'transfer_money', input: { to: 'Bob', amount: 500 } }), then: ([r]) => (r.ok ? `Paid: ${JSON.stringify(r.output)}` : `Not paid: ${r.content}`) },
   { when: 'where', call: () => ({ tool: 'get_location' }), then: ([r]) => `You are in ${JSON.stringify(r.output)}.` },
   { when: 'chart', call: () => ({ tool: 'render_chart', input: { points: 3 } }), then: () => 'Here is the chart.' },
+  { when: 'share', call: () => ({ tool: 'share_file', input: { file: 'a.txt', with: 'Ann' } }), then: ([r]) => `Shared: ${JSON.stringify(r.output)}` },
   { when: 'hello', reply: 'Hello there.' },
 ])
 
 let transfers: { to: string; amount: number }[] = []
 async function setUp(): Promise<TestServer> {
   transfers = []
-  return startServer({ model, tools: [weatherTool, transferDef.server((input) => (transfers.push(input), { receipt: `r-${input.amount}` })), locationDef, chartTool] })
+  return startServer({ model, tools: [weatherTool, transferDef.server((input) => (transfers.push(input), { receipt: `r-${input.amount}` })), locationDef, shareDef, chartTool] })
 }
 
 function chatFor(server: TestServer, init: Partial<ChatInit<UIMessage>> = {}): Chat {
@@ -203,6 +204,43 @@ describe("the AI SDK's useChat (AbstractChat + DefaultChatTransport) against the
     expect(shown(chat).calls).toEqual(['tool-get_location:output-available'])
     const stored = (await server.get(chat.id)).messages.find((message) => message.role === 'tool')
     expect(stored).toMatchObject({ toolName: 'get_location', status: 'success', output: { city: 'Lima' } })
+  })
+
+  it('asks approval for a browser tool before onToolCall runs it', async () => {
+    const server = await setUp()
+    const ran: unknown[] = []
+    const chat: Chat = chatFor(server, {
+      onToolCall: ({ toolCall }) => {
+        ran.push(toolCall.input)
+        void chat.addToolOutput({ tool: 'share_file', toolCallId: toolCall.toolCallId, output: { link: 'https://x/a' } })
+      },
+    })
+    await chat.sendMessage({ text: 'share it' })
+    expect(shown(chat).calls).toEqual(['tool-share_file:approval-requested'])
+    expect(ran).toEqual([])
+    const part = chat.messages.at(-1)!.parts.find((p) => p.type === 'tool-share_file') as { approval: { id: string } }
+    await chat.addToolApprovalResponse({ id: part.approval.id, approved: true })
+    await vi.waitFor(() => expect(shown(chat).text).toBe('Shared: {"link":"https://x/a"}'))
+    await settled(chat)
+    expect(chat.error).toBeUndefined()
+    expect(ran).toEqual([{ file: 'a.txt', with: 'Ann' }])
+  })
+
+  it('takes a new message while an approval waits: the call is denied on the server, the new turn streams', async () => {
+    const server = await setUp()
+    const chat = chatFor(server)
+    await chat.sendMessage({ text: 'pay Bob' })
+    await chat.sendMessage({ text: 'hello' })
+    expect(chat.error).toBeUndefined()
+    expect(shown(chat).text).toBe('Hello there.')
+    expect(transfers).toEqual([])
+    const roles = (await server.get(chat.id)).messages.map((message) => message.role)
+    expect(roles).toEqual(['user', 'assistant', 'tool', 'user', 'assistant'])
+    // The earlier message still shows the approval it asked; a reload shows it denied.
+    const thread = (await (await fetch(`${server.url}?threadId=${chat.id}&format=ai-sdk`)).json()) as { messages: UIMessage[] }
+    expect(thread.messages[1]!.parts.find((part) => part.type === 'tool-transfer_money')).toMatchObject({ state: 'output-denied' })
+    await chat.sendMessage({ text: 'hello' })
+    expect(chat.error).toBeUndefined()
   })
 
   it("stores a browser output that fails the tool's schema as an error result the model reads", async () => {

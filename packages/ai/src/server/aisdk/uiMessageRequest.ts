@@ -17,8 +17,8 @@ export function isUIMessageRequest(body: unknown): body is Record<string, unknow
 /** The request as the handler takes it, and what the answer's stream needs to know of the client's messages. */
 export interface UIMessageRequest {
   readonly parsed: ParsedRequest
-  /** The calls of the message the response continues (none for a new user message). */
-  readonly knownCalls: ReadonlySet<string>
+  /** The calls of the message the response continues (none for a new user message), with the stored message each belongs to. */
+  readonly knownCalls: ReadonlyMap<string, string | undefined>
   /** Where in `messages` each `resume` answer came from, so refusals point there. */
   readonly answerPaths: readonly AnswerPath[]
 }
@@ -47,7 +47,7 @@ export function parseUIMessageRequest(body: Record<string, unknown>): UIMessageR
   if (!last) throw invalid('`messages` must end with the new user message, or the assistant message with your answers', 'messages')
 
   if (last.role === 'user') {
-    return { parsed: { threadId: id, message: userText(last), agui: true, history: historyOf(checked.slice(0, -1)) }, knownCalls: new Set(), answerPaths: [] }
+    return { parsed: { threadId: id, message: userText(last), agui: true, history: historyOf(checked.slice(0, -1)) }, knownCalls: new Map(), answerPaths: [] }
   }
   if (last.role !== 'assistant') throw invalid('The last message must be a user message (a new turn) or the assistant message with your answers', `${last.path}.role`)
   const { answers, paths } = answersOf(last)
@@ -57,7 +57,9 @@ export function parseUIMessageRequest(body: Record<string, unknown>): UIMessageR
       last.path,
     )
   }
-  const knownCalls = new Set(last.parts.flatMap((part) => (isToolPart(part) && typeof part.toolCallId === 'string' ? [part.toolCallId] : [])))
+  const knownCalls = new Map(
+    last.parts.flatMap((part) => (isToolPart(part) && typeof part.toolCallId === 'string' ? [[part.toolCallId, stringOf(toolgateOf(part.callProviderMetadata)?.messageId)] as const] : [])),
+  )
   return { parsed: { threadId: id, resume: answers, agui: true, history: historyOf(checked) }, knownCalls, answerPaths: paths }
 }
 

@@ -26,7 +26,7 @@ export interface UIMessageStreamOptions {
    * other calls the run announces (calls a new message superseded) belong to an earlier message,
    * which the AI SDK cannot update: they are left out, and a reload shows them.
    */
-  readonly knownCalls: ReadonlySet<string>
+  readonly knownCalls: ReadonlyMap<string, string | undefined>
   /** Where stored attachments are served: the endpoint's URL path. */
   readonly endpoint: string
 }
@@ -74,12 +74,13 @@ export class UIMessageStreamWriter {
   /** The model step under way: the AI SDK's `start-step`, and the stored message it becomes. */
   #step: { messageId: string | undefined } | undefined
   readonly #calls = new Map<string, Call>()
-  readonly #known: Set<string>
+  /** Calls the client's message holds, with the stored message each belongs to. */
+  readonly #known: Map<string, string | undefined>
 
   constructor(options: UIMessageStreamOptions, emit: (chunk: UIMessageChunk) => void) {
     this.#options = options
     this.#emit = emit
-    this.#known = new Set(options.knownCalls)
+    this.#known = new Map(options.knownCalls)
   }
 
   write(event: ChatEvent): void {
@@ -109,7 +110,7 @@ export class UIMessageStreamWriter {
         step.messageId ??= event.parentMessageId
         const server = this.#options.isServerTool(event.toolCallName)
         this.#calls.set(event.toolCallId, { toolName: event.toolCallName, server, messageId: step.messageId, args: '' })
-        this.#known.add(event.toolCallId)
+        this.#known.set(event.toolCallId, step.messageId)
         return this.#emit({
           type: 'tool-input-start',
           toolCallId: event.toolCallId,
@@ -176,7 +177,7 @@ export class UIMessageStreamWriter {
     const extras = interrupt as Partial<ToolInterrupt>
     const toolName = extras.toolName ?? extras.metadata?.toolName ?? ''
     const input = 'input' in extras ? extras.input : extras.metadata?.input
-    const messageId = this.#calls.get(toolCallId)?.messageId
+    const messageId = this.#known.get(toolCallId)
     this.#emit({ type: 'tool-input-available', toolCallId, toolName, input, providerMetadata: { toolgate: { ...(messageId ? { messageId } : {}), interruptId: id } } })
   }
 
