@@ -53,6 +53,19 @@ for (const { version, path } of versions) {
       await idle(page)
     })
 
+    test('a reload during a run follows the run to its end (resume)', async ({ page }) => {
+      // The demo's long story streams for a while: the bounds are for its length, not its speed.
+      test.setTimeout(120_000)
+      await page.goto(`${page_}${path}`)
+      await send(page, 'tell me a long story')
+      await expect(lastAssistant(page).getByTestId('text')).toContainText('Chapter 3:')
+      await page.reload()
+      await expect(lastAssistant(page).getByTestId('text')).toContainText('Chapter 60: the tool gate opened', { timeout: 90_000 })
+      await idle(page)
+      await expect(page.locator('[data-testid=message][data-role=assistant]')).toHaveCount(1)
+      await expect(lastAssistant(page).getByTestId('text')).toHaveText(/^Chapter 1: .* went on its way\.$/)
+    })
+
     test('an approval approved runs the server tool once', async ({ page }) => {
       const to = `ann-${version}-${Date.now()}@example.com`
       await page.goto(`${page_}${path}`)

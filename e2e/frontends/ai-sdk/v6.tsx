@@ -7,7 +7,12 @@ mount('6', function useToolgateChat(id: string, messages: UIMessage[]) {
   const chat = useChat({
     id,
     messages,
-    transport: new DefaultChatTransport({ api: '/api/chat' }),
+    transport: new DefaultChatTransport({
+      api: '/api/chat',
+      // A reload during a run follows the run: the thread's run, read as a UI message stream.
+      prepareReconnectToStreamRequest: ({ id }) => ({ api: `/api/chat?threadId=${encodeURIComponent(id)}&format=ai-sdk&stream` }),
+    }),
+    resume: true,
     // Approvals and browser-tool outputs go back to the server as soon as a step has them all.
     sendAutomaticallyWhen: (options) => lastAssistantMessageIsCompleteWithApprovalResponses(options) || lastAssistantMessageIsCompleteWithToolCalls(options),
     onToolCall: ({ toolCall }) => {

@@ -5,7 +5,7 @@ import { HttpError, errorResponse, jsonResponse } from './errors.ts'
 import { capabilitiesOf } from './capabilities.ts'
 import { withFrontendTools } from './frontendTools.ts'
 import { parseChatRequest, readJsonBody, type ParsedRequest } from './requests.ts'
-import { answerUIMessageRequest } from './aisdk/uiMessageChat.ts'
+import { answerUIMessageRequest, asUIMessageStream } from './aisdk/uiMessageChat.ts'
 import { isUIMessageRequest } from './aisdk/uiMessageRequest.ts'
 import { toUIThread } from './aisdk/uiThread.ts'
 import { replayResponse } from './events.ts'
@@ -65,13 +65,18 @@ async function get(config: ChatConfig, request: Request): Promise<Response> {
   const threadId = params.get('threadId')
   if (!threadId && params.has('capabilities')) return jsonResponse(200, capabilitiesOf(config))
   if (!threadId) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
-  if (wantsEventStream(request)) return attach(config, request, threadId, params)
+  // The AI SDK's reconnect (`useChat({ resume: true })`) reads the same events as a UI message stream.
+  const aiSdk = params.get('format') === 'ai-sdk'
+  if (wantsEventStream(request) || (aiSdk && params.has('stream'))) {
+    const events = await attach(config, request, threadId, params)
+    return aiSdk ? asUIMessageStream(config, request, events) : events
+  }
   const limit = indexParam(params, 'limit')
   const before = indexParam(params, 'before')
   const head = await loadHead(config, request, threadId, 'read')
   const attachmentId = params.get('attachmentId')
   if (attachmentId) return attachmentResponse(config.attachments, head.id, attachmentId)
-  if (params.get('format') === 'ai-sdk') {
+  if (aiSdk) {
     const thread = snapshot(head, await loadMessages(config.store, head), config.limits.runLeaseMs, config.tools)
     return jsonResponse(200, toUIThread(thread, { endpoint: new URL(request.url).pathname, isServerTool: (name) => config.tools.get(name)?.side === 'server' }))
   }

@@ -288,6 +288,34 @@ describe("the AI SDK's useChat (AbstractChat + DefaultChatTransport) against the
     expect(transfers).toEqual([{ to: 'Bob', amount: 500 }])
   })
 
+  it('reattaches a reloaded chat to the run under way (resumeStream, GET ?format=ai-sdk&stream)', async () => {
+    const story = Array.from({ length: 30 }, (_, i) => `part ${i}. `).join('')
+    const server = await startServer({ model: scriptedModel([{ when: 'story', reply: story }], { delayMs: 15 }) })
+    const first = chatFor(server)
+    const streaming = first.sendMessage({ text: 'a story' })
+    await vi.waitFor(() => expect(shown(first).text).toContain('part 3.'))
+    // The page reloads mid-run: it reads the thread (as the run began), then follows the run.
+    const thread = (await (await fetch(`${server.url}?threadId=${first.id}&format=ai-sdk`)).json()) as { status: string; messages: UIMessage[] }
+    expect(thread.status).toBe('running')
+    expect(thread.messages.map((message) => message.role)).toEqual(['user'])
+    const reloaded = chatFor(server, {
+      id: first.id,
+      messages: thread.messages,
+      transport: new DefaultChatTransport({ api: server.url, prepareReconnectToStreamRequest: ({ id }) => ({ api: `${server.url}?threadId=${id}&format=ai-sdk&stream` }) }),
+    })
+    await reloaded.resumeStream()
+    expect(reloaded.error).toBeUndefined()
+    expect(reloaded.messages.map((message) => message.role)).toEqual(['user', 'assistant'])
+    expect(shown(reloaded).text).toBe(story)
+    await streaming
+    // Nothing streams any more: the reconnect finds no run (204) and leaves the chat as it is.
+    await reloaded.resumeStream()
+    expect(reloaded.status).toBe('ready')
+    expect(reloaded.messages).toHaveLength(2)
+    await reloaded.sendMessage({ text: 'a story' })
+    expect(reloaded.error).toBeUndefined()
+  })
+
   it('reads the stream with readUIMessageStream into the same message', async () => {
     const server = await setUp()
     const response = await postMessages(server, 'read-1', [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'weather please' }] }])

@@ -22,6 +22,14 @@ export async function answerUIMessageRequest(
   } catch (error) {
     throw error instanceof HttpError ? atAnswerPath(error, answerPaths) : error
   }
+  return asUIMessageStream(config, request, response, knownCalls)
+}
+
+/**
+ * A run's AG-UI event stream (a POST's, or a reattaching GET's) as a UI message stream; any other
+ * response (a JSON refusal, `204` when no run streams) as it is.
+ */
+export function asUIMessageStream(config: ChatConfig, request: Request, response: Response, knownCalls: ReadonlyMap<string, string | undefined> = new Map()): Response {
   if (!response.body || !/^text\/event-stream\b/.test(response.headers.get('content-type') ?? '')) return response
   return uiMessageStreamResponse(response.body, {
     isServerTool: (name) => config.tools.get(name)?.side === 'server',
