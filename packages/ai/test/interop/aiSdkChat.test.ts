@@ -378,6 +378,30 @@ describe("the AI SDK's useChat (AbstractChat + DefaultChatTransport) against the
     }
   })
 
+  it('ends a failed run with an error chunk: the chat shows the safe message, never the secret', async () => {
+    const server = await startServer({
+      model: {
+        stream: async function* () {
+          yield { type: 'text-delta', delta: 'Thinking' }
+          throw new Error('password=hunter2 at /srv/db.ts')
+        },
+      },
+    })
+    const chat = chatFor(server)
+    await chat.sendMessage({ text: 'hello' })
+    expect(chat.status).toBe('error')
+    expect(chat.error?.message).toBeTruthy()
+    expect(chat.error?.message).not.toContain('hunter2')
+    expect(shown(chat).text).toBe('Thinking')
+  })
+
+  it('answers 404 for the thread of a chat not started yet', async () => {
+    const server = await setUp()
+    const response = await fetch(`${server.url}?threadId=never-used&format=ai-sdk`)
+    expect(response.status).toBe(404)
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('THREAD_NOT_FOUND')
+  })
+
   it('surfaces a refusal to the chat as its error, with the JSON body', async () => {
     const server = await setUp()
     const chat = chatFor(server)
