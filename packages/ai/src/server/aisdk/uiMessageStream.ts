@@ -156,8 +156,7 @@ export class UIMessageStreamWriter {
   #result(event: ChatEvent & { type: 'TOOL_CALL_RESULT' }): void {
     const { toolCallId } = event
     if (!this.#known.has(toolCallId)) return
-    // Toolgate's extras travel at the top level or, for strict AG-UI clients, under `metadata`.
-    const extras = { ...(isRecord((event as { metadata?: unknown }).metadata) ? (event as unknown as { metadata: Record<string, unknown> }).metadata : {}), ...event }
+    const extras = extrasOf(event)
     const providerMetadata: ToolgatePartMetadata = { toolgate: { resultId: event.messageId } }
     if (extras.status === 'denied') return this.#emit({ type: 'tool-output-denied', toolCallId })
     if (extras.status === 'error') return this.#emit({ type: 'tool-output-error', toolCallId, errorText: event.content, providerMetadata })
@@ -173,10 +172,9 @@ export class UIMessageStreamWriter {
     const { id, reason, toolCallId } = interrupt
     if (!this.#known.has(toolCallId)) return
     if (reason === 'tool_approval') return this.#emit({ type: 'tool-approval-request', approvalId: id, toolCallId })
-    // Toolgate's own fields sit at the top level and again under `metadata` (strict AG-UI clients keep only that).
-    const extras = interrupt as Partial<ToolInterrupt>
-    const toolName = extras.toolName ?? extras.metadata?.toolName ?? ''
-    const input = 'input' in extras ? extras.input : extras.metadata?.input
+    const extras = extrasOf(interrupt)
+    const toolName = typeof extras.toolName === 'string' ? extras.toolName : ''
+    const input = extras.input
     const messageId = this.#known.get(toolCallId)
     this.#emit({ type: 'tool-input-available', toolCallId, toolName, input, providerMetadata: { toolgate: { ...(messageId ? { messageId } : {}), interruptId: id } } })
   }
@@ -194,6 +192,12 @@ export class UIMessageStreamWriter {
     this.#step = undefined
     this.#emit({ type: 'finish-step' })
   }
+}
+
+/** Toolgate's fields of an event or interrupt: at its top level, or under `metadata` (where strict AG-UI clients keep them). */
+function extrasOf(value: object): Record<string, unknown> {
+  const { metadata } = value as { metadata?: unknown }
+  return { ...(isRecord(metadata) ? metadata : {}), ...(value as Record<string, unknown>) }
 }
 
 function stepMetadata(messageId: string | undefined): ToolgatePartMetadata {
