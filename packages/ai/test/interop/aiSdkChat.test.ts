@@ -1,18 +1,8 @@
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import * as v from 'valibot'
-import {
-  AbstractChat,
-  DefaultChatTransport,
-  lastAssistantMessageIsCompleteWithApprovalResponses,
-  lastAssistantMessageIsCompleteWithToolCalls,
-  readUIMessageStream,
-  uiMessageChunkSchema,
-  type ChatInit,
-  type ChatState,
-  type ChatStatus,
-  type UIMessage,
-  type UIMessageChunk,
-} from 'ai'
+import * as ai6 from 'ai'
+import * as ai7 from 'ai7'
+import type { AbstractChat, ChatInit, ChatState, ChatStatus, UIMessage, UIMessageChunk } from 'ai'
 import { toolDefinition, toolResult } from '@toolgate/ai'
 import { scriptedModel } from '@toolgate/ai/server'
 import { locationDef, shareDef, transferDef, weatherTool } from '../server/fixtures.ts'
@@ -21,7 +11,17 @@ import { closeAll, startServer, type TestServer } from '../server/helpers/server
 afterEach(closeAll)
 
 // The AI SDK's own chat (AbstractChat with DefaultChatTransport, as `useChat` runs it) against a real
-// chat server: what a `useChat` app sees, and what the server does with what it sends.
+// chat server: what a `useChat` app sees, and what the server does with what it sends. Every test
+// runs with AI SDK 6 (`ai`) and 7 (`ai7`, an npm alias); both speak the same protocol.
+
+type Sdk = typeof ai6
+const SDKS: [string, Sdk][] = [
+  ['6', ai6],
+  ['7', ai7 as unknown as Sdk],
+]
+/** The SDK of the test under way. */
+let sdk: Sdk = ai6
+type Chat = AbstractChat<UIMessage>
 
 class MemoryChatState implements ChatState<UIMessage> {
   status: ChatStatus = 'ready'
@@ -36,10 +36,13 @@ class MemoryChatState implements ChatState<UIMessage> {
   snapshot = <T,>(value: T): T => structuredClone(value)
 }
 
-class Chat extends AbstractChat<UIMessage> {
-  constructor({ messages, ...init }: ChatInit<UIMessage>) {
-    super({ ...init, state: new MemoryChatState(messages) })
+function newChat(init: ChatInit<UIMessage>): Chat {
+  class MemoryChat extends sdk.AbstractChat<UIMessage> {
+    constructor({ messages, ...rest }: ChatInit<UIMessage>) {
+      super({ ...rest, state: new MemoryChatState(messages) })
+    }
   }
+  return new MemoryChat(init)
 }
 
 const PNG = Uint8Array.from(atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='), (c) => c.charCodeAt(0))
@@ -66,10 +69,10 @@ async function setUp(): Promise<TestServer> {
 }
 
 function chatFor(server: TestServer, init: Partial<ChatInit<UIMessage>> = {}): Chat {
-  return new Chat({
+  return newChat({
     id: `chat-${Math.random().toString(36).slice(2)}`,
-    transport: new DefaultChatTransport({ api: server.url }),
-    sendAutomaticallyWhen: (options) => lastAssistantMessageIsCompleteWithApprovalResponses(options) || lastAssistantMessageIsCompleteWithToolCalls(options),
+    transport: new sdk.DefaultChatTransport({ api: server.url }),
+    sendAutomaticallyWhen: (options) => sdk.lastAssistantMessageIsCompleteWithApprovalResponses(options) || sdk.lastAssistantMessageIsCompleteWithToolCalls(options),
     ...init,
   })
 }
@@ -93,7 +96,11 @@ function postMessages(server: TestServer, id: string, messages: unknown[]) {
   return server.post({ id, messages, trigger: 'submit-message', messageId: undefined })
 }
 
-describe("the AI SDK's useChat (AbstractChat + DefaultChatTransport) against the chat endpoint", () => {
+for (const [version, thisSdk] of SDKS) describe(`AI SDK ${version}'s useChat (AbstractChat + DefaultChatTransport) against the chat endpoint`, () => {
+  beforeEach(() => {
+    sdk = thisSdk
+  })
+
   it('streams a text turn as a UI message stream, on the chat id as the thread', async () => {
     const server = await setUp()
     const chat = chatFor(server)
@@ -120,7 +127,7 @@ describe("the AI SDK's useChat (AbstractChat + DefaultChatTransport) against the
     const text = await response.text()
     expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true)
     const chunks = text.split('\n\n').filter((frame) => frame.startsWith('data: {')).map((frame) => JSON.parse(frame.slice(6)) as UIMessageChunk)
-    const schema = uiMessageChunkSchema()
+    const schema = sdk.uiMessageChunkSchema()
     for (const chunk of chunks) expect((await schema.validate!(chunk)).success, JSON.stringify(chunk)).toBe(true)
     // Repeated deltas counted once.
     expect(chunks.map((chunk) => chunk.type).filter((type, at, all) => type !== all[at - 1])).toEqual([
@@ -301,7 +308,7 @@ describe("the AI SDK's useChat (AbstractChat + DefaultChatTransport) against the
     const reloaded = chatFor(server, {
       id: first.id,
       messages: thread.messages,
-      transport: new DefaultChatTransport({ api: server.url, prepareReconnectToStreamRequest: ({ id }) => ({ api: `${server.url}?threadId=${id}&format=ai-sdk&stream` }) }),
+      transport: new sdk.DefaultChatTransport({ api: server.url, prepareReconnectToStreamRequest: ({ id }) => ({ api: `${server.url}?threadId=${id}&format=ai-sdk&stream` }) }),
     })
     await reloaded.resumeStream()
     expect(reloaded.error).toBeUndefined()
@@ -319,9 +326,9 @@ describe("the AI SDK's useChat (AbstractChat + DefaultChatTransport) against the
   it('reads the stream with readUIMessageStream into the same message', async () => {
     const server = await setUp()
     const response = await postMessages(server, 'read-1', [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'weather please' }] }])
-    const chunks = new DefaultChatTransportReader().read(response.body!)
+    const chunks = readChunks(response.body!)
     let last: UIMessage | undefined
-    for await (const message of readUIMessageStream({ stream: chunks })) last = message
+    for await (const message of sdk.readUIMessageStream({ stream: chunks })) last = message
     expect(last?.parts.filter((part) => part.type === 'text').map((part) => (part as { text: string }).text)).toEqual(['It is {"city":"Oslo","tempC":4}.'])
   })
 
@@ -413,8 +420,11 @@ describe("the AI SDK's useChat (AbstractChat + DefaultChatTransport) against the
 })
 
 /** DefaultChatTransport's reading of a response, for readUIMessageStream. */
-class DefaultChatTransportReader extends DefaultChatTransport<UIMessage> {
-  read(body: ReadableStream<Uint8Array>): ReadableStream<UIMessageChunk> {
-    return this.processResponseStream(body)
+function readChunks(body: ReadableStream<Uint8Array>): ReadableStream<UIMessageChunk> {
+  class Reader extends sdk.DefaultChatTransport<UIMessage> {
+    read(stream: ReadableStream<Uint8Array>) {
+      return this.processResponseStream(stream)
+    }
   }
+  return new Reader().read(body)
 }
