@@ -13,6 +13,8 @@ interface Part {
   output?: unknown
   errorText?: string
   approval?: { id: string; approved?: boolean; reason?: string }
+  /** Toolgate puts the approval policy's reason here (server tools). */
+  toolMetadata?: { toolgate?: { approvalReason?: string } }
   url?: string
   mediaType?: string
 }
@@ -110,6 +112,7 @@ function PartView({ part, chat }: { part: Part; chat: ChatHelpers }) {
       {part.state === 'output-denied' && <p data-testid="denied">Denied{part.approval?.reason ? `: ${part.approval.reason}` : ''}</p>}
       {part.state === 'approval-requested' && part.approval && (
         <div role="group" aria-label={`Approve ${name}`}>
+          <p data-testid="approval-reason">{part.toolMetadata?.toolgate?.approvalReason}</p>
           <button onClick={() => void chat.addToolApprovalResponse({ id: part.approval!.id, approved: true })}>Approve</button>
           <input aria-label="Reason" value={reason} onChange={(event) => setReason(event.target.value)} />
           <button onClick={() => void chat.addToolApprovalResponse({ id: part.approval!.id, approved: false, ...(reason ? { reason } : {}) })}>Deny</button>

@@ -163,8 +163,10 @@ for (const [version, thisSdk] of SDKS) describe(`AI SDK ${version}'s useChat (Ab
     const chat = chatFor(server)
     await chat.sendMessage({ text: 'pay Bob' })
     expect(shown(chat)).toEqual({ role: 'assistant', text: '', calls: ['tool-transfer_money:approval-requested'] })
-    const part = chat.messages.at(-1)!.parts.find((p) => p.type === 'tool-transfer_money') as { approval: { id: string }; input: unknown }
+    const part = chat.messages.at(-1)!.parts.find((p) => p.type === 'tool-transfer_money') as { approval: { id: string }; input: unknown; toolMetadata: unknown }
     expect(part.input).toEqual({ to: 'Bob', amount: 500 })
+    // The policy's reason, where the AI SDK keeps a tool's extras.
+    expect(part.toolMetadata).toEqual({ toolgate: { approvalReason: 'Sends 500 EUR to Bob' } })
     const [interrupt] = (await server.get(chat.id)).interrupts
     expect(part.approval.id).toBe(interrupt!.id)
     expect(transfers).toEqual([])

@@ -4,7 +4,7 @@ import type { ToolInterrupt } from '../../protocol/interrupts.ts'
 import { isRecord } from '../../util/isRecord.ts'
 import { readSseData } from '../../util/readSseData.ts'
 import { attachmentUrl } from './attachmentUrl.ts'
-import type { ToolgatePartMetadata, UIMessageChunk } from './uiMessages.ts'
+import { approvalMetadata, type ToolgatePartMetadata, type UIMessageChunk } from './uiMessages.ts'
 
 // A run's AG-UI events, told again in the AI SDK's UI message stream protocol. The run itself is
 // unchanged (its events still go to its log, and it outlives the request); only what this response
@@ -169,14 +169,29 @@ export class UIMessageStreamWriter {
   }
 
   #interrupt(interrupt: ToolInterrupt): void {
-    const { id, reason, toolCallId } = interrupt
+    const { id, reason, toolCallId, message } = interrupt
     if (!this.#known.has(toolCallId)) return
-    if (reason === 'tool_approval') return this.#emit({ type: 'tool-approval-request', approvalId: id, toolCallId })
     const extras = extrasOf(interrupt)
     const toolName = typeof extras.toolName === 'string' ? extras.toolName : ''
-    const input = extras.input
     const messageId = this.#known.get(toolCallId)
-    this.#emit({ type: 'tool-input-available', toolCallId, toolName, input, providerMetadata: { toolgate: { ...(messageId ? { messageId } : {}), interruptId: id } } })
+    if (reason === 'tool_approval') {
+      // The AI SDK's approval request has no room for the policy's reason: a server call's part
+      // takes it as `toolMetadata` (a browser call's cannot be touched before it is handed over:
+      // its input becoming available would run it).
+      if (message !== undefined && this.#options.isServerTool(toolName)) {
+        this.#emit({
+          type: 'tool-input-available',
+          toolCallId,
+          toolName,
+          input: extras.input,
+          providerExecuted: true,
+          providerMetadata: stepMetadata(messageId),
+          toolMetadata: approvalMetadata(message),
+        })
+      }
+      return this.#emit({ type: 'tool-approval-request', approvalId: id, toolCallId })
+    }
+    this.#emit({ type: 'tool-input-available', toolCallId, toolName, input: extras.input, providerMetadata: { toolgate: { ...(messageId ? { messageId } : {}), interruptId: id } } })
   }
 
   #openStep(): { messageId: string | undefined } {

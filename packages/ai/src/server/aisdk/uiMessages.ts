@@ -39,6 +39,15 @@ export interface UIStepStartPart {
   type: 'step-start'
 }
 
+/** A server call waiting for approval: why, as the tool's `needsApproval` policy said (`part.toolMetadata`). */
+export type ToolgateToolMetadata = {
+  toolgate: { approvalReason: string }
+}
+
+export function approvalMetadata(approvalReason: string): ToolgateToolMetadata {
+  return { toolgate: { approvalReason } }
+}
+
 /**
  * A call of tool `name` (`type` is `tool-<name>`), in the states the server hands out: waiting
  * (`input-available`: a browser tool to run, or a server call under way), waiting for a person
@@ -50,6 +59,7 @@ export type UIToolPart = {
   input: unknown
   providerExecuted?: boolean
   callProviderMetadata?: ToolgatePartMetadata
+  toolMetadata?: ToolgateToolMetadata
 } & (
   | { state: 'input-available' }
   | { state: 'approval-requested'; approval: { id: string } }
@@ -89,6 +99,7 @@ export type UIMessageChunk =
       readonly input: unknown
       readonly providerExecuted?: boolean
       readonly providerMetadata?: ToolgatePartMetadata
+      readonly toolMetadata?: ToolgateToolMetadata
     }
   | { readonly type: 'tool-approval-request'; readonly approvalId: string; readonly toolCallId: string }
   | { readonly type: 'tool-output-available'; readonly toolCallId: string; readonly output: unknown; readonly providerExecuted?: boolean; readonly providerMetadata?: ToolgatePartMetadata }

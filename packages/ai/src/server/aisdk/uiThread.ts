@@ -1,7 +1,7 @@
 import type { ThreadSnapshot, ThreadStatus } from '../../protocol/thread.ts'
 import { attachmentUrl } from './attachmentUrl.ts'
 import { parseArguments } from './uiMessageStream.ts'
-import type { UIMessage, UIPart, UIToolPart } from './uiMessages.ts'
+import { approvalMetadata, type UIMessage, type UIPart, type UIToolPart } from './uiMessages.ts'
 
 /** `GET ?threadId=&format=ai-sdk`: the thread as `useChat({ id, messages })` takes it after a reload. */
 export interface UIThread {
@@ -75,8 +75,10 @@ export function toUIThread(snapshot: ThreadSnapshot, options: UIThreadOptions): 
   for (const interrupt of snapshot.interrupts) {
     const part = turn?.calls.get(interrupt.toolCallId)
     if (!part) continue
-    if (interrupt.reason === 'tool_approval') Object.assign(part, { state: 'approval-requested', approval: { id: interrupt.id } })
-    else {
+    if (interrupt.reason === 'tool_approval') {
+      Object.assign(part, { state: 'approval-requested', approval: { id: interrupt.id } })
+      if (interrupt.message !== undefined && part.providerExecuted) part.toolMetadata = approvalMetadata(interrupt.message)
+    } else {
       const messageId = part.callProviderMetadata?.toolgate.messageId
       Object.assign(part, { state: 'input-available', input: interrupt.input, callProviderMetadata: { toolgate: { ...(messageId ? { messageId } : {}), interruptId: interrupt.id } } })
     }
