@@ -31,20 +31,35 @@ export interface UIMessageStreamOptions {
   readonly endpoint: string
 }
 
-/** The UI message stream response for the AG-UI event stream `events` (a run's `text/event-stream` body). */
+/**
+ * The UI message stream response for the AG-UI event stream `events` (a run's `text/event-stream`
+ * body). Chunks made in one turn of the event loop go out together, as the run's own frames do.
+ */
 export function uiMessageStreamResponse(events: ReadableStream<Uint8Array>, options: UIMessageStreamOptions): Response {
   const encoder = new TextEncoder()
   const abort = new AbortController()
+  let pending = ''
+  let controller!: ReadableStreamDefaultController<Uint8Array>
+  const flush = () => {
+    if (pending !== '' && !abort.signal.aborted) controller.enqueue(encoder.encode(pending))
+    pending = ''
+  }
+  const write = (frame: string) => {
+    if (pending === '') nextTurn(flush)
+    pending += frame
+  }
   const body = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      const translator = new UIMessageStreamWriter(options, (chunk) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(chunk)}\n\n`)))
+    async start(streamController) {
+      controller = streamController
+      const translator = new UIMessageStreamWriter(options, (chunk) => write(`data: ${JSON.stringify(chunk)}\n\n`))
       try {
         for await (const data of readSseData(events, abort.signal, { flushAtEnd: false })) translator.write(JSON.parse(data) as ChatEvent)
-        if (!abort.signal.aborted) controller.enqueue(encoder.encode('data: [DONE]\n\n'))
+        write('data: [DONE]\n\n')
       } catch (error) {
         // The run goes on and is logged; only this response broke off.
         if (!abort.signal.aborted) console.error('[toolgate] translating a run for the AI SDK failed:', error)
       }
+      flush()
       try {
         controller.close()
       } catch {
@@ -58,6 +73,12 @@ export function uiMessageStreamResponse(events: ReadableStream<Uint8Array>, opti
   })
   return new Response(body, { status: 200, headers: UI_MESSAGE_STREAM_HEADERS })
 }
+
+/** After the current turn of the event loop; `setImmediate` only where it is Node's (Next.js' Edge runtime has one that throws). */
+const nextTurn: (task: () => void) => void =
+  (globalThis as { process?: { release?: { name?: string } } }).process?.release?.name === 'node' && typeof setImmediate === 'function'
+    ? (task) => void setImmediate(task)
+    : (task) => void setTimeout(task, 0)
 
 interface Call {
   readonly toolName: string
