@@ -1,6 +1,9 @@
-import type { ChatConfig } from '../config.ts'
+import type { ChatConfig } from '../options.ts'
 import { HttpError } from '../errors.ts'
-import type { ParsedRequest } from '../requests.ts'
+import type { ParsedRequest } from '../http/requests.ts'
+import type { AiSdkThread } from '../../protocol/aiSdk.ts'
+import type { ThreadSnapshot } from '../../protocol/thread.ts'
+import { toAiSdkThread } from './uiThread.ts'
 import { atAnswerPath, parseUIMessageRequest } from './uiMessageRequest.ts'
 import { uiMessageStreamResponse } from './uiMessageStream.ts'
 
@@ -23,6 +26,11 @@ export async function answerUIMessageRequest(
     throw error instanceof HttpError ? atAnswerPath(error, answerPaths) : error
   }
   return asUIMessageStream(config, request, response, knownCalls)
+}
+
+/** `GET ?threadId=&format=ai-sdk`: the snapshot as `useChat({ messages })` takes it. */
+export function uiThreadOf(config: ChatConfig, request: Request, snapshot: ThreadSnapshot): AiSdkThread {
+  return toAiSdkThread(snapshot, { endpoint: new URL(request.url).pathname, isServerTool: (name) => config.tools.get(name)?.side === 'server' })
 }
 
 /**

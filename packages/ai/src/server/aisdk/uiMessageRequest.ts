@@ -1,8 +1,8 @@
 import type { ResumeAnswer } from '../../protocol/requests.ts'
 import { isRecord } from '../../util/isRecord.ts'
-import type { ClientHistoryMessage } from '../clientHistory.ts'
+import type { ClientHistoryMessage } from '../agui/clientHistory.ts'
 import { HttpError } from '../errors.ts'
-import { MAX_THREAD_ID_LENGTH, type ParsedRequest } from '../requests.ts'
+import { MAX_THREAD_ID_LENGTH, type ParsedRequest } from '../http/requests.ts'
 
 // What `useChat` posts through `DefaultChatTransport`: `{ id, messages: UIMessage[], trigger,
 // messageId? }`, whole conversation included. As for an AG-UI client, the server takes from it

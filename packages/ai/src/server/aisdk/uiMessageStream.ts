@@ -4,7 +4,8 @@ import type { ToolInterrupt } from '../../protocol/interrupts.ts'
 import { isRecord } from '../../util/isRecord.ts'
 import { readSseData } from '../../util/readSseData.ts'
 import { attachmentUrl } from './attachmentUrl.ts'
-import { approvalMetadata, type ToolgatePartMetadata, type UIMessageChunk } from './uiMessages.ts'
+import type { AiSdkPartMetadata } from '../../protocol/aiSdk.ts'
+import { approvalMetadata, type UIMessageChunk } from './uiMessageChunks.ts'
 
 // A run's AG-UI events, told again in the AI SDK's UI message stream protocol. The run itself is
 // unchanged (its events still go to its log, and it outlives the request); only what this response
@@ -178,7 +179,7 @@ export class UIMessageStreamWriter {
     const { toolCallId } = event
     if (!this.#known.has(toolCallId)) return
     const extras = extrasOf(event)
-    const providerMetadata: ToolgatePartMetadata = { toolgate: { resultId: event.messageId } }
+    const providerMetadata: AiSdkPartMetadata = { toolgate: { resultId: event.messageId } }
     if (extras.status === 'denied') return this.#emit({ type: 'tool-output-denied', toolCallId })
     if (extras.status === 'error') return this.#emit({ type: 'tool-output-error', toolCallId, errorText: event.content, providerMetadata })
     this.#emit({ type: 'tool-output-available', toolCallId, output: 'output' in extras ? extras.output : event.content, providerMetadata })
@@ -236,7 +237,7 @@ function extrasOf(value: object): Record<string, unknown> {
   return { ...(isRecord(metadata) ? metadata : {}), ...(value as Record<string, unknown>) }
 }
 
-function stepMetadata(messageId: string | undefined): ToolgatePartMetadata {
+function stepMetadata(messageId: string | undefined): AiSdkPartMetadata {
   return { toolgate: messageId === undefined ? {} : { messageId } }
 }
 

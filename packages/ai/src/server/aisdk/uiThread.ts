@@ -1,23 +1,17 @@
-import type { ThreadSnapshot, ThreadStatus } from '../../protocol/thread.ts'
+import type { ThreadSnapshot } from '../../protocol/thread.ts'
 import { attachmentUrl } from './attachmentUrl.ts'
 import { parseArguments } from './uiMessageStream.ts'
-import { approvalMetadata, type UIMessage, type UIPart, type UIToolPart } from './uiMessages.ts'
+import type { AiSdkThread, AiSdkToolPart, AiSdkUIMessage, AiSdkUIPart } from '../../protocol/aiSdk.ts'
+import { approvalMetadata } from './uiMessageChunks.ts'
 
-/** `GET ?threadId=&format=ai-sdk`: the thread as `useChat({ id, messages })` takes it after a reload. */
-export interface UIThread {
-  readonly threadId: string
-  readonly status: ThreadStatus
-  readonly messages: UIMessage[]
-}
-
-export interface UIThreadOptions {
+export interface AiSdkThreadOptions {
   /** The endpoint's URL path, where stored attachments are served. */
   readonly endpoint: string
   /** Whether the server runs tool `name` (its parts are `providerExecuted`). */
   readonly isServerTool?: (name: string) => boolean
 }
 
-type MutablePart = UIToolPart & Record<string, unknown>
+type MutablePart = AiSdkToolPart & Record<string, unknown>
 
 /**
  * A stored thread as AI SDK `UIMessage`s, shaped exactly as the live stream left them: one
@@ -26,9 +20,9 @@ type MutablePart = UIToolPart & Record<string, unknown>
  * `approval-requested` (answer with `addToolApprovalResponse`) or, for a browser tool, as
  * `input-available` naming its interrupt (run it and `addToolOutput`).
  */
-export function toUIThread(snapshot: ThreadSnapshot, options: UIThreadOptions): UIThread {
-  const messages: UIMessage[] = []
-  let turn: { id: string; parts: UIPart[]; calls: Map<string, MutablePart> } | undefined
+export function toAiSdkThread(snapshot: ThreadSnapshot, options: AiSdkThreadOptions): AiSdkThread {
+  const messages: AiSdkUIMessage[] = []
+  let turn: { id: string; parts: AiSdkUIPart[]; calls: Map<string, MutablePart> } | undefined
   for (const message of snapshot.messages) {
     if (message.role === 'user') {
       turn = undefined
@@ -51,7 +45,7 @@ export function toUIThread(snapshot: ThreadSnapshot, options: UIThreadOptions): 
           callProviderMetadata: { toolgate: { messageId: message.id } },
         }
         turn.calls.set(call.id, part)
-        turn.parts.push(part as UIToolPart)
+        turn.parts.push(part as AiSdkToolPart)
       }
     } else {
       const part = turn?.calls.get(message.toolCallId)

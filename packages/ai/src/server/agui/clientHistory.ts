@@ -1,0 +1,98 @@
+import type { ThreadMessage } from '../../protocol/messages.ts'
+import { isRecord } from '../../util/isRecord.ts'
+import type { ChatConfig } from '../options.ts'
+import { HttpError } from '../errors.ts'
+import type { ThreadHead } from '../thread/threadStore.ts'
+
+// An AG-UI client sends the whole conversation as it sees it with every run (`RunAgentInput.messages`).
+// The server never takes history from it: the stored thread is the truth. But a client whose history
+// says something the thread does not (an assistant reply the server never sent, a tool result that
+// differs, a user message that was never stored) is out of step, and is told so with a 409 rather
+// than answered as if it were not. Messages the thread has no notion of (system, developer, activity,
+// reasoning) are the client's own business and are not compared.
+
+/** One message of `RunAgentInput.messages` before the new turn, as far as it is compared. */
+export interface ClientHistoryMessage {
+  /** Its index in `messages`, for the error's path. */
+  readonly index: number
+  readonly role: 'user' | 'assistant' | 'tool'
+  readonly id: string | undefined
+  /** Text content; `undefined` when the client sent none (nothing to compare). */
+  readonly text: string | undefined
+  /** `tool`: the call it answers. */
+  readonly toolCallId: string | undefined
+  /** `assistant`: the ids of the calls it made. */
+  readonly toolCallIds: readonly string[]
+}
+
+/** The comparable messages of a `RunAgentInput.messages` slice. */
+export function clientHistoryOf(messages: readonly unknown[]): ClientHistoryMessage[] {
+  return messages.flatMap((message, index): ClientHistoryMessage[] => {
+    if (!isRecord(message) || (message.role !== 'user' && message.role !== 'assistant' && message.role !== 'tool')) return []
+    const toolCalls = Array.isArray(message.toolCalls) ? message.toolCalls : []
+    return [
+      {
+        index,
+        role: message.role,
+        id: typeof message.id === 'string' ? message.id : undefined,
+        text: textOf(message.content),
+        toolCallId: typeof message.toolCallId === 'string' ? message.toolCallId : undefined,
+        toolCallIds: toolCalls.flatMap((call) => (isRecord(call) && typeof call.id === 'string' ? [call.id] : [])),
+      },
+    ]
+  })
+}
+
+/**
+ * Refuses (409 `HISTORY_CONFLICT`, with the message's path) a client history that contradicts the
+ * stored thread. `head` undefined: the thread does not exist yet, so any history contradicts it.
+ */
+export async function checkClientHistory(config: ChatConfig, head: ThreadHead | undefined, history: readonly ClientHistoryMessage[]): Promise<void> {
+  if (history.length === 0) return
+  if (!head) throw conflict(history[0]!, 'The thread has no history yet: send only the new user message')
+  const stored = [...(await config.store.messages(head.id, 0, head.messageCount)), ...(head.step ? [head.step.message, ...head.step.results] : [])]
+  // A client may carry its own answer to a call that waits (it answers through `resume` too).
+  const waiting = new Set(head.step?.interrupts.map((interrupt) => interrupt.toolCallId))
+  const problem = contradiction(stored, history.filter((message) => !(message.role === 'tool' && message.toolCallId !== undefined && waiting.has(message.toolCallId))))
+  if (problem) throw conflict(problem.message, problem.why)
+}
+
+function contradiction(stored: readonly ThreadMessage[], history: readonly ClientHistoryMessage[]): { message: ClientHistoryMessage; why: string } | undefined {
+  const assistants = new Map<string, ThreadMessage & { role: 'assistant' }>()
+  const results = new Map<string, ThreadMessage & { role: 'tool' }>()
+  const userTexts: string[] = []
+  for (const message of stored) {
+    if (message.role === 'assistant') assistants.set(message.id, message)
+    else if (message.role === 'tool') results.set(message.toolCallId, message)
+    else userTexts.push(message.content)
+  }
+  let nextUser = 0 // user messages must appear in the stored order (some may be left out)
+  for (const message of history) {
+    if (message.role === 'user') {
+      const found = message.text === undefined ? nextUser : userTexts.indexOf(message.text, nextUser)
+      if (found === -1) return { message, why: 'The thread has no such user message at this point' }
+      nextUser = found + 1
+    } else if (message.role === 'assistant') {
+      const known = message.id === undefined ? undefined : assistants.get(message.id)
+      if (!known) return { message, why: 'The server never sent this assistant message (unknown `id`)' }
+      if (message.text !== undefined && message.text !== '' && message.text !== known.content) return { message, why: 'The assistant message differs from the stored one' }
+      const calls = new Set(known.toolCalls.map((call) => call.id))
+      if (message.toolCallIds.some((id) => !calls.has(id))) return { message, why: 'The assistant message has tool calls the stored one does not' }
+    } else {
+      const known = message.toolCallId === undefined ? undefined : results.get(message.toolCallId)
+      if (!known) return { message, why: 'The thread has no result for this tool call: answer pending calls with `resume`' }
+      if (message.text !== undefined && message.text !== known.content) return { message, why: 'The tool result differs from the stored one' }
+    }
+  }
+  return undefined
+}
+
+function textOf(content: unknown): string | undefined {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return undefined
+  return content.map((part) => (isRecord(part) && part.type === 'text' && typeof part.text === 'string' ? part.text : '')).join('')
+}
+
+function conflict(message: ClientHistoryMessage, why: string): HttpError {
+  return new HttpError(409, 'HISTORY_CONFLICT', `${why}; the server keeps the thread's history and never takes it from the client`, `messages[${message.index}]`)
+}

@@ -1,0 +1,41 @@
+import { toolDefinition } from '../../tools/toolDefinition.ts'
+import type { AnyTool } from '../../tools/types.ts'
+import { isRecord } from '../../util/isRecord.ts'
+import type { ChatConfig } from '../options.ts'
+import { HttpError } from '../errors.ts'
+import { extendToolRegistry } from '../../tools/toolRegistry.ts'
+
+// AG-UI frontend tools: tools a client declares in `RunAgentInput.tools` and runs itself. The server
+// decides what the model may call, so they are ignored unless the app names them in
+// `createChatHandler({ frontendTools })`. An accepted one is a client tool for that request: declared
+// to the model with the client's JSON Schema, its calls pause the run with a `client_tool` interrupt
+// the client answers through `resume`, its arguments validated against that schema like any tool's.
+
+/** The config for one AG-UI request: the server's tools plus the client's that the app accepts. */
+export function withFrontendTools(config: ChatConfig, declared: readonly unknown[]): ChatConfig {
+  if (config.frontendTools.size === 0 || declared.length === 0) return config
+  const accepted = new Map<string, AnyTool>() // a name declared twice: the first declaration counts
+  for (const [index, tool] of declared.entries()) {
+    if (!isRecord(tool) || typeof tool.name !== 'string' || !config.frontendTools.has(tool.name) || accepted.has(tool.name)) continue
+    accepted.set(tool.name, frontendTool(tool, `tools[${index}]`))
+  }
+  if (accepted.size === 0) return config
+  return { ...config, tools: extendToolRegistry(config.tools, [...accepted.values()], 'RunAgentInput.tools') }
+}
+
+function frontendTool(tool: Record<string, unknown>, path: string): AnyTool {
+  const { name, description, parameters } = tool
+  if (typeof description !== 'string') throw invalid('A frontend tool needs a string `description`', `${path}.description`)
+  if (!isRecord(parameters) || parameters.type !== 'object') {
+    throw invalid('A frontend tool needs `parameters`, a JSON Schema of an object', `${path}.parameters`)
+  }
+  try {
+    return toolDefinition({ name: name as string, description, inputSchema: parameters })
+  } catch (error) {
+    throw invalid(`The frontend tool "${String(name)}" is not valid: ${error instanceof Error ? error.message : String(error)}`, path)
+  }
+}
+
+function invalid(message: string, path: string): HttpError {
+  return new HttpError(400, 'INVALID_REQUEST', message, path)
+}

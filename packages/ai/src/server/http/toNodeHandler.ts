@@ -1,0 +1,170 @@
+import { errorBody } from './responses.ts'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ChatHandler } from '../createChatHandler.ts'
+
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
+
+/**
+ * Adapts a Fetch handler to `node:http` (and Express/Connect, which pass the same objects; a body
+ * an Express parser already read is taken from `req.body`).
+ * A client that disconnects aborts the request's signal and cancels the response stream, which
+ * is what stops the model and running tools.
+ */
+export function toNodeHandler(handler: ChatHandler): NodeHandler {
+  return async (req, res) => {
+    const disconnected = new AbortController()
+    res.on('close', () => {
+      if (!res.writableFinished) disconnected.abort(new Error('The client disconnected'))
+    })
+    const body = requestBody(req)
+    let response: Response
+    try {
+      response = await handler(toRequest(req, body && (await body.content()), disconnected.signal))
+    } catch (error) {
+      console.error('[toolgate] handler threw:', error)
+      response = Response.json(errorBody('INTERNAL', 'The chat handler failed; see the server log'), { status: 500 })
+    }
+    // A refusal may come before the body was read (413, 415): read the rest away so the client
+    // gets the response rather than a reset connection, and the connection stays usable.
+    if (!req.readableEnded) body?.discard()
+    await writeResponse(response, res)
+  }
+}
+
+function toRequest(req: IncomingMessage, body: ReadableStream<Uint8Array> | Uint8Array | undefined, signal: AbortSignal): Request {
+  const secure = (req.socket as { encrypted?: boolean }).encrypted === true
+  const url = new URL(req.url ?? '/', `${secure ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`)
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (name.startsWith(':') || value === undefined) continue
+    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item)
+  }
+  const init: RequestInit & { duplex?: 'half' } = { method: req.method ?? 'GET', headers, signal }
+  // A request's bytes never sit in a SharedArrayBuffer; the cast only narrows the buffer's type.
+  if (body instanceof Uint8Array) init.body = body as Uint8Array<ArrayBuffer>
+  else if (body) {
+    init.body = body
+    init.duplex = 'half' // required by Node for a streamed request body
+  }
+  return new Request(url, init)
+}
+
+/** Beyond this, an unread body is not worth reading away: the connection is dropped instead. */
+const MAX_DISCARD_BYTES = 16 * 1024 * 1024
+
+/** A body that declares at most this many bytes is read before the handler runs: a chat message fits. */
+const SMALL_BODY_BYTES = 64 * 1024
+
+interface RequestBody {
+  /** The whole body when it is small and declared so; else a web stream that reads on demand. */
+  content(): Promise<ReadableStream<Uint8Array> | Uint8Array>
+  /** Reads away whatever the handler left unread, without resetting the connection. */
+  discard(): void
+}
+
+/**
+ * The request body, and a way to read away whatever the handler left unread (cancelling the
+ * stream does the same) without resetting the connection. A small body with a declared length
+ * is handed over whole: a stream costs more than the few bytes of a chat message.
+ */
+function requestBody(req: IncomingMessage): RequestBody | undefined {
+  if (req.method === 'GET' || req.method === 'HEAD') return undefined
+  const parsed = (req as { body?: unknown }).body
+  if (req.readableEnded && parsed !== undefined) return { content: async () => preParsed(parsed), discard: () => {} }
+  const declared = Number(req.headers['content-length'])
+  if (req.headers['content-length'] !== undefined && declared <= SMALL_BODY_BYTES) {
+    return { content: () => readSmall(req), discard: () => req.resume() }
+  }
+  let open = true
+  let discarding = false
+  let discarded = 0
+  const discard = () => {
+    if (discarding) return
+    discarding = true
+    open = false
+    req.on('data', (chunk: Buffer) => {
+      discarded += chunk.byteLength
+      if (discarded > MAX_DISCARD_BYTES) req.socket.destroy()
+    })
+    req.resume()
+  }
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        req.pause()
+        req.on('data', (chunk: Buffer) => {
+          if (!open) return
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+          if ((controller.desiredSize ?? 0) <= 0) req.pause()
+        })
+        req.once('end', () => open && ((open = false), controller.close()))
+        req.once('error', (error) => open && ((open = false), controller.error(error)))
+      },
+      pull() {
+        if (open) req.resume()
+      },
+      cancel: discard,
+    },
+    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+  )
+  return { content: async () => stream, discard }
+}
+
+/** Reads a body whose declared length is small (Node's parser holds it to that length). */
+function readSmall(req: IncomingMessage): Promise<Uint8Array> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)))
+    // A client that left mid-body: no partial JSON reaches the handler, and the request's signal is aborted.
+    const gone = () => resolve(new Uint8Array())
+    req.once('error', gone)
+    req.once('close', gone)
+  })
+}
+
+/** Express-style body parsers ran first: hand their result on as the JSON it came from. */
+function preParsed(body: unknown): Uint8Array {
+  return body instanceof Uint8Array ? body : new TextEncoder().encode(typeof body === 'string' ? body : JSON.stringify(body))
+}
+
+async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+  res.statusCode = response.status
+  const cookies = response.headers.getSetCookie()
+  response.headers.forEach((value, name) => {
+    if (name !== 'set-cookie') res.setHeader(name, value)
+  })
+  if (cookies.length > 0) res.setHeader('set-cookie', cookies)
+  if (!response.body) {
+    res.end()
+    return
+  }
+  res.flushHeaders()
+  const reader = response.body.getReader()
+  const stop = () => reader.cancel(new Error('The client disconnected')).catch(() => {})
+  res.on('close', stop)
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done || res.destroyed) break
+      if (!res.write(value)) await drained(res)
+    }
+  } catch {
+    // The stream failed or was cancelled because the client left; nothing more to send.
+  } finally {
+    res.off('close', stop)
+    if (!res.destroyed) res.end()
+  }
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done)
+      res.off('close', done)
+      resolve()
+    }
+    res.on('drain', done)
+    res.on('close', done)
+  })
+}

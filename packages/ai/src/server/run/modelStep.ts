@@ -1,0 +1,207 @@
+import type { ModelChunk, ModelUsage } from '../../model/chatModel.ts'
+import type { ProviderMetadata, ThreadAssistantMessage, ThreadMessage, ThreadReasoning } from '../../protocol/messages.ts'
+import { randomId } from '../../util/randomId.ts'
+import { ToolgateError } from '../../errors.ts'
+import { isRecord } from '../../util/isRecord.ts'
+import { attachmentLoader } from './attachments.ts'
+import { declaredTools } from './declaredTools.ts'
+import { ModelError } from '../errors.ts'
+import type { Run, UsageTotals } from './Run.ts'
+
+interface OpenCall {
+  /** The id the client and the stored thread know the call by. */
+  readonly id: string
+  readonly name: string
+  args: string
+  open: boolean
+  providerMetadata: ProviderMetadata | undefined
+}
+
+/** One model call: the assistant message it produced (none when it said nothing), and how it failed, if it did. */
+export interface StepOutcome {
+  readonly message: ThreadAssistantMessage | undefined
+  readonly error: ModelError | undefined
+}
+
+/**
+ * Streams one model call as events and returns the assistant message it makes. Whatever ends the
+ * step (the model finishing, failing, or the run aborting), the message keeps the text so far and
+ * every call whose start went out, with the arguments that arrived: the stored thread holds what
+ * the client was shown. The run answers calls that will not run.
+ */
+export async function modelStep(run: Run): Promise<StepOutcome> {
+  const { events, signal } = run
+  const messageId = randomId('msg_')
+  const calls: OpenCall[] = []
+  const reasoning: ThreadReasoning[] = []
+  /** The call a model id currently stands for; ids a model reuses get a new call each time. */
+  const byModelId = new Map<string, OpenCall>()
+  const usedIds = toolCallIds(run.messages)
+  let text = ''
+  // Before the step starts: a middleware that throws ends the run, and is never taken for a model error.
+  const request = await run.middleware.modelRequest({ messages: run.messages, tools: await declaredTools(run) })
+  events.stepStarted(messageId)
+
+  const onChunk = (chunk: ModelChunk) => {
+    switch (chunk.type) {
+      case 'text-delta':
+        text += chunk.delta
+        return events.text(chunk.delta)
+      case 'reasoning-delta':
+        return events.reasoning(chunk.delta)
+      case 'reasoning':
+        reasoning.push(chunk.providerMetadata ? { text: chunk.text, providerMetadata: chunk.providerMetadata } : { text: chunk.text })
+        return
+      case 'tool-call-start': {
+        if (byModelId.get(chunk.toolCallId)?.open) return
+        const call: OpenCall = { id: uniqueCallId(chunk.toolCallId, usedIds), name: chunk.toolName, args: '', open: true, providerMetadata: undefined }
+        byModelId.set(chunk.toolCallId, call)
+        calls.push(call)
+        return events.toolCallStart(call.id, call.name)
+      }
+      case 'tool-call-delta': {
+        const call = byModelId.get(chunk.toolCallId)
+        if (!call?.open) return
+        call.args += chunk.delta
+        return events.toolCallArgs(call.id, chunk.delta)
+      }
+      case 'tool-call-end': {
+        const call = byModelId.get(chunk.toolCallId)
+        if (!call?.open) return
+        call.open = false
+        call.providerMetadata = chunk.providerMetadata
+        return events.toolCallEnd(call.id)
+      }
+      case 'finish':
+        if (chunk.usage) addUsage(run.usage, chunk.usage)
+    }
+  }
+
+  let error: ModelError | undefined
+  let iterator: AsyncIterator<ModelChunk> | undefined
+  try {
+    iterator = run.config.model.stream({ ...request, signal, loadAttachment: attachmentLoader(run.config.attachments, run.head.id) })[Symbol.asyncIterator]()
+    for (;;) {
+      const next = await nextUnlessAborted(iterator, signal)
+      if (next === undefined || next.done) break
+      onChunk(checkedChunk(next.value))
+    }
+  } catch (failure) {
+    if (!signal.aborted) error = new ModelError(failure)
+  }
+  if (signal.aborted) iterator?.return?.()?.catch(() => {})
+  events.stepEnded()
+
+  if (text === '' && calls.length === 0 && reasoning.length === 0) return { message: undefined, error }
+  const toolCalls = calls.map(({ id, name, args, providerMetadata }) => ({
+    id,
+    name,
+    arguments: args,
+    ...(providerMetadata ? { providerMetadata } : {}),
+  }))
+  const message: ThreadAssistantMessage = {
+    role: 'assistant',
+    id: messageId,
+    content: text,
+    toolCalls,
+    ...(reasoning.length > 0 ? { reasoning } : {}),
+  }
+  return { message, error }
+}
+
+/** A model (or adapter) yielded a chunk outside the `ModelChunk` contract. */
+export class MalformedChunkError extends ToolgateError {
+  readonly chunk: unknown
+
+  constructor(problem: string, chunk: unknown) {
+    super('MALFORMED_MODEL_CHUNK', `The model yielded a malformed chunk: ${problem}`)
+    this.chunk = chunk
+  }
+}
+
+const FINISH_REASONS: ReadonlySet<unknown> = new Set(['stop', 'tool_calls', 'length', 'content_filter', 'other'])
+
+/**
+ * Every chunk is checked where it enters: a number as a text delta would go out as invalid AG-UI
+ * and be stored as text, and a chunk type the runtime does not know would be dropped unseen. A
+ * malformed chunk ends the run (the browser gets a safe RUN_ERROR, `onError` the chunk).
+ */
+function checkedChunk(chunk: unknown): ModelChunk {
+  const problem = chunkProblem(chunk)
+  if (problem !== undefined) throw new MalformedChunkError(problem, chunk)
+  return chunk as ModelChunk
+}
+
+function chunkProblem(chunk: unknown): string | undefined {
+  if (!isRecord(chunk)) return 'not an object'
+  const string = (key: string, nonEmpty = false) =>
+    typeof chunk[key] === 'string' && (!nonEmpty || chunk[key] !== '') ? undefined : `\`${key}\` of a "${String(chunk.type)}" chunk must be a ${nonEmpty ? 'non-empty ' : ''}string`
+  const optionalRecord = (key: string) =>
+    chunk[key] === undefined || isRecord(chunk[key]) ? undefined : `\`${key}\` of a "${String(chunk.type)}" chunk must be an object`
+  switch (chunk.type) {
+    case 'text-delta':
+    case 'reasoning-delta':
+      return string('delta')
+    case 'reasoning':
+      return string('text') ?? optionalRecord('providerMetadata')
+    case 'tool-call-start':
+      return string('toolCallId') ?? string('toolName', true)
+    case 'tool-call-delta':
+      return string('toolCallId') ?? string('delta')
+    case 'tool-call-end':
+      return string('toolCallId') ?? optionalRecord('providerMetadata')
+    case 'finish':
+      return FINISH_REASONS.has(chunk.reason) ? optionalRecord('usage') : `unknown finish reason ${JSON.stringify(chunk.reason) ?? 'undefined'}`
+    default:
+      return `unknown chunk type ${JSON.stringify(chunk.type) ?? 'undefined'}`
+  }
+}
+
+/** Every tool call id the thread already uses, by its calls and its results. */
+function toolCallIds(messages: readonly ThreadMessage[]): Set<string> {
+  const ids = new Set<string>()
+  for (const message of messages) {
+    if (message.role === 'assistant') for (const call of message.toolCalls) ids.add(call.id)
+    else if (message.role === 'tool') ids.add(message.toolCallId)
+  }
+  return ids
+}
+
+/**
+ * The model's id for a new call, unless the thread or this step already uses it: OpenAI-compatible
+ * servers may send `call_0` in every step, and history, results and the client key calls by id.
+ */
+function uniqueCallId(modelId: string, used: Set<string>): string {
+  let id = modelId
+  while (id === '' || used.has(id)) id = randomId('call_')
+  used.add(id)
+  return id
+}
+
+/**
+ * The iterator's next result, or `undefined` as soon as `signal` aborts (it never rejects on
+ * abort): a model that ignores its signal must not keep the run alive.
+ */
+function nextUnlessAborted<T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T> | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined)
+  return new Promise<IteratorResult<T> | undefined>((resolve, reject) => {
+    const onAbort = () => resolve(undefined)
+    signal.addEventListener('abort', onAbort, { once: true })
+    iterator.next().then(
+      (value) => (signal.removeEventListener('abort', onAbort), resolve(value)),
+      (error) => (signal.removeEventListener('abort', onAbort), reject(error)),
+    )
+  })
+}
+
+function addUsage(totals: UsageTotals, usage: ModelUsage): void {
+  totals.inputTokens += count(usage.inputTokens)
+  totals.outputTokens += count(usage.outputTokens)
+  totals.cachedInputTokens += count(usage.cachedInputTokens)
+  totals.reasoningTokens += count(usage.reasoningTokens)
+  totals.reported = true
+}
+
+function count(value: number | undefined): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.round(value) : 0
+}

@@ -1,0 +1,185 @@
+import * as v from 'valibot'
+import { toolDefinition } from '../../tools/toolDefinition.ts'
+import type { ThreadMessage } from '../../protocol/messages.ts'
+import { createChatHandler } from '../createChatHandler.ts'
+import { scriptedModel } from './scriptedModel.ts'
+import type { ThreadHead, ThreadStore } from '../thread/threadStore.ts'
+
+/**
+ * `@toolgate/ai/server/testing`: the conformance suite every `ThreadStore` passes (memory, Redis,
+ * Postgres, and yours). It takes your test runner's `describe`, `it` and `expect` (Vitest's or
+ * Jest's), and a factory that returns a fresh, empty store.
+ *
+ * ```ts
+ * import { describe, it, expect } from 'vitest'
+ * import { threadStoreConformance } from '@toolgate/ai/server/testing'
+ * threadStoreConformance('my store', (options) => myStore(options), { describe, it, expect })
+ * ```
+ */
+
+export interface ConformanceRunner {
+  describe(name: string, body: () => void): void
+  it(name: string, body: () => Promise<void>, timeoutMs?: number): void
+  expect(value: unknown, message?: string): {
+    toBe(expected: unknown): void
+    toEqual(expected: unknown): void
+    toBeUndefined(): void
+  }
+}
+
+/** What the factory is asked for: a thread TTL when the suite tests expiry. */
+export interface StoreFactoryOptions {
+  readonly threadTtlMs?: number
+}
+
+export type StoreFactory = (options: StoreFactoryOptions) => ThreadStore | Promise<ThreadStore>
+
+let counter = 0
+/** Thread ids unique per run, so stores that outlive a test (a shared Redis) never collide. */
+const freshId = () => `thread_conformance_${Date.now().toString(36)}_${(counter++).toString(36)}`
+
+function headOf(id: string, version: number, messageCount: number, extra: Partial<ThreadHead> = {}): ThreadHead {
+  return { id, version, createdAt: 1, updatedAt: version, messageCount, bytes: 0, resolvedInterruptIds: [], ...extra }
+}
+
+function userMessage(index: number, content = `message ${index}`): ThreadMessage {
+  return { role: 'user', id: `msg_${index}`, content }
+}
+
+export function threadStoreConformance(name: string, factory: StoreFactory, { describe, it, expect }: ConformanceRunner): void {
+  describe(`ThreadStore conformance: ${name}`, () => {
+    it('knows no thread it was not given', async () => {
+      const store = await factory({})
+      expect(await store.head(freshId())).toBeUndefined()
+      expect(await store.messages(freshId(), 0, 10)).toEqual([])
+    })
+
+    it('creates a thread at version 1 and reads back its head and messages', async () => {
+      const store = await factory({})
+      const id = freshId()
+      const head = headOf(id, 1, 2, { activeRun: { runId: 'run_a', startedAt: 5, renewedAt: 6, fromMessage: 2 } })
+      expect(await store.commit({ head, append: [userMessage(0), userMessage(1)] })).toBe(true)
+      expect(await store.head(id)).toEqual(head)
+      expect(await store.messages(id, 0, 2)).toEqual([userMessage(0), userMessage(1)])
+      expect(await store.messages(id, 1, 2)).toEqual([userMessage(1)])
+    })
+
+    it('is a compare-and-set on the version: a stale write changes nothing', async () => {
+      const store = await factory({})
+      const id = freshId()
+      expect(await store.commit({ head: headOf(id, 1, 1), append: [userMessage(0)] })).toBe(true)
+      expect(await store.commit({ head: headOf(id, 1, 1), append: [userMessage(9)] })).toBe(false)
+      expect(await store.commit({ head: headOf(id, 3, 2), append: [userMessage(9)] })).toBe(false)
+      expect(await store.commit({ head: headOf(id, 2, 2), append: [userMessage(1)] })).toBe(true)
+      expect((await store.head(id))?.version).toBe(2)
+      expect(await store.messages(id, 0, 5)).toEqual([userMessage(0), userMessage(1)])
+    })
+
+    it('lets exactly one of many concurrent writes of the same version win', async () => {
+      const store = await factory({})
+      const id = freshId()
+      await store.commit({ head: headOf(id, 1, 0), append: [] })
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => store.commit({ head: headOf(id, 2, 1), append: [userMessage(i)] })))
+      expect(results.filter(Boolean).length).toBe(1)
+      expect((await store.messages(id, 0, 100)).length).toBe(1)
+    })
+
+    it('serializes concurrent appends that retry on conflict: every message once, in commit order', async () => {
+      const store = await factory({})
+      const id = freshId()
+      await store.commit({ head: headOf(id, 1, 0), append: [] })
+      const writer = async (index: number) => {
+        for (;;) {
+          const head = (await store.head(id))!
+          if (await store.commit({ head: headOf(id, head.version + 1, head.messageCount + 1), append: [userMessage(index)] })) return
+        }
+      }
+      await Promise.all(Array.from({ length: 20 }, (_, i) => writer(i)))
+      const messages = await store.messages(id, 0, 100)
+      expect(messages.length).toBe(20)
+      expect(new Set(messages.map((m) => m.id)).size).toBe(20)
+      expect((await store.head(id))?.messageCount).toBe(20)
+    })
+
+    it('keeps a large thread, and reads any window of it', async () => {
+      const store = await factory({})
+      const id = freshId()
+      let version = 0
+      for (let batch = 0; batch < 40; batch++) {
+        const append = Array.from({ length: 50 }, (_, i) => userMessage(batch * 50 + i, `${'x'.repeat(200)} ${batch * 50 + i}`))
+        expect(await store.commit({ head: headOf(id, ++version, (batch + 1) * 50), append })).toBe(true)
+      }
+      const window = await store.messages(id, 1234, 1240)
+      expect(window.map((m) => m.id)).toEqual(['msg_1234', 'msg_1235', 'msg_1236', 'msg_1237', 'msg_1238', 'msg_1239'])
+      expect((await store.messages(id, 0, 2000)).length).toBe(2000)
+    }, 60_000)
+
+    it('round-trips any unicode text exactly', async () => {
+      const store = await factory({})
+      const id = freshId()
+      const content = 'Grüße 👋🏽 مرحبا 你好 \u0000 \u2028 "quotes" \\ back \ud83d\ude00 \t\n'
+      const message: ThreadMessage = { role: 'assistant', id: 'msg_u', content, toolCalls: [{ id: 'call_ü', name: 'ünïcode', arguments: JSON.stringify({ text: content }) }] }
+      await store.commit({ head: headOf(id, 1, 1, { resolvedInterruptIds: ['int_é'] }), append: [message] })
+      expect(await store.messages(id, 0, 1)).toEqual([message])
+      expect((await store.head(id))?.resolvedInterruptIds).toEqual(['int_é'])
+    })
+
+    it('forgets a thread after its TTL', async () => {
+      const store = await factory({ threadTtlMs: 300 })
+      const id = freshId()
+      await store.commit({ head: headOf(id, 1, 1), append: [userMessage(0)] })
+      expect((await store.head(id))?.version).toBe(1)
+      await new Promise((resolve) => setTimeout(resolve, 700))
+      expect(await store.head(id)).toBeUndefined()
+      // The id can be used again, from scratch.
+      expect(await store.commit({ head: headOf(id, 1, 1), append: [userMessage(5)] })).toBe(true)
+      expect(await store.messages(id, 0, 5)).toEqual([userMessage(5)])
+    })
+
+    it('keeps runs’ events in order for readers that reattach, and marks the end', async () => {
+      const store = await factory({})
+      const log = store.events
+      if (!log) return
+      const runId = `run_${freshId()}`
+      expect(await log.read(runId, 0)).toBeUndefined()
+      await log.append(runId, [{ seq: 1, data: '{"type":"RUN_STARTED"}' }, { seq: 2, data: '{"n":"ü"}' }], false)
+      expect(await log.read(runId, 0)).toEqual({ events: [{ seq: 1, data: '{"type":"RUN_STARTED"}' }, { seq: 2, data: '{"n":"ü"}' }], ended: false })
+      const waiting = log.wait(runId, 2, 5000, new AbortController().signal)
+      await log.append(runId, [{ seq: 3, data: '{"type":"RUN_FINISHED"}' }], true)
+      await waiting
+      expect(await log.read(runId, 2)).toEqual({ events: [{ seq: 3, data: '{"type":"RUN_FINISHED"}' }], ended: true })
+    })
+
+    it('applies exactly one of 100 concurrent identical answers, and runs the tool once', async () => {
+      const store = await factory({})
+      let ran = 0
+      const transfer = toolDefinition({
+        name: 'transfer_money',
+        description: 'Sends money',
+        inputSchema: v.object({ to: v.string() }),
+        needsApproval: true,
+      }).server(async () => {
+        ran++
+        return { ok: true }
+      })
+      const model = scriptedModel([{ when: 'pay', call: () => ({ tool: 'transfer_money', input: { to: 'Bob' } }), then: () => 'paid' }])
+      const handler = createChatHandler({ model, tools: [transfer], store })
+      const post = (body: unknown) =>
+        handler(new Request('http://test/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }))
+      const first = await (await post({ message: 'pay Bob' })).text()
+      const events = first.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)))
+      const threadId = events[0].threadId as string
+      const interruptId = events.at(-1).outcome.interrupts[0].id as string
+      const answers = await Promise.all(
+        Array.from({ length: 100 }, async () => {
+          const response = await post({ threadId, resume: [{ interruptId, approved: true }] })
+          await response.text()
+          return response.status
+        }),
+      )
+      expect(answers.filter((status) => status === 200).length).toBe(1)
+      expect(answers.filter((status) => status === 409).length).toBe(99)
+      expect(ran).toBe(1)
+    }, 60_000)
+  })
+}

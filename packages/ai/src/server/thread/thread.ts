@@ -1,0 +1,125 @@
+import type { ThreadMessage } from '../../protocol/messages.ts'
+import type { ThreadSnapshot, ThreadStatus, ThreadWindow } from '../../protocol/thread.ts'
+import { jsonBytes } from '../../util/jsonBytes.ts'
+import type { ChatConfig, ThreadAction } from '../options.ts'
+import { HttpError, threadNotFound } from '../errors.ts'
+import { toWire, unanswered } from '../run/interrupts.ts'
+import type { ThreadHead, ThreadStore } from './threadStore.ts'
+import type { ToolRegistry } from '../../tools/toolRegistry.ts'
+
+// The thread as the runtime handles it: loading it for a request, changing it by compare-and-set,
+// who holds it, and what a reloaded page is shown of it. The storage contract is in threadStore.ts.
+
+/** The head of a thread that does not exist yet. */
+export function newHead(id: string): ThreadHead {
+  const now = Date.now()
+  return { id, version: 0, createdAt: now, updatedAt: now, messageCount: 0, bytes: 0, resolvedInterruptIds: [] }
+}
+
+/** Loads the head of a thread the request may access: 404 when it does not exist, 403 when `authorize` says no. */
+export async function loadHead(config: ChatConfig, request: Request, threadId: string, action: ThreadAction): Promise<ThreadHead> {
+  const head = await config.store.head(threadId)
+  if (!head) throw threadNotFound(threadId)
+  await authorizeThread(config, request, threadId, action)
+  return head
+}
+
+export async function authorizeThread(config: ChatConfig, request: Request, threadId: string, action: ThreadAction): Promise<void> {
+  if (config.authorize && !(await config.authorize(request, threadId, { action }))) {
+    throw new HttpError(403, 'FORBIDDEN', 'You may not access this thread', 'threadId')
+  }
+}
+
+/** The stored messages the head counts. Messages are never changed once stored, so any read up to `messageCount` is consistent. */
+export function loadMessages(store: ThreadStore, head: ThreadHead): Promise<readonly ThreadMessage[]> {
+  return head.messageCount === 0 ? Promise.resolve([]) : store.messages(head.id, 0, head.messageCount)
+}
+
+/** A change to a thread: the fields of its head to set, and messages to append. Made by a transition (transitions.ts). */
+export interface ThreadChange {
+  readonly head: Partial<Omit<ThreadHead, 'id' | 'version' | 'messageCount' | 'bytes' | 'createdAt' | 'updatedAt'>>
+  readonly append?: readonly ThreadMessage[]
+}
+
+/**
+ * Writes `change` on top of `head` with one compare-and-set; returns the new head, or `undefined`
+ * when the thread changed since `head` was read. The head's count, size and version follow.
+ */
+export async function commitChange(store: ThreadStore, head: ThreadHead, change: ThreadChange): Promise<ThreadHead | undefined> {
+  const append = change.append ?? []
+  let bytes = head.bytes
+  for (const message of append) bytes += jsonBytes(message)
+  const next: ThreadHead = {
+    ...head,
+    ...change.head,
+    version: head.version + 1,
+    messageCount: head.messageCount + append.length,
+    bytes,
+    updatedAt: Date.now(),
+  }
+  return (await store.commit({ head: next, append })) ? next : undefined
+}
+
+const ATTEMPTS = 5
+
+/**
+ * Read, change, compare-and-set; on a conflict, read again and decide again, so concurrent
+ * requests serialize: `decide` sees whatever the other request wrote (an answer it gave, a run it
+ * started) and refuses accordingly. Returns the written head with the change that was written
+ * (a claim's change says how its run begins).
+ */
+export async function updateThread<TChange extends ThreadChange>(
+  store: ThreadStore,
+  threadId: string,
+  decide: (head: ThreadHead) => TChange | Promise<TChange>,
+): Promise<{ readonly head: ThreadHead; readonly change: TChange }> {
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const head = await store.head(threadId)
+    if (!head) throw threadNotFound(threadId)
+    const change = await decide(head)
+    const written = await commitChange(store, head, change)
+    if (written) return { head: written, change }
+  }
+  throw new HttpError(409, 'VERSION_CONFLICT', 'The thread kept changing while this request tried to update it; retry')
+}
+
+/** Whether a live run holds the thread: one that renewed its lease within `leaseMs`. */
+export function isRunning(head: ThreadHead, leaseMs: number): boolean {
+  const { activeRun } = head
+  return activeRun !== undefined && Date.now() - activeRun.renewedAt < leaseMs
+}
+
+/**
+ * `running` while a live run holds the thread; `interrupted` while calls wait for answers; else
+ * `idle`, which includes a step whose every answer is stored but whose run was lost (a new
+ * message settles it; replaying one of its answers re-drives it).
+ */
+export function threadStatus(head: ThreadHead, leaseMs: number): ThreadStatus {
+  if (isRunning(head, leaseMs)) return 'running'
+  return unanswered(head.step).length > 0 ? 'interrupted' : 'idle'
+}
+
+/** What a reloaded page needs to continue: the history, the open step, and what is still waiting for an answer. */
+export function snapshot(
+  head: ThreadHead,
+  messages: readonly ThreadMessage[],
+  leaseMs: number,
+  tools: ToolRegistry,
+  page?: { readonly window: ThreadWindow; readonly withStep: boolean },
+): ThreadSnapshot {
+  const status = threadStatus(head, leaseMs)
+  if (status === 'running' && head.activeRun && !page) {
+    // Mid-run, the thread as the run began: a client replays the run's events over it.
+    const { runId, fromMessage, resumed } = head.activeRun
+    const resumedStep = resumed ? (messages[fromMessage] ?? head.step?.message) : undefined
+    return { threadId: head.id, status, runId, messages: [...messages.slice(0, fromMessage), ...(resumedStep ? [resumedStep] : [])], interrupts: [] }
+  }
+  const step = page && !page.withStep ? undefined : head.step
+  return {
+    threadId: head.id,
+    status,
+    messages: step ? [...messages, step.message, ...step.results] : messages,
+    interrupts: status === 'running' ? [] : unanswered(head.step).map((interrupt) => toWire(interrupt, tools)),
+    ...(page ? { window: page.window } : {}),
+  }
+}

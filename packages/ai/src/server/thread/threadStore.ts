@@ -1,0 +1,129 @@
+import type { ToolInterrupt } from '../../protocol/interrupts.ts'
+import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../../protocol/messages.ts'
+
+/**
+ * The storage contract of threads. A thread is an append-only list of messages plus a small head
+ * (version, the open model step, the active run) that every write replaces by compare-and-set.
+ * A write costs what changed, never the whole thread, and any store that can compare a version
+ * and append to a list (a Map, Redis, a SQL table) implements it. Everything is plain JSON.
+ */
+
+/** An answer as stored on its interrupt until every interrupt of the step is answered. */
+export type StoredAnswer =
+  | { readonly kind: 'approval'; readonly approved: boolean; readonly editedArgs?: unknown; readonly reason?: string }
+  | { readonly kind: 'output'; readonly output: unknown }
+  | { readonly kind: 'error'; readonly error: string }
+
+/** An interrupt as the thread stores it: the wire interrupt, and its answer once given (it stays here, answered, until its step settles). */
+export interface StoredInterrupt extends ToolInterrupt {
+  readonly answer?: StoredAnswer | undefined
+  /** A client_tool interrupt whose approval edited the arguments; its result will say so. */
+  readonly edited?: boolean
+}
+
+/** @deprecated Renamed `StoredInterrupt` (it stays stored once answered); this alias goes in the next release. */
+export type PendingInterrupt = StoredInterrupt
+
+/**
+ * The last model step while any of its calls is unsettled. Its message joins `messages`, followed
+ * by a result for every call, only once all of them are settled: stored history never holds a
+ * call without its result, and a user's edit of a call's arguments lands in the message before
+ * any model reads it.
+ */
+export interface OpenStep {
+  readonly message: ThreadAssistantMessage
+  /** Results of the step's settled calls so far, in the order they settled. */
+  readonly results: readonly ThreadToolMessage[]
+  /** Calls that wait for a human or the browser; the run resumes once every one is answered. */
+  readonly interrupts: readonly StoredInterrupt[]
+  /**
+   * Server tool calls that started and have no stored result. Recorded before they run, so after
+   * a crash they are reported as interrupted (they may have taken effect) and never run again by
+   * surprise; a tool marked `idempotent` runs again under the same `toolCallId`.
+   */
+  readonly running: readonly string[]
+  /** Model calls already made in this turn, so `maxSteps` holds across resumes. */
+  readonly steps: number
+}
+
+/** The run holding a thread. Renewed by a heartbeat while the run lives; a lapsed lease means its process died. */
+export interface ActiveRun {
+  readonly runId: string
+  readonly startedAt: number
+  readonly renewedAt: number
+  /**
+   * Messages stored when the run began (its user message included): a client that attaches to the
+   * run mid-way starts from these and replays the run's events over them.
+   */
+  readonly fromMessage: number
+  /** The run continues the open step it began with, whose message it stores at `fromMessage`. */
+  readonly resumed?: true
+}
+
+/** Everything about a thread but its messages: small, read and written on every request. */
+export interface ThreadHead {
+  readonly id: string
+  /** `1` when created; every commit adds one. */
+  readonly version: number
+  readonly createdAt: number
+  readonly updatedAt: number
+  /** How many messages are stored. */
+  readonly messageCount: number
+  /** The stored messages' size as JSON text, in UTF-8 bytes. */
+  readonly bytes: number
+  readonly step?: OpenStep | undefined
+  readonly activeRun?: ActiveRun | undefined
+  /** Recently settled interrupt ids, so a replayed answer gets "already answered" rather than "not found". */
+  readonly resolvedInterruptIds: readonly string[]
+  /** The run a user asked to stop, for the instance that runs it to see at its next look. */
+  readonly stopRequested?: string | undefined
+}
+
+/** One atomic write. */
+export interface ThreadCommit {
+  /** The new head; its `version` is one more than the version it replaces (`1`: the thread is new). */
+  readonly head: ThreadHead
+  /** Messages to add after the stored ones; `head.messageCount` already counts them. */
+  readonly append: readonly ThreadMessage[]
+}
+
+export interface ThreadStore {
+  /**
+   * Where runs' events are kept for readers that (re)attach, from any instance sharing the store.
+   * A store without one keeps them in this process only.
+   */
+  readonly events?: RunEventLog
+  /** The thread's head, or `undefined` when it does not exist (or expired). */
+  head(threadId: string): Promise<ThreadHead | undefined>
+  /** Stored messages from index `from` (inclusive) to `to` (exclusive), oldest first. */
+  messages(threadId: string, from: number, to: number): Promise<readonly ThreadMessage[]>
+  /**
+   * Stores `commit.head` and appends `commit.append`, atomically, if the stored head still has
+   * version `commit.head.version - 1` (none stored, for version 1). Returns `false` on a
+   * conflict, changing nothing.
+   */
+  commit(commit: ThreadCommit): Promise<boolean>
+}
+
+/** One event of a run as it went out: its number in the run and its JSON text. */
+export interface LoggedEvent {
+  readonly seq: number
+  readonly data: string
+}
+
+/**
+ * The events of each run, kept while it streams and a while after it ends, so a client whose
+ * connection dropped (or that reloaded, or that reaches another instance) reads the rest of the
+ * run: the events it missed, then the live ones.
+ */
+export interface RunEventLog {
+  /**
+   * Appends events in `seq` order (one writer per run: the run itself). `final` marks the run's
+   * last batch; its log may then be dropped after the store's retention time.
+   */
+  append(runId: string, events: readonly LoggedEvent[], final: boolean): Promise<void>
+  /** The events after `after`, in order; `undefined` when the log holds nothing of the run (none yet, or expired). */
+  read(runId: string, after: number): Promise<{ readonly events: readonly LoggedEvent[]; readonly ended: boolean } | undefined>
+  /** Resolves once events after `after` may have arrived, after at most `timeoutMs`, or when `signal` aborts. */
+  wait(runId: string, after: number, timeoutMs: number, signal: AbortSignal): Promise<void>
+}
