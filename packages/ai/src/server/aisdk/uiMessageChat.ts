@@ -4,7 +4,7 @@ import type { ParsedRequest } from '../http/requests.ts'
 import type { AiSdkThread } from '../../protocol/aiSdk.ts'
 import type { ThreadSnapshot } from '../../protocol/thread.ts'
 import { toAiSdkThread } from './uiThread.ts'
-import { atAnswerPath, parseUIMessageRequest } from './uiMessageRequest.ts'
+import { atRequestPath, parseUIMessageRequest } from './uiMessageRequest.ts'
 import { uiMessageStreamResponse } from './uiMessageStream.ts'
 
 /**
@@ -18,14 +18,14 @@ export async function answerUIMessageRequest(
   body: Record<string, unknown>,
   post: (parsed: ParsedRequest) => Promise<Response>,
 ): Promise<Response> {
-  const { parsed, knownCalls, answerPaths } = parseUIMessageRequest(body)
+  const chat = parseUIMessageRequest(body)
   let response: Response
   try {
-    response = await post(parsed)
+    response = await post(chat.parsed)
   } catch (error) {
-    throw error instanceof HttpError ? atAnswerPath(error, answerPaths) : error
+    throw error instanceof HttpError ? atRequestPath(error, chat) : error
   }
-  return asUIMessageStream(config, request, response, knownCalls)
+  return asUIMessageStream(config, request, response, chat.knownCalls)
 }
 
 /** `GET ?threadId=&format=ai-sdk`: the snapshot as `useChat({ messages })` takes it. */

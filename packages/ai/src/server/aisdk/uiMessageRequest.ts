@@ -5,13 +5,18 @@ import { HttpError } from '../errors.ts'
 import { MAX_THREAD_ID_LENGTH, type ParsedRequest } from '../http/requests.ts'
 
 // What `useChat` posts through `DefaultChatTransport`: `{ id, messages: UIMessage[], trigger,
-// messageId? }`, whole conversation included. As for an AG-UI client, the server takes from it
-// only what is new (the last user message, approval responses, browser-tool outputs) and checks
-// the rest against the stored thread (clientHistory.ts): it never takes history from the client.
+// messageId? }`, whole conversation included, or `{ id, message }` with only the last message (the
+// AI SDK's documented `prepareSendMessagesRequest` for servers that keep the history). As for an
+// AG-UI client, the server takes from it only what is new (the last user message, approval
+// responses, browser-tool outputs) and checks the rest against the stored thread
+// (clientHistory.ts): it never takes history from the client.
 
-/** Whether a POST body is the AI SDK's chat request (and not AG-UI's `RunAgentInput`, which has `threadId`). */
+/**
+ * Whether a POST body is the AI SDK's chat request: `messages` (or a `message` object) beside the
+ * chat's `id`, and no `threadId` (AG-UI's `RunAgentInput` has one; Toolgate's own `message` is text).
+ */
 export function isUIMessageRequest(body: unknown): body is Record<string, unknown> {
-  return isRecord(body) && Array.isArray(body.messages) && !('threadId' in body) && ('trigger' in body || 'id' in body)
+  return isRecord(body) && (Array.isArray(body.messages) || isRecord(body.message)) && !('threadId' in body) && ('trigger' in body || 'id' in body)
 }
 
 /** The request as the handler takes it, and what the answer's stream needs to know of the client's messages. */
@@ -21,6 +26,8 @@ export interface UIMessageRequest {
   readonly knownCalls: ReadonlyMap<string, string | undefined>
   /** Where in `messages` each `resume` answer came from, so refusals point there. */
   readonly answerPaths: readonly AnswerPath[]
+  /** The body sent one `message` rather than `messages`. */
+  readonly single: boolean
 }
 
 /** The part an answer came from, and where in it its interrupt id and its value sit. */
@@ -42,12 +49,13 @@ export function parseUIMessageRequest(body: Record<string, unknown>): UIMessageR
     throw invalid('Regenerating a reply is not supported: the server keeps the thread, whose history is never rewritten; send a new message', 'trigger')
   }
   if (trigger !== undefined && trigger !== 'submit-message') throw invalid("`trigger` must be 'submit-message'", 'trigger')
-  const checked = (messages as unknown[]).map(checkMessage)
+  const single = !Array.isArray(messages)
+  const checked = !single ? messages.map((message, index) => checkMessage(message, index, `messages[${index}]`)) : [checkMessage(body.message, 0, 'message')]
   const last = checked.at(-1)
   if (!last) throw invalid('`messages` must end with the new user message, or the assistant message with your answers', 'messages')
 
   if (last.role === 'user') {
-    return { parsed: { threadId: id, message: userText(last), agui: true, history: historyOf(checked.slice(0, -1)) }, knownCalls: new Map(), answerPaths: [] }
+    return { parsed: { threadId: id, message: userText(last), agui: true, history: historyOf(checked.slice(0, -1)) }, knownCalls: new Map(), answerPaths: [], single }
   }
   if (last.role !== 'assistant') throw invalid('The last message must be a user message (a new turn) or the assistant message with your answers', `${last.path}.role`)
   const { answers, paths } = answersOf(last)
@@ -60,16 +68,18 @@ export function parseUIMessageRequest(body: Record<string, unknown>): UIMessageR
   const knownCalls = new Map(
     last.parts.flatMap((part) => (isToolPart(part) && typeof part.toolCallId === 'string' ? [[part.toolCallId, stringOf(toolgateOf(part.callProviderMetadata)?.messageId)] as const] : [])),
   )
-  return { parsed: { threadId: id, resume: answers, agui: true, history: historyOf(checked) }, knownCalls, answerPaths: paths }
+  return { parsed: { threadId: id, resume: answers, agui: true, history: historyOf(checked) }, knownCalls, answerPaths: paths, single }
 }
 
 /**
- * Points a refusal of the handler's at the part the answer came from: `resume[2].interruptId`
- * becomes `messages[3].parts[1].approval.id`.
+ * Points a refusal of the handler's at the part it is about: `resume[2].interruptId` becomes
+ * `messages[3].parts[1].approval.id`, and a history conflict at `messages[0]` of a body that sent
+ * one `message` becomes `message`.
  */
-export function atAnswerPath(error: HttpError, paths: readonly AnswerPath[]): HttpError {
+export function atRequestPath(error: HttpError, request: UIMessageRequest): HttpError {
+  if (request.single && error.path === 'messages[0]') return new HttpError(error.status, error.code, error.message, 'message')
   const match = error.path === undefined ? null : /^resume\[(\d+)\](\.interruptId|\.[\w.[\]]+)?$/.exec(error.path)
-  const from = match ? paths[Number(match[1])] : undefined
+  const from = match ? request.answerPaths[Number(match[1])] : undefined
   if (!match || !from) return error
   const rest = match[2]
   const path = rest === undefined ? from.part : rest === '.interruptId' ? from.interruptId : rest.startsWith('.output') || rest.startsWith('.error') ? from.value : from.part
@@ -84,8 +94,7 @@ interface CheckedMessage {
   readonly parts: readonly Record<string, unknown>[]
 }
 
-function checkMessage(message: unknown, index: number): CheckedMessage {
-  const path = `messages[${index}]`
+function checkMessage(message: unknown, index: number, path: string): CheckedMessage {
   if (!isRecord(message)) throw invalid('A message must be an object', path)
   if (message.role !== 'user' && message.role !== 'assistant' && message.role !== 'system') throw invalid("`role` must be 'user', 'assistant' or 'system'", `${path}.role`)
   if (!Array.isArray(message.parts)) throw invalid('`parts` must be an array', `${path}.parts`)
