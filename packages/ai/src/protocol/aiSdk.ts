@@ -56,9 +56,13 @@ export interface AiSdkUIMessage {
   parts: AiSdkUIPart[]
 }
 
-/** `GET ?threadId=&format=ai-sdk`: the stored thread as `useChat({ id, messages })` takes it after a reload. */
-export interface AiSdkThread {
+/**
+ * `GET ?threadId=&format=ai-sdk`: the stored thread as `useChat({ id, messages })` takes it after a
+ * reload. `TMessage` is the app's own `UIMessage` type when it types its tools' parts (the server
+ * sends what the tools' schemas allow).
+ */
+export interface AiSdkThread<TMessage = AiSdkUIMessage> {
   readonly threadId: string
   readonly status: ThreadStatus
-  readonly messages: AiSdkUIMessage[]
+  readonly messages: TMessage[]
 }
