@@ -1,7 +1,7 @@
 import { defineConfig, devices } from '@playwright/test'
 import { AIMOCK_PORT, PROVIDER_DEMOS } from './providers/demos.ts'
 import { REDIS_PORT, SHARED_DEMOS } from './instances.ts'
-import { AI_SDK_PAGE_PORT } from './frontends/ai-sdk/vite.config.ts'
+import { AI_SDK_PAGE_PORT } from './frontends/ai-sdk/port.ts'
 
 const port = Number(process.env.E2E_PORT ?? 4310)
 const baseURL = `http://127.0.0.1:${port}`

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test'
-import { AI_SDK_PAGE_PORT } from '../frontends/ai-sdk/vite.config.ts'
+import { AI_SDK_PAGE_PORT } from '../frontends/ai-sdk/port.ts'
 import { outbox } from './helpers.ts'
 
 // The AI SDK's own `useChat` (versions 6 and 7, each with its own React package) against the demo's

@@ -1,9 +1,9 @@
 import { defineConfig } from 'vite'
 import react from '@vitejs/plugin-react'
+import { AI_SDK_PAGE_PORT } from './port.ts'
 
 // A page built on the AI SDK's own `useChat` (tests/aiSdk.spec.ts), served beside the demo: the
 // demo's server answers it at /api/chat, proxied here so the page and the endpoint share an origin.
-export const AI_SDK_PAGE_PORT = Number(process.env.E2E_AISDK_PORT ?? 4350)
 const demo = `http://127.0.0.1:${process.env.E2E_PORT ?? 4310}`
 
 export default defineConfig({
