@@ -252,6 +252,24 @@ for (const [version, thisSdk] of SDKS) describe(`AI SDK ${version}'s useChat (Ab
     expect(chat.error).toBeUndefined()
   })
 
+  it("takes a browser tool's failure (addToolOutput with output-error) as the call's error", async () => {
+    const server = await setUp()
+    const chat: Chat = chatFor(server, {
+      onToolCall: ({ toolCall }) =>
+        void chat.addToolOutput({ state: 'output-error', tool: 'get_location', toolCallId: toolCall.toolCallId, errorText: 'Location permission denied' }),
+    })
+    await chat.sendMessage({ text: 'where am I' })
+    await vi.waitFor(() => expect(shown(chat).text).toMatch(/^You are in/))
+    await settled(chat)
+    expect(chat.error).toBeUndefined()
+    expect(shown(chat).calls).toEqual(['tool-get_location:output-error'])
+    const stored = (await server.get(chat.id)).messages.find((message) => message.role === 'tool')
+    expect(stored).toMatchObject({ toolName: 'get_location', status: 'error', content: expect.stringContaining('Location permission denied') })
+    // The failure as stored is what the part shows, so the next turn's history agrees.
+    await chat.sendMessage({ text: 'hello' })
+    expect(chat.error).toBeUndefined()
+  })
+
   it("stores a browser output that fails the tool's schema as an error result the model reads", async () => {
     const server = await setUp()
     const chat: Chat = chatFor(server, {
