@@ -6,6 +6,7 @@ import { capabilitiesOf } from '../agui/capabilities.ts'
 
 import { isRunning, loadHead, loadMessages, snapshot } from '../thread/thread.ts'
 import { takeOverLostRun } from '../claim/claims.ts'
+import { checkedThreadId } from './requests.ts'
 import { jsonResponse } from './responses.ts'
 import { asUIMessageStream, uiThreadOf } from '../aisdk/uiMessageChat.ts'
 
@@ -38,9 +39,10 @@ export async function attachmentResponse(store: AttachmentStore, threadId: strin
  */
 export async function read(config: ChatConfig, request: Request): Promise<Response> {
   const params = new URL(request.url).searchParams
-  const threadId = params.get('threadId')
-  if (!threadId && params.has('capabilities')) return jsonResponse(200, capabilitiesOf(config))
-  if (!threadId) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
+  const param = params.get('threadId')
+  if (!param && params.has('capabilities')) return jsonResponse(200, capabilitiesOf(config))
+  if (!param) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
+  const threadId = checkedThreadId(param)
   // The AI SDK's `useChat` (aisdk/): its reconnect reads the run as a UI message stream, a reload the thread as UIMessages.
   const aiSdk = params.get('format') === 'ai-sdk'
   if (wantsEventStream(request) || (aiSdk && params.has('stream'))) {
@@ -51,6 +53,7 @@ export async function read(config: ChatConfig, request: Request): Promise<Respon
   const before = indexParam(params, 'before')
   const head = await loadHead(config, request, threadId, 'read')
   const attachmentId = params.get('attachmentId')
+  if (attachmentId && !/^[\w.:-]{1,128}$/.test(attachmentId)) throw new HttpError(400, 'INVALID_REQUEST', '`attachmentId` is not an attachment id', 'attachmentId')
   if (attachmentId) return attachmentResponse(config.attachments, head.id, attachmentId)
   if (aiSdk) return jsonResponse(200, uiThreadOf(config, request, snapshot(head, await loadMessages(config.store, head), config.limits.runLeaseMs, config.tools)))
   if (limit === undefined && before === undefined) {
