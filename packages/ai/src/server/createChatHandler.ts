@@ -9,6 +9,7 @@ import { answerUIMessageRequest } from './aisdk/uiMessageChat.ts'
 import { isUIMessageRequest } from './aisdk/uiMessageRequest.ts'
 import { resume, startTurn, stopRun } from './claim/claims.ts'
 import { read } from './http/reads.ts'
+import { fetchRequest, takesNodeRequests } from './http/nodeRequest.ts'
 
 /** A Fetch API handler: works with any server that speaks `Request`/`Response` (and with `toNodeHandler`). */
 export type ChatHandler = (request: Request) => Promise<Response>
@@ -30,25 +31,47 @@ export function createChatHandler<
   TContext extends ToolsContext<TTools> = ToolsContext<TTools>,
 >(options: ChatHandlerOptions<TContext, TTools> & ContextOption<TTools>): ChatHandler {
   const config = resolveConfig(options)
-  return async (request) => {
-    try {
-      if (request.method === 'POST') return await post(config, request)
-      if (request.method === 'GET') return await read(config, request)
-      throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${request.method}`)
-    } catch (error) {
-      return errorResponse(error)
-    }
+  const { telemetry } = config
+  if (!telemetry) return takesNodeRequests((request: Request) => handle(config, request))
+  return takesNodeRequests(async (request: Request) => {
+    telemetry.requestStarted(request)
+    const response = await handle(config, request)
+    telemetry.requestEnded(request, response.status, response.status >= 400 ? await errorCodeOf(response) : undefined)
+    return response
+  })
+}
+
+async function handle(config: ChatConfig, request: Request): Promise<Response> {
+  try {
+    if (request.method === 'POST') return await post(config, request)
+    if (request.method === 'GET') return await read(config, request)
+    throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${request.method}`)
+  } catch (error) {
+    return errorResponse(error)
+  }
+}
+
+/** The `code` of a JSON refusal, read from a copy so the response goes out whole. */
+async function errorCodeOf(response: Response): Promise<string | undefined> {
+  try {
+    const body = (await response.clone().json()) as { error?: { code?: unknown } }
+    return typeof body.error?.code === 'string' ? body.error.code : undefined
+  } catch {
+    return undefined
   }
 }
 
 async function post(config: ChatConfig, request: Request): Promise<Response> {
   const raw = await readJsonBody(request, config.limits.maxBodyBytes)
-  // The AI SDK's `useChat` (aisdk/): its body becomes a ParsedRequest, its answer a UI message stream.
-  if (isUIMessageRequest(raw)) return answerUIMessageRequest(config, request, raw, (body) => handle(config, request, body))
-  return handle(config, request, parsePostRequest(raw))
+  // The AI SDK's `useChat` (aisdk/): its body becomes a ParsedRequest, its answer a UI message stream
+  // (translated from the run's body stream, which only a real Request gets).
+  if (isUIMessageRequest(raw)) return answerUIMessageRequest(config, request, raw, (body) => answer(config, fetchRequest(request), body))
+  return answer(config, request, parsePostRequest(raw))
 }
 
-function handle(config: ChatConfig, request: Request, body: ParsedRequest): Promise<Response> {
+function answer(config: ChatConfig, request: Request, body: ParsedRequest): Promise<Response> {
+  const kind = 'stop' in body ? 'stop' : 'resume' in body ? 'resume' : 'message'
+  config.telemetry?.describeRequest(request, { kind, threadId: body.threadId })
   if ('stop' in body) return stopRun(config, request, body)
   const scoped = body.declaredTools ? withFrontendTools(config, body.declaredTools) : config
   return 'resume' in body ? resume(scoped, request, body) : startTurn(scoped, request, body)

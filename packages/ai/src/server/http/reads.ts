@@ -8,6 +8,8 @@ import { isRunning, loadHead, loadMessages, snapshot } from '../thread/thread.ts
 import { takeOverLostRun } from '../claim/claims.ts'
 import { checkedThreadId } from './requests.ts'
 import { jsonResponse } from './responses.ts'
+import { requestHeader } from './nodeRequest.ts'
+import { devtoolsResponse } from '../devtools/devtoolsSnapshot.ts'
 import { asUIMessageStream, uiThreadOf } from '../aisdk/uiMessageChat.ts'
 
 // GET: reading a thread (whole, or a page at a time), (re)attaching to a run's events, and
@@ -40,12 +42,15 @@ export async function attachmentResponse(store: AttachmentStore, threadId: strin
 export async function read(config: ChatConfig, request: Request): Promise<Response> {
   const params = new URL(request.url).searchParams
   const param = params.get('threadId')
+  const kind = !param ? 'capabilities' : params.has('devtools') ? 'devtools' : wantsEventStream(request) ? 'attach' : 'read'
+  config.telemetry?.describeRequest(request, { kind, threadId: param ?? undefined })
   if (!param && params.has('capabilities')) return jsonResponse(200, capabilitiesOf(config))
   if (!param) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
   const threadId = checkedThreadId(param)
+  if (kind === 'devtools') return devtoolsResponse(config, request, threadId)
   // The AI SDK's `useChat` (aisdk/): its reconnect reads the run as a UI message stream, a reload the thread as UIMessages.
   const aiSdk = params.get('format') === 'ai-sdk'
-  if (wantsEventStream(request) || (aiSdk && params.has('stream'))) {
+  if (kind === 'attach' || (aiSdk && params.has('stream'))) {
     const events = await attach(config, request, threadId, params)
     return aiSdk ? asUIMessageStream(config, request, events) : events
   }
@@ -67,7 +72,7 @@ export async function read(config: ChatConfig, request: Request): Promise<Respon
 }
 
 function wantsEventStream(request: Request): boolean {
-  return /\btext\/event-stream\b/i.test(request.headers.get('accept') ?? '')
+  return /\btext\/event-stream\b/i.test(requestHeader(request, 'accept') ?? '')
 }
 
 /**
@@ -109,7 +114,7 @@ function belongsTo(events: readonly { readonly seq: number; readonly data: strin
 }
 
 function replayPoint(request: Request, params: URLSearchParams): { runId: string; after: number } | undefined {
-  const lastEventId = request.headers.get('last-event-id')
+  const lastEventId = requestHeader(request, 'last-event-id')
   if (lastEventId) {
     const match = /^(run_[\w-]{1,64}):(\d{1,9})$/.exec(lastEventId)
     if (!match) throw new HttpError(400, 'INVALID_REQUEST', '`Last-Event-ID` must be `<runId>:<seq>` as the stream sent it', 'Last-Event-ID')
