@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react'
+import { Icon } from './Icon.tsx'
 
 interface CatalogEntry {
   readonly name: string
@@ -35,7 +36,7 @@ export function ToolCatalog() {
           <li key={tool.name} className="catalog__item">
             <details>
               <summary>
-                <span aria-hidden="true">{tool.metadata.icon}</span> <strong>{tool.title ?? tool.name}</strong> <code>{tool.name}</code>
+                <Icon name={tool.metadata.icon} /> <strong>{tool.title ?? tool.name}</strong> <code>{tool.name}</code>
                 <span className="badge">{tool.runsOn}</span>
                 <span className="badge">{APPROVAL_LABELS[String(tool.needsApproval) as keyof typeof APPROVAL_LABELS]}</span>
               </summary>
