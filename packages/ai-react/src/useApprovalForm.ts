@@ -1,6 +1,6 @@
 import { useId, useMemo, useState, useSyncExternalStore, type ChangeEvent, type FormEvent } from 'react'
 import type { AnyTool, ToolMetadata } from '@toolgate/ai'
-import { ApprovalForm, valueAt, type ApprovalFormState, type FormField, type PendingApproval } from '@toolgate/ai/client'
+import { ApprovalForm, type ApprovalFormState, type FormField, type PendingApproval } from '@toolgate/ai/client'
 import type { UseChatResult } from './useChat.ts'
 
 type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement
@@ -101,7 +101,7 @@ export function useApprovalForm<const TTools extends readonly AnyTool[]>(
       },
     },
     inputProps(field) {
-      const value = valueAt(state.value, field.path)
+      const value = form.valueAt(field.path)
       const error = state.errors[field.name]
       // Attributes left `undefined` are not rendered.
       const props = {

@@ -1,9 +1,9 @@
 import { useEffect, useInsertionEffect, useRef, useState } from 'react'
 import type { AnyTool } from '@toolgate/ai'
-import { ChatClient, type ChatClientOptions } from '@toolgate/ai/client'
+import { createChatClient, type ChatClient, type ChatClientOptions } from '@toolgate/ai/client'
 
 /**
- * Creates a `ChatClient` once per component and keeps it: the same instance, and the same bound
+ * Creates a chat client (`createChatClient`) once per component and keeps it: the same instance, and the same bound
  * methods, on every render. Options are read when it is created, except the callbacks, which
  * always call the latest ones given, and `threadId`: a new one loads that thread.
  * Unmounting stops the client's stream and its client tools.
@@ -17,7 +17,7 @@ export function useChatClient<const TTools extends readonly AnyTool[] = readonly
   })
   const [client] = useState(
     () =>
-      new ChatClient<TTools>({
+      createChatClient<TTools>({
         ...options,
         onError: (error) => latest.current.onError?.(error),
         onToolCall: (call) => latest.current.onToolCall?.(call),

@@ -13,7 +13,7 @@ export class ToolgateError extends Error {
 }
 
 /**
- * An option given to a constructor or factory (`createChatHandler`, `ChatClient`, `.server()`,
+ * An option given to a constructor or factory (`createChatHandler`, `createChatClient`, `.server()`,
  * `scriptedModel`, a store) is unusable. Thrown when it is called, so a misconfiguration fails at
  * startup, never as an error on every request. `option` is the option's path, e.g. `limits.maxBodyBytes`.
  */

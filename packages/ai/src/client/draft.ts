@@ -2,7 +2,7 @@ import type { ToolInterrupt } from '../protocol/interrupts.ts'
 import type { ThreadAttachment } from '../protocol/messages.ts'
 import type { AnyTool, ToolMetadata } from '../tools/types.ts'
 import { randomId } from '../util/randomId.ts'
-import { PartialJsonParser } from './partialJson.ts'
+import { finishPartialJson, PartialJsonParser } from './partialJson.ts'
 import type { ChatMessage, MessagePart, PendingApproval, TextPart, ToolApproval, ToolCallPart, ToolCallState } from './parts.ts'
 
 /**
@@ -14,17 +14,33 @@ import type { ChatMessage, MessagePart, PendingApproval, TextPart, ToolApproval,
 
 interface TextDraft {
   readonly kind: 'text'
-  readonly message: MessageDraft
+  readonly message: MessageRecord
   text: string
   snapshot: TextPart | undefined
 }
 
+/**
+ * A call as the rest of the client sees it: read-only. It changes only through the named
+ * transitions of `ThreadDraft` below, so every state a call can reach is listed in one place.
+ */
 export interface ToolCallDraft {
   readonly kind: 'tool-call'
-  readonly message: MessageDraft
   readonly toolCallId: string
   readonly toolName: string
   readonly metadata: ToolMetadata
+  readonly state: ToolCallState
+  readonly input: unknown
+  readonly output: unknown
+  readonly attachments: readonly ThreadAttachment[] | undefined
+  readonly error: string | undefined
+  readonly approval: ToolApproval | undefined
+  /** Ended by this client (stopped, or its request failed): a result the server sends later replaces that. */
+  readonly stopped: boolean
+}
+
+/** A call as `ThreadDraft` edits it. */
+interface CallRecord extends ToolCallDraft {
+  readonly message: MessageRecord
   state: ToolCallState
   /** Set while the arguments stream. */
   parser: PartialJsonParser | undefined
@@ -33,21 +49,24 @@ export interface ToolCallDraft {
   attachments: readonly ThreadAttachment[] | undefined
   error: string | undefined
   approval: ToolApproval | undefined
-  /** Ended by this client (stopped, or its request failed): a result the server sends later replaces that. */
   stopped: boolean
   snapshot: ToolCallPart | undefined
 }
 
-type PartDraft = TextDraft | ToolCallDraft
+type PartDraft = TextDraft | CallRecord
 
+/** A message of the draft: where new text and calls go. */
 export interface MessageDraft {
   readonly id: string
   readonly role: 'user' | 'assistant'
+}
+
+interface MessageRecord extends MessageDraft {
   readonly parts: PartDraft[]
   snapshot: ChatMessage | undefined
 }
 
-type ToolCallChanges = Partial<Pick<ToolCallDraft, 'state' | 'input' | 'output' | 'attachments' | 'error' | 'approval'>>
+type ToolCallChanges = Partial<Pick<CallRecord, 'state' | 'input' | 'output' | 'attachments' | 'error' | 'approval'>>
 
 /**
  * How a call ended, whoever says so: a `TOOL_CALL_RESULT`, the stored thread, a tool that ran in
@@ -61,9 +80,9 @@ export type CallOutcome =
 const EMPTY_METADATA: ToolMetadata = Object.freeze({})
 
 export class ThreadDraft {
-  readonly #messages: MessageDraft[] = []
-  readonly #messageById = new Map<string, MessageDraft>()
-  readonly #calls = new Map<string, ToolCallDraft>()
+  readonly #messages: MessageRecord[] = []
+  readonly #messageById = new Map<string, MessageRecord>()
+  readonly #calls = new Map<string, CallRecord>()
   readonly #metadataByName: ReadonlyMap<string, ToolMetadata>
   #published: readonly ChatMessage[] = []
   #approvals: readonly PendingApproval[] = []
@@ -89,11 +108,12 @@ export class ThreadDraft {
     return last?.role === 'assistant' ? last : this.#addMessage(randomId('msg_'), 'assistant')
   }
 
-  appendText(message: MessageDraft, text: string): void {
+  appendText(draft: MessageDraft, text: string): void {
+    const message = draft as MessageRecord
     const last = message.parts[message.parts.length - 1]
     if (last?.kind === 'text') {
       last.text += text
-      this.touch(last)
+      this.#touch(last)
     } else {
       message.parts.push({ kind: 'text', message, text, snapshot: undefined })
       this.#touchMessage(message)
@@ -108,8 +128,9 @@ export class ThreadDraft {
    * Adds a call. Without `input` its arguments stream into a partial JSON parser
    * (`input-streaming`); with it the call is `input-available` (a stored or reloaded call).
    */
-  addCall(message: MessageDraft, toolCallId: string, toolName: string, input?: { readonly value: unknown }): ToolCallDraft {
-    const call: ToolCallDraft = {
+  addCall(draft: MessageDraft, toolCallId: string, toolName: string, input?: { readonly value: unknown }): ToolCallDraft {
+    const message = draft as MessageRecord
+    const call: CallRecord = {
       kind: 'tool-call',
       message,
       toolCallId,
@@ -137,9 +158,25 @@ export class ThreadDraft {
 
   // The transitions of a call, named; the only writers of its state.
 
-  /** The arguments finished streaming (or were cut short: what was read stays). */
-  argumentsComplete(call: ToolCallDraft, input: unknown): void {
-    this.#set(call, { state: 'input-available', input })
+  /** More of the arguments arrived; nothing once they are complete. */
+  argumentsDelta(call: ToolCallDraft, delta: string): void {
+    const { parser } = call as CallRecord
+    if (!parser || delta === '') return
+    parser.push(delta)
+    this.#touch(call as CallRecord)
+  }
+
+  /**
+   * The arguments finished streaming; nothing if they were not streaming. Malformed or cut
+   * arguments keep what could be read (before `finishPartialJson` pads the text): the server,
+   * which validates, reports the failure.
+   */
+  argumentsComplete(call: ToolCallDraft): void {
+    const { parser } = call as CallRecord
+    if (!parser) return
+    const read = parser.value()
+    const result = finishPartialJson(parser)
+    this.#set(call, { state: 'input-available', input: 'value' in result ? result.value : read })
   }
 
   /** The server asks the user; also when an approval not taken by the server is offered again. */
@@ -181,13 +218,13 @@ export class ThreadDraft {
     }
   }
 
-  #set(call: ToolCallDraft, changes: ToolCallChanges): void {
-    Object.assign(call, changes)
+  #set(draft: ToolCallDraft, changes: ToolCallChanges): void {
+    const call = Object.assign(draft as CallRecord, changes)
     if (call.state !== 'input-streaming' && call.parser) {
       call.input ??= call.parser.value() // arguments cut short keep what was read of them
       call.parser = undefined
     }
-    this.touch(call)
+    this.#touch(call)
   }
 
   /** A call the server paused on: found, or added to the last assistant message (after a reload, say). */
@@ -200,11 +237,11 @@ export class ThreadDraft {
 
   /** The call as an immutable part. */
   partOf(call: ToolCallDraft): ToolCallPart {
-    return callSnapshot(call)
+    return callSnapshot(call as CallRecord)
   }
 
-  /** Marks a part changed; the caller has already edited it. */
-  touch(part: PartDraft): void {
+  /** Marks a part changed, once it was edited. */
+  #touch(part: PartDraft): void {
     part.snapshot = undefined
     this.#touchMessage(part.message)
   }
@@ -227,15 +264,15 @@ export class ThreadDraft {
     return pending
   }
 
-  #addMessage(id: string, role: 'user' | 'assistant'): MessageDraft {
-    const message: MessageDraft = { id, role, parts: [], snapshot: undefined }
+  #addMessage(id: string, role: 'user' | 'assistant'): MessageRecord {
+    const message: MessageRecord = { id, role, parts: [], snapshot: undefined }
     this.#messages.push(message)
     this.#messageById.set(id, message)
     this.#dirty = true
     return message
   }
 
-  #touchMessage(message: MessageDraft): void {
+  #touchMessage(message: MessageRecord): void {
     message.snapshot = undefined
     this.#dirty = true
   }
@@ -246,7 +283,7 @@ export function hasEnded(call: ToolCallDraft): boolean {
   return call.state === 'output-available' || call.state === 'output-error' || call.state === 'denied'
 }
 
-function messageSnapshot(message: MessageDraft): ChatMessage {
+function messageSnapshot(message: MessageRecord): ChatMessage {
   message.snapshot ??= Object.freeze({
     id: message.id,
     role: message.role,
@@ -259,7 +296,7 @@ function partSnapshot(part: PartDraft): MessagePart {
   return part.kind === 'text' ? (part.snapshot ??= Object.freeze({ type: 'text', text: part.text })) : callSnapshot(part)
 }
 
-function callSnapshot(call: ToolCallDraft): ToolCallPart {
+function callSnapshot(call: CallRecord): ToolCallPart {
   if (call.snapshot) return call.snapshot
   const part: Record<string, unknown> = {
     type: 'tool-call',

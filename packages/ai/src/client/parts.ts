@@ -3,6 +3,10 @@ import type { ThreadAttachment } from '../protocol/messages.ts'
 import type { JsonSchema } from '../schema/types.ts'
 import type { ChatError } from './chatError.ts'
 
+// The client's UI types: what a view renders, named for the screen (`ChatMessage`, parts, states).
+// They are not the wire's: the server sends `ChatEvent`s and stores `ThreadMessage`s
+// (`protocol/`), and the client maps one to the other (`applyEvent.ts`, `fromSnapshot.ts`).
+
 /**
  * Where a tool call stands:
  * - `input-streaming`: the model is writing the arguments; `input` is the partial object so far.
@@ -123,19 +127,23 @@ export interface AssistantMessage<TTools extends readonly AnyTool[] = readonly A
   readonly parts: readonly MessagePart<TTools>[]
 }
 
+/** A message as the chat shows it (a UI type; the stored, wire form is `ThreadMessage`). */
 export type ChatMessage<TTools extends readonly AnyTool[] = readonly AnyTool[]> = UserMessage | AssistantMessage<TTools>
 
 /**
  * - `idle`: ready for a message.
  * - `streaming`: a request is in flight (a turn, a resume or a thread load).
+ * - `reconnecting`: the stream of a run dropped and the client is attaching to it again.
  * - `running-tools`: client tools are running in this browser.
  * - `awaiting-approval`: the run waits for the user's answers (`pendingApprovals`).
  * - `error`: the last request failed (`error` says why).
  */
-/** `reconnecting`: the stream of a run dropped and the client is attaching to it again. */
 export type ChatStatus = 'idle' | 'streaming' | 'reconnecting' | 'awaiting-approval' | 'running-tools' | 'error'
 
-/** What a ChatClient holds. Immutable; parts and messages that did not change keep their identity. */
+/**
+ * What a chat client holds, for a view to render (a UI type: the wire's stored thread is
+ * `ThreadSnapshot`). Immutable; parts and messages that did not change keep their identity.
+ */
 export interface ChatState<TTools extends readonly AnyTool[] = readonly AnyTool[]> {
   readonly threadId: string | undefined
   readonly messages: readonly ChatMessage<TTools>[]

@@ -1,4 +1,5 @@
 import type { ToolInterrupt } from '../protocol/interrupts.ts'
+import type { ResumeAnswer } from '../protocol/requests.ts'
 import { internalsOf } from '../tools/internals.ts'
 import type { AnyTool, ToolContext } from '../tools/types.ts'
 import { validateToolInput, validateToolOutput } from '../tools/validateToolValue.ts'
@@ -32,4 +33,33 @@ export async function runClientTool(
 
 function toErrorResult(error: unknown): ClientToolResult {
   return { error: error instanceof Error ? error.message : String(error) }
+}
+
+/** The client tools running in this browser, by interrupt id. */
+export class ClientToolRuns {
+  readonly #running = new Map<string, AbortController>()
+
+  get size(): number {
+    return this.#running.size
+  }
+
+  /** Runs `tool` for `interrupt`; `done` gets the answer unless the run is halted first. Never rejects. */
+  start(tool: AnyTool | undefined, interrupt: ToolInterrupt, done: (answer: ResumeAnswer) => void): Promise<void> {
+    const controller = new AbortController()
+    this.#running.set(interrupt.id, controller)
+    return runClientTool(tool, interrupt, controller.signal)
+      .then((result) => {
+        this.#running.delete(interrupt.id)
+        done({ interruptId: interrupt.id, ...result })
+      })
+      .catch(() => {}) // rejects only when halted, which already marked the call
+  }
+
+  /** Aborts every running tool through its signal; returns the interrupts it halted, whose answers nobody sends. */
+  halt(): ReadonlyMap<string, unknown> {
+    const halted = new Map(this.#running)
+    for (const controller of halted.values()) controller.abort()
+    this.#running.clear()
+    return halted
+  }
 }

@@ -1,8 +1,11 @@
 import type { ErrorBody } from '../protocol/errors.ts'
+import type { ToolInterrupt } from '../protocol/interrupts.ts'
 import type { ChatRequest } from '../protocol/requests.ts'
+import type { ThreadSnapshot } from '../protocol/thread.ts'
 import { ChatError, type ChatErrorCode } from './chatError.ts'
 import type { Fetch } from '../util/Fetch.ts'
 import { isRecord } from '../util/isRecord.ts'
+import { isToolInterrupt } from './guards.ts'
 import { untilAborted } from './untilAborted.ts'
 
 /** POSTs a turn or a resume; resolves with a successful response, else throws a `ChatError`. */
@@ -16,11 +19,22 @@ export function postChat(fetch: Fetch, endpoint: string, body: ChatRequest, sign
   return send(fetch, endpoint, init, signal)
 }
 
-/** GETs a thread's snapshot as JSON. */
-export async function getThread(fetch: Fetch, endpoint: string, threadId: string, signal: AbortSignal): Promise<unknown> {
+/** GETs a thread's snapshot. */
+export async function getThread(fetch: Fetch, endpoint: string, threadId: string, signal: AbortSignal): Promise<ThreadSnapshot> {
   const url = `${endpoint}${endpoint.includes('?') ? '&' : '?'}threadId=${encodeURIComponent(threadId)}`
   const response = await send(fetch, url, { method: 'GET', headers: { accept: 'application/json' }, signal }, signal)
-  return readJson(response, signal)
+  const snapshot = await readJson(response, signal)
+  if (!isThreadSnapshot(snapshot)) throw new ChatError('BAD_RESPONSE', 'The server sent a thread that is not a ThreadSnapshot')
+  return snapshot
+}
+
+/** Reads a POST's JSON answer, a 202: the answers are stored and others of the batch are still missing. */
+export async function readAccepted(response: Response, signal: AbortSignal): Promise<{ readonly threadId: string | undefined; readonly interrupts: readonly ToolInterrupt[] }> {
+  const body = await readJson(response, signal)
+  if (!isRecord(body) || !Array.isArray(body.interrupts) || !body.interrupts.every(isToolInterrupt)) {
+    throw new ChatError('BAD_RESPONSE', 'The server sent JSON that is neither an event stream nor ResumeAccepted')
+  }
+  return { threadId: typeof body.threadId === 'string' ? body.threadId : undefined, interrupts: body.interrupts }
 }
 
 /**
@@ -46,7 +60,7 @@ export async function attachRun(
   }
 }
 
-export async function readJson(response: Response, signal: AbortSignal): Promise<unknown> {
+async function readJson(response: Response, signal: AbortSignal): Promise<unknown> {
   try {
     return await untilAborted(response.json(), signal)
   } catch (error) {
@@ -113,4 +127,15 @@ function parseErrorBody(text: string): ErrorBody['error'] | undefined {
     // not JSON: fall through
   }
   return undefined
+}
+
+function isThreadSnapshot(value: unknown): value is ThreadSnapshot {
+  return (
+    isRecord(value) &&
+    typeof value.threadId === 'string' &&
+    Array.isArray(value.messages) &&
+    value.messages.every(isRecord) &&
+    Array.isArray(value.interrupts) &&
+    value.interrupts.every(isToolInterrupt)
+  )
 }

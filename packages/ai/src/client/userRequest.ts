@@ -1,4 +1,5 @@
 import type { ToolContext } from '../tools/types.ts'
+import { Subscribable } from './subscribable.ts'
 
 // Client tools that need the user (a confirmation, a picker): the tool's `execute` waits until the
 // UI answers, and the UI finds what to ask by the call's id. CopilotKit calls this "render and wait
@@ -26,33 +27,37 @@ export interface UserRequests<TInput, TOutput> {
 
 /** A tool execution that waits for the user: `tool.client(askUser.execute)`, and the tool's renderer answers it. */
 export function userRequests<TInput, TOutput>(): UserRequests<TInput, TOutput> {
-  const open = new Map<string, UserRequest<TInput, TOutput>>()
-  const listeners = new Set<() => void>()
-  let version = 0
-  const changed = () => {
-    version++
-    for (const listener of [...listeners]) listener()
-  }
-  return {
-    execute: (input, { toolCallId, signal }) =>
-      new Promise<TOutput>((resolve, reject) => {
-        const close = () => {
-          open.delete(toolCallId)
-          signal.removeEventListener('abort', onAbort)
-          changed()
-        }
-        const onAbort = () => (close(), reject(signal.reason))
-        signal.addEventListener('abort', onAbort, { once: true })
-        open.set(toolCallId, {
-          toolCallId,
-          input,
-          respond: (output) => (close(), resolve(output)),
-          decline: (reason) => (close(), reject(new Error(reason))),
-        })
-        changed()
-      }),
-    request: (toolCallId) => open.get(toolCallId),
-    subscribe: (listener) => (listeners.add(listener), () => listeners.delete(listener)),
-    getSnapshot: () => version,
+  return new RequestStore<TInput, TOutput>()
+}
+
+class RequestStore<TInput, TOutput> extends Subscribable implements UserRequests<TInput, TOutput> {
+  readonly #open = new Map<string, UserRequest<TInput, TOutput>>()
+  #version = 0
+
+  readonly execute = (input: TInput, { toolCallId, signal }: ToolContext<any>): Promise<TOutput> =>
+    new Promise<TOutput>((resolve, reject) => {
+      const close = () => {
+        this.#open.delete(toolCallId)
+        signal.removeEventListener('abort', onAbort)
+        this.#changed()
+      }
+      const onAbort = () => (close(), reject(signal.reason))
+      signal.addEventListener('abort', onAbort, { once: true })
+      this.#open.set(toolCallId, {
+        toolCallId,
+        input,
+        respond: (output) => (close(), resolve(output)),
+        decline: (reason) => (close(), reject(new Error(reason))),
+      })
+      this.#changed()
+    })
+
+  readonly request = (toolCallId: string): UserRequest<TInput, TOutput> | undefined => this.#open.get(toolCallId)
+
+  readonly getSnapshot = (): number => this.#version
+
+  #changed(): void {
+    this.#version++
+    this.notify()
   }
 }

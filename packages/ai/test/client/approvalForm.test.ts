@@ -1,12 +1,17 @@
 import { describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition, toolJsonSchema, type JsonSchema } from '@toolgate/ai'
-import { ApprovalForm, formFields, type FormField } from '@toolgate/ai/client'
+import { ApprovalForm, fieldProblem, formFields, pathName, valueAt, type FormField } from '@toolgate/ai/client'
 import { loadCorpus } from '../providers/corpus.ts'
 
 /** Every field, depth first. */
 function flatten(fields: readonly FormField[]): FormField[] {
   return fields.flatMap((field) => [field, ...flatten(field.fields ?? [])])
+}
+
+/** The fields of a form on `value` under `schema`, as a view reads them. */
+function fieldsOf(schema: JsonSchema, value: unknown): readonly FormField[] {
+  return new ApprovalForm({ toolCallId: 'call_1', toolName: 'tool', input: value, approval: { inputSchema: schema } }).getSnapshot().fields
 }
 
 /** Each property a schema describes, as field names, down through objects the form lists. */
@@ -18,7 +23,7 @@ function propertyNames(schema: JsonSchema, prefix = ''): string[] {
   })
 }
 
-describe('formFields over real tool schemas', () => {
+describe('a form’s fields over real tool schemas', () => {
   const corpus = loadCorpus()
   it('reads all 117 of GitHub’s MCP server tools without a crash, dropping no property', () => {
     expect(corpus).toHaveLength(117)
@@ -26,7 +31,7 @@ describe('formFields over real tool schemas', () => {
     const kinds = new Map<string, number>()
     for (const tool of corpus) {
       const schema = tool.inputSchema as JsonSchema
-      const form = flatten(formFields(schema, {}))
+      const form = flatten(fieldsOf(schema, {}))
       fields += form.length
       for (const field of form) kinds.set(field.kind, (kinds.get(field.kind) ?? 0) + 1)
       const names = new Set(form.map((field) => field.name))
@@ -41,7 +46,7 @@ describe('formFields over real tool schemas', () => {
   })
 })
 
-describe('formFields', () => {
+describe('a form’s fields', () => {
   const order = toolDefinition({
     name: 'place_order',
     description: 'Places an order',
@@ -60,7 +65,7 @@ describe('formFields', () => {
   const value = { customer: { name: 'Ada', email: 'ada@example.com' }, items: [{ sku: 'A1', quantity: 2 }], tags: ['x'], express: false, note: null, priority: 'low', extra: { a: 1 } }
 
   it('maps nested objects, arrays of objects and scalars, bounds, formats, nullable, enums and maps', () => {
-    const fields = flatten(formFields(schema, value))
+    const fields = flatten(fieldsOf(schema, value))
     const byName = Object.fromEntries(fields.map((field) => [field.name, field]))
     expect(byName['customer.name']).toMatchObject({ kind: 'text', label: 'Customer name', minLength: 2, required: true })
     expect(byName['customer.email']).toMatchObject({ kind: 'text', format: 'email' })
@@ -81,13 +86,13 @@ describe('formFields', () => {
       properties: { home: { $ref: '#/$defs/address' }, pair: { type: 'array', prefixItems: [{ type: 'string' }], items: false }, either: { oneOf: [{ type: 'string' }, { type: 'number' }] }, missing: { $ref: '#/$defs/nope' } },
       $defs: { address: { type: 'object', properties: { city: { type: 'string', description: 'City' } }, required: ['city'] } },
     }
-    const byName = Object.fromEntries(flatten(formFields(withRefs, {})).map((field) => [field.name, field]))
+    const byName = Object.fromEntries(flatten(fieldsOf(withRefs, {})).map((field) => [field.name, field]))
     expect(byName['home.city']).toMatchObject({ kind: 'text', description: 'City', required: true })
     expect(byName['pair']!.kind).toBe('json')
     expect(byName['either']!.kind).toBe('json')
     expect(byName['missing']!.kind).toBe('json')
     // Values the schema does not describe stay visible.
-    expect(flatten(formFields(withRefs, { surprise: 1 })).map((field) => field.name)).toContain('surprise')
+    expect(flatten(fieldsOf(withRefs, { surprise: 1 })).map((field) => field.name)).toContain('surprise')
   })
 })
 
@@ -138,5 +143,29 @@ describe('ApprovalForm', () => {
     expect(flatten(form.getSnapshot().fields).map((field) => field.name)).toContain('tags[1].label')
     form.removeItem(form.getSnapshot().fields[0]!, 0)
     expect(form.getSnapshot().value).toEqual({ tags: [{}] })
+  })
+
+  it('reads a value at a path and a field’s own problem from the edits so far', () => {
+    const form = new ApprovalForm(approval, transfer)
+    const name = flatten(form.getSnapshot().fields).find((field) => field.name === 'to.name')!
+    expect(form.valueAt(['to', 'name'])).toBe('Bob')
+    expect(form.valueAt([])).toEqual(approval.input)
+    expect(form.valueAt(['to', 'nowhere', 0])).toBeUndefined()
+    expect(form.problemOf(name)).toBeUndefined()
+    form.setValue(['to', 'name'], undefined)
+    expect(form.problemOf(name)).toBe('Required')
+    form.setValue(['to', 'name'], 42)
+    expect(form.problemOf(name)).toBe('Expected a text')
+  })
+
+  it('keeps the deprecated helpers working, with the form’s answers', () => {
+    const form = new ApprovalForm(approval, transfer)
+    const { fields, value } = form.getSnapshot()
+    expect(formFields(approval.approval.inputSchema, approval.input)).toEqual(fields)
+    for (const field of flatten(fields)) {
+      expect(pathName(field.path)).toBe(field.name)
+      expect(valueAt(value, field.path)).toEqual(form.valueAt(field.path))
+      expect(fieldProblem(field, valueAt(value, field.path))).toBe(form.problemOf(field))
+    }
   })
 })

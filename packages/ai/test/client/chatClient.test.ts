@@ -194,7 +194,7 @@ describe('ChatClient', () => {
   it('batches notifications: one per scheduled flush, however many events', async () => {
     const flushes: (() => void)[] = []
     const handler = createChatHandler(server)
-    const client = new ChatClient({ endpoint: '/chat', fetch: inProcess(handler), scheduleNotify: (flush) => flushes.push(flush) })
+    const client = createChatClient({ endpoint: '/chat', fetch: inProcess(handler), scheduleNotify: (flush) => flushes.push(flush) })
     const listener = vi.fn()
     client.subscribe(listener)
     const done = client.send('weather in Lima')
@@ -219,6 +219,14 @@ describe('ChatClient', () => {
   })
 
   it('needs an endpoint', () => {
+    expect(() => createChatClient({} as never)).toThrow(/endpoint/)
+  })
+
+  it('still makes a client with the deprecated `new ChatClient`, checking its options the same way', async () => {
     expect(() => new ChatClient({} as never)).toThrow(/endpoint/)
+    const client = new ChatClient({ endpoint: '/chat', fetch: inProcess(createChatHandler({ model: scriptedModel([{ when: /./, reply: 'hi' }]) })) })
+    expect(client).toBeInstanceOf(ChatClient)
+    await client.send('hello')
+    expect(client.getSnapshot()).toMatchObject({ status: 'idle', messages: [{ role: 'user' }, { role: 'assistant', parts: [{ type: 'text', text: 'hi' }] }] })
   })
 })

@@ -1,0 +1,19 @@
+/**
+ * The one base of the client's stores (`ChatClient`, `ApprovalForm`, `userRequests`), after
+ * TanStack Query's `Subscribable`: a set of listeners, a bound `subscribe` that fits React's
+ * `useSyncExternalStore`, and `notify` for the store, the one writer of its state.
+ */
+export class Subscribable {
+  readonly #listeners = new Set<() => void>()
+
+  /** Calls `listener` after each change; returns the function that unsubscribes it. */
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.#listeners.add(listener)
+    return () => void this.#listeners.delete(listener)
+  }
+
+  /** Calls every listener subscribed when the change happened (one that unsubscribes meanwhile, too). */
+  protected notify(): void {
+    for (const listener of [...this.#listeners]) listener()
+  }
+}
