@@ -1,5 +1,5 @@
 import { openAIChatModel } from '@toolgate/ai/providers'
-import { scriptedModel } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { getWeather, sendEmail } from './src/tools.ts'
 
 // The server's half of the chat: the tools it runs and the model it asks.

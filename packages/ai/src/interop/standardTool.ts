@@ -7,7 +7,7 @@ export type StandardToolSchema<TInput = unknown, TOutput = TInput> = StandardSch
 /**
  * The `StandardToolV0` shape of the standard-tool RFC: a portable tool any framework can consume.
  * Declared here rather than imported so conforming costs no dependency; every `.server()` and
- * `.client()` tool is assignable to it (see test/interop/standardTool.types.test.ts).
+ * `.client()` tool is assignable to it (see test/interop/standardTool.test-d.ts).
  *
  * `Input` is what `execute` accepts (the input schema's input side), `Output` what it returns once
  * validated (the output schema's output side), `FormattedOutput` what formatting makes of it.

@@ -129,7 +129,8 @@ export interface RunErrorEvent {
   readonly code?: string
 }
 
-export type ChatEvent =
+/** An event of a run, as the server streams it (AG-UI's event types and fields). */
+export type RunEvent =
   | RunStartedEvent
   | TextMessageStartEvent
   | TextMessageContentEvent
@@ -146,4 +147,9 @@ export type ChatEvent =
   | RunFinishedEvent
   | RunErrorEvent
 
-export type ChatEventType = ChatEvent['type']
+export type RunEventType = RunEvent['type']
+
+/** @deprecated Renamed `RunEvent`: a wire type, not the UI's chat; this alias goes in the next release. */
+export type ChatEvent = RunEvent
+/** @deprecated Renamed `RunEventType`; this alias goes in the next release. */
+export type ChatEventType = RunEventType

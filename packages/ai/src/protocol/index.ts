@@ -4,6 +4,8 @@
  * runtime code and no dependencies, so importing it costs a browser bundle nothing.
  */
 export type {
+  RunEvent,
+  RunEventType,
   ChatEvent,
   ChatEventType,
   ReasoningEndEvent,
@@ -37,6 +39,7 @@ export type {
 } from './messages.ts'
 export type {
   ApprovalAnswer,
+  PostRequest,
   ChatRequest,
   ClientErrorAnswer,
   ClientOutputAnswer,

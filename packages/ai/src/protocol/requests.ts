@@ -55,7 +55,11 @@ export interface StopAccepted {
   readonly stopped: boolean
 }
 
-export type ChatRequest = MessageRequest | ResumeRequest | StopRequest
+/** What a POST to the chat endpoint carries: a message, answers to interrupts, or a stop. */
+export type PostRequest = MessageRequest | ResumeRequest | StopRequest
+
+/** @deprecated Renamed `PostRequest`: a wire type, not the UI's chat; this alias goes in the next release. */
+export type ChatRequest = PostRequest
 
 /** The JSON body (status 202) when a resume stored its answers but others of the batch are still missing. */
 export interface ResumeAccepted {

@@ -5,11 +5,11 @@ export { fromProviderArgs } from './fromProviderArgs.ts'
 export { fromProviderName, providerToolName } from './providerName.ts'
 export { ProviderSchemaError, type ProviderSchemaErrorCode } from './ProviderSchemaError.ts'
 export { isProviderTarget, PROVIDER_TARGETS } from './targets.ts'
-export { openAIChatModel, type OpenAIChatModelOptions } from './models/openAIChatModel.ts'
-export { anthropicModel, type AnthropicModelOptions } from './models/anthropicModel.ts'
-export type { CallOptions } from './models/http.ts'
-export { geminiModel, type GeminiModelOptions } from './models/geminiModel.ts'
-export { openAIResponsesModel, type OpenAIResponsesModelOptions } from './models/openAIResponsesModel.ts'
+export { openAIChatModel, type OpenAIChatModelOptions } from './adapters/openAIChatModel.ts'
+export { anthropicModel, type AnthropicModelOptions } from './adapters/anthropicModel.ts'
+export type { CallOptions } from './adapters/http.ts'
+export { geminiModel, type GeminiModelOptions } from './adapters/geminiModel.ts'
+export { openAIResponsesModel, type OpenAIResponsesModelOptions } from './adapters/openAIResponsesModel.ts'
 export { ModelProviderError, type ModelProviderErrorCode } from '../model/ModelProviderError.ts'
 export type { Fetch } from '../util/Fetch.ts'
 export type {
@@ -39,3 +39,5 @@ export type {
   ProviderToolMap,
   ProviderToolResult,
 } from './types.ts'
+// Tools by name outside a chat (an agent loop, a job queue), with their provider envelopes.
+export { toolSet, type ToolCallOptions, type ToolSet, type ToolSetApprovalRequest, type ToolSetApprove, type ToolSetOptions } from '../tools/toolSet.ts'

@@ -1,7 +1,8 @@
 import { ANTHROPIC_STRICT_BUDGET } from './dialects/anthropic.ts'
 import { measure } from './limits.ts'
-import type { ToolConversion } from './toProviderTool.ts'
+import type { DefLookup, Plan } from './plan.ts'
 import type { ProviderTarget } from './targets.ts'
+import type { ProviderToolResult } from './types.ts'
 import type { JsonSchema } from '../schema/types.ts'
 import { deepFreeze } from '../util/deepFreeze.ts'
 
@@ -10,6 +11,13 @@ import { deepFreeze } from '../util/deepFreeze.ts'
 // properties and 16 unions summed over all of them: each tool may fit while the list does not.
 // Tools past the budget go non-strict, in order, each with a warning saying why: a request the
 // API refuses helps nobody.
+
+/** A tool converted for one target: the envelope, and the plan and definitions it was made from. */
+export interface ToolConversion {
+  readonly result: ProviderToolResult
+  readonly plan: Plan
+  readonly defs: DefLookup
+}
 
 export interface RequestTool {
   readonly conversion: ToolConversion

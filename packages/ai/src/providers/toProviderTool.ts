@@ -5,11 +5,10 @@ import { conversionStats, memoize } from './cache.ts'
 import { TARGET_SPECS } from './dialects/index.ts'
 import { deepFreeze } from '../util/deepFreeze.ts'
 import { isPlainObject } from '../util/isPlainObject.ts'
-import type { DefLookup, Plan } from './plan.ts'
 import { providerToolName } from './providerName.ts'
 import { ProviderSchemaError } from './ProviderSchemaError.ts'
 import { assertProviderTarget, conversionKey, resolveOptions, type McpToolAnnotations, type ProviderOptions, type ProviderTarget, type ResolvedOptions } from './targets.ts'
-import { fitRequestLimits } from './requestLimits.ts'
+import { fitRequestLimits, type ToolConversion } from './requestLimits.ts'
 import { schemaConversion } from './toProviderSchema.ts'
 import type { ProviderToolResult } from './types.ts'
 import { isLossy, underPointer, type ProviderWarning } from './warnings.ts'
@@ -25,11 +24,8 @@ export interface ToolParts {
   readonly annotations?: McpToolAnnotations | undefined
 }
 
-export interface ToolConversion {
-  readonly result: ProviderToolResult
-  readonly plan: Plan
-  readonly defs: DefLookup
-}
+// Declared beside the request-wide limits that read it, so the two modules do not import each other.
+export type { ToolConversion } from './requestLimits.ts'
 
 const cache = new WeakMap<object, Map<string, ToolConversion>>()
 

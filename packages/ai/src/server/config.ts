@@ -1,160 +1,14 @@
 import { InvalidOptionError } from '../errors.ts'
-import type { ChatModel } from '../model/chatModel.ts'
-import { isToolSearch, type ToolSearch } from '../tools/toolSearch.ts'
-import type { AnyTool, InferToolContext } from '../tools/types.ts'
+import { isToolSearch } from '../tools/toolSearch.ts'
+import type { AnyTool } from '../tools/types.ts'
 import { isRecord } from '../util/isRecord.ts'
-import { memoryAttachmentStore, type AttachmentStore } from './attachments.ts'
-import { checkContext } from './context.ts'
-import { middlewareProblem, type ChatMiddleware } from './middleware.ts'
+import type { ChatConfig, ChatHandlerOptions, ChatLimits } from './options.ts'
+import { checkContext } from './run/context.ts'
+import { middlewareProblem } from './run/middleware.ts'
+import { createToolRegistry, type ToolRegistry } from '../tools/toolRegistry.ts'
 import { memoryEventLog, memoryStore } from './stores/memory.ts'
-import type { RunEventLog, ThreadStore } from './threadStore.ts'
-import { createToolRegistry, type ToolRegistry } from './toolRegistry.ts'
-
-/** `create`: a new thread gets this id (record its owner now). `read`: GET. `write`: a message or a resume. */
-export type ThreadAction = 'create' | 'read' | 'write'
-
-export type Authorize = (request: Request, threadId: string, access: { readonly action: ThreadAction }) => boolean | Promise<boolean>
-
-/** Where a failure happened that the browser only hears about in general terms. */
-export interface ErrorScope {
-  readonly threadId: string
-  readonly runId: string
-  /** `run`: the run ended with RUN_ERROR. `tool`: a server tool threw. `approval-policy`: a `needsApproval` policy threw. */
-  readonly source: 'run' | 'tool' | 'approval-policy'
-  readonly toolCallId?: string
-  readonly toolName?: string
-}
-
-export type OnError = (error: unknown, scope: ErrorScope) => void
-
-/** The call whose tool threw, as `toolErrorMessage` receives it. */
-export interface FailedCall {
-  readonly toolName: string
-  readonly toolCallId: string
-}
-
-/**
- * What the handler's `context` must be for `TTools`: every tool's `contextSchema` input at once
- * (the registered context for tools without one).
- */
-export type ToolsContext<TTools extends readonly AnyTool[]> = (
-  TTools[number] extends infer TTool ? (TTool extends AnyTool ? (context: InferToolContext<TTool>) => void : never) : never
-) extends (context: infer TContext) => void
-  ? TContext
-  : unknown
-
-/** `context` becomes a required option once a tool needs values that `undefined` cannot give. */
-export type ContextOption<TTools extends readonly AnyTool[]> = undefined extends ToolsContext<TTools>
-  ? {}
-  : { readonly context: unknown }
-
-export interface ChatHandlerOptions<TContext = undefined, TTools extends readonly AnyTool[] = readonly AnyTool[]> {
-  readonly model: ChatModel
-  /**
-   * `.server()` tools run on the server; bare definitions are declared to the model and run in the
-   * browser. A `toolSearch(...)` instead declares, for each model call, the tools that fit the
-   * conversation (and those already called in the thread); any of its tools can run.
-   */
-  readonly tools?: TTools | ToolSearch<TTools>
-  /** Where threads live. Default: `memoryStore()` (one process, lost on restart). */
-  readonly store?: ThreadStore
-  /** The app's data for tools and approval policies (`ctx.context`); a function is called per request. */
-  readonly context?: TContext | ((request: Request) => TContext | Promise<TContext>)
-  /** Return `false` to refuse a user access to a thread (403). */
-  readonly authorize?: Authorize
-  /** Model calls per user message, across resumes. Default 10. */
-  readonly maxSteps?: number
-  readonly limits?: ChatLimits
-  /**
-   * Called with every error the browser only gets a safe summary of: once for each run that ends
-   * with RUN_ERROR (a model's error keeps the provider's message and its `cause`), for each server
-   * tool that throws anything but a `ToolError`, and for each approval policy that throws.
-   * Default: `console.error`.
-   */
-  readonly onError?: OnError
-  /**
-   * The text the model and the browser get when a server tool throws anything but a `ToolError`
-   * (whose message passes through). Return `undefined` for the default, `Tool "name" failed`.
-   * Its text is stored and streamed: never include the error's own message unless you know it is safe.
-   */
-  readonly toolErrorMessage?: (error: unknown, call: FailedCall) => string | undefined
-  /**
-   * Hooks on each model request and response and on each tool call's input and output, run in this
-   * order; see `ChatMiddleware`. A hook that throws ends the run with a safe RUN_ERROR.
-   */
-  readonly middleware?: readonly ChatMiddleware[]
-  /** Where files that tools return (`toolResult()`) are kept. Default: `memoryAttachmentStore()`. */
-  readonly attachments?: AttachmentStore
-  /**
-   * AG-UI frontend tools the handler accepts, by name: tools a client declares in
-   * `RunAgentInput.tools` and runs itself (answered through `resume`, like a `.client()` tool). Any
-   * other declared tool is ignored: by default the model sees only the server's tools.
-   */
-  readonly frontendTools?: readonly string[]
-}
-
-export interface ChatLimits {
-  /** Largest request body accepted; larger ones get 413. Default 1 MB. */
-  readonly maxBodyBytes?: number
-  /** Deny reasons and client error texts are cut to this many characters. Default 500. */
-  readonly maxReasonLength?: number
-  /** A server tool that runs longer is aborted and the model told so. Default 30 s; shorter than `runLeaseMs`. */
-  readonly toolTimeoutMs?: number
-  /**
-   * How long a thread stays held by a run whose process stopped renewing it (a live run renews it
-   * every third of this). After a crash, the thread takes requests again once it lapses. Default 60 s.
-   */
-  readonly runLeaseMs?: number
-  /**
-   * Messages a thread may hold (user, assistant and tool messages). A new message needs room for
-   * itself, the results of interrupts it supersedes and a reply; without it the request is refused
-   * (409 `THREAD_FULL`) and nothing changes. A model step that would not fit with a result for each
-   * of its calls ends the run with RUN_ERROR `THREAD_FULL` and is not stored. Default 500.
-   */
-  readonly maxThreadMessages?: number
-  /**
-   * Largest single message, as JSON in UTF-8 bytes: a user message beyond it gets 413, a client
-   * tool's result or edited arguments 413, and a server tool's output is replaced by an error the
-   * model reads. Default 256 KB.
-   */
-  readonly maxMessageBytes?: number
-  /**
-   * Largest thread, as JSON in UTF-8 bytes. A new message that does not fit is refused (409
-   * `THREAD_FULL`); a run that reaches it ends with RUN_ERROR `THREAD_FULL` before its next model
-   * call (a step under way is stored whole, so a thread may pass it by one step). Default 8 MB.
-   */
-  readonly maxThreadBytes?: number
-  /** Most bytes of files one tool result (`toolResult()`) may carry; more makes the call fail with a clear error and stores nothing. Default 5 MB. */
-  readonly maxAttachmentBytes?: number
-  /**
-   * How long an interrupt takes answers; it carries the moment as `expiresAt`, and a later answer gets
-   * 410 `INTERRUPT_EXPIRED`. Default 0: interrupts do not expire.
-   */
-  readonly interruptTtlMs?: number
-}
-
-/** The options with defaults applied, as the runtime uses them. */
-export interface ChatConfig {
-  readonly model: ChatModel
-  readonly tools: ToolRegistry
-  readonly store: ThreadStore
-  readonly limits: Required<ChatLimits>
-  readonly maxSteps: number
-  readonly authorize: Authorize | undefined
-  readonly resolveContext: (request: Request) => Promise<unknown>
-  readonly onError: OnError | undefined
-  readonly toolErrorMessage: ((error: unknown, call: FailedCall) => string | undefined) | undefined
-  /** Runs' events for readers that (re)attach: the store's log, or this process's. */
-  readonly events: RunEventLog
-  /** The runs this process is running, by id, each with what stops it at once. */
-  readonly liveRuns: Map<string, AbortController>
-  readonly middleware: readonly ChatMiddleware[]
-  /** Picks the tools declared to each model call; without it, every tool is declared. */
-  readonly toolSearch: ToolSearch | undefined
-  readonly attachments: AttachmentStore
-  /** Names of the AG-UI frontend tools accepted (see `ChatHandlerOptions.frontendTools`). */
-  readonly frontendTools: ReadonlySet<string>
-}
+import { memoryAttachmentStore } from './stores/memoryAttachments.ts'
+import type { ThreadStore } from './thread/threadStore.ts'
 
 const WHERE = 'createChatHandler'
 
@@ -181,7 +35,7 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
     model,
     tools,
     store: threads,
-    events: threads.events ?? memoryEventLog(),
+    eventLog: threads.events ?? memoryEventLog(),
     liveRuns: new Map(),
     limits: resolveLimits(options.limits),
     maxSteps: positiveInteger(options.maxSteps, 'maxSteps', 10),
@@ -246,10 +100,4 @@ function isThreadStore(value: unknown): value is ThreadStore {
 
 function describe(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : typeof value === 'number' ? String(value) : typeof value
-}
-
-/** Cuts user-supplied text the model will read, so one answer cannot flood the context. */
-export function capText(text: string, maxLength: number): string {
-  const chars = [...text]
-  return chars.length <= maxLength ? text : `${chars.slice(0, maxLength).join('')}…`
 }

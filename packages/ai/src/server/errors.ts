@@ -1,11 +1,18 @@
 import { ToolgateError } from '../errors.ts'
 import { ModelProviderError } from '../model/ModelProviderError.ts'
-import type { ErrorBody, ErrorCode } from '../protocol/errors.ts'
-import type { ChatConfig, ErrorScope } from './config.ts'
+import type { ErrorCode } from '../protocol/errors.ts'
+import type { ChatConfig, ErrorScope } from './options.ts'
+import type { CallRef } from './run/results.ts'
 
-// Every way a request is refused or a run ends in error, and what the browser may be told of it.
+// How a request is refused (`HttpError`, with the refusals several steps share) and how a run ends
+// in error, and what the browser may be told of each. A refusal only one step makes is written
+// where that step checks for it (`new HttpError(...)`), so its words sit beside its condition.
 
-/** A refusal the handler answers with `status` and a JSON `ErrorBody`; `code` is stable. */
+/**
+ * A refusal the handler answers with `status` and a JSON `ErrorBody`; `code` is stable. Exported
+ * for stores of your own: one throws it to refuse a write with a code the browser sees (as the
+ * memory store's `STORE_FULL` does); anything else a store throws is a 500.
+ */
 export class HttpError extends ToolgateError {
   declare readonly code: ErrorCode
   readonly status: number
@@ -35,28 +42,6 @@ export function threadFull(limit: string): HttpError {
 /** The refusal for one message (or answer) larger than `limits.maxMessageBytes`. */
 export function messageTooLarge(bytes: number, maxMessageBytes: number, path: string): HttpError {
   return new HttpError(413, 'PAYLOAD_TOO_LARGE', `This message is ${bytes} bytes as JSON, more than the limit of ${maxMessageBytes}`, path)
-}
-
-export function errorBody(code: ErrorCode, message: string, path?: string): ErrorBody {
-  return { error: path === undefined ? { code, message } : { code, message, path } }
-}
-
-/** A JSON answer that no cache keeps: threads and errors change from one request to the next. */
-export function jsonResponse(status: number, body: unknown, headers?: Record<string, string>): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
-  })
-}
-
-/** Any failure before the event stream starts becomes a JSON error response; unknown ones are a 500 without details. */
-export function errorResponse(error: unknown): Response {
-  if (error instanceof HttpError) {
-    const headers: Record<string, string> = error.status === 405 ? { allow: 'GET, POST' } : {}
-    return jsonResponse(error.status, errorBody(error.code, error.message, error.path), headers)
-  }
-  console.error('[toolgate] chat handler failed:', error)
-  return jsonResponse(500, errorBody('INTERNAL', 'The chat handler failed; see the server log'))
 }
 
 // Errors that end a run (RUN_ERROR). Each carries the code the browser gets; `runErrorOf` picks
@@ -113,4 +98,36 @@ export function reportError(config: Pick<ChatConfig, 'onError'>, error: unknown,
   } catch (hookError) {
     console.error('[toolgate] failed:', error, scope, '\nand onError threw:', hookError)
   }
+}
+
+/**
+ * A tool's unexpected exception may name a password or a path: it goes to `onError` with the ids
+ * that find the call, and the model and browser get `toolErrorMessage`'s text or a generic one.
+ */
+export function toolFailures(config: ChatConfig, threadId: string, runId: string): ToolFailures {
+  return {
+    tool(error, call) {
+      reportError(config, error, { threadId, runId, source: 'tool', toolCallId: call.toolCallId, toolName: call.toolName })
+      let text: string | undefined
+      try {
+        text = config.toolErrorMessage?.(error, { toolName: call.toolName, toolCallId: call.toolCallId })
+      } catch (hookError) {
+        reportError(config, hookError, { threadId, runId, source: 'tool', toolCallId: call.toolCallId, toolName: call.toolName })
+      }
+      return typeof text === 'string' && text.trim() !== '' ? text : `Tool "${call.toolName}" failed`
+    },
+    policy(error, call) {
+      reportError(config, error, { threadId, runId, source: 'approval-policy', toolCallId: call.toolCallId, toolName: call.toolName })
+    },
+  }
+}
+
+/**
+ * What the run does with failures whose text may hold secrets: `tool` reports a tool's exception
+ * (or a schema that threw) and returns the text the model and browser get instead; `policy`
+ * reports an approval policy's exception.
+ */
+export interface ToolFailures {
+  tool(error: unknown, call: CallRef): string
+  policy(error: unknown, call: CallRef): void
 }

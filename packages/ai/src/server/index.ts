@@ -1,24 +1,15 @@
 /** @module @toolgate/ai/server */
-/** `@toolgate/ai/server`: the chat runtime. */
+/** `@toolgate/ai/server`: the chat runtime. Wire types live in `@toolgate/ai/protocol`. */
 export { createChatHandler, type ChatHandler } from './createChatHandler.ts'
-export { toNodeHandler, type NodeHandler } from './toNodeHandler.ts'
-export type { Authorize, ChatHandlerOptions, ChatLimits, ErrorScope, FailedCall, OnError, ThreadAction, ToolsContext } from './config.ts'
+export { toNodeHandler, type NodeHandler } from './http/toNodeHandler.ts'
+export type { Authorize, ChatHandlerOptions, ChatLimits, ErrorScope, FailedCall, OnError, ThreadAction, ToolsContext } from './options.ts'
 export type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelTool, ModelUsage } from '../model/chatModel.ts'
-export {
-  scriptedModel,
-  type ScriptedCall,
-  type ScriptedFollowUp,
-  type ScriptedModelOptions,
-  type ScriptedResult,
-  type ScriptedResults,
-  type ScriptedStep,
-  type ScriptRule,
-} from './scriptedModel.ts'
 export { memoryStore, type MemoryStoreOptions } from './stores/memory.ts'
 // The storage contract, for writing a store of your own.
-export type { ActiveRun, OpenStep, PendingInterrupt, StoredAnswer, ThreadCommit, ThreadHead, ThreadStore } from './threadStore.ts'
+export type { ActiveRun, OpenStep, StoredAnswer, StoredInterrupt, ThreadCommit, ThreadHead, ThreadStore } from './thread/threadStore.ts'
 export { HttpError } from './errors.ts'
-export { memoryAttachmentStore, type AttachmentStore, type MemoryAttachmentStoreOptions, type StoredAttachment } from './attachments.ts'
+export type { AttachmentStore, StoredAttachment } from './run/attachments.ts'
+export { memoryAttachmentStore, type MemoryAttachmentStoreOptions } from './stores/memoryAttachments.ts'
 export {
   MiddlewareError,
   refuseToolCall,
@@ -28,6 +19,37 @@ export {
   type ToolInputCall,
   type ToolOutputResult,
   type ToolRefusal,
-} from './middleware.ts'
-export { toolSet, type ToolCallOptions, type ToolSet, type ToolSetApprovalRequest, type ToolSetApprove, type ToolSetOptions } from './toolSet.ts'
-export type * from '../protocol/index.ts'
+} from './run/middleware.ts'
+
+// Deprecated re-exports, kept for one release (packages/ai/CHANGELOG.md lists them).
+
+/** @deprecated Renamed `StoredInterrupt`. */
+export type { PendingInterrupt } from './thread/threadStore.ts'
+/** @deprecated Import from `@toolgate/ai/server/testing`. */
+export {
+  scriptedModel,
+  type ScriptedCall,
+  type ScriptedFollowUp,
+  type ScriptedModelOptions,
+  type ScriptedResult,
+  type ScriptedResults,
+  type ScriptedStep,
+  type ScriptRule,
+} from './testing/scriptedModel.ts'
+/** @deprecated Import from `@toolgate/ai/providers`: tools outside a chat are not part of the chat runtime. */
+export { toolSet, type ToolCallOptions, type ToolSet, type ToolSetApprovalRequest, type ToolSetApprove, type ToolSetOptions } from '../tools/toolSet.ts'
+/** @deprecated Import wire types from `@toolgate/ai/protocol`. */
+export type {
+  ChatEvent,
+  ErrorBody,
+  ResumeAccepted,
+  ResumeAnswer,
+  RunFinishedEvent,
+  ThreadAttachment,
+  ThreadMessage,
+  ThreadSnapshot,
+  ToolCallArgsEvent,
+  ToolCallResultEvent,
+  ToolCallStartEvent,
+  ToolInterrupt,
+} from '../protocol/index.ts'

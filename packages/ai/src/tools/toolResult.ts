@@ -3,7 +3,7 @@ import { ToolgateError } from '../errors.ts'
 // Results richer than JSON: a tool may return content parts (text, images, files) beside or
 // instead of its output. Files are bytes (or base64) with a media type, a URL, or the id of an
 // attachment already stored. The chat runtime stores bytes in its attachment store and keeps
-// references in the thread; see server/attachments.ts.
+// references in the thread; see server/run/attachments.ts.
 
 /** A file as a tool hands it over: bytes (a `Uint8Array` or base64 text), a URL, or a stored attachment's id. */
 export type ToolFileSource =

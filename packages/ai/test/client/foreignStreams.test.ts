@@ -5,7 +5,7 @@ import { createOpenaiChatCompletions } from '@tanstack/ai-openai'
 import { toolDefinition } from '@toolgate/ai'
 import { createChatClient, type ChatState } from '@toolgate/ai/client'
 import { toTanStackTool } from '@toolgate/ai/interop/tanstack'
-import { useAimock } from '../providers/models/helpers.ts'
+import { useAimock } from '../providers/adapters/helpers.ts'
 
 // ChatClient reads any spec-valid AG-UI stream, not only Toolgate's: without its extension fields,
 // with several runs in one response, with event types it does not know.

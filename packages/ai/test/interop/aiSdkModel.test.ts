@@ -5,7 +5,7 @@ import { createGoogleGenerativeAI } from '@ai-sdk/google'
 import { fromAISdkModel } from '@toolgate/ai/interop/ai-sdk'
 import type { ChatModel } from '@toolgate/ai/server'
 import { closeAll, startServer } from '../server/helpers/server.ts'
-import { itCompletesTheCoreTurns, recordingTools, useAimock } from '../providers/models/helpers.ts'
+import { itCompletesTheCoreTurns, recordingTools, useAimock } from '../providers/adapters/helpers.ts'
 
 afterEach(closeAll)
 

@@ -4,7 +4,7 @@ import { createOpenaiChatCompletions } from '@tanstack/ai-openai'
 import { fromTanStackAdapter } from '@toolgate/ai/interop/tanstack'
 import type { ChatModel } from '@toolgate/ai/server'
 import { closeAll } from '../server/helpers/server.ts'
-import { itCompletesTheCoreTurns, useAimock } from '../providers/models/helpers.ts'
+import { itCompletesTheCoreTurns, useAimock } from '../providers/adapters/helpers.ts'
 
 afterEach(closeAll)
 

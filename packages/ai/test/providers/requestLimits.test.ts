@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition, type AnyTool } from '@toolgate/ai'
 import { anthropicModel, toProviderTool, toProviderTools } from '@toolgate/ai/providers'
-import { collect, modelTool, useAimock } from './models/helpers.ts'
+import { collect, modelTool, useAimock } from './adapters/helpers.ts'
 
 // Anthropic strict tool use limits a whole request (docs/provider-rules.md AS-L1, AS9, AS10): 20
 // strict tools, 24 optional properties and 16 unions over all of them. A list that would break

@@ -6,7 +6,7 @@ import { GoogleGenAI, type FunctionDeclaration } from '@google/genai'
 import { ToolSchema } from '@modelcontextprotocol/sdk/types.js'
 import { toolDefinition } from '@toolgate/ai'
 import { toProviderTool } from '@toolgate/ai/providers'
-import { journaledBodies, useAimock } from './models/helpers.ts'
+import { journaledBodies, useAimock } from './adapters/helpers.ts'
 
 // Each envelope goes, unchanged and uncast, through the official SDK's own request builder to a
 // server speaking the provider's wire format (the type test, sdkEnvelopes.test-d.ts, checks the types).

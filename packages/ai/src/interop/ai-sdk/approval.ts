@@ -7,7 +7,7 @@ type AISdkNeedsApproval = NonNullable<Tool<unknown, unknown>['needsApproval']>
 
 /**
  * `needsApproval` as the AI SDK v6 takes it. A policy runs per call, as in Toolgate's own runtime:
- * on the validated input (the SDK hands on the input as the model sent it, see aiSdkSchema.ts),
+ * on the validated input (the SDK hands on the input as the model sent it, see interop/ai-sdk/schema.ts),
  * failing closed when it throws. `{ reason }` asks too, but the SDK has no place for the reason.
  */
 export function aiSdkNeedsApproval(tool: AnyTool): AISdkNeedsApproval {

@@ -3,7 +3,7 @@ import type { LanguageModelV2, LanguageModelV2StreamPart, LanguageModelV3, Langu
 import type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelUsage } from '../../model/chatModel.ts'
 import { ModelProviderError } from '../../model/ModelProviderError.ts'
 import type { ProviderMetadata, ThreadMessage } from '../../protocol/messages.ts'
-import { callWithRetries, type CallOptions } from '../../providers/models/http.ts'
+import { callWithRetries, type CallOptions } from '../../providers/adapters/http.ts'
 import { isRecord } from '../../util/isRecord.ts'
 import { parseToolArguments } from '../../util/parseToolArguments.ts'
 

@@ -5,7 +5,7 @@ import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sd
 import type { NeedsApproval, ServerTool, ToolMetadata } from '../../tools/types.ts'
 
 // Type-only imports: the MCP SDK stays an optional peer dependency, loaded at run time only by
-// `registerMcpTools` (see mcpServer.ts).
+// `registerMcpTools` (see interop/mcp/server.ts).
 
 /** An official MCP SDK server: the high-level `McpServer` or the low-level `Server`. */
 export type McpServerLike = McpServer | Server

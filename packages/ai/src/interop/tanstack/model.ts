@@ -3,7 +3,7 @@ import type { AnyTextAdapter } from '@tanstack/ai'
 import type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelUsage } from '../../model/chatModel.ts'
 import { ModelProviderError } from '../../model/ModelProviderError.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
-import { callWithRetries, type CallOptions } from '../../providers/models/http.ts'
+import { callWithRetries, type CallOptions } from '../../providers/adapters/http.ts'
 import { isRecord } from '../../util/isRecord.ts'
 
 export interface FromTanStackAdapterOptions extends Omit<CallOptions, 'fetch'> {

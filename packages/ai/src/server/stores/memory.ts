@@ -2,7 +2,7 @@ import { InvalidOptionError } from '../../errors.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import { deepFreeze } from '../../util/deepFreeze.ts'
 import { HttpError } from '../errors.ts'
-import type { LoggedEvent, RunEventLog, ThreadHead, ThreadStore } from '../threadStore.ts'
+import type { LoggedEvent, RunEventLog, ThreadHead, ThreadStore } from '../thread/threadStore.ts'
 
 export interface MemoryStoreOptions {
   /** Threads kept at most; the least recently used go first. Default 10,000. */

@@ -1,7 +1,7 @@
 /** @module @toolgate/ai/server/postgres */
 import { InvalidOptionError } from '../../errors.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
-import type { RunEventLog, ThreadHead, ThreadStore } from '../threadStore.ts'
+import type { RunEventLog, ThreadHead, ThreadStore } from '../thread/threadStore.ts'
 import { RunWakeups } from './runWakeups.ts'
 
 /**

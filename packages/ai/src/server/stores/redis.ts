@@ -1,7 +1,7 @@
 /** @module @toolgate/ai/server/redis */
 import { InvalidOptionError } from '../../errors.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
-import type { LoggedEvent, RunEventLog, ThreadHead, ThreadStore } from '../threadStore.ts'
+import type { LoggedEvent, RunEventLog, ThreadHead, ThreadStore } from '../thread/threadStore.ts'
 import { RunWakeups } from './runWakeups.ts'
 
 /**

@@ -1,9 +1,9 @@
-import { ToolgateError, ToolValidationError } from '../errors.ts'
-import type { ModelTool } from '../model/chatModel.ts'
-import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../protocol/messages.ts'
-import type { AnyTool } from '../tools/types.ts'
-import { validateToolInput, validateToolOutput } from '../tools/validateToolValue.ts'
-import { isRecord } from '../util/isRecord.ts'
+import { ToolgateError, ToolValidationError } from '../../errors.ts'
+import type { ModelTool } from '../../model/chatModel.ts'
+import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../../protocol/messages.ts'
+import type { AnyTool } from '../../tools/types.ts'
+import { validateToolInput, validateToolOutput } from '../../tools/validateToolValue.ts'
+import { isRecord } from '../../util/isRecord.ts'
 
 // Middleware: the app's hooks around a run's model calls and tool calls. Each hook runs in
 // registration order and sees what the previous one returned; returning `undefined` keeps the

@@ -1,10 +1,8 @@
-import { InvalidOptionError, ToolError } from '../errors.ts'
-import type { ThreadAttachment, ThreadToolMessage } from '../protocol/messages.ts'
-import type { ToolContentPart, ToolContentResult } from '../tools/toolResult.ts'
-import { randomId } from '../util/randomId.ts'
-import { HttpError } from './errors.ts'
-import { callRef, type CallRef } from './interrupts.ts'
-import type { Run } from './run.ts'
+import { callRef, type CallRef } from './results.ts'
+import { ToolError } from '../../errors.ts'
+import type { ThreadAttachment, ThreadToolMessage } from '../../protocol/messages.ts'
+import type { ToolContentPart, ToolContentResult } from '../../tools/toolResult.ts'
+import { randomId } from '../../util/randomId.ts'
 
 // Files tools return. The bytes go to an attachment store once, when the result is made; the
 // thread, the event stream and the model's history carry references. The chat endpoint serves
@@ -23,34 +21,6 @@ export interface AttachmentStore {
   get(threadId: string, id: string): Promise<StoredAttachment | undefined>
 }
 
-export interface MemoryAttachmentStoreOptions {
-  /** Bytes kept at most; the oldest attachments go first. Default 256 MB. */
-  readonly maxBytes?: number
-}
-
-/** Attachments in this process's memory (lost on restart): the default, and for tests. */
-export function memoryAttachmentStore(options: MemoryAttachmentStoreOptions = {}): AttachmentStore {
-  const maxBytes = options.maxBytes ?? 256 * 1024 * 1024
-  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new InvalidOptionError('memoryAttachmentStore', 'maxBytes', 'must be a positive integer')
-  const entries = new Map<string, StoredAttachment>()
-  let bytes = 0
-  return {
-    async put(threadId, id, attachment) {
-      const data = attachment.data.slice() // a copy: the tool may reuse its buffer
-      entries.set(`${threadId}\u0000${id}`, Object.freeze({ ...attachment, data }))
-      bytes += data.byteLength
-      for (const [key, entry] of entries) {
-        if (bytes <= maxBytes) break
-        entries.delete(key)
-        bytes -= entry.data.byteLength
-      }
-    },
-    async get(threadId, id) {
-      return entries.get(`${threadId}\u0000${id}`)
-    },
-  }
-}
-
 export interface AttachmentOptions {
   readonly store: AttachmentStore
   readonly threadId: string
@@ -60,7 +30,7 @@ export interface AttachmentOptions {
 /**
  * The tool message for a `toolResult()`: files stored and referenced, and what the model reads:
  * the output as JSON, the text parts, and a line per file. (Adapters whose provider takes files
- * in tool results send them too, through `ModelRequest.loadAttachment`; see providers/models/toolFiles.ts.)
+ * in tool results send them too, through `ModelRequest.loadAttachment`; see providers/adapters/toolFiles.ts.)
  */
 export async function contentResultMessage(
   call: CallRef,
@@ -135,27 +105,7 @@ function decodeBase64(text: string): Uint8Array {
   return bytes
 }
 
-/** `GET ?threadId=&attachmentId=`: the file, to a reader of the thread (authorized by the caller). */
-export async function attachmentResponse(store: AttachmentStore, threadId: string, id: string): Promise<Response> {
-  const stored = await store.get(threadId, id)
-  if (!stored) throw new HttpError(404, 'ATTACHMENT_NOT_FOUND', `Thread "${threadId}" has no attachment "${id}"`, 'attachmentId')
-  const inline = /^image\/(png|jpeg|gif|webp|avif|svg\+xml)$/.test(stored.mediaType)
-  const filename = (stored.filename ?? id).replace(/[^\w.-]+/g, '_')
-  return new Response(stored.data as Uint8Array<ArrayBuffer>, {
-    status: 200,
-    headers: {
-      'content-type': stored.mediaType,
-      'content-length': String(stored.data.byteLength),
-      'content-disposition': `${inline ? 'inline' : 'attachment'}; filename="${filename}"`,
-      // A tool's file is untrusted content: never sniffed, never scripted (an SVG opened directly runs nothing).
-      'x-content-type-options': 'nosniff',
-      'content-security-policy': "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox",
-      'cache-control': 'private, max-age=3600, immutable',
-    },
-  })
-}
-
 /** `ModelRequest.loadAttachment` for a run: the thread's own files only. */
-export function attachmentLoader(run: Run): (attachment: ThreadAttachment) => Promise<StoredAttachment | undefined> {
-  return async (attachment) => (attachment.id === undefined ? undefined : run.config.attachments.get(run.head.id, attachment.id))
+export function attachmentLoader(store: AttachmentStore, threadId: string): (attachment: ThreadAttachment) => Promise<StoredAttachment | undefined> {
+  return async (attachment) => (attachment.id === undefined ? undefined : store.get(threadId, attachment.id))
 }

@@ -1,5 +1,5 @@
-import type { ToolInterrupt } from '../protocol/interrupts.ts'
-import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../protocol/messages.ts'
+import type { ToolInterrupt } from '../../protocol/interrupts.ts'
+import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../../protocol/messages.ts'
 
 /**
  * The storage contract of threads. A thread is an append-only list of messages plus a small head
@@ -14,11 +14,15 @@ export type StoredAnswer =
   | { readonly kind: 'output'; readonly output: unknown }
   | { readonly kind: 'error'; readonly error: string }
 
-export interface PendingInterrupt extends ToolInterrupt {
+/** An interrupt as the thread stores it: the wire interrupt, and its answer once given (it stays here, answered, until its step settles). */
+export interface StoredInterrupt extends ToolInterrupt {
   readonly answer?: StoredAnswer | undefined
   /** A client_tool interrupt whose approval edited the arguments; its result will say so. */
   readonly edited?: boolean
 }
+
+/** @deprecated Renamed `StoredInterrupt` (it stays stored once answered); this alias goes in the next release. */
+export type PendingInterrupt = StoredInterrupt
 
 /**
  * The last model step while any of its calls is unsettled. Its message joins `messages`, followed
@@ -31,7 +35,7 @@ export interface OpenStep {
   /** Results of the step's settled calls so far, in the order they settled. */
   readonly results: readonly ThreadToolMessage[]
   /** Calls that wait for a human or the browser; the run resumes once every one is answered. */
-  readonly interrupts: readonly PendingInterrupt[]
+  readonly interrupts: readonly StoredInterrupt[]
   /**
    * Server tool calls that started and have no stored result. Recorded before they run, so after
    * a crash they are reported as interrupted (they may have taken effect) and never run again by

@@ -1,10 +1,9 @@
-/** @module @toolgate/ai/server/testing */
 import * as v from 'valibot'
-import { toolDefinition } from '../tools/toolDefinition.ts'
-import type { ThreadMessage } from '../protocol/messages.ts'
-import { createChatHandler } from './createChatHandler.ts'
+import { toolDefinition } from '../../tools/toolDefinition.ts'
+import type { ThreadMessage } from '../../protocol/messages.ts'
+import { createChatHandler } from '../createChatHandler.ts'
 import { scriptedModel } from './scriptedModel.ts'
-import type { ThreadHead, ThreadStore } from './threadStore.ts'
+import type { ThreadHead, ThreadStore } from '../thread/threadStore.ts'
 
 /**
  * `@toolgate/ai/server/testing`: the conformance suite every `ThreadStore` passes (memory, Redis,

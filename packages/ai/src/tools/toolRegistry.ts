@@ -1,11 +1,11 @@
 import { InvalidOptionError } from '../errors.ts'
 import type { ModelTool } from '../model/chatModel.ts'
 import type { JsonSchema } from '../schema/types.ts'
-import { internalsOf } from '../tools/internals.ts'
-import { toolJsonSchema } from '../tools/toolJsonSchema.ts'
-import type { AnyTool, ToolContext, ToolExecute } from '../tools/types.ts'
+import { internalsOf } from './internals.ts'
+import { toolJsonSchema } from './toolJsonSchema.ts'
+import type { AnyTool, ToolContext, ToolExecute } from './types.ts'
 import { isRecord } from '../util/isRecord.ts'
-import { approvalResponseSchema } from './interrupts.ts'
+import { deepFreeze } from '../util/deepFreeze.ts'
 
 /** A tool as the runtime holds it: which side runs it and, on the server, the raw execute. */
 export interface ToolEntry {
@@ -78,3 +78,25 @@ function serverHandler(tool: AnyTool, where: string, index: number): ToolExecute
   if (typeof execute !== 'function') throw new InvalidOptionError(where, `tools[${index}]`, `is server tool "${tool.name}" without an execute function`)
   return (input, ctx) => execute.call(tool, input, ctx)
 }
+
+/**
+ * What answers an approval: `{ approved, editedArgs?, reason? }`. The tool's input schema sits whole
+ * under `$defs.input` with an `$id` of its own, so the references inside it resolve as they did at its
+ * root; the client takes it back out for the UI (`approval.inputSchema`).
+ */
+export function approvalResponseSchema(inputSchema: JsonSchema): JsonSchema {
+  return deepFreeze({
+    type: 'object',
+    properties: {
+      approved: { type: 'boolean' },
+      editedArgs: { $ref: '#/$defs/input' },
+      reason: { type: 'string' },
+    },
+    required: ['approved'],
+    additionalProperties: false,
+    $defs: { input: { ...inputSchema, $id: APPROVAL_INPUT_ID } },
+  })
+}
+
+/** The `$id` of the tool's input schema inside an approval's `responseSchema`. */
+export const APPROVAL_INPUT_ID = 'urn:toolgate:tool-input'

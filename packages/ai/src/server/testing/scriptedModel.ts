@@ -1,8 +1,8 @@
-import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../protocol/messages.ts'
-import { InvalidOptionError } from '../errors.ts'
-import type { AnyTool, InferToolName, InferToolOutput, InferToolRawInput } from '../tools/types.ts'
-import { randomId } from '../util/randomId.ts'
-import type { ChatModel, ModelChunk, ModelRequest } from '../model/chatModel.ts'
+import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../../protocol/messages.ts'
+import { InvalidOptionError } from '../../errors.ts'
+import type { AnyTool, InferToolName, InferToolOutput, InferToolRawInput } from '../../tools/types.ts'
+import { randomId } from '../../util/randomId.ts'
+import type { ChatModel, ModelChunk, ModelRequest } from '../../model/chatModel.ts'
 
 /** The tools a script is typed against: `scriptedModel(rules, { tools })`. Without them results are `unknown`. */
 type ScriptTools = readonly AnyTool[] | undefined

@@ -1,6 +1,6 @@
+import { errorBody } from './responses.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { ChatHandler } from './createChatHandler.ts'
-import { errorBody } from './errors.ts'
+import type { ChatHandler } from '../createChatHandler.ts'
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
 

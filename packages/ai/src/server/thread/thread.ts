@@ -1,11 +1,11 @@
-import type { ThreadMessage } from '../protocol/messages.ts'
-import type { ThreadSnapshot, ThreadStatus, ThreadWindow } from '../protocol/thread.ts'
-import { jsonBytes } from '../util/jsonBytes.ts'
-import type { ChatConfig, ThreadAction } from './config.ts'
-import { HttpError, threadNotFound } from './errors.ts'
-import { toWire, unanswered } from './interrupts.ts'
+import type { ThreadMessage } from '../../protocol/messages.ts'
+import type { ThreadSnapshot, ThreadStatus, ThreadWindow } from '../../protocol/thread.ts'
+import { jsonBytes } from '../../util/jsonBytes.ts'
+import type { ChatConfig, ThreadAction } from '../options.ts'
+import { HttpError, threadNotFound } from '../errors.ts'
+import { toWire, unanswered } from '../run/interrupts.ts'
 import type { ThreadHead, ThreadStore } from './threadStore.ts'
-import type { ToolRegistry } from './toolRegistry.ts'
+import type { ToolRegistry } from '../../tools/toolRegistry.ts'
 
 // The thread as the runtime handles it: loading it for a request, changing it by compare-and-set,
 // who holds it, and what a reloaded page is shown of it. The storage contract is in threadStore.ts.
@@ -35,7 +35,7 @@ export function loadMessages(store: ThreadStore, head: ThreadHead): Promise<read
   return head.messageCount === 0 ? Promise.resolve([]) : store.messages(head.id, 0, head.messageCount)
 }
 
-/** A change to a thread: the fields of its head to set, and messages to append. */
+/** A change to a thread: the fields of its head to set, and messages to append. Made by a transition (transitions.ts). */
 export interface ThreadChange {
   readonly head: Partial<Omit<ThreadHead, 'id' | 'version' | 'messageCount' | 'bytes' | 'createdAt' | 'updatedAt'>>
   readonly append?: readonly ThreadMessage[]
@@ -63,20 +63,22 @@ export async function commitChange(store: ThreadStore, head: ThreadHead, change:
 const ATTEMPTS = 5
 
 /**
- * Read, change, compare-and-set; on a conflict, read again and apply the change again, so
- * concurrent requests serialize: the change sees whatever the other request wrote (an answer it
- * gave, a run it started) and refuses accordingly.
+ * Read, change, compare-and-set; on a conflict, read again and decide again, so concurrent
+ * requests serialize: `decide` sees whatever the other request wrote (an answer it gave, a run it
+ * started) and refuses accordingly. Returns the written head with the change that was written
+ * (a claim's change says how its run begins).
  */
-export async function updateThread(
+export async function updateThread<TChange extends ThreadChange>(
   store: ThreadStore,
   threadId: string,
-  change: (head: ThreadHead) => ThreadChange | Promise<ThreadChange>,
-): Promise<ThreadHead> {
+  decide: (head: ThreadHead) => TChange | Promise<TChange>,
+): Promise<{ readonly head: ThreadHead; readonly change: TChange }> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const head = await store.head(threadId)
     if (!head) throw threadNotFound(threadId)
-    const written = await commitChange(store, head, await change(head))
-    if (written) return written
+    const change = await decide(head)
+    const written = await commitChange(store, head, change)
+    if (written) return { head: written, change }
   }
   throw new HttpError(409, 'VERSION_CONFLICT', 'The thread kept changing while this request tried to update it; retry')
 }
@@ -120,9 +122,4 @@ export function snapshot(
     interrupts: status === 'running' ? [] : unanswered(head.step).map((interrupt) => toWire(interrupt, tools)),
     ...(page ? { window: page.window } : {}),
   }
-}
-
-/** How many messages the thread holds once its open step is stored: the step's message and a result per call. */
-export function storedSize(head: ThreadHead): number {
-  return head.messageCount + (head.step ? 1 + head.step.message.toolCalls.length : 0)
 }

@@ -1,8 +1,8 @@
-import { isRecord } from '../util/isRecord.ts'
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../util/jsonDepth.ts'
-import type { ChatRequest, MessageRequest, ResumeAnswer, ResumeRequest } from '../protocol/requests.ts'
-import { clientHistoryOf, type ClientHistoryMessage } from './clientHistory.ts'
-import { HttpError } from './errors.ts'
+import { isRecord } from '../../util/isRecord.ts'
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../util/jsonDepth.ts'
+import type { PostRequest, MessageRequest, ResumeAnswer, ResumeRequest } from '../../protocol/requests.ts'
+import { clientHistoryOf, type ClientHistoryMessage } from '../agui/clientHistory.ts'
+import { HttpError } from '../errors.ts'
 
 // What a POST may carry, checked before anything else looks at it: a JSON body within the size
 // limit, of one of the request shapes.
@@ -12,7 +12,7 @@ import { HttpError } from './errors.ts'
  * first use when `authorize` allows `create`) and expects AG-UI events even where the compact
  * protocol answers JSON (a resume that leaves interrupts open).
  */
-export type ParsedRequest = ChatRequest & AguiFields
+export type ParsedRequest = PostRequest & AguiFields
 
 /** What an AG-UI `RunAgentInput` adds: its `messages` before the new turn, checked against the thread. */
 export interface AguiFields {
@@ -27,7 +27,7 @@ export const MAX_THREAD_ID_LENGTH = 128
 const THREAD_ID = /^[A-Za-z0-9_.:-]+$/
 
 /** Checks a POST body's shape; the message says what is wrong and `path` where. */
-export function parseChatRequest(body: unknown): ParsedRequest {
+export function parsePostRequest(body: unknown): ParsedRequest {
   if (!isRecord(body)) throw invalid('The body must be a JSON object', '(root)')
   if ('messages' in body || 'runId' in body) return parseRunAgentInput(body)
   const { threadId } = body

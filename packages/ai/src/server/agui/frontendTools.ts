@@ -1,9 +1,9 @@
-import { toolDefinition } from '../tools/toolDefinition.ts'
-import type { AnyTool } from '../tools/types.ts'
-import { isRecord } from '../util/isRecord.ts'
-import type { ChatConfig } from './config.ts'
-import { HttpError } from './errors.ts'
-import { extendToolRegistry } from './toolRegistry.ts'
+import { toolDefinition } from '../../tools/toolDefinition.ts'
+import type { AnyTool } from '../../tools/types.ts'
+import { isRecord } from '../../util/isRecord.ts'
+import type { ChatConfig } from '../options.ts'
+import { HttpError } from '../errors.ts'
+import { extendToolRegistry } from '../../tools/toolRegistry.ts'
 
 // AG-UI frontend tools: tools a client declares in `RunAgentInput.tools` and runs itself. The server
 // decides what the model may call, so they are ignored unless the app names them in

@@ -1,12 +1,12 @@
-import type { ModelChunk, ModelUsage } from '../model/chatModel.ts'
-import type { ProviderMetadata, ThreadAssistantMessage, ThreadMessage, ThreadReasoning } from '../protocol/messages.ts'
-import { randomId } from '../util/randomId.ts'
-import { ToolgateError } from '../errors.ts'
-import { isRecord } from '../util/isRecord.ts'
+import type { ModelChunk, ModelUsage } from '../../model/chatModel.ts'
+import type { ProviderMetadata, ThreadAssistantMessage, ThreadMessage, ThreadReasoning } from '../../protocol/messages.ts'
+import { randomId } from '../../util/randomId.ts'
+import { ToolgateError } from '../../errors.ts'
+import { isRecord } from '../../util/isRecord.ts'
 import { attachmentLoader } from './attachments.ts'
 import { declaredTools } from './declaredTools.ts'
-import { ModelError } from './errors.ts'
-import type { Run } from './run.ts'
+import { ModelError } from '../errors.ts'
+import type { Run, UsageTotals } from './Run.ts'
 
 interface OpenCall {
   /** The id the client and the stored thread know the call by. */
@@ -80,7 +80,7 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
   let error: ModelError | undefined
   let iterator: AsyncIterator<ModelChunk> | undefined
   try {
-    iterator = run.config.model.stream({ ...request, signal, loadAttachment: attachmentLoader(run) })[Symbol.asyncIterator]()
+    iterator = run.config.model.stream({ ...request, signal, loadAttachment: attachmentLoader(run.config.attachments, run.head.id) })[Symbol.asyncIterator]()
     for (;;) {
       const next = await nextUnlessAborted(iterator, signal)
       if (next === undefined || next.done) break
@@ -192,15 +192,6 @@ function nextUnlessAborted<T>(iterator: AsyncIterator<T>, signal: AbortSignal): 
       (error) => (signal.removeEventListener('abort', onAbort), reject(error)),
     )
   })
-}
-
-/** Token counts summed over a run's model calls. */
-export interface UsageTotals {
-  inputTokens: number
-  outputTokens: number
-  cachedInputTokens: number
-  reasoningTokens: number
-  reported: boolean
 }
 
 function addUsage(totals: UsageTotals, usage: ModelUsage): void {

@@ -1,6 +1,6 @@
-import type { ModelTool } from '../model/chatModel.ts'
-import type { ThreadMessage } from '../protocol/messages.ts'
-import type { Run } from './run.ts'
+import type { ModelTool } from '../../model/chatModel.ts'
+import type { ThreadMessage } from '../../protocol/messages.ts'
+import type { Run } from './Run.ts'
 
 /**
  * The tools one model call is told of. Without a tool search, all of them. With one, the tools

@@ -1,7 +1,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec'
-import { formatIssuePath, formatIssues } from '../schema/formatIssues.ts'
-import { HttpError } from './errors.ts'
-import type { ToolRegistry } from './toolRegistry.ts'
+import { formatIssuePath, formatIssues } from '../../schema/formatIssues.ts'
+import { HttpError } from '../errors.ts'
+import type { ToolRegistry } from '../../tools/toolRegistry.ts'
 
 // The app's context (the handler's `context` option) as each tool sees it. Tools that declare a
 // `contextSchema` get the schema's output; the others get the app's value as it is. The check

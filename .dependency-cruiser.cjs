@@ -1,0 +1,55 @@
+/**
+ * The layering of packages/*\/src as checked rules (`npm run lint:deps`, part of `npm test`).
+ * See ARCHITECTURE.md for why each boundary exists.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      comment:
+        'No import cycle, type-only imports included: a cycle means two modules are one concept split in two, or a leaf (options, errors, contracts) grew a dependency. ' +
+        "The schema converter's recursion in providers/convert/ is the one cycle by nature.",
+      from: { path: '^packages/[^/]+/src/', pathNot: '^packages/ai/src/providers/convert/' },
+      to: { circular: true },
+    },
+    {
+      name: 'client-stays-in-the-browser',
+      severity: 'error',
+      comment: 'The browser entry never pulls in the server runtime or the provider adapters, directly or through another module.',
+      from: { path: '^packages/ai/src/client/' },
+      to: { path: '^packages/ai/src/(server|providers)/', reachable: true },
+    },
+    {
+      name: 'core-has-no-react',
+      severity: 'error',
+      comment: 'React lives only in @toolgate/ai-react.',
+      from: { path: '^packages/ai/src/' },
+      to: { path: '(^|/)node_modules/(react|react-dom)/|^react(-dom)?$' },
+    },
+    {
+      name: 'core-does-not-import-bindings',
+      severity: 'error',
+      comment: 'Bindings import the core, never the other way round.',
+      from: { path: '^packages/ai/src/' },
+      to: { path: '^packages/ai-react/' },
+    },
+    {
+      name: 'server-has-no-provider-adapters',
+      severity: 'error',
+      comment: 'The chat runtime speaks the ChatModel contract (model/); provider quirks stay in providers/, not even reached through tools/.',
+      // server/index.ts re-exports toolSet (deprecated, now in tools/) for one release.
+      from: { path: '^packages/ai/src/server/', pathNot: '^packages/ai/src/server/index\\.ts$' },
+      to: { path: '^packages/ai/src/providers/', reachable: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    includeOnly: '^packages/[^/]+/src/|node_modules/(react|react-dom)/|^react',
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['@toolgate/source', 'import', 'types', 'default'], extensions: ['.ts', '.tsx', '.js'] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+}

@@ -1,0 +1,109 @@
+import { capText } from '../../util/capText.ts'
+import { ToolValidationError } from '../../errors.ts'
+import type { ResumeAnswer } from '../../protocol/requests.ts'
+import { formatIssuePath } from '../../schema/formatIssues.ts'
+import { validateToolInput } from '../../tools/validateToolValue.ts'
+import { jsonBytes } from '../../util/jsonBytes.ts'
+
+import { HttpError, messageTooLarge } from '../errors.ts'
+import type { OpenStep, StoredInterrupt, StoredAnswer, ThreadHead } from '../thread/threadStore.ts'
+import type { ToolRegistry } from '../../tools/toolRegistry.ts'
+
+// Answers to interrupts, checked when the request arrives, before anything is stored: each names
+// an interrupt still open, fits the limits, and is of the kind the interrupt asks for.
+
+/**
+ * Checks answers against the open step's interrupts and returns the step with them in it (the
+ * `recordAnswers` or `claimForResume` transition stores it). All or nothing: one bad answer
+ * refuses the whole request and nothing is stored.
+ */
+export async function checkAnswers(
+  head: ThreadHead,
+  answers: readonly ResumeAnswer[],
+  tools: ToolRegistry,
+  limits: { readonly maxReasonLength: number; readonly maxMessageBytes: number },
+): Promise<OpenStep> {
+  const step = head.step
+  const byId = new Map((step?.interrupts ?? []).map((interrupt) => [interrupt.id, interrupt]))
+  for (const [index, answer] of answers.entries()) {
+    const path = `resume[${index}]`
+    const interrupt = byId.get(answer.interruptId)
+    if (!interrupt) throw notPending(head, answer.interruptId, path)
+    if (interrupt.answer) throw alreadyAnswered(answer.interruptId, path)
+    if (interrupt.expiresAt !== undefined && Date.parse(interrupt.expiresAt) <= Date.now()) {
+      throw new HttpError(410, 'INTERRUPT_EXPIRED', `Interrupt "${answer.interruptId}" expired at ${interrupt.expiresAt}; send a new message instead`, `${path}.interruptId`)
+    }
+    const carried = 'output' in answer ? ['output', answer.output] : 'editedArgs' in answer ? ['editedArgs', answer.editedArgs] : undefined
+    if (carried) {
+      const bytes = jsonBytes(carried[1])
+      if (bytes > limits.maxMessageBytes) throw messageTooLarge(bytes, limits.maxMessageBytes, `${path}.${carried[0]}`)
+    }
+    byId.set(interrupt.id, { ...interrupt, answer: await checkAnswer(interrupt, answer, path, tools, limits.maxReasonLength) })
+  }
+  return { ...step!, interrupts: [...byId.values()] }
+}
+
+/**
+ * A resume for a step whose run was lost: its answers are stored already and apply as stored, so
+ * the request's own are not applied again; each must still name an interrupt of the step.
+ */
+export function checkReplay(head: ThreadHead, step: OpenStep, answers: readonly ResumeAnswer[]): void {
+  for (const [index, { interruptId }] of answers.entries()) {
+    if (!step.interrupts.some((interrupt) => interrupt.id === interruptId)) throw notPending(head, interruptId, `resume[${index}]`)
+  }
+}
+
+async function checkAnswer(
+  interrupt: StoredInterrupt,
+  answer: ResumeAnswer,
+  path: string,
+  tools: ToolRegistry,
+  maxReasonLength: number,
+): Promise<StoredAnswer> {
+  if ('approved' in answer) {
+    if (interrupt.reason !== 'tool_approval') {
+      throw mismatch(`Interrupt "${interrupt.id}" waits for the result of client tool "${interrupt.toolName}": send \`output\` or \`error\`, not an approval`, path)
+    }
+    if (!answer.approved) {
+      return answer.reason === undefined
+        ? { kind: 'approval', approved: false }
+        : { kind: 'approval', approved: false, reason: capText(answer.reason, maxReasonLength) }
+    }
+    if ('editedArgs' in answer) await checkEditedArgs(interrupt, answer.editedArgs, `${path}.editedArgs`, tools)
+    return 'editedArgs' in answer ? { kind: 'approval', approved: true, editedArgs: answer.editedArgs } : { kind: 'approval', approved: true }
+  }
+  if (interrupt.reason !== 'client_tool') {
+    throw mismatch(
+      `Interrupt "${interrupt.id}" asks to approve tool "${interrupt.toolName}": send \`approved\`; results come only for client tools`,
+      path,
+    )
+  }
+  return 'output' in answer ? { kind: 'output', output: answer.output } : { kind: 'error', error: capText(answer.error, maxReasonLength) }
+}
+
+/** A human's edit is refused outright when invalid (it is not the model's to correct). */
+async function checkEditedArgs(interrupt: StoredInterrupt, editedArgs: unknown, path: string, tools: ToolRegistry): Promise<void> {
+  const entry = tools.get(interrupt.toolName)
+  if (!entry) return // the tool is gone; the call will fail with a clear result when the step resumes
+  try {
+    await validateToolInput(entry.tool, editedArgs)
+  } catch (error) {
+    if (!(error instanceof ToolValidationError)) throw error
+    const first = error.issues[0]?.path
+    const where = first && first.length > 0 ? `${path}${/^\[/.test(formatIssuePath(first)) ? '' : '.'}${formatIssuePath(first)}` : path
+    throw new HttpError(422, 'INVALID_EDITED_ARGS', error.message, where)
+  }
+}
+
+function notPending(head: ThreadHead, interruptId: string, path: string): HttpError {
+  if (head.resolvedInterruptIds.includes(interruptId)) return alreadyAnswered(interruptId, path)
+  return new HttpError(404, 'INTERRUPT_NOT_FOUND', `Thread has no pending interrupt "${interruptId}"`, `${path}.interruptId`)
+}
+
+function alreadyAnswered(interruptId: string, path: string): HttpError {
+  return new HttpError(409, 'INTERRUPT_ALREADY_ANSWERED', `Interrupt "${interruptId}" is already answered`, `${path}.interruptId`)
+}
+
+function mismatch(message: string, path: string): HttpError {
+  return new HttpError(422, 'ANSWER_MISMATCH', message, path)
+}

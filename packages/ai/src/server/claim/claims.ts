@@ -1,0 +1,166 @@
+import type { ThreadUserMessage } from '../../protocol/messages.ts'
+import type { MessageRequest, ResumeAccepted, ResumeRequest, StopAccepted, StopRequest } from '../../protocol/requests.ts'
+import { jsonBytes } from '../../util/jsonBytes.ts'
+import { randomId } from '../../util/randomId.ts'
+import { checkClientHistory } from '../agui/clientHistory.ts'
+import { HttpError, messageTooLarge, threadBusy, threadFull, toolFailures } from '../errors.ts'
+import { jsonResponse } from '../http/responses.ts'
+import type { AguiFields } from '../http/requests.ts'
+import type { ChatConfig } from '../options.ts'
+import { toWire, unanswered, settleInterrupts } from '../run/interrupts.ts'
+import { RunStopped } from '../run/Run.ts'
+import { pausedRun, startDetachedRun, startRun } from '../run/startRun.ts'
+
+import { recoverLostRun } from '../thread/recovery.ts'
+import { authorizeThread, commitChange, isRunning, loadHead, newHead, updateThread, type ThreadChange } from '../thread/thread.ts'
+import { claimForMessage, claimForResume, claimNewThread, recordAnswers, requestStop, storedSize, takeOver, type RunStart } from '../thread/transitions.ts'
+import { checkAnswers, checkReplay } from './answers.ts'
+
+// The ways a run begins: a user message starts a turn, answers resume one, a reader continues a
+// turn whose run died. Each claims the thread with one compare-and-set (so of two racing requests
+// one runs and the other is refused), writing the change a transition (thread/transitions.ts)
+// makes of the head, then ends in `startRun`.
+
+/**
+ * `POST { threadId?, message }`. Interrupts still pending are not an error: the user moved on, so
+ * they are denied and the turn proceeds.
+ */
+export async function startTurn(config: ChatConfig, request: Request, body: MessageRequest & AguiFields): Promise<Response> {
+  const runId = randomId('run_')
+  const user: ThreadUserMessage = { role: 'user', id: randomId('msg_'), content: body.message }
+  const userBytes = jsonBytes(user)
+  const { maxMessageBytes, maxThreadBytes, maxThreadMessages, runLeaseMs } = config.limits
+  if (userBytes > maxMessageBytes) throw messageTooLarge(userBytes, maxMessageBytes, 'message')
+
+  // The app's context is resolved only once the request is authorized, and before the thread is
+  // claimed, so a context function that throws leaves nothing held. An AG-UI client picks its own
+  // thread id: the thread is created on first use, as when the server picks it.
+  const { threadId: existing } = body
+  const created = existing === undefined || (body.agui && !(await config.store.head(existing)))
+  if (existing === undefined || created) {
+    const threadId = existing ?? randomId('thread_')
+    await authorizeThread(config, request, threadId, 'create')
+    if (body.history) await checkClientHistory(config, undefined, body.history)
+    const context = await config.resolveContext(request)
+    const claim = claimNewThread({ runId, user, now: Date.now() })
+    const head = await commitChange(config.store, newHead(threadId), claim)
+    if (!head) throw new HttpError(409, 'VERSION_CONFLICT', 'A thread with this id already exists')
+    return startRun(config, { runId, head, messages: [user], context, start: claim.start })
+  }
+
+  const current = await loadHead(config, request, existing, 'write')
+  if (body.history) await checkClientHistory(config, current, body.history)
+  const context = await config.resolveContext(request)
+  const { head, change } = await updateThread(config.store, existing, async (head) => {
+    if (isRunning(head, runLeaseMs)) throw threadBusy()
+    const recovery = recoverLostRun(head, runLeaseMs, config.tools)
+    const { step } = recovery
+    if (step && step.running.length > 0) {
+      // Idempotent calls a crash cut off run again first; the message follows their step, whose
+      // other calls still waiting for an answer are superseded by it. Room for the step with a
+      // result for each call, the message and a reply, plus one (the margin this check always had).
+      if (storedSize({ messageCount: head.messageCount, step }) + 3 > maxThreadMessages) throw threadFull(`${maxThreadMessages} messages`)
+    } else {
+      // Room for the open step with a result for each call, the message and a reply.
+      if (storedSize({ messageCount: head.messageCount + recovery.append.length, step }) + 2 > maxThreadMessages) throw threadFull(`${maxThreadMessages} messages`)
+      if (head.bytes + userBytes > maxThreadBytes) throw threadFull(`${maxThreadBytes} bytes`)
+    }
+    const superseded = step ? await settleInterrupts(step.message, step.interrupts, config.tools, 'supersede', toolFailures(config, head.id, runId)) : undefined
+    return claimForMessage(head, { runId, user, recovery, superseded, now: Date.now() })
+  })
+  return startRun(config, { runId, head, context, start: change.start })
+}
+
+/**
+ * `POST { threadId, resume }`: stores the answers (all or nothing). While others of the step are
+ * missing, answers 202 with what is still waiting; the request that completes the step claims the
+ * thread and streams the continued run. Of two identical concurrent resumes one runs and the other
+ * is told the interrupt is already answered (409).
+ *
+ * A step already fully answered whose run was lost (its process died after the claim, and the
+ * lease lapsed) is re-driven by a resume replaying any of its answers: the stored answers apply
+ * and the run continues.
+ */
+export async function resume(config: ChatConfig, request: Request, body: ResumeRequest & AguiFields): Promise<Response> {
+  const current = await loadHead(config, request, body.threadId, 'write')
+  if (body.history) await checkClientHistory(config, current, body.history)
+  const context = await config.resolveContext(request)
+  const runId = randomId('run_')
+  const { runLeaseMs } = config.limits
+
+  const { head, change } = await updateThread(config.store, body.threadId, async (head): Promise<ThreadChange & { readonly start?: RunStart }> => {
+    const running = isRunning(head, runLeaseMs)
+    const recovery = recoverLostRun(head, runLeaseMs, config.tools)
+    const lost = recovery.step
+    if (!running && lost && lost.interrupts.length > 0 && unanswered(lost).length === 0) {
+      checkReplay(head, lost, body.resume)
+      return claimForResume(head, { runId, recovery, step: lost, now: Date.now() })
+    }
+    const step = await checkAnswers({ ...head, step: recovery.step }, body.resume, config.tools, config.limits)
+    if (running) throw threadBusy()
+    if (unanswered(step).length > 0) return recordAnswers(head, { recovery, step })
+    return claimForResume(head, { runId, recovery, step, now: Date.now() })
+  })
+
+  if (!change.start || !head.step) {
+    const open = unanswered(head.step).map((interrupt) => toWire(interrupt, config.tools))
+    if (body.agui) return pausedRun(config, head.id, runId, open)
+    const accepted: ResumeAccepted = { threadId: head.id, interrupts: open }
+    return jsonResponse(202, accepted)
+  }
+  return startRun(config, { runId, head, context, start: change.start })
+}
+
+/** Thrown inside a thread update to leave the thread as it is. */
+class Unchanged extends Error {}
+
+/**
+ * Continues a turn whose run died (its process was killed) for a reader that attached to it: once
+ * the dead run's lease lapsed, a new run takes the thread over from its last stored step (calls
+ * the dead run had started are reported as interrupted, or run again when idempotent) and the
+ * model goes on. Returns the run to follow: the new one, or one another instance started first;
+ * `undefined` when there is nothing to continue.
+ */
+export async function takeOverLostRun(config: ChatConfig, request: Request, threadId: string, lostRunId: string): Promise<string | undefined> {
+  const runId = randomId('run_')
+  const { runLeaseMs } = config.limits
+  let taken
+  try {
+    taken = await updateThread(config.store, threadId, (head) => {
+      if (head.activeRun?.runId !== lostRunId || isRunning(head, runLeaseMs)) throw new Unchanged()
+      return takeOver(head, { runId, recovery: recoverLostRun(head, runLeaseMs, config.tools), now: Date.now() })
+    })
+  } catch (error) {
+    if (!(error instanceof Unchanged)) throw error
+    const current = await config.store.head(threadId)
+    return current && isRunning(current, runLeaseMs) ? current.activeRun?.runId : undefined
+  }
+  const { head, change } = taken
+  if (!change.start) return undefined
+  const context = await config.resolveContext(request)
+  startDetachedRun(config, { runId, head, context, start: change.start })
+  return runId
+}
+
+/**
+ * `POST { threadId, stop: true }`: stops the thread's active run. A run of this process stops at
+ * once; a run of another instance sees the request in the thread's head within a second.
+ */
+export async function stopRun(config: ChatConfig, request: Request, body: StopRequest): Promise<Response> {
+  const head = await loadHead(config, request, body.threadId, 'write')
+  const runId = head.activeRun?.runId
+  if (runId === undefined || !isRunning(head, config.limits.runLeaseMs)) return jsonResponse(200, stopAccepted(head.id, false))
+  const local = config.liveRuns.get(runId)
+  if (local) {
+    local.abort(new RunStopped())
+    return jsonResponse(200, stopAccepted(head.id, true))
+  }
+  const { change } = await updateThread(config.store, body.threadId, (current) =>
+    current.activeRun?.runId === runId && isRunning(current, config.limits.runLeaseMs) ? requestStop(current, { runId }) : { head: {} },
+  )
+  return jsonResponse(200, stopAccepted(head.id, 'stopRequested' in change.head))
+}
+
+function stopAccepted(threadId: string, stopped: boolean): StopAccepted {
+  return { threadId, stopped }
+}

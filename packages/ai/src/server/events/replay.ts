@@ -1,0 +1,71 @@
+import { SSE_HEADERS, sseFrame } from './liveStream.ts'
+import { RunEvents } from './runEvents.ts'
+import type { RunEventLog } from '../thread/threadStore.ts'
+
+/** Where a reader (re)attaches: after event `after` of run `runId`. */
+export interface ReplayFrom {
+  readonly runId: string
+  readonly after: number
+}
+
+/** How long a reader waits for new events before it checks that the run still lives. */
+const REPLAY_POLL_MS = 1000
+
+/** What a reader needs to know of the runs it follows. */
+export interface ReplayRuns {
+  /** Whether the run still holds its thread. */
+  isLive(runId: string): Promise<boolean>
+  /** For a run that died mid-way: the run that continues its turn (see `takeOverLostRun`), if any. */
+  takeOver(runId: string): Promise<string | undefined>
+}
+
+/**
+ * The rest of a run for a reader that (re)attaches: the logged events after `from.after`, then
+ * the live ones as they are logged, until the run's last event. A run that died without one (its
+ * process was killed) is continued by a new run once its lease lapsed, and the reader follows
+ * that one; when nothing continues it, the stream ends with a RUN_ERROR that says so.
+ */
+export function replayResponse(log: RunEventLog, threadId: string, from: ReplayFrom, requestSignal: AbortSignal, runs: ReplayRuns): Response {
+  const encoder = new TextEncoder()
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      let { runId, after } = from
+      let quietSince = Date.now()
+      try {
+        while (!requestSignal.aborted) {
+          const read = await log.read(runId, after)
+          for (const event of read?.events ?? []) {
+            controller.enqueue(encoder.encode(sseFrame(runId, event.seq, event.data)))
+            after = event.seq
+            quietSince = Date.now()
+          }
+          if (read?.ended) break
+          // Silence: a run that no longer holds its thread will not write its last event.
+          if (Date.now() - quietSince >= REPLAY_POLL_MS && !(await runs.isLive(runId))) {
+            const late = await log.read(runId, after)
+            if (late?.events.length || late?.ended) continue
+            const next = await runs.takeOver(runId)
+            if (next !== undefined && next !== runId) {
+              runId = next
+              after = 0
+              quietSince = Date.now()
+              continue
+            }
+            // Not part of the run's log, so without an id: a reconnect must not resume after it.
+            new RunEvents(threadId, runId, (event) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(event)}\n\n`))).lost()
+            break
+          }
+          await log.wait(runId, after, REPLAY_POLL_MS, requestSignal)
+        }
+      } catch (error) {
+        console.error('[toolgate] replaying run events failed:', error)
+      }
+      try {
+        controller.close()
+      } catch {
+        // the reader left
+      }
+    },
+  })
+  return new Response(body, { status: 200, headers: SSE_HEADERS })
+}

@@ -1,0 +1,153 @@
+import type { RunEvent, TokenUsage } from '../../protocol/events.ts'
+import type { RunOutcome } from '../../protocol/interrupts.ts'
+import type { ThreadToolMessage } from '../../protocol/messages.ts'
+import type { ErrorCode } from '../../protocol/errors.ts'
+import { randomId } from '../../util/randomId.ts'
+
+/** Where a run's events go, each with its sequence number in the run (1, 2, ...). */
+export type EventSink = (event: RunEvent, seq: number) => void
+
+/**
+ * The event stream of one run, and its only writer: every AG-UI event of a run is made here, in
+ * an order AG-UI accepts. A text or reasoning message is always closed before anything else
+ * starts, each tool call is closed once, and the run ends with exactly one RUN_FINISHED or RUN_ERROR.
+ */
+export class RunEvents {
+  readonly threadId: string
+  readonly runId: string
+  readonly #sink: EventSink
+  #seq = 0
+  #ended = false
+  /** The assistant message of the model step under way: its first text segment takes its id. */
+  #step: { readonly messageId: string; segments: number } | undefined
+  /** The text message open for deltas, if any. */
+  #text: string | undefined
+  /** The reasoning message open for deltas, if any. */
+  #reasoning: string | undefined
+  readonly #openCalls = new Set<string>()
+
+  constructor(threadId: string, runId: string, sink: EventSink) {
+    this.threadId = threadId
+    this.runId = runId
+    this.#sink = sink
+  }
+
+  started(): void {
+    this.#emit({ type: 'RUN_STARTED', threadId: this.threadId, runId: this.runId })
+  }
+
+  /** A model step begins; `messageId` is the id of the assistant message it stores. */
+  stepStarted(messageId: string): void {
+    this.stepEnded()
+    this.#step = { messageId, segments: 0 }
+  }
+
+  /**
+   * Appends to the assistant's text. Text after a tool call opens a new text message (AG-UI wants
+   * text closed before a call starts); the step's first one carries the stored message's id.
+   */
+  text(delta: string): void {
+    if (delta === '') return
+    this.#closeReasoning()
+    if (this.#text === undefined) {
+      const step = this.#step ?? { messageId: randomId('msg_'), segments: 0 }
+      const messageId = step.segments++ === 0 ? step.messageId : randomId('msg_')
+      this.#step = step
+      this.#text = messageId
+      this.#emit({ type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' })
+    }
+    this.#emit({ type: 'TEXT_MESSAGE_CONTENT', messageId: this.#text, delta })
+  }
+
+  /** Appends to the model's visible reasoning. */
+  reasoning(delta: string): void {
+    if (delta === '') return
+    this.#closeText()
+    if (this.#reasoning === undefined) {
+      const messageId = randomId('msg_')
+      this.#reasoning = messageId
+      this.#emit({ type: 'REASONING_START', messageId })
+      this.#emit({ type: 'REASONING_MESSAGE_START', messageId, role: 'reasoning' })
+    }
+    this.#emit({ type: 'REASONING_MESSAGE_CONTENT', messageId: this.#reasoning, delta })
+  }
+
+  toolCallStart(toolCallId: string, toolCallName: string): void {
+    this.#closeMessages()
+    this.#openCalls.add(toolCallId)
+    const parent = this.#step?.messageId
+    this.#emit({ type: 'TOOL_CALL_START', toolCallId, toolCallName, ...(parent === undefined ? {} : { parentMessageId: parent }) })
+  }
+
+  toolCallArgs(toolCallId: string, delta: string): void {
+    if (delta !== '' && this.#openCalls.has(toolCallId)) this.#emit({ type: 'TOOL_CALL_ARGS', toolCallId, delta })
+  }
+
+  toolCallEnd(toolCallId: string): void {
+    if (this.#openCalls.delete(toolCallId)) this.#emit({ type: 'TOOL_CALL_END', toolCallId })
+  }
+
+  /** Ends whatever the model left open: the step is over. */
+  stepEnded(): void {
+    this.#closeMessages()
+    for (const toolCallId of [...this.#openCalls]) this.toolCallEnd(toolCallId)
+  }
+
+  result(result: ThreadToolMessage): void {
+    const { id: messageId, toolCallId, content, status, output, reason, edited, attachments } = result
+    this.#emit({
+      type: 'TOOL_CALL_RESULT',
+      messageId,
+      toolCallId,
+      content,
+      role: 'tool',
+      status,
+      ...(status === 'success' ? { output } : {}),
+      ...(reason === undefined ? {} : { reason }),
+      ...(edited ? { edited } : {}),
+      ...(attachments ? { attachments } : {}),
+    })
+  }
+
+  finished(outcome: RunOutcome, usage?: TokenUsage): void {
+    this.stepEnded()
+    this.#emit({ type: 'RUN_FINISHED', threadId: this.threadId, runId: this.runId, outcome, ...(usage ? { usage: [usage] } : {}) })
+    this.#ended = true
+  }
+
+  /**
+   * A reader's stream ends: the run it follows stopped without its last event (its process died)
+   * and nothing continues it.
+   */
+  lost(): void {
+    this.failed('RUN_LOST', 'The run stopped without finishing; reload the thread')
+  }
+
+  failed(code: ErrorCode, message: string): void {
+    this.stepEnded()
+    this.#emit({ type: 'RUN_ERROR', code, message })
+    this.#ended = true
+  }
+
+  #closeText(): void {
+    if (this.#text !== undefined) this.#emit({ type: 'TEXT_MESSAGE_END', messageId: this.#text })
+    this.#text = undefined
+  }
+
+  #closeReasoning(): void {
+    if (this.#reasoning === undefined) return
+    this.#emit({ type: 'REASONING_MESSAGE_END', messageId: this.#reasoning })
+    this.#emit({ type: 'REASONING_END', messageId: this.#reasoning })
+    this.#reasoning = undefined
+  }
+
+  #closeMessages(): void {
+    this.#closeText()
+    this.#closeReasoning()
+  }
+
+  #emit(event: RunEvent): void {
+    if (this.#ended) return
+    this.#sink(event, ++this.#seq)
+  }
+}

@@ -1,0 +1,119 @@
+import { replayResponse } from '../events/replay.ts'
+import type { AttachmentStore } from '../run/attachments.ts'
+import type { ChatConfig } from '../options.ts'
+import { HttpError } from '../errors.ts'
+import { capabilitiesOf } from '../agui/capabilities.ts'
+
+import { isRunning, loadHead, loadMessages, snapshot } from '../thread/thread.ts'
+import { takeOverLostRun } from '../claim/claims.ts'
+import { jsonResponse } from './responses.ts'
+
+// GET: reading a thread (whole, or a page at a time), (re)attaching to a run's events, and
+// serving a tool's file. Nothing here writes, except a takeover of a run found dead.
+
+/** `GET ?threadId=&attachmentId=`: the file, to a reader of the thread (authorized by the caller). */
+export async function attachmentResponse(store: AttachmentStore, threadId: string, id: string): Promise<Response> {
+  const stored = await store.get(threadId, id)
+  if (!stored) throw new HttpError(404, 'ATTACHMENT_NOT_FOUND', `Thread "${threadId}" has no attachment "${id}"`, 'attachmentId')
+  const inline = /^image\/(png|jpeg|gif|webp|avif|svg\+xml)$/.test(stored.mediaType)
+  const filename = (stored.filename ?? id).replace(/[^\w.-]+/g, '_')
+  return new Response(stored.data as Uint8Array<ArrayBuffer>, {
+    status: 200,
+    headers: {
+      'content-type': stored.mediaType,
+      'content-length': String(stored.data.byteLength),
+      'content-disposition': `${inline ? 'inline' : 'attachment'}; filename="${filename}"`,
+      // A tool's file is untrusted content: never sniffed, never scripted (an SVG opened directly runs nothing).
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox",
+      'cache-control': 'private, max-age=3600, immutable',
+    },
+  })
+}
+
+/**
+ * `GET ?threadId=`: the thread. `&limit=N` returns only its last N stored messages, and
+ * `&before=I` those before index I, so a long thread can be read a page at a time.
+ */
+export async function read(config: ChatConfig, request: Request): Promise<Response> {
+  const params = new URL(request.url).searchParams
+  const threadId = params.get('threadId')
+  if (!threadId && params.has('capabilities')) return jsonResponse(200, capabilitiesOf(config))
+  if (!threadId) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
+  if (wantsEventStream(request)) return attach(config, request, threadId, params)
+  const limit = indexParam(params, 'limit')
+  const before = indexParam(params, 'before')
+  const head = await loadHead(config, request, threadId, 'read')
+  const attachmentId = params.get('attachmentId')
+  if (attachmentId) return attachmentResponse(config.attachments, head.id, attachmentId)
+  if (limit === undefined && before === undefined) {
+    return jsonResponse(200, snapshot(head, await loadMessages(config.store, head), config.limits.runLeaseMs, config.tools))
+  }
+  const to = Math.min(before ?? head.messageCount, head.messageCount)
+  const from = Math.max(0, to - (limit ?? to))
+  const messages = to > from ? await config.store.messages(head.id, from, to) : []
+  const window = { from, total: head.messageCount }
+  return jsonResponse(200, snapshot(head, messages, config.limits.runLeaseMs, config.tools, { window, withStep: to === head.messageCount }))
+}
+
+function wantsEventStream(request: Request): boolean {
+  return /\btext\/event-stream\b/i.test(request.headers.get('accept') ?? '')
+}
+
+/**
+ * `GET ?threadId=` with `Accept: text/event-stream`: (re)attaches to a run's events. With
+ * `Last-Event-ID: <runId>:<seq>` (or `&runId=&after=`), the events after that one, then the live
+ * ones; without, the thread's active run from its start, or 204 when none streams. 404
+ * `RUN_NOT_FOUND` when the run's events are no longer kept: read the thread instead.
+ */
+async function attach(config: ChatConfig, request: Request, threadId: string, params: URLSearchParams): Promise<Response> {
+  const head = await loadHead(config, request, threadId, 'read')
+  const from = replayPoint(request, params)
+  const active = isRunning(head, config.limits.runLeaseMs) ? head.activeRun?.runId : undefined
+  const runId = from?.runId ?? active
+  if (runId === undefined) return new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } })
+  const runs = {
+    isLive: async (id: string) => {
+      const current = await config.store.head(threadId)
+      return current !== undefined && current.activeRun?.runId === id && isRunning(current, config.limits.runLeaseMs)
+    },
+    takeOver: (id: string) => takeOverLostRun(config, request, threadId, id),
+  }
+  // Run ids are not guessable, but a run of another thread must not be read through this one: the
+  // run's first event, RUN_STARTED, must name this thread, whatever position the reader resumes
+  // from (a read after it would not show it). The thread's active run is its own.
+  if (runId !== active) {
+    const logged = await config.eventLog.read(runId, 0)
+    if (logged === undefined || !belongsTo(logged.events, threadId)) {
+      throw new HttpError(404, 'RUN_NOT_FOUND', `No events of run "${runId}" are kept; read the thread instead`, 'runId')
+    }
+  }
+  return replayResponse(config.eventLog, threadId, { runId, after: from?.after ?? 0 }, request.signal, runs)
+}
+
+/** Whether logged events are of this thread: every run's first event, RUN_STARTED, names it. */
+function belongsTo(events: readonly { readonly seq: number; readonly data: string }[], threadId: string): boolean {
+  const started = events[0]
+  if (started?.seq !== 1) return false
+  return (JSON.parse(started.data) as { threadId?: string }).threadId === threadId
+}
+
+function replayPoint(request: Request, params: URLSearchParams): { runId: string; after: number } | undefined {
+  const lastEventId = request.headers.get('last-event-id')
+  if (lastEventId) {
+    const match = /^(run_[\w-]{1,64}):(\d{1,9})$/.exec(lastEventId)
+    if (!match) throw new HttpError(400, 'INVALID_REQUEST', '`Last-Event-ID` must be `<runId>:<seq>` as the stream sent it', 'Last-Event-ID')
+    return { runId: match[1]!, after: Number(match[2]) }
+  }
+  const runId = params.get('runId')
+  if (runId === null) return undefined
+  if (!/^run_[\w-]{1,64}$/.test(runId)) throw new HttpError(400, 'INVALID_REQUEST', '`runId` is not a run id', 'runId')
+  return { runId, after: indexParam(params, 'after') ?? 0 }
+}
+
+function indexParam(params: URLSearchParams, name: string): number | undefined {
+  const value = params.get(name)
+  if (value === null) return undefined
+  if (!/^\d{1,9}$/.test(value)) throw new HttpError(400, 'INVALID_REQUEST', `\`${name}\` must be a non-negative integer`, name)
+  return Number(value)
+}

@@ -1,0 +1,177 @@
+import type { ThreadMessage } from '../../protocol/messages.ts'
+import type { ChatConfig } from '../options.ts'
+import { StoreConflictError, ThreadFullError, type ToolFailures, toolFailures } from '../errors.ts'
+import type { RunEvents } from '../events/runEvents.ts'
+import { jsonBytes } from '../../util/jsonBytes.ts'
+import { commitChange, loadMessages, type ThreadChange } from '../thread/thread.ts'
+
+import { appContext } from './context.ts'
+import { RunMiddleware } from './middleware.ts'
+import type { ThreadHead } from '../thread/threadStore.ts'
+import { release, renewLease, saveStep, type StepFields } from '../thread/transitions.ts'
+
+/** Token counts summed over a run's model calls. */
+export interface UsageTotals {
+  inputTokens: number
+  outputTokens: number
+  cachedInputTokens: number
+  reasoningTokens: number
+  reported: boolean
+}
+
+/**
+ * One run of a thread: its working copy (the head as last written, the history the model sees),
+ * its event stream, and the lease that keeps other requests off the thread while it lives.
+ * Writes go out one at a time; each renews the lease, and a heartbeat renews it while a slow
+ * model or tool writes nothing. A run that finds its thread taken over stops.
+ */
+export class Run {
+  readonly config: ChatConfig
+  readonly runId: string
+  readonly context: unknown
+  readonly events: RunEvents
+  /** Reports tools' and policies' unexpected errors, and words them for the model and browser. */
+  readonly failures: ToolFailures
+  /** Aborted when the run is stopped (here or through another instance) or loses its thread. */
+  readonly signal: AbortSignal
+  /** The app's middleware, bound to this run. */
+  readonly middleware: RunMiddleware
+  readonly usage: UsageTotals = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, reported: false }
+  /** The head as last written by this run. */
+  head: ThreadHead
+  /** The history the model sees: stored messages, then those appended and not yet written. */
+  readonly messages: ThreadMessage[]
+  #unsaved: ThreadMessage[] = []
+  #loaded: boolean
+  #writes: Promise<unknown> = Promise.resolve()
+  /**
+   * One controller behind `signal`, whatever aborts it: the caller (a stop asked of this
+   * instance), a stop asked of another instance (it says so in the head), or the thread lost to
+   * another writer.
+   */
+  readonly #abort: AbortController
+  /** Set once another writer took the thread: every later write fails with it. */
+  #lost: StoreConflictError | undefined
+  readonly #heartbeat: ReturnType<typeof setInterval>
+  readonly #stopCheck: ReturnType<typeof setInterval>
+
+  constructor(options: {
+    config: ChatConfig
+    runId: string
+    context: unknown
+    events: RunEvents
+    /** Aborts the run; the caller keeps it to stop the run. */
+    abort: AbortController
+    head: ThreadHead
+    /** The stored history, when the caller has it; else `load` reads it. */
+    messages?: readonly ThreadMessage[]
+  }) {
+    this.config = options.config
+    this.runId = options.runId
+    this.context = options.context
+    this.events = options.events
+    this.head = options.head
+    this.failures = toolFailures(options.config, options.head.id, options.runId)
+    this.messages = options.messages ? [...options.messages] : []
+    this.#loaded = options.messages !== undefined
+    this.#abort = options.abort
+    this.signal = options.abort.signal
+    const ctx = { threadId: options.head.id, runId: options.runId, context: appContext(options.context), signal: this.signal }
+    this.middleware = new RunMiddleware(this.config.middleware, ctx)
+    this.#heartbeat = setInterval(() => void this.#write((head) => renewLease(head, { now: Date.now() }), false).catch(() => {}), this.config.limits.runLeaseMs / 3)
+    this.#stopCheck = setInterval(() => void this.#checkStop(), STOP_CHECK_MS)
+  }
+
+  /** A stop asked of another instance lands in the head; this run looks for it once a second. */
+  async #checkStop(): Promise<void> {
+    if (this.signal.aborted) return
+    try {
+      const head = await this.config.store.head(this.head.id)
+      if (head?.stopRequested === this.runId && head.activeRun?.runId === this.runId) this.#abort.abort(new RunStopped())
+    } catch {
+      // the next look may succeed
+    }
+  }
+
+  /** Reads the stored history, unless the run was given it. */
+  async load(): Promise<void> {
+    if (this.#loaded) return
+    this.messages.unshift(...(await loadMessages(this.config.store, this.head)))
+    this.#loaded = true
+  }
+
+  /** Adds messages to the history; the next `save` writes them. */
+  append(...messages: ThreadMessage[]): void {
+    this.messages.push(...messages)
+    this.#unsaved.push(...messages)
+  }
+
+  /** Writes the appended messages and the step's progress (`saveStep`); while the run holds the thread, the write renews its lease. */
+  save(fields: StepFields = {}): Promise<void> {
+    return this.#write((head, append) => saveStep(head, { fields, append, now: Date.now() }), true)
+  }
+
+  /** Writes the appended messages and lets the thread go (`release`). */
+  release(): Promise<void> {
+    return this.#write((head, append) => release(head, { append }), true)
+  }
+
+  /** Throws unless the thread has room for `count` more messages, and bytes to spare. */
+  ensureRoom(count: number): void {
+    const { maxThreadMessages, maxThreadBytes } = this.config.limits
+    if (this.messages.length + count > maxThreadMessages) throw new ThreadFullError(`${maxThreadMessages} messages`)
+    let bytes = this.head.bytes
+    for (const message of this.#unsaved) bytes += jsonBytes(message)
+    if (bytes >= maxThreadBytes) throw new ThreadFullError(`${maxThreadBytes} bytes`)
+  }
+
+  /** Stops the heartbeat. The run is over. */
+  close(): void {
+    clearInterval(this.#heartbeat)
+    clearInterval(this.#stopCheck)
+  }
+
+  /**
+   * One write at a time, in order: the change a transition makes of the head as last written.
+   * The heartbeat's (`withMessages` false) only renews the lease while the run still holds the
+   * thread, leaving appended messages for the run's next save; a failure other than losing the
+   * thread is retried on the next beat.
+   */
+  #write(transition: (head: ThreadHead, append: readonly ThreadMessage[]) => ThreadChange, withMessages: boolean): Promise<void> {
+    const write = this.#writes.then(async () => {
+      if (this.#lost) throw this.#lost
+      if (!withMessages && !this.head.activeRun) return
+      const append = withMessages ? this.#unsaved : []
+      let written = await commitChange(this.config.store, this.head, transition(this.head, append))
+      if (!written) {
+        // Another instance wrote a stop request into the head: the thread is still this run's.
+        const current = await this.config.store.head(this.head.id)
+        if (current?.activeRun?.runId === this.runId && current.stopRequested === this.runId) {
+          this.#abort.abort(new RunStopped())
+          this.head = current
+          written = await commitChange(this.config.store, this.head, transition(this.head, append))
+        }
+      }
+      if (!written) {
+        this.#lost = new StoreConflictError(this.head.id)
+        this.#abort.abort(this.#lost)
+        throw this.#lost
+      }
+      this.head = written
+      if (withMessages) this.#unsaved = []
+    })
+    this.#writes = write.catch(() => {})
+    return write
+  }
+}
+
+/** How often a run looks for a stop asked of another instance. */
+const STOP_CHECK_MS = 1000
+
+/** Why a run's signal aborts when a user stops it. */
+export class RunStopped extends Error {
+  constructor() {
+    super('The user stopped the run')
+    this.name = 'RunStopped'
+  }
+}

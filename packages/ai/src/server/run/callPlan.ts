@@ -1,0 +1,42 @@
+import type { ToolFailures } from '../errors.ts'
+import type { CallRef } from './results.ts'
+import { ToolValidationError } from '../../errors.ts'
+import type { ThreadToolMessage } from '../../protocol/messages.ts'
+import type { AnyTool } from '../../tools/types.ts'
+import { validateToolInput } from '../../tools/validateToolValue.ts'
+import type { StoredInterrupt } from '../thread/threadStore.ts'
+
+// What becomes of a step's calls, as the planner (toolCalls.ts) and the settling of answers
+// (interrupts.ts) both decide it.
+import type { ToolEntry } from '../../tools/toolRegistry.ts'
+
+/** A server tool call ready to run: its input is already validated. */
+export interface Execution extends CallRef {
+  readonly entry: ToolEntry
+  readonly input: unknown
+  /** The arguments the user approved instead of the model's, if any. */
+  readonly editedArgs?: unknown
+}
+
+/** What becomes of each call of one model step, or of each answered interrupt of a step. */
+export interface CallPlan {
+  /** Calls settled now: an error the model sees (bad JSON, unknown tool, invalid input), a denial, a browser's result. */
+  readonly results: ThreadToolMessage[]
+  /** Server tools to run now. */
+  readonly executions: Execution[]
+  /** Calls that wait for a human or the browser. */
+  readonly interrupts: StoredInterrupt[]
+}
+
+export type Checked = { ok: true; value: unknown } | { ok: false; error: string }
+
+/** Input issues go back to the model with their paths, so it can correct the call. */
+export async function validateInput(tool: AnyTool, value: unknown, call: CallRef, failures: ToolFailures): Promise<Checked> {
+  try {
+    return { ok: true, value: await validateToolInput(tool, value) }
+  } catch (error) {
+    if (error instanceof ToolValidationError) return { ok: false, error: error.message }
+    // The schema itself threw: its message is the library's, not written for the model.
+    return { ok: false, error: failures.tool(error, call) }
+  }
+}

@@ -1,0 +1,205 @@
+import type { Execution } from './callPlan.ts'
+import type { RunStart } from '../thread/transitions.ts'
+import { inCallOrder, successResult, errorResult } from './results.ts'
+import { Run } from './Run.ts'
+import type { TokenUsage } from '../../protocol/events.ts'
+import type { RunOutcome } from '../../protocol/interrupts.ts'
+import type { ThreadAssistantMessage, ThreadToolMessage } from '../../protocol/messages.ts'
+import { StoreConflictError, reportError, runErrorOf } from '../errors.ts'
+import { rememberResolved, toWire, withExpiry, settleInterrupts } from './interrupts.ts'
+import { modelStep } from './modelStep.ts'
+import { executeToolCalls, planToolCalls, rerunPlan } from './toolCalls.ts'
+import { describeAttachment } from './attachments.ts'
+import type { OpenStep, StoredInterrupt } from '../thread/threadStore.ts'
+
+/**
+ * A run from start to end: stream the model, handle its tool calls, repeat until it answers, pauses
+ * on interrupts, or reaches `maxSteps`. The run already holds its thread; whatever happens, it
+ * releases it and leaves the stored thread consistent.
+ */
+export async function driveRun(run: Run, start: RunStart): Promise<void> {
+  const { events } = run
+  events.started()
+  try {
+    await run.load()
+    for (const result of start.announced ?? []) events.result(result)
+    const paused = await drive(run, start)
+    await run.release()
+    const outcome: RunOutcome = paused
+      ? { type: 'interrupt', interrupts: paused.map((interrupt) => toWire(interrupt, run.config.tools)) }
+      : { type: 'success' }
+    events.finished(outcome, usageOf(run))
+  } catch (error) {
+    await fail(run, error)
+  } finally {
+    run.close()
+  }
+}
+
+/** Returns the interrupts the run pauses on, if any. */
+async function drive(run: Run, start: RunStart): Promise<readonly StoredInterrupt[] | undefined> {
+  let steps = start.steps
+  if (start.resume) {
+    const paused = await settleStep(run, run.head.step!)
+    if (paused.length > 0) return paused
+  }
+  if (start.rerun && start.rerun.length > 0) {
+    const step = run.head.step!
+    const plan = await rerunPlan(step, start.rerun, run.config.tools, run.failures)
+    for (const result of plan.results) run.events.result(result)
+    const paused = await runAndStore(run, { ...step, results: [...step.results, ...plan.results], running: [] }, plan.executions, [])
+    if (paused.length > 0) return paused
+  }
+  if (start.message) {
+    run.append(start.message)
+    await run.save()
+  }
+  while (steps < run.config.maxSteps && !run.signal.aborted) {
+    run.ensureRoom(1) // no model call whose answer could not be stored
+    const { message: streamed, error } = await modelStep(run)
+    steps += 1
+    const message = streamed && !error && !run.signal.aborted ? await run.middleware.modelResponse(streamed) : streamed
+    if (error || run.signal.aborted) {
+      // The model failed or the client left mid-step: what it said is kept, its calls will not run.
+      if (message) {
+        run.ensureRoom(1 + message.toolCalls.length)
+        appendWithResults(run, message, [], error ? FAILED_BEFORE_FINISH : STOPPED_BEFORE_RUN)
+      }
+      if (error) throw error
+      return undefined
+    }
+    if (!message) return undefined
+    // The step is stored only with room for a result of each call, so every call can be answered.
+    run.ensureRoom(1 + message.toolCalls.length)
+    if (message.toolCalls.length === 0) {
+      run.append(message)
+      return undefined
+    }
+    const paused = await handleToolCalls(run, message, steps)
+    if (paused.length > 0) return paused
+  }
+  return undefined
+}
+
+/** Plans a step's calls, runs the server tools among them, and stores the step: closed, or open on its interrupts. */
+async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps: number): Promise<StoredInterrupt[]> {
+  const plan = await planToolCalls(message.toolCalls, run.config.tools, run.context, run.failures, (call, tool) => run.middleware.toolInput(call, tool))
+  for (const result of plan.results) run.events.result(result)
+  const step: OpenStep = { message, results: plan.results, interrupts: plan.interrupts, running: [], steps }
+  return runAndStore(run, step, plan.executions, [])
+}
+
+/**
+ * Applies the answers of a fully answered step; returns `client_tool` interrupts for approved
+ * client tools. Calls of idempotent tools a crash cut off (left in `running` by `recoverLostRun`)
+ * run again with the approved ones.
+ */
+async function settleStep(run: Run, answered: OpenStep): Promise<StoredInterrupt[]> {
+  const rerun = await rerunPlan(answered, answered.running, run.config.tools, run.failures)
+  const settlement = await settleInterrupts(answered.message, answered.interrupts, run.config.tools, 'resume', run.failures)
+  const settled = [...rerun.results, ...settlement.results]
+  for (const result of settled) run.events.result(result)
+  const step: OpenStep = {
+    ...answered,
+    message: settlement.message,
+    results: [...answered.results, ...settled],
+    interrupts: settlement.interrupts,
+    running: [],
+  }
+  return runAndStore(run, step, [...rerun.executions, ...settlement.executions], answered.interrupts)
+}
+
+/**
+ * Runs `executions` and stores the step. The calls are recorded as running before they start, so
+ * a crash mid-call is never taken for a call that did not run. A step that still waits for
+ * answers stays open; one whose every call has a result joins the history with its results.
+ */
+async function runAndStore(
+  run: Run,
+  step: OpenStep,
+  executions: readonly Execution[],
+  resolved: readonly StoredInterrupt[],
+): Promise<StoredInterrupt[]> {
+  const resolvedInterruptIds = resolved.length > 0 ? rememberResolved(run.head.resolvedInterruptIds, resolved) : run.head.resolvedInterruptIds
+  if (executions.length > 0) {
+    await run.save({ step: { ...step, running: executions.map((execution) => execution.toolCallId) }, resolvedInterruptIds })
+  }
+  const executed = await executeToolCalls(executions, {
+    signal: run.signal,
+    context: run.context,
+    timeoutMs: run.config.limits.toolTimeoutMs,
+    maxOutputBytes: run.config.limits.maxMessageBytes,
+    failures: run.failures,
+    attachments: { store: run.config.attachments, threadId: run.head.id, maxBytes: run.config.limits.maxAttachmentBytes },
+    onResult: (result) => run.events.result(result),
+    onOutput: (result, execution) =>
+      run.middleware.toolOutput(result, execution.input, execution.entry.tool, (output) => withAttachmentsOf(result, successResult(execution, output, execution.editedArgs))),
+  })
+  const results = [...step.results, ...executed]
+  if (step.interrupts.length > 0) {
+    const interrupts = withExpiry(step.interrupts, run.config.limits.interruptTtlMs)
+    await run.save({ step: { ...step, results, interrupts, running: [] }, resolvedInterruptIds })
+    run.middleware.throwIfFailed()
+    return interrupts
+  }
+  run.append(step.message, ...inCallOrder(step.message, results))
+  await run.save({ step: undefined, resolvedInterruptIds })
+  run.middleware.throwIfFailed() // the step is stored whole; then a failed toolOutput hook ends the run
+  return []
+}
+
+const STOPPED_BEFORE_RUN = 'The run stopped before this call ran'
+const FAILED_BEFORE_FINISH = 'The run failed before this call finished'
+
+/** Adds a step to the history with its results, answering every call without one with `error`. */
+function appendWithResults(run: Run, message: ThreadAssistantMessage, results: readonly ThreadToolMessage[], error: string): void {
+  const settled = new Set(results.map((result) => result.toolCallId))
+  const missing = message.toolCalls
+    .filter((call) => !settled.has(call.id))
+    .map((call) => errorResult({ toolCallId: call.id, toolName: call.name }, error))
+  for (const result of missing) run.events.result(result)
+  run.append(message, ...inCallOrder(message, [...results, ...missing]))
+}
+
+/**
+ * Ends the run with RUN_ERROR, releasing the thread as it stands (it is consistent between
+ * steps). The full error goes to `onError` (or the server log) once; the browser gets a message
+ * that names no provider text, host or key.
+ */
+async function fail(run: Run, error: unknown): Promise<void> {
+  report(run, error)
+  if (!(error instanceof StoreConflictError)) {
+    try {
+      await run.release()
+    } catch (saveError) {
+      console.error('[toolgate] could not release the thread after a failed run:', saveError)
+    }
+  }
+  const { code, message } = runErrorOf(error)
+  run.events.failed(code, message)
+}
+
+function report(run: Run, error: unknown): void {
+  reportError(run.config, error, { threadId: run.head.id, runId: run.runId, source: 'run' })
+}
+
+function usageOf(run: Run): TokenUsage | undefined {
+  const { usage } = run
+  if (!usage.reported) return undefined
+  const model = run.config.model.name
+  return {
+    ...(model ? { model } : {}),
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    totalTokens: usage.inputTokens + usage.outputTokens,
+    ...(usage.cachedInputTokens > 0 ? { cachedInputTokens: usage.cachedInputTokens } : {}),
+    ...(usage.reasoningTokens > 0 ? { reasoningTokens: usage.reasoningTokens } : {}),
+  }
+}
+
+/** A result rebuilt from a replaced output keeps the files of the one it replaces. */
+function withAttachmentsOf(original: ThreadToolMessage, rebuilt: ThreadToolMessage): ThreadToolMessage {
+  const { attachments } = original
+  if (!attachments || attachments.length === 0) return rebuilt
+  return { ...rebuilt, content: [rebuilt.content, ...attachments.map(describeAttachment)].join('\n'), attachments }
+}

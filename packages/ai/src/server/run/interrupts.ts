@@ -1,0 +1,123 @@
+import { ToolValidationError } from '../../errors.ts'
+import type { ToolInterrupt } from '../../protocol/interrupts.ts'
+import type { ThreadAssistantMessage, ThreadToolMessage } from '../../protocol/messages.ts'
+import { rejectMessageOf } from '../../tools/approval.ts'
+import type { ToolRegistry } from '../../tools/toolRegistry.ts'
+import type { AnyTool } from '../../tools/types.ts'
+import { validateToolOutput } from '../../tools/validateToolValue.ts'
+import { deepEqual } from '../../util/deepEqual.ts'
+import { randomId } from '../../util/randomId.ts'
+import type { ToolFailures } from '../errors.ts'
+import type { StoredInterrupt, OpenStep } from '../thread/threadStore.ts'
+import { validateInput, type CallPlan } from './callPlan.ts'
+import { callRef, deniedResult, errorResult, successResult, type CallRef } from './results.ts'
+
+// Interrupts: a call that waits for a human (`tool_approval`) or the browser (`client_tool`), what
+// the wire shows of one, and what its answers do once every interrupt of the step has one
+// (`settleInterrupts`). The answers are checked when they arrive, in claim/answers.ts.
+
+/** A human must approve the call before it runs (server tools) or is handed to the browser (client tools). */
+export function approvalInterrupt(call: CallRef, input: unknown, message: string | undefined): StoredInterrupt {
+  return { id: randomId('int_'), reason: 'tool_approval', ...callRef(call), input, ...(message === undefined ? {} : { message }) }
+}
+
+/** The browser runs the call and answers with its result. `edited` carries an approval's edit forward to the result. */
+export function clientToolInterrupt(call: CallRef, input: unknown, edited = false): StoredInterrupt {
+  return { id: randomId('int_'), reason: 'client_tool', ...callRef(call), input, ...(edited ? { edited: true } : {}) }
+}
+
+/** Interrupts stamped with when they stop taking answers (`limits.interruptTtlMs`; 0: never). */
+export function withExpiry(interrupts: readonly StoredInterrupt[], ttlMs: number): StoredInterrupt[] {
+  if (ttlMs === 0) return [...interrupts]
+  const expiresAt = new Date(Date.now() + ttlMs).toISOString()
+  return interrupts.map((interrupt) => (interrupt.expiresAt === undefined ? { ...interrupt, expiresAt } : interrupt))
+}
+
+/**
+ * The interrupt as sent on the wire: stored answers and bookkeeping stay on the server. An approval
+ * carries AG-UI's `responseSchema`, the payload it expects, whose `editedArgs` is the tool's input schema.
+ */
+export function toWire({ id, reason, toolCallId, toolName, input, message, expiresAt }: StoredInterrupt, tools: ToolRegistry): ToolInterrupt {
+  const responseSchema = reason === 'tool_approval' ? tools.get(toolName)?.approvalSchema : undefined
+  return {
+    id,
+    reason,
+    toolCallId,
+    toolName,
+    input,
+    ...(message === undefined ? {} : { message }),
+    ...(responseSchema === undefined ? {} : { responseSchema }),
+    ...(expiresAt === undefined ? {} : { expiresAt }),
+    // The same extras again where strict AG-UI clients keep them (they drop unknown top-level fields).
+    metadata: { kind: 'tool_call', toolName, input, ...(message === undefined ? {} : { reason: message }) },
+  }
+}
+
+export function unanswered(step: OpenStep | undefined): StoredInterrupt[] {
+  return step ? step.interrupts.filter((interrupt) => interrupt.answer === undefined) : []
+}
+
+/** Kept so a replayed answer is told "already answered"; bounded so threads do not grow without end. */
+const RESOLVED_KEPT = 200
+
+export function rememberResolved(ids: readonly string[], resolved: readonly StoredInterrupt[]): string[] {
+  return [...ids, ...resolved.map((interrupt) => interrupt.id)].slice(-RESOLVED_KEPT)
+}
+
+export const SUPERSEDED_REASON = 'the user sent a new message instead'
+
+/**
+ * `resume`: every interrupt is answered; apply the answers. `supersede`: the user sent a new
+ * message instead; results the browser already produced and explicit denials stand, everything
+ * else (unanswered, or approved but not yet run) is denied with `SUPERSEDED_REASON`. Edited
+ * arguments are written into `message`, so the model sees the call that actually ran.
+ */
+export async function settleInterrupts(
+  message: ThreadAssistantMessage,
+  interrupts: readonly StoredInterrupt[],
+  tools: ToolRegistry,
+  mode: 'resume' | 'supersede',
+  failures: ToolFailures,
+): Promise<CallPlan & { readonly message: ThreadAssistantMessage }> {
+  const plan: CallPlan = { results: [], executions: [], interrupts: [] }
+  const edits = new Map<string, string>()
+  for (const interrupt of interrupts) {
+    const ref = callRef(interrupt)
+    const { answer } = interrupt
+    const entry = tools.get(interrupt.toolName)
+    if (answer?.kind === 'approval' && !answer.approved) plan.results.push(deniedResult(ref, answer.reason, rejectMessageOf(entry?.tool, interrupt)))
+    else if (mode === 'supersede' && (answer === undefined || answer.kind === 'approval')) {
+      plan.results.push(deniedResult(ref, SUPERSEDED_REASON, rejectMessageOf(entry?.tool, interrupt)))
+    }
+    else if (!entry) plan.results.push(errorResult(ref, `Tool "${interrupt.toolName}" is no longer available`))
+    else if (answer?.kind === 'error') plan.results.push(errorResult(ref, `Tool "${interrupt.toolName}" failed in the browser: ${answer.error}`))
+    else if (answer?.kind === 'output') plan.results.push(await clientResult(interrupt, entry.tool, answer.output, failures))
+    else if (answer?.kind === 'approval') {
+      const edited = 'editedArgs' in answer && !deepEqual(answer.editedArgs, interrupt.input)
+      const args = edited ? answer.editedArgs : interrupt.input
+      if (edited) edits.set(interrupt.toolCallId, JSON.stringify(args))
+      const checked = await validateInput(entry.tool, args, ref, failures)
+      if (!checked.ok) plan.results.push(errorResult(ref, checked.error))
+      else if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, args, edited))
+      else plan.executions.push({ ...ref, entry, input: checked.value, ...(edited ? { editedArgs: args } : {}) })
+    } else {
+      throw new Error(`Interrupt "${interrupt.id}" has no answer`)
+    }
+  }
+  const edited =
+    edits.size === 0
+      ? message
+      : { ...message, toolCalls: message.toolCalls.map((call) => (edits.has(call.id) ? { ...call, arguments: edits.get(call.id)! } : call)) }
+  return { ...plan, message: edited }
+}
+
+/** A browser's result is checked against the output schema like a server tool's. */
+async function clientResult(interrupt: StoredInterrupt, tool: AnyTool, output: unknown, failures: ToolFailures): Promise<ThreadToolMessage> {
+  const ref = callRef(interrupt)
+  try {
+    return successResult(ref, await validateToolOutput(tool, output), interrupt.edited ? interrupt.input : undefined)
+  } catch (error) {
+    if (error instanceof ToolValidationError) return errorResult(ref, error.message)
+    return errorResult(ref, failures.tool(error, ref))
+  }
+}

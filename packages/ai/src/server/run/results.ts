@@ -1,0 +1,67 @@
+import type { ThreadAssistantMessage, ThreadToolMessage } from '../../protocol/messages.ts'
+import { denialText } from '../../tools/approval.ts'
+import { randomId } from '../../util/randomId.ts'
+import { isToolContentResult } from '../../tools/toolResult.ts'
+
+// Results: every call ends with exactly one, stored as a tool message the model reads.
+
+/** Which call an interrupt or a result is about. */
+export interface CallRef {
+  readonly toolCallId: string
+  readonly toolName: string
+}
+
+/** Only the reference: callers pass richer objects (an execution carries its tool and input), which must not be stored. */
+export function callRef({ toolCallId, toolName }: CallRef): CallRef {
+  return { toolCallId, toolName }
+}
+
+/** The tool's output, as JSON for the model; `editedArgs` makes the result say the user changed the call. */
+export function successResult(call: CallRef, result: unknown, editedArgs?: unknown): ThreadToolMessage {
+  const output = isToolContentResult(result) ? result.output : result
+  let json: string
+  try {
+    json = JSON.stringify(output) ?? 'null'
+  } catch (error) {
+    return errorResult(call, `Tool "${call.toolName}" returned a value that is not JSON (${(error as Error).message})`)
+  }
+  const edited = editedArgs !== undefined
+  const content = edited ? `${editedNote(editedArgs)}\nResult: ${json}` : json
+  return {
+    role: 'tool',
+    id: randomId('msg_'),
+    ...callRef(call),
+    content,
+    status: 'success',
+    output: JSON.parse(json),
+    ...(edited ? { edited: true } : {}),
+  }
+}
+
+export function editedNote(editedArgs: unknown): string | undefined {
+  return editedArgs === undefined ? undefined : `The user edited the arguments before approving; the call ran with ${JSON.stringify(editedArgs)}.`
+}
+
+export function errorResult(call: CallRef, error: string): ThreadToolMessage {
+  return { role: 'tool', id: randomId('msg_'), ...callRef(call), content: error, status: 'error' }
+}
+
+/** `rejectMessage`, when the tool has one, is what the model reads; the human's reason is added to it. */
+export function deniedResult(call: CallRef, reason: string | undefined, rejectMessage?: string): ThreadToolMessage {
+  const given = reason?.trim() ? reason.trim() : undefined
+  const content = denialText(given, rejectMessage)
+  return {
+    role: 'tool',
+    id: randomId('msg_'),
+    ...callRef(call),
+    content,
+    status: 'denied',
+    ...(given === undefined ? {} : { reason: given }),
+  }
+}
+
+/** Results are stored in the order the model made the calls, whatever order they settled in. */
+export function inCallOrder(message: ThreadAssistantMessage, results: readonly ThreadToolMessage[]): ThreadToolMessage[] {
+  const order = new Map(message.toolCalls.map((call, index) => [call.id, index]))
+  return [...results].sort((a, b) => (order.get(a.toolCallId) ?? 0) - (order.get(b.toolCallId) ?? 0))
+}

@@ -1,0 +1,58 @@
+import type { ThreadMessage } from '../../protocol/messages.ts'
+import type { ToolInterrupt } from '../../protocol/interrupts.ts'
+import { launchRun, runStreamResponse, type LiveStream } from '../events/liveStream.ts'
+import { RunEvents } from '../events/runEvents.ts'
+import type { ChatConfig } from '../options.ts'
+import type { RunStart } from '../thread/transitions.ts'
+import type { ThreadHead } from '../thread/threadStore.ts'
+import { driveRun } from './driveRun.ts'
+import { Run } from './Run.ts'
+
+// Where every claim ends: the thread is held by `runId`; the run starts and outlives its request.
+// Its events go to the run's log (for readers that (re)attach, on any instance) and, while the
+// client that claimed it stays, to that request's response.
+
+/** A run whose thread is claimed: its id, the head as the claim wrote it, and how it begins. */
+export interface ClaimedRun {
+  readonly runId: string
+  readonly head: ThreadHead
+  /** The stored history, when the claim has it (a new thread); else the run reads it. */
+  readonly messages?: readonly ThreadMessage[]
+  readonly context: unknown
+  readonly start: RunStart
+}
+
+/** Starts a claimed run and streams its events to the request that claimed it. A client that disconnects only detaches; `stop` ends the run. */
+export function startRun(config: ChatConfig, claimed: ClaimedRun): Response {
+  return runStreamResponse((live) => launch(config, claimed, live))
+}
+
+/** Starts a claimed run no request waits on (a takeover of a lost run): readers follow it through its log. */
+export function startDetachedRun(config: ChatConfig, claimed: ClaimedRun): void {
+  launch(config, claimed, undefined)
+}
+
+/** A resume that leaves interrupts open, for an AG-UI client (it reads events, not a 202 body): a run that starts and pauses again on what is left. */
+export function pausedRun(config: ChatConfig, threadId: string, runId: string, interrupts: ToolInterrupt[]): Response {
+  return runStreamResponse((live) =>
+    launchRun(config.eventLog, runId, live, async (sink) => {
+      const events = new RunEvents(threadId, runId, sink)
+      events.started()
+      events.finished({ type: 'interrupt', interrupts })
+    }),
+  )
+}
+
+function launch(config: ChatConfig, claimed: ClaimedRun, live: LiveStream | undefined): void {
+  const { runId, head, messages, context, start } = claimed
+  const abort = new AbortController()
+  config.liveRuns.set(runId, abort)
+  launchRun(config.eventLog, runId, live, async (sink) => {
+    const events = new RunEvents(head.id, runId, sink)
+    try {
+      await driveRun(new Run({ config, runId, context, events, abort, head, ...(messages ? { messages } : {}) }), start)
+    } finally {
+      config.liveRuns.delete(runId)
+    }
+  })
+}

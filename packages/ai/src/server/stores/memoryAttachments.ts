@@ -1,0 +1,30 @@
+import type { StoredAttachment, AttachmentStore } from '../run/attachments.ts'
+import { InvalidOptionError } from '../../errors.ts'
+
+export interface MemoryAttachmentStoreOptions {
+  /** Bytes kept at most; the oldest attachments go first. Default 256 MB. */
+  readonly maxBytes?: number
+}
+
+/** Attachments in this process's memory (lost on restart): the default, and for tests. */
+export function memoryAttachmentStore(options: MemoryAttachmentStoreOptions = {}): AttachmentStore {
+  const maxBytes = options.maxBytes ?? 256 * 1024 * 1024
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) throw new InvalidOptionError('memoryAttachmentStore', 'maxBytes', 'must be a positive integer')
+  const entries = new Map<string, StoredAttachment>()
+  let bytes = 0
+  return {
+    async put(threadId, id, attachment) {
+      const data = attachment.data.slice() // a copy: the tool may reuse its buffer
+      entries.set(`${threadId}\u0000${id}`, Object.freeze({ ...attachment, data }))
+      bytes += data.byteLength
+      for (const [key, entry] of entries) {
+        if (bytes <= maxBytes) break
+        entries.delete(key)
+        bytes -= entry.data.byteLength
+      }
+    },
+    async get(threadId, id) {
+      return entries.get(`${threadId}\u0000${id}`)
+    },
+  }
+}

@@ -1,0 +1,153 @@
+import type { ThreadMessage, ThreadToolMessage, ThreadUserMessage } from '../../protocol/messages.ts'
+import { inCallOrder } from '../run/results.ts'
+import { rememberResolved } from '../run/interrupts.ts'
+import type { Recovery } from './recovery.ts'
+import type { ThreadChange } from './thread.ts'
+import type { ActiveRun, OpenStep, ThreadHead } from './threadStore.ts'
+
+// Every way a thread's head changes, as pure functions `(head, input) => change`, in the manner of
+// TanStack Query's reducer: the claims and the run decide which event happened and pick one of
+// these; none of them assembles a head itself. `commitChange` (thread.ts) writes the result with
+// one compare-and-set. Whatever needs I/O (settling interrupts, checking answers, the time) is
+// done by the caller and passed in, so each transition is tested as data in, data out.
+
+/** How a claimed run begins. */
+export interface RunStart {
+  /** Model calls already made in this turn. */
+  readonly steps: number
+  /** Results stored before the run (denials of superseded interrupts), for the client to see. */
+  readonly announced?: readonly ThreadToolMessage[]
+  /** The thread's open step is fully answered: settle it before the model continues. */
+  readonly resume?: boolean
+  /** Calls of idempotent tools a crash cut off: run them again, under the same ids, before the model continues. */
+  readonly rerun?: readonly string[]
+  /** The user's message, stored once the re-run calls have settled their step. */
+  readonly message?: ThreadMessage
+}
+
+/** A change that claims the thread for a run, and how that run begins. */
+export interface Claim extends ThreadChange {
+  readonly start: RunStart
+}
+
+/** What the user's new message does to the interrupts it supersedes (`settleInterrupts(..., 'supersede')`). */
+export interface Superseded {
+  /** The step's message, with any approved edits written into its calls. */
+  readonly message: OpenStep['message']
+  readonly results: readonly ThreadToolMessage[]
+}
+
+/** The thread's lease, taken by run `runId` at `now`; its history until then is `fromMessage` messages long. */
+export function lease(runId: string, fromMessage: number, now: number, resumed = false): ActiveRun {
+  return { runId, startedAt: now, renewedAt: now, fromMessage, ...(resumed ? { resumed: true as const } : {}) }
+}
+
+/** How many messages the thread holds once its open step is stored: the step's message and a result per call. */
+export function storedSize(head: Pick<ThreadHead, 'messageCount' | 'step'>): number {
+  return head.messageCount + (head.step ? 1 + head.step.message.toolCalls.length : 0)
+}
+
+/**
+ * A user's message claims the thread. What a lost run left is settled first (`recovery`), and the
+ * open step's interrupts are denied as superseded (`superseded`). Calls of idempotent tools a crash
+ * cut off run again first: the step stays open for them, and the message is stored after it.
+ * Otherwise the step joins the history with its results, then the message.
+ */
+export function claimForMessage(
+  head: ThreadHead,
+  input: { readonly runId: string; readonly user: ThreadUserMessage; readonly recovery: Recovery; readonly superseded: Superseded | undefined; readonly now: number },
+): Claim {
+  const { runId, user, recovery, superseded, now } = input
+  const { step } = recovery
+  const settled = superseded?.results ?? []
+  const announced = [...recovery.results, ...settled]
+  const resolvedInterruptIds = step ? rememberResolved(head.resolvedInterruptIds, step.interrupts) : undefined
+  const rerun = step?.running ?? []
+  if (step && rerun.length > 0) {
+    const open: OpenStep = { ...step, message: superseded?.message ?? step.message, results: [...step.results, ...settled], interrupts: [] }
+    return {
+      head: { step: open, activeRun: lease(runId, head.messageCount, now, true), resolvedInterruptIds: resolvedInterruptIds! },
+      append: [],
+      start: { steps: 0, announced, rerun, message: user },
+    }
+  }
+  const closed = step ? [superseded?.message ?? step.message, ...inCallOrder(superseded?.message ?? step.message, [...step.results, ...settled])] : []
+  const append = [...recovery.append, ...closed, user]
+  return {
+    head: { step: undefined, activeRun: lease(runId, head.messageCount + append.length, now), ...(resolvedInterruptIds ? { resolvedInterruptIds } : {}) },
+    append,
+    start: { steps: 0, announced },
+  }
+}
+
+/** A new thread, claimed by the run that answers its first message. */
+export function claimNewThread(input: { readonly runId: string; readonly user: ThreadUserMessage; readonly now: number }): Claim {
+  return { head: { activeRun: lease(input.runId, 1, input.now) }, append: [input.user], start: { steps: 0 } }
+}
+
+/** Answers stored while others of the step still wait: the thread stays unclaimed. */
+export function recordAnswers(_head: ThreadHead, input: { readonly recovery: Recovery; readonly step: OpenStep }): ThreadChange {
+  return { head: { step: input.step }, append: input.recovery.append }
+}
+
+/**
+ * The step's last answers (or, for a step whose run was lost, its stored ones) claim the thread:
+ * the run settles the step, then the model continues.
+ */
+export function claimForResume(
+  head: ThreadHead,
+  input: { readonly runId: string; readonly recovery: Recovery; readonly step: OpenStep; readonly now: number },
+): Claim {
+  const { runId, recovery, step, now } = input
+  return {
+    head: { step, activeRun: lease(runId, head.messageCount + recovery.append.length, now, true) },
+    append: recovery.append,
+    start: { steps: step.steps, resume: true, announced: recovery.results },
+  }
+}
+
+/** A stop asked of a run another instance holds: that run finds it in the head and stops. */
+export function requestStop(_head: ThreadHead, input: { readonly runId: string }): ThreadChange {
+  return { head: { stopRequested: input.runId } }
+}
+
+/**
+ * A reader found the thread's run dead: a new run takes its turn over from the last stored step.
+ * A step still waiting for people is theirs to answer: the thread is released instead (no `start`).
+ */
+export function takeOver(
+  head: ThreadHead,
+  input: { readonly runId: string; readonly recovery: Recovery; readonly now: number },
+): ThreadChange & { readonly start?: RunStart } {
+  const { runId, recovery, now } = input
+  const { step } = recovery
+  if (step && step.interrupts.length > 0) return { head: { step, activeRun: undefined, stopRequested: undefined }, append: recovery.append }
+  const messageCount = head.messageCount + recovery.append.length
+  return {
+    head: { step, activeRun: lease(runId, messageCount, now, step !== undefined), stopRequested: undefined },
+    append: recovery.append,
+    start: { steps: step?.steps ?? 0, announced: recovery.results, rerun: recovery.rerun },
+  }
+}
+
+/** The run's heartbeat: it still holds the thread. */
+export function renewLease(head: ThreadHead, input: { readonly now: number }): ThreadChange {
+  return { head: { activeRun: head.activeRun && { ...head.activeRun, renewedAt: input.now } } }
+}
+
+/** What a run writes as it goes: the open step (or none, once it joined the history) and the interrupts it resolved. */
+export interface StepFields {
+  readonly step?: OpenStep | undefined
+  readonly resolvedInterruptIds?: readonly string[]
+}
+
+/** The run stores its progress (messages it appended, the open step); the write renews its lease. */
+export function saveStep(head: ThreadHead, input: { readonly fields: StepFields; readonly append: readonly ThreadMessage[]; readonly now: number }): ThreadChange {
+  const { fields, append, now } = input
+  return { head: { ...fields, ...renewLease(head, { now }).head }, append }
+}
+
+/** The run is over: it stores what it appended and lets the thread go. */
+export function release(_head: ThreadHead, input: { readonly append: readonly ThreadMessage[] }): ThreadChange {
+  return { head: { activeRun: undefined, stopRequested: undefined }, append: input.append }
+}
