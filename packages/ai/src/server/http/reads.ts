@@ -6,6 +6,7 @@ import { capabilitiesOf } from '../agui/capabilities.ts'
 
 import { isRunning, loadHead, loadMessages, snapshot } from '../thread/thread.ts'
 import { takeOverLostRun } from '../claim/claims.ts'
+import { checkedThreadId } from './requests.ts'
 import { jsonResponse } from './responses.ts'
 
 // GET: reading a thread (whole, or a page at a time), (re)attaching to a run's events, and
@@ -37,14 +38,16 @@ export async function attachmentResponse(store: AttachmentStore, threadId: strin
  */
 export async function read(config: ChatConfig, request: Request): Promise<Response> {
   const params = new URL(request.url).searchParams
-  const threadId = params.get('threadId')
-  if (!threadId && params.has('capabilities')) return jsonResponse(200, capabilitiesOf(config))
-  if (!threadId) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
+  const param = params.get('threadId')
+  if (!param && params.has('capabilities')) return jsonResponse(200, capabilitiesOf(config))
+  if (!param) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
+  const threadId = checkedThreadId(param)
   if (wantsEventStream(request)) return attach(config, request, threadId, params)
   const limit = indexParam(params, 'limit')
   const before = indexParam(params, 'before')
   const head = await loadHead(config, request, threadId, 'read')
   const attachmentId = params.get('attachmentId')
+  if (attachmentId && !/^[\w.:-]{1,128}$/.test(attachmentId)) throw new HttpError(400, 'INVALID_REQUEST', '`attachmentId` is not an attachment id', 'attachmentId')
   if (attachmentId) return attachmentResponse(config.attachments, head.id, attachmentId)
   if (limit === undefined && before === undefined) {
     return jsonResponse(200, snapshot(head, await loadMessages(config.store, head), config.limits.runLeaseMs, config.tools))
