@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.ts'
+import { fetchRequest } from './http/nodeRequest.ts'
 import { isToolSearch } from '../tools/toolSearch.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { isRecord } from '../util/isRecord.ts'
@@ -10,6 +11,7 @@ import { memoryEventLog, memoryStore } from './stores/memory.ts'
 import { isMemoryAttachmentStore, memoryAttachmentStore } from './stores/memoryAttachments.ts'
 import type { AttachmentStore } from './run/attachments.ts'
 import type { ThreadStore } from './thread/threadStore.ts'
+import { RunClock } from './run/runClock.ts'
 
 const WHERE = 'createChatHandler'
 
@@ -32,13 +34,15 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
   if (middlewareIssue) throw new InvalidOptionError(WHERE, middlewareIssue.option, middlewareIssue.problem)
   const tools = createToolRegistry(search ? search.tools : ((options.tools as readonly AnyTool[] | undefined) ?? []), WHERE)
   const threads = store ?? memoryStore()
+  const limits = resolveLimits(options.limits)
   return {
     model,
     tools,
     store: threads,
     eventLog: threads.events ?? memoryEventLog(),
     liveRuns: new Map(),
-    limits: resolveLimits(options.limits),
+    runClock: new RunClock(limits.runLeaseMs),
+    limits,
     maxSteps: positiveInteger(options.maxSteps, 'maxSteps', 10),
     authorize,
     onError,
@@ -48,7 +52,7 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
     attachments: attachmentsOf(options.attachments, threads),
     frontendTools: frontendToolNames(options.frontendTools, tools),
     resolveContext: async (request) =>
-      checkContext(tools, typeof context === 'function' ? await (context as (request: Request) => unknown)(request) : context),
+      checkContext(tools, typeof context === 'function' ? await (context as (request: Request) => unknown)(fetchRequest(request)) : context),
   }
 }
 

@@ -7,6 +7,7 @@ import { withFrontendTools } from './agui/frontendTools.ts'
 import { parsePostRequest, readJsonBody } from './http/requests.ts'
 import { resume, startTurn, stopRun } from './claim/claims.ts'
 import { read } from './http/reads.ts'
+import { takesNodeRequests } from './http/nodeRequest.ts'
 
 /** A Fetch API handler: works with any server that speaks `Request`/`Response` (and with `toNodeHandler`). */
 export type ChatHandler = (request: Request) => Promise<Response>
@@ -28,7 +29,7 @@ export function createChatHandler<
   TContext extends ToolsContext<TTools> = ToolsContext<TTools>,
 >(options: ChatHandlerOptions<TContext, TTools> & ContextOption<TTools>): ChatHandler {
   const config = resolveConfig(options)
-  return async (request) => {
+  return takesNodeRequests(async (request: Request) => {
     try {
       if (request.method === 'POST') return await post(config, request)
       if (request.method === 'GET') return await read(config, request)
@@ -36,7 +37,7 @@ export function createChatHandler<
     } catch (error) {
       return errorResponse(error)
     }
-  }
+  })
 }
 
 async function post(config: ChatConfig, request: Request): Promise<Response> {

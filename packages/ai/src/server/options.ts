@@ -5,6 +5,7 @@ import type { AttachmentStore } from './run/attachments.ts'
 import type { ChatMiddleware } from './run/middleware.ts'
 import type { ToolRegistry } from '../tools/toolRegistry.ts'
 import type { RunEventLog, ThreadStore } from './thread/threadStore.ts'
+import type { RunClock } from './run/runClock.ts'
 
 // The handler's options as an app writes them, and as the runtime holds them once checked
 // (`resolveConfig` in config.ts). Types only: every step of a turn reads them, none is imported back.
@@ -151,6 +152,8 @@ export interface ChatConfig {
   readonly eventLog: RunEventLog
   /** The runs this process is running, by id, each with what stops it at once. */
   readonly liveRuns: Map<string, AbortController>
+  /** Ticks for the live runs: their heartbeats and stop checks. */
+  readonly runClock: RunClock
   readonly middleware: readonly ChatMiddleware[]
   /** Picks the tools declared to each model call; without it, every tool is declared. */
   readonly toolSearch: ToolSearch | undefined

@@ -1,6 +1,6 @@
-import type { ThreadUserMessage } from '../../protocol/messages.ts'
+import type { ThreadMessage, ThreadUserMessage } from '../../protocol/messages.ts'
 import type { MessageRequest, ResumeAccepted, ResumeRequest, StopAccepted, StopRequest } from '../../protocol/requests.ts'
-import { jsonBytes } from '../../util/jsonBytes.ts'
+import { messageBytes } from '../../util/jsonBytes.ts'
 import { randomId } from '../../util/randomId.ts'
 import { checkClientHistory } from '../agui/clientHistory.ts'
 import { HttpError, messageTooLarge, threadBusy, threadFull, toolFailures } from '../errors.ts'
@@ -12,7 +12,8 @@ import { RunStopped } from '../run/Run.ts'
 import { pausedRun, startDetachedRun, startRun } from '../run/startRun.ts'
 
 import { recoverLostRun } from '../thread/recovery.ts'
-import { authorizeThread, commitChange, isRunning, loadHead, newHead, updateThread, type ThreadChange } from '../thread/thread.ts'
+import { authorizeThread, commitChange, isRunning, loadHead, loadMessages, newHead, updateThread, type ThreadChange } from '../thread/thread.ts'
+import type { ThreadHead } from '../thread/threadStore.ts'
 import { claimForMessage, claimForResume, claimNewThread, recordAnswers, requestStop, storedSize, takeOver, type RunStart } from '../thread/transitions.ts'
 import { checkAnswers, checkReplay } from './answers.ts'
 
@@ -28,7 +29,7 @@ import { checkAnswers, checkReplay } from './answers.ts'
 export async function startTurn(config: ChatConfig, request: Request, body: MessageRequest & AguiFields): Promise<Response> {
   const runId = randomId('run_')
   const user: ThreadUserMessage = { role: 'user', id: randomId('msg_'), content: body.message }
-  const userBytes = jsonBytes(user)
+  const userBytes = messageBytes(user)
   const { maxMessageBytes, maxThreadBytes, maxThreadMessages, runLeaseMs } = config.limits
   if (userBytes > maxMessageBytes) throw messageTooLarge(userBytes, maxMessageBytes, 'message')
 
@@ -45,13 +46,14 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     const claim = claimNewThread({ runId, user, now: Date.now() })
     const head = await commitChange(config.store, newHead(threadId), claim)
     if (!head) throw new HttpError(409, 'VERSION_CONFLICT', 'A thread with this id already exists')
-    return startRun(config, { runId, head, messages: [user], context, start: claim.start })
+    return startRun(config, { runId, head, messages: [user], context, start: claim.start }, request)
   }
 
   const current = await loadHead(config, request, existing, 'write')
+  const history = readAlong(config, current)
   if (body.history) await checkClientHistory(config, current, body.history)
   const context = await config.resolveContext(request)
-  const { head, change } = await updateThread(config.store, existing, async (head) => {
+  const claimed = await updateThread(config.store, existing, async (head) => {
     if (isRunning(head, runLeaseMs)) throw threadBusy()
     const recovery = recoverLostRun(head, runLeaseMs, config.tools)
     const { step } = recovery
@@ -67,8 +69,28 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     }
     const superseded = step ? await settleInterrupts(step.message, step.interrupts, config.tools, 'supersede', toolFailures(config, head.id, runId)) : undefined
     return claimForMessage(head, { runId, user, recovery, superseded, now: Date.now() })
-  })
-  return startRun(config, { runId, head, context, start: change.start })
+  }, current)
+  const messages = await historyAfter(current, history, claimed)
+  return startRun(config, { runId, head: claimed.head, context, start: claimed.change.start, ...(messages ? { messages } : {}) }, request)
+}
+
+/**
+ * The stored history of `head`, read alongside the claim that follows (messages a head counts
+ * never change, so the read need not wait for the claim): one round trip off the run's start.
+ */
+function readAlong(config: ChatConfig, head: ThreadHead): Promise<readonly ThreadMessage[] | undefined> {
+  return loadMessages(config.store, head).catch(() => undefined)
+}
+
+/** The run's history after a claim made of `read`: what was read alongside, then what the claim appended; else the run reads it. */
+async function historyAfter(
+  read: ThreadHead,
+  history: Promise<readonly ThreadMessage[] | undefined>,
+  claimed: { readonly previous: ThreadHead; readonly change: ThreadChange },
+): Promise<readonly ThreadMessage[] | undefined> {
+  if (claimed.previous !== read) return undefined
+  const stored = await history
+  return stored && [...stored, ...(claimed.change.append ?? [])]
 }
 
 /**
@@ -83,12 +105,13 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
  */
 export async function resume(config: ChatConfig, request: Request, body: ResumeRequest & AguiFields): Promise<Response> {
   const current = await loadHead(config, request, body.threadId, 'write')
+  const history = readAlong(config, current)
   if (body.history) await checkClientHistory(config, current, body.history)
   const context = await config.resolveContext(request)
   const runId = randomId('run_')
   const { runLeaseMs } = config.limits
 
-  const { head, change } = await updateThread(config.store, body.threadId, async (head): Promise<ThreadChange & { readonly start?: RunStart }> => {
+  const claimed = await updateThread(config.store, body.threadId, async (head): Promise<ThreadChange & { readonly start?: RunStart }> => {
     const running = isRunning(head, runLeaseMs)
     const recovery = recoverLostRun(head, runLeaseMs, config.tools)
     const lost = recovery.step
@@ -100,15 +123,17 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
     if (running) throw threadBusy()
     if (unanswered(step).length > 0) return recordAnswers(head, { recovery, step })
     return claimForResume(head, { runId, recovery, step, now: Date.now() })
-  })
+  }, current)
+  const { head, change } = claimed
 
   if (!change.start || !head.step) {
     const open = unanswered(head.step).map((interrupt) => toWire(interrupt, config.tools))
-    if (body.agui) return pausedRun(config, head.id, runId, open)
+    if (body.agui) return pausedRun(config, head.id, runId, open, request)
     const accepted: ResumeAccepted = { threadId: head.id, interrupts: open }
     return jsonResponse(202, accepted)
   }
-  return startRun(config, { runId, head, context, start: change.start })
+  const messages = await historyAfter(current, history, claimed)
+  return startRun(config, { runId, head, context, start: change.start, ...(messages ? { messages } : {}) }, request)
 }
 
 /** Thrown inside a thread update to leave the thread as it is. */

@@ -16,15 +16,15 @@ import { Run } from './Run.ts'
 export interface ClaimedRun {
   readonly runId: string
   readonly head: ThreadHead
-  /** The stored history, when the claim has it (a new thread); else the run reads it. */
+  /** The stored history, when the claim has it (a new thread, or one read alongside the claim); else the run reads it. */
   readonly messages?: readonly ThreadMessage[]
   readonly context: unknown
   readonly start: RunStart
 }
 
 /** Starts a claimed run and streams its events to the request that claimed it. A client that disconnects only detaches; `stop` ends the run. */
-export function startRun(config: ChatConfig, claimed: ClaimedRun): Response {
-  return runStreamResponse((live) => launch(config, claimed, live))
+export function startRun(config: ChatConfig, claimed: ClaimedRun, request: Request): Response {
+  return runStreamResponse((live) => launch(config, claimed, live), request)
 }
 
 /** Starts a claimed run no request waits on (a takeover of a lost run): readers follow it through its log. */
@@ -33,13 +33,15 @@ export function startDetachedRun(config: ChatConfig, claimed: ClaimedRun): void 
 }
 
 /** A resume that leaves interrupts open, for an AG-UI client (it reads events, not a 202 body): a run that starts and pauses again on what is left. */
-export function pausedRun(config: ChatConfig, threadId: string, runId: string, interrupts: ToolInterrupt[]): Response {
-  return runStreamResponse((live) =>
-    launchRun(config.eventLog, runId, live, async (sink) => {
-      const events = new RunEvents(threadId, runId, sink)
-      events.started()
-      events.finished({ type: 'interrupt', interrupts })
-    }),
+export function pausedRun(config: ChatConfig, threadId: string, runId: string, interrupts: ToolInterrupt[], request: Request): Response {
+  return runStreamResponse(
+    (live) =>
+      launchRun(config.eventLog, runId, live, async (sink) => {
+        const events = new RunEvents(threadId, runId, sink)
+        events.started()
+        events.finished({ type: 'interrupt', interrupts })
+      }),
+    request,
   )
 }
 
