@@ -29,19 +29,40 @@ export function createChatHandler<
   TContext extends ToolsContext<TTools> = ToolsContext<TTools>,
 >(options: ChatHandlerOptions<TContext, TTools> & ContextOption<TTools>): ChatHandler {
   const config = resolveConfig(options)
+  const { telemetry } = config
+  if (!telemetry) return takesNodeRequests((request: Request) => handle(config, request))
   return takesNodeRequests(async (request: Request) => {
-    try {
-      if (request.method === 'POST') return await post(config, request)
-      if (request.method === 'GET') return await read(config, request)
-      throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${request.method}`)
-    } catch (error) {
-      return errorResponse(error)
-    }
+    telemetry.requestStarted(request)
+    const response = await handle(config, request)
+    telemetry.requestEnded(request, response.status, response.status >= 400 ? await errorCodeOf(response) : undefined)
+    return response
   })
+}
+
+async function handle(config: ChatConfig, request: Request): Promise<Response> {
+  try {
+    if (request.method === 'POST') return await post(config, request)
+    if (request.method === 'GET') return await read(config, request)
+    throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${request.method}`)
+  } catch (error) {
+    return errorResponse(error)
+  }
+}
+
+/** The `code` of a JSON refusal, read from a copy so the response goes out whole. */
+async function errorCodeOf(response: Response): Promise<string | undefined> {
+  try {
+    const body = (await response.clone().json()) as { error?: { code?: unknown } }
+    return typeof body.error?.code === 'string' ? body.error.code : undefined
+  } catch {
+    return undefined
+  }
 }
 
 async function post(config: ChatConfig, request: Request): Promise<Response> {
   const body = parsePostRequest(await readJsonBody(request, config.limits.maxBodyBytes))
+  const kind = 'stop' in body ? 'stop' : 'resume' in body ? 'resume' : 'message'
+  config.telemetry?.describeRequest(request, { kind, threadId: body.threadId })
   if ('stop' in body) return stopRun(config, request, body)
   const scoped = body.declaredTools ? withFrontendTools(config, body.declaredTools) : config
   return 'resume' in body ? resume(scoped, request, body) : startTurn(scoped, request, body)

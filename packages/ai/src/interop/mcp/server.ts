@@ -7,6 +7,7 @@ import type { McpElicitation } from './elicitation.ts'
 import { callMcpTool, type McpEntry } from './call.ts'
 import { mcpOptions, mcpToolEnvelope } from './envelope.ts'
 import type { McpRequestExtra, McpServableTool, McpServerLike } from './types.ts'
+import type { ChatTelemetry } from '../../telemetry/hooks.ts'
 
 export interface McpServeOptions<TContext = undefined> {
   /**
@@ -23,6 +24,11 @@ export interface McpServeOptions<TContext = undefined> {
    * minutes (the SDK's own default for a request, one minute, is short for a person).
    */
   readonly elicitationTimeoutMs?: number
+  /**
+   * `openTelemetry()` from `@toolgate/ai/telemetry`: each call gets an `execute_tool` span that
+   * continues the caller's trace from the request's `_meta.traceparent`.
+   */
+  readonly telemetry?: ChatTelemetry
 }
 
 /** Where `tools/list` marks a tool that may ask for approval (an `_meta` key, reverse-DNS prefixed as MCP asks). */
@@ -72,7 +78,10 @@ export async function registerMcpTools<TContext = undefined>(
     const served = entries.get(request.params.name)
     if (!served) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`)
     const args = fromProviderArgs(served.tool, 'mcp', request.params.arguments, mcpOptions(served.tool)).args
-    return callMcpTool(served, args, extra)
+    const { telemetry } = options
+    if (!telemetry) return callMcpTool(served, args, extra)
+    const call = { toolName: served.tool.name, toolCallId: String(extra.requestId), meta: request.params._meta }
+    return telemetry.mcpToolCall(call, () => callMcpTool(served, args, extra))
   })
 }
 

@@ -7,7 +7,7 @@ import { HttpError, messageTooLarge, threadBusy, threadFull, toolFailures } from
 import { jsonResponse } from '../http/responses.ts'
 import type { AguiFields } from '../http/requests.ts'
 import type { ChatConfig } from '../options.ts'
-import { toWire, unanswered, settleInterrupts } from '../run/interrupts.ts'
+import { endedWaits, toWire, unanswered, settleInterrupts } from '../run/interrupts.ts'
 import { RunStopped } from '../run/Run.ts'
 import { pausedRun, startDetachedRun, startRun } from '../run/startRun.ts'
 
@@ -16,6 +16,7 @@ import { authorizeThread, commitChange, isRunning, loadHead, loadMessages, newHe
 import type { ThreadHead } from '../thread/threadStore.ts'
 import { claimForMessage, claimForResume, claimNewThread, recordAnswers, requestStop, storedSize, takeOver, type RunStart } from '../thread/transitions.ts'
 import { checkAnswers, checkReplay } from './answers.ts'
+import type { StoredInterrupt } from '../thread/threadStore.ts'
 
 // The ways a run begins: a user message starts a turn, answers resume one, a reader continues a
 // turn whose run died. Each claims the thread with one compare-and-set (so of two racing requests
@@ -46,7 +47,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     const claim = claimNewThread({ runId, user, now: Date.now() })
     const head = await commitChange(config.store, newHead(threadId), claim)
     if (!head) throw new HttpError(409, 'VERSION_CONFLICT', 'A thread with this id already exists')
-    return startRun(config, { runId, head, messages: [user], context, start: claim.start }, request)
+    return startRun(config, { request, kind: 'message', runId, head, messages: [user], context, start: claim.start })
   }
 
   const current = await loadHead(config, request, existing, 'write')
@@ -68,10 +69,13 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
       if (head.bytes + userBytes > maxThreadBytes) throw threadFull(`${maxThreadBytes} bytes`)
     }
     const superseded = step ? await settleInterrupts(step.message, step.interrupts, config.tools, 'supersede', toolFailures(config, head.id, runId)) : undefined
-    return claimForMessage(head, { runId, user, recovery, superseded, now: Date.now() })
+    // Interrupts nobody answered stop waiting here: superseded, or expired before the message came.
+    return { ...claimForMessage(head, { runId, user, recovery, superseded, now: Date.now() }), ended: unanswered(step) }
   }, current)
+  const { head, change } = claimed
+  if (change.ended.length > 0) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.ended, Date.now()))
   const messages = await historyAfter(current, history, claimed)
-  return startRun(config, { runId, head: claimed.head, context, start: claimed.change.start, ...(messages ? { messages } : {}) }, request)
+  return startRun(config, { request, kind: 'message', runId, head, context, start: change.start, ...(messages ? { messages } : {}) })
 }
 
 /**
@@ -111,7 +115,8 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
   const runId = randomId('run_')
   const { runLeaseMs } = config.limits
 
-  const claimed = await updateThread(config.store, body.threadId, async (head): Promise<ThreadChange & { readonly start?: RunStart }> => {
+  type Decided = ThreadChange & { readonly start?: RunStart; readonly answered?: readonly StoredInterrupt[] }
+  const claimed = await updateThread(config.store, body.threadId, async (head): Promise<Decided> => {
     const running = isRunning(head, runLeaseMs)
     const recovery = recoverLostRun(head, runLeaseMs, config.tools)
     const lost = recovery.step
@@ -121,10 +126,14 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
     }
     const step = await checkAnswers({ ...head, step: recovery.step }, body.resume, config.tools, config.limits)
     if (running) throw threadBusy()
-    if (unanswered(step).length > 0) return recordAnswers(head, { recovery, step })
-    return claimForResume(head, { runId, recovery, step, now: Date.now() })
+    // The waits this request ends; a replay of a lost run's answers (above) ends none.
+    const ids = new Set(body.resume.map((answer) => answer.interruptId))
+    const answered = step.interrupts.filter((interrupt) => ids.has(interrupt.id))
+    if (unanswered(step).length > 0) return { ...recordAnswers(head, { recovery, step }), answered }
+    return { ...claimForResume(head, { runId, recovery, step, now: Date.now() }), answered }
   }, current)
   const { head, change } = claimed
+  if (change.answered) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.answered, Date.now()))
 
   if (!change.start || !head.step) {
     const open = unanswered(head.step).map((interrupt) => toWire(interrupt, config.tools))
@@ -133,7 +142,7 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
     return jsonResponse(202, accepted)
   }
   const messages = await historyAfter(current, history, claimed)
-  return startRun(config, { runId, head, context, start: change.start, ...(messages ? { messages } : {}) }, request)
+  return startRun(config, { request, kind: 'resume', runId, head, context, start: change.start, ...(messages ? { messages } : {}) })
 }
 
 /** Thrown inside a thread update to leave the thread as it is. */
@@ -163,7 +172,7 @@ export async function takeOverLostRun(config: ChatConfig, request: Request, thre
   const { head, change } = taken
   if (!change.start) return undefined
   const context = await config.resolveContext(request)
-  startDetachedRun(config, { runId, head, context, start: change.start })
+  startDetachedRun(config, { request, kind: 'takeover', runId, head, context, start: change.start })
   return runId
 }
 

@@ -10,6 +10,7 @@ import { RunMiddleware } from './middleware.ts'
 import { STOP_CHECK_MS } from './runClock.ts'
 import type { ThreadHead } from '../thread/threadStore.ts'
 import { release, renewLease, saveStep, type StepFields } from '../thread/transitions.ts'
+import type { RunTrace } from '../../telemetry/hooks.ts'
 
 /** Token counts summed over a run's model calls. */
 export interface UsageTotals {
@@ -37,6 +38,8 @@ export class Run {
   readonly signal: AbortSignal
   /** The app's middleware, bound to this run. */
   readonly middleware: RunMiddleware
+  /** The run's trace, when telemetry is on. */
+  readonly trace: RunTrace | undefined
   readonly usage: UsageTotals = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, reported: false }
   /** The head as last written by this run. */
   head: ThreadHead
@@ -67,7 +70,9 @@ export class Run {
     head: ThreadHead
     /** The stored history, when the caller has it; else `load` reads it. */
     messages?: readonly ThreadMessage[]
+    trace?: RunTrace | undefined
   }) {
+    this.trace = options.trace
     this.config = options.config
     this.runId = options.runId
     this.context = options.context

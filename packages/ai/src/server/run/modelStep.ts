@@ -1,4 +1,5 @@
-import type { ModelChunk, ModelUsage } from '../../model/chatModel.ts'
+import type { FinishReason, ModelChunk, ModelUsage } from '../../model/chatModel.ts'
+import { ModelProviderError } from '../../model/ModelProviderError.ts'
 import type { ProviderMetadata, ThreadAssistantMessage, ThreadMessage, ThreadReasoning } from '../../protocol/messages.ts'
 import { randomId } from '../../util/randomId.ts'
 import { ToolgateError } from '../../errors.ts'
@@ -41,6 +42,9 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
   // Before the step starts: a middleware that throws ends the run, and is never taken for a model error.
   const request = await run.middleware.modelRequest({ messages: run.messages, tools: await declaredTools(run) })
   events.stepStarted(messageId)
+  const trace = run.trace?.modelCall(request.messages)
+  let usage: ModelUsage | undefined
+  let finishReason: FinishReason | undefined
 
   const onChunk = (chunk: ModelChunk) => {
     switch (chunk.type) {
@@ -73,6 +77,8 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
         return events.toolCallEnd(call.id)
       }
       case 'finish':
+        finishReason = chunk.reason
+        usage = chunk.usage
         if (chunk.usage) addUsage(run.usage, chunk.usage)
     }
   }
@@ -86,6 +92,7 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
       for (;;) {
         const next = await reader.next()
         if (next === undefined || next.done) break
+        trace?.firstChunk()
         onChunk(checkedChunk(next.value))
       }
     } finally {
@@ -96,6 +103,12 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
   }
   if (signal.aborted) iterator?.return?.()?.catch(() => {})
   events.stepEnded()
+  trace?.end({
+    usage,
+    finishReason,
+    output: { text, toolCalls: calls.map(({ id, name, args }) => ({ id, name, arguments: args })) },
+    ...(error ? { error: { type: error.cause instanceof ModelProviderError ? error.cause.code : error.code, message: error.publicMessage } } : {}),
+  })
 
   if (text === '' && calls.length === 0 && reasoning.length === 0) return { message: undefined, error }
   const toolCalls = calls.map(({ id, name, args, providerMetadata }) => ({

@@ -7,6 +7,7 @@ import type { RunStart } from '../thread/transitions.ts'
 import type { ThreadHead } from '../thread/threadStore.ts'
 import { driveRun } from './driveRun.ts'
 import { Run } from './Run.ts'
+import type { RunKind } from '../../telemetry/hooks.ts'
 
 // Where every claim ends: the thread is held by `runId`; the run starts and outlives its request.
 // Its events go to the run's log (for readers that (re)attach, on any instance) and, while the
@@ -14,6 +15,9 @@ import { Run } from './Run.ts'
 
 /** A run whose thread is claimed: its id, the head as the claim wrote it, and how it begins. */
 export interface ClaimedRun {
+  /** The request that claimed the thread (a reader's, for a takeover): the run's trace continues it. */
+  readonly request: Request
+  readonly kind: RunKind
   readonly runId: string
   readonly head: ThreadHead
   /** The stored history, when the claim has it (a new thread, or one read alongside the claim); else the run reads it. */
@@ -23,8 +27,8 @@ export interface ClaimedRun {
 }
 
 /** Starts a claimed run and streams its events to the request that claimed it. A client that disconnects only detaches; `stop` ends the run. */
-export function startRun(config: ChatConfig, claimed: ClaimedRun, request: Request): Response {
-  return runStreamResponse((live) => launch(config, claimed, live), request)
+export function startRun(config: ChatConfig, claimed: ClaimedRun): Response {
+  return runStreamResponse((live) => launch(config, claimed, live), claimed.request)
 }
 
 /** Starts a claimed run no request waits on (a takeover of a lost run): readers follow it through its log. */
@@ -37,7 +41,7 @@ export function pausedRun(config: ChatConfig, threadId: string, runId: string, i
   return runStreamResponse(
     (live) =>
       launchRun(config.eventLog, runId, live, async (sink) => {
-        const events = new RunEvents(threadId, runId, sink)
+        const events = new RunEvents(threadId, runId, sink, { timestamps: config.devtools !== undefined })
         events.started()
         events.finished({ type: 'interrupt', interrupts })
       }),
@@ -46,13 +50,22 @@ export function pausedRun(config: ChatConfig, threadId: string, runId: string, i
 }
 
 function launch(config: ChatConfig, claimed: ClaimedRun, live: LiveStream | undefined): void {
-  const { runId, head, messages, context, start } = claimed
+  const { runId, head, messages, context, start, kind } = claimed
   const abort = new AbortController()
   config.liveRuns.set(runId, abort)
+  config.devtools?.add(head.id, { runId, startedAt: Date.now(), kind })
+  const trace = config.telemetry?.run(claimed.request, {
+    threadId: head.id,
+    runId,
+    kind,
+    resumes: start.resume ? (head.step?.interrupts ?? []) : [],
+    model: config.model.name,
+    store: config.store.name,
+  })
   launchRun(config.eventLog, runId, live, async (sink) => {
-    const events = new RunEvents(head.id, runId, sink)
+    const events = new RunEvents(head.id, runId, sink, { timestamps: config.devtools !== undefined })
     try {
-      await driveRun(new Run({ config, runId, context, events, abort, head, ...(messages ? { messages } : {}) }), start)
+      await driveRun(new Run({ config, runId, context, events, abort, head, trace, ...(messages ? { messages } : {}) }), start)
     } finally {
       config.liveRuns.delete(runId)
     }
