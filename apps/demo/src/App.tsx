@@ -36,6 +36,14 @@ export function App() {
   review.current = queue.review
   const onReview = useCallback((toolCallId: string) => review.current(toolCallId), [])
   const { current } = queue
+  // Replies the user stopped, marked as such. Known to this page only: after a reload the marker
+  // needs the server's snapshot to say the run was stopped, which it does not yet.
+  const [stopped, setStopped] = useState<ReadonlySet<string>>(() => new Set())
+  const stop = () => {
+    const last = messages.at(-1)
+    if (last?.role === 'assistant') setStopped((ids) => new Set(ids).add(last.id))
+    chat.stop()
+  }
   const busy = status === 'streaming' || status === 'running-tools'
 
   return (
@@ -86,7 +94,7 @@ export function App() {
             <ToolCatalog />
           </section>
         ) : (
-          <MessageList messages={messages} onReview={onReview} threadId={threadId} />
+          <MessageList messages={messages} onReview={onReview} threadId={threadId} stopped={stopped} />
         )}
       </main>
 
@@ -104,7 +112,7 @@ export function App() {
         <p className="status" role="status" aria-live="polite">
           {STATUS_TEXT[status]}
         </p>
-        <Composer busy={busy} onSend={(text) => void chat.send(text)} onStop={chat.stop} />
+        <Composer busy={busy} onSend={(text) => void chat.send(text)} onStop={stop} />
       </footer>
 
       {devtoolsOpen && (

@@ -2,6 +2,7 @@ import { createContext, memo, useContext, type ReactNode } from 'react'
 import type { ToolCallState } from '@toolgate/ai-react'
 import type { DemoToolCall } from '../types.ts'
 import { Attachments } from './Attachments.tsx'
+import { Icon } from './Icon.tsx'
 
 const STATE_LABELS: Record<ToolCallState, string> = {
   'input-streaming': 'Writing arguments…',
@@ -20,10 +21,12 @@ interface ToolCallCardProps {
   readonly call: DemoToolCall
   /** What a tool's own renderer adds to the card (generative UI). */
   readonly children?: ReactNode
+  /** `false` when `children` show the output already, so it is not shown twice. Default `true`. */
+  readonly showOutput?: boolean
 }
 
 /** One tool call: its state, its arguments as they stream, its result or error. */
-export const ToolCallCard = memo(function ToolCallCard({ call, children }: ToolCallCardProps) {
+export const ToolCallCard = memo(function ToolCallCard({ call, children, showOutput = true }: ToolCallCardProps) {
   const onReview = useContext(ReviewContext)
   const metadata = call.metadata as { icon?: string; destructive?: boolean; display?: string }
   const labelId = `call-${call.toolCallId}-label`
@@ -32,14 +35,14 @@ export const ToolCallCard = memo(function ToolCallCard({ call, children }: ToolC
     const thought = (call.input as { thought?: string } | undefined)?.thought
     return (
       <aside className="thought" data-tool={call.toolName} aria-label="Thought">
-        <span aria-hidden="true">💭</span> <em>{thought ?? '…'}</em>
+        <Icon name="thought" /> <em>{thought ?? '…'}</em>
       </aside>
     )
   }
   return (
     <article className="tool-card" data-state={call.state} data-tool={call.toolName} aria-labelledby={labelId}>
       <header className="tool-card__header">
-        <span className="tool-card__icon" aria-hidden="true">{metadata.icon ?? '🔧'}</span>
+        <Icon name={metadata.icon} className="tool-card__icon" />
         <h3 className="tool-card__name" id={labelId}>
           <code>{call.toolName}</code>
         </h3>
@@ -60,7 +63,7 @@ export const ToolCallCard = memo(function ToolCallCard({ call, children }: ToolC
         </p>
       )}
       {children}
-      {call.state === 'output-available' && (
+      {call.state === 'output-available' && showOutput && (
         <section aria-label="Result">
           <pre className="tool-card__json tool-card__json--result">{formatJson(call.output)}</pre>
         </section>

@@ -119,8 +119,9 @@ export class RunStream {
       try {
         if (response) await untilAborted(new Promise((resolve) => setTimeout(resolve, reconnectDelay(attempt))), signal)
         const attached = await attachRun(this.#fetch, this.#endpoint, thread.id!, this.#cursor!, signal).catch((error: unknown) => {
-          if (signal.aborted || (error instanceof ChatError && error.code !== 'NETWORK')) throw error
-          return undefined // the network is still down: try again
+          // The network, or the server behind a proxy (restarting, deploying), is still down: try again.
+          if (signal.aborted || (error instanceof ChatError && error.code !== 'NETWORK' && error.code !== 'UNREACHABLE')) throw error
+          return undefined
         })
         if (attached === 'gone') {
           this.#cursor = undefined
