@@ -7,11 +7,11 @@
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { createChatHandler, toNodeHandler, type ChatHandler } from '@toolgate/ai/server'
+import { createChatHandler, toNodeHandler } from '@toolgate/ai/server'
 import { tanstackHandler } from './tanstackPeer.ts'
 import { weather, weatherModel } from './workload.ts'
 
-async function handler(): Promise<ChatHandler> {
+async function handler(): Promise<(request: Request) => Promise<Response>> {
   switch (process.env.SERVE) {
     case 'toolgate':
       return createChatHandler({ model: weatherModel, tools: [weather] })

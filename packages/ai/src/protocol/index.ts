@@ -52,4 +52,5 @@ export type {
 } from './requests.ts'
 export type { ThreadSnapshot, ThreadStatus, ThreadWindow } from './thread.ts'
 export type { ErrorBody, ErrorCode } from './errors.ts'
+export type { Decision, DecisionChannel, DecisionRecord, DecisionSummary, Principal, Reviewers } from './decisions.ts'
 export type { ChatCapabilities } from './capabilities.ts'

@@ -1,3 +1,4 @@
+import type { DecisionSummary } from './decisions.ts'
 /**
  * The conversation as the server stores it and as a model sees it: a neutral shape that provider
  * adapters map to each provider's own. Every value is plain JSON.
@@ -81,6 +82,8 @@ export interface ThreadToolMessage {
   readonly edited?: boolean
   /** Files the tool returned (status `success`), by reference. */
   readonly attachments?: readonly ThreadAttachment[]
+  /** Who decided the call, when a person did (or the grant it ran under): the decision record's summary. */
+  readonly decision?: DecisionSummary
 }
 
 export type ThreadMessage = ThreadUserMessage | ThreadAssistantMessage | ThreadToolMessage

@@ -2,6 +2,8 @@ import { InvalidOptionError } from '../errors.ts'
 import { isToolSearch } from '../tools/toolSearch.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { isRecord } from '../util/isRecord.ts'
+import type { Principal } from '../protocol/decisions.ts'
+import { ANONYMOUS } from './decisions/records.ts'
 import type { ChatConfig, ChatHandlerOptions, ChatLimits } from './options.ts'
 import { checkContext } from './run/context.ts'
 import { middlewareProblem } from './run/middleware.ts'
@@ -15,9 +17,11 @@ const WHERE = 'createChatHandler'
 /** Checks every option when the handler is created, so a misconfiguration fails at startup, never per request. */
 export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, readonly AnyTool[]>): ChatConfig {
   if (!isRecord(options)) throw new InvalidOptionError(WHERE, 'options', 'must be an object')
-  const { model, store, authorize, onError, context, toolErrorMessage } = options
+  const { model, store, authorize, onError, context, toolErrorMessage, identify, onDecision } = options
+  if (identify !== undefined && typeof identify !== 'function') throw new InvalidOptionError(WHERE, 'identify', 'must be a function of the request')
+  if (onDecision !== undefined && typeof onDecision !== 'function') throw new InvalidOptionError(WHERE, 'onDecision', 'must be a function')
   if (!isRecord(model) || typeof model.stream !== 'function') throw new InvalidOptionError(WHERE, 'model', 'must be a ChatModel with a `stream` method')
-  if (store !== undefined && !isThreadStore(store)) throw new InvalidOptionError(WHERE, 'store', 'must be a ThreadStore (`head`, `messages` and `commit` methods)')
+  if (store !== undefined && !isThreadStore(store)) throw new InvalidOptionError(WHERE, 'store', 'must be a ThreadStore (`head`, `messages`, `commit` and `decisions` methods)')
   if (authorize !== undefined && typeof authorize !== 'function') throw new InvalidOptionError(WHERE, 'authorize', 'must be a function')
   if (onError !== undefined && typeof onError !== 'function') throw new InvalidOptionError(WHERE, 'onError', 'must be a function')
   if (toolErrorMessage !== undefined && typeof toolErrorMessage !== 'function') throw new InvalidOptionError(WHERE, 'toolErrorMessage', 'must be a function')
@@ -46,9 +50,28 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
     toolSearch: search,
     attachments: options.attachments ?? memoryAttachmentStore(),
     frontendTools: frontendToolNames(options.frontendTools, tools),
+    identify: async (request) => checkPrincipal(identify ? await identify(request) : undefined),
+    onDecision,
     resolveContext: async (request) =>
       checkContext(tools, typeof context === 'function' ? await (context as (request: Request) => unknown)(request) : context),
   }
+}
+
+/** An app's `identify` that returns something other than a principal is a bug of the app: the request fails (500), it is never let through as someone. */
+function checkPrincipal(principal: unknown): Principal {
+  if (principal === undefined || principal === null) return ANONYMOUS
+  const problem = !isRecord(principal)
+    ? 'must return `{ id, name?, roles? }` or undefined'
+    : typeof principal.id !== 'string' || principal.id === ''
+      ? 'returned a principal without a non-empty string `id`'
+      : principal.name !== undefined && typeof principal.name !== 'string'
+        ? 'returned a principal whose `name` is not a string'
+        : principal.roles !== undefined && !(Array.isArray(principal.roles) && principal.roles.every((role) => typeof role === 'string'))
+          ? 'returned a principal whose `roles` is not an array of strings'
+          : undefined
+  if (problem) throw new InvalidOptionError(WHERE, 'identify', problem)
+  const { id, name, roles } = principal as unknown as Principal
+  return { id, ...(name === undefined ? {} : { name }), ...(roles === undefined ? {} : { roles: [...roles] }) }
 }
 
 function frontendToolNames(names: unknown, tools: ToolRegistry): ReadonlySet<string> {
@@ -95,7 +118,7 @@ function positiveInteger(value: unknown, option: string, fallback: number): numb
 }
 
 function isThreadStore(value: unknown): value is ThreadStore {
-  return isRecord(value) && typeof value.head === 'function' && typeof value.messages === 'function' && typeof value.commit === 'function'
+  return isRecord(value) && typeof value.head === 'function' && typeof value.messages === 'function' && typeof value.commit === 'function' && typeof value.decisions === 'function'
 }
 
 function describe(value: unknown): string {

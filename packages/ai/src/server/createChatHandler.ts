@@ -2,14 +2,23 @@ import { errorResponse } from './http/responses.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { resolveConfig } from './config.ts'
 import type { ChatConfig, ChatHandlerOptions, ContextOption, ToolsContext } from './options.ts'
-import { HttpError } from './errors.ts'
+import { HttpError, threadNotFound } from './errors.ts'
+import type { DecisionRecord } from '../protocol/decisions.ts'
+import { verifiedDecisions } from './decisions/records.ts'
 import { withFrontendTools } from './agui/frontendTools.ts'
 import { parsePostRequest, readJsonBody } from './http/requests.ts'
 import { resume, startTurn, stopRun } from './claim/claims.ts'
 import { read } from './http/reads.ts'
 
-/** A Fetch API handler: works with any server that speaks `Request`/`Response` (and with `toNodeHandler`). */
-export type ChatHandler = (request: Request) => Promise<Response>
+/**
+ * A Fetch API handler: works with any server that speaks `Request`/`Response` (and with
+ * `toNodeHandler`). Its methods are the server API for what happens outside a request.
+ */
+export interface ChatHandler {
+  (request: Request): Promise<Response>
+  /** The thread's decision records, oldest first, checked against their digests (throws `DECISION_RECORD_ALTERED`). */
+  decisions(threadId: string): Promise<readonly DecisionRecord[]>
+}
 
 /**
  * The chat endpoint. `POST { threadId?, message }` starts a turn and `POST { threadId, resume }`
@@ -28,7 +37,7 @@ export function createChatHandler<
   TContext extends ToolsContext<TTools> = ToolsContext<TTools>,
 >(options: ChatHandlerOptions<TContext, TTools> & ContextOption<TTools>): ChatHandler {
   const config = resolveConfig(options)
-  return async (request) => {
+  const handler = async (request: Request) => {
     try {
       if (request.method === 'POST') return await post(config, request)
       if (request.method === 'GET') return await read(config, request)
@@ -37,6 +46,13 @@ export function createChatHandler<
       return errorResponse(error)
     }
   }
+  return Object.assign(handler, {
+    decisions: async (threadId: string) => {
+      const head = await config.store.head(threadId)
+      if (!head) throw threadNotFound(threadId)
+      return verifiedDecisions(config.store, head)
+    },
+  })
 }
 
 async function post(config: ChatConfig, request: Request): Promise<Response> {

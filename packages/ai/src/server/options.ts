@@ -1,4 +1,5 @@
 import type { ChatModel } from '../model/chatModel.ts'
+import type { DecisionRecord, Principal } from '../protocol/decisions.ts'
 import type { ToolSearch } from '../tools/toolSearch.ts'
 import type { AnyTool, InferToolContext } from '../tools/types.ts'
 import type { AttachmentStore } from './run/attachments.ts'
@@ -18,8 +19,8 @@ export type Authorize = (request: Request, threadId: string, access: { readonly 
 export interface ErrorScope {
   readonly threadId: string
   readonly runId: string
-  /** `run`: the run ended with RUN_ERROR. `tool`: a server tool threw. `approval-policy`: a `needsApproval` policy threw. */
-  readonly source: 'run' | 'tool' | 'approval-policy'
+  /** `run`: the run ended with RUN_ERROR. `tool`: a server tool threw. `approval-policy`: a `needsApproval` policy threw. `decision-hook`: `onDecision` or `onApprovalRequested` threw. */
+  readonly source: 'run' | 'tool' | 'approval-policy' | 'decision-hook'
   readonly toolCallId?: string
   readonly toolName?: string
 }
@@ -90,6 +91,18 @@ export interface ChatHandlerOptions<TContext = undefined, TTools extends readonl
    * other declared tool is ignored: by default the model sees only the server's tools.
    */
   readonly frontendTools?: readonly string[]
+  /**
+   * Who is asking: the principal (`{ id, name?, roles? }`) of a request, from the app's own auth
+   * (a session cookie, a verified token), never from the body. Every decision is attributed to it,
+   * and reviewer-only approvals check it. `undefined` (and no `identify`): `{ id: 'anonymous' }`.
+   */
+  readonly identify?: (request: Request) => Principal | undefined | Promise<Principal | undefined>
+  /**
+   * Called with every decision record once it is stored (approvals, edits, denials, expiries,
+   * cancellations, calls run under a grant), for the app's own audit log. It runs after the
+   * write; what it throws goes to `onError` and changes nothing.
+   */
+  readonly onDecision?: (record: DecisionRecord) => void | Promise<void>
 }
 
 export interface ChatLimits {
@@ -153,4 +166,7 @@ export interface ChatConfig {
   readonly attachments: AttachmentStore
   /** Names of the AG-UI frontend tools accepted (see `ChatHandlerOptions.frontendTools`). */
   readonly frontendTools: ReadonlySet<string>
+  /** The request's principal (`identify`, else anonymous), checked. */
+  readonly identify: (request: Request) => Promise<Principal>
+  readonly onDecision: ((record: DecisionRecord) => void | Promise<void>) | undefined
 }

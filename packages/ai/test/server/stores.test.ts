@@ -94,7 +94,7 @@ describe('on a real PostgreSQL', () => {
     await store.ensureSchema()
     await store.ensureSchema()
     const { rows } = await pool.query(`SELECT count(*) AS n FROM information_schema.tables WHERE table_name LIKE 'idem_%'`)
-    expect(Number(rows[0].n)).toBe(4)
+    expect(Number(rows[0].n)).toBe(5)
     expect(() => postgresStore({ pool, table: 'x; DROP TABLE y' })).toThrow(/table/)
   })
 

@@ -14,7 +14,9 @@ import { pausedRun, startDetachedRun, startRun } from '../run/startRun.ts'
 import { recoverLostRun } from '../thread/recovery.ts'
 import { authorizeThread, commitChange, isRunning, loadHead, newHead, updateThread, type ThreadChange } from '../thread/thread.ts'
 import { claimForMessage, claimForResume, claimNewThread, recordAnswers, requestStop, storedSize, takeOver, type RunStart } from '../thread/transitions.ts'
-import { checkAnswers, checkReplay } from './answers.ts'
+import { checkAnswers, checkReplay, type Answerer } from './answers.ts'
+import { chainDecisions } from '../decisions/records.ts'
+import { reportDecisions } from '../decisions/report.ts'
 
 // The ways a run begins: a user message starts a turn, answers resume one, a reader continues a
 // turn whose run died. Each claims the thread with one compare-and-set (so of two racing requests
@@ -36,13 +38,14 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
   // claimed, so a context function that throws leaves nothing held. An AG-UI client picks its own
   // thread id: the thread is created on first use, as when the server picks it.
   const { threadId: existing } = body
+  const by = await config.identify(request)
   const created = existing === undefined || (body.agui && !(await config.store.head(existing)))
   if (existing === undefined || created) {
     const threadId = existing ?? randomId('thread_')
     await authorizeThread(config, request, threadId, 'create')
     if (body.history) await checkClientHistory(config, undefined, body.history)
     const context = await config.resolveContext(request)
-    const claim = claimNewThread({ runId, user, now: Date.now() })
+    const claim = claimNewThread({ runId, user, by, now: Date.now() })
     const head = await commitChange(config.store, newHead(threadId), claim)
     if (!head) throw new HttpError(409, 'VERSION_CONFLICT', 'A thread with this id already exists')
     return startRun(config, { runId, head, messages: [user], context, start: claim.start })
@@ -66,8 +69,9 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
       if (head.bytes + userBytes > maxThreadBytes) throw threadFull(`${maxThreadBytes} bytes`)
     }
     const superseded = step ? await settleInterrupts(step.message, step.interrupts, config.tools, 'supersede', toolFailures(config, head.id, runId)) : undefined
-    return claimForMessage(head, { runId, user, recovery, superseded, now: Date.now() })
+    return claimForMessage(head, { runId, user, by, recovery, superseded, now: Date.now() })
   })
+  void reportDecisions(config, change)
   return startRun(config, { runId, head, context, start: change.start })
 }
 
@@ -85,6 +89,16 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
   const current = await loadHead(config, request, body.threadId, 'write')
   if (body.history) await checkClientHistory(config, current, body.history)
   const context = await config.resolveContext(request)
+  const principal = await config.identify(request)
+  return answer(config, body, context, { principal, channel: 'chat' })
+}
+
+/**
+ * Stores answers given by `who` (through the chat endpoint, a review link or `handler.decide`),
+ * each approval checked against the interrupt's reviewers and recorded as a decision in the same
+ * compare-and-set. Returns the run's stream when the answers complete the step, else 202.
+ */
+export async function answer(config: ChatConfig, body: ResumeRequest & AguiFields, context: unknown, who: Answerer): Promise<Response> {
   const runId = randomId('run_')
   const { runLeaseMs } = config.limits
 
@@ -96,11 +110,13 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
       checkReplay(head, lost, body.resume)
       return claimForResume(head, { runId, recovery, step: lost, now: Date.now() })
     }
-    const step = await checkAnswers({ ...head, step: recovery.step }, body.resume, config.tools, config.limits)
+    const { step, drafts } = await checkAnswers({ ...head, step: recovery.step }, body.resume, config.tools, config.limits, who)
     if (running) throw threadBusy()
-    if (unanswered(step).length > 0) return recordAnswers(head, { recovery, step })
-    return claimForResume(head, { runId, recovery, step, now: Date.now() })
+    const decided = await chainDecisions(head.decisions, drafts)
+    if (unanswered(step).length > 0) return recordAnswers(head, { recovery, step, decided })
+    return claimForResume(head, { runId, recovery, step, decided, now: Date.now() })
   })
+  void reportDecisions(config, change)
 
   if (!change.start || !head.step) {
     const open = unanswered(head.step).map((interrupt) => toWire(interrupt, config.tools))

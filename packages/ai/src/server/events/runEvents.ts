@@ -94,7 +94,7 @@ export class RunEvents {
   }
 
   result(result: ThreadToolMessage): void {
-    const { id: messageId, toolCallId, content, status, output, reason, edited, attachments } = result
+    const { id: messageId, toolCallId, content, status, output, reason, edited, attachments, decision } = result
     this.#emit({
       type: 'TOOL_CALL_RESULT',
       messageId,
@@ -106,6 +106,7 @@ export class RunEvents {
       ...(reason === undefined ? {} : { reason }),
       ...(edited ? { edited } : {}),
       ...(attachments ? { attachments } : {}),
+      ...(decision ? { decision } : {}),
     })
   }
 

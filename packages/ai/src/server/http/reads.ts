@@ -7,6 +7,7 @@ import { capabilitiesOf } from '../agui/capabilities.ts'
 import { isRunning, loadHead, loadMessages, snapshot } from '../thread/thread.ts'
 import { takeOverLostRun } from '../claim/claims.ts'
 import { jsonResponse } from './responses.ts'
+import { verifiedDecisions } from '../decisions/records.ts'
 
 // GET: reading a thread (whole, or a page at a time), (re)attaching to a run's events, and
 // serving a tool's file. Nothing here writes, except a takeover of a run found dead.
@@ -32,7 +33,8 @@ export async function attachmentResponse(store: AttachmentStore, threadId: strin
 }
 
 /**
- * `GET ?threadId=`: the thread. `&limit=N` returns only its last N stored messages, and
+ * `GET ?threadId=`: the thread. `&decisions`: its decision records, checked against their digests
+ * (500 `DECISION_RECORD_ALTERED` if the store's copy was changed). `&limit=N` returns only its last N stored messages, and
  * `&before=I` those before index I, so a long thread can be read a page at a time.
  */
 export async function read(config: ChatConfig, request: Request): Promise<Response> {
@@ -44,6 +46,7 @@ export async function read(config: ChatConfig, request: Request): Promise<Respon
   const limit = indexParam(params, 'limit')
   const before = indexParam(params, 'before')
   const head = await loadHead(config, request, threadId, 'read')
+  if (params.has('decisions')) return jsonResponse(200, { threadId: head.id, decisions: await verifiedDecisions(config.store, head) })
   const attachmentId = params.get('attachmentId')
   if (attachmentId) return attachmentResponse(config.attachments, head.id, attachmentId)
   if (limit === undefined && before === undefined) {

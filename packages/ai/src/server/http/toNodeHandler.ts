@@ -1,6 +1,5 @@
 import { errorBody } from './responses.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { ChatHandler } from '../createChatHandler.ts'
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
 
@@ -10,7 +9,7 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise
  * A client that disconnects aborts the request's signal and cancels the response stream, which
  * is what stops the model and running tools.
  */
-export function toNodeHandler(handler: ChatHandler): NodeHandler {
+export function toNodeHandler(handler: (request: Request) => Promise<Response>): NodeHandler {
   return async (req, res) => {
     const disconnected = new AbortController()
     res.on('close', () => {

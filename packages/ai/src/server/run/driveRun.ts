@@ -1,3 +1,5 @@
+import { ANONYMOUS } from '../decisions/records.ts'
+import type { DecisionSummary } from '../../protocol/decisions.ts'
 import type { Execution } from './callPlan.ts'
 import type { RunStart } from '../thread/transitions.ts'
 import { inCallOrder, successResult, errorResult } from './results.ts'
@@ -83,7 +85,7 @@ async function drive(run: Run, start: RunStart): Promise<readonly StoredInterrup
 
 /** Plans a step's calls, runs the server tools among them, and stores the step: closed, or open on its interrupts. */
 async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps: number): Promise<StoredInterrupt[]> {
-  const plan = await planToolCalls(message.toolCalls, run.config.tools, run.context, run.failures, (call, tool) => run.middleware.toolInput(call, tool))
+  const plan = await planToolCalls(message.toolCalls, run.config.tools, run.context, run.failures, run.head.turnBy ?? ANONYMOUS, (call, tool) => run.middleware.toolInput(call, tool))
   for (const result of plan.results) run.events.result(result)
   const step: OpenStep = { message, results: plan.results, interrupts: plan.interrupts, running: [], steps }
   return runAndStore(run, step, plan.executions, [])
@@ -97,7 +99,8 @@ async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps:
 async function settleStep(run: Run, answered: OpenStep): Promise<StoredInterrupt[]> {
   const rerun = await rerunPlan(answered, answered.running, run.config.tools, run.failures)
   const settlement = await settleInterrupts(answered.message, answered.interrupts, run.config.tools, 'resume', run.failures)
-  const settled = [...rerun.results, ...settlement.results]
+  const decided = decisionsOf(answered.interrupts)
+  const settled = [...rerun.results, ...settlement.results].map((result) => withDecision(result, decided))
   for (const result of settled) run.events.result(result)
   const step: OpenStep = {
     ...answered,
@@ -106,7 +109,20 @@ async function settleStep(run: Run, answered: OpenStep): Promise<StoredInterrupt
     interrupts: settlement.interrupts,
     running: [],
   }
-  return runAndStore(run, step, [...rerun.executions, ...settlement.executions], answered.interrupts)
+  return runAndStore(run, step, [...rerun.executions, ...settlement.executions], answered.interrupts, decided)
+}
+
+/** Who decided each answered approval, by call. */
+function decisionsOf(interrupts: readonly StoredInterrupt[]): ReadonlyMap<string, DecisionSummary> {
+  const decided = new Map<string, DecisionSummary>()
+  for (const { toolCallId, answer } of interrupts) if (answer?.kind === 'approval' && answer.decision) decided.set(toolCallId, answer.decision)
+  return decided
+}
+
+/** The result carries the decision of its call, so the stored thread and the stream show who decided. */
+function withDecision(result: ThreadToolMessage, decided: ReadonlyMap<string, DecisionSummary>): ThreadToolMessage {
+  const decision = decided.get(result.toolCallId)
+  return decision ? { ...result, decision } : result
 }
 
 /**
@@ -119,6 +135,7 @@ async function runAndStore(
   step: OpenStep,
   executions: readonly Execution[],
   resolved: readonly StoredInterrupt[],
+  decided: ReadonlyMap<string, DecisionSummary> = new Map(),
 ): Promise<StoredInterrupt[]> {
   const resolvedInterruptIds = resolved.length > 0 ? rememberResolved(run.head.resolvedInterruptIds, resolved) : run.head.resolvedInterruptIds
   if (executions.length > 0) {
@@ -132,8 +149,11 @@ async function runAndStore(
     failures: run.failures,
     attachments: { store: run.config.attachments, threadId: run.head.id, maxBytes: run.config.limits.maxAttachmentBytes },
     onResult: (result) => run.events.result(result),
-    onOutput: (result, execution) =>
-      run.middleware.toolOutput(result, execution.input, execution.entry.tool, (output) => withAttachmentsOf(result, successResult(execution, output, execution.editedArgs))),
+    onOutput: async (result, execution) =>
+      withDecision(
+        await run.middleware.toolOutput(result, execution.input, execution.entry.tool, (output) => withAttachmentsOf(result, successResult(execution, output, execution.editedArgs))),
+        decided,
+      ),
   })
   const results = [...step.results, ...executed]
   if (step.interrupts.length > 0) {

@@ -17,8 +17,13 @@ import { callRef, deniedResult, errorResult, successResult, type CallRef } from 
 // (`settleInterrupts`). The answers are checked when they arrive, in claim/answers.ts.
 
 /** A human must approve the call before it runs (server tools) or is handed to the browser (client tools). */
-export function approvalInterrupt(call: CallRef, input: unknown, message: string | undefined): StoredInterrupt {
-  return { id: randomId('int_'), reason: 'tool_approval', ...callRef(call), input, ...(message === undefined ? {} : { message }) }
+export function approvalInterrupt(
+  call: CallRef,
+  input: unknown,
+  message: string | undefined,
+  who: Pick<StoredInterrupt, 'requestedBy' | 'reviewers'> = {},
+): StoredInterrupt {
+  return { id: randomId('int_'), reason: 'tool_approval', ...callRef(call), input, ...(message === undefined ? {} : { message }), ...who }
 }
 
 /** The browser runs the call and answers with its result. `edited` carries an approval's edit forward to the result. */
@@ -37,8 +42,13 @@ export function withExpiry(interrupts: readonly StoredInterrupt[], ttlMs: number
  * The interrupt as sent on the wire: stored answers and bookkeeping stay on the server. An approval
  * carries AG-UI's `responseSchema`, the payload it expects, whose `editedArgs` is the tool's input schema.
  */
-export function toWire({ id, reason, toolCallId, toolName, input, message, expiresAt }: StoredInterrupt, tools: ToolRegistry): ToolInterrupt {
+export function toWire(stored: StoredInterrupt, tools: ToolRegistry): ToolInterrupt {
+  const { id, reason, toolCallId, toolName, message, expiresAt, reviewers, requestedBy, approvals } = stored
+  // A reviewer's edit short of the required approvals is what the next reviewer is shown.
+  const input = stored.proposed ?? stored.input
   const responseSchema = reason === 'tool_approval' ? tools.get(toolName)?.approvalSchema : undefined
+  // Who asked matters to a reviewer; to the requester approving their own call it is noise.
+  const who = reviewers === undefined ? {} : { reviewers, ...(requestedBy === undefined ? {} : { requestedBy }) }
   return {
     id,
     reason,
@@ -48,8 +58,10 @@ export function toWire({ id, reason, toolCallId, toolName, input, message, expir
     ...(message === undefined ? {} : { message }),
     ...(responseSchema === undefined ? {} : { responseSchema }),
     ...(expiresAt === undefined ? {} : { expiresAt }),
+    ...who,
+    ...(approvals === undefined ? {} : { approvals }),
     // The same extras again where strict AG-UI clients keep them (they drop unknown top-level fields).
-    metadata: { kind: 'tool_call', toolName, input, ...(message === undefined ? {} : { reason: message }) },
+    metadata: { kind: 'tool_call', toolName, input, ...(message === undefined ? {} : { reason: message }), ...who },
   }
 }
 

@@ -15,6 +15,8 @@ import type { InputDecision } from './middleware.ts'
 import { approvalInterrupt, clientToolInterrupt } from './interrupts.ts'
 import type { OpenStep } from '../thread/threadStore.ts'
 import type { ToolRegistry } from '../../tools/toolRegistry.ts'
+import type { Principal } from '../../protocol/decisions.ts'
+import { checkedReviewers, NOBODY } from '../decisions/reviewers.ts'
 
 // What becomes of the model's tool calls: each is planned (settled at once with an error, run on
 // the server, or handed to a human or the browser; answered ones are settled in interrupts.ts),
@@ -28,6 +30,7 @@ export async function planToolCalls(
   tools: ToolRegistry,
   context: unknown,
   failures: ToolFailures,
+  requester: Principal,
   onInput?: OnToolInput,
 ): Promise<CallPlan> {
   const plan: CallPlan = { results: [], executions: [], interrupts: [] }
@@ -55,10 +58,16 @@ export async function planToolCalls(
       continue
     }
     const sent = decided.replaced ? decided.input : args.value
-    const approval = await evaluateApproval(entry.tool, decided.input, { toolCallId: call.id, context: contextFor(context, call.name) })
+    const approval = await evaluateApproval(entry.tool, decided.input, { toolCallId: call.id, context: contextFor(context, call.name), requestedBy: requester })
     if (approval.error !== undefined) failures.policy(approval.error, ref)
+    const reviewers = approval.reviewers === undefined ? undefined : checkedReviewers(approval.reviewers)
+    // A policy that names reviewers badly fails closed: the call waits for a reviewer no one is.
+    if (typeof reviewers === 'string') failures.policy(new Error(`needsApproval of tool "${call.name}": ${reviewers}`), ref)
     // Interrupts carry the arguments as sent (plain JSON, storable); execution later validates them again.
-    if (approval.required) plan.interrupts.push(approvalInterrupt(ref, sent, approval.reason))
+    if (approval.required) {
+      const who = { requestedBy: requester, ...(reviewers === undefined ? {} : { reviewers: typeof reviewers === 'string' ? NOBODY : reviewers }) }
+      plan.interrupts.push(approvalInterrupt(ref, sent, approval.reason, who))
+    }
     else if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, sent))
     else plan.executions.push({ ...ref, entry, input: decided.input })
   }

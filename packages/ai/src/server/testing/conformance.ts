@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import { toolDefinition } from '../../tools/toolDefinition.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
+import type { DecisionRecord } from '../../protocol/decisions.ts'
 import { createChatHandler } from '../createChatHandler.ts'
 import { scriptedModel } from './scriptedModel.ts'
 import type { ThreadHead, ThreadStore } from '../thread/threadStore.ts'
@@ -122,6 +123,33 @@ export function threadStoreConformance(name: string, factory: StoreFactory, { de
       await store.commit({ head: headOf(id, 1, 1, { resolvedInterruptIds: ['int_é'] }), append: [message] })
       expect(await store.messages(id, 0, 1)).toEqual([message])
       expect((await store.head(id))?.resolvedInterruptIds).toEqual(['int_é'])
+    })
+
+    it('appends decision records with the head, in order, and a stale write appends none', async () => {
+      const store = await factory({})
+      const id = freshId()
+      const record = (seq: number): DecisionRecord => ({
+        seq,
+        threadId: id,
+        interruptId: `int_${seq}`,
+        toolCallId: `call_${seq}`,
+        toolName: 'tränsfer',
+        decision: 'approved',
+        by: { id: 'bob', name: 'Bøb', roles: ['finance'] },
+        at: '2026-01-01T00:00:00.000Z',
+        channel: 'review-link',
+        shownArgs: { amount: 5 },
+        shownDigest: 'sha256:0',
+        previous: seq === 0 ? null : `d${seq - 1}`,
+        digest: `d${seq}`,
+      })
+      expect(await store.decisions(id)).toEqual([])
+      expect(await store.commit({ head: headOf(id, 1, 0, { decisions: { count: 1, last: 'd0' } }), append: [], decisions: [record(0)] })).toBe(true)
+      expect(await store.commit({ head: headOf(id, 1, 0, { decisions: { count: 2, last: 'd1' } }), append: [], decisions: [record(1)] })).toBe(false)
+      expect(await store.commit({ head: headOf(id, 2, 1, { decisions: { count: 3, last: 'd2' } }), append: [userMessage(0)], decisions: [record(1), record(2)] })).toBe(true)
+      expect(await store.commit({ head: headOf(id, 3, 1, { decisions: { count: 3, last: 'd2' } }), append: [] })).toBe(true)
+      expect(await store.decisions(id)).toEqual([record(0), record(1), record(2)])
+      expect((await store.head(id))?.decisions).toEqual({ count: 3, last: 'd2' })
     })
 
     it('forgets a thread after its TTL', async () => {

@@ -3,7 +3,8 @@ import { inCallOrder } from '../run/results.ts'
 import { rememberResolved } from '../run/interrupts.ts'
 import type { Recovery } from './recovery.ts'
 import type { ThreadChange } from './thread.ts'
-import type { ActiveRun, OpenStep, ThreadHead } from './threadStore.ts'
+import type { ActiveRun, DecisionTip, OpenStep, ThreadHead } from './threadStore.ts'
+import type { DecisionRecord, Principal } from '../../protocol/decisions.ts'
 
 // Every way a thread's head changes, as pure functions `(head, input) => change`, in the manner of
 // TanStack Query's reducer: the claims and the run decide which event happened and pick one of
@@ -35,6 +36,8 @@ export interface Superseded {
   /** The step's message, with any approved edits written into its calls. */
   readonly message: OpenStep['message']
   readonly results: readonly ThreadToolMessage[]
+  /** What became of the interrupts that still waited (superseded, expired), as records. */
+  readonly decided?: Decided
 }
 
 /** The thread's lease, taken by run `runId` at `now`; its history until then is `fromMessage` messages long. */
@@ -55,9 +58,16 @@ export function storedSize(head: Pick<ThreadHead, 'messageCount' | 'step'>): num
  */
 export function claimForMessage(
   head: ThreadHead,
-  input: { readonly runId: string; readonly user: ThreadUserMessage; readonly recovery: Recovery; readonly superseded: Superseded | undefined; readonly now: number },
+  input: {
+    readonly runId: string
+    readonly user: ThreadUserMessage
+    readonly by: Principal
+    readonly recovery: Recovery
+    readonly superseded: Superseded | undefined
+    readonly now: number
+  },
 ): Claim {
-  const { runId, user, recovery, superseded, now } = input
+  const { runId, user, by, recovery, superseded, now } = input
   const { step } = recovery
   const settled = superseded?.results ?? []
   const announced = [...recovery.results, ...settled]
@@ -66,28 +76,44 @@ export function claimForMessage(
   if (step && rerun.length > 0) {
     const open: OpenStep = { ...step, message: superseded?.message ?? step.message, results: [...step.results, ...settled], interrupts: [] }
     return {
-      head: { step: open, activeRun: lease(runId, head.messageCount, now, true), resolvedInterruptIds: resolvedInterruptIds! },
+      head: { step: open, activeRun: lease(runId, head.messageCount, now, true), resolvedInterruptIds: resolvedInterruptIds!, turnBy: by, ...chained(superseded) },
       append: [],
+      ...records(superseded),
       start: { steps: 0, announced, rerun, message: user },
     }
   }
   const closed = step ? [superseded?.message ?? step.message, ...inCallOrder(superseded?.message ?? step.message, [...step.results, ...settled])] : []
   const append = [...recovery.append, ...closed, user]
   return {
-    head: { step: undefined, activeRun: lease(runId, head.messageCount + append.length, now), ...(resolvedInterruptIds ? { resolvedInterruptIds } : {}) },
+    head: { step: undefined, activeRun: lease(runId, head.messageCount + append.length, now), ...(resolvedInterruptIds ? { resolvedInterruptIds } : {}), turnBy: by, ...chained(superseded) },
     append,
+    ...records(superseded),
     start: { steps: 0, announced },
   }
 }
 
 /** A new thread, claimed by the run that answers its first message. */
-export function claimNewThread(input: { readonly runId: string; readonly user: ThreadUserMessage; readonly now: number }): Claim {
-  return { head: { activeRun: lease(input.runId, 1, input.now) }, append: [input.user], start: { steps: 0 } }
+export function claimNewThread(input: { readonly runId: string; readonly user: ThreadUserMessage; readonly by: Principal; readonly now: number }): Claim {
+  return { head: { activeRun: lease(input.runId, 1, input.now), turnBy: input.by }, append: [input.user], start: { steps: 0 } }
 }
 
-/** Answers stored while others of the step still wait: the thread stays unclaimed. */
-export function recordAnswers(_head: ThreadHead, input: { readonly recovery: Recovery; readonly step: OpenStep }): ThreadChange {
-  return { head: { step: input.step }, append: input.recovery.append }
+/** Decision records a change writes, chained after the head's (`chainDecisions`): the head keeps their new tip. */
+export interface Decided {
+  readonly records: readonly DecisionRecord[]
+  readonly tip: DecisionTip
+}
+
+function chained(decided: { readonly decided?: Decided | undefined } | undefined): { decisions?: DecisionTip } {
+  return decided?.decided && decided.decided.records.length > 0 ? { decisions: decided.decided.tip } : {}
+}
+
+function records(decided: { readonly decided?: Decided | undefined } | undefined): { decisions?: readonly DecisionRecord[] } {
+  return decided?.decided && decided.decided.records.length > 0 ? { decisions: decided.decided.records } : {}
+}
+
+/** Answers stored while others of the step still wait: the thread stays unclaimed. Their decisions are recorded with them. */
+export function recordAnswers(_head: ThreadHead, input: { readonly recovery: Recovery; readonly step: OpenStep; readonly decided?: Decided }): ThreadChange {
+  return { head: { step: input.step, ...chained(input) }, append: input.recovery.append, ...records(input) }
 }
 
 /**
@@ -96,12 +122,13 @@ export function recordAnswers(_head: ThreadHead, input: { readonly recovery: Rec
  */
 export function claimForResume(
   head: ThreadHead,
-  input: { readonly runId: string; readonly recovery: Recovery; readonly step: OpenStep; readonly now: number },
+  input: { readonly runId: string; readonly recovery: Recovery; readonly step: OpenStep; readonly decided?: Decided; readonly now: number },
 ): Claim {
   const { runId, recovery, step, now } = input
   return {
-    head: { step, activeRun: lease(runId, head.messageCount + recovery.append.length, now, true) },
+    head: { step, activeRun: lease(runId, head.messageCount + recovery.append.length, now, true), ...chained(input) },
     append: recovery.append,
+    ...records(input),
     start: { steps: step.steps, resume: true, announced: recovery.results },
   }
 }
