@@ -47,6 +47,9 @@ export type {
   ResumeAccepted,
   ResumeAnswer,
   ResumeRequest,
+  ReviewAccepted,
+  ReviewRequest,
+  ReviewView,
   StopAccepted,
   StopRequest,
 } from './requests.ts'

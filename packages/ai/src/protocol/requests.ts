@@ -1,3 +1,4 @@
+import type { DecisionSummary } from './decisions.ts'
 import type { ToolInterrupt } from './interrupts.ts'
 
 // Every POST body is JSON sent with `content-type: application/json` (anything else gets 415).
@@ -55,8 +56,35 @@ export interface StopAccepted {
   readonly stopped: boolean
 }
 
-/** What a POST to the chat endpoint carries: a message, answers to interrupts, or a stop. */
-export type PostRequest = MessageRequest | ResumeRequest | StopRequest
+/**
+ * A reviewer's decision through a signed review link (`onApprovalRequested` hands the app the
+ * link). The token names the thread and the interrupt; `answer.interruptId` must be that one.
+ */
+export interface ReviewRequest {
+  readonly review: string
+  /** Optional: when given, it must be the link's thread. */
+  readonly threadId?: string
+  readonly answer: ApprovalAnswer
+}
+
+/** The JSON answer to a `ReviewRequest`: the decision as recorded, and whether the run resumed (else other answers are still awaited). */
+export interface ReviewAccepted {
+  readonly threadId: string
+  readonly interruptId: string
+  readonly decision: DecisionSummary
+  readonly resumed: boolean
+}
+
+/** What `GET ?review=<token>` returns: what the reviewer decides on. */
+export interface ReviewView {
+  readonly threadId: string
+  readonly interrupt: ToolInterrupt
+  /** When the link stops working (ISO 8601). */
+  readonly linkExpiresAt: string
+}
+
+/** What a POST to the chat endpoint carries: a message, answers to interrupts, a stop, or a reviewer's decision through a link. */
+export type PostRequest = MessageRequest | ResumeRequest | StopRequest | ReviewRequest
 
 /** @deprecated Renamed `PostRequest`: a wire type, not the UI's chat; this alias goes in the next release. */
 export type ChatRequest = PostRequest

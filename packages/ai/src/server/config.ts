@@ -4,6 +4,8 @@ import type { AnyTool } from '../tools/types.ts'
 import { isRecord } from '../util/isRecord.ts'
 import type { Principal } from '../protocol/decisions.ts'
 import { ANONYMOUS } from './decisions/records.ts'
+import { reviewLinkKey, type ReviewLinkOptions } from './decisions/reviewLinks.ts'
+import { DEFAULT_LINK_TTL_MS } from './decisions/approvalRequests.ts'
 import type { ChatConfig, ChatHandlerOptions, ChatLimits } from './options.ts'
 import { checkContext } from './run/context.ts'
 import { middlewareProblem } from './run/middleware.ts'
@@ -52,8 +54,29 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
     frontendTools: frontendToolNames(options.frontendTools, tools),
     identify: async (request) => checkPrincipal(identify ? await identify(request) : undefined),
     onDecision,
+    reviewLinks: resolveReviewLinks(options.reviewLinks),
+    onApprovalRequested: checkedFunction(options.onApprovalRequested, 'onApprovalRequested'),
     resolveContext: async (request) =>
       checkContext(tools, typeof context === 'function' ? await (context as (request: Request) => unknown)(request) : context),
+  }
+}
+
+function checkedFunction<T>(value: T | undefined, option: string): T | undefined {
+  if (value !== undefined && typeof value !== 'function') throw new InvalidOptionError(WHERE, option, 'must be a function')
+  return value
+}
+
+function resolveReviewLinks(links: ReviewLinkOptions | undefined): ChatConfig['reviewLinks'] {
+  if (links === undefined) return undefined
+  if (!isRecord(links)) throw new InvalidOptionError(WHERE, 'reviewLinks', 'must be `{ secret, url?, ttlMs? }`')
+  const { secret, url, ttlMs } = links
+  const length = typeof secret === 'string' ? new TextEncoder().encode(secret).length : secret instanceof Uint8Array ? secret.length : 0
+  if (length < 32) throw new InvalidOptionError(WHERE, 'reviewLinks.secret', 'must be a string or bytes of at least 32 bytes (e.g. `openssl rand -hex 32`)')
+  if (url !== undefined && typeof url !== 'function') throw new InvalidOptionError(WHERE, 'reviewLinks.url', 'must be a function of the token')
+  return {
+    key: reviewLinkKey(secret),
+    url: url ?? ((token) => token),
+    ttlMs: positiveInteger(ttlMs, 'reviewLinks.ttlMs', DEFAULT_LINK_TTL_MS),
   }
 }
 

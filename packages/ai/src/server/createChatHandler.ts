@@ -9,6 +9,7 @@ import { withFrontendTools } from './agui/frontendTools.ts'
 import { parsePostRequest, readJsonBody } from './http/requests.ts'
 import { resume, startTurn, stopRun } from './claim/claims.ts'
 import { read } from './http/reads.ts'
+import { review } from './claim/reviews.ts'
 
 /**
  * A Fetch API handler: works with any server that speaks `Request`/`Response` (and with
@@ -58,6 +59,7 @@ export function createChatHandler<
 async function post(config: ChatConfig, request: Request): Promise<Response> {
   const body = parsePostRequest(await readJsonBody(request, config.limits.maxBodyBytes))
   if ('stop' in body) return stopRun(config, request, body)
+  if ('review' in body) return review(config, request, body)
   const scoped = body.declaredTools ? withFrontendTools(config, body.declaredTools) : config
   return 'resume' in body ? resume(scoped, request, body) : startTurn(scoped, request, body)
 }

@@ -1,5 +1,7 @@
 import type { ChatModel } from '../model/chatModel.ts'
 import type { DecisionRecord, Principal } from '../protocol/decisions.ts'
+import type { ReviewLinkOptions } from './decisions/reviewLinks.ts'
+import type { ApprovalRequest } from './decisions/approvalRequests.ts'
 import type { ToolSearch } from '../tools/toolSearch.ts'
 import type { AnyTool, InferToolContext } from '../tools/types.ts'
 import type { AttachmentStore } from './run/attachments.ts'
@@ -103,6 +105,14 @@ export interface ChatHandlerOptions<TContext = undefined, TTools extends readonl
    * write; what it throws goes to `onError` and changes nothing.
    */
   readonly onDecision?: (record: DecisionRecord) => void | Promise<void>
+  /** Signed, single-use review links for reviewers (`needsApproval` returning `reviewers`): the secret, the page that opens them, their lifetime. */
+  readonly reviewLinks?: ReviewLinkOptions
+  /**
+   * Called once a call waits for reviewers, after it is stored: the arguments, the reason, who
+   * asked, who must decide and a link for each, for the app to post to Slack or send by email.
+   * What it throws goes to `onError`.
+   */
+  readonly onApprovalRequested?: (request: ApprovalRequest) => void | Promise<void>
 }
 
 export interface ChatLimits {
@@ -169,4 +179,6 @@ export interface ChatConfig {
   /** The request's principal (`identify`, else anonymous), checked. */
   readonly identify: (request: Request) => Promise<Principal>
   readonly onDecision: ((record: DecisionRecord) => void | Promise<void>) | undefined
+  readonly reviewLinks: { readonly key: Promise<CryptoKey>; readonly url: (token: string) => string; readonly ttlMs: number } | undefined
+  readonly onApprovalRequested: ((request: ApprovalRequest) => void | Promise<void>) | undefined
 }

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createChatHandler, memoryStore, scriptedModel, toNodeHandler, type ChatHandlerOptions } from '@toolgate/ai/server'
+import { createChatHandler, scriptedModel, toNodeHandler, type ChatHandlerOptions } from '@toolgate/ai/server'
 import type { DecisionRecord, Principal } from '@toolgate/ai/protocol'
 import { transferDef, weatherTool } from './fixtures.ts'
 import { closeAll, closeServer, errorOf, readTurn } from './helpers/server.ts'

@@ -94,14 +94,14 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
 }
 
 /**
- * Stores answers given by `who` (through the chat endpoint, a review link or `handler.decide`),
- * each approval checked against the interrupt's reviewers and recorded as a decision in the same
- * compare-and-set. Returns the run's stream when the answers complete the step, else 202.
+ * Stores answers given by `who` (through the chat endpoint or a review link), each approval
+ * checked against the interrupt's reviewers and recorded as a decision in the same
+ * compare-and-set. The change has a `start` when the answers complete the step (the thread is
+ * claimed by `runId`); else the answers wait for the others.
  */
-export async function answer(config: ChatConfig, body: ResumeRequest & AguiFields, context: unknown, who: Answerer): Promise<Response> {
+export async function storeAnswers(config: ChatConfig, body: ResumeRequest, who: Answerer) {
   const runId = randomId('run_')
   const { runLeaseMs } = config.limits
-
   const { head, change } = await updateThread(config.store, body.threadId, async (head): Promise<ThreadChange & { readonly start?: RunStart }> => {
     const running = isRunning(head, runLeaseMs)
     const recovery = recoverLostRun(head, runLeaseMs, config.tools)
@@ -117,7 +117,11 @@ export async function answer(config: ChatConfig, body: ResumeRequest & AguiField
     return claimForResume(head, { runId, recovery, step, decided, now: Date.now() })
   })
   void reportDecisions(config, change)
+  return { runId, head, change }
+}
 
+async function answer(config: ChatConfig, body: ResumeRequest & AguiFields, context: unknown, who: Answerer): Promise<Response> {
+  const { runId, head, change } = await storeAnswers(config, body, who)
   if (!change.start || !head.step) {
     const open = unanswered(head.step).map((interrupt) => toWire(interrupt, config.tools))
     if (body.agui) return pausedRun(config, head.id, runId, open)

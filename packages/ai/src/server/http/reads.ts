@@ -6,6 +6,7 @@ import { capabilitiesOf } from '../agui/capabilities.ts'
 
 import { isRunning, loadHead, loadMessages, snapshot } from '../thread/thread.ts'
 import { takeOverLostRun } from '../claim/claims.ts'
+import { reviewView } from '../claim/reviews.ts'
 import { jsonResponse } from './responses.ts'
 import { verifiedDecisions } from '../decisions/records.ts'
 
@@ -41,6 +42,8 @@ export async function read(config: ChatConfig, request: Request): Promise<Respon
   const params = new URL(request.url).searchParams
   const threadId = params.get('threadId')
   if (!threadId && params.has('capabilities')) return jsonResponse(200, capabilitiesOf(config))
+  const token = params.get('review')
+  if (token !== null) return reviewView(config, token)
   if (!threadId) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
   if (wantsEventStream(request)) return attach(config, request, threadId, params)
   const limit = indexParam(params, 'limit')

@@ -34,6 +34,13 @@ export function parsePostRequest(body: unknown): ParsedRequest {
   if (threadId !== undefined && (typeof threadId !== 'string' || threadId === '')) {
     throw invalid('`threadId` must be a non-empty string', 'threadId')
   }
+  if ('review' in body) {
+    if (typeof body.review !== 'string' || body.review === '') throw invalid('`review` must be the review link\'s token', 'review')
+    if ('message' in body || 'resume' in body || 'stop' in body) throw invalid('Send `review` with its `answer` alone', '(root)')
+    const answer = parseAnswer(body.answer, 'answer')
+    if (!('approved' in answer)) throw invalid('A review answers with `approved` (and `editedArgs` or `reason`)', 'answer')
+    return { review: body.review, answer, ...(typeof threadId === 'string' ? { threadId } : {}) }
+  }
   if ('stop' in body) {
     if (body.stop !== true) throw invalid('`stop` must be `true`', 'stop')
     if (typeof threadId !== 'string') throw invalid('`threadId` is required with `stop`', 'threadId')

@@ -1,4 +1,5 @@
 import { ANONYMOUS } from '../decisions/records.ts'
+import { requestReviews } from '../decisions/approvalRequests.ts'
 import type { DecisionSummary } from '../../protocol/decisions.ts'
 import type { Execution } from './callPlan.ts'
 import type { RunStart } from '../thread/transitions.ts'
@@ -159,6 +160,7 @@ async function runAndStore(
   if (step.interrupts.length > 0) {
     const interrupts = withExpiry(step.interrupts, run.config.limits.interruptTtlMs)
     await run.save({ step: { ...step, results, interrupts, running: [] }, resolvedInterruptIds })
+    void requestReviews(run.config, run.head.id, interrupts)
     run.middleware.throwIfFailed()
     return interrupts
   }

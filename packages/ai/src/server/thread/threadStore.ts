@@ -35,6 +35,8 @@ export interface StoredInterrupt extends ToolInterrupt {
   readonly proposed?: unknown
   /** Approvals given so far, while `reviewers.required` asks for more than one. */
   readonly approvals?: readonly DecisionSummary[]
+  /** Nonces of the review links used on this interrupt: each works once. */
+  readonly usedLinks?: readonly string[]
 }
 
 /** @deprecated Renamed `StoredInterrupt` (it stays stored once answered); this alias goes in the next release. */
