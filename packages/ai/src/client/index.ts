@@ -26,6 +26,8 @@ export type {
   PendingApproval,
   TextPart,
   ToolApproval,
+  ToolDecision,
+  Person,
   ToolCallPart,
   ToolCallPartFor,
   ToolCallPartOf,

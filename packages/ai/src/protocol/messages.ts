@@ -64,7 +64,12 @@ export interface ThreadAttachment {
 }
 
 /** How a tool call ended. */
-export type ToolResultStatus = 'success' | 'error' | 'denied'
+/**
+ * How a call ended. `denied`: a person said no (or the user moved on with a new message).
+ * `expired`: no one answered its approval in time. `cancelled`: the request was stopped before
+ * anyone decided. In the last two the tool did not run, and the model is told so in those words.
+ */
+export type ToolResultStatus = 'success' | 'error' | 'denied' | 'expired' | 'cancelled'
 
 export interface ThreadToolMessage {
   readonly role: 'tool'

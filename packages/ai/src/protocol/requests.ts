@@ -54,6 +54,8 @@ export interface StopRequest {
 export interface StopAccepted {
   readonly threadId: string
   readonly stopped: boolean
+  /** Interrupts that waited for answers and are now `cancelled` (or `expired`): a stop with no run ends the wait. */
+  readonly cancelled?: readonly string[]
 }
 
 /**

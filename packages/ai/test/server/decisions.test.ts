@@ -101,3 +101,44 @@ describe('decision records', () => {
     expect((await app.handler.decisions(first.threadId)).map((record) => record.by)).toEqual([{ id: 'alice', name: 'Alice' }])
   })
 })
+
+describe('honest outcomes', () => {
+  it('an approval no one answered in time is `expired`, not denied: the model reads the truth and the record says so', async () => {
+    const app = await serve({ limits: { interruptTtlMs: 50 } })
+    const first = await readTurn(await app.post({ message: 'send 250 to Bob' }, 'alice'))
+    await new Promise((resolve) => setTimeout(resolve, 80))
+    const late = await errorOf(await app.post({ threadId: first.threadId, resume: [{ interruptId: first.interrupts[0]!.id, approved: true }] }, 'alice'))
+    expect(late.error.code).toBe('INTERRUPT_EXPIRED')
+    const next = await readTurn(await app.post({ threadId: first.threadId, message: 'hello' }, 'alice'))
+    expect(next.results.map((result) => [result.status, result.content])).toEqual([['expired', 'The approval request expired before anyone answered; the tool did not run.']])
+    expect(app.ran).toEqual([])
+    const [record] = await app.handler.decisions(first.threadId)
+    expect(record).toMatchObject({ decision: 'expired', by: { id: 'system' }, interruptId: first.interrupts[0]!.id, shownArgs: { to: 'Bob', amount: 250 } })
+    expect(record!.ranArgs).toBeUndefined()
+  })
+
+  it('a stop while an approval waits cancels it: `cancelled` on the wire, in the thread and in the record, by whoever stopped', async () => {
+    const app = await serve()
+    const first = await readTurn(await app.post({ message: 'send 250 to Bob' }, 'alice'))
+    const stopped = await app.post({ threadId: first.threadId, stop: true }, 'alice')
+    expect(await stopped.json()).toEqual({ threadId: first.threadId, stopped: false, cancelled: [first.interrupts[0]!.id] })
+    const snapshot = (await (await app.get(`threadId=${first.threadId}`, 'alice')).json()) as { status: string; interrupts: unknown[]; messages: { role: string; status?: string; content: string }[] }
+    expect(snapshot.status).toBe('idle')
+    expect(snapshot.interrupts).toEqual([])
+    expect(snapshot.messages.filter((m) => m.role === 'tool').map((m) => [m.status, m.content])).toEqual([['cancelled', 'The request was cancelled before anyone decided; the tool did not run.']])
+    expect((await app.handler.decisions(first.threadId)).map((r) => [r.decision, r.by.id])).toEqual([['cancelled', 'alice']])
+    // The answer comes too late, and changes nothing.
+    expect((await errorOf(await app.post({ threadId: first.threadId, resume: [{ interruptId: first.interrupts[0]!.id, approved: true }] }, 'alice'))).error.code).toBe('INTERRUPT_ALREADY_ANSWERED')
+    expect(app.ran).toEqual([])
+    // A second stop finds nothing to cancel.
+    expect(await (await app.post({ threadId: first.threadId, stop: true }, 'alice')).json()).toEqual({ threadId: first.threadId, stopped: false })
+  })
+
+  it('a new message over a waiting approval records it as cancelled by the sender, and the model reads the denial as before', async () => {
+    const app = await serve()
+    const first = await readTurn(await app.post({ message: 'send 250 to Bob' }, 'alice'))
+    const next = await readTurn(await app.post({ threadId: first.threadId, message: 'never mind' }, 'alice'))
+    expect(next.results.map((result) => result.status)).toEqual(['denied'])
+    expect((await app.handler.decisions(first.threadId)).map((r) => [r.decision, r.by.id, r.reason])).toEqual([['cancelled', 'alice', 'the user sent a new message instead']])
+  })
+})

@@ -7,15 +7,15 @@ import { HttpError, messageTooLarge, threadBusy, threadFull, toolFailures } from
 import { jsonResponse } from '../http/responses.ts'
 import type { AguiFields } from '../http/requests.ts'
 import type { ChatConfig } from '../options.ts'
-import { toWire, unanswered, settleInterrupts } from '../run/interrupts.ts'
+import { SUPERSEDED_REASON, toWire, unanswered, settleInterrupts } from '../run/interrupts.ts'
 import { RunStopped } from '../run/Run.ts'
 import { pausedRun, startDetachedRun, startRun } from '../run/startRun.ts'
 
 import { recoverLostRun } from '../thread/recovery.ts'
 import { authorizeThread, commitChange, isRunning, loadHead, newHead, updateThread, type ThreadChange } from '../thread/thread.ts'
-import { claimForMessage, claimForResume, claimNewThread, recordAnswers, requestStop, storedSize, takeOver, type RunStart } from '../thread/transitions.ts'
+import { cancelStep, claimForMessage, claimForResume, claimNewThread, recordAnswers, requestStop, storedSize, takeOver, type RunStart } from '../thread/transitions.ts'
 import { checkAnswers, checkReplay, type Answerer } from './answers.ts'
-import { chainDecisions } from '../decisions/records.ts'
+import { chainDecisions, outcomeDrafts } from '../decisions/records.ts'
 import { reportDecisions } from '../decisions/report.ts'
 
 // The ways a run begins: a user message starts a turn, answers resume one, a reader continues a
@@ -68,7 +68,9 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
       if (storedSize({ messageCount: head.messageCount + recovery.append.length, step }) + 2 > maxThreadMessages) throw threadFull(`${maxThreadMessages} messages`)
       if (head.bytes + userBytes > maxThreadBytes) throw threadFull(`${maxThreadBytes} bytes`)
     }
-    const superseded = step ? await settleInterrupts(step.message, step.interrupts, config.tools, 'supersede', toolFailures(config, head.id, runId)) : undefined
+    const settled = step ? await settleInterrupts(step.message, step.interrupts, config.tools, 'supersede', toolFailures(config, head.id, runId)) : undefined
+    const decided = step && settled ? await chainDecisions(head.decisions, outcomeDrafts(head.id, step.interrupts, settled.results, by, SUPERSEDED_REASON)) : undefined
+    const superseded = settled && { ...settled, ...(decided ? { decided } : {}) }
     return claimForMessage(head, { runId, user, by, recovery, superseded, now: Date.now() })
   })
   void reportDecisions(config, change)
@@ -169,7 +171,10 @@ export async function takeOverLostRun(config: ChatConfig, request: Request, thre
 export async function stopRun(config: ChatConfig, request: Request, body: StopRequest): Promise<Response> {
   const head = await loadHead(config, request, body.threadId, 'write')
   const runId = head.activeRun?.runId
-  if (runId === undefined || !isRunning(head, config.limits.runLeaseMs)) return jsonResponse(200, stopAccepted(head.id, false))
+  if (runId === undefined || !isRunning(head, config.limits.runLeaseMs)) {
+    if (unanswered(head.step).length === 0) return jsonResponse(200, stopAccepted(head.id, false))
+    return cancelWaiting(config, request, head.id)
+  }
   const local = config.liveRuns.get(runId)
   if (local) {
     local.abort(new RunStopped())
@@ -181,6 +186,32 @@ export async function stopRun(config: ChatConfig, request: Request, body: StopRe
   return jsonResponse(200, stopAccepted(head.id, 'stopRequested' in change.head))
 }
 
-function stopAccepted(threadId: string, stopped: boolean): StopAccepted {
-  return { threadId, stopped }
+function stopAccepted(threadId: string, stopped: boolean, cancelled?: readonly string[]): StopAccepted {
+  return { threadId, stopped, ...(cancelled && cancelled.length > 0 ? { cancelled } : {}) }
+}
+
+/**
+ * A stop while calls wait for answers (no run holds the thread): what waits is `cancelled` (or
+ * `expired`, if no one answered in time), recorded as decided by whoever stopped, and the step
+ * joins the history. The model reads it on the next message.
+ */
+async function cancelWaiting(config: ChatConfig, request: Request, threadId: string): Promise<Response> {
+  const by = await config.identify(request)
+  const { runLeaseMs } = config.limits
+  let cancelled: string[] = []
+  try {
+    const { change } = await updateThread(config.store, threadId, async (head) => {
+      const recovery = recoverLostRun(head, runLeaseMs, config.tools)
+      const { step } = recovery
+      if (isRunning(head, runLeaseMs) || !step || unanswered(step).length === 0 || step.running.length > 0) throw new Unchanged()
+      const settled = await settleInterrupts(step.message, step.interrupts, config.tools, 'cancel', toolFailures(config, head.id, ''))
+      const decided = await chainDecisions(head.decisions, outcomeDrafts(head.id, step.interrupts, settled.results, by))
+      cancelled = unanswered(step).map((interrupt) => interrupt.id)
+      return cancelStep(head, { recovery, step, settled, decided })
+    })
+    void reportDecisions(config, change)
+  } catch (error) {
+    if (!(error instanceof Unchanged)) throw error
+  }
+  return jsonResponse(200, stopAccepted(threadId, false, cancelled))
 }

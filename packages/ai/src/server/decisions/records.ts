@@ -3,6 +3,8 @@ import { deepEqual } from '../../util/deepEqual.ts'
 import { digestOf } from '../../util/digest.ts'
 import { isRecord } from '../../util/isRecord.ts'
 import { HttpError } from '../errors.ts'
+import type { ThreadToolMessage } from '../../protocol/messages.ts'
+import type { StoredInterrupt } from '../thread/threadStore.ts'
 import type { DecisionTip, ThreadHead, ThreadStore } from '../thread/threadStore.ts'
 
 // The decision record: made here, chained here, verified here. A record is written only beside
@@ -95,4 +97,41 @@ export async function verifiedDecisions(store: ThreadStore, head: ThreadHead): P
   const records = head.decisions ? await store.decisions(head.id) : []
   await verifyDecisions(records, head.decisions)
   return records
+}
+
+/**
+ * Records of what became of approvals no one decided: `expired` (by the server: no one answered
+ * in time), `cancelled` (by whoever stopped the turn or moved on with a new message). Approvals a
+ * person already denied were recorded when they did.
+ */
+export function outcomeDrafts(
+  threadId: string,
+  interrupts: readonly StoredInterrupt[],
+  results: readonly ThreadToolMessage[],
+  by: Principal,
+  reason?: string,
+): DecisionDraft[] {
+  const at = new Date().toISOString()
+  const drafts: DecisionDraft[] = []
+  for (const interrupt of interrupts) {
+    if (interrupt.reason !== 'tool_approval') continue
+    const { answer } = interrupt
+    if (answer?.kind === 'approval' && !answer.approved) continue
+    const result = results.find((candidate) => candidate.toolCallId === interrupt.toolCallId)
+    if (!result || result.status === 'success' || result.status === 'error') continue
+    const expired = result.status === 'expired'
+    drafts.push({
+      threadId,
+      interruptId: interrupt.id,
+      toolCallId: interrupt.toolCallId,
+      toolName: interrupt.toolName,
+      decision: expired ? 'expired' : 'cancelled',
+      by: expired ? SYSTEM : by,
+      at,
+      channel: 'chat',
+      ...(expired || reason === undefined ? {} : { reason }),
+      shownArgs: interrupt.proposed ?? interrupt.input,
+    })
+  }
+  return drafts
 }

@@ -10,7 +10,7 @@ import { randomId } from '../../util/randomId.ts'
 import type { ToolFailures } from '../errors.ts'
 import type { StoredInterrupt, OpenStep } from '../thread/threadStore.ts'
 import { validateInput, type CallPlan } from './callPlan.ts'
-import { callRef, deniedResult, errorResult, successResult, type CallRef } from './results.ts'
+import { callRef, cancelledResult, deniedResult, errorResult, expiredResult, successResult, type CallRef } from './results.ts'
 
 // Interrupts: a call that waits for a human (`tool_approval`) or the browser (`client_tool`), what
 // the wire shows of one, and what its answers do once every interrupt of the step has one
@@ -81,15 +81,18 @@ export const SUPERSEDED_REASON = 'the user sent a new message instead'
 /**
  * `resume`: every interrupt is answered; apply the answers. `supersede`: the user sent a new
  * message instead; results the browser already produced and explicit denials stand, everything
- * else (unanswered, or approved but not yet run) is denied with `SUPERSEDED_REASON`. Edited
+ * else (unanswered, or approved but not yet run) is denied with `SUPERSEDED_REASON`. `cancel`: the
+ * user stopped the turn; the same calls are `cancelled`. Either way an unanswered interrupt past
+ * its `expiresAt` is `expired`: no one said no. Edited
  * arguments are written into `message`, so the model sees the call that actually ran.
  */
 export async function settleInterrupts(
   message: ThreadAssistantMessage,
   interrupts: readonly StoredInterrupt[],
   tools: ToolRegistry,
-  mode: 'resume' | 'supersede',
+  mode: 'resume' | 'supersede' | 'cancel',
   failures: ToolFailures,
+  now = Date.now(),
 ): Promise<CallPlan & { readonly message: ThreadAssistantMessage }> {
   const plan: CallPlan = { results: [], executions: [], interrupts: [] }
   const edits = new Map<string, string>()
@@ -97,7 +100,10 @@ export async function settleInterrupts(
     const ref = callRef(interrupt)
     const { answer } = interrupt
     const entry = tools.get(interrupt.toolName)
-    if (answer?.kind === 'approval' && !answer.approved) plan.results.push(deniedResult(ref, answer.reason, rejectMessageOf(entry?.tool, interrupt)))
+    const waiting = answer === undefined || (answer.kind === 'approval' && answer.approved)
+    if (mode !== 'resume' && answer === undefined && isExpired(interrupt, now)) plan.results.push(expiredResult(ref))
+    else if (mode === 'cancel' && waiting) plan.results.push(cancelledResult(ref))
+    else if (answer?.kind === 'approval' && !answer.approved) plan.results.push(deniedResult(ref, answer.reason, rejectMessageOf(entry?.tool, interrupt)))
     else if (mode === 'supersede' && (answer === undefined || answer.kind === 'approval')) {
       plan.results.push(deniedResult(ref, SUPERSEDED_REASON, rejectMessageOf(entry?.tool, interrupt)))
     }
@@ -121,6 +127,10 @@ export async function settleInterrupts(
       ? message
       : { ...message, toolCalls: message.toolCalls.map((call) => (edits.has(call.id) ? { ...call, arguments: edits.get(call.id)! } : call)) }
   return { ...plan, message: edited }
+}
+
+export function isExpired(interrupt: StoredInterrupt, now = Date.now()): boolean {
+  return interrupt.expiresAt !== undefined && Date.parse(interrupt.expiresAt) <= now
 }
 
 /** A browser's result is checked against the output schema like a server tool's. */

@@ -44,7 +44,8 @@ type ResultOf<TName extends string, TRawInput, TOutput> =
       readonly tool: TName
       /** The arguments the human was asked about. */
       readonly input: TRawInput
-      readonly status: 'denied'
+      /** `denied`: a person said no; `expired`: no one answered in time; `cancelled`: the turn was stopped. */
+      readonly status: 'denied' | 'expired' | 'cancelled'
       readonly ok: false
       readonly output?: undefined
     })

@@ -178,3 +178,20 @@ export function saveStep(head: ThreadHead, input: { readonly fields: StepFields;
 export function release(_head: ThreadHead, input: { readonly append: readonly ThreadMessage[] }): ThreadChange {
   return { head: { activeRun: undefined, stopRequested: undefined }, append: input.append }
 }
+
+/**
+ * A stop while calls wait for answers: each waiting call gets its result (`settled`: cancelled or
+ * expired), the step joins the history with them, and the thread is idle.
+ */
+export function cancelStep(
+  head: ThreadHead,
+  input: { readonly recovery: Recovery; readonly step: OpenStep; readonly settled: Superseded; readonly decided: Decided },
+): ThreadChange {
+  const { recovery, step, settled, decided } = input
+  const results = inCallOrder(settled.message, [...step.results, ...settled.results])
+  return {
+    head: { step: undefined, resolvedInterruptIds: rememberResolved(head.resolvedInterruptIds, step.interrupts), ...chained({ decided }) },
+    append: [...recovery.append, settled.message, ...results],
+    ...records({ decided }),
+  }
+}
