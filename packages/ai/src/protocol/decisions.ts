@@ -68,3 +68,28 @@ export interface DecisionSummary {
   readonly editedFields?: readonly string[]
   readonly grantId?: string
 }
+
+/**
+ * "Allow `tool` for this thread": later calls it covers run without asking, each recorded as
+ * `granted`. Never wider than its author: a call whose policy names reviewers is covered only by a
+ * grant from one of them (and never under a two-person rule).
+ */
+export interface Grant {
+  readonly id: string
+  readonly toolName: string
+  readonly by: Principal
+  /** ISO 8601. */
+  readonly at: string
+  /** ISO 8601; absent: for the thread's life. */
+  readonly expiresAt?: string
+  /** Set when the grant covers only calls with exactly these arguments (their digest). */
+  readonly argsDigest?: string
+}
+
+/** What an approver asks for with `approved: true`: a grant for later calls of the same tool in this thread. */
+export interface GrantRequest {
+  /** Only calls with the same arguments. Default: any arguments. */
+  readonly sameArguments?: boolean
+  /** How long it lasts, in milliseconds. Default: the thread's life. */
+  readonly ttlMs?: number
+}

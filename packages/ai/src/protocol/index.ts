@@ -50,10 +50,11 @@ export type {
   ReviewAccepted,
   ReviewRequest,
   ReviewView,
+  RevokeGrantRequest,
   StopAccepted,
   StopRequest,
 } from './requests.ts'
 export type { ThreadSnapshot, ThreadStatus, ThreadWindow } from './thread.ts'
 export type { ErrorBody, ErrorCode } from './errors.ts'
-export type { Decision, DecisionChannel, DecisionRecord, DecisionSummary, Principal, Reviewers } from './decisions.ts'
+export type { Decision, DecisionChannel, DecisionRecord, DecisionSummary, Grant, GrantRequest, Principal, Reviewers } from './decisions.ts'
 export type { ChatCapabilities } from './capabilities.ts'

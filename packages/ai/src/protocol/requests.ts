@@ -1,4 +1,4 @@
-import type { DecisionSummary } from './decisions.ts'
+import type { DecisionSummary, GrantRequest } from './decisions.ts'
 import type { ToolInterrupt } from './interrupts.ts'
 
 // Every POST body is JSON sent with `content-type: application/json` (anything else gets 415).
@@ -13,6 +13,8 @@ export interface MessageRequest {
 export interface ApprovalAnswer {
   readonly interruptId: string
   readonly approved: boolean
+  /** With `approved: true`: allow this tool for the rest of the thread (see `Grant`). */
+  readonly grant?: GrantRequest
   readonly editedArgs?: unknown
   /** Why the user denied; the model reads it. Capped in length by the server. */
   readonly reason?: string
@@ -85,8 +87,14 @@ export interface ReviewView {
   readonly linkExpiresAt: string
 }
 
-/** What a POST to the chat endpoint carries: a message, answers to interrupts, a stop, or a reviewer's decision through a link. */
-export type PostRequest = MessageRequest | ResumeRequest | StopRequest | ReviewRequest
+/** Revokes a grant of the thread: later calls it covered ask again. */
+export interface RevokeGrantRequest {
+  readonly threadId: string
+  readonly revokeGrant: string
+}
+
+/** What a POST to the chat endpoint carries: a message, answers to interrupts, a stop, a reviewer's decision through a link, or a grant's revocation. */
+export type PostRequest = MessageRequest | ResumeRequest | StopRequest | ReviewRequest | RevokeGrantRequest
 
 /** @deprecated Renamed `PostRequest`: a wire type, not the UI's chat; this alias goes in the next release. */
 export type ChatRequest = PostRequest

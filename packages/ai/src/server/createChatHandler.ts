@@ -3,11 +3,11 @@ import type { AnyTool } from '../tools/types.ts'
 import { resolveConfig } from './config.ts'
 import type { ChatConfig, ChatHandlerOptions, ContextOption, ToolsContext } from './options.ts'
 import { HttpError, threadNotFound } from './errors.ts'
-import type { DecisionRecord } from '../protocol/decisions.ts'
+import type { DecisionRecord, Grant } from '../protocol/decisions.ts'
 import { verifiedDecisions } from './decisions/records.ts'
 import { withFrontendTools } from './agui/frontendTools.ts'
 import { parsePostRequest, readJsonBody } from './http/requests.ts'
-import { resume, startTurn, stopRun } from './claim/claims.ts'
+import { resume, revoke, revokeGrantOf, startTurn, stopRun } from './claim/claims.ts'
 import { read } from './http/reads.ts'
 import { review } from './claim/reviews.ts'
 
@@ -19,6 +19,10 @@ export interface ChatHandler {
   (request: Request): Promise<Response>
   /** The thread's decision records, oldest first, checked against their digests (throws `DECISION_RECORD_ALTERED`). */
   decisions(threadId: string): Promise<readonly DecisionRecord[]>
+  /** The thread's grants in force (expired ones included until revoked; they cover nothing). */
+  grants(threadId: string): Promise<readonly Grant[]>
+  /** Revokes a grant (throws `GRANT_NOT_FOUND`): later calls it covered ask again. */
+  revokeGrant(threadId: string, grantId: string): Promise<void>
 }
 
 /**
@@ -53,6 +57,12 @@ export function createChatHandler<
       if (!head) throw threadNotFound(threadId)
       return verifiedDecisions(config.store, head)
     },
+    grants: async (threadId: string) => {
+      const head = await config.store.head(threadId)
+      if (!head) throw threadNotFound(threadId)
+      return head.grants ?? []
+    },
+    revokeGrant: (threadId: string, grantId: string) => revoke(config, threadId, grantId),
   })
 }
 
@@ -60,6 +70,7 @@ async function post(config: ChatConfig, request: Request): Promise<Response> {
   const body = parsePostRequest(await readJsonBody(request, config.limits.maxBodyBytes))
   if ('stop' in body) return stopRun(config, request, body)
   if ('review' in body) return review(config, request, body)
+  if ('revokeGrant' in body) return revokeGrantOf(config, request, body)
   const scoped = body.declaredTools ? withFrontendTools(config, body.declaredTools) : config
   return 'resume' in body ? resume(scoped, request, body) : startTurn(scoped, request, body)
 }

@@ -12,6 +12,8 @@ import type { Decision, DecisionChannel, DecisionSummary, Principal } from '../.
 import { deepEqual } from '../../util/deepEqual.ts'
 import { digestOf } from '../../util/digest.ts'
 import type { ReviewClaims } from '../decisions/reviewLinks.ts'
+import { makeGrant } from '../decisions/grants.ts'
+import type { Grant } from '../../protocol/decisions.ts'
 import { editedFields, summaryOf, type DecisionDraft } from '../decisions/records.ts'
 import { checkReviewer, requiredApprovals } from '../decisions/reviewers.ts'
 
@@ -29,10 +31,11 @@ export async function checkAnswers(
   tools: ToolRegistry,
   limits: { readonly maxReasonLength: number; readonly maxMessageBytes: number },
   who: Answerer,
-): Promise<{ readonly step: OpenStep; readonly drafts: readonly DecisionDraft[] }> {
+): Promise<{ readonly step: OpenStep; readonly drafts: readonly DecisionDraft[]; readonly grants: readonly Grant[] }> {
   const step = head.step
   const byId = new Map((step?.interrupts ?? []).map((interrupt) => [interrupt.id, interrupt]))
   const drafts: DecisionDraft[] = []
+  const grants: Grant[] = []
   for (const [index, answer] of answers.entries()) {
     const path = `resume[${index}]`
     const interrupt = byId.get(answer.interruptId)
@@ -57,10 +60,12 @@ export async function checkAnswers(
       continue
     }
     const { draft, interrupt: decided } = decide(head.id, interrupt, checked, who)
-    drafts.push(draft)
+    const grant = 'grant' in answer && answer.grant && decided.answer ? await makeGrant(answer.grant, interrupt.toolName, who.principal, draft.ranArgs) : undefined
+    if (grant) grants.push(grant)
+    drafts.push(grant ? { ...draft, grantId: grant.id } : draft)
     byId.set(interrupt.id, who.link ? { ...decided, usedLinks: [...(decided.usedLinks ?? []), who.link.nonce] } : decided)
   }
-  return { step: { ...step!, interrupts: [...byId.values()] }, drafts }
+  return { step: { ...step!, interrupts: [...byId.values()] }, drafts, grants }
 }
 
 /** Who answers, and how their answer came: through a review link, its checked claims. */

@@ -1,5 +1,5 @@
 import type { ThreadUserMessage } from '../../protocol/messages.ts'
-import type { MessageRequest, ResumeAccepted, ResumeRequest, StopAccepted, StopRequest } from '../../protocol/requests.ts'
+import type { MessageRequest, ResumeAccepted, ResumeRequest, RevokeGrantRequest, StopAccepted, StopRequest } from '../../protocol/requests.ts'
 import { jsonBytes } from '../../util/jsonBytes.ts'
 import { randomId } from '../../util/randomId.ts'
 import { checkClientHistory } from '../agui/clientHistory.ts'
@@ -13,7 +13,7 @@ import { pausedRun, startDetachedRun, startRun } from '../run/startRun.ts'
 
 import { recoverLostRun } from '../thread/recovery.ts'
 import { authorizeThread, commitChange, isRunning, loadHead, newHead, updateThread, type ThreadChange } from '../thread/thread.ts'
-import { cancelStep, claimForMessage, claimForResume, claimNewThread, recordAnswers, requestStop, storedSize, takeOver, type RunStart } from '../thread/transitions.ts'
+import { cancelStep, revokeGrant, claimForMessage, claimForResume, claimNewThread, recordAnswers, requestStop, storedSize, takeOver, type RunStart } from '../thread/transitions.ts'
 import { checkAnswers, checkReplay, type Answerer } from './answers.ts'
 import { chainDecisions, outcomeDrafts } from '../decisions/records.ts'
 import { reportDecisions } from '../decisions/report.ts'
@@ -112,9 +112,10 @@ export async function storeAnswers(config: ChatConfig, body: ResumeRequest, who:
       checkReplay(head, lost, body.resume)
       return claimForResume(head, { runId, recovery, step: lost, now: Date.now() })
     }
-    const { step, drafts } = await checkAnswers({ ...head, step: recovery.step }, body.resume, config.tools, config.limits, who)
+    const { step, drafts, grants } = await checkAnswers({ ...head, step: recovery.step }, body.resume, config.tools, config.limits, who)
     if (running) throw threadBusy()
-    const decided = await chainDecisions(head.decisions, drafts)
+    const chain = await chainDecisions(head.decisions, drafts)
+    const decided = grants.length > 0 ? { ...chain, grants: [...(head.grants ?? []), ...grants] } : chain
     if (unanswered(step).length > 0) return recordAnswers(head, { recovery, step, decided })
     return claimForResume(head, { runId, recovery, step, decided, now: Date.now() })
   })
@@ -214,4 +215,20 @@ async function cancelWaiting(config: ChatConfig, request: Request, threadId: str
     if (!(error instanceof Unchanged)) throw error
   }
   return jsonResponse(200, stopAccepted(threadId, false, cancelled))
+}
+
+/** `POST { threadId, revokeGrant }`: later calls the grant covered ask again. 404 `GRANT_NOT_FOUND` when the thread has no such grant (or it was revoked). */
+export async function revokeGrantOf(config: ChatConfig, request: Request, body: RevokeGrantRequest): Promise<Response> {
+  await loadHead(config, request, body.threadId, 'write')
+  await revoke(config, body.threadId, body.revokeGrant)
+  return jsonResponse(200, { threadId: body.threadId, revoked: body.revokeGrant })
+}
+
+export async function revoke(config: ChatConfig, threadId: string, grantId: string): Promise<void> {
+  await updateThread(config.store, threadId, (head) => {
+    if (!head.grants?.some((grant) => grant.id === grantId)) {
+      throw new HttpError(404, 'GRANT_NOT_FOUND', `Thread "${threadId}" has no grant "${grantId}" (or it was revoked)`, 'revokeGrant')
+    }
+    return revokeGrant(head, { grantId })
+  })
 }

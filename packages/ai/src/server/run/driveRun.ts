@@ -1,4 +1,4 @@
-import { ANONYMOUS } from '../decisions/records.ts'
+import { ANONYMOUS, summaryOf, type DecisionDraft } from '../decisions/records.ts'
 import { requestReviews } from '../decisions/approvalRequests.ts'
 import type { DecisionSummary } from '../../protocol/decisions.ts'
 import type { Execution } from './callPlan.ts'
@@ -86,10 +86,11 @@ async function drive(run: Run, start: RunStart): Promise<readonly StoredInterrup
 
 /** Plans a step's calls, runs the server tools among them, and stores the step: closed, or open on its interrupts. */
 async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps: number): Promise<StoredInterrupt[]> {
-  const plan = await planToolCalls(message.toolCalls, run.config.tools, run.context, run.failures, run.head.turnBy ?? ANONYMOUS, (call, tool) => run.middleware.toolInput(call, tool))
+  const plan = await planToolCalls(message.toolCalls, run.config.tools, run.context, run.failures, { threadId: run.head.id, requester: run.head.turnBy ?? ANONYMOUS, grants: run.head.grants }, (call, tool) => run.middleware.toolInput(call, tool))
   for (const result of plan.results) run.events.result(result)
   const step: OpenStep = { message, results: plan.results, interrupts: plan.interrupts, running: [], steps }
-  return runAndStore(run, step, plan.executions, [])
+  const granted = new Map(plan.granted.map((draft) => [draft.toolCallId, summaryOf({ ...draft, seq: 0, previous: null, digest: '', shownDigest: '' })]))
+  return runAndStore(run, step, plan.executions, [], granted, plan.granted)
 }
 
 /**
@@ -137,10 +138,12 @@ async function runAndStore(
   executions: readonly Execution[],
   resolved: readonly StoredInterrupt[],
   decided: ReadonlyMap<string, DecisionSummary> = new Map(),
+  drafts: readonly DecisionDraft[] = [],
 ): Promise<StoredInterrupt[]> {
   const resolvedInterruptIds = resolved.length > 0 ? rememberResolved(run.head.resolvedInterruptIds, resolved) : run.head.resolvedInterruptIds
+  // Calls run under a grant are recorded with the write that marks them running: before they run.
   if (executions.length > 0) {
-    await run.save({ step: { ...step, running: executions.map((execution) => execution.toolCallId) }, resolvedInterruptIds })
+    await run.save({ step: { ...step, running: executions.map((execution) => execution.toolCallId) }, resolvedInterruptIds }, drafts)
   }
   const executed = await executeToolCalls(executions, {
     signal: run.signal,

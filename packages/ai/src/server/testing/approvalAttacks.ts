@@ -37,13 +37,20 @@ export function reviewedApp(store: ThreadStore, options: { readonly linkTtlMs?: 
     inputSchema: v.object({ to: v.string(), amount: v.number() }),
     needsApproval: () => ({ reason: 'Large wire', reviewers: { roles: ['finance'], required: 2 } }),
   }).server(async (input) => (ran.push({ tool: 'wire_funds', input }), { ok: true }))
+  const email = toolDefinition({
+    name: 'send_email',
+    description: 'Sends an email',
+    inputSchema: v.object({ to: v.string() }),
+    needsApproval: true,
+  }).server(async (input) => (ran.push({ tool: 'send_email', input }), { ok: true }))
   const model = scriptedModel([
+    { when: /email (\w+)/, call: (m) => ({ tool: 'send_email', input: { to: m[1] } }), then: ([r]) => `email: ${r.status}` },
     { when: /wire (\d+)/, call: (m) => ({ tool: 'wire_funds', input: { to: 'Zed', amount: Number(m[1]) } }), then: ([r]) => `wire: ${r.status}` },
     { when: /pay (\d+)/, call: (m) => ({ tool: 'transfer_money', input: { to: 'Bob', amount: Number(m[1]) } }), then: ([r]) => `pay: ${r.status}` },
   ])
   const handler = createChatHandler({
     model,
-    tools: [transfer, wire],
+    tools: [transfer, wire, email],
     store,
     identify: (request) => PEOPLE[request.headers.get('x-session') ?? ''],
     reviewLinks: { secret: LINK_SECRET, url: (token) => `https://app.test/review?token=${token}`, ...(options.linkTtlMs ? { ttlMs: options.linkTtlMs } : {}) },
@@ -55,11 +62,11 @@ export function reviewedApp(store: ThreadStore, options: { readonly linkTtlMs?: 
     handler(new Request('http://test/chat', { method: 'POST', headers: { 'content-type': 'application/json', ...(as ? { 'x-session': as } : {}) }, body: JSON.stringify(body) }))
   const get = (query: string, as?: string) => handler(new Request(`http://test/chat?${query}`, { headers: as ? { 'x-session': as } : {} }))
 
-  /** Sends a message as `as`; the interrupt it paused on. */
-  const ask = async (message: string, as = 'alice') => {
-    const text = await (await post({ message }, as)).text()
+  /** Sends a message as `as` (in `threadId`, or a new thread); the interrupt it paused on, if any. */
+  const ask = async (message: string, as = 'alice', threadId?: string) => {
+    const text = await (await post(threadId ? { threadId, message } : { message }, as)).text()
     const events = text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)))
-    const interrupt = events.at(-1).outcome.interrupts[0]
+    const interrupt = events.at(-1).outcome?.interrupts?.[0]
     return { threadId: events[0].threadId as string, interrupt: interrupt as { id: string; toolCallId: string; input: unknown } }
   }
   /** The links `onApprovalRequested` got for an interrupt (they are made once it is stored). */

@@ -304,6 +304,43 @@ export function threadStoreConformance(name: string, factory: StoreFactory, { de
       expect(await shortLived.state(late.threadId)).toEqual(beforeLate)
     }, 60_000)
 
+    it('grants: cover later calls of the same tool only, never widen past their author, and stop when revoked', async () => {
+      const app = reviewedApp(await factory({}))
+      const first = await app.ask('email ann')
+      const threadId = first.threadId
+      await (await app.post({ threadId, resume: [{ interruptId: first.interrupt.id, approved: true, grant: {} }] }, 'alice')).text()
+      const [grant] = await app.handler.grants(threadId)
+      expect(grant!.toolName).toBe('send_email')
+      expect(grant!.by.id).toBe('alice')
+      // Covered: runs without asking, recorded as run under the grant by its author.
+      expect((await app.ask('email bob', 'alice', threadId)).interrupt).toBeUndefined()
+      // Another tool is not covered, and alice's grant cannot stand in for a reviewer.
+      const pay = await app.ask('pay 10', 'alice', threadId)
+      expect(typeof pay.interrupt.id).toBe('string')
+      expect(app.ran.map((call) => call.tool)).toEqual(['send_email', 'send_email'])
+      const trail = (await app.handler.decisions(threadId)).map((record) => [record.decision, record.by.id, record.grantId])
+      expect(trail).toEqual([
+        ['approved', 'alice', grant!.id],
+        ['granted', 'alice', grant!.id],
+      ])
+
+      // A reviewer's grant covers the calls they could have approved: not the ones they ask for themselves, not a two-person rule.
+      const payAgain = await app.ask('pay 20', 'alice', threadId)
+      await (await app.post({ threadId, resume: [{ interruptId: payAgain.interrupt.id, approved: true, grant: { ttlMs: 60_000 } }] }, 'bob')).text()
+      expect((await app.ask('pay 30', 'alice', threadId)).interrupt).toBeUndefined()
+      expect(typeof (await app.ask('pay 40', 'bob', threadId)).interrupt.id).toBe('string')
+      expect(typeof (await app.ask('wire 50', 'alice', threadId)).interrupt.id).toBe('string')
+
+      // Revoked: the next call asks again; revoking again is refused and changes nothing.
+      const revoked = await app.post({ threadId, revokeGrant: grant!.id }, 'alice')
+      expect(revoked.status).toBe(200)
+      expect(typeof (await app.ask('email cat', 'alice', threadId)).interrupt.id).toBe('string')
+      const before = await app.state(threadId)
+      expect(await app.errorOf(await app.post({ threadId, revokeGrant: grant!.id }, 'alice'))).toEqual({ status: 404, code: 'GRANT_NOT_FOUND' })
+      expect(await app.state(threadId)).toEqual(before)
+      expect(app.ran.filter((call) => call.tool === 'send_email').length).toBe(2)
+    }, 60_000)
+
     it('applies exactly one of 100 concurrent identical answers, and runs the tool once', async () => {
       const store = await factory({})
       let ran = 0

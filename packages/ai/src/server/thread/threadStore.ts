@@ -1,4 +1,4 @@
-import type { DecisionRecord, DecisionSummary, Principal, Reviewers } from '../../protocol/decisions.ts'
+import type { DecisionRecord, DecisionSummary, Grant, Principal, Reviewers } from '../../protocol/decisions.ts'
 import type { ToolInterrupt } from '../../protocol/interrupts.ts'
 import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../../protocol/messages.ts'
 
@@ -95,6 +95,8 @@ export interface ThreadHead {
   readonly resolvedInterruptIds: readonly string[]
   /** The run a user asked to stop, for the instance that runs it to see at its next look. */
   readonly stopRequested?: string | undefined
+  /** Tools allowed for this thread by an approver ("allow for this conversation"); revoking one removes it. */
+  readonly grants?: readonly Grant[] | undefined
   /** Who sent the turn's message: the requester of every call the turn makes (reviewers are never it). */
   readonly turnBy?: Principal | undefined
   /** Where the thread's chain of decision records ends: the next record links to it under the same compare-and-set. */

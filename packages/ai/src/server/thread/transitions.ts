@@ -4,7 +4,7 @@ import { rememberResolved } from '../run/interrupts.ts'
 import type { Recovery } from './recovery.ts'
 import type { ThreadChange } from './thread.ts'
 import type { ActiveRun, DecisionTip, OpenStep, ThreadHead } from './threadStore.ts'
-import type { DecisionRecord, Principal } from '../../protocol/decisions.ts'
+import type { DecisionRecord, Grant, Principal } from '../../protocol/decisions.ts'
 
 // Every way a thread's head changes, as pure functions `(head, input) => change`, in the manner of
 // TanStack Query's reducer: the claims and the run decide which event happened and pick one of
@@ -101,10 +101,14 @@ export function claimNewThread(input: { readonly runId: string; readonly user: T
 export interface Decided {
   readonly records: readonly DecisionRecord[]
   readonly tip: DecisionTip
+  /** The thread's grants once these decisions made theirs. */
+  readonly grants?: readonly Grant[]
 }
 
-function chained(decided: { readonly decided?: Decided | undefined } | undefined): { decisions?: DecisionTip } {
-  return decided?.decided && decided.decided.records.length > 0 ? { decisions: decided.decided.tip } : {}
+function chained(decided: { readonly decided?: Decided | undefined } | undefined): { decisions?: DecisionTip; grants?: readonly Grant[] } {
+  const given = decided?.decided
+  if (!given || given.records.length === 0) return {}
+  return { decisions: given.tip, ...(given.grants ? { grants: given.grants } : {}) }
 }
 
 function records(decided: { readonly decided?: Decided | undefined } | undefined): { decisions?: readonly DecisionRecord[] } {
@@ -168,10 +172,18 @@ export interface StepFields {
   readonly resolvedInterruptIds?: readonly string[]
 }
 
-/** The run stores its progress (messages it appended, the open step); the write renews its lease. */
-export function saveStep(head: ThreadHead, input: { readonly fields: StepFields; readonly append: readonly ThreadMessage[]; readonly now: number }): ThreadChange {
+/** The run stores its progress (messages it appended, the open step, calls it ran under grants); the write renews its lease. */
+export function saveStep(
+  head: ThreadHead,
+  input: { readonly fields: StepFields; readonly append: readonly ThreadMessage[]; readonly now: number; readonly decided?: Decided | undefined },
+): ThreadChange {
   const { fields, append, now } = input
-  return { head: { ...fields, ...renewLease(head, { now }).head }, append }
+  return { head: { ...fields, ...renewLease(head, { now }).head, ...chained(input) }, append, ...records(input) }
+}
+
+/** A grant is revoked: later calls it covered ask again. */
+export function revokeGrant(head: ThreadHead, input: { readonly grantId: string }): ThreadChange {
+  return { head: { grants: (head.grants ?? []).filter((grant) => grant.id !== input.grantId) } }
 }
 
 /** The run is over: it stores what it appended and lets the thread go. */
