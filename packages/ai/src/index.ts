@@ -2,6 +2,8 @@
 export { toolDefinition, type ToolDefinitionConfig } from './tools/toolDefinition.ts'
 export { thinkTool, THINK_TOOL_DESCRIPTION, THOUGHT_METADATA, type ThinkTool, type ThinkToolOptions } from './tools/thinkTool.ts'
 export { toolSearch, type ToolRanker, type ToolSearch, type ToolSearchOptions } from './tools/toolSearch.ts'
+export { lexicalRanker, type LexicalRankerOptions } from './tools/search/lexicalRanker.ts'
+export { TOOL_SYNONYMS, type ToolSynonyms } from './tools/search/synonyms.ts'
 export { toolResult, isToolContentResult, type ToolContentPart, type ToolContentResult, type ToolFileSource } from './tools/toolResult.ts'
 export { evaluateApproval, type ApprovalRequirement } from './tools/approval.ts'
 export { validateToolInput, validateToolOutput } from './tools/validateToolValue.ts'

@@ -1,6 +1,7 @@
 import type { JsonSchema } from '../schema/types.ts'
 import { convertRoot } from './convert/root.ts'
 import { ProviderSchemaError } from './ProviderSchemaError.ts'
+import { StrictUnfit } from './convert/strictUnfit.ts'
 import { DefTable, type ConvertContext, type OptionalProperty } from './convert/context.ts'
 import type { Dialect } from './dialect.ts'
 import { ANTHROPIC_STRICT_BUDGET } from './dialects/anthropic.ts'
@@ -40,6 +41,7 @@ export function convertSchema(schema: unknown, target: ProviderTarget, options: 
   try {
     attempt = attemptConversion(schema, dialect, NOTHING_FORCED)
   } catch (error) {
+    if (error instanceof StrictUnfit) return nonStrict(schema, target, options, `${error.reason} (at ${error.path || '/'})`)
     // A recursive schema under a strict mode that forbids recursion (Anthropic's).
     if (!(error instanceof ProviderSchemaError) || error.code !== 'RECURSIVE_SCHEMA') throw error
     return nonStrict(schema, target, options, `${dialect.label} does not accept recursive schemas (at ${error.path})`)

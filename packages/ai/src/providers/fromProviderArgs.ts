@@ -1,7 +1,7 @@
 import type { AnyTool } from '../tools/types.ts'
 import { restore } from './plan.ts'
 import type { ProviderOptions, ProviderTarget } from './targets.ts'
-import { toolConversion } from './toProviderTool.ts'
+import { singleToolConversion } from './toProviderTool.ts'
 import type { ProviderCall } from './types.ts'
 
 /**
@@ -19,7 +19,7 @@ export function fromProviderArgs<TTool extends AnyTool, T extends ProviderTarget
   args: unknown,
   options?: ProviderOptions<T>,
 ): ProviderCall<TTool['name']> {
-  const { plan, defs } = toolConversion(tool, target, options)
+  const { plan, defs } = singleToolConversion(tool, target, options)
   return { toolName: tool.name, args: restore(plan, parseArguments(args), defs) }
 }
 

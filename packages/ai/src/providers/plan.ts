@@ -84,11 +84,10 @@ function restoreObject(fields: ReadonlyMap<string, FieldPlan>, value: unknown, d
 
 function restoreTuple(plan: Extract<Plan, { kind: 'tuple' }>, value: unknown): unknown {
   if (!isPlainObject(value)) return value
+  // A list has no holes: it ends at the first position the model left out ({_1} alone is []).
   let length = 0
-  plan.keys.forEach((key, i) => {
-    if (Object.hasOwn(value, key)) length = i + 1
-  })
-  const items: unknown[] = plan.keys.slice(0, length).map((key) => (Object.hasOwn(value, key) ? value[key] : null))
+  while (length < plan.keys.length && Object.hasOwn(value, plan.keys[length] as string)) length++
+  const items: unknown[] = plan.keys.slice(0, length).map((key) => value[key])
   const rest = plan.restKey === undefined ? undefined : value[plan.restKey]
   if (Array.isArray(rest) && length === plan.keys.length) items.push(...rest)
   return items
@@ -114,8 +113,9 @@ function parseJsonOr(text: string): unknown {
 }
 
 /**
- * Whether a value has the shape of a converted branch: its type, its enum, its required keys.
- * Shallow on purpose; it only has to tell the branches of one union apart.
+ * Whether a value has the shape of a converted branch: its type, its enum, its required keys, and
+ * the same for the values of its declared properties and its items, a few levels down: a map sent
+ * as entries and a real list of `{ key, value }` objects differ only there.
  */
 function fits(schema: unknown, value: unknown, defs: DefLookup, depth = 0): boolean {
   if (schema === true || schema === undefined) return true
@@ -128,6 +128,7 @@ function fits(schema: unknown, value: unknown, defs: DefLookup, depth = 0): bool
   if (Array.isArray(schema.anyOf) && !schema.anyOf.some((branch) => fits(branch, value, defs, depth + 1))) return false
   if (schema.type !== undefined && !fitsType(schema.type, value)) return false
   if (Array.isArray(schema.enum) && !schema.enum.some((option) => option === value)) return false
+  if (typeof value === 'string' && typeof schema.format === 'string' && FORMAT_SHAPES[schema.format]?.test(value) === false) return false
   if (Object.hasOwn(schema, 'const') && schema.const !== value && typeof value !== 'object') return false
   if (isPlainObject(value) && Array.isArray(schema.required)) {
     if (!schema.required.every((key) => typeof key !== 'string' || Object.hasOwn(value, key))) return false
@@ -136,7 +137,22 @@ function fits(schema: unknown, value: unknown, defs: DefLookup, depth = 0): bool
     const known = schema.properties
     if (!Object.keys(value).every((key) => Object.hasOwn(known, key))) return false
   }
+  if (isPlainObject(value) && isPlainObject(schema.properties)) {
+    const properties = schema.properties
+    for (const [key, item] of Object.entries(value)) if (Object.hasOwn(properties, key) && !fits(properties[key], item, defs, depth + 1)) return false
+  }
+  if (Array.isArray(value) && isPlainObject(schema.items) && !value.every((item) => fits(schema.items, item, defs, depth + 1))) return false
   return true
+}
+
+/** The outline of common formats: enough to tell a date-time branch from a free string one. */
+const FORMAT_SHAPES: Readonly<Record<string, RegExp>> = {
+  'date-time': /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}/,
+  date: /^\d{4}-\d{2}-\d{2}$/,
+  time: /^\d{2}:\d{2}/,
+  email: /^[^@\s]+@[^@\s]+$/,
+  uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+  ipv4: /^\d{1,3}(\.\d{1,3}){3}$/,
 }
 
 function fitsType(type: unknown, value: unknown): boolean {

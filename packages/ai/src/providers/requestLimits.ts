@@ -1,5 +1,5 @@
 import { ANTHROPIC_STRICT_BUDGET } from './dialects/anthropic.ts'
-import { measure } from './limits.ts'
+import { measure, type SchemaSize } from './limits.ts'
 import type { DefLookup, Plan } from './plan.ts'
 import type { ProviderTarget } from './targets.ts'
 import type { ProviderToolResult } from './types.ts'
@@ -32,7 +32,7 @@ export function fitRequestLimits(target: ProviderTarget, tools: readonly Request
   return tools.map(({ conversion, nonStrict }) => {
     const envelope = conversion.result.tool as { readonly strict?: boolean; readonly input_schema?: JsonSchema }
     if (envelope.strict !== true || envelope.input_schema === undefined) return conversion
-    const size = measure(envelope.input_schema)
+    const size = measured(envelope.input_schema)
     const over = overBudget(used, size)
     if (over === undefined) {
       used.tools += 1
@@ -44,6 +44,15 @@ export function fitRequestLimits(target: ProviderTarget, tools: readonly Request
     const warning = { path: '/inputSchema', code: 'STRICT_DISABLED' as const, message: `Sent with strict: false: ${over}` }
     return { ...relaxed, result: deepFreeze({ ...relaxed.result, warnings: [warning, ...relaxed.result.warnings] }) }
   })
+}
+
+/** Conversions are cached and frozen: each schema is measured once, however many requests send it. */
+const sizes = new WeakMap<object, SchemaSize>()
+
+function measured(schema: JsonSchema): SchemaSize {
+  let size = sizes.get(schema)
+  if (!size) sizes.set(schema, (size = measure(schema)))
+  return size
 }
 
 function overBudget(used: { tools: number; optional: number; unions: number }, size: { optional: number; unions: number }): string | undefined {

@@ -8,7 +8,7 @@ import { isPlainObject } from '../util/isPlainObject.ts'
 import { providerToolName } from './providerName.ts'
 import { ProviderSchemaError } from './ProviderSchemaError.ts'
 import { assertProviderTarget, conversionKey, resolveOptions, type McpToolAnnotations, type ProviderOptions, type ProviderTarget, type ResolvedOptions } from './targets.ts'
-import { fitRequestLimits, type ToolConversion } from './requestLimits.ts'
+import { fitRequestLimits, type RequestTool, type ToolConversion } from './requestLimits.ts'
 import { schemaConversion } from './toProviderSchema.ts'
 import type { ProviderToolResult } from './types.ts'
 import { isLossy, underPointer, type ProviderWarning } from './warnings.ts'
@@ -35,7 +35,7 @@ const cache = new WeakMap<object, Map<string, ToolConversion>>()
  * target and options: a chat turn converts each tool once, however often it is asked.
  */
 export function toProviderTool<T extends ProviderTarget>(tool: AnyTool, target: T, options?: ProviderOptions<T>): ProviderToolResult<T> {
-  const result = toolConversion(tool, target, options).result as ProviderToolResult<T>
+  const result = singleToolConversion(tool, target, options).result as ProviderToolResult<T>
   // @google/genai rewrites each declaration's `parameters` in place: it gets a copy it may edit
   // (the conversion itself stays cached; only the copy is paid for).
   return target === 'gemini' || target === 'gemini-json-schema' ? { ...result, tool: structuredClone(result.tool) } : result
@@ -50,9 +50,21 @@ export function toProviderTool<T extends ProviderTarget>(tool: AnyTool, target: 
 export function toProviderTools<T extends ProviderTarget>(tools: readonly AnyTool[], target: T, options?: ProviderOptions<T>): ProviderToolResult<T>[] {
   const fitted = fitRequestLimits(
     target,
-    tools.map((tool) => ({ conversion: toolConversion(tool, target, options), nonStrict: () => toolConversion(tool, target, { ...options, strict: false } as ProviderOptions<T>) })),
+    tools.map((tool) => requestTool(tool, target, options)),
   )
   return fitted.map(({ result }) => (target === 'gemini' || target === 'gemini-json-schema' ? { ...result, tool: structuredClone(result.tool) } : result) as ProviderToolResult<T>)
+}
+
+/**
+ * The conversion of a tool sent alone, which is a request of one: the request-wide limits hold
+ * for it too. What `toProviderTool` sends and `fromProviderArgs` maps back from.
+ */
+export function singleToolConversion(tool: AnyTool, target: ProviderTarget, options: ProviderOptions | undefined): ToolConversion {
+  return fitRequestLimits(target, [requestTool(tool, target, options)])[0] as ToolConversion
+}
+
+function requestTool<T extends ProviderTarget>(tool: AnyTool, target: T, options: ProviderOptions<T> | undefined): RequestTool {
+  return { conversion: toolConversion(tool, target, options), nonStrict: () => toolConversion(tool, target, { ...options, strict: false } as ProviderOptions<T>) }
 }
 
 /** The memoized conversion behind `toProviderTool` and `fromProviderArgs`. */

@@ -60,10 +60,11 @@ function describedRef(node: JsonSchema, at: string): JsonSchema | undefined {
 /** A node without `$ref`, `allOf` or a union: one shape, or several types to split. */
 function convertShape(node: JsonSchema, at: string, cx: ConvertContext, want: Want): Converted {
   const declared = declaredTypes(node)
-  const types = new Set<JsonType>(declared ?? inferredTypes(node))
   const values = enumValues(node)
-  // With a declared type, null must be among the types; without one, the enum decides.
-  const admitsNull = declared ? declared.has('null') : (values?.includes(null) ?? false)
+  // `type` and `enum` both hold: a type only counts if some value has it, and null only if both
+  // list it (`type: ["string", "null"], enum: ["F", "C"]` takes no null, whatever it suggests).
+  const types = new Set<JsonType>(declared ? [...declared].filter((type) => !values || values.some((value) => fitsType(value, type))) : inferredTypes(node))
+  const admitsNull = declared ? types.has('null') : (values?.includes(null) ?? false)
   types.delete('null')
   if (types.has('number')) types.delete('integer')
   if (types.size === 0 && admitsNull) return convertNullOnly(node, at, cx)
@@ -104,6 +105,7 @@ function restrictToType(node: JsonSchema, at: string, type: JsonType): JsonSchem
 }
 
 function fitsType(value: unknown, type: JsonType): boolean {
+  if (type === 'null') return value === null
   if (type === 'number') return typeof value === 'number'
   if (type === 'integer') return typeof value === 'number' && Number.isInteger(value)
   if (type === 'object') return typeof value === 'object' && value !== null && !Array.isArray(value)

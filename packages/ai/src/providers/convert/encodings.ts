@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../../schema/types.ts'
-import { omit } from '../json.ts'
+import { omit, type MutableSchema } from '../json.ts'
 import type { Plan } from '../plan.ts'
 import type { ConvertContext, Converted } from './context.ts'
 import { convertNode } from './convertNode.ts'
@@ -18,6 +18,17 @@ const ANY_JSON_NOTE = 'Send any JSON value as a JSON-encoded string (for example
 export function encodeAsJson(node: JsonSchema, at: string, cx: ConvertContext, note = ANY_JSON_NOTE): Converted {
   cx.warnings.add('JSON_ENCODED', at, `This value has no fixed shape ${cx.dialect.label} can declare; it is sent as a JSON string and parsed back`)
   const schema = finishNode({ type: 'string' }, node, at, cx, 'any', { notes: [note], carry: false })
+  return { schema, plan: JSON_PLAN, admitsNull: false }
+}
+
+/**
+ * The empty object where the dialect cannot declare one (Gemini refuses an OBJECT without
+ * properties): the one string "{}", as an enum so the model cannot send anything else.
+ */
+export function encodeEmptyObject(node: JsonSchema, at: string, cx: ConvertContext): Converted {
+  cx.warnings.add('JSON_ENCODED', at, `${cx.dialect.label} cannot declare an object without properties; it is sent as the string "{}" and parsed back`)
+  const enumSchema: MutableSchema = cx.dialect.stringEnums ? { type: 'string', format: 'enum', enum: ['{}'] } : { type: 'string', enum: ['{}'] }
+  const schema = finishNode(enumSchema, node, at, cx, 'any', { notes: ['Always the empty object: send "{}".'], carry: false })
   return { schema, plan: JSON_PLAN, admitsNull: false }
 }
 

@@ -4,10 +4,11 @@ import { isPlainObject } from '../../util/isPlainObject.ts'
 import { describeKeyword } from '../describe.ts'
 import type { ConvertContext, Converted } from './context.ts'
 import { convertNode } from './convertNode.ts'
-import { encodeAsEntries, encodeAsJson } from './encodings.ts'
+import { encodeAsEntries, encodeAsJson, encodeEmptyObject } from './encodings.ts'
 import { finishNode } from './finish.ts'
 import { derive, locate, type Located } from './merge.ts'
 import { buildRecord, type Field } from './record.ts'
+import { StrictUnfit } from './strictUnfit.ts'
 
 /**
  * How an object node is built: declared properties (`record`), nothing allowed (`empty`), keys
@@ -43,10 +44,12 @@ function convertRecord(node: JsonSchema, at: string, cx: ConvertContext): Conver
   const dialect = cx.dialect
   const properties = isPlainObject(node.properties) ? node.properties : {}
   const required = new Set(stringList(node.required))
+  if (dialect.strict) refuseTypedExtras(node, at, cx)
   const fields: Field[] = Object.entries(properties).map(([key, schema]) => ({ key, schema, at: locate(node, at, 'properties', key), required: required.has(key) }))
-  // A closed object must declare every key it requires.
+  // A closed object must declare every key it requires, with the schema extra keys have.
   if (dialect.closedObjects || dialect.flavor === 'openapi') {
-    for (const key of required) if (!Object.hasOwn(properties, key)) fields.push({ key, schema: {}, at: locate(node, at, 'required'), required: true })
+    const extra = isPlainObject(node.additionalProperties) ? { schema: node.additionalProperties, at: locate(node, at, 'additionalProperties') } : { schema: {}, at: locate(node, at, 'required') }
+    for (const key of required) if (!Object.hasOwn(properties, key)) fields.push({ key, ...extra, required: true })
   }
   const record = buildRecord(fields, cx)
   // Every property was cut (recursion): Gemini refuses an OBJECT without properties.
@@ -71,6 +74,20 @@ function keepExtras(schema: MutableSchema, node: JsonSchema, at: string, cx: Con
   return [describeKeyword('patternProperties', node.patternProperties)]
 }
 
+/**
+ * A strict mode closes every object, so a map beside declared properties (typed extra keys) would
+ * lose its entries: the tool goes non-strict instead (strict modes refuse the open object).
+ */
+function refuseTypedExtras(node: JsonSchema, at: string, cx: ConvertContext): void {
+  const extra = node.additionalProperties
+  if (isPlainObject(extra) && Object.keys(extra).length > 0) {
+    throw new StrictUnfit(locate(node, at, 'additionalProperties'), `${cx.dialect.label} requires additionalProperties: false, and this object takes extra keys of a given schema beside its declared properties`)
+  }
+  if (isPlainObject(node.patternProperties) && Object.keys(node.patternProperties).length > 0) {
+    throw new StrictUnfit(locate(node, at, 'patternProperties'), `${cx.dialect.label} requires additionalProperties: false, and this object takes keys matching patternProperties beside its declared properties`)
+  }
+}
+
 function reportDroppedExtras(node: JsonSchema, at: string, cx: ConvertContext): void {
   const extra = node.additionalProperties
   const typed = (isPlainObject(extra) && Object.keys(extra).length > 0) || (isPlainObject(node.patternProperties) && Object.keys(node.patternProperties).length > 0)
@@ -85,7 +102,7 @@ function reportDroppedExtras(node: JsonSchema, at: string, cx: ConvertContext): 
 /** An object that takes no keys. Gemini refuses an OBJECT without properties, so there it is the JSON "{}". */
 function convertEmpty(node: JsonSchema, at: string, cx: ConvertContext): Converted {
   const dialect = cx.dialect
-  if (dialect.flavor === 'openapi' && at !== '') return encodeAsJson(omit(node, RECORD_KEYWORDS), at, cx, 'Always the empty object: send "{}".')
+  if (dialect.flavor === 'openapi' && at !== '') return encodeEmptyObject(omit(node, RECORD_KEYWORDS), at, cx)
   const schema: MutableSchema = { type: 'object', properties: {} }
   if (dialect.allRequired) schema.required = []
   if (dialect.closedObjects || (node.additionalProperties === false && dialect.flavor === 'json-schema')) schema.additionalProperties = false
