@@ -11,7 +11,8 @@ import { checkContext } from './run/context.ts'
 import { middlewareProblem } from './run/middleware.ts'
 import { createToolRegistry, type ToolRegistry } from '../tools/toolRegistry.ts'
 import { memoryEventLog, memoryStore } from './stores/memory.ts'
-import { memoryAttachmentStore } from './stores/memoryAttachments.ts'
+import { isMemoryAttachmentStore, memoryAttachmentStore } from './stores/memoryAttachments.ts'
+import type { AttachmentStore } from './run/attachments.ts'
 import type { ThreadStore } from './thread/threadStore.ts'
 
 const WHERE = 'createChatHandler'
@@ -50,7 +51,7 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
     toolErrorMessage,
     middleware: options.middleware ?? [],
     toolSearch: search,
-    attachments: options.attachments ?? memoryAttachmentStore(),
+    attachments: attachmentsOf(options.attachments, threads),
     frontendTools: frontendToolNames(options.frontendTools, tools),
     identify: async (request) => checkPrincipal(identify ? await identify(request) : undefined),
     onDecision,
@@ -95,6 +96,34 @@ function checkPrincipal(principal: unknown): Principal {
   if (problem) throw new InvalidOptionError(WHERE, 'identify', problem)
   const { id, name, roles } = principal as unknown as Principal
   return { id, ...(name === undefined ? {} : { name }), ...(roles === undefined ? {} : { roles: [...roles] }) }
+}
+
+/**
+ * The thread store's files unless the app chose; a memory attachment store beside a store that
+ * shares threads across instances serves a file on the instance that made it only, so it is
+ * warned about (once per process, as a Node warning `TOOLGATE_LOCAL_ATTACHMENTS`).
+ */
+function attachmentsOf(given: AttachmentStore | undefined, threads: ThreadStore): AttachmentStore {
+  if (given === undefined) return threads.attachments ?? memoryAttachmentStore()
+  if (threads.attachments !== undefined && isMemoryAttachmentStore(given)) warnOnce(LOCAL_ATTACHMENTS)
+  return given
+}
+
+const LOCAL_ATTACHMENTS = {
+  code: 'TOOLGATE_LOCAL_ATTACHMENTS',
+  message:
+    'createChatHandler: `attachments` is a memoryAttachmentStore() beside a thread store shared by every instance: a file a tool returns is served only by the instance that made it. Leave `attachments` out to keep files in the thread store.',
+}
+
+const warned = new Set<string>()
+
+/** A warning on Node's channel (`process.on('warning')`, `--no-warnings`), or the console elsewhere; once per process. */
+function warnOnce({ code, message }: { code: string; message: string }): void {
+  if (warned.has(code)) return
+  warned.add(code)
+  const node = (globalThis as { process?: { emitWarning?: (message: string, options: { code: string }) => void } }).process
+  if (typeof node?.emitWarning === 'function') node.emitWarning(message, { code })
+  else console.warn(`[toolgate] ${message}`)
 }
 
 function frontendToolNames(names: unknown, tools: ToolRegistry): ReadonlySet<string> {

@@ -85,7 +85,11 @@ export interface ChatHandlerOptions<TContext = undefined, TTools extends readonl
    * order; see `ChatMiddleware`. A hook that throws ends the run with a safe RUN_ERROR.
    */
   readonly middleware?: readonly ChatMiddleware[]
-  /** Where files that tools return (`toolResult()`) are kept. Default: `memoryAttachmentStore()`. */
+  /**
+   * Where files that tools return (`toolResult()`) are kept. Default: the thread store's own
+   * (`redisStore` and `postgresStore` keep them beside the threads, for every instance), else
+   * `memoryAttachmentStore()`.
+   */
   readonly attachments?: AttachmentStore
   /**
    * AG-UI frontend tools the handler accepts, by name: tools a client declares in

@@ -7,6 +7,7 @@ import { capabilitiesOf } from '../agui/capabilities.ts'
 import { isRunning, loadHead, loadMessages, snapshot } from '../thread/thread.ts'
 import { takeOverLostRun } from '../claim/claims.ts'
 import { reviewView } from '../claim/reviews.ts'
+import { checkedThreadId } from './requests.ts'
 import { jsonResponse } from './responses.ts'
 import { verifiedDecisions } from '../decisions/records.ts'
 
@@ -40,17 +41,19 @@ export async function attachmentResponse(store: AttachmentStore, threadId: strin
  */
 export async function read(config: ChatConfig, request: Request): Promise<Response> {
   const params = new URL(request.url).searchParams
-  const threadId = params.get('threadId')
-  if (!threadId && params.has('capabilities')) return jsonResponse(200, capabilitiesOf(config))
+  const param = params.get('threadId')
+  if (!param && params.has('capabilities')) return jsonResponse(200, capabilitiesOf(config))
   const token = params.get('review')
   if (token !== null) return reviewView(config, token)
-  if (!threadId) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
+  if (!param) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
+  const threadId = checkedThreadId(param)
   if (wantsEventStream(request)) return attach(config, request, threadId, params)
   const limit = indexParam(params, 'limit')
   const before = indexParam(params, 'before')
   const head = await loadHead(config, request, threadId, 'read')
   if (params.has('decisions')) return jsonResponse(200, { threadId: head.id, decisions: await verifiedDecisions(config.store, head) })
   const attachmentId = params.get('attachmentId')
+  if (attachmentId && !/^[\w.:-]{1,128}$/.test(attachmentId)) throw new HttpError(400, 'INVALID_REQUEST', '`attachmentId` is not an attachment id', 'attachmentId')
   if (attachmentId) return attachmentResponse(config.attachments, head.id, attachmentId)
   if (limit === undefined && before === undefined) {
     return jsonResponse(200, snapshot(head, await loadMessages(config.store, head), config.limits.runLeaseMs, config.tools))

@@ -23,18 +23,28 @@ export interface AguiFields {
   readonly declaredTools?: readonly unknown[]
 }
 
-/** Client-chosen thread ids: letters, digits, `_`, `-`, `.`, `:`; at most this many characters. */
+/** Thread ids: letters, digits, `_`, `-`, `.`, `:`; at most this many characters. */
 export const MAX_THREAD_ID_LENGTH = 128
 const THREAD_ID = /^[A-Za-z0-9_.:-]+$/
+
+/**
+ * A thread id from a request (body or query), checked before any store sees it: every id the
+ * server makes fits, and so must a client's. A NUL or another control character would otherwise
+ * reach a store that cannot hold it (PostgreSQL `text` refuses U+0000) and fail there.
+ */
+export function checkedThreadId(threadId: unknown, path = 'threadId'): string {
+  if (typeof threadId !== 'string' || threadId === '') throw invalid('`threadId` must be a non-empty string', path)
+  if (threadId.length > MAX_THREAD_ID_LENGTH || !THREAD_ID.test(threadId)) {
+    throw invalid(`\`threadId\` must be 1 to ${MAX_THREAD_ID_LENGTH} letters, digits, \`_\`, \`-\`, \`.\` or \`:\``, path)
+  }
+  return threadId
+}
 
 /** Checks a POST body's shape; the message says what is wrong and `path` where. */
 export function parsePostRequest(body: unknown): ParsedRequest {
   if (!isRecord(body)) throw invalid('The body must be a JSON object', '(root)')
   if ('messages' in body || 'runId' in body) return parseRunAgentInput(body)
-  const { threadId } = body
-  if (threadId !== undefined && (typeof threadId !== 'string' || threadId === '')) {
-    throw invalid('`threadId` must be a non-empty string', 'threadId')
-  }
+  const threadId = body.threadId === undefined ? undefined : checkedThreadId(body.threadId)
   if ('revokeGrant' in body) {
     if (typeof threadId !== 'string') throw invalid('`threadId` is required with `revokeGrant`', 'threadId')
     if (typeof body.revokeGrant !== 'string' || body.revokeGrant === '') throw invalid('`revokeGrant` must be a grant id', 'revokeGrant')
@@ -127,11 +137,8 @@ function parseAnswer(entry: unknown, path: string): ResumeAnswer {
  * waits. Checked by hand so the runtime does not carry `@ag-ui/core` and its Zod.
  */
 function parseRunAgentInput(body: Record<string, unknown>): ParsedRequest {
-  const { threadId, messages, resume } = body
-  if (typeof threadId !== 'string' || threadId === '') throw invalid('`threadId` must be a non-empty string', 'threadId')
-  if (threadId.length > MAX_THREAD_ID_LENGTH || !THREAD_ID.test(threadId)) {
-    throw invalid(`\`threadId\` must be 1 to ${MAX_THREAD_ID_LENGTH} letters, digits, \`_\`, \`-\`, \`.\` or \`:\``, 'threadId')
-  }
+  const { messages, resume } = body
+  const threadId = checkedThreadId(body.threadId)
   if (body.runId !== undefined && typeof body.runId !== 'string') throw invalid('`runId` must be a string', 'runId')
   if (!Array.isArray(messages)) throw invalid('`messages` must be an array', 'messages')
   if (body.tools !== undefined && !Array.isArray(body.tools)) throw invalid('`tools` must be an array', 'tools')

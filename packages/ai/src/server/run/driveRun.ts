@@ -193,15 +193,27 @@ function appendWithResults(run: Run, message: ThreadAssistantMessage, results: r
  */
 async function fail(run: Run, error: unknown): Promise<void> {
   report(run, error)
-  if (!(error instanceof StoreConflictError)) {
-    try {
-      await run.release()
-    } catch (saveError) {
-      console.error('[toolgate] could not release the thread after a failed run:', saveError)
-    }
-  }
+  if (!(error instanceof StoreConflictError)) await release(run)
   const { code, message } = runErrorOf(error)
   run.events.failed(code, message)
+}
+
+/** Pauses between attempts to release the thread after a failed run: a store blip should not hold it for the whole lease. */
+const RELEASE_RETRY_MS = [100, 500, 2000]
+
+/** Releases the thread, trying again while the store fails; a lost thread (another run took it) is not retried. */
+async function release(run: Run): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await run.release()
+    } catch (saveError) {
+      const pause = RELEASE_RETRY_MS[attempt]
+      if (saveError instanceof StoreConflictError || pause === undefined) {
+        return console.error('[toolgate] could not release the thread after a failed run:', saveError)
+      }
+      await new Promise((resolve) => setTimeout(resolve, pause))
+    }
+  }
 }
 
 function report(run: Run, error: unknown): void {

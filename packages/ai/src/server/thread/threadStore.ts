@@ -1,6 +1,7 @@
 import type { DecisionRecord, DecisionSummary, Grant, Principal, Reviewers } from '../../protocol/decisions.ts'
 import type { ToolInterrupt } from '../../protocol/interrupts.ts'
 import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../../protocol/messages.ts'
+import type { AttachmentStore } from '../run/attachments.ts'
 
 /**
  * The storage contract of threads. A thread is an append-only list of messages plus a small head
@@ -125,6 +126,12 @@ export interface ThreadStore {
    * A store without one keeps them in this process only.
    */
   readonly events?: RunEventLog
+  /**
+   * Where the files tools return are kept, beside the threads, for every instance sharing the
+   * store; the handler uses it unless given `attachments`. A store without one (memory) leaves
+   * them in this process.
+   */
+  readonly attachments?: AttachmentStore
   /** The thread's head, or `undefined` when it does not exist (or expired). */
   head(threadId: string): Promise<ThreadHead | undefined>
   /** Stored messages from index `from` (inclusive) to `to` (exclusive), oldest first. */
