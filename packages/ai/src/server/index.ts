@@ -2,9 +2,7 @@
 /** `@toolgate/ai/server`: the chat runtime. Wire types live in `@toolgate/ai/protocol`. */
 export { createChatHandler, type ChatHandler } from './createChatHandler.ts'
 export { toNodeHandler, type NodeHandler } from './http/toNodeHandler.ts'
-export type { ApprovalRequest, ReviewLink } from './decisions/approvalRequests.ts'
-export type { LinkReviewer, ReviewLinkOptions } from './decisions/reviewLinks.ts'
-export type { Authorize, ChatHandlerOptions, ChatLimits, ErrorScope, FailedCall, OnError, ThreadAction, ToolsContext } from './options.ts'
+export type { ApprovalRequest, LinkReviewer, ReviewLink, ReviewLinkOptions, Authorize, ChatHandlerOptions, ChatLimits, ErrorScope, FailedCall, OnError, ThreadAction, ToolsContext } from './options.ts'
 export type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelTool, ModelUsage } from '../model/chatModel.ts'
 export { memoryStore, type MemoryStoreOptions } from './stores/memory.ts'
 // The storage contract, for writing a store of your own.

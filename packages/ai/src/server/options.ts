@@ -1,7 +1,5 @@
 import type { ChatModel } from '../model/chatModel.ts'
-import type { DecisionRecord, Principal } from '../protocol/decisions.ts'
-import type { ReviewLinkOptions } from './decisions/reviewLinks.ts'
-import type { ApprovalRequest } from './decisions/approvalRequests.ts'
+import type { DecisionRecord, Principal, Reviewers } from '../protocol/decisions.ts'
 import type { ToolSearch } from '../tools/toolSearch.ts'
 import type { AnyTool, InferToolContext } from '../tools/types.ts'
 import type { AttachmentStore } from './run/attachments.ts'
@@ -185,4 +183,45 @@ export interface ChatConfig {
   readonly onDecision: ((record: DecisionRecord) => void | Promise<void>) | undefined
   readonly reviewLinks: { readonly key: Promise<CryptoKey>; readonly url: (token: string) => string; readonly ttlMs: number } | undefined
   readonly onApprovalRequested: ((request: ApprovalRequest) => void | Promise<void>) | undefined
+}
+
+// Review links and the requests that carry them (decisions/reviewLinks.ts, decisions/approvalRequests.ts).
+
+/** Whom a link is for: one principal by id, or anyone holding a role. */
+export type LinkReviewer = { readonly user: string } | { readonly role: string }
+
+export interface ReviewLinkOptions {
+  /** At least 32 bytes of secret (a string of 32+ characters, or bytes). Rotate it to revoke every link at once. */
+  readonly secret: string | Uint8Array
+  /** The page that opens a link: `(token) => \`https://app.example/review?token=${token}\`` (default: the token alone). */
+  readonly url?: (token: string) => string
+  /** How long a link is good for, unless the interrupt expires sooner. Default 24 hours. */
+  readonly ttlMs?: number
+}
+
+/** One reviewer's link: single-use, bound to the interrupt and to the arguments shown. */
+export interface ReviewLink {
+  readonly reviewer: LinkReviewer
+  readonly token: string
+  /** `reviewLinks.url(token)`: the page that opens it. */
+  readonly url: string
+  /** ISO 8601. */
+  readonly expiresAt: string
+}
+
+/** `onApprovalRequested`'s argument. */
+export interface ApprovalRequest {
+  readonly threadId: string
+  readonly interruptId: string
+  readonly toolCallId: string
+  readonly toolName: string
+  readonly arguments: unknown
+  /** The policy's reason. */
+  readonly reason?: string
+  readonly requestedBy?: Principal
+  readonly reviewers: Reviewers
+  /** When the interrupt stops taking answers, if it expires. */
+  readonly expiresAt?: string
+  /** A link per named user, and `required` links per role (each works once); none without `reviewLinks`. */
+  readonly links: readonly ReviewLink[]
 }

@@ -1,39 +1,12 @@
-import type { Principal, Reviewers } from '../../protocol/decisions.ts'
+import type { Reviewers } from '../../protocol/decisions.ts'
 import { digestOf } from '../../util/digest.ts'
-import type { ChatConfig } from '../options.ts'
+import type { ApprovalRequest, ChatConfig, LinkReviewer, ReviewLink } from '../options.ts'
 import type { StoredInterrupt } from '../thread/threadStore.ts'
-import { signReviewLink, type LinkReviewer } from './reviewLinks.ts'
+import { signReviewLink } from './reviewLinks.ts'
 
 // What the app is handed when a call waits for reviewers: enough to notify them (Slack, email,
 // a queue) with a link each, made after the interrupt is stored so a link never points at
 // nothing.
-
-/** One reviewer's link: single-use, bound to the interrupt and to the arguments shown. */
-export interface ReviewLink {
-  readonly reviewer: LinkReviewer
-  readonly token: string
-  /** `reviewLinks.url(token)`: the page that opens it. */
-  readonly url: string
-  /** ISO 8601. */
-  readonly expiresAt: string
-}
-
-/** `onApprovalRequested`'s argument. */
-export interface ApprovalRequest {
-  readonly threadId: string
-  readonly interruptId: string
-  readonly toolCallId: string
-  readonly toolName: string
-  readonly arguments: unknown
-  /** The policy's reason. */
-  readonly reason?: string
-  readonly requestedBy?: Principal
-  readonly reviewers: Reviewers
-  /** When the interrupt stops taking answers, if it expires. */
-  readonly expiresAt?: string
-  /** A link per named user, and `required` links per role (each works once); none without `reviewLinks`. */
-  readonly links: readonly ReviewLink[]
-}
 
 const DAY_MS = 24 * 60 * 60 * 1000
 

@@ -1,14 +1,12 @@
 import { HttpError } from '../errors.ts'
 import { randomId } from '../../util/randomId.ts'
+import type { LinkReviewer } from '../options.ts'
 
 // Signed review links: a token that lets one reviewer decide one interrupt once, from a page the
 // app serves, without access to the thread itself. HMAC-SHA256 with the app's secret (Web
 // Crypto, so it runs on every runtime), bound to the thread, the interrupt, the reviewer and the
 // digest of the arguments they will be shown. Whether it was used is kept on the interrupt (see
 // `StoredInterrupt.usedLinks`), so a replay is refused under the same compare-and-set as the answer.
-
-/** Whom a link is for: one principal by id, or anyone holding a role. */
-export type LinkReviewer = { readonly user: string } | { readonly role: string }
 
 /** What a token says, once its signature is checked. */
 export interface ReviewClaims {
@@ -21,15 +19,6 @@ export interface ReviewClaims {
   readonly expiresAt: number
   /** Makes each link single-use: kept on the interrupt once used. */
   readonly nonce: string
-}
-
-export interface ReviewLinkOptions {
-  /** At least 32 bytes of secret (a string of 32+ characters, or bytes). Rotate it to revoke every link at once. */
-  readonly secret: string | Uint8Array
-  /** The page that opens a link: `(token) => \`https://app.example/review?token=${token}\`` (default: the token alone). */
-  readonly url?: (token: string) => string
-  /** How long a link is good for, unless the interrupt expires sooner. Default 24 hours. */
-  readonly ttlMs?: number
 }
 
 const encoder = new TextEncoder()
