@@ -32,6 +32,8 @@ const chat = toNodeHandler(
     identify: personOf,
     reviewLinks: { secret: process.env.REVIEW_LINK_SECRET ?? 'toolgate-demo-review-secret-not-for-production', url: (token) => `/review?token=${token}` },
     onApprovalRequested: (request) => void reviewOutbox.unshift(request),
+    // The devtools panel reads threads through the handler; a production deployment serves nothing for it.
+    devtools: process.env.NODE_ENV !== 'production',
   }),
 )
 const serveApp = serveStatic(fileURLToPath(new URL('../dist', import.meta.url)))

@@ -27,6 +27,7 @@ export type ErrorCode =
   | 'REVIEW_LINK_USED' // 409: the review link was already used, or its interrupt is settled
   | 'ARGUMENTS_CHANGED' // 409: the arguments changed since the review link was made; it no longer applies
   | 'GRANT_NOT_FOUND' // 404: no such grant in this thread (or already revoked)
+  | 'DEVTOOLS_DISABLED' // 404: `?devtools` on a handler created without `devtools: true`
   | 'INTERNAL' // 500
   | 'DECISION_RECORD_ALTERED' // 500: a stored decision record does not match its digest or its chain
   | 'STORE_FULL' // 507: the server's store is at its size limit; try again later

@@ -5,18 +5,18 @@ import type { ChatConfig, ChatHandlerOptions, ContextOption, ToolsContext } from
 import { HttpError, threadNotFound } from './errors.ts'
 import type { DecisionRecord, Grant } from '../protocol/decisions.ts'
 import { verifiedDecisions } from './decisions/records.ts'
+import { review } from './claim/reviews.ts'
 import { withFrontendTools } from './agui/frontendTools.ts'
 import { parsePostRequest, readJsonBody } from './http/requests.ts'
 import { resume, revoke, revokeGrantOf, startTurn, stopRun } from './claim/claims.ts'
 import { read } from './http/reads.ts'
-import { review } from './claim/reviews.ts'
+import { takesNodeRequests } from './http/nodeRequest.ts'
 
-/**
- * A Fetch API handler: works with any server that speaks `Request`/`Response` (and with
- * `toNodeHandler`). Its methods are the server API for what happens outside a request.
- */
-export interface ChatHandler {
-  (request: Request): Promise<Response>
+/** A Fetch API handler: works with any server that speaks `Request`/`Response` (and with `toNodeHandler`). */
+export type ChatHandler = (request: Request) => Promise<Response>
+
+/** The server API of a handler, for what happens outside a request: the gate's records and grants. */
+export interface ChatRecords {
   /** The thread's decision records, oldest first, checked against their digests (throws `DECISION_RECORD_ALTERED`). */
   decisions(threadId: string): Promise<readonly DecisionRecord[]>
   /** The thread's grants in force (expired ones included until revoked; they cover nothing). */
@@ -40,18 +40,9 @@ export interface ChatHandler {
 export function createChatHandler<
   const TTools extends readonly AnyTool[] = readonly AnyTool[],
   TContext extends ToolsContext<TTools> = ToolsContext<TTools>,
->(options: ChatHandlerOptions<TContext, TTools> & ContextOption<TTools>): ChatHandler {
+>(options: ChatHandlerOptions<TContext, TTools> & ContextOption<TTools>): ChatHandler & ChatRecords {
   const config = resolveConfig(options)
-  const handler = async (request: Request) => {
-    try {
-      if (request.method === 'POST') return await post(config, request)
-      if (request.method === 'GET') return await read(config, request)
-      throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${request.method}`)
-    } catch (error) {
-      return errorResponse(error)
-    }
-  }
-  return Object.assign(handler, {
+  return Object.assign(requestHandler(config), {
     decisions: async (threadId: string) => {
       const head = await config.store.head(threadId)
       if (!head) throw threadNotFound(threadId)
@@ -66,11 +57,44 @@ export function createChatHandler<
   })
 }
 
+function requestHandler(config: ChatConfig) {
+  const { telemetry } = config
+  if (!telemetry) return takesNodeRequests((request: Request) => handle(config, request))
+  return takesNodeRequests(async (request: Request) => {
+    telemetry.requestStarted(request)
+    const response = await handle(config, request)
+    telemetry.requestEnded(request, response.status, response.status >= 400 ? await errorCodeOf(response) : undefined)
+    return response
+  })
+}
+
+async function handle(config: ChatConfig, request: Request): Promise<Response> {
+  try {
+    if (request.method === 'POST') return await post(config, request)
+    if (request.method === 'GET') return await read(config, request)
+    throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${request.method}`)
+  } catch (error) {
+    return errorResponse(error)
+  }
+}
+
+/** The `code` of a JSON refusal, read from a copy so the response goes out whole. */
+async function errorCodeOf(response: Response): Promise<string | undefined> {
+  try {
+    const body = (await response.clone().json()) as { error?: { code?: unknown } }
+    return typeof body.error?.code === 'string' ? body.error.code : undefined
+  } catch {
+    return undefined
+  }
+}
+
 async function post(config: ChatConfig, request: Request): Promise<Response> {
   const body = parsePostRequest(await readJsonBody(request, config.limits.maxBodyBytes))
-  if ('stop' in body) return stopRun(config, request, body)
   if ('review' in body) return review(config, request, body)
   if ('revokeGrant' in body) return revokeGrantOf(config, request, body)
+  const kind = 'stop' in body ? 'stop' : 'resume' in body ? 'resume' : 'message'
+  config.telemetry?.describeRequest(request, { kind, threadId: body.threadId })
+  if ('stop' in body) return stopRun(config, request, body)
   const scoped = body.declaredTools ? withFrontendTools(config, body.declaredTools) : config
   return 'resume' in body ? resume(scoped, request, body) : startTurn(scoped, request, body)
 }

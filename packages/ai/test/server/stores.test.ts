@@ -3,7 +3,7 @@ import { createClient } from 'redis'
 import pg from 'pg'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
-import { createChatHandler, memoryAttachmentStore, memoryStore, scriptedModel, type ChatHandler, type ThreadStore } from '@toolgate/ai/server'
+import { createChatHandler, memoryAttachmentStore, memoryStore, scriptedModel, type ChatHandler, type ChatRecords, type ThreadStore } from '@toolgate/ai/server'
 import { redisStore } from '@toolgate/ai/server/redis'
 import { postgresStore } from '@toolgate/ai/server/postgres'
 import { attachmentStoreConformance, threadStoreConformance } from '@toolgate/ai/server/testing'
@@ -180,7 +180,7 @@ async function decidedThread(store: ThreadStore) {
   return { threadId, handler }
 }
 
-async function expectAltered(handler: ChatHandler, threadId: string) {
+async function expectAltered(handler: ChatHandler & ChatRecords, threadId: string) {
   const response = await handler(new Request(`http://test/chat?threadId=${threadId}&decisions`))
   expect(response.status).toBe(500)
   expect(((await response.json()) as { error: { code: string } }).error.code).toBe('DECISION_RECORD_ALTERED')

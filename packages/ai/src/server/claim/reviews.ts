@@ -24,8 +24,8 @@ export async function review(config: ChatConfig, request: Request, body: ReviewR
   if (body.answer.interruptId !== claims.interruptId) throw otherTarget('interrupt')
   const principal = linkPrincipal(claims, await config.identify(request))
   const context = await config.resolveContext(request)
-  const { runId, head, change } = await storeAnswers(config, { threadId: claims.threadId, resume: [body.answer] }, { principal, channel: 'review-link', link: claims })
-  if (change.start) startDetachedRun(config, { runId, head, context, start: change.start })
+  const { runId, head, change } = await storeAnswers(config, request, { threadId: claims.threadId, resume: [body.answer] }, { principal, channel: 'review-link', link: claims })
+  if (change.start) startDetachedRun(config, { request, kind: 'resume', runId, head, context, start: change.start })
   const recorded = change.decisions!.at(-1)!
   const accepted: ReviewAccepted = { threadId: head.id, interruptId: claims.interruptId, decision: summaryOf(recorded), resumed: change.start !== undefined }
   return jsonResponse(200, accepted)

@@ -187,6 +187,7 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
   }
 
   return {
+    name: 'redis',
     events,
     attachments: redisAttachments({ script, send, filesKey, ttlMs }),
     async head(threadId) {
