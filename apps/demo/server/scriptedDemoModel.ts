@@ -152,6 +152,14 @@ const rules: ScriptRule<Tools>[] = [
       return result.tool === 'copy_to_clipboard' && result.ok ? `Copied "${result.input.text}" to your clipboard.` : `Copying failed: ${result.content}`
     },
   },
+  {
+    when: /transfer (\d+)(?: eur)? to (\w+)/i,
+    call: (m) => ({ tool: 'transfer_money', input: { to: m[2]!, amount: Number(m[1]) } }),
+    then: ([result]) =>
+      result.status === 'success' && result.tool === 'transfer_money'
+        ? `Transferred ${result.output.transferred} EUR to ${result.output.to}.`
+        : `The transfer did not happen (${result.status}): ${result.content}`,
+  },
   { when: /\b(long story|tell me a story)\b/i, reply: LONG_STORY },
   { when: /^\s*(hi|hello|hey)\b/i, reply: 'Hello! I am the scripted demo model. Ask me about the weather, or to send an email.' },
 ]

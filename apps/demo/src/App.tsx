@@ -4,6 +4,7 @@ import { ApprovalDialog } from './components/ApprovalDialog.tsx'
 import { Composer } from './components/Composer.tsx'
 import { MessageList } from './components/MessageList.tsx'
 import { ToolCatalog } from './components/ToolCatalog.tsx'
+import { IdentitySwitcher } from './components/IdentitySwitcher.tsx'
 import { chatTools } from './clientTools.ts'
 import { suggestions } from './suggestions.ts'
 import { putThreadIdInUrl, threadIdFromUrl } from './threadUrl.ts'
@@ -65,6 +66,10 @@ export function App() {
               Thread <code data-testid="thread-id">{threadId.slice(0, 10)}…</code>
             </span>
           )}
+          <IdentitySwitcher />
+          <a className="button button--ghost" href="/outbox">
+            Outbox
+          </a>
           <button type="button" className="button button--ghost" aria-pressed={devtoolsOpen} onClick={() => setDevtoolsOpen((open) => !open)}>
             Devtools
           </button>
@@ -121,7 +126,7 @@ export function App() {
         </Suspense>
       )}
 
-      {current && (
+      {current && !current.approval?.waitingFor && (
         <ApprovalDialog
           key={current.toolCallId}
           chat={chat}

@@ -28,6 +28,20 @@ export const sendEmail = toolDefinition({
   metadata: { icon: 'mail' },
 })
 
+export const transferMoney = toolDefinition({
+  name: 'transfer_money',
+  title: 'Transfer money',
+  description: 'Transfer money to someone; a reviewer from finance approves it',
+  inputSchema: v.object({
+    to: v.pipe(v.string(), v.minLength(1), v.description('Recipient')),
+    amount: v.pipe(v.number(), v.minValue(1), v.description('Amount in EUR')),
+  }),
+  outputSchema: v.object({ transferred: v.number(), to: v.string() }),
+  // Money moves only when someone in finance, not the requester, says so.
+  needsApproval: (input) => ({ reason: `Transfers ${input.amount} EUR to ${input.to}`, reviewers: { roles: ['finance'] } }),
+  metadata: { icon: '💶' },
+})
+
 export const deleteFiles = toolDefinition({
   name: 'delete_files',
   title: 'Delete files',

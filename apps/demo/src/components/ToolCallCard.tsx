@@ -12,6 +12,8 @@ const STATE_LABELS: Record<ToolCallState, string> = {
   'output-available': 'Done',
   'output-error': 'Failed',
   denied: 'Denied',
+  expired: 'Expired',
+  cancelled: 'Cancelled',
 }
 
 /** Opens the approval dialog of a call again after it was put aside. */
@@ -54,7 +56,13 @@ export const ToolCallCard = memo(function ToolCallCard({ call, children, showOut
       <section aria-label="Arguments">
         <pre className="tool-card__json">{formatJson(call.input)}</pre>
       </section>
-      {call.state === 'approval-requested' && (
+      {call.state === 'approval-requested' && call.approval?.waitingFor && (
+        <p className="tool-card__note" data-testid="waiting-for">
+          Waiting for {call.approval.waitingFor}
+          {call.approval.requestedBy ? `, asked by ${call.approval.requestedBy.name ?? call.approval.requestedBy.id}` : ''}
+        </p>
+      )}
+      {call.state === 'approval-requested' && !call.approval?.waitingFor && (
         <p className="tool-card__note">
           {call.approval?.reason ?? 'This tool asks for your approval.'}{' '}
           <button type="button" className="link-button" onClick={() => onReview(call.toolCallId)}>
@@ -74,6 +82,16 @@ export const ToolCallCard = memo(function ToolCallCard({ call, children, showOut
           {call.error}
         </p>
       )}
+      {call.decision && (
+        <p className="tool-card__decision" data-testid="decision">
+          {decisionText(call.decision)}
+        </p>
+      )}
+      {(call.state === 'expired' || call.state === 'cancelled') && (
+        <p className="tool-card__note">
+          {call.state === 'expired' ? 'No one answered in time; it did not run.' : 'Cancelled before anyone decided; it did not run.'}
+        </p>
+      )}
       {call.state === 'denied' && (
         <p className="tool-card__note">
           Denied{call.approval?.denyReason ? `: ${call.approval.denyReason}` : ''}
@@ -82,6 +100,15 @@ export const ToolCallCard = memo(function ToolCallCard({ call, children, showOut
     </article>
   )
 })
+
+/** "approved by Bob at 10:42, edited: amount": the decision trail of a card. */
+function decisionText(decision: NonNullable<DemoToolCall['decision']>): string {
+  const who = decision.by.name ?? decision.by.id
+  const when = new Date(decision.at).toLocaleTimeString()
+  const verb = decision.decision === 'granted' ? 'ran under a grant from' : `${decision.decision} by`
+  const via = decision.channel === 'review-link' ? ' via a review link' : ''
+  return `${verb[0]!.toUpperCase()}${verb.slice(1)} ${who} at ${when}${via}${decision.editedFields?.length ? `, edited: ${decision.editedFields.join(', ')}` : ''}`
+}
 
 function formatJson(value: unknown): string {
   return value === undefined ? '…' : JSON.stringify(value, null, 2)

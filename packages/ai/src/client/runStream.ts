@@ -85,6 +85,11 @@ export class RunStream {
     return accepted.interrupts
   }
 
+  /** The stored thread, unapplied: to see whether a reviewer decided what this client waits on. */
+  peek(threadId: string, signal: AbortSignal): Promise<ThreadSnapshot> {
+    return getThread(this.#fetch, this.#endpoint, threadId, signal)
+  }
+
   /** Reads a thread, as after a reload; a run still streaming on it is followed from its start, over what it began from. */
   async *load(threadId: string, signal: AbortSignal): AsyncGenerator<StreamSignal, readonly ToolInterrupt[]> {
     const snapshot = await getThread(this.#fetch, this.#endpoint, threadId, signal)

@@ -60,7 +60,7 @@ export async function attachRun(
   }
 }
 
-async function readJson(response: Response, signal: AbortSignal): Promise<unknown> {
+export async function readJson(response: Response, signal: AbortSignal): Promise<unknown> {
   try {
     return await untilAborted(response.json(), signal)
   } catch (error) {
@@ -74,7 +74,7 @@ export function isEventStream(response: Response): boolean {
 }
 
 // A custom fetch may ignore the signal; racing it makes `stop()` take effect all the same.
-async function send(fetch: Fetch, url: string, init: RequestInit, signal: AbortSignal): Promise<Response> {
+export async function send(fetch: Fetch, url: string, init: RequestInit, signal: AbortSignal): Promise<Response> {
   let response: Response
   try {
     response = await untilAborted(fetch(url, init), signal)
