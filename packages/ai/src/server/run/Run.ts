@@ -42,6 +42,8 @@ export class Run {
   /** The history the model sees: stored messages, then those appended and not yet written. */
   readonly messages: ThreadMessage[]
   #unsaved: ThreadMessage[] = []
+  /** The fields of a save that failed: the release writes them with the messages that save would have written. */
+  #unsavedFields: StepFields | undefined
   #loaded: boolean
   #writes: Promise<unknown> = Promise.resolve()
   /**
@@ -107,13 +109,32 @@ export class Run {
   }
 
   /** Writes the appended messages and the step's progress (`saveStep`); while the run holds the thread, the write renews its lease. */
-  save(fields: StepFields = {}): Promise<void> {
-    return this.#write((head, append) => saveStep(head, { fields, append, now: Date.now() }), true)
+  async save(fields: StepFields = {}): Promise<void> {
+    try {
+      await this.#write((head, append) => saveStep(head, { fields, append, now: Date.now() }), true)
+      this.#unsavedFields = undefined
+    } catch (error) {
+      this.#unsavedFields = { ...this.#unsavedFields, ...fields }
+      throw error
+    }
   }
 
-  /** Writes the appended messages and lets the thread go (`release`). */
-  release(): Promise<void> {
-    return this.#write((head, append) => release(head, { append }), true)
+  /**
+   * Writes the appended messages and lets the thread go (`release`), with the fields of a save
+   * that failed, so the stored head and history agree. A failed release is tried again a few times
+   * (a store blip should not leave the thread held until the lease lapses).
+   */
+  async release(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.#write((head, append) => release(head, { append, fields: this.#unsavedFields }), true)
+        this.#unsavedFields = undefined
+        return
+      } catch (error) {
+        if (this.#lost || attempt >= RELEASE_ATTEMPTS) throw error
+        await new Promise((resolve) => setTimeout(resolve, RELEASE_RETRY_MS * attempt))
+      }
+    }
   }
 
   /** Throws unless the thread has room for `count` more messages, and bytes to spare. */
@@ -164,6 +185,10 @@ export class Run {
     return write
   }
 }
+
+/** How many times a run tries to let its thread go, and the pause before the first retry (it grows). */
+const RELEASE_ATTEMPTS = 4
+const RELEASE_RETRY_MS = 100
 
 /** How often a run looks for a stop asked of another instance. */
 const STOP_CHECK_MS = 1000
