@@ -15,8 +15,11 @@ const REPLAY_POLL_MS = 1000
 export interface ReplayRuns {
   /** Whether the run still holds its thread. */
   isLive(runId: string): Promise<boolean>
-  /** For a run that died mid-way: the run that continues its turn (see `takeOverLostRun`), if any. */
-  takeOver(runId: string): Promise<string | undefined>
+  /**
+   * For a run that died mid-way: the run that continues its turn (see `takeOverLostRun`), if any,
+   * or why this reader may not continue it.
+   */
+  takeOver(runId: string): Promise<string | undefined | { readonly refused: string }>
 }
 
 /**
@@ -45,14 +48,19 @@ export function replayResponse(log: RunEventLog, threadId: string, from: ReplayF
             const late = await log.read(runId, after)
             if (late?.events.length || late?.ended) continue
             const next = await runs.takeOver(runId)
+            // Not part of the run's log, so without an id: a reconnect must not resume after it.
+            const lost = new RunEvents(threadId, runId, (event) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(event)}\n\n`)))
+            if (typeof next === 'object') {
+              lost.lost(next.refused)
+              break
+            }
             if (next !== undefined && next !== runId) {
               runId = next
               after = 0
               quietSince = Date.now()
               continue
             }
-            // Not part of the run's log, so without an id: a reconnect must not resume after it.
-            new RunEvents(threadId, runId, (event) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(event)}\n\n`))).lost()
+            lost.lost()
             break
           }
           await log.wait(runId, after, REPLAY_POLL_MS, requestSignal)
