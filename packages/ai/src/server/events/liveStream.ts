@@ -32,14 +32,27 @@ class LogWriter {
     const events = this.#queued
     this.#queued = []
     if (events.length === 0 && !final) return
-    try {
-      await this.#log.append(this.#runId, events, final)
-    } catch (error) {
-      // The live stream goes on; only readers that reattach miss these events.
-      console.error('[toolgate] could not log run events:', error)
+    // A blip of the store must not cost readers events: the batch is tried again. If the log stays
+    // down, the live stream goes on, and a reader that reattaches finds the gap in the events'
+    // numbers and is told to reload the thread (replay.ts), never handed a silent gap.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.#log.append(this.#runId, events, final)
+        return
+      } catch (error) {
+        if (attempt >= LOG_ATTEMPTS) {
+          console.error('[toolgate] could not log run events:', error)
+          return
+        }
+        await new Promise((resolve) => setTimeout(resolve, LOG_RETRY_MS * 2 ** (attempt - 1)))
+      }
     }
   }
 }
+
+/** How many times a batch of events is written to the log, and the pause before the first retry (it doubles). */
+const LOG_ATTEMPTS = 6
+const LOG_RETRY_MS = 50
 
 export function sseFrame(runId: string, seq: number, data: string): string {
   return `id: ${runId}:${seq}\ndata: ${data}\n\n`

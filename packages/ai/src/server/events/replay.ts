@@ -8,6 +8,8 @@ export interface ReplayFrom {
   readonly after: number
 }
 
+const EVENTS_LOST = 'Some events of this run were lost by the store; reload the thread to see where it stands'
+
 /** How long a reader waits for new events before it checks that the run still lives. */
 const REPLAY_POLL_MS = 1000
 
@@ -38,6 +40,12 @@ export function replayResponse(log: RunEventLog, threadId: string, from: ReplayF
         while (!requestSignal.aborted) {
           const read = await log.read(runId, after)
           for (const event of read?.events ?? []) {
+            if (event.seq !== after + 1) {
+              // The log lost events (its store failed longer than the run's retries): the reader
+              // cannot be given the run gapless, so it is told to read the thread instead.
+              new RunEvents(threadId, runId, (lostEvent) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(lostEvent)}\n\n`))).failed('EVENTS_LOST', EVENTS_LOST)
+              return close()
+            }
             controller.enqueue(encoder.encode(sseFrame(runId, event.seq, event.data)))
             after = event.seq
             quietSince = Date.now()
@@ -68,10 +76,13 @@ export function replayResponse(log: RunEventLog, threadId: string, from: ReplayF
       } catch (error) {
         console.error('[toolgate] replaying run events failed:', error)
       }
-      try {
-        controller.close()
-      } catch {
-        // the reader left
+      close()
+      function close() {
+        try {
+          controller.close()
+        } catch {
+          // the reader left
+        }
       }
     },
   })

@@ -49,11 +49,17 @@ if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PEXPIRE', KEYS[2], ttl) e
 return 1
 `
 
-// A run's events: a list (index = seq - 1) and, once the run ended, an `end` marker. Both expire:
-// `retention` after the end, a day after the last write for a run whose process died. Each append
-// publishes the run's id on the store's channel (ARGV[3]), for waiting readers on any instance.
+// A run's events: a sorted set scored by each event's seq (its member is `<seq>:<data>`, unique
+// even for two events of equal data), so ids come from the log, and a write Redis lost leaves a
+// gap that readers see instead of renumbering what follows; and, once the run ended, an `end`
+// marker. Both expire: `retention` after the end, a day after the last write for a run whose
+// process died. Each append publishes the run's id on the store's channel (ARGV[3]), for waiting
+// readers on any instance.
 const APPEND_EVENTS = `
-for i = 5, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
+for i = 5, #ARGV do
+  local member = ARGV[i]
+  redis.call('ZADD', KEYS[1], tonumber(string.sub(member, 1, string.find(member, ':', 1, true) - 1)), member)
+end
 local ttl = tonumber(ARGV[2])
 if ARGV[1] == '1' then redis.call('SET', KEYS[2], '1', 'PX', ttl) end
 if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ttl) end
@@ -97,16 +103,20 @@ export function redisStore(options: RedisStoreOptions): ThreadStore {
 
   const readEvents = async (runId: string, after: number) => {
     const [items, end] = await Promise.all([
-      client.sendCommand(['LRANGE', eventsKey(runId), String(Math.max(0, after)), '-1']) as Promise<string[]>,
+      client.sendCommand(['ZRANGEBYSCORE', eventsKey(runId), `(${Math.max(0, after)}`, '+inf']) as Promise<string[]>,
       client.sendCommand(['EXISTS', endKey(runId)]) as Promise<number>,
     ])
-    return { events: items.map((item, index) => ({ seq: after + index + 1, data: item })), ended: Number(end) === 1 }
+    const events = items.map((item) => {
+      const colon = item.indexOf(':')
+      return { seq: Number(item.slice(0, colon)), data: item.slice(colon + 1) }
+    })
+    return { events, ended: Number(end) === 1 }
   }
 
   const events: RunEventLog = {
     async append(runId, logged: readonly LoggedEvent[], final) {
       const ttl = final ? retentionMs : DAY_MS
-      await script(APPEND_EVENTS, [eventsKey(runId), endKey(runId)], [final ? '1' : '0', String(ttl), channel, runId, ...logged.map((event) => event.data)])
+      await script(APPEND_EVENTS, [eventsKey(runId), endKey(runId)], [final ? '1' : '0', String(ttl), channel, runId, ...logged.map((event) => `${event.seq}:${event.data}`)])
     },
     async read(runId, after) {
       const read = await readEvents(runId, after)
@@ -115,11 +125,11 @@ export function redisStore(options: RedisStoreOptions): ThreadStore {
     },
     wait(runId, after, timeoutMs, signal) {
       const hasMore = async () => {
-        const [length, end] = await Promise.all([
-          client.sendCommand(['LLEN', eventsKey(runId)]) as Promise<number>,
+        const [newer, end] = await Promise.all([
+          client.sendCommand(['ZCOUNT', eventsKey(runId), `(${after}`, '+inf']) as Promise<number>,
           client.sendCommand(['EXISTS', endKey(runId)]) as Promise<number>,
         ])
-        return Number(length) > after || Number(end) === 1
+        return Number(newer) > 0 || Number(end) === 1
       }
       return wakeups.wait(runId, hasMore, timeoutMs, signal)
     },
