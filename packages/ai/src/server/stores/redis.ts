@@ -101,16 +101,18 @@ export function redisStore(options: RedisStoreOptions): ThreadStore {
   }
   const wakeups = new RunWakeups({ pollMs: POLL_MS, listen: subscriber && ((wake) => subscriber.subscribe(channel, wake).then(() => {})) })
 
-  const readEvents = async (runId: string, after: number) => {
+  const readEvents = async (runId: string, after: number, limit?: number) => {
+    const page = limit === undefined ? [] : ['LIMIT', '0', String(limit + 1)]
     const [items, end] = await Promise.all([
-      client.sendCommand(['ZRANGEBYSCORE', eventsKey(runId), `(${Math.max(0, after)}`, '+inf']) as Promise<string[]>,
+      client.sendCommand(['ZRANGEBYSCORE', eventsKey(runId), `(${Math.max(0, after)}`, '+inf', ...page]) as Promise<string[]>,
       client.sendCommand(['EXISTS', endKey(runId)]) as Promise<number>,
     ])
-    const events = items.map((item) => {
+    const more = limit !== undefined && items.length > limit
+    const events = (more ? items.slice(0, limit) : items).map((item) => {
       const colon = item.indexOf(':')
       return { seq: Number(item.slice(0, colon)), data: item.slice(colon + 1) }
     })
-    return { events, ended: Number(end) === 1 }
+    return { events, ended: Number(end) === 1 && !more }
   }
 
   const events: RunEventLog = {
@@ -118,8 +120,8 @@ export function redisStore(options: RedisStoreOptions): ThreadStore {
       const ttl = final ? retentionMs : DAY_MS
       await script(APPEND_EVENTS, [eventsKey(runId), endKey(runId)], [final ? '1' : '0', String(ttl), channel, runId, ...logged.map((event) => `${event.seq}:${event.data}`)])
     },
-    async read(runId, after) {
-      const read = await readEvents(runId, after)
+    async read(runId, after, limit) {
+      const read = await readEvents(runId, after, limit)
       if (read.events.length === 0 && !read.ended && Number(await client.sendCommand(['EXISTS', eventsKey(runId)])) === 0) return undefined
       return read
     },
