@@ -20,10 +20,12 @@ export async function threadStore(env: NodeJS.ProcessEnv): Promise<{ store: Thre
   }
   if (env.DATABASE_URL) {
     const [{ default: pg }, { postgresStore }] = await Promise.all([import('pg'), import('@toolgate/ai/server/postgres')])
-    // LISTEN needs a connection of its own, outside the pool.
-    const listener = new pg.Client({ connectionString: env.DATABASE_URL })
-    listener.on('error', (error: unknown) => console.error('[demo] PostgreSQL listener:', error))
-    await listener.connect()
+    // LISTEN needs a connection of its own, outside the pool; the store connects it again after a restart.
+    const listener = async () => {
+      const client = new pg.Client({ connectionString: env.DATABASE_URL })
+      await client.connect()
+      return client
+    }
     const store = postgresStore({ pool: new pg.Pool({ connectionString: env.DATABASE_URL }), listener })
     await store.ensureSchema()
     return { store, label: `PostgreSQL at ${redact(env.DATABASE_URL)}` }

@@ -1,8 +1,11 @@
 /**
  * The adversarial suite as a load run against a real HTTP server (loopback): approval races,
- * malformed requests, hostile model chunks, disconnects mid-stream, and many concurrent threads.
+ * malformed requests, hostile model chunks, disconnects mid-stream, and many concurrent threads;
+ * then the fault scenarios (faults.ts): two instance processes on a real Redis and on a real
+ * PostgreSQL, with an instance SIGKILLed, the store frozen and restarted, and failed writes.
  * It prints what it tried and what happened; it exits non-zero if any invariant broke (a 5xx, a
- * crash, a race applied twice, a thread left held).
+ * crash, a race applied twice, a thread left held; under faults: a turn lost, a tool run twice, a
+ * 5xx other than 503 STORE_ERROR, a hang, a thread stuck).
  *
  * Run: npm run stress
  */
@@ -11,6 +14,7 @@ import type { AddressInfo } from 'node:net'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
 import { createChatHandler, scriptedModel, toNodeHandler, type ChatEvent, type ChatModel } from '@toolgate/ai/server'
+import { printFaults, runFaults, type FaultReport } from './faults.ts'
 import { weather } from './workload.ts'
 
 const RACES = 20
@@ -249,3 +253,17 @@ report['crashes'] = crashes
 report['RSS before → after'] = `${(rssBefore / 2 ** 20).toFixed(0)} MB → ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MB`
 for (const [name, value] of Object.entries(report)) console.log(`${name.padEnd(44)} ${value}`)
 check(fivexx === 0 && crashes === 0, 'a 5xx or a crash')
+
+// 6. Faults: two instances on a real store, SIGKILL, freeze, restart, failed writes.
+const faulted: FaultReport[] = []
+for (const kind of ['redis', 'postgres'] as const) {
+  const result = await runFaults(kind)
+  printFaults(result)
+  faulted.push(result)
+}
+const broken = faulted.flatMap((r) =>
+  Object.entries({ lost: r.lost, 'tools run twice': r.toolsRunTwice, '5xx other than 503': r.fiveXxOther, hangs: r.hangs, 'threads stuck': r.threadsStuck })
+    .filter(([, count]) => count > 0)
+    .map(([name, count]) => `${r.store}: ${name} ${count}`),
+)
+check(broken.length === 0 && crashes === 0, `under faults: ${broken.join(', ')}`)

@@ -26,6 +26,7 @@ export type {
   ToolCallStartEvent,
 } from './events.ts'
 export type { InterruptReason, RunOutcome, ToolInterrupt } from './interrupts.ts'
+export type { DevtoolsInterrupt, DevtoolsRun, DevtoolsSnapshot } from './devtools.ts'
 export type {
   ProviderMetadata,
   ThreadAttachment,

@@ -1,21 +1,28 @@
 import { InvalidOptionError } from '../errors.ts'
+import { fetchRequest } from './http/nodeRequest.ts'
 import { isToolSearch } from '../tools/toolSearch.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { isRecord } from '../util/isRecord.ts'
-import type { ChatConfig, ChatHandlerOptions, ChatLimits } from './options.ts'
+import type { ChatConfig, ChatHandlerOptions, ChatLimits, DevtoolsRuns } from './options.ts'
+import { recentRuns } from './devtools/recentRuns.ts'
 import { checkContext } from './run/context.ts'
 import { middlewareProblem } from './run/middleware.ts'
 import { createToolRegistry, type ToolRegistry } from '../tools/toolRegistry.ts'
 import { memoryEventLog, memoryStore } from './stores/memory.ts'
-import { memoryAttachmentStore } from './stores/memoryAttachments.ts'
+import { isMemoryAttachmentStore, memoryAttachmentStore } from './stores/memoryAttachments.ts'
+import type { AttachmentStore } from './run/attachments.ts'
 import type { ThreadStore } from './thread/threadStore.ts'
+import { RunClock } from './run/runClock.ts'
 
 const WHERE = 'createChatHandler'
 
 /** Checks every option when the handler is created, so a misconfiguration fails at startup, never per request. */
 export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, readonly AnyTool[]>): ChatConfig {
   if (!isRecord(options)) throw new InvalidOptionError(WHERE, 'options', 'must be an object')
-  const { model, store, authorize, onError, context, toolErrorMessage } = options
+  const { model, store, authorize, onError, context, toolErrorMessage, telemetry } = options
+  if (telemetry !== undefined && !(isRecord(telemetry) && typeof telemetry.run === 'function' && typeof telemetry.requestStarted === 'function')) {
+    throw new InvalidOptionError(WHERE, 'telemetry', 'must be made by `openTelemetry()` from `@toolgate/ai/telemetry`')
+  }
   if (!isRecord(model) || typeof model.stream !== 'function') throw new InvalidOptionError(WHERE, 'model', 'must be a ChatModel with a `stream` method')
   if (store !== undefined && !isThreadStore(store)) throw new InvalidOptionError(WHERE, 'store', 'must be a ThreadStore (`head`, `messages` and `commit` methods)')
   if (authorize !== undefined && typeof authorize !== 'function') throw new InvalidOptionError(WHERE, 'authorize', 'must be a function')
@@ -31,24 +38,67 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
   if (middlewareIssue) throw new InvalidOptionError(WHERE, middlewareIssue.option, middlewareIssue.problem)
   const tools = createToolRegistry(search ? search.tools : ((options.tools as readonly AnyTool[] | undefined) ?? []), WHERE)
   const threads = store ?? memoryStore()
+  const limits = resolveLimits(options.limits)
   return {
     model,
     tools,
     store: threads,
     eventLog: threads.events ?? memoryEventLog(),
     liveRuns: new Map(),
-    limits: resolveLimits(options.limits),
+    runClock: new RunClock(limits.runLeaseMs),
+    limits,
     maxSteps: positiveInteger(options.maxSteps, 'maxSteps', 10),
     authorize,
     onError,
     toolErrorMessage,
     middleware: options.middleware ?? [],
     toolSearch: search,
-    attachments: options.attachments ?? memoryAttachmentStore(),
+    attachments: attachmentsOf(options.attachments, threads),
     frontendTools: frontendToolNames(options.frontendTools, tools),
+    telemetry,
+    devtools: devtoolsRuns(options.devtools),
     resolveContext: async (request) =>
-      checkContext(tools, typeof context === 'function' ? await (context as (request: Request) => unknown)(request) : context),
+      checkContext(tools, typeof context === 'function' ? await (context as (request: Request) => unknown)(fetchRequest(request)) : context),
   }
+}
+
+function devtoolsRuns(devtools: unknown): DevtoolsRuns | undefined {
+  if (devtools === undefined || devtools === false) return undefined
+  const forced = isRecord(devtools) && devtools.allowInProduction === true
+  if (devtools !== true && !forced) throw new InvalidOptionError(WHERE, 'devtools', 'must be `true`, `false` or `{ allowInProduction: true }`')
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.NODE_ENV
+  if (env === 'production' && !forced) {
+    throw new InvalidOptionError(WHERE, 'devtools', 'is refused when NODE_ENV is "production": the panel shows stored arguments and answers; pass `{ allowInProduction: true }` to serve it anyway')
+  }
+  return recentRuns()
+}
+
+/**
+ * The thread store's files unless the app chose; a memory attachment store beside a store that
+ * shares threads across instances serves a file on the instance that made it only, so it is
+ * warned about (once per process, as a Node warning `TOOLGATE_LOCAL_ATTACHMENTS`).
+ */
+function attachmentsOf(given: AttachmentStore | undefined, threads: ThreadStore): AttachmentStore {
+  if (given === undefined) return threads.attachments ?? memoryAttachmentStore()
+  if (threads.attachments !== undefined && isMemoryAttachmentStore(given)) warnOnce(LOCAL_ATTACHMENTS)
+  return given
+}
+
+const LOCAL_ATTACHMENTS = {
+  code: 'TOOLGATE_LOCAL_ATTACHMENTS',
+  message:
+    'createChatHandler: `attachments` is a memoryAttachmentStore() beside a thread store shared by every instance: a file a tool returns is served only by the instance that made it. Leave `attachments` out to keep files in the thread store.',
+}
+
+const warned = new Set<string>()
+
+/** A warning on Node's channel (`process.on('warning')`, `--no-warnings`), or the console elsewhere; once per process. */
+function warnOnce({ code, message }: { code: string; message: string }): void {
+  if (warned.has(code)) return
+  warned.add(code)
+  const node = (globalThis as { process?: { emitWarning?: (message: string, options: { code: string }) => void } }).process
+  if (typeof node?.emitWarning === 'function') node.emitWarning(message, { code })
+  else console.warn(`[toolgate] ${message}`)
 }
 
 function frontendToolNames(names: unknown, tools: ToolRegistry): ReadonlySet<string> {

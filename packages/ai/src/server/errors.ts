@@ -3,6 +3,7 @@ import { ModelProviderError } from '../model/ModelProviderError.ts'
 import type { ErrorCode } from '../protocol/errors.ts'
 import type { ChatConfig, ErrorScope } from './options.ts'
 import type { CallRef } from './run/results.ts'
+import { isStoreError } from './stores/storeError.ts'
 
 // How a request is refused (`HttpError`, with the refusals several steps share) and how a run ends
 // in error, and what the browser may be told of each. A refusal only one step makes is written
@@ -11,7 +12,7 @@ import type { CallRef } from './run/results.ts'
 /**
  * A refusal the handler answers with `status` and a JSON `ErrorBody`; `code` is stable. Exported
  * for stores of your own: one throws it to refuse a write with a code the browser sees (as the
- * memory store's `STORE_FULL` does); anything else a store throws is a 500.
+ * memory store's `STORE_FULL` does); a `StoreError` is a 503 `STORE_ERROR`, anything else a 500.
  */
 export class HttpError extends ToolgateError {
   declare readonly code: ErrorCode
@@ -81,9 +82,13 @@ export class ThreadFullError extends ToolgateError {
   }
 }
 
+/** What the browser is told of a `StoreError`, on a refused request and at the end of a run alike. */
+export const STORE_UNAVAILABLE = 'The conversation store is unavailable; try again shortly'
+
 /** What the browser is told when a run ends with `error`: a stable code and a text safe to show. */
 export function runErrorOf(error: unknown): { readonly code: ErrorCode; readonly message: string } {
   if (error instanceof ModelError) return { code: 'MODEL_ERROR', message: error.publicMessage }
+  if (isStoreError(error)) return { code: 'STORE_ERROR', message: STORE_UNAVAILABLE }
   if (error instanceof StoreConflictError || error instanceof ThreadFullError) return { code: error.code as ErrorCode, message: error.message }
   if (error instanceof HttpError && (error.status < 500 || error.code === 'STORE_FULL')) return { code: error.code, message: error.message }
   return { code: 'INTERNAL', message: 'The chat run failed; see the server log' }

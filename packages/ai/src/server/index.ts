@@ -9,6 +9,7 @@ export { memoryStore, type MemoryStoreOptions } from './stores/memory.ts'
 export type { ActiveRun, OpenStep, StoredAnswer, StoredInterrupt, ThreadCommit, ThreadHead, ThreadStore } from './thread/threadStore.ts'
 export { HttpError } from './errors.ts'
 export type { AttachmentStore, StoredAttachment } from './run/attachments.ts'
+export { StoreError, type StoreErrorListener } from './stores/storeError.ts'
 export { memoryAttachmentStore, type MemoryAttachmentStoreOptions } from './stores/memoryAttachments.ts'
 export {
   MiddlewareError,

@@ -9,7 +9,7 @@ import { closeAll, startServer } from './helpers/server.ts'
 afterEach(closeAll)
 
 const story = Array.from({ length: 30 }, (_, i) => `part ${i}. `).join('')
-const model = scriptedModel([{ when: /.*/, reply: story }])
+const model = scriptedModel([{ when: /.*/, reply: story }], { delayMs: 5 })
 
 /** A store whose event log fails its next `failures` appends. */
 function withFailingLog(failures: number): ThreadStore {
@@ -18,7 +18,8 @@ function withFailingLog(failures: number): ThreadStore {
   let left = failures
   const events: RunEventLog = {
     append: async (runId, logged, final) => {
-      if (left > 0 && logged.some((event) => event.seq > 1)) {
+      // The batch with the run's first event lands (a reader is told the run exists); later ones fail.
+      if (left > 0 && !logged.some((event) => event.seq === 1)) {
         left -= 1
         throw new Error('injected: the store is restarting')
       }
@@ -31,7 +32,8 @@ function withFailingLog(failures: number): ThreadStore {
 }
 
 async function replay(url: string, threadId: string, lastEventId: string) {
-  const text = await (await fetch(`${url}?threadId=${threadId}`, { headers: { accept: 'text/event-stream', 'last-event-id': lastEventId } })).text()
+  const response = await fetch(`${url}?threadId=${threadId}`, { headers: { accept: 'text/event-stream', 'last-event-id': lastEventId } })
+  const text = await response.text()
   return text
     .split('\n\n')
     .filter((block) => block.includes('data: '))

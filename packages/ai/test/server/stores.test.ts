@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClient } from 'redis'
 import pg from 'pg'
-import { memoryStore } from '@toolgate/ai/server'
+import { memoryAttachmentStore, memoryStore } from '@toolgate/ai/server'
 import { redisStore } from '@toolgate/ai/server/redis'
 import { postgresStore } from '@toolgate/ai/server/postgres'
-import { threadStoreConformance } from '@toolgate/ai/server/testing'
+import { attachmentStoreConformance, threadStoreConformance } from '@toolgate/ai/server/testing'
 import { startRedis, type RedisServer } from '../services/redis.ts'
 import { startPostgres, type PostgresServer } from '../services/postgres.ts'
 
@@ -13,6 +13,7 @@ import { startPostgres, type PostgresServer } from '../services/postgres.ts'
 const runner = { describe, it, expect }
 
 threadStoreConformance('memoryStore', ({ threadTtlMs }) => memoryStore(threadTtlMs ? { idleTtlMs: threadTtlMs } : {}), runner)
+attachmentStoreConformance('memoryAttachmentStore', () => memoryAttachmentStore(), runner)
 
 describe('on a real Redis', () => {
   let server: RedisServer
@@ -77,6 +78,24 @@ describe('on a real Redis', () => {
   it('refuses a subscriber that cannot subscribe', () => {
     expect(() => redisStore({ client, subscriber: {} as never })).toThrow(/subscriber/)
   })
+
+  it('refuses an onError that is not a function and a timeout that is not a positive integer, naming the option', () => {
+    expect(() => redisStore({ client, onError: 'log' as never })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'onError' }))
+    expect(() => redisStore({ client, timeoutMs: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'timeoutMs' }))
+  })
+
+  it('listens for the client’s connection errors unless the app does, so a dropped connection cannot crash the process', () => {
+    const bare = client.duplicate()
+    const errors: unknown[] = []
+    redisStore({ client: bare, onError: (error) => errors.push(error) })
+    expect(bare.listenerCount('error')).toBe(1)
+    bare.emit('error', new Error('Socket closed unexpectedly'))
+    expect(errors).toEqual([expect.objectContaining({ code: 'STORE_ERROR', store: 'redisStore', operation: 'connection' })])
+    const own = client.duplicate()
+    own.on('error', () => {})
+    redisStore({ client: own })
+    expect(own.listenerCount('error')).toBe(1)
+  })
 })
 
 describe('on a real PostgreSQL', () => {
@@ -106,8 +125,13 @@ describe('on a real PostgreSQL', () => {
     await store.ensureSchema()
     await store.ensureSchema()
     const { rows } = await pool.query(`SELECT count(*) AS n FROM information_schema.tables WHERE table_name LIKE 'idem_%'`)
-    expect(Number(rows[0].n)).toBe(4)
+    expect(Number(rows[0].n)).toBe(5) // threads, messages, runs, run events, attachments
     expect(() => postgresStore({ pool, table: 'x; DROP TABLE y' })).toThrow(/table/)
+  })
+
+  it('refuses a listener that is neither a client nor a function that connects one, naming the option', () => {
+    expect(() => postgresStore({ pool, listener: {} as never })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'listener' }))
+    expect(() => postgresStore({ pool, timeoutMs: 1.5 })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'timeoutMs' }))
   })
 
   it('with a listener, a reader on another instance is woken by NOTIFY when events land, instead of polling', async () => {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from './redis.ts'
@@ -12,6 +12,14 @@ const BIN = process.env.POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin'
 export interface PostgresServer {
   readonly connectionString: string
   stop(): Promise<void>
+  /** Stops the server at once (every connection is cut, as in a crash) and starts it again on the same port, data kept. */
+  restart(): Promise<void>
+  /** Stops the server at once; `up` starts it again on the same port, data kept. */
+  down(): Promise<void>
+  up(): Promise<void>
+  /** SIGSTOP to the server and every backend: connections hang, new ones wait, until `thaw`. */
+  freeze(): void
+  thaw(): void
 }
 
 export async function startPostgres(): Promise<PostgresServer> {
@@ -28,7 +36,17 @@ export async function startPostgres(): Promise<PostgresServer> {
   }
   const port = await freePort()
   asOwner('initdb', ['-D', data, '--auth=trust', '-U', 'postgres', '--encoding=UTF8', '--no-sync'])
-  asOwner('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start'])
+  const start = () => asOwner('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start'])
+  start()
+  /** The postmaster and its children (backends, checkpointer, ...). */
+  const processes = () => {
+    const postmaster = readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]!.trim()
+    const children = execFileSync('pgrep', ['-P', postmaster], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().split('\n').filter(Boolean)
+    return [postmaster, ...children].map(Number)
+  }
+  const signal = (name: NodeJS.Signals) => {
+    for (const pid of processes()) process.kill(pid, name)
+  }
   return {
     connectionString: `postgresql://postgres@127.0.0.1:${port}/postgres`,
     stop: async () => {
@@ -38,5 +56,13 @@ export async function startPostgres(): Promise<PostgresServer> {
         rmSync(dir, { recursive: true, force: true })
       }
     },
+    restart: async () => {
+      asOwner('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop'])
+      start()
+    },
+    down: async () => void asOwner('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']),
+    up: async () => void start(),
+    freeze: () => signal('SIGSTOP'),
+    thaw: () => signal('SIGCONT'),
   }
 }

@@ -21,22 +21,50 @@ export async function freePort(): Promise<number> {
 export interface RedisServer {
   readonly url: string
   stop(): Promise<void>
+  /** Stops the server (its data goes: it keeps none on disk) and starts a new one on the same port, as a crash and restart would. */
+  restart(): Promise<void>
+  /** Stops the server; `up` starts a new one on the same port. */
+  down(): Promise<void>
+  up(): Promise<void>
+  /** SIGSTOP: the server holds its connections and answers nothing until `thaw`. */
+  freeze(): void
+  thaw(): void
 }
 
 const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? '/usr/bin/redis-server'
 
-export async function startRedis(): Promise<RedisServer> {
+/** `appendOnly`: the server logs every write to disk, so a restart keeps the data (as a deployment's would). */
+export async function startRedis(options: { appendOnly?: boolean } = {}): Promise<RedisServer> {
   if (!existsSync(REDIS_SERVER)) throw new Error(`${REDIS_SERVER} is missing: install Debian's redis-server (.ci/run does)`)
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-redis-'))
   const port = await freePort()
-  const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] })
-  await waitForOutput(child, /Ready to accept connections/, 'redis-server')
+  const launch = async () => {
+    const started = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...(options.appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']), '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] })
+    await waitForOutput(started, /Ready to accept connections/, 'redis-server')
+    return started
+  }
+  let child = await launch()
   return {
     url: `redis://127.0.0.1:${port}`,
     stop: async () => {
+      child.kill('SIGCONT')
       await stopChild(child)
       rmSync(dir, { recursive: true, force: true })
     },
+    restart: async () => {
+      child.kill('SIGCONT')
+      await stopChild(child)
+      child = await launch()
+    },
+    down: async () => {
+      child.kill('SIGCONT')
+      await stopChild(child)
+    },
+    up: async () => {
+      child = await launch()
+    },
+    freeze: () => void child.kill('SIGSTOP'),
+    thaw: () => void child.kill('SIGCONT'),
   }
 }
 
@@ -53,7 +81,7 @@ export function waitForOutput(child: ChildProcess, pattern: RegExp, name: string
     }
     child.stdout?.on('data', onData)
     child.stderr?.on('data', onData)
-    child.on('exit', (code) => {
+    child.once('exit', (code) => {
       clearTimeout(timer)
       reject(new Error(`${name} exited with ${code}:\n${output}`))
     })

@@ -3,6 +3,7 @@ import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../util/jsonDepth.ts'
 import type { PostRequest, MessageRequest, ResumeAnswer, ResumeRequest } from '../../protocol/requests.ts'
 import { clientHistoryOf, type ClientHistoryMessage } from '../agui/clientHistory.ts'
 import { HttpError } from '../errors.ts'
+import { NodeRequest, requestHeader } from './nodeRequest.ts'
 
 // What a POST may carry, checked before anything else looks at it: a JSON body within the size
 // limit, of one of the request shapes.
@@ -22,18 +23,28 @@ export interface AguiFields {
   readonly declaredTools?: readonly unknown[]
 }
 
-/** Client-chosen thread ids: letters, digits, `_`, `-`, `.`, `:`; at most this many characters. */
+/** Thread ids: letters, digits, `_`, `-`, `.`, `:`; at most this many characters. */
 export const MAX_THREAD_ID_LENGTH = 128
 const THREAD_ID = /^[A-Za-z0-9_.:-]+$/
+
+/**
+ * A thread id from a request (body or query), checked before any store sees it: every id the
+ * server makes fits, and so must a client's. A NUL or another control character would otherwise
+ * reach a store that cannot hold it (PostgreSQL `text` refuses U+0000) and fail there.
+ */
+export function checkedThreadId(threadId: unknown, path = 'threadId'): string {
+  if (typeof threadId !== 'string' || threadId === '') throw invalid('`threadId` must be a non-empty string', path)
+  if (threadId.length > MAX_THREAD_ID_LENGTH || !THREAD_ID.test(threadId)) {
+    throw invalid(`\`threadId\` must be 1 to ${MAX_THREAD_ID_LENGTH} letters, digits, \`_\`, \`-\`, \`.\` or \`:\``, path)
+  }
+  return threadId
+}
 
 /** Checks a POST body's shape; the message says what is wrong and `path` where. */
 export function parsePostRequest(body: unknown): ParsedRequest {
   if (!isRecord(body)) throw invalid('The body must be a JSON object', '(root)')
   if ('messages' in body || 'runId' in body) return parseRunAgentInput(body)
-  const { threadId } = body
-  if (threadId !== undefined && (typeof threadId !== 'string' || threadId === '')) {
-    throw invalid('`threadId` must be a non-empty string', 'threadId')
-  }
+  const threadId = body.threadId === undefined ? undefined : checkedThreadId(body.threadId)
   if ('stop' in body) {
     if (body.stop !== true) throw invalid('`stop` must be `true`', 'stop')
     if (typeof threadId !== 'string') throw invalid('`threadId` is required with `stop`', 'threadId')
@@ -103,11 +114,8 @@ function parseAnswer(entry: unknown, path: string): ResumeAnswer {
  * waits. Checked by hand so the runtime does not carry `@ag-ui/core` and its Zod.
  */
 function parseRunAgentInput(body: Record<string, unknown>): ParsedRequest {
-  const { threadId, messages, resume } = body
-  if (typeof threadId !== 'string' || threadId === '') throw invalid('`threadId` must be a non-empty string', 'threadId')
-  if (threadId.length > MAX_THREAD_ID_LENGTH || !THREAD_ID.test(threadId)) {
-    throw invalid(`\`threadId\` must be 1 to ${MAX_THREAD_ID_LENGTH} letters, digits, \`_\`, \`-\`, \`.\` or \`:\``, 'threadId')
-  }
+  const { messages, resume } = body
+  const threadId = checkedThreadId(body.threadId)
   if (body.runId !== undefined && typeof body.runId !== 'string') throw invalid('`runId` must be a string', 'runId')
   if (!Array.isArray(messages)) throw invalid('`messages` must be an array', 'messages')
   if (body.tools !== undefined && !Array.isArray(body.tools)) throw invalid('`tools` must be an array', 'tools')
@@ -170,11 +178,11 @@ function invalid(message: string, path: string): HttpError {
  * also makes cross-site form posts impossible (they would need a CORS preflight).
  */
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
-  const type = request.headers.get('content-type') ?? ''
+  const type = requestHeader(request, 'content-type') ?? ''
   if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
     throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with `content-type: application/json`')
   }
-  const declared = Number(request.headers.get('content-length'))
+  const declared = Number(requestHeader(request, 'content-length'))
   if (declared > maxBytes) throw tooLarge(maxBytes)
 
   const text = await readText(request, maxBytes)
@@ -187,7 +195,16 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   }
 }
 
+/** Decodes whole bodies: one decoder serves every request (a decoder per call costs more than a short body's parse). */
+const utf8 = new TextDecoder()
+
 async function readText(request: Request, maxBytes: number): Promise<string> {
+  const whole = request instanceof NodeRequest ? request.wholeBody() : undefined
+  if (whole) {
+    const bytes = await whole
+    if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes)
+    return utf8.decode(bytes)
+  }
   if (!request.body) return ''
   const reader = request.body.getReader()
   const decoder = new TextDecoder()

@@ -1,5 +1,6 @@
-import { HttpError } from '../errors.ts'
+import { HttpError, STORE_UNAVAILABLE } from '../errors.ts'
 import type { ErrorBody, ErrorCode } from '../../protocol/errors.ts'
+import { isStoreError } from '../stores/storeError.ts'
 
 export function errorBody(code: ErrorCode, message: string, path?: string): ErrorBody {
   return { error: path === undefined ? { code, message } : { code, message, path } }
@@ -13,11 +14,18 @@ export function jsonResponse(status: number, body: unknown, headers?: Record<str
   })
 }
 
+/** Seconds a client waits before retrying after a store failure: about what a store takes to restart or fail over. */
+const STORE_RETRY_AFTER_S = 2
+
 /** Any failure before the event stream starts becomes a JSON error response; unknown ones are a 500 without details. */
 export function errorResponse(error: unknown): Response {
   if (error instanceof HttpError) {
     const headers: Record<string, string> = error.status === 405 ? { allow: 'GET, POST' } : {}
     return jsonResponse(error.status, errorBody(error.code, error.message, error.path), headers)
+  }
+  if (isStoreError(error)) {
+    console.error('[toolgate] chat handler failed:', error.message, error.cause)
+    return jsonResponse(503, errorBody('STORE_ERROR', STORE_UNAVAILABLE), { 'retry-after': String(STORE_RETRY_AFTER_S) })
   }
   console.error('[toolgate] chat handler failed:', error)
   return jsonResponse(500, errorBody('INTERNAL', 'The chat handler failed; see the server log'))

@@ -2,6 +2,7 @@ import { callRef, type CallRef } from './results.ts'
 import { ToolError } from '../../errors.ts'
 import type { ThreadAttachment, ThreadToolMessage } from '../../protocol/messages.ts'
 import type { ToolContentPart, ToolContentResult } from '../../tools/toolResult.ts'
+import { decodeBase64 } from '../../util/base64.ts'
 import { randomId } from '../../util/randomId.ts'
 
 // Files tools return. The bytes go to an attachment store once, when the result is made; the
@@ -93,16 +94,14 @@ function formatBytes(bytes: number): string {
 }
 
 function bytesOf(data: Uint8Array | string): Uint8Array {
-  return typeof data === 'string' ? decodeBase64(data) : data
+  return typeof data === 'string' ? decodeToolData(data) : data
 }
 
-function decodeBase64(text: string): Uint8Array {
+/** A tool's base64 `data`, as a data URL or bare, checked so a malformed one fails the call clearly. */
+function decodeToolData(text: string): Uint8Array {
   const clean = text.replace(/^data:[^,]*;base64,/, '')
   if (!/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(clean)) throw new ToolError('returned file `data` that is not base64')
-  const binary = atob(clean.replace(/\s+/g, ''))
-  const bytes = new Uint8Array(binary.length)
-  for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index)
-  return bytes
+  return decodeBase64(clean.replace(/\s+/g, ''))
 }
 
 /** `ModelRequest.loadAttachment` for a run: the thread's own files only. */

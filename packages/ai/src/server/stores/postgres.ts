@@ -1,8 +1,11 @@
 /** @module @toolgate/ai/server/postgres */
 import { InvalidOptionError } from '../../errors.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
+import type { AttachmentStore } from '../run/attachments.ts'
 import type { RunEventLog, ThreadHead, ThreadStore } from '../thread/threadStore.ts'
-import { RunWakeups } from './runWakeups.ts'
+import { postgresAttachments } from './postgresAttachments.ts'
+import { RunWakeups, type WakeupSignals } from './runWakeups.ts'
+import { defaultStoreErrorListener, storeCall, StoreError, survivesErrors, type StoreErrorListener } from './storeError.ts'
 
 /**
  * What the store needs of a Postgres client: node-postgres' `query(text, values)`. A `pg` Pool,
@@ -10,6 +13,9 @@ import { RunWakeups } from './runWakeups.ts'
  */
 export interface PostgresQueryable {
   query(text: string, values?: unknown[]): Promise<{ rows: any[] }>
+  /** A `pg` Pool emits `'error'` when an idle connection drops; the store listens (unless you do), so a restart of the server does not crash the process. */
+  on?(event: 'error', listener: (error: unknown) => void): unknown
+  listenerCount?(event: 'error'): number
 }
 
 /**
@@ -19,26 +25,44 @@ export interface PostgresQueryable {
 export interface PostgresListenerLike {
   query(text: string): Promise<unknown>
   on(event: 'notification', listener: (message: { channel: string; payload?: string | undefined }) => void): unknown
+  on(event: 'error', listener: (error: Error) => void): unknown
+  on(event: 'end', listener: () => void): unknown
+  end?(): Promise<unknown>
 }
 
 export interface PostgresStoreOptions {
   readonly pool: PostgresQueryable
   /**
    * Wakes readers that reattach to a run as soon as its events land, on any instance (LISTEN/NOTIFY);
-   * without it they look every 100 ms. Every instance should be given one.
+   * without it they look every 100 ms. Every instance should be given one: a function that
+   * connects a `pg.Client` of its own, called again (with backoff) whenever the connection drops,
+   * while readers poll. A connected client works too, until its connection drops.
    */
-  readonly listener?: PostgresListenerLike
+  readonly listener?: PostgresListenerLike | (() => Promise<PostgresListenerLike>)
   /** Prefix of the store's tables (`<table>_threads`, `<table>_messages`, ...). Default `toolgate`. */
   readonly table?: string
   /** A thread untouched for this long expires (`purgeExpired()` deletes it). Default 30 days. */
   readonly threadTtlMs?: number
   /** How long a run's events stay readable after it ends. Default 5 minutes. */
   readonly eventRetentionMs?: number
+  /**
+   * Connection errors no request awaits (an idle pooled connection or the listener dropping while
+   * the server restarts), as `StoreError`s; requests that fail meanwhile get 503 `STORE_ERROR`.
+   * Default: the server log.
+   */
+  readonly onError?: StoreErrorListener
+  /**
+   * A statement without an answer after this long fails with `StoreError` (503 `STORE_ERROR`),
+   * rather than holding the request while the server is frozen or unreachable. Default 10 seconds.
+   */
+  readonly timeoutMs?: number
 }
 
 export interface PostgresStore extends ThreadStore {
   readonly events: RunEventLog
-  /** Creates the tables and indexes if missing; safe to call on every start. */
+  /** The files tools return, in `<table>_attachments`, kept as long as their thread. */
+  readonly attachments: AttachmentStore
+  /** Creates the tables and indexes if missing; safe to call on every start of every instance, at once (it holds an advisory lock). */
   ensureSchema(): Promise<void>
   /** Deletes expired threads (their messages go with them) and expired run events; run it from a cron. */
   purgeExpired(): Promise<void>
@@ -72,8 +96,37 @@ CREATE TABLE IF NOT EXISTS ${t}_run_events (
   seq         integer NOT NULL,
   data        text NOT NULL,
   PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE IF NOT EXISTS ${t}_attachments (
+  thread_id   text NOT NULL REFERENCES ${t}_threads (id) ON DELETE CASCADE,
+  id          text NOT NULL,
+  media_type  text NOT NULL,
+  filename    text,
+  data        bytea NOT NULL,
+  PRIMARY KEY (thread_id, id)
 );`
 }
+
+/**
+ * `postgresSchema` as one statement that first takes a transaction-scoped advisory lock: instances
+ * starting at once on a fresh database queue instead of racing on the catalog (`CREATE ... IF NOT
+ * EXISTS` is not atomic: two creators both see nothing and one fails on a duplicate key). A `DO`
+ * block is one statement, so it runs in one transaction on any driver.
+ */
+function lockedSchema(table: string): string {
+  return `DO $toolgate$
+BEGIN
+  PERFORM pg_advisory_xact_lock(${SCHEMA_LOCK}, hashtext('${table}'));
+  ${postgresSchema(table).trim()}
+END
+$toolgate$`
+}
+
+/** The advisory lock's first key: "tg" in ASCII, so it does not collide with an app's single-key locks by chance. */
+const SCHEMA_LOCK = 0x7467
+
+/** How long the listener waits before connecting again, doubling from the first to the last. */
+const LISTENER_BACKOFF_MS = [100, 200, 400, 800, 1600, 3200, 5000]
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
@@ -89,26 +142,34 @@ const POLL_MS = 100
 export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   const { pool } = options
   if (typeof pool?.query !== 'function') throw new InvalidOptionError('postgresStore', 'pool', 'must have node-postgres’ `query(text, values)` (a `pg` Pool, PGlite, Neon)')
+  if (options.onError !== undefined && typeof options.onError !== 'function') throw new InvalidOptionError('postgresStore', 'onError', 'must be a function')
   const t = checkedTable(options.table ?? 'toolgate')
   const ttlMs = options.threadTtlMs ?? 30 * DAY_MS
   const retentionMs = options.eventRetentionMs ?? 5 * 60 * 1000
   if (!Number.isSafeInteger(ttlMs) || ttlMs < 1) throw new InvalidOptionError('postgresStore', 'threadTtlMs', 'must be a positive integer of milliseconds')
   if (!Number.isSafeInteger(retentionMs) || retentionMs < 1) throw new InvalidOptionError('postgresStore', 'eventRetentionMs', 'must be a positive integer of milliseconds')
   const { listener } = options
-  if (listener !== undefined && (typeof listener.query !== 'function' || typeof listener.on !== 'function')) {
-    throw new InvalidOptionError('postgresStore', 'listener', 'must be a connected `pg.Client` of its own (not one of the pool’s)')
+  if (listener !== undefined && typeof listener !== 'function' && (typeof listener.query !== 'function' || typeof listener.on !== 'function')) {
+    throw new InvalidOptionError('postgresStore', 'listener', 'must connect a `pg.Client` of its own (not one of the pool’s), or be one')
   }
+  const onError = options.onError ?? defaultStoreErrorListener
+  const report = (error: StoreError) => {
+    try {
+      onError(error)
+    } catch (hookError) {
+      console.error('[toolgate] postgresStore onError threw:', hookError)
+    }
+  }
+  survivesErrors(pool, (error) => report(new StoreError('postgresStore', 'idle connection', error)))
+  /** A statement; a failure of the driver or the server becomes a `StoreError` naming it. */
+  const timeoutMs = options.timeoutMs ?? 10_000
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new InvalidOptionError('postgresStore', 'timeoutMs', 'must be a positive integer of milliseconds')
+  const query = (operation: string, text: string, values?: unknown[]) => storeCall('postgresStore', operation, timeoutMs, () => pool.query(text, values))
   const channel = `${t}_run_events`
   const wakeups = new RunWakeups({
     pollMs: POLL_MS,
-    listen:
-      listener &&
-      (async (wake) => {
-        listener.on('notification', (message) => {
-          if (message.channel === channel && message.payload) wake(message.payload)
-        })
-        await listener.query(`LISTEN ${channel}`)
-      }),
+    listen: listener && ((signals) => listen(listener, channel, signals, report)),
+    onStartError: (error) => report(new StoreError('postgresStore', 'LISTEN', error)),
   })
 
   // One statement: the head row is replaced only if its version is the one before (or inserted),
@@ -139,8 +200,8 @@ SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(se
 
   const readRun = async (runId: string, after: number, limit?: number) => {
     const [run, rows] = await Promise.all([
-      pool.query(`SELECT ended FROM ${t}_runs WHERE run_id = $1 AND expires_at > now()`, [runId]),
-      pool.query(`SELECT seq, data FROM ${t}_run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [runId, after, limit === undefined ? null : limit + 1]),
+      query('read run', `SELECT ended FROM ${t}_runs WHERE run_id = $1 AND expires_at > now()`, [runId]),
+      query('read events', `SELECT seq, data FROM ${t}_run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [runId, after, limit === undefined ? null : limit + 1]),
     ])
     if (run.rows.length === 0) return undefined
     const more = limit !== undefined && rows.rows.length > limit
@@ -150,12 +211,13 @@ SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(se
 
   const events: RunEventLog = {
     async append(runId, logged, final) {
-      await pool.query(appendEventsSql, [runId, final, final ? retentionMs : DAY_MS, logged.map((event) => event.seq), logged.map((event) => event.data)])
+      await query('append events', appendEventsSql, [runId, final, final ? retentionMs : DAY_MS, logged.map((event) => event.seq), logged.map((event) => event.data)])
     },
     read: readRun,
     wait(runId, after, timeoutMs, signal) {
       const hasMore = async () => {
-        const { rows } = await pool.query(
+        const { rows } = await query(
+          'wait for events',
           `SELECT (SELECT ended FROM ${t}_runs WHERE run_id = $1) AS ended, EXISTS (SELECT 1 FROM ${t}_run_events WHERE run_id = $1 AND seq > $2) AS more`,
           [runId, after],
         )
@@ -166,21 +228,23 @@ SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(se
   }
 
   return {
+    name: 'postgres',
     events,
+    attachments: postgresAttachments({ query, table: t }),
     async ensureSchema() {
-      for (const statement of postgresSchema(t).split(';').map((s) => s.trim()).filter(Boolean)) await pool.query(statement)
+      await query('ensureSchema', lockedSchema(t))
     },
     async purgeExpired() {
-      await pool.query(`DELETE FROM ${t}_threads WHERE expires_at <= now()`)
-      await pool.query(`DELETE FROM ${t}_runs WHERE expires_at <= now()`)
+      await query('purgeExpired', `DELETE FROM ${t}_threads WHERE expires_at <= now()`)
+      await query('purgeExpired', `DELETE FROM ${t}_runs WHERE expires_at <= now()`)
     },
     async head(threadId) {
-      const { rows } = await pool.query(`SELECT head FROM ${t}_threads WHERE id = $1 AND expires_at > now()`, [threadId])
+      const { rows } = await query('head', `SELECT head FROM ${t}_threads WHERE id = $1 AND expires_at > now()`, [threadId])
       return rows.length === 0 ? undefined : (JSON.parse(rows[0].head) as ThreadHead)
     },
     async messages(threadId, from, to) {
       if (to <= from) return []
-      const { rows } = await pool.query(`SELECT message FROM ${t}_messages WHERE thread_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq`, [
+      const { rows } = await query('messages', `SELECT message FROM ${t}_messages WHERE thread_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq`, [
         threadId,
         from,
         to,
@@ -189,12 +253,77 @@ SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(se
     },
     async commit({ head, append }) {
       // An expired thread whose id comes back starts afresh: its old rows go first.
-      if (head.version === 1) await pool.query(`DELETE FROM ${t}_threads WHERE id = $1 AND expires_at <= now()`, [head.id])
+      if (head.version === 1) await query('commit', `DELETE FROM ${t}_threads WHERE id = $1 AND expires_at <= now()`, [head.id])
       const start = head.messageCount - append.length
-      const { rows } = await pool.query(commitSql, [head.id, head.version, JSON.stringify(head), ttlMs, start, append.map((m) => JSON.stringify(m))])
+      const { rows } = await query('commit', commitSql, [head.id, head.version, JSON.stringify(head), ttlMs, start, append.map((m) => JSON.stringify(m))])
       return Number(rows[0]?.written) === 1
     },
   }
+}
+
+/**
+ * LISTENs on `channel` on the listener's connection and keeps it up: when the connection drops
+ * (the server restarted, the connection was killed), readers poll while a fresh one connects, after
+ * a backoff that doubles up to 5 s. A listener given as a client cannot connect again: readers poll
+ * from then on, and `onError` says why.
+ */
+async function listen(
+  listener: PostgresListenerLike | (() => Promise<PostgresListenerLike>),
+  channel: string,
+  signals: WakeupSignals,
+  report: (error: StoreError) => void,
+): Promise<void> {
+  const connect = typeof listener === 'function' ? listener : undefined
+  let failures = 0
+  const attach = async (client: PostgresListenerLike) => {
+    let lost = false
+    const drop = (error: Error) => {
+      if (lost) return
+      lost = true
+      signals.down()
+      report(new StoreError('postgresStore', connect ? 'LISTEN connection (connecting again)' : 'LISTEN connection (pass `listener` as a function to connect again)', error))
+      client.end?.().catch(() => {})
+      if (connect) retry()
+    }
+    client.on('error', drop)
+    // A connection that ends without an error was ended by the app (at shutdown): readers poll, and
+    // nothing connects again behind its back.
+    client.on('end', () => {
+      if (lost) return
+      lost = true
+      signals.down()
+    })
+    client.on('notification', (message) => {
+      if (message.channel === channel && message.payload) signals.wake(message.payload)
+    })
+    try {
+      await client.query(`LISTEN ${channel}`)
+    } catch (error) {
+      return drop(error as Error)
+    }
+    failures = 0
+    if (!lost) signals.up()
+  }
+  const retry = () => {
+    const delay = LISTENER_BACKOFF_MS[Math.min(failures++, LISTENER_BACKOFF_MS.length - 1)]!
+    const timer = setTimeout(() => {
+      connect!().then(attach).catch((error) => {
+        report(new StoreError('postgresStore', 'LISTEN connection (connecting again)', error))
+        retry()
+      })
+    }, delay)
+    // A process with nothing else to do may exit: the listener does not hold it.
+    ;(timer as { unref?: () => void }).unref?.()
+  }
+  if (!connect) return attach(listener as PostgresListenerLike)
+  let first: PostgresListenerLike
+  try {
+    first = await connect()
+  } catch (error) {
+    retry()
+    throw error
+  }
+  await attach(first)
 }
 
 function checkedTable(table: string): string {

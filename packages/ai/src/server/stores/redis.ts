@@ -1,8 +1,11 @@
 /** @module @toolgate/ai/server/redis */
 import { InvalidOptionError } from '../../errors.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
+import type { AttachmentStore } from '../run/attachments.ts'
 import type { LoggedEvent, RunEventLog, ThreadHead, ThreadStore } from '../thread/threadStore.ts'
+import { redisAttachments } from './redisAttachments.ts'
 import { RunWakeups } from './runWakeups.ts'
+import { defaultStoreErrorListener, storeCall, StoreError, survivesErrors, type StoreErrorListener } from './storeError.ts'
 
 /**
  * What the store needs of a Redis client: node-redis v5's `sendCommand` (`createClient()` from
@@ -10,14 +13,20 @@ import { RunWakeups } from './runWakeups.ts'
  */
 export interface RedisClientLike {
   sendCommand(args: string[]): Promise<unknown>
+  /** node-redis emits `'error'` while it reconnects; the store listens (unless you do), so a restart of Redis does not crash the process. */
+  on?(event: 'error', listener: (error: unknown) => void): unknown
+  listenerCount?(event: 'error'): number
 }
 
 /**
  * A second connection for pub/sub (node-redis v5: `await client.duplicate().connect()`): a
- * connection that subscribes can send nothing else.
+ * connection that subscribes can send nothing else. node-redis subscribes again after it
+ * reconnects; until it is `'ready'`, waiting readers poll.
  */
 export interface RedisSubscriberLike {
   subscribe(channel: string, listener: (message: string) => void): Promise<unknown>
+  on?(event: 'error' | 'ready' | 'reconnecting' | 'end', listener: (error?: unknown) => void): unknown
+  listenerCount?(event: 'error'): number
 }
 
 export interface RedisStoreOptions {
@@ -33,11 +42,29 @@ export interface RedisStoreOptions {
   readonly threadTtlMs?: number
   /** How long a run's events stay readable after it ends. Default 5 minutes. */
   readonly eventRetentionMs?: number
+  /**
+   * Connection errors no request awaits (the clients' `'error'` events while Redis restarts), as
+   * `StoreError`s; requests that fail meanwhile get 503 `STORE_ERROR`. Default: the server log.
+   */
+  readonly onError?: StoreErrorListener
+  /**
+   * A command without an answer after this long fails with `StoreError` (503 `STORE_ERROR`),
+   * rather than holding the request while Redis is frozen or node-redis waits to reconnect.
+   * Default 10 seconds.
+   */
+  readonly timeoutMs?: number
 }
 
-// A thread is two keys in one hash slot (so a cluster keeps them together): a hash with the
-// head's version `v` and JSON `h`, and a list of its messages as JSON. A commit is one Lua script:
-// compare the version, set the head, push the new messages, renew the TTL. Nothing is read back.
+/** A `ThreadStore` on Redis, with the files tools return kept beside each thread. */
+export interface RedisStore extends ThreadStore {
+  readonly events: RunEventLog
+  readonly attachments: AttachmentStore
+}
+
+// A thread is keys in one hash slot (so a cluster keeps them together): a hash with the head's
+// version `v` and JSON `h`, a list of its messages as JSON, and a hash of its files. A commit is
+// one Lua script: compare the version, set the head, push the new messages, renew the TTLs.
+// Nothing is read back.
 const COMMIT = `
 local version = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
 if version ~= tonumber(ARGV[1]) - 1 then return 0 end
@@ -46,6 +73,7 @@ for i = 4, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 local ttl = tonumber(ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ttl)
 if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PEXPIRE', KEYS[2], ttl) end
+if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('PEXPIRE', KEYS[3], ttl) end
 return 1
 `
 
@@ -77,11 +105,24 @@ const POLL_MS = 50
  * and prefix: a write is one compare-and-set script that appends only the new messages, and
  * runs' events are kept for clients that reconnect, on any instance.
  */
-export function redisStore(options: RedisStoreOptions): ThreadStore {
+export function redisStore(options: RedisStoreOptions): RedisStore {
   const { client } = options
   if (typeof client?.sendCommand !== 'function') {
     throw new InvalidOptionError('redisStore', 'client', 'must be a connected node-redis client (`createClient()` from `redis`)')
   }
+  if (options.onError !== undefined && typeof options.onError !== 'function') throw new InvalidOptionError('redisStore', 'onError', 'must be a function')
+  const onError = options.onError ?? defaultStoreErrorListener
+  const reportFrom = (operation: string) => (error: unknown) => {
+    try {
+      onError(new StoreError('redisStore', operation, error))
+    } catch (hookError) {
+      console.error('[toolgate] redisStore onError threw:', hookError)
+    }
+  }
+  /** A command; a failure of the client or the server becomes a `StoreError` naming it. */
+  const timeoutMs = options.timeoutMs ?? 10_000
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new InvalidOptionError('redisStore', 'timeoutMs', 'must be a positive integer of milliseconds')
+  const send = (args: string[], operation = args[0]!): Promise<unknown> => storeCall('redisStore', operation, timeoutMs, () => client.sendCommand(args))
   const prefix = options.prefix ?? 'toolgate:'
   const ttlMs = options.threadTtlMs ?? 30 * DAY_MS
   const retentionMs = options.eventRetentionMs ?? 5 * 60 * 1000
@@ -89,23 +130,38 @@ export function redisStore(options: RedisStoreOptions): ThreadStore {
   if (!Number.isSafeInteger(ttlMs) || ttlMs < 1) throw new InvalidOptionError('redisStore', 'threadTtlMs', 'must be a positive integer of milliseconds')
   if (!Number.isSafeInteger(retentionMs) || retentionMs < 1) throw new InvalidOptionError('redisStore', 'eventRetentionMs', 'must be a positive integer of milliseconds')
 
-  const script = scriptRunner(client)
+  const script = scriptRunner(send)
   const headKey = (threadId: string) => `${prefix}{${threadId}}:head`
   const messagesKey = (threadId: string) => `${prefix}{${threadId}}:messages`
   const eventsKey = (runId: string) => `${prefix}{${runId}}:events`
   const endKey = (runId: string) => `${prefix}{${runId}}:end`
+  const filesKey = (threadId: string) => `${prefix}{${threadId}}:files`
   const channel = `${prefix}run-events`
   const { subscriber } = options
   if (subscriber !== undefined && typeof subscriber.subscribe !== 'function') {
     throw new InvalidOptionError('redisStore', 'subscriber', 'must be a second connected node-redis client (`client.duplicate()`)')
   }
-  const wakeups = new RunWakeups({ pollMs: POLL_MS, listen: subscriber && ((wake) => subscriber.subscribe(channel, wake).then(() => {})) })
+  survivesErrors(client, reportFrom('connection'))
+  if (subscriber) survivesErrors(subscriber, reportFrom('subscriber connection'))
+  const wakeups = new RunWakeups({
+    pollMs: POLL_MS,
+    listen:
+      subscriber &&
+      (async ({ wake, up, down }) => {
+        // node-redis subscribes again before it is 'ready' after a reconnect; a dropped connection
+        // is always followed by 'reconnecting' (or 'end'), while an 'error' alone may leave it up.
+        subscriber.on?.('ready', up)
+        for (const lost of ['reconnecting', 'end'] as const) subscriber.on?.(lost, down)
+        await subscriber.subscribe(channel, wake)
+        up()
+      }),
+  })
 
   const readEvents = async (runId: string, after: number, limit?: number) => {
     const page = limit === undefined ? [] : ['LIMIT', '0', String(limit + 1)]
     const [items, end] = await Promise.all([
-      client.sendCommand(['ZRANGEBYSCORE', eventsKey(runId), `(${Math.max(0, after)}`, '+inf', ...page]) as Promise<string[]>,
-      client.sendCommand(['EXISTS', endKey(runId)]) as Promise<number>,
+      send(['ZRANGEBYSCORE', eventsKey(runId), `(${Math.max(0, after)}`, '+inf', ...page]) as Promise<string[]>,
+      send(['EXISTS', endKey(runId)]) as Promise<number>,
     ])
     const more = limit !== undefined && items.length > limit
     const events = (more ? items.slice(0, limit) : items).map((item) => {
@@ -122,14 +178,14 @@ export function redisStore(options: RedisStoreOptions): ThreadStore {
     },
     async read(runId, after, limit) {
       const read = await readEvents(runId, after, limit)
-      if (read.events.length === 0 && !read.ended && Number(await client.sendCommand(['EXISTS', eventsKey(runId)])) === 0) return undefined
+      if (read.events.length === 0 && !read.ended && Number(await send(['EXISTS', eventsKey(runId)])) === 0) return undefined
       return read
     },
     wait(runId, after, timeoutMs, signal) {
       const hasMore = async () => {
         const [newer, end] = await Promise.all([
-          client.sendCommand(['ZCOUNT', eventsKey(runId), `(${after}`, '+inf']) as Promise<number>,
-          client.sendCommand(['EXISTS', endKey(runId)]) as Promise<number>,
+          send(['ZCOUNT', eventsKey(runId), `(${after}`, '+inf']) as Promise<number>,
+          send(['EXISTS', endKey(runId)]) as Promise<number>,
         ])
         return Number(newer) > 0 || Number(end) === 1
       }
@@ -138,37 +194,39 @@ export function redisStore(options: RedisStoreOptions): ThreadStore {
   }
 
   return {
+    name: 'redis',
     events,
+    attachments: redisAttachments({ script, send, filesKey, ttlMs }),
     async head(threadId) {
-      const json = (await client.sendCommand(['HGET', headKey(threadId), 'h'])) as string | null
+      const json = (await send(['HGET', headKey(threadId), 'h'])) as string | null
       return json == null ? undefined : (JSON.parse(json) as ThreadHead)
     },
     async messages(threadId, from, to) {
       if (to <= from) return []
-      const items = (await client.sendCommand(['LRANGE', messagesKey(threadId), String(from), String(to - 1)])) as string[]
+      const items = (await send(['LRANGE', messagesKey(threadId), String(from), String(to - 1)])) as string[]
       return items.map((item) => JSON.parse(item) as ThreadMessage)
     },
     async commit({ head, append }) {
       const args = [String(head.version), JSON.stringify(head), String(ttlMs), ...append.map((message) => JSON.stringify(message))]
-      return Number(await script(COMMIT, [headKey(head.id), messagesKey(head.id)], args)) === 1
+      return Number(await script(COMMIT, [headKey(head.id), messagesKey(head.id), filesKey(head.id)], args)) === 1
     },
   }
 }
 
 /** Runs a Lua script by its SHA, loading it on the first NOSCRIPT (after a restart or a failover too). */
-function scriptRunner(client: RedisClientLike) {
+function scriptRunner(send: (args: string[]) => Promise<unknown>) {
   const shas = new Map<string, string>()
   return async (source: string, keys: string[], args: string[]): Promise<unknown> => {
     let sha = shas.get(source)
     if (sha === undefined) {
-      sha = (await client.sendCommand(['SCRIPT', 'LOAD', source])) as string
+      sha = (await send(['SCRIPT', 'LOAD', source])) as string
       shas.set(source, sha)
     }
     try {
-      return await client.sendCommand(['EVALSHA', sha, String(keys.length), ...keys, ...args])
+      return await send(['EVALSHA', sha, String(keys.length), ...keys, ...args])
     } catch (error) {
-      if (!String((error as Error)?.message).includes('NOSCRIPT')) throw error
-      return client.sendCommand(['EVAL', source, String(keys.length), ...keys, ...args])
+      if (!String(((error as StoreError).cause as Error | undefined)?.message).includes('NOSCRIPT')) throw error
+      return send(['EVAL', source, String(keys.length), ...keys, ...args])
     }
   }
 }

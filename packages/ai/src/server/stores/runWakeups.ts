@@ -1,30 +1,55 @@
 // Readers of a run's events on a shared store wait for the next ones. With a notification channel
-// (Redis pub/sub, Postgres LISTEN/NOTIFY) a write wakes them at once; without one they look again
-// every `pollMs`. Either way `wait` only says "look now": the reader reads the log itself.
+// (Redis pub/sub, Postgres LISTEN/NOTIFY) a write wakes them at once; without one, and whenever
+// the channel is down (its connection dropped, the server restarts), they look again every
+// `pollMs`. Either way `wait` only says "look now": the reader reads the log itself.
+
+/** What a store's channel tells the readers' wakeups. */
+export interface WakeupSignals {
+  /** Events of `runId` were written. */
+  wake(runId: string): void
+  /** Notifications flow (again): waits stop polling. Every waiter looks once, for what the gap hid. */
+  up(): void
+  /** Notifications stopped: waits poll until `up`. */
+  down(): void
+}
+
+/** Starts the store's channel; resolves once it is up, or rejects (then waits poll, and the channel may still call `up` later). */
+export type StartListening = (signals: WakeupSignals) => Promise<void>
+
+/** How long a wait gives the channel to start before it polls instead. */
+const START_WAIT_MS = 2000
 
 /** Readers in this process waiting on runs' events, and how they learn that more arrived. */
 export class RunWakeups {
   readonly #waiters = new Map<string, Set<() => void>>()
-  readonly #listen: ((wake: (runId: string) => void) => Promise<void>) | undefined
+  readonly #listen: StartListening | undefined
   readonly #pollMs: number
-  #listening: Promise<boolean> | undefined
+  readonly #onStartError: (error: unknown) => void
+  #starting: Promise<void> | undefined
+  #up = false
 
   /**
-   * `listen` starts the store's notifications (once, at the first wait) and calls `wake` with the
-   * run id of each; without it, or when it fails, waits poll every `pollMs`.
+   * `listen` starts the store's notifications (once, at the first wait); without it, or while it
+   * is down, waits poll every `pollMs`.
    */
-  constructor(options: { listen?: ((wake: (runId: string) => void) => Promise<void>) | undefined; pollMs: number }) {
+  constructor(options: { listen?: StartListening | undefined; pollMs: number; onStartError?: (error: unknown) => void }) {
     this.#listen = options.listen
     this.#pollMs = options.pollMs
+    this.#onStartError = options.onStartError ?? ((error) => console.error('[toolgate] run event notifications failed to start; readers poll instead:', error))
+  }
+
+  /** Whether notifications flow now. */
+  get listening(): boolean {
+    return this.#up
   }
 
   /**
-   * Resolves once `hasMore` says so, a notification for `runId` arrives, `timeoutMs` passes or
-   * `signal` aborts. `hasMore` is asked after the waiter is registered, so a write between the
-   * caller's read and this wait is not missed.
+   * Resolves once `hasMore` says so, a notification for `runId` arrives, the channel goes up or
+   * down, `timeoutMs` passes or `signal` aborts. `hasMore` is asked after the waiter is
+   * registered, so a write between the caller's read and this wait is not missed.
    */
   async wait(runId: string, hasMore: () => Promise<boolean>, timeoutMs: number, signal: AbortSignal): Promise<void> {
-    const notified = await this.#startListening()
+    await this.#start()
     const deadline = Date.now() + timeoutMs
     let wake!: () => void
     const woken = new Promise<void>((resolve) => (wake = resolve))
@@ -34,7 +59,7 @@ export class RunWakeups {
     try {
       while (!signal.aborted && Date.now() < deadline) {
         if (await hasMore()) return
-        const pause = notified ? deadline - Date.now() : Math.min(this.#pollMs, deadline - Date.now())
+        const pause = this.#up ? deadline - Date.now() : Math.min(this.#pollMs, deadline - Date.now())
         let timer: ReturnType<typeof setTimeout> | undefined
         const elapsed = new Promise<'elapsed'>((resolve) => (timer = setTimeout(() => resolve('elapsed'), Math.max(0, pause))))
         const outcome = await Promise.race([woken.then(() => 'woken' as const), elapsed])
@@ -48,18 +73,41 @@ export class RunWakeups {
     }
   }
 
-  /** Whether notifications are flowing; started once. A channel that fails to start leaves polling. */
-  #startListening(): Promise<boolean> {
-    if (!this.#listen) return Promise.resolve(false)
-    this.#listening ??= this.#listen((runId) => {
-      for (const wake of this.#waiters.get(runId) ?? []) wake()
-    }).then(
-      () => true,
-      (error) => {
-        console.error('[toolgate] run event notifications failed to start; readers poll instead:', error)
-        return false
+  /**
+   * Starts the channel once. Waits give it up to `START_WAIT_MS` to come up (a channel that cannot
+   * connect, a frozen server, must not hold readers); meanwhile and after, they poll until `up`.
+   */
+  async #start(): Promise<void> {
+    if (!this.#listen || this.#up) return
+    this.#starting ??= this.#open(this.#listen)
+    let timer: ReturnType<typeof setTimeout> | undefined
+    await Promise.race([this.#starting, new Promise<void>((resolve) => (timer = setTimeout(resolve, START_WAIT_MS)))])
+    clearTimeout(timer)
+  }
+
+  async #open(listen: StartListening): Promise<void> {
+    const signals: WakeupSignals = {
+      wake: (runId) => {
+        for (const wake of this.#waiters.get(runId) ?? []) wake()
       },
-    )
-    return this.#listening
+      up: () => {
+        this.#up = true
+        this.#wakeAll()
+      },
+      down: () => {
+        if (!this.#up) return
+        this.#up = false
+        this.#wakeAll()
+      },
+    }
+    try {
+      await listen(signals)
+    } catch (error) {
+      this.#onStartError(error)
+    }
+  }
+
+  #wakeAll(): void {
+    for (const waiters of this.#waiters.values()) for (const wake of waiters) wake()
   }
 }

@@ -4,6 +4,7 @@ import type { ThreadMessage } from '../../protocol/messages.ts'
 import { createChatHandler } from '../createChatHandler.ts'
 import { scriptedModel } from './scriptedModel.ts'
 import type { ThreadHead, ThreadStore } from '../thread/threadStore.ts'
+import type { AttachmentStore } from '../run/attachments.ts'
 
 /**
  * `@toolgate/ai/server/testing`: the conformance suite every `ThreadStore` passes (memory, Redis,
@@ -15,6 +16,9 @@ import type { ThreadHead, ThreadStore } from '../thread/threadStore.ts'
  * import { threadStoreConformance } from '@toolgate/ai/server/testing'
  * threadStoreConformance('my store', (options) => myStore(options), { describe, it, expect })
  * ```
+ *
+ * A store that keeps tools' files (`store.attachments`) passes the attachment checks too; an
+ * `AttachmentStore` on its own passes `attachmentStoreConformance`.
  */
 
 export interface ConformanceRunner {
@@ -46,8 +50,82 @@ function userMessage(index: number, content = `message ${index}`): ThreadMessage
   return { role: 'user', id: `msg_${index}`, content }
 }
 
+/** Every byte value, so an encoding that loses one (UTF-8 text, a NUL) fails. */
+const ALL_BYTES = Uint8Array.from({ length: 512 }, (_, i) => i % 256)
+
+/**
+ * The `AttachmentStore` contract: files come back byte for byte with their type and name, per
+ * thread, unchanged by what the caller does with its buffer afterwards. `thread` makes the thread
+ * a file belongs to, for stores that keep files beside their threads.
+ */
+function attachmentChecks(
+  it: ConformanceRunner['it'],
+  expect: ConformanceRunner['expect'],
+  open: () => Promise<{ files: AttachmentStore | undefined; thread: (id: string) => Promise<void> }>,
+): void {
+  it('keeps a file byte for byte, with its media type and name', async () => {
+    const { files, thread } = await open()
+    if (!files) return
+    const id = freshId()
+    await thread(id)
+    const data = ALL_BYTES.slice()
+    await files.put(id, 'att_1', { data, mediaType: 'application/octet-stream', filename: 'bytes.bin' })
+    data.fill(0) // the caller's buffer is its own again
+    const stored = await files.get(id, 'att_1')
+    expect(Array.from(stored?.data ?? [])).toEqual(Array.from(ALL_BYTES))
+    expect(stored?.data instanceof Uint8Array).toBe(true)
+    expect(stored?.mediaType).toBe('application/octet-stream')
+    expect(stored?.filename).toBe('bytes.bin')
+    await files.put(id, 'att_2', { data: new Uint8Array(0), mediaType: 'text/plain' })
+    expect((await files.get(id, 'att_2'))?.filename).toBeUndefined()
+    expect((await files.get(id, 'att_2'))?.data.byteLength).toBe(0)
+  })
+
+  it('keeps files per thread: an id from another thread, or an unknown one, finds nothing', async () => {
+    const { files, thread } = await open()
+    if (!files) return
+    const [one, other] = [freshId(), freshId()]
+    await thread(one)
+    await thread(other)
+    await files.put(one, 'att_x', { data: ALL_BYTES, mediaType: 'image/png' })
+    expect(await files.get(other, 'att_x')).toBeUndefined()
+    expect(await files.get(one, 'att_unknown')).toBeUndefined()
+  })
+}
+
+/** The `AttachmentStore` contract on its own, for a store of files that is not part of a `ThreadStore`. */
+export function attachmentStoreConformance(name: string, factory: () => AttachmentStore | Promise<AttachmentStore>, { describe, it, expect }: ConformanceRunner): void {
+  describe(`AttachmentStore conformance: ${name}`, () => {
+    attachmentChecks(it, expect, async () => ({ files: await factory(), thread: async () => {} }))
+  })
+}
+
 export function threadStoreConformance(name: string, factory: StoreFactory, { describe, it, expect }: ConformanceRunner): void {
   describe(`ThreadStore conformance: ${name}`, () => {
+    // A store without files of its own (`attachments`) skips these: the handler keeps them in memory.
+    attachmentChecks(it, expect, async () => {
+      const store = await factory({})
+      return { files: store.attachments, thread: (id: string) => store.commit({ head: headOf(id, 1, 0), append: [] }).then(() => {}) }
+    })
+
+    it('keeps a thread’s files as long as the thread, and forgets them with it', async () => {
+      const store = await factory({ threadTtlMs: 300 })
+      const files = store.attachments
+      if (!files) return
+      const id = freshId()
+      await store.commit({ head: headOf(id, 1, 0), append: [] })
+      await files.put(id, 'att_t', { data: ALL_BYTES, mediaType: 'image/png' })
+      // Each write renews the thread, and its files with it.
+      for (let version = 2; version <= 4; version++) {
+        await new Promise((resolve) => setTimeout(resolve, 150))
+        await store.commit({ head: headOf(id, version, 0), append: [] })
+      }
+      expect((await files.get(id, 'att_t'))?.data.byteLength).toBe(ALL_BYTES.byteLength)
+      await new Promise((resolve) => setTimeout(resolve, 700))
+      expect(await store.head(id)).toBeUndefined()
+      expect(await files.get(id, 'att_t')).toBeUndefined()
+    })
+
     it('knows no thread it was not given', async () => {
       const store = await factory({})
       expect(await store.head(freshId())).toBeUndefined()

@@ -1,5 +1,6 @@
 import type { ToolInterrupt } from '../../protocol/interrupts.ts'
 import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../../protocol/messages.ts'
+import type { AttachmentStore } from '../run/attachments.ts'
 
 /**
  * The storage contract of threads. A thread is an append-only list of messages plus a small head
@@ -19,6 +20,10 @@ export interface StoredInterrupt extends ToolInterrupt {
   readonly answer?: StoredAnswer | undefined
   /** A client_tool interrupt whose approval edited the arguments; its result will say so. */
   readonly edited?: boolean
+  /** When the run asked (ms since the epoch): the wait for an answer begins here. */
+  readonly askedAt?: number
+  /** The asking run's span (W3C `traceparent`), when telemetry is on: the wait ends in its trace. */
+  readonly traceparent?: string
 }
 
 /** @deprecated Renamed `StoredInterrupt` (it stays stored once answered); this alias goes in the next release. */
@@ -88,11 +93,19 @@ export interface ThreadCommit {
 }
 
 export interface ThreadStore {
+  /** What telemetry and the devtools call this store (`memory`, `redis`, `postgres`). */
+  readonly name?: string
   /**
    * Where runs' events are kept for readers that (re)attach, from any instance sharing the store.
    * A store without one keeps them in this process only.
    */
   readonly events?: RunEventLog
+  /**
+   * Where the files tools return are kept, beside the threads, for every instance sharing the
+   * store; the handler uses it unless given `attachments`. A store without one (memory) leaves
+   * them in this process.
+   */
+  readonly attachments?: AttachmentStore
   /** The thread's head, or `undefined` when it does not exist (or expired). */
   head(threadId: string): Promise<ThreadHead | undefined>
   /** Stored messages from index `from` (inclusive) to `to` (exclusive), oldest first. */

@@ -1,0 +1,87 @@
+import { ToolgateError } from '../../errors.ts'
+
+/**
+ * A store could not do what the runtime asked (its server is down, restarting, frozen, or refused
+ * the statement). The chat endpoint answers 503 `STORE_ERROR` with `Retry-After`, and a run ends
+ * with RUN_ERROR `STORE_ERROR`. The message names the store, the operation and the failure's class
+ * or code, never its text (a driver's words may carry a host, a user or a connection string); the
+ * client's own error is the `cause`, for the server log.
+ */
+export class StoreError extends ToolgateError {
+  /** `redisStore`, `postgresStore`, or a store of your own. */
+  readonly store: string
+  /** What failed: a command or statement name, e.g. `EVALSHA`, `commit`. */
+  readonly operation: string
+
+  constructor(store: string, operation: string, cause: unknown) {
+    super('STORE_ERROR', `${store}: ${operation} failed (${kindOf(cause)})`, { cause })
+    this.store = store
+    this.operation = operation
+  }
+}
+
+/** Also recognises a `StoreError` from a second copy of the package, where `instanceof` fails. */
+export function isStoreError(error: unknown): error is StoreError {
+  return error instanceof StoreError || (error instanceof Error && error.name === 'StoreError' && (error as { code?: unknown }).code === 'STORE_ERROR')
+}
+
+/** The failure's class and code (`ECONNREFUSED`, `57P01`), which say what happened and carry no secret. */
+function kindOf(cause: unknown): string {
+  if (!(cause instanceof Error)) return typeof cause
+  const code = (cause as { code?: unknown }).code
+  const safeCode = typeof code === 'string' && /^[\w.-]{1,40}$/.test(code) ? ` ${code}` : ''
+  const name = /^[\w$]{1,60}$/.test(cause.name) ? cause.name : 'Error'
+  return `${name}${safeCode}`
+}
+
+/**
+ * Reports a store's connection errors that no request awaits (a client's `'error'` events while it
+ * reconnects): to the store's `onError`, or the server log.
+ */
+export type StoreErrorListener = (error: StoreError) => void
+
+/** Without `onError`: the server log, with the driver's own error for whoever reads it. */
+export function defaultStoreErrorListener(error: StoreError): void {
+  console.error(`[toolgate] ${error.message}:`, error.cause)
+}
+
+/** What the stores need of an event emitter to survive its `'error'` events (node-redis, `pg`). */
+interface ErrorEmitter {
+  on(event: 'error', listener: (error: unknown) => void): unknown
+  listenerCount?(event: 'error'): number
+}
+
+/**
+ * An emitter with no `'error'` listener crashes the process when its connection drops (Node throws
+ * unhandled `'error'` events); the store listens, unless the app already does.
+ */
+export function survivesErrors(emitter: unknown, report: (error: unknown) => void): void {
+  const candidate = emitter as Partial<ErrorEmitter> | undefined
+  if (typeof candidate?.on !== 'function') return
+  if (typeof candidate.listenerCount === 'function' && candidate.listenerCount('error') > 0) return
+  candidate.on('error', report)
+}
+
+/** What a store operation that got no answer in time fails with (the `cause` of its `StoreError`). */
+export class StoreTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(`no answer within ${timeoutMs} ms`)
+    this.name = 'StoreTimeoutError'
+  }
+}
+
+/**
+ * `operation`'s answer, or a `StoreError` when it fails or takes longer than `timeoutMs` (a frozen
+ * server, a connection that waits to reconnect): a request fails with 503 instead of hanging.
+ */
+export async function storeCall<T>(store: string, operation: string, timeoutMs: number, call: () => Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new StoreTimeoutError(timeoutMs)), timeoutMs)))
+  try {
+    return await Promise.race([call(), timeout])
+  } catch (error) {
+    throw new StoreError(store, operation, error)
+  } finally {
+    clearTimeout(timer)
+  }
+}
