@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { memoryStore, scriptedModel, type RunEventLog, type ThreadStore } from '@toolgate/ai/server'
+import { memoryStore, scriptedModel, type ThreadStore } from '@toolgate/ai/server'
+
+type RunEventLog = NonNullable<ThreadStore['events']>
 import { closeAll, startServer } from './helpers/server.ts'
 
 // The run's event log on a store that fails: a blip costs a reader nothing (the writes are tried

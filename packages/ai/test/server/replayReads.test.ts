@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { memoryStore, scriptedModel, type RunEventLog, type ThreadStore } from '@toolgate/ai/server'
+import { memoryStore, scriptedModel, type ThreadStore } from '@toolgate/ai/server'
+
+type RunEventLog = NonNullable<ThreadStore['events']>
 import { closeAll, startServer } from './helpers/server.ts'
 
 // Replays read the log a page at a time, and a GET naming another thread's run is answered 404
