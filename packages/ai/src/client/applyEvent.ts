@@ -42,7 +42,7 @@ export function applyEvent(draft: ThreadDraft, event: ChatEvent): void {
 /** An outcome this client already knows (a denial, a client tool's result) stands, unless it only stopped the call. */
 function applyResult(draft: ThreadDraft, call: ToolCallDraft, event: ToolCallResultEvent): void {
   if (!call.stopped && hasEnded(call)) return
-  draft.settle(call, resultOutcome(event))
+  draft.settle(call, resultOutcome(event), event.decision)
 }
 
 function resultOutcome(event: ToolCallResultEvent): CallOutcome {
@@ -51,6 +51,9 @@ function resultOutcome(event: ToolCallResultEvent): CallOutcome {
       return { status: 'success', output: event.output, attachments: event.attachments }
     case 'denied':
       return { status: 'denied', reason: event.reason }
+    case 'expired':
+    case 'cancelled':
+      return { status: event.status }
     default:
       return { status: 'error', error: event.content }
   }

@@ -47,7 +47,7 @@ export function parseEvent(data: string): ChatEvent | undefined {
   return event as unknown as ChatEvent
 }
 
-const STATUSES: ReadonlySet<unknown> = new Set<ToolResultStatus>(['success', 'error', 'denied'])
+const STATUSES: ReadonlySet<unknown> = new Set<ToolResultStatus>(['success', 'error', 'denied', 'expired', 'cancelled'])
 
 /**
  * AG-UI's result is `content` text only. Without Toolgate's `status`, JSON content is the output,

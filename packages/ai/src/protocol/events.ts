@@ -1,3 +1,4 @@
+import type { DecisionSummary } from './decisions.ts'
 import type { RunOutcome } from './interrupts.ts'
 import type { ThreadAttachment, ToolResultStatus } from './messages.ts'
 
@@ -93,6 +94,8 @@ export interface ToolCallResultEvent {
   readonly status: ToolResultStatus
   /** The validated output (status `success`). */
   readonly output?: unknown
+  /** Who decided the call (`ThreadToolMessage.decision`), when a person did. */
+  readonly decision?: DecisionSummary
   /** Files the tool returned, as AG-UI binary content parts (see `ThreadAttachment`). */
   readonly attachments?: readonly ThreadAttachment[]
   /** The user's reason (status `denied`). */
