@@ -30,7 +30,7 @@ function withFailingLog(failures: number): ThreadStore {
     read: (runId, after) => log.read(runId, after),
     wait: (runId, after, timeoutMs, signal) => log.wait(runId, after, timeoutMs, signal),
   }
-  return { ...store, head: store.head.bind(store), messages: store.messages.bind(store), commit: store.commit.bind(store), events }
+  return { ...store, head: store.head.bind(store), messages: store.messages.bind(store), commit: store.commit.bind(store), decisions: store.decisions.bind(store), events }
 }
 
 async function replay(url: string, threadId: string, lastEventId: string) {

@@ -11,6 +11,7 @@ export function faultyStore(inner: ThreadStore): ThreadStore & { failNext(count:
     ...(inner.events ? { events: inner.events } : {}),
     head: (threadId) => inner.head(threadId),
     messages: (threadId, from, to) => inner.messages(threadId, from, to),
+    decisions: (threadId) => inner.decisions(threadId),
     async commit(commit) {
       if (failures > 0 && matches(commit)) {
         failures -= 1

@@ -25,7 +25,7 @@ function countingStore(): { store: ThreadStore; reads: number[] } {
     },
     wait: (runId, after, timeoutMs, signal) => log.wait(runId, after, timeoutMs, signal),
   }
-  return { store: { head: inner.head.bind(inner), messages: inner.messages.bind(inner), commit: inner.commit.bind(inner), events }, reads }
+  return { store: { head: inner.head.bind(inner), messages: inner.messages.bind(inner), commit: inner.commit.bind(inner), decisions: inner.decisions.bind(inner), events }, reads }
 }
 
 async function runOf(url: string, message: string) {
