@@ -35,6 +35,7 @@ export type ErrorCode =
   // Only in RUN_ERROR events:
   | 'MODEL_ERROR'
   | 'STORE_ERROR'
+  | 'EVENTS_LOST' // a reattached reader cannot be given the run's events without a gap (the store lost some); reload the thread
   | 'RUN_LOST' // a reattached reader's run stopped without finishing (its process died); reload the thread
 
 /** Every error response is JSON of this shape. */

@@ -4,6 +4,7 @@ import { isRecord } from '../../util/isRecord.ts'
 import type { ChatConfig } from '../options.ts'
 import { HttpError } from '../errors.ts'
 import { extendToolRegistry } from '../../tools/toolRegistry.ts'
+import { findUnsafePattern } from './clientPatterns.ts'
 
 // AG-UI frontend tools: tools a client declares in `RunAgentInput.tools` and runs itself. The server
 // decides what the model may call, so they are ignored unless the app names them in
@@ -29,6 +30,8 @@ function frontendTool(tool: Record<string, unknown>, path: string): AnyTool {
   if (!isRecord(parameters) || parameters.type !== 'object') {
     throw invalid('A frontend tool needs `parameters`, a JSON Schema of an object', `${path}.parameters`)
   }
+  const unsafe = findUnsafePattern(parameters, `${path}.parameters`)
+  if (unsafe) throw invalid(`The frontend tool "${String(name)}" declares a pattern the server will not run: ${unsafe.reason}`, unsafe.path)
   try {
     return toolDefinition({ name: name as string, description, inputSchema: parameters })
   } catch (error) {

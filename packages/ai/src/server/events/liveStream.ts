@@ -53,19 +53,37 @@ class LogWriter {
     this.#queued = []
     this.#writing = true
     this.#ended = final
-    this.#log
-      .append(this.#runId, events, final)
-      .catch((error) => {
-        // The live stream goes on; only readers that reattach miss these events.
-        console.error('[toolgate] could not log run events:', error)
-      })
-      .then(this.#written)
+    void appendWithRetries(this.#log, this.#runId, events, final).then(this.#written)
   }
 
   readonly #written = () => {
     this.#writing = false
     if (this.#ended) return this.#complete?.()
     if (this.#queued.length > 0 || this.#ending) this.#schedule()
+  }
+}
+
+/** How many times a batch of events is written to the log, and the pause before the first retry (it doubles). */
+const LOG_ATTEMPTS = 6
+const LOG_RETRY_MS = 50
+
+/**
+ * A blip of the store must not cost readers events: the batch is tried again. If the log stays
+ * down, the live stream goes on, and a reader that reattaches finds the gap in the events'
+ * numbers and is told to reload the thread (replay.ts), never handed a silent gap.
+ */
+async function appendWithRetries(log: RunEventLog, runId: string, events: readonly LoggedEvent[], final: boolean): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await log.append(runId, events, final)
+      return
+    } catch (error) {
+      if (attempt >= LOG_ATTEMPTS) {
+        console.error('[toolgate] could not log run events:', error)
+        return
+      }
+      await new Promise((resolve) => setTimeout(resolve, LOG_RETRY_MS * 2 ** (attempt - 1)))
+    }
   }
 }
 

@@ -8,6 +8,11 @@ export interface ReplayFrom {
   readonly after: number
 }
 
+const EVENTS_LOST = 'Some events of this run were lost by the store; reload the thread to see where it stands'
+
+/** Events read from the log at a time. */
+const REPLAY_PAGE = 500
+
 /** How long a reader waits for new events before it checks that the run still lives. */
 const REPLAY_POLL_MS = 1000
 
@@ -15,8 +20,11 @@ const REPLAY_POLL_MS = 1000
 export interface ReplayRuns {
   /** Whether the run still holds its thread. */
   isLive(runId: string): Promise<boolean>
-  /** For a run that died mid-way: the run that continues its turn (see `takeOverLostRun`), if any. */
-  takeOver(runId: string): Promise<string | undefined>
+  /**
+   * For a run that died mid-way: the run that continues its turn (see `takeOverLostRun`), if any,
+   * or why this reader may not continue it.
+   */
+  takeOver(runId: string): Promise<string | undefined | { readonly refused: string }>
 }
 
 /**
@@ -27,45 +35,81 @@ export interface ReplayRuns {
  */
 export function replayResponse(log: RunEventLog, threadId: string, from: ReplayFrom, requestSignal: AbortSignal, runs: ReplayRuns): Response {
   const encoder = new TextEncoder()
+  // The log is read a page at a time, and the next page only once the reader took the last (the
+  // stream's queue is below its mark): a long run never sits whole in memory, and a reader that
+  // stops reading stops the reads.
+  let demanded: (() => void) | undefined
+  const demand = (controller: ReadableStreamDefaultController<Uint8Array>) =>
+    (controller.desiredSize ?? 1) > 0 || requestSignal.aborted ? Promise.resolve() : new Promise<void>((resolve) => (demanded = resolve))
+  const wake = () => {
+    demanded?.()
+    demanded = undefined
+  }
+  requestSignal.addEventListener('abort', wake, { once: true })
   const body = new ReadableStream<Uint8Array>({
+    pull: wake,
+    cancel: wake,
     async start(controller) {
       let { runId, after } = from
       let quietSince = Date.now()
-      try {
-        while (!requestSignal.aborted) {
-          const read = await log.read(runId, after)
-          for (const event of read?.events ?? []) {
-            controller.enqueue(encoder.encode(sseFrame(runId, event.seq, event.data)))
-            after = event.seq
-            quietSince = Date.now()
-          }
-          if (read?.ended) break
-          // Silence: a run that no longer holds its thread will not write its last event.
-          if (Date.now() - quietSince >= REPLAY_POLL_MS && !(await runs.isLive(runId))) {
-            const late = await log.read(runId, after)
-            if (late?.events.length || late?.ended) continue
-            const next = await runs.takeOver(runId)
-            if (next !== undefined && next !== runId) {
-              runId = next
-              after = 0
+      void run()
+      async function run() {
+        try {
+          while (!requestSignal.aborted) {
+            await demand(controller)
+            if (requestSignal.aborted) break
+            const read = await log.read(runId, after, REPLAY_PAGE)
+            let page = ''
+            for (const event of read?.events ?? []) {
+              if (event.seq !== after + 1) {
+                // The log lost events (its store failed longer than the run's retries): the reader
+                // cannot be given the run gapless, so it is told to read the thread instead.
+                if (page !== '') controller.enqueue(encoder.encode(page))
+                new RunEvents(threadId, runId, (lostEvent) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(lostEvent)}\n\n`))).failed('EVENTS_LOST', EVENTS_LOST)
+                return close()
+              }
+              page += sseFrame(runId, event.seq, event.data)
+              after = event.seq
               quietSince = Date.now()
-              continue
             }
-            // Not part of the run's log, so without an id: a reconnect must not resume after it.
-            new RunEvents(threadId, runId, (event) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(event)}\n\n`))).lost()
-            break
+            if (page !== '') controller.enqueue(encoder.encode(page))
+            if (read?.ended) break
+            // Silence: a run that no longer holds its thread will not write its last event.
+            if (Date.now() - quietSince >= REPLAY_POLL_MS && !(await runs.isLive(runId))) {
+              const late = await log.read(runId, after, 1)
+              if (late?.events.length || late?.ended) continue
+              const next = await runs.takeOver(runId)
+              // Not part of the run's log, so without an id: a reconnect must not resume after it.
+              const lost = new RunEvents(threadId, runId, (event) => controller.enqueue(encoder.encode(`data: ${JSON.stringify(event)}\n\n`)))
+              if (typeof next === 'object') {
+                lost.lost(next.refused)
+                break
+              }
+              if (next !== undefined && next !== runId) {
+                runId = next
+                after = 0
+                quietSince = Date.now()
+                continue
+              }
+              lost.lost()
+              break
+            }
+            await log.wait(runId, after, REPLAY_POLL_MS, requestSignal)
           }
-          await log.wait(runId, after, REPLAY_POLL_MS, requestSignal)
+        } catch (error) {
+          console.error('[toolgate] replaying run events failed:', error)
         }
-      } catch (error) {
-        console.error('[toolgate] replaying run events failed:', error)
+        close()
       }
-      try {
-        controller.close()
-      } catch {
-        // the reader left
+      function close() {
+        requestSignal.removeEventListener('abort', wake)
+        try {
+          controller.close()
+        } catch {
+          // the reader left
+        }
       }
     },
-  })
+  }, new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }))
   return new Response(body, { status: 200, headers: SSE_HEADERS })
 }

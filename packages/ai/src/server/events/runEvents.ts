@@ -123,8 +123,8 @@ export class RunEvents {
    * A reader's stream ends: the run it follows stopped without its last event (its process died)
    * and nothing continues it.
    */
-  lost(): void {
-    this.failed('RUN_LOST', 'The run stopped without finishing; reload the thread')
+  lost(message = 'The run stopped without finishing; reload the thread'): void {
+    this.failed('RUN_LOST', message)
   }
 
   failed(code: ErrorCode, message: string): void {

@@ -4,7 +4,7 @@ import type { ChatConfig } from '../options.ts'
 import { HttpError } from '../errors.ts'
 import { capabilitiesOf } from '../agui/capabilities.ts'
 
-import { isRunning, loadHead, loadMessages, snapshot } from '../thread/thread.ts'
+import { isRunning, loadHead, loadMessages, mayAccess, snapshot } from '../thread/thread.ts'
 import { takeOverLostRun } from '../claim/claims.ts'
 import { reviewView } from '../claim/reviews.ts'
 import { checkedThreadId } from './requests.ts'
@@ -98,19 +98,23 @@ async function attach(config: ChatConfig, request: Request, threadId: string, pa
       const current = await config.store.head(threadId)
       return current !== undefined && current.activeRun?.runId === id && isRunning(current, config.limits.runLeaseMs)
     },
-    takeOver: (id: string) => takeOverLostRun(config, request, threadId, id),
+    // Continuing a dead run's turn writes (the model is called, tools run under this request's
+    // context): a reader who may only read is told that a writer must, and nothing is written.
+    takeOver: async (id: string) => ((await mayAccess(config, request, threadId, 'write')) ? takeOverLostRun(config, request, threadId, id) : WRITER_NEEDED),
   }
   // Run ids are not guessable, but a run of another thread must not be read through this one: the
   // run's first event, RUN_STARTED, must name this thread, whatever position the reader resumes
   // from (a read after it would not show it). The thread's active run is its own.
   if (runId !== active) {
-    const logged = await config.eventLog.read(runId, 0)
+    const logged = await config.eventLog.read(runId, 0, 1) // its first event only, whatever the run's length
     if (logged === undefined || !belongsTo(logged.events, threadId)) {
       throw new HttpError(404, 'RUN_NOT_FOUND', `No events of run "${runId}" are kept; read the thread instead`, 'runId')
     }
   }
   return replayResponse(config.eventLog, threadId, { runId, after: from?.after ?? 0 }, request.signal, runs)
 }
+
+const WRITER_NEEDED = { refused: 'The run stopped without finishing; it continues when someone who may write to this thread reattaches or sends a message' } as const
 
 /** Whether logged events are of this thread: every run's first event, RUN_STARTED, names it. */
 function belongsTo(events: readonly { readonly seq: number; readonly data: string }[], threadId: string): boolean {

@@ -48,6 +48,8 @@ export class Run {
   /** The history the model sees: stored messages, then those appended and not yet written. */
   readonly messages: ThreadMessage[]
   #unsaved: ThreadMessage[] = []
+  /** The fields of a save that failed: the release writes them with the messages that save would have written. */
+  #unsavedFields: StepFields | undefined
   #loaded: boolean
   #writes: Promise<unknown> = Promise.resolve()
   /**
@@ -128,19 +130,27 @@ export class Run {
   }
 
   /** Writes the appended messages and the step's progress (`saveStep`); while the run holds the thread, the write renews its lease. */
-  save(fields: StepFields = {}, drafts: readonly DecisionDraft[] = []): Promise<void> {
+  async save(fields: StepFields = {}, drafts: readonly DecisionDraft[] = []): Promise<void> {
     let written: ThreadChange | undefined
     const saved = this.#write(async (head, append) => {
       // Chained on the head as this write finds it: the run is the thread's one writer meanwhile.
       const decided = drafts.length > 0 ? await chainDecisions(head.decisions, drafts) : undefined
       return (written = saveStep(head, { fields, append, now: Date.now(), decided }))
     }, true)
-    return drafts.length === 0 ? saved : saved.then(() => void reportDecisions(this.config, written!))
+    try {
+      await saved
+      this.#unsavedFields = undefined
+    } catch (error) {
+      this.#unsavedFields = { ...this.#unsavedFields, ...fields }
+      throw error
+    }
+    if (drafts.length > 0) void reportDecisions(this.config, written!)
   }
 
-  /** Writes the appended messages and lets the thread go (`release`). */
-  release(): Promise<void> {
-    return this.#write((head, append) => release(head, { append }), true)
+  /** Writes the appended messages and lets the thread go (`release`), with the fields of a save that failed, so the stored head and history agree (driveRun retries a failed release). */
+  async release(): Promise<void> {
+    await this.#write((head, append) => release(head, { append, fields: this.#unsavedFields }), true)
+    this.#unsavedFields = undefined
   }
 
   /** Throws unless the thread has room for `count` more messages, and bytes to spare. */

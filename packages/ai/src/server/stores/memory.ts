@@ -167,11 +167,13 @@ export function memoryEventLog(options: { readonly retentionMs?: number | undefi
       for (const wake of log.waiters) wake()
       log.waiters.clear()
     },
-    async read(runId, after) {
+    async read(runId, after, limit = Infinity) {
       const log = live(runId)
       if (!log) return undefined
       // Events are numbered from 1 without gaps, so `after` is also an index.
-      return { events: log.events.slice(Math.max(0, after)), ended: log.ended }
+      const from = Math.max(0, after)
+      const events = log.events.slice(from, from + limit)
+      return { events, ended: log.ended && from + events.length >= log.events.length }
     },
     wait(runId, after, timeoutMs, signal) {
       const log = open(runId)

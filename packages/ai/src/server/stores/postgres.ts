@@ -208,13 +208,15 @@ WITH run AS (
 INSERT INTO ${t}_run_events (run_id, seq, data)
 SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(seq, data)`
 
-  const readRun = async (runId: string, after: number) => {
+  const readRun = async (runId: string, after: number, limit?: number) => {
     const [run, rows] = await Promise.all([
       query('read run', `SELECT ended FROM ${t}_runs WHERE run_id = $1 AND expires_at > now()`, [runId]),
-      query('read events', `SELECT seq, data FROM ${t}_run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq`, [runId, after]),
+      query('read events', `SELECT seq, data FROM ${t}_run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [runId, after, limit === undefined ? null : limit + 1]),
     ])
     if (run.rows.length === 0) return undefined
-    return { events: rows.rows.map((row) => ({ seq: Number(row.seq), data: String(row.data) })), ended: Boolean(run.rows[0].ended) }
+    const more = limit !== undefined && rows.rows.length > limit
+    const page = more ? rows.rows.slice(0, limit) : rows.rows
+    return { events: page.map((row) => ({ seq: Number(row.seq), data: String(row.data) })), ended: Boolean(run.rows[0].ended) && !more }
   }
 
   const events: RunEventLog = {

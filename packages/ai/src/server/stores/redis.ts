@@ -81,11 +81,17 @@ if redis.call('EXISTS', KEYS[4]) == 1 then redis.call('PEXPIRE', KEYS[4], ttl) e
 return 1
 `
 
-// A run's events: a list (index = seq - 1) and, once the run ended, an `end` marker. Both expire:
-// `retention` after the end, a day after the last write for a run whose process died. Each append
-// publishes the run's id on the store's channel (ARGV[3]), for waiting readers on any instance.
+// A run's events: a sorted set scored by each event's seq (its member is `<seq>:<data>`, unique
+// even for two events of equal data), so ids come from the log, and a write Redis lost leaves a
+// gap that readers see instead of renumbering what follows; and, once the run ended, an `end`
+// marker. Both expire: `retention` after the end, a day after the last write for a run whose
+// process died. Each append publishes the run's id on the store's channel (ARGV[3]), for waiting
+// readers on any instance.
 const APPEND_EVENTS = `
-for i = 5, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
+for i = 5, #ARGV do
+  local member = ARGV[i]
+  redis.call('ZADD', KEYS[1], tonumber(string.sub(member, 1, string.find(member, ':', 1, true) - 1)), member)
+end
 local ttl = tonumber(ARGV[2])
 if ARGV[1] == '1' then redis.call('SET', KEYS[2], '1', 'PX', ttl) end
 if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ttl) end
@@ -156,31 +162,37 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
       }),
   })
 
-  const readEvents = async (runId: string, after: number) => {
+  const readEvents = async (runId: string, after: number, limit?: number) => {
+    const page = limit === undefined ? [] : ['LIMIT', '0', String(limit + 1)]
     const [items, end] = await Promise.all([
-      send(['LRANGE', eventsKey(runId), String(Math.max(0, after)), '-1']) as Promise<string[]>,
+      send(['ZRANGEBYSCORE', eventsKey(runId), `(${Math.max(0, after)}`, '+inf', ...page]) as Promise<string[]>,
       send(['EXISTS', endKey(runId)]) as Promise<number>,
     ])
-    return { events: items.map((item, index) => ({ seq: after + index + 1, data: item })), ended: Number(end) === 1 }
+    const more = limit !== undefined && items.length > limit
+    const events = (more ? items.slice(0, limit) : items).map((item) => {
+      const colon = item.indexOf(':')
+      return { seq: Number(item.slice(0, colon)), data: item.slice(colon + 1) }
+    })
+    return { events, ended: Number(end) === 1 && !more }
   }
 
   const events: RunEventLog = {
     async append(runId, logged: readonly LoggedEvent[], final) {
       const ttl = final ? retentionMs : DAY_MS
-      await script(APPEND_EVENTS, [eventsKey(runId), endKey(runId)], [final ? '1' : '0', String(ttl), channel, runId, ...logged.map((event) => event.data)])
+      await script(APPEND_EVENTS, [eventsKey(runId), endKey(runId)], [final ? '1' : '0', String(ttl), channel, runId, ...logged.map((event) => `${event.seq}:${event.data}`)])
     },
-    async read(runId, after) {
-      const read = await readEvents(runId, after)
+    async read(runId, after, limit) {
+      const read = await readEvents(runId, after, limit)
       if (read.events.length === 0 && !read.ended && Number(await send(['EXISTS', eventsKey(runId)])) === 0) return undefined
       return read
     },
     wait(runId, after, timeoutMs, signal) {
       const hasMore = async () => {
-        const [length, end] = await Promise.all([
-          send(['LLEN', eventsKey(runId)]) as Promise<number>,
+        const [newer, end] = await Promise.all([
+          send(['ZCOUNT', eventsKey(runId), `(${after}`, '+inf']) as Promise<number>,
           send(['EXISTS', endKey(runId)]) as Promise<number>,
         ])
-        return Number(length) > after || Number(end) === 1
+        return Number(newer) > 0 || Number(end) === 1
       }
       return wakeups.wait(runId, hasMore, timeoutMs, signal)
     },

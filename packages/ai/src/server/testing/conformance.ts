@@ -256,6 +256,9 @@ export function threadStoreConformance(name: string, factory: StoreFactory, { de
       await log.append(runId, [{ seq: 3, data: '{"type":"RUN_FINISHED"}' }], true)
       await waiting
       expect(await log.read(runId, 2)).toEqual({ events: [{ seq: 3, data: '{"type":"RUN_FINISHED"}' }], ended: true })
+      // A page: at most `limit` events, and `ended` only with the last one among them.
+      expect(await log.read(runId, 0, 2)).toEqual({ events: [{ seq: 1, data: '{"type":"RUN_STARTED"}' }, { seq: 2, data: '{"n":"ü"}' }], ended: false })
+      expect(await log.read(runId, 1, 2)).toEqual({ events: [{ seq: 2, data: '{"n":"ü"}' }, { seq: 3, data: '{"type":"RUN_FINISHED"}' }], ended: true })
     })
 
     it('reviewers: the requester, someone outside the role and a second answer by the same reviewer are refused and change nothing', async () => {

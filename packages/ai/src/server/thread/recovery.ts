@@ -19,11 +19,13 @@ export interface Recovery {
  * What a request that takes a thread over from a run that died must write with its own change:
  * each call the run had started gets an error result saying it may have taken effect (it is never
  * run again by surprise), and a step left with every call settled joins the history. A thread
- * without a lapsed run comes back as it is.
+ * whose run still holds it, or with no call left running, comes back as it is.
  */
 export function recoverLostRun(head: ThreadHead, leaseMs: number, tools: ToolRegistry): Recovery {
   const { step } = head
-  if (!head.activeRun || isRunning(head, leaseMs) || !step || step.running.length === 0) return { step, append: [], results: [], rerun: [] }
+  // A step that still lists running calls once no run holds the thread (the run's lease lapsed, or
+  // it let the thread go without storing their results) has calls whose outcome is unknown.
+  if (!step || step.running.length === 0 || isRunning(head, leaseMs)) return { step, append: [], results: [], rerun: [] }
   const byId = new Map(step.message.toolCalls.map((call) => [call.id, call]))
   // Calls of idempotent server tools run again: at once when nothing else of the step waits for
   // an answer, else with the answered calls once the step's interrupts are all answered.

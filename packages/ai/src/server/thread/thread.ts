@@ -18,18 +18,25 @@ export function newHead(id: string): ThreadHead {
   return { id, version: 0, createdAt: now, updatedAt: now, messageCount: 0, bytes: 0, resolvedInterruptIds: [] }
 }
 
-/** Loads the head of a thread the request may access: 404 when it does not exist, 403 when `authorize` says no. */
+/**
+ * Loads the head of a thread the request may access: 403 when `authorize` says no, else 404 when
+ * it does not exist. `authorize` is asked before the thread is looked up, so someone refused
+ * learns nothing of whether it exists.
+ */
 export async function loadHead(config: ChatConfig, request: Request, threadId: string, action: ThreadAction): Promise<ThreadHead> {
+  await authorizeThread(config, request, threadId, action)
   const head = await config.store.head(threadId)
   if (!head) throw threadNotFound(threadId)
-  await authorizeThread(config, request, threadId, action)
   return head
 }
 
 export async function authorizeThread(config: ChatConfig, request: Request, threadId: string, action: ThreadAction): Promise<void> {
-  if (config.authorize && !(await config.authorize(fetchRequest(request), threadId, { action }))) {
-    throw new HttpError(403, 'FORBIDDEN', 'You may not access this thread', 'threadId')
-  }
+  if (!(await mayAccess(config, request, threadId, action))) throw new HttpError(403, 'FORBIDDEN', 'You may not access this thread', 'threadId')
+}
+
+/** Whether `authorize` lets the request do `action` to the thread. */
+export async function mayAccess(config: ChatConfig, request: Request, threadId: string, action: ThreadAction): Promise<boolean> {
+  return !config.authorize || (await config.authorize(fetchRequest(request), threadId, { action }))
 }
 
 /** The stored messages the head counts. Messages are never changed once stored, so any read up to `messageCount` is consistent. */

@@ -169,8 +169,12 @@ export interface RunEventLog {
    * last batch; its log may then be dropped after the store's retention time.
    */
   append(runId: string, events: readonly LoggedEvent[], final: boolean): Promise<void>
-  /** The events after `after`, in order; `undefined` when the log holds nothing of the run (none yet, or expired). */
-  read(runId: string, after: number): Promise<{ readonly events: readonly LoggedEvent[]; readonly ended: boolean } | undefined>
+  /**
+   * The events after `after`, in order, at most `limit` of them when given (`ended` is then true
+   * only when the run's last event is among them); `undefined` when the log holds nothing of the
+   * run (none yet, or expired).
+   */
+  read(runId: string, after: number, limit?: number): Promise<{ readonly events: readonly LoggedEvent[]; readonly ended: boolean } | undefined>
   /** Resolves once events after `after` may have arrived, after at most `timeoutMs`, or when `signal` aborts. */
   wait(runId: string, after: number, timeoutMs: number, signal: AbortSignal): Promise<void>
 }

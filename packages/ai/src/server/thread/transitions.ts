@@ -72,7 +72,7 @@ export function claimForMessage(
   const settled = superseded?.results ?? []
   const announced = [...recovery.results, ...settled]
   const resolvedInterruptIds = step ? rememberResolved(head.resolvedInterruptIds, step.interrupts) : undefined
-  const rerun = step?.running ?? []
+  const { rerun } = recovery
   if (step && rerun.length > 0) {
     const open: OpenStep = { ...step, message: superseded?.message ?? step.message, results: [...step.results, ...settled], interrupts: [] }
     return {
@@ -186,9 +186,13 @@ export function revokeGrant(head: ThreadHead, input: { readonly grantId: string 
   return { head: { grants: (head.grants ?? []).filter((grant) => grant.id !== input.grantId) } }
 }
 
-/** The run is over: it stores what it appended and lets the thread go. */
-export function release(_head: ThreadHead, input: { readonly append: readonly ThreadMessage[] }): ThreadChange {
-  return { head: { activeRun: undefined, stopRequested: undefined }, append: input.append }
+/**
+ * The run is over: it stores what it appended and lets the thread go. A run whose last save failed
+ * passes that save's `fields` too, so what it appended (a step and the results of calls that ran)
+ * and the open step agree: a call that ran is stored as ran, never left listed as running.
+ */
+export function release(_head: ThreadHead, input: { readonly append: readonly ThreadMessage[]; readonly fields?: StepFields | undefined }): ThreadChange {
+  return { head: { ...input.fields, activeRun: undefined, stopRequested: undefined }, append: input.append }
 }
 
 /**

@@ -1,0 +1,71 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { memoryStore, scriptedModel, type ThreadStore } from '@toolgate/ai/server'
+
+type RunEventLog = NonNullable<ThreadStore['events']>
+import { closeAll, startServer } from './helpers/server.ts'
+
+// The run's event log on a store that fails: a blip costs a reader nothing (the writes are tried
+// again), and a log that lost events for good is never replayed with a silent gap: the reader is
+// told, with EVENTS_LOST, to read the thread instead.
+
+afterEach(closeAll)
+
+const story = Array.from({ length: 30 }, (_, i) => `part ${i}. `).join('')
+const model = scriptedModel([{ when: /.*/, reply: story }], { delayMs: 5 })
+
+/** A store whose event log fails its next `failures` appends. */
+function withFailingLog(failures: number): ThreadStore {
+  const store = memoryStore()
+  const log = store.events!
+  let left = failures
+  const events: RunEventLog = {
+    append: async (runId, logged, final) => {
+      // The batch with the run's first event lands (a reader is told the run exists); later ones fail.
+      if (left > 0 && !logged.some((event) => event.seq === 1)) {
+        left -= 1
+        throw new Error('injected: the store is restarting')
+      }
+      return log.append(runId, logged, final)
+    },
+    read: (runId, after) => log.read(runId, after),
+    wait: (runId, after, timeoutMs, signal) => log.wait(runId, after, timeoutMs, signal),
+  }
+  return { ...store, head: store.head.bind(store), messages: store.messages.bind(store), commit: store.commit.bind(store), decisions: store.decisions.bind(store), events }
+}
+
+async function replay(url: string, threadId: string, lastEventId: string) {
+  const response = await fetch(`${url}?threadId=${threadId}`, { headers: { accept: 'text/event-stream', 'last-event-id': lastEventId } })
+  const text = await response.text()
+  return text
+    .split('\n\n')
+    .filter((block) => block.includes('data: '))
+    .map((block) => ({ id: /^id: (.*)$/m.exec(block)?.[1], event: JSON.parse(/^data: (.*)$/m.exec(block)![1]!) as { type: string; code?: string } }))
+}
+
+describe('a run event log on a failing store', () => {
+  it('loses nothing to a blip: a reattaching reader gets every event after its last, in order, to the end', async () => {
+    const server = await startServer({ model, store: withFailingLog(2) })
+    const response = await server.post({ message: 'tell me' })
+    const live = (await response.text()).split('\n\n').filter((block) => block.startsWith('id: '))
+    const runId = /^id: (run_[\w-]+):1$/m.exec(live[0]!)![1]!
+    const threadId = JSON.parse(/^data: (.*)$/m.exec(live[0]!)![1]!).threadId as string
+    const frames = await replay(server.url, threadId, `${runId}:1`)
+    expect(frames.map((frame) => frame.id)).toEqual(live.slice(1).map((_, i) => `${runId}:${i + 2}`))
+    expect(frames.at(-1)!.event.type).toBe('RUN_FINISHED')
+  })
+
+  it('tells a reader when events are gone for good, instead of skipping them', async () => {
+    const server = await startServer({ model, store: withFailingLog(6) })
+    const response = await server.post({ message: 'tell me' })
+    const live = (await response.text()).split('\n\n').filter((block) => block.startsWith('id: '))
+    const runId = /^id: (run_[\w-]+):1$/m.exec(live[0]!)![1]!
+    const threadId = JSON.parse(/^data: (.*)$/m.exec(live[0]!)![1]!).threadId as string
+    // Let the final write, after the failed ones, land.
+    await new Promise((resolve) => setTimeout(resolve, 3000))
+    const frames = await replay(server.url, threadId, `${runId}:1`)
+    expect(frames.at(-1)!.event).toMatchObject({ type: 'RUN_ERROR', code: 'EVENTS_LOST' })
+    expect(frames.at(-1)!.id).toBeUndefined()
+    const ids = frames.flatMap((frame) => (frame.id ? [Number(frame.id.split(':')[1])] : []))
+    expect(ids).toEqual(ids.map((_, i) => i + 2)) // what it was given has no gap
+  })
+})
