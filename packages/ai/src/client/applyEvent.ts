@@ -1,4 +1,5 @@
-import type { ChatEvent, ToolCallResultEvent } from '../protocol/events.ts'
+import type { ToolCallResultEvent } from '../protocol/events.ts'
+import type { ReadEvent } from './parseEvent.ts'
 import { hasEnded, type CallOutcome, type ThreadDraft, type ToolCallDraft } from './draft.ts'
 
 /**
@@ -7,7 +8,7 @@ import { hasEnded, type CallOutcome, type ThreadDraft, type ToolCallDraft } from
  * saw (arguments before their call started, say) are skipped: the stream stays usable and a
  * reload shows the server's truth.
  */
-export function applyEvent(draft: ThreadDraft, event: ChatEvent): void {
+export function applyEvent(draft: ThreadDraft, event: ReadEvent): void {
   switch (event.type) {
     case 'TEXT_MESSAGE_START':
       draft.assistantMessage(event.messageId)
@@ -46,11 +47,12 @@ function applyResult(draft: ThreadDraft, call: ToolCallDraft, event: ToolCallRes
 }
 
 function resultOutcome(event: ToolCallResultEvent): CallOutcome {
-  switch (event.status) {
+  const { metadata } = event
+  switch (metadata.status) {
     case 'success':
-      return { status: 'success', output: event.output, attachments: event.attachments }
+      return { status: 'success', output: metadata.output, attachments: metadata.attachments }
     case 'denied':
-      return { status: 'denied', reason: event.reason }
+      return { status: 'denied', reason: metadata.reason }
     default:
       return { status: 'error', error: event.content }
   }
