@@ -43,10 +43,18 @@ module.exports = {
       from: { path: '^packages/ai/src/server/', pathNot: '^packages/ai/src/server/index\\.ts$' },
       to: { path: '^packages/ai/src/providers/', reachable: true },
     },
+    {
+      name: 'opentelemetry-only-when-asked',
+      severity: 'error',
+      comment:
+        '@opentelemetry/api is an optional peer: only the telemetry entry imports it, and nothing else reaches that entry, so an app without telemetry loads none of it.',
+      from: { path: '^packages/ai/src/', pathNot: '^packages/ai/src/telemetry/(openTelemetry|index)\\.ts$' },
+      to: { path: '(^|/)node_modules/@opentelemetry/|^@opentelemetry/|^packages/ai/src/telemetry/(openTelemetry|index)\\.ts$', reachable: true },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    includeOnly: '^packages/[^/]+/src/|node_modules/(react|react-dom)/|^react',
+    includeOnly: '^packages/[^/]+/src/|node_modules/(react|react-dom|@opentelemetry)/|^react|^@opentelemetry/',
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['@toolgate/source', 'import', 'types', 'default'], extensions: ['.ts', '.tsx', '.js'] },

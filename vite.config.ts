@@ -5,7 +5,9 @@ import { defineConfig } from 'vitest/config'
 // Workspace packages export their TypeScript sources under the `@toolgate/source` condition,
 // so tests run against src/ without a build step.
 const resolve = { conditions: ['@toolgate/source', ...defaultClientConditions] }
-const ssr = { resolve: { conditions: ['@toolgate/source', ...defaultServerConditions] } }
+// Server code resolves packages as Node does: without Vite's `module` condition, under which
+// `@opentelemetry/api` publishes extensionless ESM that Node cannot load once Vite hands it over.
+const ssr = { resolve: { conditions: ['@toolgate/source', ...defaultServerConditions.filter((condition) => condition !== 'module')] } }
 
 export default defineConfig({
   resolve,

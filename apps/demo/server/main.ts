@@ -13,7 +13,8 @@ const { model, label } = chatModel(process.env)
 const testHooks = process.env.TOOLGATE_DEMO_TEST_HOOKS === '1'
 
 const { store, label: storeLabel } = await threadStore(process.env)
-const chat = toNodeHandler(createChatHandler({ model, tools: chatTools, store }))
+// The devtools panel reads threads through the handler; a production deployment serves nothing for it.
+const chat = toNodeHandler(createChatHandler({ model, tools: chatTools, store, devtools: process.env.NODE_ENV !== 'production' }))
 const serveApp = serveStatic(fileURLToPath(new URL('../dist', import.meta.url)))
 const catalog = JSON.stringify(toJsonSchemaCatalog(chatTools))
 

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react'
+import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react'
 import { useApprovalQueue, useChat, type ChatStatus } from '@toolgate/ai-react'
 import { ApprovalDialog } from './components/ApprovalDialog.tsx'
 import { Composer } from './components/Composer.tsx'
@@ -7,6 +7,9 @@ import { ToolCatalog } from './components/ToolCatalog.tsx'
 import { chatTools } from './clientTools.ts'
 import { suggestions } from './suggestions.ts'
 import { putThreadIdInUrl, threadIdFromUrl } from './threadUrl.ts'
+
+// Its own chunk, loaded when first opened: the chat's bundle carries none of it.
+const ToolgateDevtools = lazy(() => import('@toolgate/ai-react/devtools').then((module) => ({ default: module.ToolgateDevtools })))
 
 const STATUS_TEXT = {
   idle: '',
@@ -22,6 +25,7 @@ export function App() {
   const chat = useChat({ endpoint: '/api/chat', tools: chatTools, threadId: initialThreadId })
   const { messages, status, error, threadId } = chat
   const queue = useApprovalQueue(chat)
+  const [devtoolsOpen, setDevtoolsOpen] = useState(false)
 
   useEffect(() => {
     putThreadIdInUrl(threadId)
@@ -53,6 +57,9 @@ export function App() {
               Thread <code data-testid="thread-id">{threadId.slice(0, 10)}…</code>
             </span>
           )}
+          <button type="button" className="button button--ghost" aria-pressed={devtoolsOpen} onClick={() => setDevtoolsOpen((open) => !open)}>
+            Devtools
+          </button>
           <a className="button button--ghost" href="/">
             New chat
           </a>
@@ -99,6 +106,12 @@ export function App() {
         </p>
         <Composer busy={busy} onSend={(text) => void chat.send(text)} onStop={chat.stop} />
       </footer>
+
+      {devtoolsOpen && (
+        <Suspense fallback={null}>
+          <ToolgateDevtools endpoint="/api/chat" threadId={threadId} onClose={() => setDevtoolsOpen(false)} />
+        </Suspense>
+      )}
 
       {current && (
         <ApprovalDialog

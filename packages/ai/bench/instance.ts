@@ -1,37 +1,109 @@
 /**
  * One app process for the benches that measure a server from outside (`startInstance` in
- * workload.ts): the chat handler, or the TanStack peer, over HTTP on a free port. Prints its
- * port, then serves until killed; answers the message 'cpu' with its `process.cpuUsage()`.
+ * workload.ts): the chat handler, the TanStack peer, or a floor, over HTTP on a free port. Prints
+ * its port, then serves until killed; answers the message 'cpu' with its `process.cpuUsage()`, and
+ * exits on 'exit'; profiles between 'profile-start' and 'profile-stop'.
  *
- * SERVE=toolgate (memory store) | toolgate-redis (threads in the Redis at REDIS_URL) | tanstack
+ * SERVE: see `Serve` in workload.ts. WORKLOAD: weather (default) | text | args.
  */
-import { createServer } from 'node:http'
+import { createServer, type RequestListener } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { Session } from 'node:inspector'
 import { createChatHandler, toNodeHandler, type ChatHandler } from '@toolgate/ai/server'
 import { tanstackHandler } from './tanstackPeer.ts'
-import { weather, weatherModel } from './workload.ts'
+import { modelOf, nextLoopTurn, weather, type Workload } from './workload.ts'
 
-async function handler(): Promise<ChatHandler> {
+const workload = (process.env.WORKLOAD ?? 'weather') as Workload
+const model = modelOf[workload]
+if (!model) throw new Error(`WORKLOAD must be weather, text or args, not ${workload}`)
+const message = workload === 'weather' ? 'weather in Paris' : 'go'
+
+async function listener(): Promise<RequestListener> {
   switch (process.env.SERVE) {
     case 'toolgate':
-      return createChatHandler({ model: weatherModel, tools: [weather] })
+      return toNodeHandler(createChatHandler({ model, tools: [weather] }))
     case 'toolgate-redis': {
       const { createClient } = await import('redis')
       const { redisStore } = await import('@toolgate/ai/server/redis')
       const client = await createClient({ url: process.env.REDIS_URL }).connect()
-      return createChatHandler({ model: weatherModel, tools: [weather], store: redisStore({ client, prefix: 'instances:' }) })
+      return toNodeHandler(createChatHandler({ model, tools: [weather], store: redisStore({ client, prefix: 'instances:' }) }))
     }
     case 'tanstack': {
-      const answer = tanstackHandler(weather)
-      return async (request) => answer(((await request.json()) as { message: string }).message)
+      const answer = tanstackHandler(weather, workload)
+      return toNodeHandler(async (request) => answer(((await request.json()) as { message: string }).message))
+    }
+    case 'fetch-floor': {
+      const chunks = await toolgateChunks()
+      return toNodeHandler(async (request) => {
+        await request.json()
+        return new Response(
+          new ReadableStream<Uint8Array>({
+            async start(controller) {
+              for (const chunk of chunks) {
+                controller.enqueue(chunk)
+                await nextLoopTurn()
+              }
+              controller.close()
+            },
+          }),
+          { headers: SSE_HEADERS },
+        )
+      })
+    }
+    case 'bare': {
+      const chunks = await toolgateChunks()
+      return (req, res) => {
+        let body = ''
+        req.setEncoding('utf8')
+        req.on('data', (data: string) => (body += data))
+        req.on('end', async () => {
+          JSON.parse(body)
+          res.writeHead(200, SSE_HEADERS)
+          for (const chunk of chunks.slice(0, -1)) {
+            res.write(chunk)
+            await nextLoopTurn()
+          }
+          res.end(chunks.at(-1))
+        })
+      }
     }
     default:
-      throw new Error(`SERVE must be toolgate, toolgate-redis or tanstack, not ${process.env.SERVE}`)
+      throw new Error(`SERVE must be toolgate, toolgate-redis, tanstack, fetch-floor or bare, not ${process.env.SERVE}`)
   }
 }
 
-const server = createServer(toNodeHandler(await handler()))
+const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' }
+
+/** The chunks of one Toolgate turn of the workload, as its response body yields them: what the floors write. */
+async function toolgateChunks(): Promise<Uint8Array[]> {
+  const handler: ChatHandler = createChatHandler({ model, tools: [weather] })
+  const response = await handler(new Request('http://bench.local/', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message }) }))
+  const chunks: Uint8Array[] = []
+  const reader = response.body!.getReader()
+  for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value)
+  return chunks
+}
+
+const server = createServer(await listener())
 server.listen(0, '127.0.0.1', () => console.log(`port ${(server.address() as AddressInfo).port}`))
-process.on('message', (message) => {
+// 'profile-start' and 'profile-stop' (bench/profile.ts): a CPU profile of what happens in between,
+// so start-up and warm-up stay out of it; the profile goes back as the reply.
+let inspector: Session | undefined
+const post = (method: string, params?: object) =>
+  new Promise<any>((resolve, reject) => inspector!.post(method, params, (error, result) => (error ? reject(error) : resolve(result))))
+process.on('message', async (message) => {
   if (message === 'cpu') process.send!(process.cpuUsage())
+  if (message === 'profile-start') {
+    inspector = new Session()
+    inspector.connect()
+    await post('Profiler.enable')
+    await post('Profiler.setSamplingInterval', { interval: 250 })
+    await post('Profiler.start')
+    process.send!('profiling')
+  }
+  if (message === 'profile-stop') process.send!({ profile: (await post('Profiler.stop')).profile })
+  if (message === 'exit') {
+    server.closeAllConnections()
+    server.close(() => process.exit(0))
+  }
 })

@@ -12,9 +12,9 @@ import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
 import { createChatHandler, scriptedModel, toNodeHandler, type ChatEvent } from '@toolgate/ai/server'
 import { checkTanstackTurn } from './tanstackPeer.ts'
-import { measure, postJson, startInstance, weather, type Instance } from './workload.ts'
+import { STREAMED_ARG_DELTAS, STREAMED_TEXT_DELTAS, measure, postJson, startInstance, weather, type Instance, type MeasureLimits, type Workload } from './workload.ts'
 
-const LIMITS = { warmup: 300, maxTurns: 3000, budgetMs: 2500 }
+const LIMITS = { warmup: 300, maxTurns: 3000, budgetMs: 1500 }
 
 const transfer = toolDefinition({
   name: 'transfer_money',
@@ -81,34 +81,78 @@ server.closeAllConnections()
 server.close()
 
 // Side by side: each server in a process of its own (bench/instance.ts), one at a time, loaded from
-// this process, so neither pays for the load generator nor shares its event loop.
-console.log('\n  one server tool per turn, each server in its own process, beside TanStack AI chat() (which stores no thread):')
-const ours = await startInstance('toolgate')
-const theirs = await startInstance('tanstack')
-try {
-  const oursTurn = async () => {
-    const { status, text } = await postJson(ours.url, { message: 'weather in Paris' })
-    if (status !== 200 || !text.includes('"RUN_FINISHED"')) throw new Error(`turn failed (${status}): ${text.slice(-300)}`)
+// this process, so neither pays for the load generator nor shares its event loop. CPU time per
+// turn in the server's process is its capacity per core; observed turns/s are bounded by this
+// process's load generation too (the servers sit partly idle at low concurrency).
+const SERVERS = ['toolgate', 'tanstack', 'fetch-floor', 'bare'] as const
+type Server = (typeof SERVERS)[number]
+/** Each figure is taken this many times, the servers alternating, and the lowest kept: the machine's other load then hurts no server alone. */
+const ROUNDS = 2
+
+interface Figures {
+  readonly cpu: number
+  readonly perSecond: number
+  /** (highest - lowest) / lowest CPU per turn over the rounds. */
+  readonly spread: number
+}
+
+async function compare(workload: Workload, concurrencies: readonly number[], limits: MeasureLimits, each: (figures: Record<Server, Figures>, concurrency: number) => void) {
+  const instances = Object.fromEntries(await Promise.all(SERVERS.map(async (serve) => [serve, await startInstance(serve, {}, { workload })] as const))) as Record<Server, Instance>
+  const message = workload === 'weather' ? 'weather in Paris' : 'go'
+  const turnOf = (serve: Server) => async () => {
+    const { status, text } = await postJson(instances[serve].url, { message })
+    if (serve === 'tanstack') return checkTanstackTurn(text, workload)
+    if (status !== 200 || !text.includes('"RUN_FINISHED"')) throw new Error(`${serve} turn failed (${status}): ${text.slice(-300)}`)
   }
-  const theirsTurn = async () => checkTanstackTurn((await postJson(theirs.url, { message: 'weather in Paris' })).text)
-  // Observed turns/s are bounded by this process's load generation too (the servers sit partly
-  // idle at low concurrency); CPU time per turn in the server's process is its capacity per core.
-  const run = async (instance: Instance, turn: () => Promise<void>, concurrency: number) => {
-    for (let i = 0; i < LIMITS.warmup; i++) await turn()
-    const before = await instance.cpuMs()
-    const { perSecond, done } = await measure(turn, concurrency, { ...LIMITS, warmup: 0 })
-    const cpuPerTurn = ((await instance.cpuMs()) - before) / done
-    return { perSecond, cpuPerTurn }
+  try {
+    for (const serve of SERVERS) for (let i = 0; i < limits.warmup; i++) await turnOf(serve)()
+    for (const concurrency of concurrencies) {
+      const samples = Object.fromEntries(SERVERS.map((serve) => [serve, [] as { cpu: number; perSecond: number }[]])) as Record<Server, { cpu: number; perSecond: number }[]>
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const serve of SERVERS) {
+          const before = await instances[serve].cpuMs()
+          const { perSecond, done } = await measure(turnOf(serve), concurrency, { ...limits, warmup: 0 })
+          samples[serve].push({ cpu: ((await instances[serve].cpuMs()) - before) / done, perSecond })
+        }
+      }
+      const figures = Object.fromEntries(
+        SERVERS.map((serve) => {
+          const cpus = samples[serve].map((sample) => sample.cpu)
+          const best = Math.min(...cpus)
+          return [serve, { cpu: best, perSecond: Math.max(...samples[serve].map((sample) => sample.perSecond)), spread: (Math.max(...cpus) - best) / best }]
+        }),
+      ) as Record<Server, Figures>
+      each(figures, concurrency)
+    }
+  } finally {
+    for (const serve of SERVERS) instances[serve].stop()
   }
-  for (const concurrency of [1, 8, 32]) {
-    const a = await run(ours, oursTurn, concurrency)
-    const b = await run(theirs, theirsTurn, concurrency)
+}
+
+const ms = (value: number) => value.toFixed(3)
+const ratio = (value: number) => `${value.toFixed(2)}×`
+const spread = (figures: Record<Server, Figures>) => `spread over ${ROUNDS} rounds ≤${(Math.max(...SERVERS.map((serve) => figures[serve].spread)) * 100).toFixed(0)}%`
+
+console.log(`\n  one server tool per turn, each server in its own process; server CPU per turn (lowest of ${ROUNDS} rounds), and ratios to Toolgate's (goals: ≤ 0.5× TanStack's, ≤ 2× the bare floor):`)
+await compare('weather', [1, 8, 32], { warmup: 300, maxTurns: 3000, budgetMs: 1500 }, (f, concurrency) => {
+  console.log(
+    `  concurrency ${String(concurrency).padStart(2)}: toolgate ${ms(f.toolgate.cpu)} ms, @tanstack/ai ${ms(f.tanstack.cpu)} ms, fetch-adapter floor ${ms(f['fetch-floor'].cpu)} ms, bare floor ${ms(f.bare.cpu)} ms` +
+      ` | toolgate ÷ tanstack ${ratio(f.toolgate.cpu / f.tanstack.cpu)}, ÷ bare ${ratio(f.toolgate.cpu / f.bare.cpu)}; fetch floor ÷ bare ${ratio(f['fetch-floor'].cpu / f.bare.cpu)}` +
+      ` | turns/s: toolgate ${f.toolgate.perSecond.toFixed(0)}, @tanstack/ai ${f.tanstack.perSecond.toFixed(0)} (${ratio(f.toolgate.perSecond / f.tanstack.perSecond)}), bare ${f.bare.perSecond.toFixed(0)} | ${spread(f)}`,
+  )
+})
+
+for (const [workload, deltas, what] of [
+  ['text', STREAMED_TEXT_DELTAS, 'text deltas'],
+  ['args', STREAMED_ARG_DELTAS, 'tool-argument deltas (then the tool runs and the model answers)'],
+] as const) {
+  console.log(`\n  streaming: a turn of ${deltas} ${what}, one per turn of the event loop; server CPU per delta (the turn's CPU ÷ ${deltas}):`)
+  await compare(workload, [1, 8], { warmup: 20, maxTurns: 400, budgetMs: 1500 }, (f, concurrency) => {
+    const us = (serve: Server) => `${((f[serve].cpu / deltas) * 1000).toFixed(2)} µs`
     console.log(
-      `  concurrency ${String(concurrency).padStart(2)}: toolgate ${a.perSecond.toFixed(0).padStart(5)} turns/s, @tanstack/ai ${b.perSecond.toFixed(0).padStart(5)} turns/s: ${(a.perSecond / b.perSecond).toFixed(2)}×` +
-        `   server CPU per turn: toolgate ${a.cpuPerTurn.toFixed(3)} ms, @tanstack/ai ${b.cpuPerTurn.toFixed(3)} ms: ${(b.cpuPerTurn / a.cpuPerTurn).toFixed(2)}× the turns per core`,
+      `  concurrency ${String(concurrency).padStart(2)}: toolgate ${us('toolgate')}, @tanstack/ai ${us('tanstack')}, fetch-adapter floor ${us('fetch-floor')}, bare floor ${us('bare')}` +
+        ` | toolgate ÷ tanstack ${ratio(f.toolgate.cpu / f.tanstack.cpu)}, ÷ bare ${ratio(f.toolgate.cpu / f.bare.cpu)}; fetch floor ÷ bare ${ratio(f['fetch-floor'].cpu / f.bare.cpu)}` +
+        ` | turns/s: toolgate ${f.toolgate.perSecond.toFixed(1)}, @tanstack/ai ${f.tanstack.perSecond.toFixed(1)} | ${spread(f)}`,
     )
-  }
-} finally {
-  ours.stop()
-  theirs.stop()
+  })
 }

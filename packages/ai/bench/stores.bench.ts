@@ -24,9 +24,11 @@ interface Service {
   stop(): Promise<void>
 }
 
-const LIMITS = { warmup: 300, maxTurns: 2000, budgetMs: 2000 }
+const LIMITS = { warmup: 300, maxTurns: 2000, budgetMs: 1500 }
 const HISTORY = [1, 10, 50, 200]
 const SAMPLE = 41
+/** Turns whose store traffic is counted. */
+const COUNTED = 20
 
 
 
@@ -44,6 +46,54 @@ function metered(store: ThreadStore) {
     },
   }
   return { store: wrapped, meter }
+}
+
+/**
+ * Counts what a store sends its server: commands (Redis) or queries (PostgreSQL) by kind, and
+ * round trips, apart for the thread (head, messages, commits: the run waits for each) and for the
+ * run's event log (written behind the run, one write in flight). A round trip is a command sent
+ * while none of the same part was in flight: those sent alongside share its wait.
+ */
+class Wire {
+  readonly kinds = new Map<string, number>()
+  readonly roundTrips = { thread: 0, log: 0 }
+  readonly #inFlight = { thread: 0, log: 0 }
+
+  async track<T>(kind: string, part: 'thread' | 'log', send: () => Promise<T>): Promise<T> {
+    this.kinds.set(kind, (this.kinds.get(kind) ?? 0) + 1)
+    if (this.#inFlight[part]++ === 0) this.roundTrips[part]++
+    try {
+      return await send()
+    } finally {
+      this.#inFlight[part]--
+    }
+  }
+
+  reset(): void {
+    this.kinds.clear()
+    this.roundTrips.thread = 0
+    this.roundTrips.log = 0
+  }
+
+  /** Per turn: round trips, then each kind of command. */
+  describe(turns: number): string {
+    const perTurn = (count: number) => (count / turns).toFixed(1)
+    const kinds = [...this.kinds].sort((a, b) => b[1] - a[1]).map(([kind, count]) => `${kind} ${perTurn(count)}`)
+    return `round trips per turn: thread ${perTurn(this.roundTrips.thread)}, event log ${perTurn(this.roundTrips.log)} (${kinds.join(', ')})`
+  }
+}
+
+/** A Redis command's kind: its name, and for a script the kind of key it writes. */
+function redisKind(args: readonly string[]): string {
+  if (args[0] !== 'EVALSHA' && args[0] !== 'EVAL') return args[0]!
+  return `${args[0]} ${/:(\w+)$/.exec(args[3] ?? '')?.[1] ?? '?'}`
+}
+
+/** A query's kind: its verb and first table. */
+function sqlKind(text: string): string {
+  const verb = /^\s*(\w+)/.exec(text)?.[1]?.toUpperCase() ?? '?'
+  const table = /\b(?:FROM|INTO|UPDATE)\s+(\w+)/i.exec(text)?.[1] ?? ''
+  return `${verb} ${table}`.trim()
 }
 
 const handlerFor = (store: ThreadStore): ChatHandler =>
@@ -90,6 +140,7 @@ async function processes(url: string, count: number): Promise<number> {
 const services: Service[] = []
 const closers: (() => Promise<unknown>)[] = []
 const stores: { name: string; make: () => ThreadStore }[] = [{ name: 'memory', make: () => memoryStore() }]
+const countedStores: { name: string; make: (wire: Wire) => ThreadStore }[] = []
 let redisUrl: string | undefined
 try {
   const redis = await startRedis()
@@ -98,6 +149,14 @@ try {
   const client = await createClient({ url: redis.url }).connect()
   closers.push(() => client.quit())
   stores.push({ name: 'redis', make: () => redisStore({ client, prefix: `bench${stores.length}:` }) })
+  countedStores.push({
+    name: 'redis',
+    make: (wire) =>
+      redisStore({
+        client: { sendCommand: (args) => wire.track(redisKind(args), args.some((arg) => /:(events|end)$/.test(arg)) ? 'log' : 'thread', () => client.sendCommand(args)) },
+        prefix: 'counted:',
+      }),
+  })
 } catch (error) {
   console.log(`  (no Redis: ${(error as Error).message})`)
 }
@@ -108,6 +167,11 @@ try {
   closers.push(() => pool.end())
   await postgresStore({ pool }).ensureSchema()
   stores.push({ name: 'postgres', make: () => postgresStore({ pool }) })
+  countedStores.push({
+    name: 'postgres',
+    make: (wire) =>
+      postgresStore({ pool: { query: (text, values) => wire.track(sqlKind(text), /_runs?\b|_run_events/.test(text) ? 'log' : 'thread', () => pool.query(text, values)) } }),
+  })
 } catch (error) {
   console.log(`  (no PostgreSQL: ${(error as Error).message})`)
 }
@@ -127,17 +191,37 @@ try {
     console.log(`  concurrency ${String(concurrency).padStart(2)}: toolgate ${ours.toFixed(0).padStart(5)} turns/s, @tanstack/ai ${theirs.toFixed(0).padStart(5)} turns/s: ${(ours / theirs).toFixed(2)}×`)
   }
 
-  console.log('\n  turns/s, a new thread per turn:')
-  const baseline: Record<number, number> = {}
-  for (const { name, make } of stores) {
-    const handler = handlerFor(make())
-    const cells: string[] = []
-    for (const concurrency of [1, 8]) {
-      const { perSecond } = await measure(() => turn(handler), concurrency, LIMITS)
-      baseline[concurrency] ??= perSecond
-      cells.push(`concurrency ${concurrency}: ${perSecond.toFixed(0).padStart(5)} turns/s (${(perSecond / baseline[concurrency]!).toFixed(2)}× memory)`)
+  console.log('\n  turns/s, a new thread per turn (the stores alternating, the best of two rounds each):')
+  const handlers = stores.map(({ make }) => handlerFor(make()))
+  const rows = stores.map(() => [] as string[])
+  for (const concurrency of [1, 8]) {
+    const best = stores.map(() => 0)
+    for (let round = 0; round < 2; round++) {
+      for (const [index, handler] of handlers.entries()) best[index] = Math.max(best[index]!, (await measure(() => turn(handler), concurrency, LIMITS)).perSecond)
     }
-    console.log(`  ${name.padEnd(9)} ${cells.join('   ')}`)
+    for (const [index, perSecond] of best.entries()) {
+      rows[index]!.push(`concurrency ${concurrency}: ${perSecond.toFixed(0).padStart(5)} turns/s (${(perSecond / best[0]!).toFixed(2)}× memory)`)
+    }
+  }
+  for (const [index, { name }] of stores.entries()) console.log(`  ${name.padEnd(9)} ${rows[index]!.join('   ')}`)
+
+  console.log(`\n  what a turn sends the store's server, one turn at a time (${COUNTED} turns on new threads, then ${COUNTED} second turns on them):`)
+  for (const { name, make } of countedStores) {
+    const wire = new Wire()
+    const handler = handlerFor(make(wire))
+    const threads: string[] = []
+    for (let i = 0; i < 5; i++) await turn(handler) // scripts loaded, connections open
+    // A run's last event-log write may still be in flight when its response ends: let it land.
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 20))
+    await settle()
+    wire.reset()
+    for (let i = 0; i < COUNTED; i++) threads.push(await turn(handler))
+    await settle()
+    console.log(`  ${name.padEnd(9)} new thread:  ${wire.describe(COUNTED)}`)
+    wire.reset()
+    for (const threadId of threads) await turn(handler, threadId)
+    await settle()
+    console.log(`  ${name.padEnd(9)} next turn:   ${wire.describe(COUNTED)}`)
   }
 
   console.log(`\n  one more turn on a thread with N prior turns (median of ${SAMPLE} turns; mean bytes sent to the store per turn):`)

@@ -8,7 +8,7 @@ import { Agent, request as httpRequest } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
-import { scriptedModel } from '@toolgate/ai/server'
+import { scriptedModel, type ChatModel, type ModelChunk, type ModelRequest } from '@toolgate/ai/server'
 
 export const weather = toolDefinition({
   name: 'get_weather',
@@ -22,6 +22,56 @@ export const weatherModel = scriptedModel(
   [{ when: /weather in (\w+)/i, call: (m) => ({ tool: 'get_weather', input: { city: m[1] } }), then: ([r]) => (r.tool === 'get_weather' && r.ok ? `It is ${r.output.tempC}°C.` : r.content) }],
   { tools: [weather] },
 )
+
+/** Text deltas of the streaming turn, and tool-argument deltas of the streaming call. */
+export const STREAMED_TEXT_DELTAS = 1000
+export const STREAMED_ARG_DELTAS = 200
+
+/** Waits one turn of the event loop, as a model reading a network stream gets one delta per read. */
+export const nextLoopTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/** The words of the streamed answer: `count` short deltas, as a provider streams tokens. */
+export const textDeltas = (count: number) => Array.from({ length: count }, (_, i) => `w${i % 10} `)
+
+/** The streamed call's arguments: `{"city":"…"}` in `count` deltas. */
+export const argDeltas = (count: number) => ['{"city":"', ...Array.from({ length: count - 2 }, () => 'ab'), '"}']
+
+const lastIsTool = (request: ModelRequest) => request.messages.at(-1)?.role === 'tool'
+
+/** A model that streams its answer as `STREAMED_TEXT_DELTAS` deltas, one per turn of the event loop. */
+export const streamingTextModel: ChatModel = {
+  async *stream(): AsyncGenerator<ModelChunk> {
+    for (const delta of textDeltas(STREAMED_TEXT_DELTAS)) {
+      await nextLoopTurn()
+      yield { type: 'text-delta', delta }
+    }
+    yield { type: 'finish', reason: 'stop' }
+  },
+}
+
+/** A model that calls `get_weather` with arguments in `STREAMED_ARG_DELTAS` deltas, one per turn of the event loop, then answers. */
+export const streamingArgsModel: ChatModel = {
+  async *stream(request): AsyncGenerator<ModelChunk> {
+    if (lastIsTool(request)) {
+      yield { type: 'text-delta', delta: 'Done.' }
+      yield { type: 'finish', reason: 'stop' }
+      return
+    }
+    const toolCallId = 'call_1'
+    yield { type: 'tool-call-start', toolCallId, toolName: 'get_weather' }
+    for (const delta of argDeltas(STREAMED_ARG_DELTAS)) {
+      await nextLoopTurn()
+      yield { type: 'tool-call-delta', toolCallId, delta }
+    }
+    yield { type: 'tool-call-end', toolCallId }
+    yield { type: 'finish', reason: 'tool_calls' }
+  },
+}
+
+/** What a turn does: one quick server tool, a 1,000-delta answer, or a call whose arguments stream in 200 deltas. */
+export type Workload = 'weather' | 'text' | 'args'
+
+export const modelOf: Record<Workload, ChatModel> = { weather: weatherModel, text: streamingTextModel, args: streamingArgsModel }
 
 export interface MeasureLimits {
   readonly warmup: number
@@ -51,15 +101,30 @@ export interface Instance {
   /** User plus system CPU time of the process so far, in milliseconds. */
   cpuMs(): Promise<number>
   stop(): void
+  /** Sends the process a message (bench/instance.ts says which it answers); its reply. */
+  ask(message: string): Promise<unknown>
 }
+
+/**
+ * What an instance serves: Toolgate's chat handler (memory store, or Redis), TanStack AI's `chat()`,
+ * and the two floors, which answer every turn with the frames a Toolgate turn wrote, in the same
+ * chunks, one chunk per turn of the event loop: `fetch-floor` through `toNodeHandler` from a Fetch
+ * handler that reads the JSON body and returns them as a `ReadableStream`, `bare` from `node:http`
+ * alone (what the machine needs to parse the request and write the frames).
+ */
+export type Serve = 'toolgate' | 'toolgate-redis' | 'tanstack' | 'fetch-floor' | 'bare'
 
 /**
  * Starts bench/instance.ts in its own process serving `serve`: the server under test gets its own
  * core and event loop, and the load generator's cost (this process) is not counted against it.
  */
-export async function startInstance(serve: 'toolgate' | 'toolgate-redis' | 'tanstack', env: Record<string, string> = {}): Promise<Instance> {
+export async function startInstance(
+  serve: Serve,
+  env: Record<string, string> = {},
+  options: { workload?: Workload } = {},
+): Promise<Instance> {
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('instance.ts', import.meta.url))], {
-    env: { ...process.env, ...env, SERVE: serve },
+    env: { ...process.env, ...env, SERVE: serve, WORKLOAD: options.workload ?? 'weather' },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   })
   const port = await new Promise<string>((resolve, reject) => {
@@ -80,6 +145,11 @@ export async function startInstance(serve: 'toolgate' | 'toolgate-redis' | 'tans
       child.removeAllListeners('exit')
       child.kill()
     },
+    ask: (message) =>
+      new Promise((resolve) => {
+        child.once('message', resolve)
+        child.send(message)
+      }),
   }
 }
 

@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'ANSWER_MISMATCH' // 422: e.g. a client result for an interrupt that asks for an approval
   | 'INVALID_EDITED_ARGS' // 422: `editedArgs` fail the tool's input schema
   | 'ATTACHMENT_NOT_FOUND' // 404: no such attachment in this thread
+  | 'DEVTOOLS_DISABLED' // 404: `?devtools` on a handler created without `devtools: true`
   | 'INTERNAL' // 500
   | 'STORE_FULL' // 507: the server's store is at its size limit; try again later
   | 'CONTEXT_INVALID' // 500: the handler's `context` fails a tool's `contextSchema` (the message names the tool and the keys)

@@ -27,6 +27,7 @@ export type {
   ToolCallStartEvent,
 } from './events.ts'
 export type { AgUiInterrupt, AgUiRunOutcome, InterruptReason, RunOutcome, ToolInterrupt } from './interrupts.ts'
+export type { DevtoolsInterrupt, DevtoolsRun, DevtoolsSnapshot } from './devtools.ts'
 export type {
   ProviderMetadata,
   ThreadAttachment,

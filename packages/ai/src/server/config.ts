@@ -1,8 +1,10 @@
 import { InvalidOptionError } from '../errors.ts'
+import { fetchRequest } from './http/nodeRequest.ts'
 import { isToolSearch } from '../tools/toolSearch.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { isRecord } from '../util/isRecord.ts'
-import type { ChatConfig, ChatHandlerOptions, ChatLimits } from './options.ts'
+import type { ChatConfig, ChatHandlerOptions, ChatLimits, DevtoolsRuns } from './options.ts'
+import { recentRuns } from './devtools/recentRuns.ts'
 import { checkContext } from './run/context.ts'
 import { middlewareProblem } from './run/middleware.ts'
 import { createToolRegistry, type ToolRegistry } from '../tools/toolRegistry.ts'
@@ -10,13 +12,17 @@ import { memoryEventLog, memoryStore } from './stores/memory.ts'
 import { isMemoryAttachmentStore, memoryAttachmentStore } from './stores/memoryAttachments.ts'
 import type { AttachmentStore } from './run/attachments.ts'
 import type { ThreadStore } from './thread/threadStore.ts'
+import { RunClock } from './run/runClock.ts'
 
 const WHERE = 'createChatHandler'
 
 /** Checks every option when the handler is created, so a misconfiguration fails at startup, never per request. */
 export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, readonly AnyTool[]>): ChatConfig {
   if (!isRecord(options)) throw new InvalidOptionError(WHERE, 'options', 'must be an object')
-  const { model, store, authorize, onError, context, toolErrorMessage } = options
+  const { model, store, authorize, onError, context, toolErrorMessage, telemetry } = options
+  if (telemetry !== undefined && !(isRecord(telemetry) && typeof telemetry.run === 'function' && typeof telemetry.requestStarted === 'function')) {
+    throw new InvalidOptionError(WHERE, 'telemetry', 'must be made by `openTelemetry()` from `@toolgate/ai/telemetry`')
+  }
   if (!isRecord(model) || typeof model.stream !== 'function') throw new InvalidOptionError(WHERE, 'model', 'must be a ChatModel with a `stream` method')
   if (store !== undefined && !isThreadStore(store)) throw new InvalidOptionError(WHERE, 'store', 'must be a ThreadStore (`head`, `messages` and `commit` methods)')
   if (authorize !== undefined && typeof authorize !== 'function') throw new InvalidOptionError(WHERE, 'authorize', 'must be a function')
@@ -32,13 +38,15 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
   if (middlewareIssue) throw new InvalidOptionError(WHERE, middlewareIssue.option, middlewareIssue.problem)
   const tools = createToolRegistry(search ? search.tools : ((options.tools as readonly AnyTool[] | undefined) ?? []), WHERE)
   const threads = store ?? memoryStore()
+  const limits = resolveLimits(options.limits)
   return {
     model,
     tools,
     store: threads,
     eventLog: threads.events ?? memoryEventLog(),
     liveRuns: new Map(),
-    limits: resolveLimits(options.limits),
+    runClock: new RunClock(limits.runLeaseMs),
+    limits,
     maxSteps: positiveInteger(options.maxSteps, 'maxSteps', 10),
     authorize,
     onError,
@@ -47,9 +55,22 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
     toolSearch: search,
     attachments: attachmentsOf(options.attachments, threads),
     frontendTools: frontendToolNames(options.frontendTools, tools),
+    telemetry,
+    devtools: devtoolsRuns(options.devtools),
     resolveContext: async (request) =>
-      checkContext(tools, typeof context === 'function' ? await (context as (request: Request) => unknown)(request) : context),
+      checkContext(tools, typeof context === 'function' ? await (context as (request: Request) => unknown)(fetchRequest(request)) : context),
   }
+}
+
+function devtoolsRuns(devtools: unknown): DevtoolsRuns | undefined {
+  if (devtools === undefined || devtools === false) return undefined
+  const forced = isRecord(devtools) && devtools.allowInProduction === true
+  if (devtools !== true && !forced) throw new InvalidOptionError(WHERE, 'devtools', 'must be `true`, `false` or `{ allowInProduction: true }`')
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.NODE_ENV
+  if (env === 'production' && !forced) {
+    throw new InvalidOptionError(WHERE, 'devtools', 'is refused when NODE_ENV is "production": the panel shows stored arguments and answers; pass `{ allowInProduction: true }` to serve it anyway')
+  }
+  return recentRuns()
 }
 
 /**

@@ -7,6 +7,7 @@ import { withFrontendTools } from './agui/frontendTools.ts'
 import { parsePostRequest, readJsonBody } from './http/requests.ts'
 import { resume, startTurn, stopRun } from './claim/claims.ts'
 import { read } from './http/reads.ts'
+import { takesNodeRequests } from './http/nodeRequest.ts'
 
 /** A Fetch API handler: works with any server that speaks `Request`/`Response` (and with `toNodeHandler`). */
 export type ChatHandler = (request: Request) => Promise<Response>
@@ -28,19 +29,40 @@ export function createChatHandler<
   TContext extends ToolsContext<TTools> = ToolsContext<TTools>,
 >(options: ChatHandlerOptions<TContext, TTools> & ContextOption<TTools>): ChatHandler {
   const config = resolveConfig(options)
-  return async (request) => {
-    try {
-      if (request.method === 'POST') return await post(config, request)
-      if (request.method === 'GET') return await read(config, request)
-      throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${request.method}`)
-    } catch (error) {
-      return errorResponse(error)
-    }
+  const { telemetry } = config
+  if (!telemetry) return takesNodeRequests((request: Request) => handle(config, request))
+  return takesNodeRequests(async (request: Request) => {
+    telemetry.requestStarted(request)
+    const response = await handle(config, request)
+    telemetry.requestEnded(request, response.status, response.status >= 400 ? await errorCodeOf(response) : undefined)
+    return response
+  })
+}
+
+async function handle(config: ChatConfig, request: Request): Promise<Response> {
+  try {
+    if (request.method === 'POST') return await post(config, request)
+    if (request.method === 'GET') return await read(config, request)
+    throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${request.method}`)
+  } catch (error) {
+    return errorResponse(error)
+  }
+}
+
+/** The `code` of a JSON refusal, read from a copy so the response goes out whole. */
+async function errorCodeOf(response: Response): Promise<string | undefined> {
+  try {
+    const body = (await response.clone().json()) as { error?: { code?: unknown } }
+    return typeof body.error?.code === 'string' ? body.error.code : undefined
+  } catch {
+    return undefined
   }
 }
 
 async function post(config: ChatConfig, request: Request): Promise<Response> {
   const body = parsePostRequest(await readJsonBody(request, config.limits.maxBodyBytes))
+  const kind = 'stop' in body ? 'stop' : 'resume' in body ? 'resume' : 'message'
+  config.telemetry?.describeRequest(request, { kind, threadId: body.threadId })
   if ('stop' in body) return stopRun(config, request, body)
   const scoped = body.declaredTools ? withFrontendTools(config, body.declaredTools) : config
   return 'resume' in body ? resume(scoped, request, body) : startTurn(scoped, request, body)

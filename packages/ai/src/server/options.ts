@@ -5,6 +5,8 @@ import type { AttachmentStore } from './run/attachments.ts'
 import type { ChatMiddleware } from './run/middleware.ts'
 import type { ToolRegistry } from '../tools/toolRegistry.ts'
 import type { RunEventLog, ThreadStore } from './thread/threadStore.ts'
+import type { RunClock } from './run/runClock.ts'
+import type { ChatTelemetry } from '../telemetry/hooks.ts'
 
 // The handler's options as an app writes them, and as the runtime holds them once checked
 // (`resolveConfig` in config.ts). Types only: every step of a turn reads them, none is imported back.
@@ -94,6 +96,18 @@ export interface ChatHandlerOptions<TContext = undefined, TTools extends readonl
    * other declared tool is ignored: by default the model sees only the server's tools.
    */
   readonly frontendTools?: readonly string[]
+  /**
+   * OpenTelemetry traces and metrics: `openTelemetry()` from `@toolgate/ai/telemetry` (which needs
+   * `@opentelemetry/api`). Without it nothing of OpenTelemetry is loaded and nothing is recorded.
+   */
+  readonly telemetry?: ChatTelemetry
+  /**
+   * Serves the devtools panel (`@toolgate/ai-react/devtools`) the thread as the server holds it, on
+   * `GET ?threadId=&devtools`, to readers `authorize` lets read the thread; events carry AG-UI
+   * `timestamp`s for its timeline. Default `false`. Refused when `NODE_ENV` is `production`
+   * unless `{ allowInProduction: true }`: it shows stored arguments, answers and leases.
+   */
+  readonly devtools?: boolean | { readonly allowInProduction: true }
 }
 
 export interface ChatLimits {
@@ -151,10 +165,21 @@ export interface ChatConfig {
   readonly eventLog: RunEventLog
   /** The runs this process is running, by id, each with what stops it at once. */
   readonly liveRuns: Map<string, AbortController>
+  /** Ticks for the live runs: their heartbeats and stop checks. */
+  readonly runClock: RunClock
   readonly middleware: readonly ChatMiddleware[]
   /** Picks the tools declared to each model call; without it, every tool is declared. */
   readonly toolSearch: ToolSearch | undefined
   readonly attachments: AttachmentStore
   /** Names of the AG-UI frontend tools accepted (see `ChatHandlerOptions.frontendTools`). */
   readonly frontendTools: ReadonlySet<string>
+  readonly telemetry: ChatTelemetry | undefined
+  /** The runs this process started, by thread, for the devtools panel; `undefined` when it is off. */
+  readonly devtools: DevtoolsRuns | undefined
+}
+
+/** Recent runs of each thread, as this process saw them start. */
+export interface DevtoolsRuns {
+  add(threadId: string, run: { readonly runId: string; readonly startedAt: number; readonly kind: string }): void
+  of(threadId: string): readonly { readonly runId: string; readonly startedAt: number; readonly kind: string }[]
 }

@@ -6,7 +6,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import * as v from 'valibot'
 import * as z from 'zod'
-import { InvalidOptionError, toolDefinition, type ToolContext } from '@toolgate/ai'
+import { toolDefinition, type ToolContext } from '@toolgate/ai'
 import { registerMcpTools, type McpApprovalRequest, type McpServeOptions, type McpServableTool } from '@toolgate/ai/interop/mcp'
 import { toProviderTool } from '@toolgate/ai/providers'
 
@@ -105,7 +105,10 @@ describe('registerMcpTools(): tools/list', () => {
     }).server(() => 'ok')
     const client = await serve([tool, annotated], { approve: () => true })
     const { tools } = await client.listTools()
-    expect(tools[0]).toEqual(toProviderTool(tool, 'mcp', { annotations: { destructiveHint: true } }).tool)
+    expect(tools[0]).toEqual({
+      ...toProviderTool(tool, 'mcp', { annotations: { destructiveHint: true } }).tool,
+      _meta: { 'io.github.toolgate/needsApproval': 'always' },
+    })
     expect(tools[0]!.annotations).toEqual({ destructiveHint: true })
     expect(tools[1]!.annotations).toEqual({ destructiveHint: false, idempotentHint: true })
   })
@@ -185,10 +188,14 @@ describe('registerMcpTools(): tools/call', () => {
 })
 
 describe('registerMcpTools(): approvals', () => {
-  it('refuses a tool that needs approval unless approve is given', async () => {
-    const { tool } = deleteTool()
-    await expect(registerMcpTools(new McpServer(INFO), [tool])).rejects.toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'approve', message: expect.stringContaining('"delete_file" needs approval') }))
-    await expect(registerMcpTools(new McpServer(INFO), [transferTool().tool])).rejects.toThrow(InvalidOptionError)
+  it('serves a tool that needs approval without approve, and refuses its calls when the client cannot ask the user', async () => {
+    const { tool, handler } = deleteTool()
+    const client = await serve([tool]) // this client declares no elicitation capability
+    expect(await client.callTool({ name: 'delete_file', arguments: { path: '/tmp/a' } })).toEqual({
+      content: [{ type: 'text', text: 'Tool "delete_file" needs approval and the client cannot ask the user (no MCP elicitation support), so it did not run.' }],
+      isError: true,
+    })
+    expect(handler).not.toHaveBeenCalled()
   })
 
   it('runs the call once approve resolves true, and refuses it otherwise', async () => {
@@ -239,6 +246,14 @@ describe('registerMcpTools(): misuse', () => {
     const definition = toolDefinition({ name: 'bare', description: 'No execute' })
     await expect(registerMcpTools(new McpServer(INFO), [definition as never])).rejects.toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'tools', message: expect.stringContaining('must be .server() tools') }))
     await expect(registerMcpTools(new McpServer(INFO), [echo, echo])).rejects.toThrow(/both be listed as "echo"/)
+  })
+
+  it('takes an elicitation timeout a timer can hold', async () => {
+    for (const elicitationTimeoutMs of [0, -5, 1.5, Number.NaN, 2 ** 31]) {
+      await expect(registerMcpTools(new McpServer(INFO), [echo], { elicitationTimeoutMs })).rejects.toThrow(
+        expect.objectContaining({ code: 'INVALID_OPTION', option: 'elicitationTimeoutMs', message: expect.stringContaining('must be a whole number of milliseconds') }),
+      )
+    }
   })
 
   it('owns the server\'s tool handlers: once per server, not beside McpServer.registerTool', async () => {

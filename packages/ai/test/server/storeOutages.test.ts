@@ -44,6 +44,12 @@ afterAll(async () => {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/** Waits, bounded, until `condition` holds. */
+async function until(condition: () => boolean): Promise<void> {
+  for (let attempt = 0; attempt < 600 && !condition(); attempt++) await pause(10)
+  if (!condition()) throw new Error('condition never held')
+}
+
 /** An instance in its own process, its store set up as the README shows. */
 async function instance(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--conditions=@toolgate/source', '--import', 'tsx', serverScript], {
@@ -271,7 +277,9 @@ describe('run event notifications come back after an outage', () => {
     await waitForListeners(pool, 'fallback_run_events', 0)
     looks.length = 0
     const polled = reader.events.wait('run_f', 1, 60_000, new AbortController().signal)
-    await pause(300)
+    // The reader has looked once and found nothing new before the event is written: only a poll
+    // can find it now (a fixed pause let a loaded machine look first after the append).
+    await until(() => looks.some((text) => text.includes('AS more')))
     await writer.events.append('run_f', [{ seq: 2, data: '{"n":2}' }], false)
     await polled
     expect(looks.filter((text) => text.includes('AS more')).length).toBeGreaterThan(1)

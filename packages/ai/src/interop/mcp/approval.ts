@@ -1,4 +1,5 @@
 import { evaluateApproval } from '../../tools/approval.ts'
+import { elicitApproval, type McpApprovalOutcome, type McpElicitation } from './elicitation.ts'
 import type { McpRequestExtra, McpServableTool } from './types.ts'
 
 /** What `approve` is asked about: one call, its input validated. */
@@ -17,19 +18,30 @@ export interface McpApprovalRequest<TContext = unknown> {
 /** Resolves `true` to let the call run; anything else refuses it. */
 export type McpApprove<TContext = unknown> = (request: McpApprovalRequest<TContext>) => boolean | Promise<boolean>
 
+/** A call about to run, validated, with who may answer for it. */
+export interface McpApprovalCall<TContext> extends Omit<McpApprovalRequest<TContext>, 'reason'> {
+  /** The arguments as the model sent them, which a form shows and the user may edit. */
+  readonly args: unknown
+}
+
+const RUN: McpApprovalOutcome = { run: true }
+
 /**
- * Why the call may not run, or `undefined` when it may. The tool's own policy decides first,
- * on validated input; a call it flags runs only when `approve` resolves exactly `true`.
- * `approve` may throw: the caller reports it as a failed call, so it fails closed.
+ * Whether the call may run. The tool's own policy decides first, on validated input; a call it
+ * flags is answered by `approve` when the app gave one (it runs only on exactly `true`), else by
+ * the user through MCP elicitation. `approve` may throw: the caller reports it as a failed call,
+ * so it fails closed.
  */
-export async function approvalRefusal<TContext>(
-  request: Omit<McpApprovalRequest<TContext>, 'reason'>,
+export async function decideApproval<TContext>(
+  call: McpApprovalCall<TContext>,
   approve: McpApprove<TContext> | undefined,
-): Promise<string | undefined> {
-  const { tool, input, toolCallId, context } = request
-  if (tool.needsApproval === false) return undefined
+  elicitation: McpElicitation,
+): Promise<McpApprovalOutcome> {
+  const { tool, input, toolCallId, context, extra, args } = call
+  if (tool.needsApproval === false) return RUN
   const { required, reason } = await evaluateApproval(tool, input, { toolCallId, context })
-  if (!required) return undefined
-  const approved = approve ? await approve({ ...request, reason }) : false
-  return approved === true ? undefined : `Tool "${tool.name}" was not approved, so it did not run`
+  if (!required) return RUN
+  if (!approve) return elicitApproval({ tool, args, reason, extra }, elicitation)
+  const approved = await approve({ tool, input, reason, toolCallId, context, extra })
+  return approved === true ? RUN : { run: false, text: `Tool "${tool.name}" was not approved, so it did not run` }
 }

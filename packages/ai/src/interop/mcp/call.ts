@@ -5,8 +5,10 @@ import type { ToolContext } from '../../tools/types.ts'
 import { validateToolInput, validateToolOutput } from '../../tools/validateToolValue.ts'
 import { isToolContentResult } from '../../tools/toolResult.ts'
 import { isRecord } from '../../util/isRecord.ts'
+import { formatIssues } from '../../schema/formatIssues.ts'
 import { contentResultToMcp } from './content.ts'
-import { approvalRefusal, type McpApprove } from './approval.ts'
+import { decideApproval, type McpApprove } from './approval.ts'
+import type { McpElicitation } from './elicitation.ts'
 import type { McpRequestExtra, McpServableTool } from './types.ts'
 
 /** One tool as served, with what its calls need. */
@@ -15,6 +17,7 @@ export interface McpEntry {
   /** Whether the listed envelope has an `outputSchema`, which makes `structuredContent` due. */
   readonly structured: boolean
   readonly approve: McpApprove<unknown> | undefined
+  readonly elicitation: McpElicitation
   readonly context: ((extra: McpRequestExtra) => unknown) | undefined
 }
 
@@ -26,16 +29,39 @@ export interface McpEntry {
 export async function callMcpTool(entry: McpEntry, args: unknown, extra: McpRequestExtra): Promise<CallToolResult> {
   const { tool } = entry
   try {
-    const input = await validateToolInput(tool, args)
+    let input = await validateToolInput(tool, args)
     const context = await entry.context?.(extra)
     const toolCallId = String(extra.requestId)
-    const refusal = await approvalRefusal({ tool, input, toolCallId, context, extra }, entry.approve)
-    if (refusal) return errorResult(refusal)
-    const output = await run(tool, input, args, { toolCallId, signal: extra.signal, context })
-    return successResult(output, entry.structured)
+    const approval = await decideApproval({ tool, input, args, toolCallId, context, extra }, entry.approve, entry.elicitation)
+    if (!approval.run) return errorResult(approval.text)
+    const { editedArgs } = approval
+    if (editedArgs) {
+      const edit = await validateEdit(tool, editedArgs)
+      if ('refusal' in edit) return errorResult(edit.refusal)
+      input = edit.input
+    }
+    const output = await run(tool, input, editedArgs ?? args, { toolCallId, signal: extra.signal, context })
+    return withEditNote(successResult(output, entry.structured), editedArgs)
   } catch (error) {
     return errorResult(errorText(tool.name, error))
   }
+}
+
+/** The arguments the user edited, validated again: the human is trusted to decide, not to type valid input. */
+async function validateEdit(tool: McpServableTool, editedArgs: Record<string, unknown>): Promise<{ input: unknown } | { refusal: string }> {
+  try {
+    return { input: await validateToolInput(tool, editedArgs) }
+  } catch (error) {
+    if (!(error instanceof ToolValidationError)) throw error
+    return { refusal: `The arguments as the user edited them are invalid, so tool "${tool.name}" did not run:\n${formatIssues(error.issues)}` }
+  }
+}
+
+/** Says the user changed the call, first, so the model does not read the result as that of its own arguments. */
+function withEditNote(result: CallToolResult, editedArgs: Record<string, unknown> | undefined): CallToolResult {
+  if (!editedArgs) return result
+  const note = { type: 'text' as const, text: `The user edited the arguments before approving; the call ran with ${JSON.stringify(editedArgs)}.` }
+  return { ...result, content: [note, ...result.content] }
 }
 
 /**

@@ -5,6 +5,7 @@ import type { JsonSchema } from '../../schema/types.ts'
 import { toolDefinition } from '../../tools/toolDefinition.ts'
 import type { ServerTool, ToolContext } from '../../tools/types.ts'
 import { mcpResultValue } from './resultValue.ts'
+import { traceMeta } from '../../telemetry/traceMeta.ts'
 
 /** What importing needs of an official MCP SDK `Client` (connected). */
 export type McpClientLike = Pick<Client, 'listTools' | 'callTool'>
@@ -64,7 +65,11 @@ function importTool(client: McpClientLike, listed: McpListedTool, needsApproval:
     needsApproval,
     metadata: annotations ? { annotations } : {},
   })
-  const execute = async (input: Record<string, unknown>, ctx: ToolContext) =>
-    mcpResultValue(name, await client.callTool({ name, arguments: input }, undefined, { signal: ctx.signal }))
+  const execute = async (input: Record<string, unknown>, ctx: ToolContext) => {
+    // The caller's trace goes along, when `openTelemetry()` is on and the call runs inside a span.
+    const meta = traceMeta()
+    const params = meta ? { name, arguments: input, _meta: meta } : { name, arguments: input }
+    return mcpResultValue(name, await client.callTool(params, undefined, { signal: ctx.signal }))
+  }
   return definition.server(execute) as McpImportedTool
 }

@@ -1,6 +1,6 @@
 /** @module @toolgate/ai/interop/mcp */
 /** `@toolgate/ai/interop/mcp`: serve tools on the official MCP SDK's server, and import a server's tools. Needs `@modelcontextprotocol/sdk`. */
-export { registerMcpTools, type McpServeOptions } from './server.ts'
+export { MCP_NEEDS_APPROVAL_META, registerMcpTools, type McpServeOptions } from './server.ts'
 export type { McpApprovalRequest, McpApprove } from './approval.ts'
 export {
   mcpToolDefinitions,

@@ -1,20 +1,22 @@
-import type { ThreadUserMessage } from '../../protocol/messages.ts'
+import type { ThreadMessage, ThreadUserMessage } from '../../protocol/messages.ts'
 import type { MessageRequest, ResumeAccepted, ResumeRequest, StopAccepted, StopRequest } from '../../protocol/requests.ts'
-import { jsonBytes } from '../../util/jsonBytes.ts'
+import { messageBytes } from '../../util/jsonBytes.ts'
 import { randomId } from '../../util/randomId.ts'
 import { checkClientHistory } from '../agui/clientHistory.ts'
 import { HttpError, messageTooLarge, threadBusy, threadFull, toolFailures } from '../errors.ts'
 import { jsonResponse } from '../http/responses.ts'
 import type { AguiFields } from '../http/requests.ts'
 import type { ChatConfig } from '../options.ts'
-import { toWire, unanswered, settleInterrupts } from '../run/interrupts.ts'
+import { endedWaits, toWire, unanswered, settleInterrupts } from '../run/interrupts.ts'
 import { RunStopped } from '../run/Run.ts'
 import { pausedRun, startDetachedRun, startRun } from '../run/startRun.ts'
 
 import { recoverLostRun } from '../thread/recovery.ts'
-import { authorizeThread, commitChange, isRunning, loadHead, newHead, updateThread, type ThreadChange } from '../thread/thread.ts'
+import { authorizeThread, commitChange, isRunning, loadHead, loadMessages, newHead, updateThread, type ThreadChange } from '../thread/thread.ts'
+import type { ThreadHead } from '../thread/threadStore.ts'
 import { claimForMessage, claimForResume, claimNewThread, recordAnswers, requestStop, storedSize, takeOver, type RunStart } from '../thread/transitions.ts'
 import { checkAnswers, checkReplay } from './answers.ts'
+import type { StoredInterrupt } from '../thread/threadStore.ts'
 
 // The ways a run begins: a user message starts a turn, answers resume one, a reader continues a
 // turn whose run died. Each claims the thread with one compare-and-set (so of two racing requests
@@ -28,7 +30,7 @@ import { checkAnswers, checkReplay } from './answers.ts'
 export async function startTurn(config: ChatConfig, request: Request, body: MessageRequest & AguiFields): Promise<Response> {
   const runId = randomId('run_')
   const user: ThreadUserMessage = { role: 'user', id: randomId('msg_'), content: body.message }
-  const userBytes = jsonBytes(user)
+  const userBytes = messageBytes(user)
   const { maxMessageBytes, maxThreadBytes, maxThreadMessages, runLeaseMs } = config.limits
   if (userBytes > maxMessageBytes) throw messageTooLarge(userBytes, maxMessageBytes, 'message')
 
@@ -45,13 +47,14 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     const claim = claimNewThread({ runId, user, now: Date.now() })
     const head = await commitChange(config.store, newHead(threadId), claim)
     if (!head) throw new HttpError(409, 'VERSION_CONFLICT', 'A thread with this id already exists')
-    return startRun(config, { runId, head, messages: [user], context, start: claim.start })
+    return startRun(config, { request, kind: 'message', runId, head, messages: [user], context, start: claim.start })
   }
 
   const current = await loadHead(config, request, existing, 'write')
+  const history = readAlong(config, current)
   if (body.history) await checkClientHistory(config, current, body.history)
   const context = await config.resolveContext(request)
-  const { head, change } = await updateThread(config.store, existing, async (head) => {
+  const claimed = await updateThread(config.store, existing, async (head) => {
     if (isRunning(head, runLeaseMs)) throw threadBusy()
     const recovery = recoverLostRun(head, runLeaseMs, config.tools)
     const { step } = recovery
@@ -66,9 +69,32 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
       if (head.bytes + userBytes > maxThreadBytes) throw threadFull(`${maxThreadBytes} bytes`)
     }
     const superseded = step ? await settleInterrupts(step.message, step.interrupts, config.tools, 'supersede', toolFailures(config, head.id, runId)) : undefined
-    return claimForMessage(head, { runId, user, recovery, superseded, now: Date.now() })
-  })
-  return startRun(config, { runId, head, context, start: change.start })
+    // Interrupts nobody answered stop waiting here: superseded, or expired before the message came.
+    return { ...claimForMessage(head, { runId, user, recovery, superseded, now: Date.now() }), ended: unanswered(step) }
+  }, current)
+  const { head, change } = claimed
+  if (change.ended.length > 0) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.ended, Date.now()))
+  const messages = await historyAfter(current, history, claimed)
+  return startRun(config, { request, kind: 'message', runId, head, context, start: change.start, ...(messages ? { messages } : {}) })
+}
+
+/**
+ * The stored history of `head`, read alongside the claim that follows (messages a head counts
+ * never change, so the read need not wait for the claim): one round trip off the run's start.
+ */
+function readAlong(config: ChatConfig, head: ThreadHead): Promise<readonly ThreadMessage[] | undefined> {
+  return loadMessages(config.store, head).catch(() => undefined)
+}
+
+/** The run's history after a claim made of `read`: what was read alongside, then what the claim appended; else the run reads it. */
+async function historyAfter(
+  read: ThreadHead,
+  history: Promise<readonly ThreadMessage[] | undefined>,
+  claimed: { readonly previous: ThreadHead; readonly change: ThreadChange },
+): Promise<readonly ThreadMessage[] | undefined> {
+  if (claimed.previous !== read) return undefined
+  const stored = await history
+  return stored && [...stored, ...(claimed.change.append ?? [])]
 }
 
 /**
@@ -83,12 +109,14 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
  */
 export async function resume(config: ChatConfig, request: Request, body: ResumeRequest & AguiFields): Promise<Response> {
   const current = await loadHead(config, request, body.threadId, 'write')
+  const history = readAlong(config, current)
   if (body.history) await checkClientHistory(config, current, body.history)
   const context = await config.resolveContext(request)
   const runId = randomId('run_')
   const { runLeaseMs } = config.limits
 
-  const { head, change } = await updateThread(config.store, body.threadId, async (head): Promise<ThreadChange & { readonly start?: RunStart }> => {
+  type Decided = ThreadChange & { readonly start?: RunStart; readonly answered?: readonly StoredInterrupt[] }
+  const claimed = await updateThread(config.store, body.threadId, async (head): Promise<Decided> => {
     const running = isRunning(head, runLeaseMs)
     const recovery = recoverLostRun(head, runLeaseMs, config.tools)
     const lost = recovery.step
@@ -98,17 +126,23 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
     }
     const step = await checkAnswers({ ...head, step: recovery.step }, body.resume, config.tools, config.limits)
     if (running) throw threadBusy()
-    if (unanswered(step).length > 0) return recordAnswers(head, { recovery, step })
-    return claimForResume(head, { runId, recovery, step, now: Date.now() })
-  })
+    // The waits this request ends; a replay of a lost run's answers (above) ends none.
+    const ids = new Set(body.resume.map((answer) => answer.interruptId))
+    const answered = step.interrupts.filter((interrupt) => ids.has(interrupt.id))
+    if (unanswered(step).length > 0) return { ...recordAnswers(head, { recovery, step }), answered }
+    return { ...claimForResume(head, { runId, recovery, step, now: Date.now() }), answered }
+  }, current)
+  const { head, change } = claimed
+  if (change.answered) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.answered, Date.now()))
 
   if (!change.start || !head.step) {
     const open = unanswered(head.step).map((interrupt) => toWire(interrupt, config.tools))
-    if (body.agui) return pausedRun(config, head.id, runId, open)
+    if (body.agui) return pausedRun(config, head.id, runId, open, request)
     const accepted: ResumeAccepted = { threadId: head.id, interrupts: open }
     return jsonResponse(202, accepted)
   }
-  return startRun(config, { runId, head, context, start: change.start })
+  const messages = await historyAfter(current, history, claimed)
+  return startRun(config, { request, kind: 'resume', runId, head, context, start: change.start, ...(messages ? { messages } : {}) })
 }
 
 /** Thrown inside a thread update to leave the thread as it is. */
@@ -138,7 +172,7 @@ export async function takeOverLostRun(config: ChatConfig, request: Request, thre
   const { head, change } = taken
   if (!change.start) return undefined
   const context = await config.resolveContext(request)
-  startDetachedRun(config, { runId, head, context, start: change.start })
+  startDetachedRun(config, { request, kind: 'takeover', runId, head, context, start: change.start })
   return runId
 }
 

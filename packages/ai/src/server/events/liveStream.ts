@@ -1,16 +1,24 @@
 import type { EventSink } from './runEvents.ts'
 import type { LoggedEvent, RunEventLog } from '../thread/threadStore.ts'
+import { offerFrames, type FrameSink } from '../http/directFrames.ts'
+import { NodeRequest } from '../http/nodeRequest.ts'
 
 // The live stream of a run and its log. A run writes every event to both: the response that
 // started it (while its client stays) and the run's event log, which readers that (re)attach read
 // from any instance. A client that leaves does not stop the run; `stop` does.
 
-/** Events are written to the log in batches: one write in flight per run, the rest queued behind it. */
+/**
+ * Events are written to the log in batches: those of one event-loop turn together, one write in
+ * flight per run, the rest queued behind it; the last write marks the log complete.
+ */
 class LogWriter {
   readonly #log: RunEventLog
   readonly #runId: string
   #queued: LoggedEvent[] = []
-  #writing: Promise<void> = Promise.resolve()
+  #scheduled = false
+  #writing = false
+  #ending = false
+  #ended = false
 
   constructor(log: RunEventLog, runId: string) {
     this.#log = log
@@ -19,25 +27,41 @@ class LogWriter {
 
   push(event: LoggedEvent): void {
     this.#queued.push(event)
-    if (this.#queued.length === 1) this.#writing = this.#writing.then(() => this.#write(false))
+    this.#schedule()
   }
 
   /** Writes what is queued and marks the log complete. */
-  end(): Promise<void> {
-    this.#writing = this.#writing.then(() => this.#write(true))
-    return this.#writing
+  end(): void {
+    this.#ending = true
+    this.#schedule()
   }
 
-  async #write(final: boolean): Promise<void> {
+  #schedule(): void {
+    if (this.#scheduled || this.#writing || this.#ended) return
+    this.#scheduled = true
+    nextTurn(this.#write)
+  }
+
+  readonly #write = () => {
+    this.#scheduled = false
     const events = this.#queued
-    this.#queued = []
+    const final = this.#ending
     if (events.length === 0 && !final) return
-    try {
-      await this.#log.append(this.#runId, events, final)
-    } catch (error) {
-      // The live stream goes on; only readers that reattach miss these events.
-      console.error('[toolgate] could not log run events:', error)
-    }
+    this.#queued = []
+    this.#writing = true
+    this.#ended = final
+    this.#log
+      .append(this.#runId, events, final)
+      .catch((error) => {
+        // The live stream goes on; only readers that reattach miss these events.
+        console.error('[toolgate] could not log run events:', error)
+      })
+      .then(this.#written)
+  }
+
+  readonly #written = () => {
+    this.#writing = false
+    if (this.#queued.length > 0 || this.#ending) this.#schedule()
   }
 }
 
@@ -72,7 +96,7 @@ export function launchRun(log: RunEventLog, runId: string, live: LiveStream | un
   run(sink)
     .catch((error) => console.error('[toolgate] chat run failed:', error))
     .finally(() => {
-      void writer.end()
+      writer.end()
       live?.end()
     })
 }
@@ -84,40 +108,128 @@ export function launchRun(log: RunEventLog, runId: string, live: LiveStream | un
  *
  * Frames written in one turn of the event loop go out as one chunk: a model's network read or a
  * settled tool yields several events at once, and one chunk each cost the reader, the HTTP
- * adapter and the socket a round trip apiece (a fifth of a scripted turn).
+ * adapter and the socket a round trip apiece. Under `toNodeHandler` the frames go to the socket
+ * directly (http/directFrames.ts): for a `NodeRequest` no body stream is made, and the response
+ * returned stands in for the frames offered on the request; otherwise the body hands out what it
+ * holds only when read (nothing is queued in it unread), so the bridge can still take the frames
+ * over from a body returned as is.
  */
-export function runStreamResponse(start: (live: LiveStream) => void): Response {
-  const encoder = new TextEncoder()
-  let open = true
-  let pending = ''
-  let controller!: ReadableStreamDefaultController<Uint8Array>
-  const flush = () => {
-    if (open && pending !== '') controller.enqueue(encoder.encode(pending))
-    pending = ''
+export function runStreamResponse(start: (live: LiveStream) => void, request: Request): Response {
+  if (request instanceof NodeRequest) {
+    const direct = new DirectFrames()
+    start(direct)
+    request.offerFrames({ headers: SSE_HEADERS, attach: (sink) => direct.attach(sink) })
+    return (offeredResponse ??= new Response(null, { status: 200, headers: SSE_HEADERS }))
   }
-  const body = new ReadableStream<Uint8Array>({
-    start(streamController) {
-      controller = streamController
-      start({
-        write: (frame) => {
-          if (!open) return
-          if (pending === '') nextTurn(flush)
-          pending += frame
-        },
-        end: () => {
-          if (!open) return
-          flush()
-          open = false
-          controller.close()
-        },
-      })
+  /** The body can still be read: not cancelled, not closed, not handed over. */
+  let open = true
+  let ended = false
+  let pending = ''
+  /** A read waits for frames: the next flush answers it. */
+  let waiting = false
+  let read = false
+  let direct: DirectFrames | undefined
+  let controller!: ReadableStreamDefaultController<Uint8Array>
+  const close = () => {
+    open = false
+    controller.close()
+  }
+  const flush = () => {
+    if (!open || !waiting) return
+    if (pending !== '') {
+      controller.enqueue(encoder.encode(pending))
+      pending = ''
+      waiting = false
+    }
+    if (ended) close()
+  }
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(streamController) {
+        controller = streamController
+      },
+      pull() {
+        read = true
+        waiting = true
+        flush()
+      },
+      cancel() {
+        open = false
+        pending = ''
+      },
     },
-    cancel() {
-      open = false
+    { highWaterMark: 0 },
+  )
+  offerFrames(body, (sink) => {
+    if (read || !open) return false
+    close()
+    direct = new DirectFrames(pending, ended)
+    pending = ''
+    direct.attach(sink)
+    return true
+  })
+  start({
+    write: (frame) => {
+      if (direct) return direct.write(frame)
+      if (!open) return
+      if (pending === '' && waiting) nextTurn(flush)
+      pending += frame
+    },
+    end: () => {
+      if (direct) return direct.end()
+      if (ended) return
+      ended = true
+      flush()
     },
   })
   return new Response(body, { status: 200, headers: SSE_HEADERS })
 }
+
+/** What a chat handler returns for frames it offered on a `NodeRequest`: never read (the bridge writes the frames). */
+let offeredResponse: Response | undefined
+
+/** Frames on their way to a sink, once it is attached: those of one event-loop turn in one write, the last with the end. */
+class DirectFrames implements LiveStream {
+  #pending: string
+  #ended: boolean
+  #sink: FrameSink | undefined
+
+  constructor(pending = '', ended = false) {
+    this.#pending = pending
+    this.#ended = ended
+  }
+
+  readonly #flush = () => {
+    if (this.#sink === undefined || this.#pending === '') return
+    this.#sink.write(this.#pending)
+    this.#pending = ''
+  }
+
+  write(frame: string): void {
+    if (this.#ended) return
+    if (this.#pending === '' && this.#sink) nextTurn(this.#flush)
+    this.#pending += frame
+  }
+
+  end(): void {
+    if (this.#ended) return
+    this.#ended = true
+    if (this.#sink) this.#endSink(this.#sink)
+  }
+
+  attach(sink: FrameSink): void {
+    this.#sink = sink
+    if (this.#ended) this.#endSink(sink)
+    else if (this.#pending !== '') nextTurn(this.#flush)
+  }
+
+  #endSink(sink: FrameSink): void {
+    sink.end(this.#pending)
+    this.#pending = ''
+  }
+}
+
+const encoder = new TextEncoder()
 
 /**
  * Runs `task` once the current turn of the event loop is done (after its I/O callbacks' promises).

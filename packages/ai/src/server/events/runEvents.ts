@@ -25,11 +25,14 @@ export class RunEvents {
   /** The reasoning message open for deltas, if any. */
   #reasoning: string | undefined
   readonly #openCalls = new Set<string>()
+  readonly #timestamps: boolean
 
-  constructor(threadId: string, runId: string, sink: EventSink) {
+  /** `timestamps`: each event carries AG-UI's `timestamp` (ms since the epoch), for the devtools' timeline. */
+  constructor(threadId: string, runId: string, sink: EventSink, options: { readonly timestamps?: boolean } = {}) {
     this.threadId = threadId
     this.runId = runId
     this.#sink = sink
+    this.#timestamps = options.timestamps === true
   }
 
   started(): void {
@@ -150,7 +153,7 @@ export class RunEvents {
 
   #emit(event: RunEvent): void {
     if (this.#ended) return
-    this.#sink(event, ++this.#seq)
+    this.#sink(this.#timestamps ? Object.assign({}, event, { timestamp: Date.now() }) : event, ++this.#seq)
   }
 }
 

@@ -8,6 +8,8 @@ import { isRunning, loadHead, loadMessages, snapshot } from '../thread/thread.ts
 import { takeOverLostRun } from '../claim/claims.ts'
 import { checkedThreadId } from './requests.ts'
 import { jsonResponse } from './responses.ts'
+import { requestHeader } from './nodeRequest.ts'
+import { devtoolsResponse } from '../devtools/devtoolsSnapshot.ts'
 
 // GET: reading a thread (whole, or a page at a time), (re)attaching to a run's events, and
 // serving a tool's file. Nothing here writes, except a takeover of a run found dead.
@@ -39,10 +41,13 @@ export async function attachmentResponse(store: AttachmentStore, threadId: strin
 export async function read(config: ChatConfig, request: Request): Promise<Response> {
   const params = new URL(request.url).searchParams
   const param = params.get('threadId')
+  const kind = !param ? 'capabilities' : params.has('devtools') ? 'devtools' : wantsEventStream(request) ? 'attach' : 'read'
+  config.telemetry?.describeRequest(request, { kind, threadId: param ?? undefined })
   if (!param && params.has('capabilities')) return jsonResponse(200, capabilitiesOf(config))
   if (!param) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
   const threadId = checkedThreadId(param)
-  if (wantsEventStream(request)) return attach(config, request, threadId, params)
+  if (kind === 'devtools') return devtoolsResponse(config, request, threadId)
+  if (kind === 'attach') return attach(config, request, threadId, params)
   const limit = indexParam(params, 'limit')
   const before = indexParam(params, 'before')
   const head = await loadHead(config, request, threadId, 'read')
@@ -60,7 +65,7 @@ export async function read(config: ChatConfig, request: Request): Promise<Respon
 }
 
 function wantsEventStream(request: Request): boolean {
-  return /\btext\/event-stream\b/i.test(request.headers.get('accept') ?? '')
+  return /\btext\/event-stream\b/i.test(requestHeader(request, 'accept') ?? '')
 }
 
 /**
@@ -102,7 +107,7 @@ function belongsTo(events: readonly { readonly seq: number; readonly data: strin
 }
 
 function replayPoint(request: Request, params: URLSearchParams): { runId: string; after: number } | undefined {
-  const lastEventId = request.headers.get('last-event-id')
+  const lastEventId = requestHeader(request, 'last-event-id')
   if (lastEventId) {
     const match = /^(run_[\w-]{1,64}):(\d{1,9})$/.exec(lastEventId)
     if (!match) throw new HttpError(400, 'INVALID_REQUEST', '`Last-Event-ID` must be `<runId>:<seq>` as the stream sent it', 'Last-Event-ID')

@@ -3,6 +3,7 @@ import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../util/jsonDepth.ts'
 import type { PostRequest, MessageRequest, ResumeAnswer, ResumeRequest } from '../../protocol/requests.ts'
 import { clientHistoryOf, type ClientHistoryMessage } from '../agui/clientHistory.ts'
 import { HttpError } from '../errors.ts'
+import { NodeRequest, requestHeader } from './nodeRequest.ts'
 
 // What a POST may carry, checked before anything else looks at it: a JSON body within the size
 // limit, of one of the request shapes.
@@ -177,11 +178,11 @@ function invalid(message: string, path: string): HttpError {
  * also makes cross-site form posts impossible (they would need a CORS preflight).
  */
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
-  const type = request.headers.get('content-type') ?? ''
+  const type = requestHeader(request, 'content-type') ?? ''
   if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
     throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with `content-type: application/json`')
   }
-  const declared = Number(request.headers.get('content-length'))
+  const declared = Number(requestHeader(request, 'content-length'))
   if (declared > maxBytes) throw tooLarge(maxBytes)
 
   const text = await readText(request, maxBytes)
@@ -194,7 +195,16 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   }
 }
 
+/** Decodes whole bodies: one decoder serves every request (a decoder per call costs more than a short body's parse). */
+const utf8 = new TextDecoder()
+
 async function readText(request: Request, maxBytes: number): Promise<string> {
+  const whole = request instanceof NodeRequest ? request.wholeBody() : undefined
+  if (whole) {
+    const bytes = await whole
+    if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes)
+    return utf8.decode(bytes)
+  }
   if (!request.body) return ''
   const reader = request.body.getReader()
   const decoder = new TextDecoder()

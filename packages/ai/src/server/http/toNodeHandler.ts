@@ -1,25 +1,45 @@
 import { errorBody } from './responses.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ChatHandler } from '../createChatHandler.ts'
+import { takeFrames, type FrameSink, type OfferedFrames } from './directFrames.ts'
+import { NodeRequest, takesNodeRequest } from './nodeRequest.ts'
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
 
 /**
  * Adapts a Fetch handler to `node:http` (and Express/Connect, which pass the same objects; a body
  * an Express parser already read is taken from `req.body`).
- * A client that disconnects aborts the request's signal and cancels the response stream, which
- * is what stops the model and running tools.
+ *
+ * A handler from `createChatHandler` runs here without the Fetch objects' cost: it reads Node's
+ * request directly (its `authorize` and `context` hooks still get a real `Request`), and a run's
+ * frames go to the socket as they are written instead of through the response's body stream.
+ * Any other handler, a chat handler wrapped in one included, gets a real `Request`, and its
+ * response body is read as a stream.
+ *
+ * A client that disconnects aborts the request's signal and cancels the response stream. A run
+ * it started goes on (another request can reattach to it); `stop` ends it.
  */
 export function toNodeHandler(handler: ChatHandler): NodeHandler {
+  const lazy = takesNodeRequest(handler)
   return async (req, res) => {
-    const disconnected = new AbortController()
-    res.on('close', () => {
-      if (!res.writableFinished) disconnected.abort(new Error('The client disconnected'))
+    let gone = false
+    let onGone: (() => void)[] | undefined
+    res.once('close', () => {
+      if (res.writableFinished) return
+      gone = true
+      for (const listener of onGone ?? []) listener()
     })
     const body = requestBody(req)
+    const request = new NodeRequest({
+      req,
+      url: () => urlOf(req),
+      body: body?.content,
+      gone: () => gone,
+      onGone: (listener) => (onGone ??= []).push(listener),
+    })
     let response: Response
     try {
-      response = await handler(toRequest(req, body && (await body.content()), disconnected.signal))
+      response = await handler(lazy ? (request as unknown as Request) : await request.realToRead())
     } catch (error) {
       console.error('[toolgate] handler threw:', error)
       response = Response.json(errorBody('INTERNAL', 'The chat handler failed; see the server log'), { status: 500 })
@@ -27,26 +47,15 @@ export function toNodeHandler(handler: ChatHandler): NodeHandler {
     // A refusal may come before the body was read (413, 415): read the rest away so the client
     // gets the response rather than a reset connection, and the connection stays usable.
     if (!req.readableEnded) body?.discard()
+    const frames = request.takeFrames()
+    if (frames) return writeFrames(frames, res)
     await writeResponse(response, res)
   }
 }
 
-function toRequest(req: IncomingMessage, body: ReadableStream<Uint8Array> | Uint8Array | undefined, signal: AbortSignal): Request {
+function urlOf(req: IncomingMessage): string {
   const secure = (req.socket as { encrypted?: boolean }).encrypted === true
-  const url = new URL(req.url ?? '/', `${secure ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`)
-  const headers = new Headers()
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (name.startsWith(':') || value === undefined) continue
-    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item)
-  }
-  const init: RequestInit & { duplex?: 'half' } = { method: req.method ?? 'GET', headers, signal }
-  // A request's bytes never sit in a SharedArrayBuffer; the cast only narrows the buffer's type.
-  if (body instanceof Uint8Array) init.body = body as Uint8Array<ArrayBuffer>
-  else if (body) {
-    init.body = body
-    init.duplex = 'half' // required by Node for a streamed request body
-  }
-  return new Request(url, init)
+  return new URL(req.url ?? '/', `${secure ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`).href
 }
 
 /** Beyond this, an unread body is not worth reading away: the connection is dropped instead. */
@@ -57,7 +66,7 @@ const SMALL_BODY_BYTES = 64 * 1024
 
 interface RequestBody {
   /** The whole body when it is small and declared so; else a web stream that reads on demand. */
-  content(): Promise<ReadableStream<Uint8Array> | Uint8Array>
+  readonly content: Promise<Uint8Array> | ReadableStream<Uint8Array>
   /** Reads away whatever the handler left unread, without resetting the connection. */
   discard(): void
 }
@@ -70,10 +79,10 @@ interface RequestBody {
 function requestBody(req: IncomingMessage): RequestBody | undefined {
   if (req.method === 'GET' || req.method === 'HEAD') return undefined
   const parsed = (req as { body?: unknown }).body
-  if (req.readableEnded && parsed !== undefined) return { content: async () => preParsed(parsed), discard: () => {} }
+  if (req.readableEnded && parsed !== undefined) return { content: Promise.resolve(preParsed(parsed)), discard: () => {} }
   const declared = Number(req.headers['content-length'])
   if (req.headers['content-length'] !== undefined && declared <= SMALL_BODY_BYTES) {
-    return { content: () => readSmall(req), discard: () => req.resume() }
+    return { content: readSmall(req), discard: () => req.resume() }
   }
   let open = true
   let discarding = false
@@ -107,7 +116,7 @@ function requestBody(req: IncomingMessage): RequestBody | undefined {
     },
     { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
   )
-  return { content: async () => stream, discard }
+  return { content: stream, discard }
 }
 
 /** Reads a body whose declared length is small (Node's parser holds it to that length). */
@@ -128,6 +137,20 @@ function preParsed(body: unknown): Uint8Array {
   return body instanceof Uint8Array ? body : new TextEncoder().encode(typeof body === 'string' ? body : JSON.stringify(body))
 }
 
+/** A run's frames, as they come: the headers with the first of them, the last with the end. */
+function writeFrames(frames: OfferedFrames, res: ServerResponse): Promise<void> {
+  res.writeHead(200, frames.headers)
+  frames.attach(sinkOf(res))
+  return new Promise((resolve) => res.once('close', resolve))
+}
+
+function sinkOf(res: ServerResponse): FrameSink {
+  return {
+    write: (text) => void (res.destroyed || res.write(text)),
+    end: (text) => void (res.destroyed || res.end(text)),
+  }
+}
+
 async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
   res.statusCode = response.status
   const cookies = response.headers.getSetCookie()
@@ -139,6 +162,8 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
     res.end()
     return
   }
+  // A run's frames go to the socket as they come, the headers with the first of them.
+  if (takeFrames(response.body, sinkOf(res))) return new Promise((resolve) => res.once('close', resolve))
   res.flushHeaders()
   const reader = response.body.getReader()
   const stop = () => reader.cancel(new Error('The client disconnected')).catch(() => {})

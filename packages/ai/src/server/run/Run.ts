@@ -2,13 +2,15 @@ import type { ThreadMessage } from '../../protocol/messages.ts'
 import type { ChatConfig } from '../options.ts'
 import { StoreConflictError, ThreadFullError, type ToolFailures, toolFailures } from '../errors.ts'
 import type { RunEvents } from '../events/runEvents.ts'
-import { jsonBytes } from '../../util/jsonBytes.ts'
+import { messageBytes } from '../../util/jsonBytes.ts'
 import { commitChange, loadMessages, type ThreadChange } from '../thread/thread.ts'
 
 import { appContext } from './context.ts'
 import { RunMiddleware } from './middleware.ts'
+import { STOP_CHECK_MS } from './runClock.ts'
 import type { ThreadHead } from '../thread/threadStore.ts'
 import { release, renewLease, saveStep, type StepFields } from '../thread/transitions.ts'
+import type { RunTrace } from '../../telemetry/hooks.ts'
 
 /** Token counts summed over a run's model calls. */
 export interface UsageTotals {
@@ -36,6 +38,8 @@ export class Run {
   readonly signal: AbortSignal
   /** The app's middleware, bound to this run. */
   readonly middleware: RunMiddleware
+  /** The run's trace, when telemetry is on. */
+  readonly trace: RunTrace | undefined
   readonly usage: UsageTotals = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, reported: false }
   /** The head as last written by this run. */
   head: ThreadHead
@@ -52,8 +56,9 @@ export class Run {
   readonly #abort: AbortController
   /** Set once another writer took the thread: every later write fails with it. */
   #lost: StoreConflictError | undefined
-  readonly #heartbeat: ReturnType<typeof setInterval>
-  readonly #stopCheck: ReturnType<typeof setInterval>
+  /** When the run last wrote (each write renews the lease) and last looked for a stop asked elsewhere. */
+  #renewedAt = Date.now()
+  #checkedAt = Date.now()
 
   constructor(options: {
     config: ChatConfig
@@ -65,7 +70,9 @@ export class Run {
     head: ThreadHead
     /** The stored history, when the caller has it; else `load` reads it. */
     messages?: readonly ThreadMessage[]
+    trace?: RunTrace | undefined
   }) {
+    this.trace = options.trace
     this.config = options.config
     this.runId = options.runId
     this.context = options.context
@@ -78,8 +85,20 @@ export class Run {
     this.signal = options.abort.signal
     const ctx = { threadId: options.head.id, runId: options.runId, context: appContext(options.context), signal: this.signal }
     this.middleware = new RunMiddleware(this.config.middleware, ctx)
-    this.#heartbeat = setInterval(() => void this.#write((head) => renewLease(head, { now: Date.now() }), false).catch(() => {}), this.config.limits.runLeaseMs / 3)
-    this.#stopCheck = setInterval(() => void this.#checkStop(), STOP_CHECK_MS)
+    this.config.runClock.add(this)
+  }
+
+  /** The clock's tick (run/runClock.ts): a heartbeat when a slow model or tool left the lease unrenewed for a third of it, and a look for a stop asked elsewhere. */
+  tick(now: number): void {
+    if (now - this.#renewedAt >= this.config.limits.runLeaseMs / 3) {
+      this.#renewedAt = now
+      void this.#write((head) => renewLease(head, { now: Date.now() }), false).catch(() => {})
+    }
+    // Ticks come every quarter of it at most: a look is never more than STOP_CHECK_MS after the last.
+    if (now - this.#checkedAt >= (STOP_CHECK_MS * 3) / 4) {
+      this.#checkedAt = now
+      void this.#checkStop()
+    }
   }
 
   /** A stop asked of another instance lands in the head; this run looks for it once a second. */
@@ -121,14 +140,13 @@ export class Run {
     const { maxThreadMessages, maxThreadBytes } = this.config.limits
     if (this.messages.length + count > maxThreadMessages) throw new ThreadFullError(`${maxThreadMessages} messages`)
     let bytes = this.head.bytes
-    for (const message of this.#unsaved) bytes += jsonBytes(message)
+    for (const message of this.#unsaved) bytes += messageBytes(message)
     if (bytes >= maxThreadBytes) throw new ThreadFullError(`${maxThreadBytes} bytes`)
   }
 
   /** Stops the heartbeat. The run is over. */
   close(): void {
-    clearInterval(this.#heartbeat)
-    clearInterval(this.#stopCheck)
+    this.config.runClock.delete(this)
   }
 
   /**
@@ -158,6 +176,7 @@ export class Run {
         throw this.#lost
       }
       this.head = written
+      this.#renewedAt = Date.now()
       if (withMessages) this.#unsaved = []
     })
     this.#writes = write.catch(() => {})
@@ -165,8 +184,6 @@ export class Run {
   }
 }
 
-/** How often a run looks for a stop asked of another instance. */
-const STOP_CHECK_MS = 1000
 
 /** Why a run's signal aborts when a user stops it. */
 export class RunStopped extends Error {

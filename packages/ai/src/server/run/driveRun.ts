@@ -6,7 +6,7 @@ import type { TokenUsage } from '../../protocol/events.ts'
 import type { RunOutcome } from '../../protocol/interrupts.ts'
 import type { ThreadAssistantMessage, ThreadToolMessage } from '../../protocol/messages.ts'
 import { StoreConflictError, reportError, runErrorOf } from '../errors.ts'
-import { rememberResolved, toWire, withExpiry, settleInterrupts } from './interrupts.ts'
+import { asked, rememberResolved, toWire, settleInterrupts } from './interrupts.ts'
 import { modelStep } from './modelStep.ts'
 import { executeToolCalls, planToolCalls, rerunPlan } from './toolCalls.ts'
 import { describeAttachment } from './attachments.ts'
@@ -28,7 +28,9 @@ export async function driveRun(run: Run, start: RunStart): Promise<void> {
     const outcome: RunOutcome = paused
       ? { type: 'interrupt', interrupts: paused.map((interrupt) => toWire(interrupt, run.config.tools)) }
       : { type: 'success' }
-    events.finished(outcome, usageOf(run))
+    const usage = usageOf(run)
+    events.finished(outcome, usage)
+    run.trace?.end({ outcome: paused ? 'interrupt' : run.signal.aborted ? 'stopped' : 'success', usage })
   } catch (error) {
     await fail(run, error)
   } finally {
@@ -132,12 +134,13 @@ async function runAndStore(
     failures: run.failures,
     attachments: { store: run.config.attachments, threadId: run.head.id, maxBytes: run.config.limits.maxAttachmentBytes },
     onResult: (result) => run.events.result(result),
+    trace: run.trace,
     onOutput: (result, execution) =>
       run.middleware.toolOutput(result, execution.input, execution.entry.tool, (output) => withAttachmentsOf(result, successResult(execution, output, execution.editedArgs))),
   })
   const results = [...step.results, ...executed]
   if (step.interrupts.length > 0) {
-    const interrupts = withExpiry(step.interrupts, run.config.limits.interruptTtlMs)
+    const interrupts = asked(step.interrupts, run.config.limits.interruptTtlMs, run.trace?.traceparent)
     await run.save({ step: { ...step, results, interrupts, running: [] }, resolvedInterruptIds })
     run.middleware.throwIfFailed()
     return interrupts
@@ -171,6 +174,7 @@ async function fail(run: Run, error: unknown): Promise<void> {
   if (!(error instanceof StoreConflictError)) await release(run)
   const { code, message } = runErrorOf(error)
   run.events.failed(code, message)
+  run.trace?.end({ outcome: 'error', usage: usageOf(run), error: { code, message } })
 }
 
 /** Pauses between attempts to release the thread after a failed run: a store blip should not hold it for the whole lease. */

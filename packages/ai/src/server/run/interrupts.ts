@@ -8,7 +8,8 @@ import { validateToolOutput } from '../../tools/validateToolValue.ts'
 import { deepEqual } from '../../util/deepEqual.ts'
 import { randomId } from '../../util/randomId.ts'
 import type { ToolFailures } from '../errors.ts'
-import type { StoredInterrupt, OpenStep } from '../thread/threadStore.ts'
+import type { StoredAnswer, StoredInterrupt, OpenStep } from '../thread/threadStore.ts'
+import type { EndedWait, WaitDecision } from '../../telemetry/hooks.ts'
 import { validateInput, type CallPlan } from './callPlan.ts'
 import { callRef, deniedResult, errorResult, successResult, type CallRef } from './results.ts'
 
@@ -26,11 +27,39 @@ export function clientToolInterrupt(call: CallRef, input: unknown, edited = fals
   return { id: randomId('int_'), reason: 'client_tool', ...callRef(call), input, ...(edited ? { edited: true } : {}) }
 }
 
-/** Interrupts stamped with when they stop taking answers (`limits.interruptTtlMs`; 0: never). */
-export function withExpiry(interrupts: readonly StoredInterrupt[], ttlMs: number): StoredInterrupt[] {
-  if (ttlMs === 0) return [...interrupts]
-  const expiresAt = new Date(Date.now() + ttlMs).toISOString()
-  return interrupts.map((interrupt) => (interrupt.expiresAt === undefined ? { ...interrupt, expiresAt } : interrupt))
+/**
+ * Interrupts as a run asks them: stamped with when (`askedAt`, where their wait begins), when they
+ * stop taking answers (`limits.interruptTtlMs`; 0: never), and the asking run's trace context, so
+ * whichever instance ends a wait, however much later, records it in the run's trace.
+ */
+export function asked(interrupts: readonly StoredInterrupt[], ttlMs: number, traceparent: string | undefined): StoredInterrupt[] {
+  const now = Date.now()
+  const expiresAt = ttlMs === 0 ? undefined : new Date(now + ttlMs).toISOString()
+  return interrupts.map((interrupt) =>
+    interrupt.askedAt !== undefined
+      ? interrupt
+      : {
+          ...interrupt,
+          askedAt: now,
+          ...(expiresAt === undefined || interrupt.expiresAt !== undefined ? {} : { expiresAt }),
+          ...(traceparent === undefined ? {} : { traceparent }),
+        },
+  )
+}
+
+/** How each interrupt stopped waiting, at `now`: its answer, or, without one, superseded unless it had expired first. */
+export function endedWaits(threadId: string, interrupts: readonly StoredInterrupt[], now: number): EndedWait[] {
+  return interrupts.map((interrupt) => {
+    const expiry = interrupt.expiresAt === undefined ? undefined : Date.parse(interrupt.expiresAt)
+    const decision = decisionOf(interrupt.answer, expiry !== undefined && expiry <= now)
+    return { threadId, interrupt, decision, endedAt: decision === 'expired' ? expiry! : now }
+  })
+}
+
+function decisionOf(answer: StoredAnswer | undefined, expired: boolean): WaitDecision {
+  if (answer === undefined) return expired ? 'expired' : 'superseded'
+  if (answer.kind !== 'approval') return answer.kind
+  return !answer.approved ? 'denied' : 'editedArgs' in answer ? 'edited' : 'approved'
 }
 
 /**

@@ -1,4 +1,5 @@
-import type { ModelChunk, ModelUsage } from '../../model/chatModel.ts'
+import type { FinishReason, ModelChunk, ModelUsage } from '../../model/chatModel.ts'
+import { ModelProviderError } from '../../model/ModelProviderError.ts'
 import type { ProviderMetadata, ThreadAssistantMessage, ThreadMessage, ThreadReasoning } from '../../protocol/messages.ts'
 import { randomId } from '../../util/randomId.ts'
 import { ToolgateError } from '../../errors.ts'
@@ -41,6 +42,9 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
   // Before the step starts: a middleware that throws ends the run, and is never taken for a model error.
   const request = await run.middleware.modelRequest({ messages: run.messages, tools: await declaredTools(run) })
   events.stepStarted(messageId)
+  const trace = run.trace?.modelCall(request.messages)
+  let usage: ModelUsage | undefined
+  let finishReason: FinishReason | undefined
 
   const onChunk = (chunk: ModelChunk) => {
     switch (chunk.type) {
@@ -73,6 +77,8 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
         return events.toolCallEnd(call.id)
       }
       case 'finish':
+        finishReason = chunk.reason
+        usage = chunk.usage
         if (chunk.usage) addUsage(run.usage, chunk.usage)
     }
   }
@@ -81,16 +87,28 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
   let iterator: AsyncIterator<ModelChunk> | undefined
   try {
     iterator = run.config.model.stream({ ...request, signal, loadAttachment: attachmentLoader(run.config.attachments, run.head.id) })[Symbol.asyncIterator]()
-    for (;;) {
-      const next = await nextUnlessAborted(iterator, signal)
-      if (next === undefined || next.done) break
-      onChunk(checkedChunk(next.value))
+    const reader = abortableReader(iterator, signal)
+    try {
+      for (;;) {
+        const next = await reader.next()
+        if (next === undefined || next.done) break
+        trace?.firstChunk()
+        onChunk(checkedChunk(next.value))
+      }
+    } finally {
+      reader.close()
     }
   } catch (failure) {
     if (!signal.aborted) error = new ModelError(failure)
   }
   if (signal.aborted) iterator?.return?.()?.catch(() => {})
   events.stepEnded()
+  trace?.end({
+    usage,
+    finishReason,
+    output: { text, toolCalls: calls.map(({ id, name, args }) => ({ id, name, arguments: args })) },
+    ...(error ? { error: { type: error.cause instanceof ModelProviderError ? error.cause.code : error.code, message: error.publicMessage } } : {}),
+  })
 
   if (text === '' && calls.length === 0 && reasoning.length === 0) return { message: undefined, error }
   const toolCalls = calls.map(({ id, name, args, providerMetadata }) => ({
@@ -134,27 +152,34 @@ function checkedChunk(chunk: unknown): ModelChunk {
 
 function chunkProblem(chunk: unknown): string | undefined {
   if (!isRecord(chunk)) return 'not an object'
-  const string = (key: string, nonEmpty = false) =>
-    typeof chunk[key] === 'string' && (!nonEmpty || chunk[key] !== '') ? undefined : `\`${key}\` of a "${String(chunk.type)}" chunk must be a ${nonEmpty ? 'non-empty ' : ''}string`
-  const optionalRecord = (key: string) =>
-    chunk[key] === undefined || isRecord(chunk[key]) ? undefined : `\`${key}\` of a "${String(chunk.type)}" chunk must be an object`
   switch (chunk.type) {
     case 'text-delta':
     case 'reasoning-delta':
-      return string('delta')
+      return stringProblem(chunk, 'delta')
     case 'reasoning':
-      return string('text') ?? optionalRecord('providerMetadata')
+      return stringProblem(chunk, 'text') ?? recordProblem(chunk, 'providerMetadata')
     case 'tool-call-start':
-      return string('toolCallId') ?? string('toolName', true)
+      return stringProblem(chunk, 'toolCallId') ?? stringProblem(chunk, 'toolName', true)
     case 'tool-call-delta':
-      return string('toolCallId') ?? string('delta')
+      return stringProblem(chunk, 'toolCallId') ?? stringProblem(chunk, 'delta')
     case 'tool-call-end':
-      return string('toolCallId') ?? optionalRecord('providerMetadata')
+      return stringProblem(chunk, 'toolCallId') ?? recordProblem(chunk, 'providerMetadata')
     case 'finish':
-      return FINISH_REASONS.has(chunk.reason) ? optionalRecord('usage') : `unknown finish reason ${JSON.stringify(chunk.reason) ?? 'undefined'}`
+      return FINISH_REASONS.has(chunk.reason) ? recordProblem(chunk, 'usage') : `unknown finish reason ${JSON.stringify(chunk.reason) ?? 'undefined'}`
     default:
       return `unknown chunk type ${JSON.stringify(chunk.type) ?? 'undefined'}`
   }
+}
+
+// Module functions, not closures per chunk: a model streams thousands of chunks a turn.
+function stringProblem(chunk: Record<string, unknown>, key: string, nonEmpty = false): string | undefined {
+  const value = chunk[key]
+  if (typeof value === 'string' && (!nonEmpty || value !== '')) return undefined
+  return `\`${key}\` of a "${String(chunk.type)}" chunk must be a ${nonEmpty ? 'non-empty ' : ''}string`
+}
+
+function recordProblem(chunk: Record<string, unknown>, key: string): string | undefined {
+  return chunk[key] === undefined || isRecord(chunk[key]) ? undefined : `\`${key}\` of a "${String(chunk.type)}" chunk must be an object`
 }
 
 /** Every tool call id the thread already uses, by its calls and its results. */
@@ -179,19 +204,26 @@ function uniqueCallId(modelId: string, used: Set<string>): string {
 }
 
 /**
- * The iterator's next result, or `undefined` as soon as `signal` aborts (it never rejects on
- * abort): a model that ignores its signal must not keep the run alive.
+ * The iterator's results, each `undefined` as soon as `signal` aborts (never a rejection on
+ * abort): a model that ignores its signal must not keep the run alive. One abort listener serves
+ * the whole step; `close` removes it.
  */
-function nextUnlessAborted<T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T> | undefined> {
-  if (signal.aborted) return Promise.resolve(undefined)
-  return new Promise<IteratorResult<T> | undefined>((resolve, reject) => {
-    const onAbort = () => resolve(undefined)
-    signal.addEventListener('abort', onAbort, { once: true })
-    iterator.next().then(
-      (value) => (signal.removeEventListener('abort', onAbort), resolve(value)),
-      (error) => (signal.removeEventListener('abort', onAbort), reject(error)),
-    )
-  })
+function abortableReader<T>(iterator: AsyncIterator<T>, signal: AbortSignal) {
+  /** Settles the read under way: the abort listener ends it early. */
+  let settle: ((result: undefined) => void) | undefined
+  const onAbort = () => settle?.(undefined)
+  signal.addEventListener('abort', onAbort, { once: true })
+  return {
+    next(): Promise<IteratorResult<T> | undefined> {
+      if (signal.aborted) return Promise.resolve(undefined)
+      const result = iterator.next()
+      return new Promise((resolve, reject) => {
+        settle = resolve
+        result.then(resolve, reject)
+      })
+    },
+    close: () => signal.removeEventListener('abort', onAbort),
+  }
 }
 
 function addUsage(totals: UsageTotals, usage: ModelUsage): void {

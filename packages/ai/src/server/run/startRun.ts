@@ -7,6 +7,7 @@ import type { RunStart } from '../thread/transitions.ts'
 import type { ThreadHead } from '../thread/threadStore.ts'
 import { driveRun } from './driveRun.ts'
 import { Run } from './Run.ts'
+import type { RunKind } from '../../telemetry/hooks.ts'
 
 // Where every claim ends: the thread is held by `runId`; the run starts and outlives its request.
 // Its events go to the run's log (for readers that (re)attach, on any instance) and, while the
@@ -14,9 +15,12 @@ import { Run } from './Run.ts'
 
 /** A run whose thread is claimed: its id, the head as the claim wrote it, and how it begins. */
 export interface ClaimedRun {
+  /** The request that claimed the thread (a reader's, for a takeover): the run's trace continues it. */
+  readonly request: Request
+  readonly kind: RunKind
   readonly runId: string
   readonly head: ThreadHead
-  /** The stored history, when the claim has it (a new thread); else the run reads it. */
+  /** The stored history, when the claim has it (a new thread, or one read alongside the claim); else the run reads it. */
   readonly messages?: readonly ThreadMessage[]
   readonly context: unknown
   readonly start: RunStart
@@ -24,7 +28,7 @@ export interface ClaimedRun {
 
 /** Starts a claimed run and streams its events to the request that claimed it. A client that disconnects only detaches; `stop` ends the run. */
 export function startRun(config: ChatConfig, claimed: ClaimedRun): Response {
-  return runStreamResponse((live) => launch(config, claimed, live))
+  return runStreamResponse((live) => launch(config, claimed, live), claimed.request)
 }
 
 /** Starts a claimed run no request waits on (a takeover of a lost run): readers follow it through its log. */
@@ -33,24 +37,35 @@ export function startDetachedRun(config: ChatConfig, claimed: ClaimedRun): void 
 }
 
 /** A resume that leaves interrupts open, for an AG-UI client (it reads events, not a 202 body): a run that starts and pauses again on what is left. */
-export function pausedRun(config: ChatConfig, threadId: string, runId: string, interrupts: ToolInterrupt[]): Response {
-  return runStreamResponse((live) =>
-    launchRun(config.eventLog, runId, live, async (sink) => {
-      const events = new RunEvents(threadId, runId, sink)
-      events.started()
-      events.finished({ type: 'interrupt', interrupts })
-    }),
+export function pausedRun(config: ChatConfig, threadId: string, runId: string, interrupts: ToolInterrupt[], request: Request): Response {
+  return runStreamResponse(
+    (live) =>
+      launchRun(config.eventLog, runId, live, async (sink) => {
+        const events = new RunEvents(threadId, runId, sink, { timestamps: config.devtools !== undefined })
+        events.started()
+        events.finished({ type: 'interrupt', interrupts })
+      }),
+    request,
   )
 }
 
 function launch(config: ChatConfig, claimed: ClaimedRun, live: LiveStream | undefined): void {
-  const { runId, head, messages, context, start } = claimed
+  const { runId, head, messages, context, start, kind } = claimed
   const abort = new AbortController()
   config.liveRuns.set(runId, abort)
+  config.devtools?.add(head.id, { runId, startedAt: Date.now(), kind })
+  const trace = config.telemetry?.run(claimed.request, {
+    threadId: head.id,
+    runId,
+    kind,
+    resumes: start.resume ? (head.step?.interrupts ?? []) : [],
+    model: config.model.name,
+    store: config.store.name,
+  })
   launchRun(config.eventLog, runId, live, async (sink) => {
-    const events = new RunEvents(head.id, runId, sink)
+    const events = new RunEvents(head.id, runId, sink, { timestamps: config.devtools !== undefined })
     try {
-      await driveRun(new Run({ config, runId, context, events, abort, head, ...(messages ? { messages } : {}) }), start)
+      await driveRun(new Run({ config, runId, context, events, abort, head, trace, ...(messages ? { messages } : {}) }), start)
     } finally {
       config.liveRuns.delete(runId)
     }

@@ -15,6 +15,7 @@ import type { InputDecision } from './middleware.ts'
 import { approvalInterrupt, clientToolInterrupt } from './interrupts.ts'
 import type { OpenStep } from '../thread/threadStore.ts'
 import type { ToolRegistry } from '../../tools/toolRegistry.ts'
+import type { RunTrace } from '../../telemetry/hooks.ts'
 
 // What becomes of the model's tool calls: each is planned (settled at once with an error, run on
 // the server, or handed to a human or the browser; answered ones are settled in interrupts.ts),
@@ -98,13 +99,18 @@ export interface ExecuteOptions {
   readonly attachments?: AttachmentOptions
   /** The `toolOutput` middleware: may replace a result before it streams; never throws. */
   readonly onOutput?: (result: ThreadToolMessage, execution: Execution) => Promise<ThreadToolMessage>
+  /** The run's trace: each call runs inside its `execute_tool` span. */
+  readonly trace?: RunTrace | undefined
 }
 
 /** Runs calls in parallel; never throws. Results come back in the order of `executions`. */
 export function executeToolCalls(executions: readonly Execution[], options: ExecuteOptions): Promise<ThreadToolMessage[]> {
   return Promise.all(
     executions.map(async (execution) => {
-      const executed = await executeOne(execution, options)
+      const { trace } = options
+      const executed = trace
+        ? await trace.toolCall({ toolName: execution.toolName, toolCallId: execution.toolCallId, input: execution.input }, () => executeOne(execution, options))
+        : await executeOne(execution, options)
       const result = options.onOutput ? await options.onOutput(executed, execution) : executed
       options.onResult?.(result)
       return result

@@ -76,6 +76,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
   }
 
   return {
+    name: 'memory',
     events: memoryEventLog({ retentionMs: options.eventRetentionMs }),
     async head(threadId) {
       const entry = live(threadId)

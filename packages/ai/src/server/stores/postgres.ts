@@ -226,6 +226,7 @@ SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(se
   }
 
   return {
+    name: 'postgres',
     events,
     attachments: postgresAttachments({ query, table: t }),
     async ensureSchema() {

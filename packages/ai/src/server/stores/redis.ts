@@ -182,6 +182,7 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
   }
 
   return {
+    name: 'redis',
     events,
     attachments: redisAttachments({ script, send, filesKey, ttlMs }),
     async head(threadId) {

@@ -1,6 +1,7 @@
 import type { ThreadMessage } from '../../protocol/messages.ts'
+import { fetchRequest } from '../http/nodeRequest.ts'
 import type { ThreadSnapshot, ThreadStatus, ThreadWindow } from '../../protocol/thread.ts'
-import { jsonBytes } from '../../util/jsonBytes.ts'
+import { messageBytes } from '../../util/jsonBytes.ts'
 import type { ChatConfig, ThreadAction } from '../options.ts'
 import { HttpError, threadNotFound } from '../errors.ts'
 import { toWire, unanswered } from '../run/interrupts.ts'
@@ -25,7 +26,7 @@ export async function loadHead(config: ChatConfig, request: Request, threadId: s
 }
 
 export async function authorizeThread(config: ChatConfig, request: Request, threadId: string, action: ThreadAction): Promise<void> {
-  if (config.authorize && !(await config.authorize(request, threadId, { action }))) {
+  if (config.authorize && !(await config.authorize(fetchRequest(request), threadId, { action }))) {
     throw new HttpError(403, 'FORBIDDEN', 'You may not access this thread', 'threadId')
   }
 }
@@ -48,7 +49,7 @@ export interface ThreadChange {
 export async function commitChange(store: ThreadStore, head: ThreadHead, change: ThreadChange): Promise<ThreadHead | undefined> {
   const append = change.append ?? []
   let bytes = head.bytes
-  for (const message of append) bytes += jsonBytes(message)
+  for (const message of append) bytes += messageBytes(message)
   const next: ThreadHead = {
     ...head,
     ...change.head,
@@ -72,13 +73,15 @@ export async function updateThread<TChange extends ThreadChange>(
   store: ThreadStore,
   threadId: string,
   decide: (head: ThreadHead) => TChange | Promise<TChange>,
-): Promise<{ readonly head: ThreadHead; readonly change: TChange }> {
+  /** The head as the caller just read it: the first attempt starts from it instead of reading again. */
+  read?: ThreadHead,
+): Promise<{ readonly head: ThreadHead; readonly change: TChange; /** The head the change was made of. */ readonly previous: ThreadHead }> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const head = await store.head(threadId)
+    const head = attempt === 0 && read ? read : await store.head(threadId)
     if (!head) throw threadNotFound(threadId)
     const change = await decide(head)
     const written = await commitChange(store, head, change)
-    if (written) return { head: written, change }
+    if (written) return { head: written, change, previous: head }
   }
   throw new HttpError(409, 'VERSION_CONFLICT', 'The thread kept changing while this request tried to update it; retry')
 }

@@ -20,6 +20,10 @@ export interface StoredInterrupt extends ToolInterrupt {
   readonly answer?: StoredAnswer | undefined
   /** A client_tool interrupt whose approval edited the arguments; its result will say so. */
   readonly edited?: boolean
+  /** When the run asked (ms since the epoch): the wait for an answer begins here. */
+  readonly askedAt?: number
+  /** The asking run's span (W3C `traceparent`), when telemetry is on: the wait ends in its trace. */
+  readonly traceparent?: string
 }
 
 /** @deprecated Renamed `StoredInterrupt` (it stays stored once answered); this alias goes in the next release. */
@@ -89,6 +93,8 @@ export interface ThreadCommit {
 }
 
 export interface ThreadStore {
+  /** What telemetry and the devtools call this store (`memory`, `redis`, `postgres`). */
+  readonly name?: string
   /**
    * Where runs' events are kept for readers that (re)attach, from any instance sharing the store.
    * A store without one keeps them in this process only.

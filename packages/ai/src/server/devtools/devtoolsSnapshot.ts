@@ -1,0 +1,54 @@
+import type { DevtoolsRun, DevtoolsSnapshot } from '../../protocol/devtools.ts'
+import type { RunEvent } from '../../protocol/events.ts'
+import { HttpError } from '../errors.ts'
+import { jsonResponse } from '../http/responses.ts'
+import type { ChatConfig } from '../options.ts'
+import { isRunning, loadHead, loadMessages, threadStatus } from '../thread/thread.ts'
+
+/**
+ * `GET ?threadId=&devtools`: the thread as stored (head, open step with its interrupts and
+ * answers, lease) and its recent runs' events, for the devtools panel. A handler without
+ * `devtools: true` serves nothing here (404, as if the route did not exist).
+ */
+export async function devtoolsResponse(config: ChatConfig, request: Request, threadId: string): Promise<Response> {
+  const { devtools } = config
+  if (!devtools) throw new HttpError(404, 'DEVTOOLS_DISABLED', 'This handler does not serve devtools; create it with `devtools: true`', 'devtools')
+  const head = await loadHead(config, request, threadId, 'read')
+  const messages = await loadMessages(config.store, head)
+  const { runLeaseMs } = config.limits
+  const known = [...devtools.of(threadId)]
+  const active = head.activeRun
+  if (active && !known.some((run) => run.runId === active.runId)) known.push({ runId: active.runId, startedAt: active.startedAt, kind: '' })
+  const runs = await Promise.all(known.map((run) => devtoolsRun(config, run)))
+  const snapshot: DevtoolsSnapshot = {
+    threadId: head.id,
+    status: threadStatus(head, runLeaseMs),
+    store: config.store.name,
+    head: {
+      version: head.version,
+      createdAt: head.createdAt,
+      updatedAt: head.updatedAt,
+      messageCount: head.messageCount,
+      bytes: head.bytes,
+      stopRequested: head.stopRequested,
+      resolvedInterruptIds: head.resolvedInterruptIds,
+    },
+    lease: active && { ...active, expiresAt: active.renewedAt + runLeaseMs, live: isRunning(head, runLeaseMs) },
+    messages,
+    step: head.step && { ...head.step },
+    runs,
+  }
+  return jsonResponse(200, snapshot)
+}
+
+async function devtoolsRun(config: ChatConfig, run: { readonly runId: string; readonly startedAt: number; readonly kind: string }): Promise<DevtoolsRun> {
+  const logged = await config.eventLog.read(run.runId, 0)
+  return {
+    runId: run.runId,
+    ...(run.kind === '' ? {} : { kind: run.kind }),
+    startedAt: run.startedAt,
+    events: (logged?.events ?? []).map(({ seq, data }) => ({ seq, event: JSON.parse(data) as RunEvent })),
+    ended: logged?.ended ?? false,
+    expired: logged === undefined,
+  }
+}

@@ -1,0 +1,104 @@
+import type { ModelUsage } from '../model/chatModel.ts'
+import type { ThreadToolMessage } from '../protocol/messages.ts'
+
+// What the runtime tells telemetry, at one place per span kind. Types only: the chat handler and
+// the MCP interop call these when an app passes `openTelemetry()` (telemetry/openTelemetry.ts,
+// the one module that imports `@opentelemetry/api`), and skip them with `?.` when it does not.
+// Everything is keyed by the `Request` a step happens under, so no trace object travels through
+// the claims.
+
+/** How a run began. */
+export type RunKind = 'message' | 'resume' | 'takeover'
+
+/** How an interrupt's wait ended. */
+export type WaitDecision = 'approved' | 'edited' | 'denied' | 'output' | 'error' | 'superseded' | 'expired'
+
+/** An interrupt as telemetry reads it (a `StoredInterrupt` fits): when it was asked, and by which run's span. */
+export interface AskedInterrupt {
+  readonly id: string
+  readonly reason: string
+  readonly toolName: string
+  readonly toolCallId: string
+  /** When the run asked (ms since the epoch). */
+  readonly askedAt?: number | undefined
+  readonly expiresAt?: string | undefined
+  /** The asking run's span, as a W3C `traceparent`. */
+  readonly traceparent?: string | undefined
+}
+
+export interface RunInfo {
+  readonly threadId: string
+  readonly runId: string
+  readonly kind: RunKind
+  /** The interrupts a resumed run settles: the run links to the run that asked each (`traceparent`). */
+  readonly resumes: readonly AskedInterrupt[]
+  readonly model: string | undefined
+  readonly store: string | undefined
+}
+
+export interface EndedWait {
+  readonly threadId: string
+  readonly interrupt: AskedInterrupt
+  readonly decision: WaitDecision
+  /** When the wait ended: now, or the interrupt's expiry for one that expired. */
+  readonly endedAt: number
+}
+
+/** The result of a run as telemetry records it; `error` is what the browser was told, never more. */
+export interface RunEnd {
+  readonly outcome: 'success' | 'interrupt' | 'stopped' | 'error'
+  readonly usage: ModelUsage | undefined
+  readonly error?: { readonly code: string; readonly message: string }
+}
+
+export interface ModelCallEnd {
+  readonly usage: ModelUsage | undefined
+  readonly finishReason: string | undefined
+  /** What the model said, for content capture. */
+  readonly output?: { readonly text: string; readonly toolCalls: readonly { readonly id: string; readonly name: string; readonly arguments: string }[] }
+  /** The model failed: a stable type and the text the browser may see. */
+  readonly error?: { readonly type: string; readonly message: string }
+}
+
+export interface ModelCallTrace {
+  /** The model's first chunk arrived (time to first token). */
+  firstChunk(): void
+  end(end: ModelCallEnd): void
+}
+
+export interface ToolCallInfo {
+  readonly toolName: string
+  readonly toolCallId: string
+  readonly input: unknown
+}
+
+export interface RunTrace {
+  /** The run's span context as a W3C `traceparent`, stored with the interrupts it asks. */
+  readonly traceparent: string | undefined
+  /** One model call; `messages` is read only when inputs are captured. */
+  modelCall(messages: readonly unknown[]): ModelCallTrace
+  /** Runs one server tool call inside its span (so the tool's own spans, and MCP `_meta`, nest under it). */
+  toolCall(call: ToolCallInfo, execute: () => Promise<ThreadToolMessage>): Promise<ThreadToolMessage>
+  end(end: RunEnd): void
+}
+
+/**
+ * What `createChatHandler({ telemetry })` and `registerMcpTools(..., { telemetry })` take: made by
+ * `openTelemetry()` from `@toolgate/ai/telemetry`.
+ */
+export interface ChatTelemetry {
+  /** A request reached the handler. */
+  requestStarted(request: Request): void
+  /** What the request turned out to be. */
+  describeRequest(request: Request, description: { readonly kind: string; readonly threadId?: string | undefined }): void
+  /** The handler answered it (a streamed run goes on after). */
+  requestEnded(request: Request, status: number, errorCode: string | undefined): void
+  run(request: Request, info: RunInfo): RunTrace
+  /** Interrupts stopped waiting at this request: answered, superseded or expired. */
+  waitsEnded(request: Request, waits: readonly EndedWait[]): void
+  /** An MCP `tools/call` served here; `meta` is the request's `_meta` (its `traceparent` continues the caller's trace). */
+  mcpToolCall<T extends { readonly isError?: boolean | undefined }>(
+    call: { readonly toolName: string; readonly toolCallId: string; readonly meta: unknown },
+    execute: () => Promise<T>,
+  ): Promise<T>
+}

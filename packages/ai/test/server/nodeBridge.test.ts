@@ -1,0 +1,113 @@
+import { createServer, type RequestListener, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterEach, describe, expect, it } from 'vitest'
+import { createChatHandler, scriptedModel, toNodeHandler, type ChatHandler } from '@toolgate/ai/server'
+import { readSse } from './helpers/sse.ts'
+
+// toNodeHandler runs a chat handler without a Fetch Request or a response stream: these check
+// that what the app sees of the request, and what the client gets, are what the Fetch contract gives.
+
+const model = scriptedModel([{ when: 'hello', reply: 'hi there, how are you' }])
+const servers: Server[] = []
+
+async function serve(listener: RequestListener): Promise<string> {
+  const server = createServer(listener)
+  servers.push(server)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/chat?x=1`
+}
+
+afterEach(() => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections()
+    server.close()
+  }
+})
+
+async function eventsOf(response: Response): Promise<{ type: string }[]> {
+  const events: { type: string }[] = []
+  for await (const event of readSse(response)) events.push(event as { type: string })
+  return events
+}
+
+const postJson = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+
+describe('toNodeHandler', () => {
+  it("hands the chat handler's authorize and context hooks a real Request: cloned, re-read, passed on", async () => {
+    const seen: Record<string, unknown>[] = []
+    const inspect = async (request: Request) => {
+      const copy = new Request(request, { headers: { 'x-copied': 'yes' } })
+      seen.push({
+        isRequest: request instanceof Request,
+        method: request.method,
+        url: request.url,
+        user: request.headers.get('x-user'),
+        copiedUrl: copy.url,
+        copiedHeader: copy.headers.get('x-copied'),
+        aborted: request.signal.aborted,
+      })
+    }
+    const handler = createChatHandler({
+      model,
+      authorize: async (request) => (await inspect(request), true),
+      context: async (request) => (await inspect(request), { user: request.headers.get('x-user') }),
+    })
+    const url = await serve(toNodeHandler(handler))
+    const response = await postJson(url, { message: 'hello' }, { 'x-user': 'ada' })
+    expect(response.status).toBe(200)
+    const events = await eventsOf(response)
+    expect(events.at(-1)?.type).toBe('RUN_FINISHED')
+    expect(seen.length).toBeGreaterThanOrEqual(2)
+    for (const view of seen) {
+      expect(view).toEqual({ isRequest: true, method: 'POST', url, user: 'ada', copiedUrl: url, copiedHeader: 'yes', aborted: false })
+    }
+  })
+
+  it('hands any other Fetch handler a real Request with its body, headers and URL', async () => {
+    const handler: ChatHandler = async (request) => {
+      const clone = new Request(request)
+      const body = (await clone.json()) as { n: number }
+      return Response.json({ n: body.n + 1, url: request.url, type: request.headers.get('content-type'), used: request.bodyUsed })
+    }
+    const url = await serve(toNodeHandler(handler))
+    const response = await postJson(url, { n: 41 })
+    // A real Request gives its body to the copy made from it.
+    expect(await response.json()).toEqual({ n: 42, url, type: 'application/json', used: true })
+  })
+
+  it("streams a chat handler's run whole when an app wraps the handler and its response body", async () => {
+    const chat = createChatHandler({ model })
+    const wrapped: ChatHandler = async (request) => {
+      const response = await chat(request)
+      const headers = new Headers(response.headers)
+      headers.set('x-wrapped', '1')
+      return new Response(response.body!.pipeThrough(new TransformStream()), { status: response.status, headers })
+    }
+    const direct = await serve(toNodeHandler(chat))
+    const viaWrapper = await serve(toNodeHandler(wrapped))
+    const plain = await postJson(direct, { message: 'hello' })
+    const throughWrapper = await postJson(viaWrapper, { message: 'hello' })
+    expect(throughWrapper.headers.get('x-wrapped')).toBe('1')
+    for (const response of [plain, throughWrapper]) expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/)
+    const types = (await eventsOf(plain)).map((event) => event.type)
+    expect((await eventsOf(throughWrapper)).map((event) => event.type)).toEqual(types)
+    expect(types).toEqual(['RUN_STARTED', 'TEXT_MESSAGE_START', ...types.slice(2, -2).map(() => 'TEXT_MESSAGE_CONTENT'), 'TEXT_MESSAGE_END', 'RUN_FINISHED'])
+    expect(types.length).toBeGreaterThan(5)
+  })
+
+  it('reads a chat response in-process as a Fetch stream, a slow reader getting every frame', async () => {
+    const chat = createChatHandler({ model: scriptedModel([{ when: 'hello', reply: 'one two three four five' }], { delayMs: 1 }) })
+    const response = await chat(new Request('http://local/', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hello' }) }))
+    const reader = response.body!.getReader()
+    let text = ''
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      text += new TextDecoder().decode(read.value)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+    const deltas = [...text.matchAll(/"delta":"([^"]*)"/g)].map((match) => match[1]).join('')
+    expect(deltas).toBe('one two three four five')
+    expect(text.trimEnd().endsWith('}')).toBe(true)
+    expect(text).toContain('"RUN_FINISHED"')
+  })
+})
