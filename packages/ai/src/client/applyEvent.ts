@@ -1,4 +1,4 @@
-import type { ToolCallResultEvent } from '../protocol/events.ts'
+import type { RunEvent, ToolCallResultEvent } from '../protocol/events.ts'
 import type { ReadEvent } from './parseEvent.ts'
 import { hasEnded, type CallOutcome, type ThreadDraft, type ToolCallDraft } from './draft.ts'
 
@@ -8,7 +8,7 @@ import { hasEnded, type CallOutcome, type ThreadDraft, type ToolCallDraft } from
  * saw (arguments before their call started, say) are skipped: the stream stays usable and a
  * reload shows the server's truth.
  */
-export function applyEvent(draft: ThreadDraft, event: ReadEvent): void {
+export function applyEvent(draft: ThreadDraft, event: ReadEvent | RunEvent): void {
   switch (event.type) {
     case 'TEXT_MESSAGE_START':
       draft.assistantMessage(event.messageId)
