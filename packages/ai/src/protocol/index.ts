@@ -55,3 +55,4 @@ export type {
 export type { ThreadSnapshot, ThreadStatus, ThreadWindow } from './thread.ts'
 export type { ErrorBody, ErrorCode } from './errors.ts'
 export type { ChatCapabilities } from './capabilities.ts'
+export type { AiSdkPartMetadata, AiSdkThread, AiSdkToolMetadata, AiSdkToolPart, AiSdkUIMessage, AiSdkUIPart } from './aiSdk.ts'

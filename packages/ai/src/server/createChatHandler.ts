@@ -4,10 +4,12 @@ import { resolveConfig } from './config.ts'
 import type { ChatConfig, ChatHandlerOptions, ContextOption, ToolsContext } from './options.ts'
 import { HttpError } from './errors.ts'
 import { withFrontendTools } from './agui/frontendTools.ts'
-import { parsePostRequest, readJsonBody } from './http/requests.ts'
+import { parsePostRequest, readJsonBody, type ParsedRequest } from './http/requests.ts'
+import { answerUIMessageRequest } from './aisdk/uiMessageChat.ts'
+import { isUIMessageRequest } from './aisdk/uiMessageRequest.ts'
 import { resume, startTurn, stopRun } from './claim/claims.ts'
 import { read } from './http/reads.ts'
-import { takesNodeRequests } from './http/nodeRequest.ts'
+import { fetchRequest, takesNodeRequests } from './http/nodeRequest.ts'
 
 /** A Fetch API handler: works with any server that speaks `Request`/`Response` (and with `toNodeHandler`). */
 export type ChatHandler = (request: Request) => Promise<Response>
@@ -60,7 +62,14 @@ async function errorCodeOf(response: Response): Promise<string | undefined> {
 }
 
 async function post(config: ChatConfig, request: Request): Promise<Response> {
-  const body = parsePostRequest(await readJsonBody(request, config.limits.maxBodyBytes))
+  const raw = await readJsonBody(request, config.limits.maxBodyBytes)
+  // The AI SDK's `useChat` (aisdk/): its body becomes a ParsedRequest, its answer a UI message stream
+  // (translated from the run's body stream, which only a real Request gets).
+  if (isUIMessageRequest(raw)) return answerUIMessageRequest(config, request, raw, (body) => answer(config, fetchRequest(request), body))
+  return answer(config, request, parsePostRequest(raw))
+}
+
+function answer(config: ChatConfig, request: Request, body: ParsedRequest): Promise<Response> {
   const kind = 'stop' in body ? 'stop' : 'resume' in body ? 'resume' : 'message'
   config.telemetry?.describeRequest(request, { kind, threadId: body.threadId })
   if ('stop' in body) return stopRun(config, request, body)

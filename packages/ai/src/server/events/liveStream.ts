@@ -19,6 +19,7 @@ class LogWriter {
   #writing = false
   #ending = false
   #ended = false
+  #complete: (() => void) | undefined
 
   constructor(log: RunEventLog, runId: string) {
     this.#log = log
@@ -30,10 +31,12 @@ class LogWriter {
     this.#schedule()
   }
 
-  /** Writes what is queued and marks the log complete. */
-  end(): void {
+  /** Writes what is queued and marks the log complete; resolves once that write is done (or failed). */
+  end(): Promise<void> {
     this.#ending = true
+    const complete = new Promise<void>((resolve) => (this.#complete = resolve))
     this.#schedule()
+    return complete
   }
 
   #schedule(): void {
@@ -61,6 +64,7 @@ class LogWriter {
 
   readonly #written = () => {
     this.#writing = false
+    if (this.#ended) return this.#complete?.()
     if (this.#queued.length > 0 || this.#ending) this.#schedule()
   }
 }
@@ -95,10 +99,9 @@ export function launchRun(log: RunEventLog, runId: string, live: LiveStream | un
   }
   run(sink)
     .catch((error) => console.error('[toolgate] chat run failed:', error))
-    .finally(() => {
-      writer.end()
-      live?.end()
-    })
+    // The live stream ends once the log holds every event it carried: a client that read to the
+    // end and reads the thread's runs again (a reload, devtools) finds them all.
+    .finally(() => writer.end().then(() => live?.end()))
 }
 
 /**

@@ -10,6 +10,7 @@ import { checkedThreadId } from './requests.ts'
 import { jsonResponse } from './responses.ts'
 import { requestHeader } from './nodeRequest.ts'
 import { devtoolsResponse } from '../devtools/devtoolsSnapshot.ts'
+import { asUIMessageStream, uiThreadOf } from '../aisdk/uiMessageChat.ts'
 
 // GET: reading a thread (whole, or a page at a time), (re)attaching to a run's events, and
 // serving a tool's file. Nothing here writes, except a takeover of a run found dead.
@@ -47,13 +48,19 @@ export async function read(config: ChatConfig, request: Request): Promise<Respon
   if (!param) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
   const threadId = checkedThreadId(param)
   if (kind === 'devtools') return devtoolsResponse(config, request, threadId)
-  if (kind === 'attach') return attach(config, request, threadId, params)
+  // The AI SDK's `useChat` (aisdk/): its reconnect reads the run as a UI message stream, a reload the thread as UIMessages.
+  const aiSdk = params.get('format') === 'ai-sdk'
+  if (kind === 'attach' || (aiSdk && params.has('stream'))) {
+    const events = await attach(config, request, threadId, params)
+    return aiSdk ? asUIMessageStream(config, request, events) : events
+  }
   const limit = indexParam(params, 'limit')
   const before = indexParam(params, 'before')
   const head = await loadHead(config, request, threadId, 'read')
   const attachmentId = params.get('attachmentId')
   if (attachmentId && !/^[\w.:-]{1,128}$/.test(attachmentId)) throw new HttpError(400, 'INVALID_REQUEST', '`attachmentId` is not an attachment id', 'attachmentId')
   if (attachmentId) return attachmentResponse(config.attachments, head.id, attachmentId)
+  if (aiSdk) return jsonResponse(200, uiThreadOf(config, request, snapshot(head, await loadMessages(config.store, head), config.limits.runLeaseMs, config.tools)))
   if (limit === undefined && before === undefined) {
     return jsonResponse(200, snapshot(head, await loadMessages(config.store, head), config.limits.runLeaseMs, config.tools))
   }

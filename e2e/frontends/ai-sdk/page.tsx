@@ -1,0 +1,123 @@
+import { useEffect, useState } from 'react'
+import { createRoot } from 'react-dom/client'
+
+// The page both AI SDK versions share: a plain chat over `useChat`'s messages, with approval
+// buttons on calls that ask for one. Only the AI SDK's own API is used; nothing of Toolgate's client.
+
+interface Part {
+  type: string
+  text?: string
+  state?: string
+  toolCallId?: string
+  input?: unknown
+  output?: unknown
+  errorText?: string
+  approval?: { id: string; approved?: boolean; reason?: string }
+  /** Toolgate puts the approval policy's reason here (server tools). */
+  toolMetadata?: { toolgate?: { approvalReason?: string } }
+  url?: string
+  mediaType?: string
+}
+interface Message {
+  id: string
+  role: string
+  parts: Part[]
+}
+/** What the page needs of `useChat`'s result, in either version. */
+interface ChatHelpers {
+  messages: Message[]
+  status: string
+  error: Error | undefined
+  sendMessage(message: { text: string }): Promise<void>
+  addToolApprovalResponse(response: { id: string; approved: boolean; reason?: string }): void | PromiseLike<void>
+}
+
+/** The browser tools of the demo's server, run here. */
+export function runBrowserTool(name: string, input: unknown): unknown {
+  if (name === 'set_theme') {
+    const { theme } = input as { theme: 'light' | 'dark' }
+    document.documentElement.dataset.theme = theme
+    return { theme }
+  }
+  if (name === 'get_browser_info') return { timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone, language: navigator.language }
+  return undefined
+}
+
+export function mount<M>(version: string, useToolgateChat: (id: string, messages: M[]) => unknown): void {
+  createRoot(document.getElementById('root')!).render(<Page version={version} useToolgateChat={useToolgateChat as (id: string, messages: unknown[]) => unknown} />)
+}
+
+/** The chat id lives in the URL, so a reload finds the thread; its messages come from the server. */
+function Page({ version, useToolgateChat }: { version: string; useToolgateChat: (id: string, messages: unknown[]) => unknown }) {
+  const [loaded, setLoaded] = useState<{ id: string; messages: unknown[] }>()
+  useEffect(() => {
+    const url = new URL(location.href)
+    const id = url.searchParams.get('chat') ?? `aisdk-${crypto.randomUUID()}`
+    if (!url.searchParams.has('chat')) {
+      url.searchParams.set('chat', id)
+      history.replaceState(null, '', url)
+    }
+    void fetch(`/api/chat?threadId=${encodeURIComponent(id)}&format=ai-sdk`).then(async (response) => {
+      setLoaded({ id, messages: response.ok ? ((await response.json()) as { messages: unknown[] }).messages : [] })
+    })
+  }, [])
+  if (!loaded) return <p>Loading…</p>
+  return <Chat version={version} id={loaded.id} initial={loaded.messages} useToolgateChat={useToolgateChat} />
+}
+
+function Chat({ version, id, initial, useToolgateChat }: { version: string; id: string; initial: unknown[]; useToolgateChat: (id: string, messages: unknown[]) => unknown }) {
+  const chat = useToolgateChat(id, initial) as ChatHelpers
+  const [text, setText] = useState('')
+  return (
+    <main data-testid="chat" data-status={chat.status} data-version={version}>
+      <h1>AI SDK {version} useChat</h1>
+      {chat.messages.map((message) => (
+        <section key={message.id} data-testid="message" data-role={message.role}>
+          {message.parts.map((part, index) => (
+            <PartView key={index} part={part} chat={chat} />
+          ))}
+        </section>
+      ))}
+      {chat.error && <p data-testid="error">{chat.error.message}</p>}
+      <form
+        onSubmit={(event) => {
+          event.preventDefault()
+          if (text.trim() === '') return
+          void chat.sendMessage({ text })
+          setText('')
+        }}
+      >
+        <input aria-label="Message" value={text} onChange={(event) => setText(event.target.value)} />
+        <button type="submit" disabled={chat.status !== 'ready' && chat.status !== 'error'}>
+          Send
+        </button>
+      </form>
+    </main>
+  )
+}
+
+function PartView({ part, chat }: { part: Part; chat: ChatHelpers }) {
+  const [reason, setReason] = useState('')
+  if (part.type === 'text') return <p data-testid="text">{part.text}</p>
+  if (part.type === 'file') return <img data-testid="file" src={part.url} alt={part.mediaType} />
+  if (!part.type.startsWith('tool-')) return null
+  const name = part.type.slice('tool-'.length)
+  return (
+    <div data-testid="tool" data-tool={name} data-state={part.state}>
+      <code>
+        {name} {JSON.stringify(part.input)}
+      </code>
+      {part.state === 'output-available' && <pre data-testid="output">{JSON.stringify(part.output)}</pre>}
+      {part.state === 'output-error' && <pre data-testid="output-error">{part.errorText}</pre>}
+      {part.state === 'output-denied' && <p data-testid="denied">Denied{part.approval?.reason ? `: ${part.approval.reason}` : ''}</p>}
+      {part.state === 'approval-requested' && part.approval && (
+        <div role="group" aria-label={`Approve ${name}`}>
+          <p data-testid="approval-reason">{part.toolMetadata?.toolgate?.approvalReason}</p>
+          <button onClick={() => void chat.addToolApprovalResponse({ id: part.approval!.id, approved: true })}>Approve</button>
+          <input aria-label="Reason" value={reason} onChange={(event) => setReason(event.target.value)} />
+          <button onClick={() => void chat.addToolApprovalResponse({ id: part.approval!.id, approved: false, ...(reason ? { reason } : {}) })}>Deny</button>
+        </div>
+      )}
+    </div>
+  )
+}

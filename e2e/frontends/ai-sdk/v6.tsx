@@ -1,0 +1,25 @@
+import { useChat } from '@ai-sdk/react'
+import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses, lastAssistantMessageIsCompleteWithToolCalls, type UIMessage } from 'ai'
+import { mount, runBrowserTool } from './page.tsx'
+
+// AI SDK 6 (`ai@6`, `@ai-sdk/react@3`), wired as the guide says (docs/existing-frontends.md).
+mount('6', function useToolgateChat(id: string, messages: UIMessage[]) {
+  const chat = useChat({
+    id,
+    messages,
+    transport: new DefaultChatTransport({
+      api: '/api/chat',
+      // A reload during a run follows the run: the thread's run, read as a UI message stream.
+      prepareReconnectToStreamRequest: ({ id }) => ({ api: `/api/chat?threadId=${encodeURIComponent(id)}&format=ai-sdk&stream` }),
+    }),
+    resume: true,
+    // Approvals and browser-tool outputs go back to the server as soon as a step has them all.
+    sendAutomaticallyWhen: (options) => lastAssistantMessageIsCompleteWithApprovalResponses(options) || lastAssistantMessageIsCompleteWithToolCalls(options),
+    onToolCall: ({ toolCall }) => {
+      if (toolCall.dynamic) return
+      const output = runBrowserTool(toolCall.toolName, toolCall.input)
+      if (output !== undefined) void chat.addToolOutput({ tool: toolCall.toolName, toolCallId: toolCall.toolCallId, output })
+    },
+  })
+  return chat
+})

@@ -1,0 +1,47 @@
+import type { ChatConfig } from '../options.ts'
+import { HttpError } from '../errors.ts'
+import type { ParsedRequest } from '../http/requests.ts'
+import type { AiSdkThread } from '../../protocol/aiSdk.ts'
+import type { ThreadSnapshot } from '../../protocol/thread.ts'
+import { toAiSdkThread } from './uiThread.ts'
+import { atRequestPath, parseUIMessageRequest } from './uiMessageRequest.ts'
+import { uiMessageStreamResponse } from './uiMessageStream.ts'
+
+/**
+ * Answers the AI SDK's chat request: the body becomes what the handler takes from any client (a
+ * new message, or answers), `post` handles it as it would an AG-UI request, and the run's events
+ * come back as a UI message stream. Refusals stay JSON errors, with paths into `messages`.
+ */
+export async function answerUIMessageRequest(
+  config: ChatConfig,
+  request: Request,
+  body: Record<string, unknown>,
+  post: (parsed: ParsedRequest) => Promise<Response>,
+): Promise<Response> {
+  const chat = parseUIMessageRequest(body)
+  let response: Response
+  try {
+    response = await post(chat.parsed)
+  } catch (error) {
+    throw error instanceof HttpError ? atRequestPath(error, chat) : error
+  }
+  return asUIMessageStream(config, request, response, chat.knownCalls)
+}
+
+/** `GET ?threadId=&format=ai-sdk`: the snapshot as `useChat({ messages })` takes it. */
+export function uiThreadOf(config: ChatConfig, request: Request, snapshot: ThreadSnapshot): AiSdkThread {
+  return toAiSdkThread(snapshot, { endpoint: new URL(request.url).pathname, isServerTool: (name) => config.tools.get(name)?.side === 'server' })
+}
+
+/**
+ * A run's AG-UI event stream (a POST's, or a reattaching GET's) as a UI message stream; any other
+ * response (a JSON refusal, `204` when no run streams) as it is.
+ */
+export function asUIMessageStream(config: ChatConfig, request: Request, response: Response, knownCalls: ReadonlyMap<string, string | undefined> = new Map()): Response {
+  if (!response.body || !/^text\/event-stream\b/.test(response.headers.get('content-type') ?? '')) return response
+  return uiMessageStreamResponse(response.body, {
+    isServerTool: (name) => config.tools.get(name)?.side === 'server',
+    knownCalls,
+    endpoint: new URL(request.url).pathname,
+  })
+}
