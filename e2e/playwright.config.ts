@@ -2,24 +2,10 @@ import { defineConfig, devices } from '@playwright/test'
 import { AIMOCK_PORT, PROVIDER_DEMOS } from './providers/demos.ts'
 import { REDIS_PORT, SHARED_DEMOS } from './instances.ts'
 import { AI_SDK_PAGE_PORT } from './frontends/ai-sdk/port.ts'
+import { chromium } from './chromium.ts'
 
 const port = Number(process.env.E2E_PORT ?? 4310)
 const baseURL = `http://127.0.0.1:${port}`
-
-// Debian's Chromium, never a downloaded browser. These flags keep it from reaching for the
-// network, which this machine (and CI) does not have.
-const chromium = {
-  executablePath: process.env.PLAYWRIGHT_CHROMIUM_PATH ?? '/usr/bin/chromium',
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-    '--disable-quic',
-  ],
-}
 
 export default defineConfig({
   testDir: './tests',

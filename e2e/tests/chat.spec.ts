@@ -18,7 +18,9 @@ test('runs a server tool and shows its result', async ({ page }) => {
   const card = toolCard(page, 'get_weather')
   await expect(card.getByRole('status')).toHaveText('Done')
   await expect(card.getByLabel('Arguments')).toContainText('"city": "Paris"')
-  await expect(card.getByLabel('Result')).toContainText('"tempC": 18')
+  // The result shows once: as the weather card, not again as raw JSON.
+  await expect(card.getByLabel('Weather in Paris')).toHaveText(/18°C\s*Paris · sunny/)
+  await expect(card.getByLabel('Result')).toHaveCount(0)
   await expect(lastAnswer(page)).toHaveText('Paris: 18°C and sunny.')
   const thread = await storedThread(page)
   expect(thread.messages.find((m) => m.role === 'tool')).toMatchObject({ status: 'success' })
@@ -173,6 +175,8 @@ test('stops a long answer mid-stream', async ({ page }) => {
   await expect(page.getByRole('button', { name: 'Stop' })).toHaveCount(0)
   const shown = await lastAnswer(page).textContent()
   expect(shown).not.toContain('Chapter 60')
+  // The stopped reply says so, under its text.
+  await expect(page.locator('.message--assistant').last().getByRole('note')).toHaveText('Stopped: you ended this reply here.')
   // Stopped means the server ended the run: once it says the thread is idle, nothing more arrives.
   await expect.poll(async () => (await storedThread(page)).status).toBe('idle')
   expect(await lastAnswer(page).textContent()).toBe(shown)

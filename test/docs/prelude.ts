@@ -1,6 +1,6 @@
-// What the README's code blocks take for granted: the tools and helpers an app around them would
-// have. Each block is type-checked as a module importing from here the names it uses but does not
-// declare or import itself (readme.test.ts).
+// The app around the README's excerpts: its tools and helpers. An excerpt imports from here only
+// the names its `// Defined elsewhere:` line lists, which says where each comes from
+// (codeBlocks.test.ts). The guides in docs/ and the package READMEs never use this file.
 import * as http from 'node:http'
 import type { ComponentType, ReactNode } from 'react'
 import * as v from 'valibot'

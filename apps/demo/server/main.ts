@@ -1,7 +1,8 @@
 import { createServer } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { toJsonSchemaCatalog } from './catalog.ts'
-import { createChatHandler, toNodeHandler } from '@toolgate/ai/server'
+import { createChatHandler, toNodeHandler, type ApprovalRequest } from '@toolgate/ai/server'
+import type { Principal } from '@toolgate/ai/protocol'
 import { bookings, chatTools, outbox } from './serverTools.ts'
 import { chatModel } from './chatModel.ts'
 import { serveStatic } from './staticFiles.ts'
@@ -13,8 +14,28 @@ const { model, label } = chatModel(process.env)
 const testHooks = process.env.TOOLGATE_DEMO_TEST_HOOKS === '1'
 
 const { store, label: storeLabel } = await threadStore(process.env)
-// The devtools panel reads threads through the handler; a production deployment serves nothing for it.
-const chat = toNodeHandler(createChatHandler({ model, tools: chatTools, store, devtools: process.env.NODE_ENV !== 'production' }))
+// Demo identities: a cookie the header's switcher sets stands in for the app's own sign-in.
+const PEOPLE: Record<string, Principal> = {
+  alice: { id: 'alice', name: 'Alice', roles: ['staff'] },
+  bob: { id: 'bob', name: 'Bob', roles: ['staff', 'finance'] },
+}
+const personOf = (request: Request) => PEOPLE[/(?:^|;\s*)demo_user=(\w+)/.exec(request.headers.get('cookie') ?? '')?.[1] ?? 'alice']
+
+/** What onApprovalRequested handed the app: the demo's outbox of review links (a real app posts them to Slack or email). */
+const reviewOutbox: ApprovalRequest[] = []
+
+const chat = toNodeHandler(
+  createChatHandler({
+    model,
+    tools: chatTools,
+    store,
+    identify: personOf,
+    reviewLinks: { secret: process.env.REVIEW_LINK_SECRET ?? 'toolgate-demo-review-secret-not-for-production', url: (token) => `/review?token=${token}` },
+    onApprovalRequested: (request) => void reviewOutbox.unshift(request),
+    // The devtools panel reads threads through the handler; a production deployment serves nothing for it.
+    devtools: process.env.NODE_ENV !== 'production',
+  }),
+)
 const serveApp = serveStatic(fileURLToPath(new URL('../dist', import.meta.url)))
 const catalog = JSON.stringify(toJsonSchemaCatalog(chatTools))
 
@@ -22,6 +43,7 @@ const server = createServer((request, response) => {
   const { pathname } = new URL(request.url ?? '/', 'http://localhost')
   if (pathname === '/api/chat') return chat(request, response)
   if (pathname === '/api/tools') return sendJson(response, catalog)
+  if (pathname === '/api/reviews') return sendJson(response, JSON.stringify(reviewOutbox))
   // Lets the e2e suite check what a server tool really did; never exposed outside tests.
   if (pathname === '/api/outbox' && testHooks) return sendJson(response, JSON.stringify(outbox))
   if (pathname === '/api/bookings' && testHooks) return sendJson(response, JSON.stringify(bookings))

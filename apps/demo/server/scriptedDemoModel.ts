@@ -23,6 +23,13 @@ function deniedText(result: ScriptedResult<Tools>, what: string): string {
   return result.reason ? `Okay, I did not ${what}. You said: "${result.reason}".` : `Okay, I did not ${what}.`
 }
 
+function cleanUpSentence(result: ScriptedResult<Tools>): string {
+  const pattern = (result.input as { pattern?: unknown } | undefined)?.pattern
+  if (result.tool === 'delete_files' && result.ok) return `Deleted ${result.output.deleted} files matching ${result.input.pattern}.`
+  if (result.status === 'denied') return `I left the files matching ${String(pattern)} alone${result.reason ? `, as you said: "${result.reason}"` : ', as you asked'}.`
+  return `I could not delete the files matching ${String(pattern)}: ${result.content}`
+}
+
 const LONG_STORY = Array.from(
   { length: 60 },
   (_, i) => `Chapter ${i + 1}: the tool gate opened, a request walked through, was validated twice, and went on its way.`,
@@ -86,7 +93,8 @@ const rules: ScriptRule<Tools>[] = [
       { tool: 'delete_files', input: { pattern: '*.log' } },
       { tool: 'delete_files', input: { pattern: '*.tmp' } },
     ],
-    then: (results) => results.map((r) => (r.tool === 'delete_files' && r.ok ? `Deleted ${r.output.deleted} files matching ${r.input.pattern}.` : `${r.status}: ${r.content}`)).join(' '),
+    // One sentence per call, as a person would say it: never the raw result text the model reads.
+    then: (results) => results.map(cleanUpSentence).join(' '),
   },
   {
     when: /\bbook a meeting\b/i,
@@ -143,6 +151,14 @@ const rules: ScriptRule<Tools>[] = [
       if (result.status === 'denied') return deniedText(result, 'copy anything')
       return result.tool === 'copy_to_clipboard' && result.ok ? `Copied "${result.input.text}" to your clipboard.` : `Copying failed: ${result.content}`
     },
+  },
+  {
+    when: /transfer (\d+)(?: eur)? to (\w+)/i,
+    call: (m) => ({ tool: 'transfer_money', input: { to: m[2]!, amount: Number(m[1]) } }),
+    then: ([result]) =>
+      result.status === 'success' && result.tool === 'transfer_money'
+        ? `Transferred ${result.output.transferred} EUR to ${result.output.to}.`
+        : `The transfer did not happen (${result.status}): ${result.content}`,
   },
   { when: /\b(long story|tell me a story)\b/i, reply: LONG_STORY },
   { when: /^\s*(hi|hello|hey)\b/i, reply: 'Hello! I am the scripted demo model. Ask me about the weather, or to send an email.' },

@@ -1,5 +1,5 @@
 import { ToolError, toolResult } from '@toolgate/ai'
-import { askUser, bookMeeting, chartTemperatures, deleteFiles, getBrowserInfo, copyToClipboard, getWeather, sendEmail, setTheme, think } from '../src/tools.ts'
+import { askUser, bookMeeting, chartTemperatures, deleteFiles, transferMoney, getBrowserInfo, copyToClipboard, getWeather, sendEmail, setTheme, think } from '../src/tools.ts'
 
 // Canned data: the demo runs with no network. A real app would call a weather API here.
 const WEATHER: Record<string, { tempC: number; conditions: string }> = {
@@ -49,8 +49,16 @@ export const meetingTool = bookMeeting.server(async (meeting) => {
   return { booked: true, room: meeting.room, invited: meeting.attendees.length }
 })
 
+/** Stored so the e2e suite can check what was actually transferred. */
+export const transfers: { to: string; amount: number }[] = []
+
+export const transferTool = transferMoney.server(async (transfer) => {
+  transfers.push(transfer)
+  return { transferred: transfer.amount, to: transfer.to }
+})
+
 /** Server tools run here; bare definitions are executed by the browser. */
-export const chatTools = [weatherTool, emailTool, deleteFilesTool, setTheme, getBrowserInfo, copyToClipboard, chartTool, meetingTool, askUser, think]
+export const chatTools = [weatherTool, emailTool, transferTool, deleteFilesTool, setTheme, getBrowserInfo, copyToClipboard, chartTool, meetingTool, askUser, think]
 
 function barChart(rows: readonly { city: string; tempC: number }[]): string {
   const width = 80 * rows.length + 40

@@ -4,6 +4,7 @@ import { ApprovalDialog } from './components/ApprovalDialog.tsx'
 import { Composer } from './components/Composer.tsx'
 import { MessageList } from './components/MessageList.tsx'
 import { ToolCatalog } from './components/ToolCatalog.tsx'
+import { IdentitySwitcher } from './components/IdentitySwitcher.tsx'
 import { chatTools } from './clientTools.ts'
 import { suggestions } from './suggestions.ts'
 import { putThreadIdInUrl, threadIdFromUrl } from './threadUrl.ts'
@@ -36,6 +37,14 @@ export function App() {
   review.current = queue.review
   const onReview = useCallback((toolCallId: string) => review.current(toolCallId), [])
   const { current } = queue
+  // Replies the user stopped, marked as such. Known to this page only: after a reload the marker
+  // needs the server's snapshot to say the run was stopped, which it does not yet.
+  const [stopped, setStopped] = useState<ReadonlySet<string>>(() => new Set())
+  const stop = () => {
+    const last = messages.at(-1)
+    if (last?.role === 'assistant') setStopped((ids) => new Set(ids).add(last.id))
+    chat.stop()
+  }
   const busy = status === 'streaming' || status === 'running-tools'
 
   return (
@@ -57,6 +66,10 @@ export function App() {
               Thread <code data-testid="thread-id">{threadId.slice(0, 10)}…</code>
             </span>
           )}
+          <IdentitySwitcher />
+          <a className="button button--ghost" href="/outbox">
+            Outbox
+          </a>
           <button type="button" className="button button--ghost" aria-pressed={devtoolsOpen} onClick={() => setDevtoolsOpen((open) => !open)}>
             Devtools
           </button>
@@ -86,7 +99,7 @@ export function App() {
             <ToolCatalog />
           </section>
         ) : (
-          <MessageList messages={messages} onReview={onReview} threadId={threadId} />
+          <MessageList messages={messages} onReview={onReview} threadId={threadId} stopped={stopped} />
         )}
       </main>
 
@@ -104,7 +117,7 @@ export function App() {
         <p className="status" role="status" aria-live="polite">
           {STATUS_TEXT[status]}
         </p>
-        <Composer busy={busy} onSend={(text) => void chat.send(text)} onStop={chat.stop} />
+        <Composer busy={busy} onSend={(text) => void chat.send(text)} onStop={stop} />
       </footer>
 
       {devtoolsOpen && (
@@ -113,7 +126,7 @@ export function App() {
         </Suspense>
       )}
 
-      {current && (
+      {current && !current.approval?.waitingFor && (
         <ApprovalDialog
           key={current.toolCallId}
           chat={chat}

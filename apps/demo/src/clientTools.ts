@@ -1,5 +1,5 @@
 import { userRequests } from '@toolgate/ai-react'
-import { askUser, bookMeeting, chartTemperatures, copyToClipboard, deleteFiles, getBrowserInfo, getWeather, sendEmail, setTheme, think } from './tools.ts'
+import { askUser, bookMeeting, chartTemperatures, copyToClipboard, deleteFiles, getBrowserInfo, getWeather, sendEmail, setTheme, think, transferMoney } from './tools.ts'
 import { applyTheme } from './theme.ts'
 
 // Client tools run here, in the browser, when the server asks. Their input was validated by the
@@ -29,4 +29,4 @@ export const askUserRequests = userRequests<{ question: string; options: string[
 const askUserTool = askUser.client(askUserRequests.execute)
 
 /** Every tool the model may call: definitions of server tools type their parts; client tools run here. */
-export const chatTools = [getWeather, sendEmail, deleteFiles, setThemeTool, browserInfoTool, copyTool, chartTemperatures, bookMeeting, askUserTool, think] as const
+export const chatTools = [getWeather, sendEmail, transferMoney, deleteFiles, setThemeTool, browserInfoTool, copyTool, chartTemperatures, bookMeeting, askUserTool, think] as const

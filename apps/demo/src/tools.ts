@@ -10,7 +10,7 @@ export const getWeather = toolDefinition({
   description: 'Current weather for a city',
   inputSchema: v.object({ city: v.pipe(v.string(), v.minLength(1), v.description('City name, e.g. Paris')) }),
   outputSchema: v.object({ city: v.string(), tempC: v.number(), conditions: v.string() }),
-  metadata: { icon: '☁️' },
+  metadata: { icon: 'cloud' },
 })
 
 export const sendEmail = toolDefinition({
@@ -25,7 +25,21 @@ export const sendEmail = toolDefinition({
   outputSchema: v.object({ sent: v.boolean(), to: v.string() }),
   needsApproval: (input) =>
     input.to.endsWith('@acme.test') ? false : { reason: `${input.to} is outside the company domain` },
-  metadata: { icon: '✉️' },
+  metadata: { icon: 'mail' },
+})
+
+export const transferMoney = toolDefinition({
+  name: 'transfer_money',
+  title: 'Transfer money',
+  description: 'Transfer money to someone; a reviewer from finance approves it',
+  inputSchema: v.object({
+    to: v.pipe(v.string(), v.minLength(1), v.description('Recipient')),
+    amount: v.pipe(v.number(), v.minValue(1), v.description('Amount in EUR')),
+  }),
+  outputSchema: v.object({ transferred: v.number(), to: v.string() }),
+  // Money moves only when someone in finance, not the requester, says so.
+  needsApproval: (input) => ({ reason: `Transfers ${input.amount} EUR to ${input.to}`, reviewers: { roles: ['finance'] } }),
+  metadata: { icon: '💶' },
 })
 
 export const deleteFiles = toolDefinition({
@@ -37,7 +51,7 @@ export const deleteFiles = toolDefinition({
   needsApproval: true,
   // What the model reads when the user says no: it should not go looking for another way to delete.
   rejectMessage: ({ input }) => `The user declined to delete files matching ${input.pattern}. Do not try again unless they ask.`,
-  metadata: { icon: '🗑️', destructive: true },
+  metadata: { icon: 'trash', destructive: true },
 })
 
 export const setTheme = toolDefinition({
@@ -46,7 +60,7 @@ export const setTheme = toolDefinition({
   description: 'Switch the page between light and dark',
   inputSchema: v.object({ theme: v.picklist(['light', 'dark']) }),
   outputSchema: v.object({ theme: v.picklist(['light', 'dark']) }),
-  metadata: { icon: '🌓' },
+  metadata: { icon: 'contrast' },
 })
 
 export const getBrowserInfo = toolDefinition({
@@ -54,7 +68,7 @@ export const getBrowserInfo = toolDefinition({
   title: 'Browser info',
   description: "Report the browser's time zone and language",
   outputSchema: v.object({ timeZone: v.string(), language: v.string() }),
-  metadata: { icon: '🧭' },
+  metadata: { icon: 'compass' },
 })
 
 export const copyToClipboard = toolDefinition({
@@ -64,7 +78,7 @@ export const copyToClipboard = toolDefinition({
   inputSchema: v.object({ text: v.string() }),
   outputSchema: v.object({ copied: v.boolean() }),
   needsApproval: true,
-  metadata: { icon: '📋' },
+  metadata: { icon: 'clipboard' },
 })
 
 export const chartTemperatures = toolDefinition({
@@ -73,7 +87,7 @@ export const chartTemperatures = toolDefinition({
   description: 'Draw a bar chart of the current temperatures in some cities; the user sees the image',
   inputSchema: v.object({ cities: v.pipe(v.array(v.pipe(v.string(), v.minLength(1))), v.minLength(1), v.maxLength(8)) }),
   outputSchema: v.object({ temperatures: v.array(v.object({ city: v.string(), tempC: v.number() })) }),
-  metadata: { icon: '📊' },
+  metadata: { icon: 'chart' },
 })
 
 export const bookMeeting = toolDefinition({
@@ -82,16 +96,16 @@ export const bookMeeting = toolDefinition({
   description: 'Book a meeting room and invite people',
   inputSchema: v.object({
     title: v.pipe(v.string(), v.minLength(3), v.title('Title')),
-    when: v.object({
+    when: v.pipe(v.object({
       date: v.pipe(v.string(), v.isoDate(), v.title('Date')),
       minutes: v.pipe(v.number(), v.integer(), v.minValue(15), v.maxValue(240), v.title('Minutes')),
-    }),
+    }), v.title('When')),
     room: v.pipe(v.picklist(['Atlas', 'Borealis', 'Cirrus']), v.title('Room')),
-    attendees: v.pipe(v.array(v.object({ name: v.pipe(v.string(), v.minLength(1)), email: v.pipe(v.string(), v.email()) })), v.minLength(1), v.title('Attendees')),
+    attendees: v.pipe(v.array(v.object({ name: v.pipe(v.string(), v.minLength(1), v.title('Name')), email: v.pipe(v.string(), v.email(), v.title('Email')) })), v.minLength(1), v.title('Attendees')),
   }),
   outputSchema: v.object({ booked: v.boolean(), room: v.string(), invited: v.number() }),
   needsApproval: (input) => ({ reason: `Books ${input.room} and invites ${input.attendees.length} people` }),
-  metadata: { icon: '📅' },
+  metadata: { icon: 'calendar' },
 })
 
 export const askUser = toolDefinition({
@@ -100,7 +114,7 @@ export const askUser = toolDefinition({
   description: 'Ask the user to choose between options; waits for their answer',
   inputSchema: v.object({ question: v.string(), options: v.pipe(v.array(v.string()), v.minLength(2)) }),
   outputSchema: v.object({ choice: v.string() }),
-  metadata: { icon: '🙋' },
+  metadata: { icon: 'question' },
 })
 
 /** The no-op "think" tool: the model reasons between tool calls; the UI shows its calls as thoughts. */

@@ -5,6 +5,7 @@ export { useChatClient } from './useChatClient.ts'
 export { useChatSelector } from './useChatSelector.ts'
 export { useApprovalForm, type FieldInputProps, type UseApprovalFormResult } from './useApprovalForm.ts'
 export { useApprovalQueue, type UseApprovalQueueResult } from './useApprovalQueue.ts'
+export { useReview, type UseReviewOptions, type UseReviewResult } from './useReview.ts'
 export { renderToolCall, useUserRequest, type ToolRenderers } from './toolRenderers.ts'
 export { ChatError, userRequests } from '@toolgate/ai/client'
 export type {

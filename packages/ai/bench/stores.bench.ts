@@ -39,6 +39,7 @@ function metered(store: ThreadStore) {
     ...(store.events ? { events: store.events } : {}),
     head: (id) => store.head(id),
     messages: (id, from, to) => store.messages(id, from, to),
+    decisions: (id) => store.decisions(id),
     commit(commit) {
       meter.commits += 1
       meter.bytes += JSON.stringify(commit.head).length + commit.append.reduce((sum, message) => sum + JSON.stringify(message).length, 0)

@@ -71,13 +71,19 @@ export class ToolValidationError extends ToolgateError {
   }
 }
 
-/** No JSON Schema could be produced for one side of a tool. */
+/**
+ * No JSON Schema could be produced for one side of a tool. The message ends with the way out: the
+ * tool's `toJsonSchema` hook, which says the JSON Schema itself.
+ */
 export class SchemaConversionError extends ToolgateError {
   readonly toolName: string
   readonly io: 'input' | 'output'
 
   constructor(toolName: string, io: 'input' | 'output', reason: string, options?: ErrorOptions) {
-    super('SCHEMA_CONVERSION', `Cannot emit JSON Schema for the ${io} of tool "${toolName}": ${reason}`, options)
+    const hint = reason.includes('toJsonSchema')
+      ? ''
+      : `\nGive the tool a toJsonSchema hook that returns it, e.g. toJsonSchema: (schema, { io }) => (io === '${io}' ? { type: 'object', properties: { ... } } : undefined)`
+    super('SCHEMA_CONVERSION', `Cannot emit JSON Schema for the ${io} of tool "${toolName}": ${reason}${hint}`, options)
     this.toolName = toolName
     this.io = io
   }

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'react'
 import { useApprovalForm, type FormField, type UseApprovalFormResult } from '@toolgate/ai-react'
 import type { DemoApproval, DemoChat } from '../types.ts'
+import { Icon } from './Icon.tsx'
 
 interface ApprovalDialogProps {
   readonly chat: DemoChat
@@ -41,7 +42,7 @@ export function ApprovalDialog({ chat, approval, position, onDismiss, onApproveA
     >
       <form {...form.formProps}>
         <header className="approval__header">
-          <span aria-hidden="true" className="approval__icon">{form.metadata.icon ?? '🔧'}</span>
+          <Icon name={form.metadata.icon} className="approval__icon" />
           <div>
             <h2 {...form.titleProps}>
               Allow <code>{form.toolName}</code>?
@@ -58,6 +59,8 @@ export function ApprovalDialog({ chat, approval, position, onDismiss, onApproveA
           {form.reason ?? 'This tool always asks before it runs.'}
         </p>
 
+        {/* The fields scroll; the header above and the actions below stay in view. */}
+        <div className="approval__body" tabIndex={-1}>
         <fieldset className="approval__fields">
           <legend>Arguments — edit them before approving if you like</legend>
           {form.fields.map((field) => (
@@ -74,6 +77,7 @@ export function ApprovalDialog({ chat, approval, position, onDismiss, onApproveA
           <span className="field__label">Reason for denying (optional, the model reads it)</span>
           <input {...form.denyReasonProps} maxLength={500} />
         </label>
+        </div>
 
         <footer className="approval__actions">
           <button type="button" className="button button--secondary" onClick={() => void form.deny()}>
@@ -93,13 +97,13 @@ export function ApprovalDialog({ chat, approval, position, onDismiss, onApproveA
   )
 }
 
-/** One field of the form, by kind; nested objects and lists recurse. */
-function Field({ form, field }: { form: UseApprovalFormResult; field: FormField }) {
+/** One field of the form, by kind; nested objects and lists recurse. `legend` names a list's item. */
+function Field({ form, field, legend }: { form: UseApprovalFormResult; field: FormField; legend?: string }) {
   const error = form.error(field)
   if (field.kind === 'object') {
     return (
       <fieldset className="field-group">
-        <legend>{field.label}</legend>
+        <legend>{legend ?? field.label}</legend>
         {field.fields!.map((child) => <Field key={child.name} form={form} field={child} />)}
       </fieldset>
     )
@@ -110,14 +114,14 @@ function Field({ form, field }: { form: UseApprovalFormResult; field: FormField 
         <legend>{field.label}</legend>
         {field.fields!.map((item, index) => (
           <div key={item.name} className="field-group__item">
-            <Field form={form} field={item} />
+            <Field form={form} field={item} legend={`${itemName(field.label)} ${index + 1}`} />
             <button type="button" className="link-button" onClick={() => form.removeItem(field, index)}>
-              Remove {field.label} {index + 1}
+              Remove {itemName(field.label).toLowerCase()} {index + 1}
             </button>
           </div>
         ))}
         <button type="button" className="link-button" onClick={() => form.addItem(field)}>
-          Add to {field.label}
+          Add {itemName(field.label).toLowerCase()}
         </button>
         {error && <p {...form.errorProps(field)} className="field__error">{error}</p>}
       </fieldset>
@@ -152,4 +156,9 @@ function Field({ form, field }: { form: UseApprovalFormResult; field: FormField 
       )}
     </div>
   )
+}
+
+/** What one item of a list is called: "Attendees" holds an "Attendee". */
+function itemName(listLabel: string): string {
+  return listLabel.endsWith('s') && listLabel.length > 3 ? listLabel.slice(0, -1) : listLabel
 }

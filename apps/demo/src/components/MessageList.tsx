@@ -10,10 +10,12 @@ interface MessageListProps {
   readonly onReview: (toolCallId: string) => void
   /** Where the thread's stored files load from; known once the first run starts. */
   readonly threadId: string | undefined
+  /** Ids of the replies the user stopped. */
+  readonly stopped: ReadonlySet<string>
 }
 
 /** The conversation; unchanged messages keep their identity, so `memo` skips them while tokens stream. */
-export function MessageList({ messages, onReview, threadId }: MessageListProps) {
+export function MessageList({ messages, onReview, threadId, stopped }: MessageListProps) {
   const end = useRef<HTMLDivElement>(null)
   const last = messages[messages.length - 1]
   useEffect(() => {
@@ -24,7 +26,7 @@ export function MessageList({ messages, onReview, threadId }: MessageListProps) 
       <ThreadIdContext.Provider value={threadId}>
         <ol className="messages" aria-label="Conversation" aria-live="polite">
           {messages.map((message) => (
-            <Message key={message.id} message={message} />
+            <Message key={message.id} message={message} stopped={stopped.has(message.id)} />
           ))}
           <div ref={end} />
         </ol>
@@ -33,7 +35,7 @@ export function MessageList({ messages, onReview, threadId }: MessageListProps) 
   )
 }
 
-const Message = memo(function Message({ message }: { message: DemoMessage }) {
+const Message = memo(function Message({ message, stopped }: { message: DemoMessage; stopped: boolean }) {
   return (
     <li className={`message message--${message.role}`} data-role={message.role}>
       <span className="visually-hidden">{message.role === 'user' ? 'You said:' : 'Assistant:'}</span>
@@ -47,6 +49,11 @@ const Message = memo(function Message({ message }: { message: DemoMessage }) {
         ) : (
           renderToolCall(part, toolRenderers, GenericCard)
         ),
+      )}
+      {stopped && (
+        <p className="message__stopped" role="note">
+          Stopped: you ended this reply here.
+        </p>
       )}
     </li>
   )

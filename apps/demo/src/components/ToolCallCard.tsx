@@ -2,6 +2,7 @@ import { createContext, memo, useContext, type ReactNode } from 'react'
 import type { ToolCallState } from '@toolgate/ai-react'
 import type { DemoToolCall } from '../types.ts'
 import { Attachments } from './Attachments.tsx'
+import { Icon } from './Icon.tsx'
 
 const STATE_LABELS: Record<ToolCallState, string> = {
   'input-streaming': 'Writing arguments…',
@@ -11,6 +12,8 @@ const STATE_LABELS: Record<ToolCallState, string> = {
   'output-available': 'Done',
   'output-error': 'Failed',
   denied: 'Denied',
+  expired: 'Expired',
+  cancelled: 'Cancelled',
 }
 
 /** Opens the approval dialog of a call again after it was put aside. */
@@ -20,10 +23,12 @@ interface ToolCallCardProps {
   readonly call: DemoToolCall
   /** What a tool's own renderer adds to the card (generative UI). */
   readonly children?: ReactNode
+  /** `false` when `children` show the output already, so it is not shown twice. Default `true`. */
+  readonly showOutput?: boolean
 }
 
 /** One tool call: its state, its arguments as they stream, its result or error. */
-export const ToolCallCard = memo(function ToolCallCard({ call, children }: ToolCallCardProps) {
+export const ToolCallCard = memo(function ToolCallCard({ call, children, showOutput = true }: ToolCallCardProps) {
   const onReview = useContext(ReviewContext)
   const metadata = call.metadata as { icon?: string; destructive?: boolean; display?: string }
   const labelId = `call-${call.toolCallId}-label`
@@ -32,14 +37,14 @@ export const ToolCallCard = memo(function ToolCallCard({ call, children }: ToolC
     const thought = (call.input as { thought?: string } | undefined)?.thought
     return (
       <aside className="thought" data-tool={call.toolName} aria-label="Thought">
-        <span aria-hidden="true">💭</span> <em>{thought ?? '…'}</em>
+        <Icon name="thought" /> <em>{thought ?? '…'}</em>
       </aside>
     )
   }
   return (
     <article className="tool-card" data-state={call.state} data-tool={call.toolName} aria-labelledby={labelId}>
       <header className="tool-card__header">
-        <span className="tool-card__icon" aria-hidden="true">{metadata.icon ?? '🔧'}</span>
+        <Icon name={metadata.icon} className="tool-card__icon" />
         <h3 className="tool-card__name" id={labelId}>
           <code>{call.toolName}</code>
         </h3>
@@ -51,7 +56,13 @@ export const ToolCallCard = memo(function ToolCallCard({ call, children }: ToolC
       <section aria-label="Arguments">
         <pre className="tool-card__json">{formatJson(call.input)}</pre>
       </section>
-      {call.state === 'approval-requested' && (
+      {call.state === 'approval-requested' && call.approval?.waitingFor && (
+        <p className="tool-card__note" data-testid="waiting-for">
+          Waiting for {call.approval.waitingFor}
+          {call.approval.requestedBy ? `, asked by ${call.approval.requestedBy.name ?? call.approval.requestedBy.id}` : ''}
+        </p>
+      )}
+      {call.state === 'approval-requested' && !call.approval?.waitingFor && (
         <p className="tool-card__note">
           {call.approval?.reason ?? 'This tool asks for your approval.'}{' '}
           <button type="button" className="link-button" onClick={() => onReview(call.toolCallId)}>
@@ -60,7 +71,7 @@ export const ToolCallCard = memo(function ToolCallCard({ call, children }: ToolC
         </p>
       )}
       {children}
-      {call.state === 'output-available' && (
+      {call.state === 'output-available' && showOutput && (
         <section aria-label="Result">
           <pre className="tool-card__json tool-card__json--result">{formatJson(call.output)}</pre>
         </section>
@@ -71,6 +82,16 @@ export const ToolCallCard = memo(function ToolCallCard({ call, children }: ToolC
           {call.error}
         </p>
       )}
+      {call.decision && (
+        <p className="tool-card__decision" data-testid="decision">
+          {decisionText(call.decision)}
+        </p>
+      )}
+      {(call.state === 'expired' || call.state === 'cancelled') && (
+        <p className="tool-card__note">
+          {call.state === 'expired' ? 'No one answered in time; it did not run.' : 'Cancelled before anyone decided; it did not run.'}
+        </p>
+      )}
       {call.state === 'denied' && (
         <p className="tool-card__note">
           Denied{call.approval?.denyReason ? `: ${call.approval.denyReason}` : ''}
@@ -79,6 +100,15 @@ export const ToolCallCard = memo(function ToolCallCard({ call, children }: ToolC
     </article>
   )
 })
+
+/** "approved by Bob at 10:42, edited: amount": the decision trail of a card. */
+function decisionText(decision: NonNullable<DemoToolCall['decision']>): string {
+  const who = decision.by.name ?? decision.by.id
+  const when = new Date(decision.at).toLocaleTimeString()
+  const verb = decision.decision === 'granted' ? 'ran under a grant from' : `${decision.decision} by`
+  const via = decision.channel === 'review-link' ? ' via a review link' : ''
+  return `${verb[0]!.toUpperCase()}${verb.slice(1)} ${who} at ${when}${via}${decision.editedFields?.length ? `, edited: ${decision.editedFields.join(', ')}` : ''}`
+}
 
 function formatJson(value: unknown): string {
   return value === undefined ? '…' : JSON.stringify(value, null, 2)

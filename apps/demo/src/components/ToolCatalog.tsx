@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react'
+import { Icon } from './Icon.tsx'
 
 interface CatalogEntry {
   readonly name: string
@@ -6,7 +7,7 @@ interface CatalogEntry {
   readonly description: string
   readonly runsOn: 'server' | 'browser'
   readonly needsApproval: boolean | 'policy'
-  readonly metadata: { readonly icon?: string }
+  readonly metadata: { readonly icon?: string; readonly display?: string }
   readonly inputSchema: unknown
 }
 
@@ -35,7 +36,7 @@ export function ToolCatalog() {
           <li key={tool.name} className="catalog__item">
             <details>
               <summary>
-                <span aria-hidden="true">{tool.metadata.icon}</span> <strong>{tool.title ?? tool.name}</strong> <code>{tool.name}</code>
+                <Icon name={tool.metadata.icon ?? (tool.metadata.display === 'thought' ? 'thought' : undefined)} /> <strong>{tool.title ?? tool.name}</strong> <code>{tool.name}</code>
                 <span className="badge">{tool.runsOn}</span>
                 <span className="badge">{APPROVAL_LABELS[String(tool.needsApproval) as keyof typeof APPROVAL_LABELS]}</span>
               </summary>

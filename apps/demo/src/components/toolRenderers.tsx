@@ -8,9 +8,9 @@ import { ToolCallCard } from './ToolCallCard.tsx'
 // without one get the generic card.
 
 export const toolRenderers: ToolRenderers<DemoTools> = {
-  // Generative UI: the weather as a card, beside the call's arguments and raw result.
+  // Generative UI: the weather as a card in place of the raw result.
   get_weather: ({ part }) => (
-    <ToolCallCard call={part as DemoToolCall}>
+    <ToolCallCard call={part as DemoToolCall} showOutput={false}>
       {part.state === 'output-available' && (
         <div className="weather-card" aria-label={`Weather in ${part.output.city}`}>
           <span className="weather-card__temp">{part.output.tempC}°C</span>
@@ -35,7 +35,7 @@ export const toolRenderers: ToolRenderers<DemoTools> = {
           <div ref={question} className="ask-user" role="group" aria-label={request.input.question}>
             <p>{request.input.question}</p>
             {request.input.options.map((option) => (
-              <button key={option} type="button" className="chip" onClick={() => request.respond({ choice: option })}>
+              <button key={option} type="button" className="choice" onClick={() => request.respond({ choice: option })}>
                 {option}
               </button>
             ))}

@@ -36,6 +36,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   #request: AbortController | undefined
   readonly #running = new ClientToolRuns()
   #reconnecting = false
+  #reviewTimer: ReturnType<typeof setTimeout> | undefined
   #state: ChatState<TTools>
   readonly #batcher: NotifyBatcher
   readonly #work: Work
@@ -174,6 +175,32 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   #paused(interrupts: readonly ToolInterrupt[]): void {
     for (const waiting of this.#pause.offer(interrupts)) this.#startClientTool(waiting)
     this.#changed()
+    this.#watchReviewers(interrupts)
+  }
+
+  /**
+   * Approvals that wait for reviewers are decided elsewhere (a review link, another person's
+   * chat): the thread is looked at until one of them is decided, then loaded, which follows the
+   * resumed run live. Anything this client does meanwhile ends the watch.
+   */
+  #watchReviewers(interrupts: readonly ToolInterrupt[]): void {
+    clearTimeout(this.#reviewTimer)
+    const awaited = interrupts.filter((interrupt) => interrupt.reviewers !== undefined)
+    const threadId = this.#threadId
+    if (awaited.length === 0 || threadId === undefined) return
+    const key = (list: readonly ToolInterrupt[]) => JSON.stringify(list.map((interrupt) => [interrupt.id, interrupt.approvals?.length ?? 0]))
+    const before = key(interrupts)
+    this.#reviewTimer = setTimeout(async () => {
+      if (this.#request || this.#threadId !== threadId) return
+      try {
+        const snapshot = await this.#stream.peek(threadId, new AbortController().signal)
+        if (this.#request || this.#threadId !== threadId) return
+        if (snapshot.status === 'running' || key(snapshot.interrupts) !== before) void this.load(threadId)
+        else this.#watchReviewers(interrupts)
+      } catch {
+        this.#watchReviewers(interrupts) // the next look may succeed
+      }
+    }, this.#options.reviewPollMs ?? 2000)
   }
 
   #startClientTool(waiting: Waiting): void {
@@ -208,6 +235,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
    * for the next request.
    */
   #halt(): void {
+    clearTimeout(this.#reviewTimer)
     this.#request?.abort()
     this.#request = undefined
     // The pause's own calls stay open, but the client tools halted here.

@@ -43,7 +43,7 @@ export function applyEvent(draft: ThreadDraft, event: ReadEvent | RunEvent): voi
 /** An outcome this client already knows (a denial, a client tool's result) stands, unless it only stopped the call. */
 function applyResult(draft: ThreadDraft, call: ToolCallDraft, event: ToolCallResultEvent): void {
   if (!call.stopped && hasEnded(call)) return
-  draft.settle(call, resultOutcome(event))
+  draft.settle(call, resultOutcome(event), event.metadata.decision)
 }
 
 function resultOutcome(event: ToolCallResultEvent): CallOutcome {
@@ -53,6 +53,9 @@ function resultOutcome(event: ToolCallResultEvent): CallOutcome {
       return { status: 'success', output: metadata.output, attachments: metadata.attachments }
     case 'denied':
       return { status: 'denied', reason: metadata.reason }
+    case 'expired':
+    case 'cancelled':
+      return { status: metadata.status }
     default:
       return { status: 'error', error: event.content }
   }

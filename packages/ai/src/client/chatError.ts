@@ -5,9 +5,11 @@ import type { ErrorCode } from '../protocol/errors.ts'
  * Why a request failed, as `ChatState.error`. `code` is the server's stable `ErrorCode`, or one of
  * the client's own:
  * - `NETWORK`: the request failed or the connection broke before the run finished.
- * - `BAD_RESPONSE`: the server answered something that is not the protocol (malformed events, HTML, ...).
+ * - `BAD_RESPONSE`: the server answered something that is not the protocol (malformed events, HTML,
+ *   a 404 from a server with no chat handler at that URL, ...); the message names the URL.
+ * - `UNREACHABLE`: a proxy answered 502, 503 or 504 for the chat server behind it, which is down.
  */
-export type ChatErrorCode = ErrorCode | 'NETWORK' | 'BAD_RESPONSE'
+export type ChatErrorCode = ErrorCode | 'NETWORK' | 'BAD_RESPONSE' | 'UNREACHABLE'
 
 export class ChatError extends ToolgateError {
   declare readonly code: ChatErrorCode

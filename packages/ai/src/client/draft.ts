@@ -3,7 +3,7 @@ import type { ThreadAttachment } from '../protocol/messages.ts'
 import type { AnyTool, ToolMetadata } from '../tools/types.ts'
 import { randomId } from '../util/randomId.ts'
 import { finishPartialJson, PartialJsonParser } from './partialJson.ts'
-import type { ChatMessage, MessagePart, PendingApproval, TextPart, ToolApproval, ToolCallPart, ToolCallState } from './parts.ts'
+import type { ChatMessage, MessagePart, PendingApproval, TextPart, ToolApproval, ToolCallPart, ToolCallState, ToolDecision } from './parts.ts'
 
 /**
  * The conversation as the client edits it: mutable drafts that remember their last immutable
@@ -34,6 +34,7 @@ export interface ToolCallDraft {
   readonly attachments: readonly ThreadAttachment[] | undefined
   readonly error: string | undefined
   readonly approval: ToolApproval | undefined
+  readonly decision: ToolDecision | undefined
   /** Ended by this client (stopped, or its request failed): a result the server sends later replaces that. */
   readonly stopped: boolean
 }
@@ -49,6 +50,7 @@ interface CallRecord extends ToolCallDraft {
   attachments: readonly ThreadAttachment[] | undefined
   error: string | undefined
   approval: ToolApproval | undefined
+  decision: ToolDecision | undefined
   stopped: boolean
   snapshot: ToolCallPart | undefined
 }
@@ -66,7 +68,7 @@ interface MessageRecord extends MessageDraft {
   snapshot: ChatMessage | undefined
 }
 
-type ToolCallChanges = Partial<Pick<CallRecord, 'state' | 'input' | 'output' | 'attachments' | 'error' | 'approval'>>
+type ToolCallChanges = Partial<Pick<CallRecord, 'state' | 'input' | 'output' | 'attachments' | 'error' | 'approval' | 'decision'>>
 
 /**
  * How a call ended, whoever says so: a `TOOL_CALL_RESULT`, the stored thread, a tool that ran in
@@ -76,6 +78,8 @@ export type CallOutcome =
   | { readonly status: 'success'; readonly output: unknown; readonly attachments?: readonly ThreadAttachment[] | undefined }
   | { readonly status: 'error'; readonly error: string }
   | { readonly status: 'denied'; readonly reason?: string | undefined }
+  | { readonly status: 'expired' }
+  | { readonly status: 'cancelled' }
 
 const EMPTY_METADATA: ToolMetadata = Object.freeze({})
 
@@ -143,6 +147,7 @@ export class ThreadDraft {
       attachments: undefined,
       error: undefined,
       approval: undefined,
+      decision: undefined,
       stopped: false,
       snapshot: undefined,
     }
@@ -195,17 +200,22 @@ export class ThreadDraft {
   }
 
   /** The call ended: the one mapping from an outcome to a state. */
-  settle(call: ToolCallDraft, outcome: CallOutcome): void {
+  settle(call: ToolCallDraft, outcome: CallOutcome, decision?: ToolDecision): void {
+    const decided = decision ? { decision } : {}
     switch (outcome.status) {
       case 'success':
-        return this.#set(call, { state: 'output-available', output: outcome.output, ...(outcome.attachments ? { attachments: outcome.attachments } : {}) })
+        return this.#set(call, { state: 'output-available', output: outcome.output, ...(outcome.attachments ? { attachments: outcome.attachments } : {}), ...decided })
       case 'error':
-        return this.#set(call, { state: 'output-error', error: outcome.error })
+        return this.#set(call, { state: 'output-error', error: outcome.error, ...decided })
       case 'denied':
         return this.#set(call, {
+          ...decided,
           state: 'denied',
           approval: { ...call.approval, approved: false, ...(outcome.reason === undefined ? {} : { denyReason: outcome.reason }) },
         })
+      case 'expired':
+      case 'cancelled':
+        return this.#set(call, { state: outcome.status, ...decided })
     }
   }
 
@@ -280,7 +290,7 @@ export class ThreadDraft {
 
 /** Whether the call reached one of its final states. */
 export function hasEnded(call: ToolCallDraft): boolean {
-  return call.state === 'output-available' || call.state === 'output-error' || call.state === 'denied'
+  return call.state === 'output-available' || call.state === 'output-error' || call.state === 'denied' || call.state === 'expired' || call.state === 'cancelled'
 }
 
 function messageSnapshot(message: MessageRecord): ChatMessage {
@@ -311,6 +321,7 @@ function callSnapshot(call: CallRecord): ToolCallPart {
   if (call.state === 'output-available' && call.attachments?.length) part.attachments = call.attachments
   if (call.state === 'output-error') part.error = call.error
   if (call.approval) part.approval = call.approval
+  if (call.decision) part.decision = call.decision
   call.snapshot = Object.freeze(part) as unknown as ToolCallPart
   return call.snapshot
 }

@@ -20,7 +20,7 @@ export function fromSnapshot(snapshot: ThreadSnapshot, tools: readonly AnyTool[]
     for (const call of message.toolCalls) {
       const added = draft.addCall(target, call.id, call.name, { value: parseArguments(call.arguments) })
       const result = results.get(call.id)
-      if (result) draft.settle(added, outcomeOf(result))
+      if (result) draft.settle(added, outcomeOf(result), result.decision)
     }
   }
   return draft
@@ -35,6 +35,9 @@ function outcomeOf(result: ThreadToolMessage): CallOutcome {
       return { status: 'error', error: result.content }
     case 'denied':
       return { status: 'denied', reason: result.reason }
+    case 'expired':
+    case 'cancelled':
+      return { status: result.status }
   }
 }
 

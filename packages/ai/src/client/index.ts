@@ -9,6 +9,7 @@ export type { ApproveOptions, ChatClientOptions } from './options.ts'
 export { ChatError, type ChatErrorCode } from './chatError.ts'
 export { attachmentUrl } from './attachmentUrl.ts'
 export { ApprovalForm, type ApprovalFormState, type FormApproval } from './approvalForm.ts'
+export { ReviewClient, type ReviewClientOptions, type ReviewState } from './review.ts'
 export type { FieldKind, FieldPath, FormField } from './formFields.ts'
 export { userRequests, type UserRequest, type UserRequests } from './userRequest.ts'
 export type { ThreadAttachment } from '../protocol/messages.ts'
@@ -26,6 +27,8 @@ export type {
   PendingApproval,
   TextPart,
   ToolApproval,
+  ToolDecision,
+  Person,
   ToolCallPart,
   ToolCallPartFor,
   ToolCallPartOf,

@@ -24,6 +24,11 @@ export interface ChatClientOptions<TTools extends readonly AnyTool[] = readonly 
   readonly onToolCall?: (call: ToolCallPart<TTools>) => void
   /** How change notifications are batched. Default: one per animation frame, a timeout where there are none. */
   readonly scheduleNotify?: NotifyScheduler
+  /**
+   * While approvals wait for reviewers other than this user, how often the client looks at the
+   * thread for their decision (then it follows the resumed run). Default 2000 ms.
+   */
+  readonly reviewPollMs?: number
 }
 
 export interface ApproveOptions {

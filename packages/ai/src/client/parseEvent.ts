@@ -50,7 +50,7 @@ export function parseEvent(data: string): ReadEvent | undefined {
   return event as unknown as ReadEvent
 }
 
-const STATUSES: ReadonlySet<unknown> = new Set<ToolResultStatus>(['success', 'error', 'denied'])
+const STATUSES: ReadonlySet<unknown> = new Set<ToolResultStatus>(['success', 'error', 'denied', 'expired', 'cancelled'])
 
 /**
  * AG-UI's result is `content` text only. Without Toolgate's `metadata.status`, JSON content is the

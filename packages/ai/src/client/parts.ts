@@ -14,6 +14,8 @@ import type { ChatError } from './chatError.ts'
  * - `approval-requested`: a human must approve or deny (`approval.reason` says why, when the policy said).
  * - `executing`: approved, or running (on the server or, for client tools, in this browser).
  * - `output-available`, `output-error`, `denied`: how it ended.
+ * - `expired`: no one answered its approval in time; `cancelled`: the turn was stopped while it
+ *   waited. In both the tool did not run, and no one said no.
  */
 export type ToolCallState =
   | 'input-streaming'
@@ -23,6 +25,8 @@ export type ToolCallState =
   | 'output-available'
   | 'output-error'
   | 'denied'
+  | 'expired'
+  | 'cancelled'
 
 export interface TextPart {
   readonly type: 'text'
@@ -44,6 +48,36 @@ export interface ToolApproval {
   readonly inputSchema?: JsonSchema | undefined
   /** When the server stops taking an answer (ISO 8601), if it set one; show it, and expect a refusal after. */
   readonly expiresAt?: string | undefined
+  /**
+   * Set when the policy named reviewers: who must decide (`a reviewer (finance)`), to show as
+   * "Waiting for a reviewer (finance)". The requester cannot answer it; the chat follows the
+   * thread and updates when a reviewer decides.
+   */
+  readonly waitingFor?: string | undefined
+  /** Who asked, when reviewers decide. */
+  readonly requestedBy?: Person | undefined
+  /** Approvals given so far, when more than one reviewer must approve. */
+  readonly approvals?: readonly ToolDecision[] | undefined
+}
+
+/** A person as the server's `identify` named them. */
+export interface Person {
+  readonly id: string
+  readonly name?: string | undefined
+  readonly roles?: readonly string[] | undefined
+}
+
+/** Who decided a call, when, how, and what they changed: the server's decision record, as the UI shows it. */
+export interface ToolDecision {
+  readonly decision: 'approved' | 'edited' | 'denied' | 'expired' | 'cancelled' | 'granted'
+  readonly by: Person
+  /** ISO 8601. */
+  readonly at: string
+  readonly channel: 'chat' | 'review-link' | 'api'
+  readonly reason?: string | undefined
+  /** Top-level arguments the decider changed. */
+  readonly editedFields?: readonly string[] | undefined
+  readonly grantId?: string | undefined
 }
 
 /** Arguments while they stream: any property may still be missing, any string still cut short. */
@@ -60,6 +94,8 @@ interface ToolCallBase<TName extends string, TMetadata> {
   /** The tool's `metadata`, when the client was given the tool; otherwise `{}`. */
   readonly metadata: TMetadata
   readonly approval?: ToolApproval | undefined
+  /** Who decided the call, once someone did (or the grant it ran under). */
+  readonly decision?: ToolDecision | undefined
 }
 
 /** The fields that follow from a call's state; one union member per state, so a check on `state` narrows. */

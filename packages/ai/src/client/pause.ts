@@ -156,7 +156,15 @@ function askedApproval(interrupt: ToolInterrupt): ToolApproval {
     ...(interrupt.message === undefined ? {} : { reason: interrupt.message }),
     ...(inputSchema === undefined ? {} : { inputSchema }),
     ...(interrupt.expiresAt === undefined ? {} : { expiresAt: interrupt.expiresAt }),
+    ...(interrupt.reviewers === undefined ? {} : { waitingFor: waitingFor(interrupt.reviewers) }),
+    ...(interrupt.requestedBy === undefined ? {} : { requestedBy: interrupt.requestedBy }),
+    ...(interrupt.approvals === undefined ? {} : { approvals: interrupt.approvals }),
   }
+}
+
+/** `a reviewer (finance)`, `2 reviewers (finance)`: whom the call waits for, in the words the chat shows. */
+function waitingFor({ roles = [], users = [], required = 1 }: NonNullable<ToolInterrupt['reviewers']>): string {
+  return `${required === 1 ? 'a reviewer' : `${required} reviewers`} (${[...roles, ...users].join(', ')})`
 }
 
 /** The tool's input schema out of an approval's `responseSchema` (see `ToolInterrupt.responseSchema`). */

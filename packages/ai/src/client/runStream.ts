@@ -85,6 +85,11 @@ export class RunStream {
     return accepted.interrupts
   }
 
+  /** The stored thread, unapplied: to see whether a reviewer decided what this client waits on. */
+  peek(threadId: string, signal: AbortSignal): Promise<ThreadSnapshot> {
+    return getThread(this.#fetch, this.#endpoint, threadId, signal)
+  }
+
   /** Reads a thread, as after a reload; a run still streaming on it is followed from its start, over what it began from. */
   async *load(threadId: string, signal: AbortSignal): AsyncGenerator<StreamSignal, readonly ToolInterrupt[]> {
     const snapshot = await getThread(this.#fetch, this.#endpoint, threadId, signal)
@@ -119,8 +124,9 @@ export class RunStream {
       try {
         if (response) await untilAborted(new Promise((resolve) => setTimeout(resolve, reconnectDelay(attempt))), signal)
         const attached = await attachRun(this.#fetch, this.#endpoint, thread.id!, this.#cursor!, signal).catch((error: unknown) => {
-          if (signal.aborted || (error instanceof ChatError && error.code !== 'NETWORK')) throw error
-          return undefined // the network is still down: try again
+          // The network, or the server behind a proxy (restarting, deploying), is still down: try again.
+          if (signal.aborted || (error instanceof ChatError && error.code !== 'NETWORK' && error.code !== 'UNREACHABLE')) throw error
+          return undefined
         })
         if (attached === 'gone') {
           this.#cursor = undefined

@@ -60,7 +60,7 @@ export async function attachRun(
   }
 }
 
-async function readJson(response: Response, signal: AbortSignal): Promise<unknown> {
+export async function readJson(response: Response, signal: AbortSignal): Promise<unknown> {
   try {
     return await untilAborted(response.json(), signal)
   } catch (error) {
@@ -74,27 +74,48 @@ export function isEventStream(response: Response): boolean {
 }
 
 // A custom fetch may ignore the signal; racing it makes `stop()` take effect all the same.
-async function send(fetch: Fetch, url: string, init: RequestInit, signal: AbortSignal): Promise<Response> {
+export async function send(fetch: Fetch, url: string, init: RequestInit, signal: AbortSignal): Promise<Response> {
   let response: Response
   try {
     response = await untilAborted(fetch(url, init), signal)
   } catch (error) {
     if (signal.aborted) throw error
-    throw new ChatError('NETWORK', `The request failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new ChatError('NETWORK', `${requested(init, url)} failed: ${reason}. Check that the chat server runs at that URL (from another origin, it must answer CORS).`, { cause: error })
   }
   if (response.ok) return response
-  throw await errorFrom(response)
+  throw await errorFrom(response, requested(init, url))
 }
 
-/** The server's `ErrorBody` as a `ChatError`; anything else (a proxy's HTML page, say) by its status. */
-async function errorFrom(response: Response): Promise<ChatError> {
+/** `POST http://localhost:5173/api/chat`: the method and the URL as the page resolved it. */
+function requested(init: RequestInit, url: string): string {
+  let absolute = url
+  try {
+    absolute = new URL(url, globalThis.location?.href).href
+  } catch {
+    // no page to resolve against (Node, a worker without location): the URL as given
+  }
+  return `${init.method ?? 'GET'} ${absolute}`
+}
+
+/**
+ * The server's `ErrorBody` as a `ChatError`. Anything else did not come from the chat handler (it
+ * always answers an `ErrorBody`), so it is classified by status and says what to check, never
+ * `INTERNAL`, whose details would be in an `onError` that was never called.
+ */
+async function errorFrom(response: Response, request: string): Promise<ChatError> {
   const text = await response.text().catch(() => '')
   const error = parseErrorBody(text)
   if (error) return new ChatError(error.code, error.message, { status: response.status, ...(error.path ? { path: error.path } : {}) })
-  const code: ChatErrorCode = response.status >= 500 ? 'INTERNAL' : 'BAD_RESPONSE'
-  return new ChatError(code, `The server answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`, {
-    status: response.status,
-  })
+  const { status } = response
+  const answered = `${request} answered HTTP ${status}${response.statusText ? ` ${response.statusText}` : ''}`
+  const [code, message]: [ChatErrorCode, string] =
+    status === 502 || status === 503 || status === 504
+      ? ['UNREACHABLE', `${answered}: the server behind the proxy did not answer. Start the chat server, or check the proxy's target (Vite's server.proxy, nginx, ...).`]
+      : status === 404 || status === 405
+        ? ['BAD_RESPONSE', `${answered}: no chat handler serves that URL. Check \`endpoint\`; a page on a dev server (Vite) needs a proxy to the chat server (server.proxy: { '/api': 'http://127.0.0.1:3000' }), or an absolute \`endpoint\` and CORS on the server.`]
+        : ['BAD_RESPONSE', `${answered}, not in the chat protocol: something other than the chat handler answered (a proxy, a framework's error page?).`]
+  return new ChatError(code, message, { status })
 }
 
 function parseErrorBody(text: string): ErrorBody['error'] | undefined {

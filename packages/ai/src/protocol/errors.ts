@@ -19,8 +19,17 @@ export type ErrorCode =
   | 'ANSWER_MISMATCH' // 422: e.g. a client result for an interrupt that asks for an approval
   | 'INVALID_EDITED_ARGS' // 422: `editedArgs` fail the tool's input schema
   | 'ATTACHMENT_NOT_FOUND' // 404: no such attachment in this thread
+  | 'REVIEWER_REQUIRED' // 403: the interrupt waits for a named reviewer, and the requester may not answer it
+  | 'NOT_A_REVIEWER' // 403: the principal is not among the interrupt's reviewers (role or user)
+  | 'ALREADY_DECIDED' // 409: this reviewer already approved this interrupt (two-person rule: a second person must)
+  | 'REVIEW_LINK_INVALID' // 401: the review link's token is malformed, truncated or altered, or for another thread or interrupt
+  | 'REVIEW_LINK_EXPIRED' // 410: the review link is past its expiry
+  | 'REVIEW_LINK_USED' // 409: the review link was already used, or its interrupt is settled
+  | 'ARGUMENTS_CHANGED' // 409: the arguments changed since the review link was made; it no longer applies
+  | 'GRANT_NOT_FOUND' // 404: no such grant in this thread (or already revoked)
   | 'DEVTOOLS_DISABLED' // 404: `?devtools` on a handler created without `devtools: true`
   | 'INTERNAL' // 500
+  | 'DECISION_RECORD_ALTERED' // 500: a stored decision record does not match its digest or its chain
   | 'STORE_FULL' // 507: the server's store is at its size limit; try again later
   | 'CONTEXT_INVALID' // 500: the handler's `context` fails a tool's `contextSchema` (the message names the tool and the keys)
   // Only in RUN_ERROR events:

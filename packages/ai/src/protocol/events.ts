@@ -1,3 +1,4 @@
+import type { DecisionSummary } from './decisions.ts'
 import type { AgUiRunOutcome } from './interrupts.ts'
 import type { ThreadAttachment, ToolResultStatus } from './messages.ts'
 
@@ -98,6 +99,8 @@ export interface ToolResultMetadata {
   readonly status: ToolResultStatus
   /** The validated output (status `success`). */
   readonly output?: unknown
+  /** Who decided the call (`ThreadToolMessage.decision`), when a person did. */
+  readonly decision?: DecisionSummary
   /** Files the tool returned, as AG-UI binary content parts (see `ThreadAttachment`). */
   readonly attachments?: readonly ThreadAttachment[]
   /** The user's reason (status `denied`). */

@@ -49,10 +49,15 @@ export type {
   ResumeAccepted,
   ResumeAnswer,
   ResumeRequest,
+  ReviewAccepted,
+  ReviewRequest,
+  ReviewView,
+  RevokeGrantRequest,
   StopAccepted,
   StopRequest,
 } from './requests.ts'
 export type { ThreadSnapshot, ThreadStatus, ThreadWindow } from './thread.ts'
 export type { ErrorBody, ErrorCode } from './errors.ts'
+export type { Decision, DecisionChannel, DecisionRecord, DecisionSummary, Grant, GrantRequest, Principal, Reviewers } from './decisions.ts'
 export type { ChatCapabilities } from './capabilities.ts'
 export type { AiSdkPartMetadata, AiSdkThread, AiSdkToolMetadata, AiSdkToolPart, AiSdkUIMessage, AiSdkUIPart } from './aiSdk.ts'

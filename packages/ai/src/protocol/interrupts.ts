@@ -3,6 +3,8 @@
  * fields (`id`, `reason`, `toolCallId`, `message`) with the tool's name and input beside them. On
  * the event stream (`RUN_FINISHED.outcome`) the two travel only in `metadata` (`AgUiInterrupt`).
  */
+import type { DecisionSummary, Principal, Reviewers } from './decisions.ts'
+
 export type InterruptReason = 'tool_approval' | 'client_tool'
 
 export interface ToolInterrupt {
@@ -28,11 +30,24 @@ export interface ToolInterrupt {
    * resume gets 410 `INTERRUPT_EXPIRED`; a new message settles the call as usual.
    */
   readonly expiresAt?: string
+  /** Who must decide, when the tool's policy named reviewers: the requester may not. */
+  readonly reviewers?: Reviewers
+  /** Who the call was made for. */
+  readonly requestedBy?: Principal
+  /** Approvals given so far, while `reviewers.required` asks for more than one. */
+  readonly approvals?: readonly DecisionSummary[]
   /**
    * Toolgate's extras where AG-UI's strict validators keep them: `kind: 'tool_call'` (the convention
    * TanStack AI's approvals use), `toolName`, `input` and the policy's `reason`.
    */
-  readonly metadata?: { readonly kind: 'tool_call'; readonly toolName: string; readonly input: unknown; readonly reason?: string }
+  readonly metadata?: {
+    readonly kind: 'tool_call'
+    readonly toolName: string
+    readonly input: unknown
+    readonly reason?: string
+    readonly reviewers?: Reviewers
+    readonly requestedBy?: Principal
+  }
 }
 
 /** How a run ended, as the server decides it. An absent outcome also means success. */

@@ -1,3 +1,4 @@
+import type { DecisionSummary } from './decisions.ts'
 /**
  * The conversation as the server stores it and as a model sees it: a neutral shape that provider
  * adapters map to each provider's own. Every value is plain JSON.
@@ -63,7 +64,12 @@ export interface ThreadAttachment {
 }
 
 /** How a tool call ended. */
-export type ToolResultStatus = 'success' | 'error' | 'denied'
+/**
+ * How a call ended. `denied`: a person said no (or the user moved on with a new message).
+ * `expired`: no one answered its approval in time. `cancelled`: the request was stopped before
+ * anyone decided. In the last two the tool did not run, and the model is told so in those words.
+ */
+export type ToolResultStatus = 'success' | 'error' | 'denied' | 'expired' | 'cancelled'
 
 export interface ThreadToolMessage {
   readonly role: 'tool'
@@ -81,6 +87,8 @@ export interface ThreadToolMessage {
   readonly edited?: boolean
   /** Files the tool returned (status `success`), by reference. */
   readonly attachments?: readonly ThreadAttachment[]
+  /** Who decided the call, when a person did (or the grant it ran under): the decision record's summary. */
+  readonly decision?: DecisionSummary
 }
 
 export type ThreadMessage = ThreadUserMessage | ThreadAssistantMessage | ThreadToolMessage

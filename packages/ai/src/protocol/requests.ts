@@ -1,3 +1,4 @@
+import type { DecisionSummary, GrantRequest } from './decisions.ts'
 import type { ToolInterrupt } from './interrupts.ts'
 
 // Every POST body is JSON sent with `content-type: application/json` (anything else gets 415).
@@ -12,6 +13,8 @@ export interface MessageRequest {
 export interface ApprovalAnswer {
   readonly interruptId: string
   readonly approved: boolean
+  /** With `approved: true`: allow this tool for the rest of the thread (see `Grant`). */
+  readonly grant?: GrantRequest
   readonly editedArgs?: unknown
   /** Why the user denied; the model reads it. Capped in length by the server. */
   readonly reason?: string
@@ -53,10 +56,45 @@ export interface StopRequest {
 export interface StopAccepted {
   readonly threadId: string
   readonly stopped: boolean
+  /** Interrupts that waited for answers and are now `cancelled` (or `expired`): a stop with no run ends the wait. */
+  readonly cancelled?: readonly string[]
 }
 
-/** What a POST to the chat endpoint carries: a message, answers to interrupts, or a stop. */
-export type PostRequest = MessageRequest | ResumeRequest | StopRequest
+/**
+ * A reviewer's decision through a signed review link (`onApprovalRequested` hands the app the
+ * link). The token names the thread and the interrupt; `answer.interruptId` must be that one.
+ */
+export interface ReviewRequest {
+  readonly review: string
+  /** Optional: when given, it must be the link's thread. */
+  readonly threadId?: string
+  readonly answer: ApprovalAnswer
+}
+
+/** The JSON answer to a `ReviewRequest`: the decision as recorded, and whether the run resumed (else other answers are still awaited). */
+export interface ReviewAccepted {
+  readonly threadId: string
+  readonly interruptId: string
+  readonly decision: DecisionSummary
+  readonly resumed: boolean
+}
+
+/** What `GET ?review=<token>` returns: what the reviewer decides on. */
+export interface ReviewView {
+  readonly threadId: string
+  readonly interrupt: ToolInterrupt
+  /** When the link stops working (ISO 8601). */
+  readonly linkExpiresAt: string
+}
+
+/** Revokes a grant of the thread: later calls it covered ask again. */
+export interface RevokeGrantRequest {
+  readonly threadId: string
+  readonly revokeGrant: string
+}
+
+/** What a POST to the chat endpoint carries: a message, answers to interrupts, a stop, a reviewer's decision through a link, or a grant's revocation. */
+export type PostRequest = MessageRequest | ResumeRequest | StopRequest | ReviewRequest | RevokeGrantRequest
 
 /** @deprecated Renamed `PostRequest`: a wire type, not the UI's chat; this alias goes in the next release. */
 export type ChatRequest = PostRequest

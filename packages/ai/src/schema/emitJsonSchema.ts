@@ -59,7 +59,7 @@ export function emitJsonSchema(
       throw new SchemaConversionError(
         toolName,
         io,
-        'its schema library has no JSON Schema support (no ~standard.jsonSchema); pass a toJsonSchema hook',
+        'its schema library has no JSON Schema support (no ~standard.jsonSchema)',
       )
     default:
       throw new SchemaConversionError(toolName, io, 'the schema is neither a Standard Schema nor a JSON Schema object')

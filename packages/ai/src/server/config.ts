@@ -3,7 +3,11 @@ import { fetchRequest } from './http/nodeRequest.ts'
 import { isToolSearch } from '../tools/toolSearch.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { isRecord } from '../util/isRecord.ts'
-import type { ChatConfig, ChatHandlerOptions, ChatLimits, DevtoolsRuns } from './options.ts'
+import type { Principal } from '../protocol/decisions.ts'
+import { ANONYMOUS } from './decisions/records.ts'
+import { reviewLinkKey } from './decisions/reviewLinks.ts'
+import { DEFAULT_LINK_TTL_MS } from './decisions/approvalRequests.ts'
+import type { ChatConfig, ChatHandlerOptions, ChatLimits, DevtoolsRuns, ReviewLinkOptions } from './options.ts'
 import { recentRuns } from './devtools/recentRuns.ts'
 import { checkContext } from './run/context.ts'
 import { middlewareProblem } from './run/middleware.ts'
@@ -19,12 +23,14 @@ const WHERE = 'createChatHandler'
 /** Checks every option when the handler is created, so a misconfiguration fails at startup, never per request. */
 export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, readonly AnyTool[]>): ChatConfig {
   if (!isRecord(options)) throw new InvalidOptionError(WHERE, 'options', 'must be an object')
-  const { model, store, authorize, onError, context, toolErrorMessage, telemetry } = options
+  const { model, store, authorize, onError, context, toolErrorMessage, telemetry, identify, onDecision } = options
+  if (identify !== undefined && typeof identify !== 'function') throw new InvalidOptionError(WHERE, 'identify', 'must be a function of the request')
+  if (onDecision !== undefined && typeof onDecision !== 'function') throw new InvalidOptionError(WHERE, 'onDecision', 'must be a function')
   if (telemetry !== undefined && !(isRecord(telemetry) && typeof telemetry.run === 'function' && typeof telemetry.requestStarted === 'function')) {
     throw new InvalidOptionError(WHERE, 'telemetry', 'must be made by `openTelemetry()` from `@toolgate/ai/telemetry`')
   }
   if (!isRecord(model) || typeof model.stream !== 'function') throw new InvalidOptionError(WHERE, 'model', 'must be a ChatModel with a `stream` method')
-  if (store !== undefined && !isThreadStore(store)) throw new InvalidOptionError(WHERE, 'store', 'must be a ThreadStore (`head`, `messages` and `commit` methods)')
+  if (store !== undefined && !isThreadStore(store)) throw new InvalidOptionError(WHERE, 'store', 'must be a ThreadStore (`head`, `messages`, `commit` and `decisions` methods)')
   if (authorize !== undefined && typeof authorize !== 'function') throw new InvalidOptionError(WHERE, 'authorize', 'must be a function')
   if (onError !== undefined && typeof onError !== 'function') throw new InvalidOptionError(WHERE, 'onError', 'must be a function')
   if (toolErrorMessage !== undefined && typeof toolErrorMessage !== 'function') throw new InvalidOptionError(WHERE, 'toolErrorMessage', 'must be a function')
@@ -55,6 +61,10 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
     toolSearch: search,
     attachments: attachmentsOf(options.attachments, threads),
     frontendTools: frontendToolNames(options.frontendTools, tools),
+    identify: async (request) => checkPrincipal(identify ? await identify(request) : undefined),
+    onDecision,
+    reviewLinks: resolveReviewLinks(options.reviewLinks),
+    onApprovalRequested: checkedFunction(options.onApprovalRequested, 'onApprovalRequested'),
     telemetry,
     devtools: devtoolsRuns(options.devtools),
     resolveContext: async (request) =>
@@ -62,6 +72,41 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
   }
 }
 
+function checkedFunction<T>(value: T | undefined, option: string): T | undefined {
+  if (value !== undefined && typeof value !== 'function') throw new InvalidOptionError(WHERE, option, 'must be a function')
+  return value
+}
+
+function resolveReviewLinks(links: ReviewLinkOptions | undefined): ChatConfig['reviewLinks'] {
+  if (links === undefined) return undefined
+  if (!isRecord(links)) throw new InvalidOptionError(WHERE, 'reviewLinks', 'must be `{ secret, url?, ttlMs? }`')
+  const { secret, url, ttlMs } = links
+  const length = typeof secret === 'string' ? new TextEncoder().encode(secret).length : secret instanceof Uint8Array ? secret.length : 0
+  if (length < 32) throw new InvalidOptionError(WHERE, 'reviewLinks.secret', 'must be a string or bytes of at least 32 bytes (e.g. `openssl rand -hex 32`)')
+  if (url !== undefined && typeof url !== 'function') throw new InvalidOptionError(WHERE, 'reviewLinks.url', 'must be a function of the token')
+  return {
+    key: reviewLinkKey(secret),
+    url: url ?? ((token) => token),
+    ttlMs: positiveInteger(ttlMs, 'reviewLinks.ttlMs', DEFAULT_LINK_TTL_MS),
+  }
+}
+
+/** An app's `identify` that returns something other than a principal is a bug of the app: the request fails (500), it is never let through as someone. */
+function checkPrincipal(principal: unknown): Principal {
+  if (principal === undefined || principal === null) return ANONYMOUS
+  const problem = !isRecord(principal)
+    ? 'must return `{ id, name?, roles? }` or undefined'
+    : typeof principal.id !== 'string' || principal.id === ''
+      ? 'returned a principal without a non-empty string `id`'
+      : principal.name !== undefined && typeof principal.name !== 'string'
+        ? 'returned a principal whose `name` is not a string'
+        : principal.roles !== undefined && !(Array.isArray(principal.roles) && principal.roles.every((role) => typeof role === 'string'))
+          ? 'returned a principal whose `roles` is not an array of strings'
+          : undefined
+  if (problem) throw new InvalidOptionError(WHERE, 'identify', problem)
+  const { id, name, roles } = principal as unknown as Principal
+  return { id, ...(name === undefined ? {} : { name }), ...(roles === undefined ? {} : { roles: [...roles] }) }
+}
 function devtoolsRuns(devtools: unknown): DevtoolsRuns | undefined {
   if (devtools === undefined || devtools === false) return undefined
   const forced = isRecord(devtools) && devtools.allowInProduction === true
@@ -145,7 +190,7 @@ function positiveInteger(value: unknown, option: string, fallback: number): numb
 }
 
 function isThreadStore(value: unknown): value is ThreadStore {
-  return isRecord(value) && typeof value.head === 'function' && typeof value.messages === 'function' && typeof value.commit === 'function'
+  return isRecord(value) && typeof value.head === 'function' && typeof value.messages === 'function' && typeof value.commit === 'function' && typeof value.decisions === 'function'
 }
 
 function describe(value: unknown): string {

@@ -2,17 +2,30 @@ import { errorResponse } from './http/responses.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { resolveConfig } from './config.ts'
 import type { ChatConfig, ChatHandlerOptions, ContextOption, ToolsContext } from './options.ts'
-import { HttpError } from './errors.ts'
+import { HttpError, threadNotFound } from './errors.ts'
+import type { DecisionRecord, Grant } from '../protocol/decisions.ts'
+import { verifiedDecisions } from './decisions/records.ts'
+import { review } from './claim/reviews.ts'
 import { withFrontendTools } from './agui/frontendTools.ts'
 import { parsePostRequest, readJsonBody, type ParsedRequest } from './http/requests.ts'
 import { answerUIMessageRequest } from './aisdk/uiMessageChat.ts'
 import { isUIMessageRequest } from './aisdk/uiMessageRequest.ts'
-import { resume, startTurn, stopRun } from './claim/claims.ts'
+import { resume, revoke, revokeGrantOf, startTurn, stopRun } from './claim/claims.ts'
 import { read } from './http/reads.ts'
 import { fetchRequest, takesNodeRequests } from './http/nodeRequest.ts'
 
 /** A Fetch API handler: works with any server that speaks `Request`/`Response` (and with `toNodeHandler`). */
 export type ChatHandler = (request: Request) => Promise<Response>
+
+/** The server API of a handler, for what happens outside a request: the gate's records and grants. */
+export interface ChatRecords {
+  /** The thread's decision records, oldest first, checked against their digests (throws `DECISION_RECORD_ALTERED`). */
+  decisions(threadId: string): Promise<readonly DecisionRecord[]>
+  /** The thread's grants in force (expired ones included until revoked; they cover nothing). */
+  grants(threadId: string): Promise<readonly Grant[]>
+  /** Revokes a grant (throws `GRANT_NOT_FOUND`): later calls it covered ask again. */
+  revokeGrant(threadId: string, grantId: string): Promise<void>
+}
 
 /**
  * The chat endpoint. `POST { threadId?, message }` starts a turn and `POST { threadId, resume }`
@@ -29,8 +42,24 @@ export type ChatHandler = (request: Request) => Promise<Response>
 export function createChatHandler<
   const TTools extends readonly AnyTool[] = readonly AnyTool[],
   TContext extends ToolsContext<TTools> = ToolsContext<TTools>,
->(options: ChatHandlerOptions<TContext, TTools> & ContextOption<TTools>): ChatHandler {
+>(options: ChatHandlerOptions<TContext, TTools> & ContextOption<TTools>): ChatHandler & ChatRecords {
   const config = resolveConfig(options)
+  return Object.assign(requestHandler(config), {
+    decisions: async (threadId: string) => {
+      const head = await config.store.head(threadId)
+      if (!head) throw threadNotFound(threadId)
+      return verifiedDecisions(config.store, head)
+    },
+    grants: async (threadId: string) => {
+      const head = await config.store.head(threadId)
+      if (!head) throw threadNotFound(threadId)
+      return head.grants ?? []
+    },
+    revokeGrant: (threadId: string, grantId: string) => revoke(config, threadId, grantId),
+  })
+}
+
+function requestHandler(config: ChatConfig) {
   const { telemetry } = config
   if (!telemetry) return takesNodeRequests((request: Request) => handle(config, request))
   return takesNodeRequests(async (request: Request) => {
@@ -69,7 +98,10 @@ async function post(config: ChatConfig, request: Request): Promise<Response> {
   return answer(config, request, parsePostRequest(raw))
 }
 
+
 function answer(config: ChatConfig, request: Request, body: ParsedRequest): Promise<Response> {
+  if ('review' in body) return review(config, request, body)
+  if ('revokeGrant' in body) return revokeGrantOf(config, request, body)
   const kind = 'stop' in body ? 'stop' : 'resume' in body ? 'resume' : 'message'
   config.telemetry?.describeRequest(request, { kind, threadId: body.threadId })
   if ('stop' in body) return stopRun(config, request, body)

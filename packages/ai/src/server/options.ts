@@ -1,4 +1,5 @@
 import type { ChatModel } from '../model/chatModel.ts'
+import type { DecisionRecord, Principal, Reviewers } from '../protocol/decisions.ts'
 import type { ToolSearch } from '../tools/toolSearch.ts'
 import type { AnyTool, InferToolContext } from '../tools/types.ts'
 import type { AttachmentStore } from './run/attachments.ts'
@@ -20,8 +21,8 @@ export type Authorize = (request: Request, threadId: string, access: { readonly 
 export interface ErrorScope {
   readonly threadId: string
   readonly runId: string
-  /** `run`: the run ended with RUN_ERROR. `tool`: a server tool threw. `approval-policy`: a `needsApproval` policy threw. */
-  readonly source: 'run' | 'tool' | 'approval-policy'
+  /** `run`: the run ended with RUN_ERROR. `tool`: a server tool threw. `approval-policy`: a `needsApproval` policy threw. `decision-hook`: `onDecision` or `onApprovalRequested` threw. */
+  readonly source: 'run' | 'tool' | 'approval-policy' | 'decision-hook'
   readonly toolCallId?: string
   readonly toolName?: string
 }
@@ -96,6 +97,26 @@ export interface ChatHandlerOptions<TContext = undefined, TTools extends readonl
    * other declared tool is ignored: by default the model sees only the server's tools.
    */
   readonly frontendTools?: readonly string[]
+  /**
+   * Who is asking: the principal (`{ id, name?, roles? }`) of a request, from the app's own auth
+   * (a session cookie, a verified token), never from the body. Every decision is attributed to it,
+   * and reviewer-only approvals check it. `undefined` (and no `identify`): `{ id: 'anonymous' }`.
+   */
+  readonly identify?: (request: Request) => Principal | undefined | Promise<Principal | undefined>
+  /**
+   * Called with every decision record once it is stored (approvals, edits, denials, expiries,
+   * cancellations, calls run under a grant), for the app's own audit log. It runs after the
+   * write; what it throws goes to `onError` and changes nothing.
+   */
+  readonly onDecision?: (record: DecisionRecord) => void | Promise<void>
+  /** Signed, single-use review links for reviewers (`needsApproval` returning `reviewers`): the secret, the page that opens them, their lifetime. */
+  readonly reviewLinks?: ReviewLinkOptions
+  /**
+   * Called once a call waits for reviewers, after it is stored: the arguments, the reason, who
+   * asked, who must decide and a link for each, for the app to post to Slack or send by email.
+   * What it throws goes to `onError`.
+   */
+  readonly onApprovalRequested?: (request: ApprovalRequest) => void | Promise<void>
   /**
    * OpenTelemetry traces and metrics: `openTelemetry()` from `@toolgate/ai/telemetry` (which needs
    * `@opentelemetry/api`). Without it nothing of OpenTelemetry is loaded and nothing is recorded.
@@ -173,6 +194,11 @@ export interface ChatConfig {
   readonly attachments: AttachmentStore
   /** Names of the AG-UI frontend tools accepted (see `ChatHandlerOptions.frontendTools`). */
   readonly frontendTools: ReadonlySet<string>
+  /** The request's principal (`identify`, else anonymous), checked. */
+  readonly identify: (request: Request) => Promise<Principal>
+  readonly onDecision: ((record: DecisionRecord) => void | Promise<void>) | undefined
+  readonly reviewLinks: { readonly key: Promise<CryptoKey>; readonly url: (token: string) => string; readonly ttlMs: number } | undefined
+  readonly onApprovalRequested: ((request: ApprovalRequest) => void | Promise<void>) | undefined
   readonly telemetry: ChatTelemetry | undefined
   /** The runs this process started, by thread, for the devtools panel; `undefined` when it is off. */
   readonly devtools: DevtoolsRuns | undefined
@@ -182,4 +208,46 @@ export interface ChatConfig {
 export interface DevtoolsRuns {
   add(threadId: string, run: { readonly runId: string; readonly startedAt: number; readonly kind: string }): void
   of(threadId: string): readonly { readonly runId: string; readonly startedAt: number; readonly kind: string }[]
+}
+
+
+// Review links and the requests that carry them (decisions/reviewLinks.ts, decisions/approvalRequests.ts).
+
+/** Whom a link is for: one principal by id, or anyone holding a role. */
+export type LinkReviewer = { readonly user: string } | { readonly role: string }
+
+export interface ReviewLinkOptions {
+  /** At least 32 bytes of secret (a string of 32+ characters, or bytes). Rotate it to revoke every link at once. */
+  readonly secret: string | Uint8Array
+  /** The page that opens a link: `(token) => \`https://app.example/review?token=${token}\`` (default: the token alone). */
+  readonly url?: (token: string) => string
+  /** How long a link is good for, unless the interrupt expires sooner. Default 24 hours. */
+  readonly ttlMs?: number
+}
+
+/** One reviewer's link: single-use, bound to the interrupt and to the arguments shown. */
+export interface ReviewLink {
+  readonly reviewer: LinkReviewer
+  readonly token: string
+  /** `reviewLinks.url(token)`: the page that opens it. */
+  readonly url: string
+  /** ISO 8601. */
+  readonly expiresAt: string
+}
+
+/** `onApprovalRequested`'s argument. */
+export interface ApprovalRequest {
+  readonly threadId: string
+  readonly interruptId: string
+  readonly toolCallId: string
+  readonly toolName: string
+  readonly arguments: unknown
+  /** The policy's reason. */
+  readonly reason?: string
+  readonly requestedBy?: Principal
+  readonly reviewers: Reviewers
+  /** When the interrupt stops taking answers, if it expires. */
+  readonly expiresAt?: string
+  /** A link per named user, and `required` links per role (each works once); none without `reviewLinks`. */
+  readonly links: readonly ReviewLink[]
 }

@@ -6,6 +6,8 @@ export interface ApprovalRequirement {
   readonly reason?: string | undefined
   /** What a policy threw. It is kept out of `reason`, which the browser shows: it may hold secrets. */
   readonly error?: unknown
+  /** Who must decide, when the policy named reviewers (unchecked: the runtime checks it). */
+  readonly reviewers?: unknown
 }
 
 /** The reason a human reads when a policy could not decide. */
@@ -22,7 +24,8 @@ export async function evaluateApproval(tool: AnyTool, input: unknown, ctx: Appro
   try {
     const decision = await policy(input, ctx)
     if (typeof decision === 'object' && decision !== null) {
-      return { required: true, reason: typeof decision.reason === 'string' ? decision.reason : undefined }
+      const reason = typeof decision.reason === 'string' ? decision.reason : undefined
+      return 'reviewers' in decision && decision.reviewers !== undefined ? { required: true, reason, reviewers: decision.reviewers } : { required: true, reason }
     }
     return { required: Boolean(decision) }
   } catch (error) {

@@ -1,3 +1,4 @@
+import type { Principal, Reviewers } from '../protocol/decisions.ts'
 import type { StandardSchemaV1 } from '@standard-schema/spec'
 import type { JsonSchemaHook } from '../schema/emitJsonSchema.ts'
 import type { InferSchemaOutput, SchemaSource, ToolSchema } from '../schema/types.ts'
@@ -55,10 +56,16 @@ export interface ToolContext<TContext = RegisteredContext> {
 export interface ApprovalContext<TContext = RegisteredContext> {
   readonly toolCallId: string
   readonly context: TContext
+  /** Who the call is made for (the principal `identify` gave the request); anonymous without `identify`. */
+  readonly requestedBy?: Principal
 }
 
-/** `true` or `{ reason }` asks a human first; `false` lets the call run. */
-export type ApprovalDecision = boolean | { readonly reason: string }
+/**
+ * `true` or `{ reason }` asks a human first; `false` lets the call run. `{ reason, reviewers }`
+ * asks someone other than the requester: anyone in `roles`, or one of `users`, `required`
+ * distinct people (two-person rule: 2).
+ */
+export type ApprovalDecision = boolean | { readonly reason: string; readonly reviewers?: Reviewers }
 
 export type ApprovalPolicy<TInput = any, TContext = RegisteredContext> = (
   input: TInput,

@@ -135,7 +135,10 @@ describe('ChatClient against a misbehaving server', () => {
       throw new TypeError('Failed to fetch')
     })
     await chat.send('hi')
-    expect(chat.getSnapshot()).toMatchObject({ status: 'error', error: { code: 'NETWORK', message: 'The request failed: Failed to fetch' } })
+    expect(chat.getSnapshot()).toMatchObject({
+      status: 'error',
+      error: { code: 'NETWORK', message: 'POST /chat failed: Failed to fetch. Check that the chat server runs at that URL (from another origin, it must answer CORS).' },
+    })
   })
 
   it('takes a RUN_ERROR as the error, with its code and message', async () => {
@@ -144,10 +147,27 @@ describe('ChatClient against a misbehaving server', () => {
     expect(chat.getSnapshot().error).toMatchObject({ code: 'MODEL_ERROR', message: 'The model is overloaded' })
   })
 
-  it('describes an error response that is not the protocol by its status', async () => {
-    const chat = client(sseFetch(() => new Response('<html>Bad gateway</html>', { status: 502, statusText: 'Bad Gateway' })))
+  it.each([502, 503, 504])('reports a proxy\'s %i (the chat server behind it is down) as UNREACHABLE, not INTERNAL', async (status) => {
+    const chat = client(sseFetch(() => new Response('<html>Bad gateway</html>', { status, statusText: 'Gateway' })))
     await chat.send('hi')
-    expect(chat.getSnapshot().error).toMatchObject({ code: 'INTERNAL', status: 502, message: 'The server answered HTTP 502 Bad Gateway' })
+    expect(chat.getSnapshot().error).toMatchObject({
+      code: 'UNREACHABLE',
+      status,
+      message: `POST /chat answered HTTP ${status} Gateway: the server behind the proxy did not answer. Start the chat server, or check the proxy's target (Vite's server.proxy, nginx, ...).`,
+    })
+  })
+
+  it('names the URL and the fix when nothing serves the chat at the endpoint (404)', async () => {
+    const chat = client(sseFetch(() => new Response('Not Found', { status: 404, statusText: 'Not Found' })))
+    await chat.send('hi')
+    expect(chat.getSnapshot().error).toMatchObject({ code: 'BAD_RESPONSE', status: 404 })
+    expect(chat.getSnapshot().error?.message).toMatch(/^POST \/chat answered HTTP 404 Not Found: no chat handler serves that URL\. Check `endpoint`; .*server\.proxy.*CORS/)
+  })
+
+  it('describes any other error response that is not the protocol by its status, as BAD_RESPONSE', async () => {
+    const chat = client(sseFetch(() => new Response('<html>oops</html>', { status: 500, statusText: 'Internal Server Error' })))
+    await chat.send('hi')
+    expect(chat.getSnapshot().error).toMatchObject({ code: 'BAD_RESPONSE', status: 500, message: expect.stringMatching(/^POST \/chat answered HTTP 500 Internal Server Error, not in the chat protocol/) })
   })
 
   it('refuses a successful response that is neither a stream nor ResumeAccepted', async () => {

@@ -96,4 +96,24 @@ describe('ChatClient reconnects', () => {
     expect(client.getSnapshot().error).toBeUndefined()
     expect(texts(client.getSnapshot())).toEqual(['user: tell me a story', `assistant: ${story}`])
   })
+
+  it('keeps trying while a proxy answers 502 for the server behind it, and attaches once it is back', async () => {
+    const handler = createChatHandler({ model: model() })
+    const { fetch, requests } = droppingFetch(handler, 400)
+    let refused = 0
+    // The first two attaches meet the proxy with the server behind it down (a restart, a deploy).
+    const proxied: typeof fetch = async (input, init) => {
+      if (new URL(String(input), 'http://local').searchParams.has('runId') && refused < 2) {
+        refused++
+        return new Response('Bad Gateway', { status: 502, statusText: 'Bad Gateway' })
+      }
+      return fetch(input, init)
+    }
+    const client = createChatClient({ endpoint: '/api/chat', fetch: proxied, scheduleNotify: (flush) => flush() })
+    await client.send('tell me a story')
+    expect(refused).toBe(2)
+    expect(client.getSnapshot().error).toBeUndefined()
+    expect(texts(client.getSnapshot())).toEqual(['user: tell me a story', `assistant: ${story}`])
+    expect(requests.filter((request) => request.includes('runId='))).toHaveLength(1)
+  })
 })

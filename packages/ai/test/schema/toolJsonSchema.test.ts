@@ -108,6 +108,30 @@ describe('toolJsonSchema', () => {
     await expect(even.server(({ n }) => n).execute({ n: 3 })).rejects.toThrow('- n: Must be even')
   })
 
+  it('points a schema the converter cannot emit (v.custom) to the toJsonSchema hook, which fixes it', () => {
+    const isUuid = (value: unknown) => typeof value === 'string' && /^[0-9a-f-]{36}$/.test(value)
+    const inputSchema = v.object({ id: v.custom<string>(isUuid, 'Must be a UUID') })
+    const tool = toolDefinition({ name: 'find_order', description: 'Finds an order', inputSchema })
+    expect(() => toolJsonSchema(tool)).toThrow(SchemaConversionError)
+    const message = (() => {
+      try {
+        toolJsonSchema(tool)
+      } catch (error) {
+        return (error as Error).message
+      }
+    })()
+    expect(message).toMatch(/^Cannot emit JSON Schema for the input of tool "find_order": .*custom/)
+    expect(message).toMatch(/\nGive the tool a toJsonSchema hook that returns it, e\.g\. toJsonSchema: \(schema, \{ io \}\) => \(io === 'input' \? \{ type: 'object', properties: \{ \.\.\. \} \} : undefined\)$/)
+
+    const fixed = toolDefinition({
+      name: 'find_order',
+      description: 'Finds an order',
+      inputSchema,
+      toJsonSchema: (_schema, { io }) => (io === 'input' ? { type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] } : undefined),
+    })
+    expect(toolJsonSchema(fixed)).toEqual({ type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] })
+  })
+
   it('wraps a converter failure with the tool and side', () => {
     const tool = toolDefinition({ name: 'dates', description: 'Dates', inputSchema: v.object({ at: v.date() }) })
     expect(() => toolJsonSchema(tool)).toThrow(SchemaConversionError)

@@ -9,6 +9,7 @@ afterEach(closeAll)
 function describeTransfer(r: ScriptedResult<[typeof transferDef]>): string {
   if (r.status === 'denied') return `I did not send it: you said "${r.reason ?? 'no reason'}".`
   if (r.status === 'error') return `It failed: ${r.content}`
+  if (r.status === 'expired' || r.status === 'cancelled') return `I did not send it: ${r.content}`
   return `Sent ${r.input.amount} EUR to ${r.input.to}${r.edited ? ' (as you edited it)' : ''}, receipt ${r.output.receipt}.`
 }
 

@@ -19,6 +19,7 @@ function racingStore() {
   const store: ThreadStore = {
     head: (id) => inner.head(id),
     messages: (id, from, to) => inner.messages(id, from, to),
+    decisions: (id) => inner.decisions(id),
     async commit(commit) {
       if (waiting) {
         const gate = waiting

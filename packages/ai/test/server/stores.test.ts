@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClient } from 'redis'
 import pg from 'pg'
-import { memoryAttachmentStore, memoryStore } from '@toolgate/ai/server'
+import * as v from 'valibot'
+import { toolDefinition } from '@toolgate/ai'
+import { createChatHandler, memoryAttachmentStore, memoryStore, scriptedModel, type ChatHandler, type ChatRecords, type ThreadStore } from '@toolgate/ai/server'
 import { redisStore } from '@toolgate/ai/server/redis'
 import { postgresStore } from '@toolgate/ai/server/postgres'
 import { attachmentStoreConformance, threadStoreConformance } from '@toolgate/ai/server/testing'
@@ -63,6 +65,15 @@ describe('on a real Redis', () => {
     }
   })
 
+  it('detects a decision record altered in Redis by its digest: GET ?decisions is refused and the handler throws', async () => {
+    const store = redisStore({ client, prefix: 'tamper:' })
+    const { threadId, handler } = await decidedThread(store)
+    const key = `tamper:{${threadId}}:decisions`
+    const [json] = (await client.sendCommand(['LRANGE', key, '0', '0'])) as string[]
+    await client.sendCommand(['LSET', key, '0', JSON.stringify({ ...JSON.parse(json!), by: { id: 'mallory' } })])
+    await expectAltered(handler, threadId)
+  })
+
   it('refuses a subscriber that cannot subscribe', () => {
     expect(() => redisStore({ client, subscriber: {} as never })).toThrow(/subscriber/)
   })
@@ -113,13 +124,24 @@ describe('on a real PostgreSQL', () => {
     await store.ensureSchema()
     await store.ensureSchema()
     const { rows } = await pool.query(`SELECT count(*) AS n FROM information_schema.tables WHERE table_name LIKE 'idem_%'`)
-    expect(Number(rows[0].n)).toBe(5) // threads, messages, runs, run events, attachments
+    expect(Number(rows[0].n)).toBe(6) // threads, messages, decisions, runs, run events, attachments
     expect(() => postgresStore({ pool, table: 'x; DROP TABLE y' })).toThrow(/table/)
   })
 
   it('refuses a listener that is neither a client nor a function that connects one, naming the option', () => {
     expect(() => postgresStore({ pool, listener: {} as never })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'listener' }))
     expect(() => postgresStore({ pool, timeoutMs: 1.5 })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'timeoutMs' }))
+  })
+
+  it('detects a decision record altered in PostgreSQL by its digest, and one removed by the chain', async () => {
+    const store = postgresStore({ pool, table: 'tamper' })
+    await store.ensureSchema()
+    const { threadId, handler } = await decidedThread(store)
+    await pool.query(`UPDATE tamper_decisions SET record = replace(record, '"amount":500', '"amount":5') WHERE thread_id = $1`, [threadId])
+    await expectAltered(handler, threadId)
+    const second = await decidedThread(store)
+    await pool.query(`DELETE FROM tamper_decisions WHERE thread_id = $1`, [second.threadId])
+    await expectAltered(second.handler, second.threadId)
   })
 
   it('with a listener, a reader on another instance is woken by NOTIFY when events land, instead of polling', async () => {
@@ -144,3 +166,23 @@ describe('on a real PostgreSQL', () => {
     }
   })
 })
+
+/** A thread with one recorded approval, on `store`. */
+async function decidedThread(store: ThreadStore) {
+  const transfer = toolDefinition({ name: 'transfer_money', description: 'Sends money', inputSchema: v.object({ amount: v.number() }), needsApproval: true }).server(async () => ({ ok: true }))
+  const model = scriptedModel([{ when: 'pay', call: () => ({ tool: 'transfer_money', input: { amount: 500 } }), then: () => 'paid' }])
+  const handler = createChatHandler({ model, tools: [transfer], store, identify: () => ({ id: 'bob' }) })
+  const post = (body: unknown) => handler(new Request('http://test/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }))
+  const events = (await (await post({ message: 'pay' })).text()).split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)))
+  const threadId = events[0].threadId as string
+  await (await post({ threadId, resume: [{ interruptId: events.at(-1).outcome.interrupts[0].id, approved: true }] })).text()
+  expect((await handler.decisions(threadId)).map((record) => record.decision)).toEqual(['approved'])
+  return { threadId, handler }
+}
+
+async function expectAltered(handler: ChatHandler & ChatRecords, threadId: string) {
+  const response = await handler(new Request(`http://test/chat?threadId=${threadId}&decisions`))
+  expect(response.status).toBe(500)
+  expect(((await response.json()) as { error: { code: string } }).error.code).toBe('DECISION_RECORD_ALTERED')
+  await expect(handler.decisions(threadId)).rejects.toMatchObject({ code: 'DECISION_RECORD_ALTERED' })
+}

@@ -61,10 +61,13 @@ const headOf = (extra: Partial<ThreadHead> = {}): ThreadHead => ({
 })
 const nothingLost = (head: ThreadHead): Recovery => ({ step: head.step, append: [], results: [], rerun: [] })
 
+/** Who sent the turn's message: the requester of its calls. */
+const ALICE = { id: 'alice', roles: ['staff'] }
+
 describe('thread transitions', () => {
   it('claimNewThread: stores the first message and leases the thread from it', () => {
-    expect(claimNewThread({ runId: 'run_1', user, now: NOW })).toEqual({
-      head: { activeRun: { runId: 'run_1', startedAt: NOW, renewedAt: NOW, fromMessage: 1 } },
+    expect(claimNewThread({ runId: 'run_1', user, by: ALICE, now: NOW })).toEqual({
+      head: { activeRun: { runId: 'run_1', startedAt: NOW, renewedAt: NOW, fromMessage: 1 }, turnBy: ALICE },
       append: [user],
       start: { steps: 0 },
     })
@@ -72,8 +75,8 @@ describe('thread transitions', () => {
 
   it('claimForMessage on an idle thread: appends the message, leases from after it, announces nothing', () => {
     const head = headOf()
-    expect(claimForMessage(head, { runId: 'run_1', user, recovery: nothingLost(head), superseded: undefined, now: NOW })).toEqual({
-      head: { step: undefined, activeRun: { runId: 'run_1', startedAt: NOW, renewedAt: NOW, fromMessage: 5 } },
+    expect(claimForMessage(head, { runId: 'run_1', user, by: ALICE, recovery: nothingLost(head), superseded: undefined, now: NOW })).toEqual({
+      head: { step: undefined, activeRun: { runId: 'run_1', startedAt: NOW, renewedAt: NOW, fromMessage: 5 }, turnBy: ALICE },
       append: [user],
       start: { steps: 0, announced: [] },
     })
@@ -83,12 +86,13 @@ describe('thread transitions', () => {
     const head = headOf({ step: openStep({ results: [result('call_b')] }) })
     const denial = result('call_a', 'denied')
     const edited = { ...stepMessage, toolCalls: [{ ...call('call_a'), arguments: '{"to":"ann"}' }, call('call_b')] }
-    const change = claimForMessage(head, { runId: 'run_1', user, recovery: nothingLost(head), superseded: { message: edited, results: [denial] }, now: NOW })
+    const change = claimForMessage(head, { runId: 'run_1', user, by: ALICE, recovery: nothingLost(head), superseded: { message: edited, results: [denial] }, now: NOW })
     expect(change.append).toEqual([edited, denial, result('call_b'), user])
     expect(change.head).toEqual({
       step: undefined,
       activeRun: { runId: 'run_1', startedAt: NOW, renewedAt: NOW, fromMessage: 4 + 4 },
       resolvedInterruptIds: ['int_old', 'int_a'],
+      turnBy: ALICE,
     })
     expect(change.start).toEqual({ steps: 0, announced: [denial] })
   })
@@ -98,12 +102,13 @@ describe('thread transitions', () => {
     const step = openStep({ running: ['call_a'] })
     const head = headOf({ step })
     const recovery: Recovery = { step, append: [], results: [crashed], rerun: ['call_a'] }
-    const change = claimForMessage(head, { runId: 'run_1', user, recovery, superseded: { message: stepMessage, results: [] }, now: NOW })
+    const change = claimForMessage(head, { runId: 'run_1', user, by: ALICE, recovery, superseded: { message: stepMessage, results: [] }, now: NOW })
     expect(change.append).toEqual([])
     expect(change.head).toEqual({
       step: { ...step, interrupts: [] },
       activeRun: { runId: 'run_1', startedAt: NOW, renewedAt: NOW, fromMessage: 4, resumed: true },
       resolvedInterruptIds: ['int_old', 'int_a'],
+      turnBy: ALICE,
     })
     expect(change.start).toEqual({ steps: 0, announced: [crashed], rerun: ['call_a'], message: user })
   })

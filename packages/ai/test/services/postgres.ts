@@ -23,7 +23,7 @@ export interface PostgresServer {
 }
 
 export async function startPostgres(): Promise<PostgresServer> {
-  if (!existsSync(join(BIN, 'initdb'))) throw new Error(`${BIN}/initdb is missing: install Debian's postgresql (.ci/run does)`)
+  if (!existsSync(join(BIN, 'initdb'))) throw new Error(`${BIN}/initdb is missing: run "npm run setup:services" (it installs Debian's postgresql)`)
   const root = process.getuid?.() === 0
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-pg-'))
   const data = join(dir, 'data')

@@ -35,7 +35,7 @@ const REDIS_SERVER = process.env.REDIS_SERVER_PATH ?? '/usr/bin/redis-server'
 
 /** `appendOnly`: the server logs every write to disk, so a restart keeps the data (as a deployment's would). */
 export async function startRedis(options: { appendOnly?: boolean } = {}): Promise<RedisServer> {
-  if (!existsSync(REDIS_SERVER)) throw new Error(`${REDIS_SERVER} is missing: install Debian's redis-server (.ci/run does)`)
+  if (!existsSync(REDIS_SERVER)) throw new Error(`${REDIS_SERVER} is missing: run "npm run setup:services" (it installs Debian's redis-server)`)
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-redis-'))
   const port = await freePort()
   const launch = async () => {

@@ -2,7 +2,7 @@ import { InvalidOptionError } from '../../errors.ts'
 import type { ThreadMessage, ThreadToolMessage } from '../../protocol/messages.ts'
 import type { ChatModel, FinishReason, ModelChunk, ModelRequest } from '../../model/chatModel.ts'
 import { isRecord } from '../../util/isRecord.ts'
-import { callWithRetries, checkCallOptions, endedEarly, type CallOptions, mergeHeaders, parseEvent, postForStream, readError, readEventData, streamError, trimSlash } from './http.ts'
+import { callWithRetries, checkCallOptions, endedEarly, type CallOptions, mergeHeaders, parseEvent, postForStream, readError, readEventData, streamError, trimSlash, warnWithoutKey } from './http.ts'
 import { ToolDialect } from './toolDialect.ts'
 import { loadToolFiles, type AcceptsFile, type ToolFile } from './toolFiles.ts'
 
@@ -52,6 +52,7 @@ const STRICT_BETA = 'structured-outputs-2025-11-13'
  */
 export function anthropicModel(options: AnthropicModelOptions): ChatModel {
   checkCallOptions('anthropicModel', options)
+  warnWithoutKey('anthropicModel', options, { env: 'ANTHROPIC_API_KEY', header: 'x-api-key', baseURL: 'https://api.anthropic.com' })
   if (options.thinking !== undefined && (!Number.isInteger(options.thinking?.budgetTokens) || options.thinking.budgetTokens < 1024)) {
     throw new InvalidOptionError('anthropicModel', 'thinking.budgetTokens', 'must be an integer of at least 1024')
   }

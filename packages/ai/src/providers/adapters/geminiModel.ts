@@ -14,6 +14,7 @@ import {
   readEventData,
   streamError,
   trimSlash,
+  warnWithoutKey,
   type CallOptions,
 } from './http.ts'
 import { ToolDialect } from './toolDialect.ts'
@@ -63,6 +64,7 @@ const PROVIDER = 'Gemini'
  */
 export function geminiModel(options: GeminiModelOptions): ChatModel {
   checkCallOptions('geminiModel', options)
+  warnWithoutKey('geminiModel', options, { env: 'GEMINI_API_KEY', header: 'x-goog-api-key', baseURL: 'https://generativelanguage.googleapis.com/v1beta' })
   const dialect = options.schemaDialect ?? 'gemini-json-schema'
   if (dialect !== 'gemini' && dialect !== 'gemini-json-schema') throw new InvalidOptionError('geminiModel', 'schemaDialect', 'must be "gemini" or "gemini-json-schema"')
   const base = trimSlash(options.baseURL || 'https://generativelanguage.googleapis.com/v1beta')

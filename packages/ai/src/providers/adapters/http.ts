@@ -31,6 +31,35 @@ export function checkCallOptions(adapter: string, options: CallOptions & { reado
   if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0)) throw new InvalidOptionError(adapter, 'timeout', 'must be a positive number of milliseconds')
 }
 
+/** Where an adapter's credentials go, for the warning when it is given none. */
+export interface KeyRequirement {
+  /** The environment variable people keep the key in. */
+  readonly env: string
+  /** The header the key is sent in, which `headers` may set instead. */
+  readonly header: string
+  /** The provider's own host: another `baseURL` (a local or compatible server) may need no key. */
+  readonly baseURL: string
+}
+
+const warnedWithoutKey = new Set<string>()
+
+/**
+ * One line at construction when every call is certain to fail with 401: no `apiKey`, no key
+ * header, the provider's own host and the global `fetch` (a custom `fetch` may add credentials; a
+ * test that passes one is never warned). Once per adapter and process.
+ */
+export function warnWithoutKey(
+  adapter: string,
+  options: { readonly apiKey?: string | undefined; readonly baseURL?: string | undefined; readonly headers?: Readonly<Record<string, string>> | undefined; readonly fetch?: unknown },
+  key: KeyRequirement,
+): void {
+  if (options.apiKey || options.fetch || (options.baseURL && trimSlash(options.baseURL) !== key.baseURL)) return
+  if (Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === key.header)) return
+  if (warnedWithoutKey.has(adapter)) return
+  warnedWithoutKey.add(adapter)
+  console.warn(`[toolgate] ${adapter} has no API key, so every call to ${key.baseURL} will fail with 401: set ${key.env} and pass \`apiKey: process.env.${key.env}\`.`)
+}
+
 const MAX_RETRY_AFTER_MS = 60_000
 const INITIAL_DELAY_MS = 500
 const MAX_DELAY_MS = 8_000

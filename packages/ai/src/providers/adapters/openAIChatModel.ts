@@ -1,7 +1,7 @@
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelUsage } from '../../model/chatModel.ts'
 import { isRecord } from '../../util/isRecord.ts'
-import { callWithRetries, checkCallOptions, endedEarly, type CallOptions, mergeHeaders, parseEvent, postForStream, readError, readEventData, streamError, trimSlash } from './http.ts'
+import { callWithRetries, checkCallOptions, endedEarly, type CallOptions, mergeHeaders, parseEvent, postForStream, readError, readEventData, streamError, trimSlash, warnWithoutKey } from './http.ts'
 import { ToolDialect, type ToolCallTranslator } from './toolDialect.ts'
 
 export interface OpenAIChatModelOptions extends CallOptions {
@@ -45,6 +45,7 @@ const PROVIDER = 'OpenAI'
  */
 export function openAIChatModel(options: OpenAIChatModelOptions): ChatModel {
   checkCallOptions('openAIChatModel', options)
+  warnWithoutKey('openAIChatModel', options, { env: 'OPENAI_API_KEY', header: 'authorization', baseURL: 'https://api.openai.com/v1' })
   const url = `${trimSlash(options.baseURL || 'https://api.openai.com/v1')}/chat/completions`
   return { name: options.model, stream: (request) => callWithRetries(PROVIDER, options, request.signal, (signal) => streamChat(options, url, { ...request, signal })) }
 }

@@ -12,6 +12,7 @@ import {
   readEventData,
   streamError,
   trimSlash,
+  warnWithoutKey,
   type CallOptions,
 } from './http.ts'
 import { ToolDialect } from './toolDialect.ts'
@@ -58,6 +59,7 @@ const PROVIDER = 'OpenAI'
  */
 export function openAIResponsesModel(options: OpenAIResponsesModelOptions): ChatModel {
   checkCallOptions('openAIResponsesModel', options)
+  warnWithoutKey('openAIResponsesModel', options, { env: 'OPENAI_API_KEY', header: 'authorization', baseURL: 'https://api.openai.com/v1' })
   const url = `${trimSlash(options.baseURL || 'https://api.openai.com/v1')}/responses`
   return {
     name: options.model,

@@ -1,5 +1,5 @@
 import type { ThreadMessage, ThreadUserMessage } from '../../protocol/messages.ts'
-import type { MessageRequest, ResumeAccepted, ResumeRequest, StopAccepted, StopRequest } from '../../protocol/requests.ts'
+import type { MessageRequest, ResumeAccepted, ResumeRequest, RevokeGrantRequest, StopAccepted, StopRequest } from '../../protocol/requests.ts'
 import { messageBytes } from '../../util/jsonBytes.ts'
 import { randomId } from '../../util/randomId.ts'
 import { checkClientHistory } from '../agui/clientHistory.ts'
@@ -7,15 +7,17 @@ import { HttpError, messageTooLarge, threadBusy, threadFull, toolFailures } from
 import { jsonResponse } from '../http/responses.ts'
 import type { AguiFields } from '../http/requests.ts'
 import type { ChatConfig } from '../options.ts'
-import { endedWaits, toWire, unanswered, settleInterrupts } from '../run/interrupts.ts'
+import { endedWaits, SUPERSEDED_REASON, toWire, unanswered, settleInterrupts } from '../run/interrupts.ts'
 import { RunStopped } from '../run/Run.ts'
 import { pausedRun, startDetachedRun, startRun } from '../run/startRun.ts'
 
 import { recoverLostRun } from '../thread/recovery.ts'
 import { authorizeThread, commitChange, isRunning, loadHead, loadMessages, newHead, updateThread, type ThreadChange } from '../thread/thread.ts'
 import type { ThreadHead } from '../thread/threadStore.ts'
-import { claimForMessage, claimForResume, claimNewThread, recordAnswers, requestStop, storedSize, takeOver, type RunStart } from '../thread/transitions.ts'
-import { checkAnswers, checkReplay } from './answers.ts'
+import { cancelStep, revokeGrant, claimForMessage, claimForResume, claimNewThread, recordAnswers, requestStop, storedSize, takeOver, type RunStart } from '../thread/transitions.ts'
+import { checkAnswers, checkReplay, type Answerer } from './answers.ts'
+import { chainDecisions, outcomeDrafts } from '../decisions/records.ts'
+import { reportDecisions } from '../decisions/report.ts'
 import type { StoredInterrupt } from '../thread/threadStore.ts'
 
 // The ways a run begins: a user message starts a turn, answers resume one, a reader continues a
@@ -38,13 +40,14 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
   // claimed, so a context function that throws leaves nothing held. An AG-UI client picks its own
   // thread id: the thread is created on first use, as when the server picks it.
   const { threadId: existing } = body
+  const by = await config.identify(request)
   const created = existing === undefined || (body.agui && !(await config.store.head(existing)))
   if (existing === undefined || created) {
     const threadId = existing ?? randomId('thread_')
     await authorizeThread(config, request, threadId, 'create')
     if (body.history) await checkClientHistory(config, undefined, body.history)
     const context = await config.resolveContext(request)
-    const claim = claimNewThread({ runId, user, now: Date.now() })
+    const claim = claimNewThread({ runId, user, by, now: Date.now() })
     const head = await commitChange(config.store, newHead(threadId), claim)
     if (!head) throw new HttpError(409, 'VERSION_CONFLICT', 'A thread with this id already exists')
     return startRun(config, { request, kind: 'message', runId, head, messages: [user], context, start: claim.start })
@@ -68,11 +71,14 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
       if (storedSize({ messageCount: head.messageCount + recovery.append.length, step }) + 2 > maxThreadMessages) throw threadFull(`${maxThreadMessages} messages`)
       if (head.bytes + userBytes > maxThreadBytes) throw threadFull(`${maxThreadBytes} bytes`)
     }
-    const superseded = step ? await settleInterrupts(step.message, step.interrupts, config.tools, 'supersede', toolFailures(config, head.id, runId)) : undefined
+    const settled = step ? await settleInterrupts(step.message, step.interrupts, config.tools, 'supersede', toolFailures(config, head.id, runId)) : undefined
+    const decided = step && settled ? await chainDecisions(head.decisions, outcomeDrafts(head.id, step.interrupts, settled.results, by, SUPERSEDED_REASON)) : undefined
+    const superseded = settled && { ...settled, ...(decided ? { decided } : {}) }
     // Interrupts nobody answered stop waiting here: superseded, or expired before the message came.
-    return { ...claimForMessage(head, { runId, user, recovery, superseded, now: Date.now() }), ended: unanswered(step) }
+    return { ...claimForMessage(head, { runId, user, by, recovery, superseded, now: Date.now() }), ended: unanswered(step) }
   }, current)
   const { head, change } = claimed
+  void reportDecisions(config, change)
   if (change.ended.length > 0) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.ended, Date.now()))
   const messages = await historyAfter(current, history, claimed)
   return startRun(config, { request, kind: 'message', runId, head, context, start: change.start, ...(messages ? { messages } : {}) })
@@ -112,27 +118,11 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
   const history = readAlong(config, current)
   if (body.history) await checkClientHistory(config, current, body.history)
   const context = await config.resolveContext(request)
+  const principal = await config.identify(request)
   const runId = randomId('run_')
-  const { runLeaseMs } = config.limits
-
-  type Decided = ThreadChange & { readonly start?: RunStart; readonly answered?: readonly StoredInterrupt[] }
-  const claimed = await updateThread(config.store, body.threadId, async (head): Promise<Decided> => {
-    const running = isRunning(head, runLeaseMs)
-    const recovery = recoverLostRun(head, runLeaseMs, config.tools)
-    const lost = recovery.step
-    if (!running && lost && lost.interrupts.length > 0 && unanswered(lost).length === 0) {
-      checkReplay(head, lost, body.resume)
-      return claimForResume(head, { runId, recovery, step: lost, now: Date.now() })
-    }
-    const step = await checkAnswers({ ...head, step: recovery.step }, body.resume, config.tools, config.limits)
-    if (running) throw threadBusy()
-    // The waits this request ends; a replay of a lost run's answers (above) ends none.
-    const ids = new Set(body.resume.map((answer) => answer.interruptId))
-    const answered = step.interrupts.filter((interrupt) => ids.has(interrupt.id))
-    if (unanswered(step).length > 0) return { ...recordAnswers(head, { recovery, step }), answered }
-    return { ...claimForResume(head, { runId, recovery, step, now: Date.now() }), answered }
-  }, current)
+  const claimed = await updateThread(config.store, body.threadId, answersChange(config, body, { principal, channel: 'chat' }, runId), current)
   const { head, change } = claimed
+  void reportDecisions(config, change)
   if (change.answered) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.answered, Date.now()))
 
   if (!change.start || !head.step) {
@@ -143,6 +133,44 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
   }
   const messages = await historyAfter(current, history, claimed)
   return startRun(config, { request, kind: 'resume', runId, head, context, start: change.start, ...(messages ? { messages } : {}) })
+}
+
+type Answered = ThreadChange & { readonly start?: RunStart; readonly answered?: readonly StoredInterrupt[] }
+
+/**
+ * The change answers given by `who` (through the chat endpoint or a review link) make: each
+ * approval checked against the interrupt's reviewers and recorded as a decision in the same
+ * compare-and-set. It has a `start` (run `runId` claims the thread) when they complete the step.
+ */
+function answersChange(config: ChatConfig, body: ResumeRequest, who: Answerer, runId: string): (head: ThreadHead) => Promise<Answered> {
+  const { runLeaseMs } = config.limits
+  return async (head) => {
+    const running = isRunning(head, runLeaseMs)
+    const recovery = recoverLostRun(head, runLeaseMs, config.tools)
+    const lost = recovery.step
+    if (!running && lost && lost.interrupts.length > 0 && unanswered(lost).length === 0) {
+      checkReplay(head, lost, body.resume)
+      return claimForResume(head, { runId, recovery, step: lost, now: Date.now() })
+    }
+    const { step, drafts, grants } = await checkAnswers({ ...head, step: recovery.step }, body.resume, config.tools, config.limits, who)
+    if (running) throw threadBusy()
+    const chain = await chainDecisions(head.decisions, drafts)
+    const decided = grants.length > 0 ? { ...chain, grants: [...(head.grants ?? []), ...grants] } : chain
+    // The waits this request ends; a replay of a lost run's answers (above) ends none.
+    const ids = new Set(body.resume.map((answer) => answer.interruptId))
+    const answered = step.interrupts.filter((interrupt) => ids.has(interrupt.id))
+    if (unanswered(step).length > 0) return { ...recordAnswers(head, { recovery, step, decided }), answered }
+    return { ...claimForResume(head, { runId, recovery, step, decided, now: Date.now() }), answered }
+  }
+}
+
+/** Stores answers a reviewer gave through a link (claim/reviews.ts): the same change as a resume's. */
+export async function storeAnswers(config: ChatConfig, request: Request, body: ResumeRequest, who: Answerer) {
+  const runId = randomId('run_')
+  const { head, change } = await updateThread(config.store, body.threadId, answersChange(config, body, who, runId))
+  void reportDecisions(config, change)
+  if (change.answered) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.answered, Date.now()))
+  return { runId, head, change }
 }
 
 /** Thrown inside a thread update to leave the thread as it is. */
@@ -183,7 +211,10 @@ export async function takeOverLostRun(config: ChatConfig, request: Request, thre
 export async function stopRun(config: ChatConfig, request: Request, body: StopRequest): Promise<Response> {
   const head = await loadHead(config, request, body.threadId, 'write')
   const runId = head.activeRun?.runId
-  if (runId === undefined || !isRunning(head, config.limits.runLeaseMs)) return jsonResponse(200, stopAccepted(head.id, false))
+  if (runId === undefined || !isRunning(head, config.limits.runLeaseMs)) {
+    if (unanswered(head.step).length === 0) return jsonResponse(200, stopAccepted(head.id, false))
+    return cancelWaiting(config, request, head.id)
+  }
   const local = config.liveRuns.get(runId)
   if (local) {
     local.abort(new RunStopped())
@@ -195,6 +226,48 @@ export async function stopRun(config: ChatConfig, request: Request, body: StopRe
   return jsonResponse(200, stopAccepted(head.id, 'stopRequested' in change.head))
 }
 
-function stopAccepted(threadId: string, stopped: boolean): StopAccepted {
-  return { threadId, stopped }
+function stopAccepted(threadId: string, stopped: boolean, cancelled?: readonly string[]): StopAccepted {
+  return { threadId, stopped, ...(cancelled && cancelled.length > 0 ? { cancelled } : {}) }
+}
+
+/**
+ * A stop while calls wait for answers (no run holds the thread): what waits is `cancelled` (or
+ * `expired`, if no one answered in time), recorded as decided by whoever stopped, and the step
+ * joins the history. The model reads it on the next message.
+ */
+async function cancelWaiting(config: ChatConfig, request: Request, threadId: string): Promise<Response> {
+  const by = await config.identify(request)
+  const { runLeaseMs } = config.limits
+  let cancelled: string[] = []
+  try {
+    const { change } = await updateThread(config.store, threadId, async (head) => {
+      const recovery = recoverLostRun(head, runLeaseMs, config.tools)
+      const { step } = recovery
+      if (isRunning(head, runLeaseMs) || !step || unanswered(step).length === 0 || step.running.length > 0) throw new Unchanged()
+      const settled = await settleInterrupts(step.message, step.interrupts, config.tools, 'cancel', toolFailures(config, head.id, ''))
+      const decided = await chainDecisions(head.decisions, outcomeDrafts(head.id, step.interrupts, settled.results, by))
+      cancelled = unanswered(step).map((interrupt) => interrupt.id)
+      return cancelStep(head, { recovery, step, settled, decided })
+    })
+    void reportDecisions(config, change)
+  } catch (error) {
+    if (!(error instanceof Unchanged)) throw error
+  }
+  return jsonResponse(200, stopAccepted(threadId, false, cancelled))
+}
+
+/** `POST { threadId, revokeGrant }`: later calls the grant covered ask again. 404 `GRANT_NOT_FOUND` when the thread has no such grant (or it was revoked). */
+export async function revokeGrantOf(config: ChatConfig, request: Request, body: RevokeGrantRequest): Promise<Response> {
+  await loadHead(config, request, body.threadId, 'write')
+  await revoke(config, body.threadId, body.revokeGrant)
+  return jsonResponse(200, { threadId: body.threadId, revoked: body.revokeGrant })
+}
+
+export async function revoke(config: ChatConfig, threadId: string, grantId: string): Promise<void> {
+  await updateThread(config.store, threadId, (head) => {
+    if (!head.grants?.some((grant) => grant.id === grantId)) {
+      throw new HttpError(404, 'GRANT_NOT_FOUND', `Thread "${threadId}" has no grant "${grantId}" (or it was revoked)`, 'revokeGrant')
+    }
+    return revokeGrant(head, { grantId })
+  })
 }

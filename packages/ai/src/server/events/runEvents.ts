@@ -97,7 +97,7 @@ export class RunEvents {
   }
 
   result(result: ThreadToolMessage): void {
-    const { id: messageId, toolCallId, content, status, output, reason, edited, attachments } = result
+    const { id: messageId, toolCallId, content, status, output, reason, edited, attachments, decision } = result
     this.#emit({
       type: 'TOOL_CALL_RESULT',
       messageId,
@@ -110,6 +110,7 @@ export class RunEvents {
         ...(reason === undefined ? {} : { reason }),
         ...(edited ? { edited } : {}),
         ...(attachments ? { attachments } : {}),
+        ...(decision ? { decision } : {}),
       },
     })
   }

@@ -6,8 +6,10 @@ import { capabilitiesOf } from '../agui/capabilities.ts'
 
 import { isRunning, loadHead, loadMessages, snapshot } from '../thread/thread.ts'
 import { takeOverLostRun } from '../claim/claims.ts'
+import { reviewView } from '../claim/reviews.ts'
 import { checkedThreadId } from './requests.ts'
 import { jsonResponse } from './responses.ts'
+import { verifiedDecisions } from '../decisions/records.ts'
 import { requestHeader } from './nodeRequest.ts'
 import { devtoolsResponse } from '../devtools/devtoolsSnapshot.ts'
 import { asUIMessageStream, uiThreadOf } from '../aisdk/uiMessageChat.ts'
@@ -36,7 +38,8 @@ export async function attachmentResponse(store: AttachmentStore, threadId: strin
 }
 
 /**
- * `GET ?threadId=`: the thread. `&limit=N` returns only its last N stored messages, and
+ * `GET ?threadId=`: the thread. `&decisions`: its decision records, checked against their digests
+ * (500 `DECISION_RECORD_ALTERED` if the store's copy was changed). `&limit=N` returns only its last N stored messages, and
  * `&before=I` those before index I, so a long thread can be read a page at a time.
  */
 export async function read(config: ChatConfig, request: Request): Promise<Response> {
@@ -45,6 +48,8 @@ export async function read(config: ChatConfig, request: Request): Promise<Respon
   const kind = !param ? 'capabilities' : params.has('devtools') ? 'devtools' : wantsEventStream(request) ? 'attach' : 'read'
   config.telemetry?.describeRequest(request, { kind, threadId: param ?? undefined })
   if (!param && params.has('capabilities')) return jsonResponse(200, capabilitiesOf(config))
+  const token = params.get('review')
+  if (token !== null) return reviewView(config, token)
   if (!param) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
   const threadId = checkedThreadId(param)
   if (kind === 'devtools') return devtoolsResponse(config, request, threadId)
@@ -57,6 +62,7 @@ export async function read(config: ChatConfig, request: Request): Promise<Respon
   const limit = indexParam(params, 'limit')
   const before = indexParam(params, 'before')
   const head = await loadHead(config, request, threadId, 'read')
+  if (params.has('decisions')) return jsonResponse(200, { threadId: head.id, decisions: await verifiedDecisions(config.store, head) })
   const attachmentId = params.get('attachmentId')
   if (attachmentId && !/^[\w.:-]{1,128}$/.test(attachmentId)) throw new HttpError(400, 'INVALID_REQUEST', '`attachmentId` is not an attachment id', 'attachmentId')
   if (attachmentId) return attachmentResponse(config.attachments, head.id, attachmentId)

@@ -1,6 +1,7 @@
 import { isRecord } from '../../util/isRecord.ts'
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../util/jsonDepth.ts'
 import type { PostRequest, MessageRequest, ResumeAnswer, ResumeRequest } from '../../protocol/requests.ts'
+import type { GrantRequest } from '../../protocol/decisions.ts'
 import { clientHistoryOf, type ClientHistoryMessage } from '../agui/clientHistory.ts'
 import { HttpError } from '../errors.ts'
 import { NodeRequest, requestHeader } from './nodeRequest.ts'
@@ -45,6 +46,18 @@ export function parsePostRequest(body: unknown): ParsedRequest {
   if (!isRecord(body)) throw invalid('The body must be a JSON object', '(root)')
   if ('messages' in body || 'runId' in body) return parseRunAgentInput(body)
   const threadId = body.threadId === undefined ? undefined : checkedThreadId(body.threadId)
+  if ('revokeGrant' in body) {
+    if (typeof threadId !== 'string') throw invalid('`threadId` is required with `revokeGrant`', 'threadId')
+    if (typeof body.revokeGrant !== 'string' || body.revokeGrant === '') throw invalid('`revokeGrant` must be a grant id', 'revokeGrant')
+    return { threadId, revokeGrant: body.revokeGrant }
+  }
+  if ('review' in body) {
+    if (typeof body.review !== 'string' || body.review === '') throw invalid('`review` must be the review link\'s token', 'review')
+    if ('message' in body || 'resume' in body || 'stop' in body) throw invalid('Send `review` with its `answer` alone', '(root)')
+    const answer = parseAnswer(body.answer, 'answer')
+    if (!('approved' in answer)) throw invalid('A review answers with `approved` (and `editedArgs` or `reason`)', 'answer')
+    return { review: body.review, answer, ...(typeof threadId === 'string' ? { threadId } : {}) }
+  }
   if ('stop' in body) {
     if (body.stop !== true) throw invalid('`stop` must be `true`', 'stop')
     if (typeof threadId !== 'string') throw invalid('`threadId` is required with `stop`', 'threadId')
@@ -76,6 +89,15 @@ function parseResume(resume: unknown, threadId: string): ResumeRequest {
   return { threadId, resume: answers }
 }
 
+function parseGrant(grant: unknown, approved: boolean, path: string): GrantRequest {
+  if (!approved) throw invalid('`grant` only goes with `approved: true`', path)
+  if (!isRecord(grant)) throw invalid('`grant` must be `{ sameArguments?, ttlMs? }`', path)
+  const { sameArguments, ttlMs } = grant
+  if (sameArguments !== undefined && typeof sameArguments !== 'boolean') throw invalid('`sameArguments` must be a boolean', `${path}.sameArguments`)
+  if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && (ttlMs as number) > 0)) throw invalid('`ttlMs` must be a positive integer of milliseconds', `${path}.ttlMs`)
+  return { ...(sameArguments === undefined ? {} : { sameArguments }), ...(ttlMs === undefined ? {} : { ttlMs: ttlMs as number }) }
+}
+
 function parseAnswer(entry: unknown, path: string): ResumeAnswer {
   if (!isRecord(entry)) throw invalid('An answer must be an object', path)
   const { interruptId } = entry
@@ -96,9 +118,11 @@ function parseAnswer(entry: unknown, path: string): ResumeAnswer {
   if (typeof approved !== 'boolean') throw invalid('`approved` must be a boolean', `${path}.approved`)
   if (reason !== undefined && typeof reason !== 'string') throw invalid('`reason` must be a string', `${path}.reason`)
   if ('editedArgs' in entry && !approved) throw invalid('`editedArgs` only goes with `approved: true`', `${path}.editedArgs`)
+  const grant = entry.grant === undefined ? undefined : parseGrant(entry.grant, approved, `${path}.grant`)
   return {
     interruptId,
     approved,
+    ...(grant === undefined ? {} : { grant }),
     ...(reason === undefined ? {} : { reason }),
     ...('editedArgs' in entry ? { editedArgs } : {}),
   }

@@ -1,6 +1,5 @@
 import { errorBody } from './responses.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { ChatHandler } from '../createChatHandler.ts'
 import { takeFrames, type FrameSink, type OfferedFrames } from './directFrames.ts'
 import { NodeRequest, takesNodeRequest } from './nodeRequest.ts'
 
@@ -19,7 +18,7 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise
  * A client that disconnects aborts the request's signal and cancels the response stream. A run
  * it started goes on (another request can reattach to it); `stop` ends it.
  */
-export function toNodeHandler(handler: ChatHandler): NodeHandler {
+export function toNodeHandler(handler: (request: Request) => Promise<Response>): NodeHandler {
   const lazy = takesNodeRequest(handler)
   return async (req, res) => {
     let gone = false

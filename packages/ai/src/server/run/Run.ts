@@ -10,6 +10,8 @@ import { RunMiddleware } from './middleware.ts'
 import { STOP_CHECK_MS } from './runClock.ts'
 import type { ThreadHead } from '../thread/threadStore.ts'
 import { release, renewLease, saveStep, type StepFields } from '../thread/transitions.ts'
+import { chainDecisions, type DecisionDraft } from '../decisions/records.ts'
+import { reportDecisions } from '../decisions/report.ts'
 import type { RunTrace } from '../../telemetry/hooks.ts'
 
 /** Token counts summed over a run's model calls. */
@@ -126,8 +128,14 @@ export class Run {
   }
 
   /** Writes the appended messages and the step's progress (`saveStep`); while the run holds the thread, the write renews its lease. */
-  save(fields: StepFields = {}): Promise<void> {
-    return this.#write((head, append) => saveStep(head, { fields, append, now: Date.now() }), true)
+  save(fields: StepFields = {}, drafts: readonly DecisionDraft[] = []): Promise<void> {
+    let written: ThreadChange | undefined
+    const saved = this.#write(async (head, append) => {
+      // Chained on the head as this write finds it: the run is the thread's one writer meanwhile.
+      const decided = drafts.length > 0 ? await chainDecisions(head.decisions, drafts) : undefined
+      return (written = saveStep(head, { fields, append, now: Date.now(), decided }))
+    }, true)
+    return drafts.length === 0 ? saved : saved.then(() => void reportDecisions(this.config, written!))
   }
 
   /** Writes the appended messages and lets the thread go (`release`). */
@@ -155,19 +163,19 @@ export class Run {
    * thread, leaving appended messages for the run's next save; a failure other than losing the
    * thread is retried on the next beat.
    */
-  #write(transition: (head: ThreadHead, append: readonly ThreadMessage[]) => ThreadChange, withMessages: boolean): Promise<void> {
+  #write(transition: (head: ThreadHead, append: readonly ThreadMessage[]) => ThreadChange | Promise<ThreadChange>, withMessages: boolean): Promise<void> {
     const write = this.#writes.then(async () => {
       if (this.#lost) throw this.#lost
       if (!withMessages && !this.head.activeRun) return
       const append = withMessages ? this.#unsaved : []
-      let written = await commitChange(this.config.store, this.head, transition(this.head, append))
+      let written = await commitChange(this.config.store, this.head, await transition(this.head, append))
       if (!written) {
         // Another instance wrote a stop request into the head: the thread is still this run's.
         const current = await this.config.store.head(this.head.id)
         if (current?.activeRun?.runId === this.runId && current.stopRequested === this.runId) {
           this.#abort.abort(new RunStopped())
           this.head = current
-          written = await commitChange(this.config.store, this.head, transition(this.head, append))
+          written = await commitChange(this.config.store, this.head, await transition(this.head, append))
         }
       }
       if (!written) {

@@ -1,3 +1,6 @@
+import { ANONYMOUS, summaryOf, type DecisionDraft } from '../decisions/records.ts'
+import { requestReviews } from '../decisions/approvalRequests.ts'
+import type { DecisionSummary } from '../../protocol/decisions.ts'
 import type { Execution } from './callPlan.ts'
 import type { RunStart } from '../thread/transitions.ts'
 import { inCallOrder, successResult, errorResult } from './results.ts'
@@ -85,10 +88,11 @@ async function drive(run: Run, start: RunStart): Promise<readonly StoredInterrup
 
 /** Plans a step's calls, runs the server tools among them, and stores the step: closed, or open on its interrupts. */
 async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps: number): Promise<StoredInterrupt[]> {
-  const plan = await planToolCalls(message.toolCalls, run.config.tools, run.context, run.failures, (call, tool) => run.middleware.toolInput(call, tool))
+  const plan = await planToolCalls(message.toolCalls, run.config.tools, run.context, run.failures, { threadId: run.head.id, requester: run.head.turnBy ?? ANONYMOUS, grants: run.head.grants }, (call, tool) => run.middleware.toolInput(call, tool))
   for (const result of plan.results) run.events.result(result)
   const step: OpenStep = { message, results: plan.results, interrupts: plan.interrupts, running: [], steps }
-  return runAndStore(run, step, plan.executions, [])
+  const granted = new Map(plan.granted.map((draft) => [draft.toolCallId, summaryOf({ ...draft, seq: 0, previous: null, digest: '', shownDigest: '' })]))
+  return runAndStore(run, step, plan.executions, [], granted, plan.granted)
 }
 
 /**
@@ -99,7 +103,8 @@ async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps:
 async function settleStep(run: Run, answered: OpenStep): Promise<StoredInterrupt[]> {
   const rerun = await rerunPlan(answered, answered.running, run.config.tools, run.failures)
   const settlement = await settleInterrupts(answered.message, answered.interrupts, run.config.tools, 'resume', run.failures)
-  const settled = [...rerun.results, ...settlement.results]
+  const decided = decisionsOf(answered.interrupts)
+  const settled = [...rerun.results, ...settlement.results].map((result) => withDecision(result, decided))
   for (const result of settled) run.events.result(result)
   const step: OpenStep = {
     ...answered,
@@ -108,7 +113,20 @@ async function settleStep(run: Run, answered: OpenStep): Promise<StoredInterrupt
     interrupts: settlement.interrupts,
     running: [],
   }
-  return runAndStore(run, step, [...rerun.executions, ...settlement.executions], answered.interrupts)
+  return runAndStore(run, step, [...rerun.executions, ...settlement.executions], answered.interrupts, decided)
+}
+
+/** Who decided each answered approval, by call. */
+function decisionsOf(interrupts: readonly StoredInterrupt[]): ReadonlyMap<string, DecisionSummary> {
+  const decided = new Map<string, DecisionSummary>()
+  for (const { toolCallId, answer } of interrupts) if (answer?.kind === 'approval' && answer.decision) decided.set(toolCallId, answer.decision)
+  return decided
+}
+
+/** The result carries the decision of its call, so the stored thread and the stream show who decided. */
+function withDecision(result: ThreadToolMessage, decided: ReadonlyMap<string, DecisionSummary>): ThreadToolMessage {
+  const decision = decided.get(result.toolCallId)
+  return decision ? { ...result, decision } : result
 }
 
 /**
@@ -121,10 +139,13 @@ async function runAndStore(
   step: OpenStep,
   executions: readonly Execution[],
   resolved: readonly StoredInterrupt[],
+  decided: ReadonlyMap<string, DecisionSummary> = new Map(),
+  drafts: readonly DecisionDraft[] = [],
 ): Promise<StoredInterrupt[]> {
   const resolvedInterruptIds = resolved.length > 0 ? rememberResolved(run.head.resolvedInterruptIds, resolved) : run.head.resolvedInterruptIds
+  // Calls run under a grant are recorded with the write that marks them running: before they run.
   if (executions.length > 0) {
-    await run.save({ step: { ...step, running: executions.map((execution) => execution.toolCallId) }, resolvedInterruptIds })
+    await run.save({ step: { ...step, running: executions.map((execution) => execution.toolCallId) }, resolvedInterruptIds }, drafts)
   }
   const executed = await executeToolCalls(executions, {
     signal: run.signal,
@@ -135,13 +156,17 @@ async function runAndStore(
     attachments: { store: run.config.attachments, threadId: run.head.id, maxBytes: run.config.limits.maxAttachmentBytes },
     onResult: (result) => run.events.result(result),
     trace: run.trace,
-    onOutput: (result, execution) =>
-      run.middleware.toolOutput(result, execution.input, execution.entry.tool, (output) => withAttachmentsOf(result, successResult(execution, output, execution.editedArgs))),
+    onOutput: async (result, execution) =>
+      withDecision(
+        await run.middleware.toolOutput(result, execution.input, execution.entry.tool, (output) => withAttachmentsOf(result, successResult(execution, output, execution.editedArgs))),
+        decided,
+      ),
   })
   const results = [...step.results, ...executed]
   if (step.interrupts.length > 0) {
     const interrupts = asked(step.interrupts, run.config.limits.interruptTtlMs, run.trace?.traceparent)
     await run.save({ step: { ...step, results, interrupts, running: [] }, resolvedInterruptIds })
+    void requestReviews(run.config, run.head.id, interrupts)
     run.middleware.throwIfFailed()
     return interrupts
   }

@@ -11,15 +11,20 @@ import type { ToolFailures } from '../errors.ts'
 import type { StoredAnswer, StoredInterrupt, OpenStep } from '../thread/threadStore.ts'
 import type { EndedWait, WaitDecision } from '../../telemetry/hooks.ts'
 import { validateInput, type CallPlan } from './callPlan.ts'
-import { callRef, deniedResult, errorResult, successResult, type CallRef } from './results.ts'
+import { callRef, cancelledResult, deniedResult, errorResult, expiredResult, successResult, type CallRef } from './results.ts'
 
 // Interrupts: a call that waits for a human (`tool_approval`) or the browser (`client_tool`), what
 // the wire shows of one, and what its answers do once every interrupt of the step has one
 // (`settleInterrupts`). The answers are checked when they arrive, in claim/answers.ts.
 
 /** A human must approve the call before it runs (server tools) or is handed to the browser (client tools). */
-export function approvalInterrupt(call: CallRef, input: unknown, message: string | undefined): StoredInterrupt {
-  return { id: randomId('int_'), reason: 'tool_approval', ...callRef(call), input, ...(message === undefined ? {} : { message }) }
+export function approvalInterrupt(
+  call: CallRef,
+  input: unknown,
+  message: string | undefined,
+  who: Pick<StoredInterrupt, 'requestedBy' | 'reviewers'> = {},
+): StoredInterrupt {
+  return { id: randomId('int_'), reason: 'tool_approval', ...callRef(call), input, ...(message === undefined ? {} : { message }), ...who }
 }
 
 /** The browser runs the call and answers with its result. `edited` carries an approval's edit forward to the result. */
@@ -66,8 +71,13 @@ function decisionOf(answer: StoredAnswer | undefined, expired: boolean): WaitDec
  * The interrupt as sent on the wire: stored answers and bookkeeping stay on the server. An approval
  * carries AG-UI's `responseSchema`, the payload it expects, whose `editedArgs` is the tool's input schema.
  */
-export function toWire({ id, reason, toolCallId, toolName, input, message, expiresAt }: StoredInterrupt, tools: ToolRegistry): ToolInterrupt {
+export function toWire(stored: StoredInterrupt, tools: ToolRegistry): ToolInterrupt {
+  const { id, reason, toolCallId, toolName, message, expiresAt, reviewers, requestedBy, approvals } = stored
+  // A reviewer's edit short of the required approvals is what the next reviewer is shown.
+  const input = stored.proposed ?? stored.input
   const responseSchema = reason === 'tool_approval' ? tools.get(toolName)?.approvalSchema : undefined
+  // Who asked matters to a reviewer; to the requester approving their own call it is noise.
+  const who = reviewers === undefined ? {} : { reviewers, ...(requestedBy === undefined ? {} : { requestedBy }) }
   return {
     id,
     reason,
@@ -77,8 +87,10 @@ export function toWire({ id, reason, toolCallId, toolName, input, message, expir
     ...(message === undefined ? {} : { message }),
     ...(responseSchema === undefined ? {} : { responseSchema }),
     ...(expiresAt === undefined ? {} : { expiresAt }),
+    ...who,
+    ...(approvals === undefined ? {} : { approvals }),
     // The same extras again where strict AG-UI clients keep them (they drop unknown top-level fields).
-    metadata: { kind: 'tool_call', toolName, input, ...(message === undefined ? {} : { reason: message }) },
+    metadata: { kind: 'tool_call', toolName, input, ...(message === undefined ? {} : { reason: message }), ...who },
   }
 }
 
@@ -98,15 +110,18 @@ export const SUPERSEDED_REASON = 'the user sent a new message instead'
 /**
  * `resume`: every interrupt is answered; apply the answers. `supersede`: the user sent a new
  * message instead; results the browser already produced and explicit denials stand, everything
- * else (unanswered, or approved but not yet run) is denied with `SUPERSEDED_REASON`. Edited
+ * else (unanswered, or approved but not yet run) is denied with `SUPERSEDED_REASON`. `cancel`: the
+ * user stopped the turn; the same calls are `cancelled`. Either way an unanswered interrupt past
+ * its `expiresAt` is `expired`: no one said no. Edited
  * arguments are written into `message`, so the model sees the call that actually ran.
  */
 export async function settleInterrupts(
   message: ThreadAssistantMessage,
   interrupts: readonly StoredInterrupt[],
   tools: ToolRegistry,
-  mode: 'resume' | 'supersede',
+  mode: 'resume' | 'supersede' | 'cancel',
   failures: ToolFailures,
+  now = Date.now(),
 ): Promise<CallPlan & { readonly message: ThreadAssistantMessage }> {
   const plan: CallPlan = { results: [], executions: [], interrupts: [] }
   const edits = new Map<string, string>()
@@ -114,7 +129,10 @@ export async function settleInterrupts(
     const ref = callRef(interrupt)
     const { answer } = interrupt
     const entry = tools.get(interrupt.toolName)
-    if (answer?.kind === 'approval' && !answer.approved) plan.results.push(deniedResult(ref, answer.reason, rejectMessageOf(entry?.tool, interrupt)))
+    const waiting = answer === undefined || (answer.kind === 'approval' && answer.approved)
+    if (mode !== 'resume' && answer === undefined && isExpired(interrupt, now)) plan.results.push(expiredResult(ref))
+    else if (mode === 'cancel' && waiting) plan.results.push(cancelledResult(ref))
+    else if (answer?.kind === 'approval' && !answer.approved) plan.results.push(deniedResult(ref, answer.reason, rejectMessageOf(entry?.tool, interrupt)))
     else if (mode === 'supersede' && (answer === undefined || answer.kind === 'approval')) {
       plan.results.push(deniedResult(ref, SUPERSEDED_REASON, rejectMessageOf(entry?.tool, interrupt)))
     }
@@ -138,6 +156,10 @@ export async function settleInterrupts(
       ? message
       : { ...message, toolCalls: message.toolCalls.map((call) => (edits.has(call.id) ? { ...call, arguments: edits.get(call.id)! } : call)) }
   return { ...plan, message: edited }
+}
+
+export function isExpired(interrupt: StoredInterrupt, now = Date.now()): boolean {
+  return interrupt.expiresAt !== undefined && Date.parse(interrupt.expiresAt) <= now
 }
 
 /** A browser's result is checked against the output schema like a server tool's. */

@@ -65,3 +65,16 @@ export function inCallOrder(message: ThreadAssistantMessage, results: readonly T
   const order = new Map(message.toolCalls.map((call, index) => [call.id, index]))
   return [...results].sort((a, b) => (order.get(a.toolCallId) ?? 0) - (order.get(b.toolCallId) ?? 0))
 }
+
+export const EXPIRED_TEXT = 'The approval request expired before anyone answered; the tool did not run.'
+export const CANCELLED_TEXT = 'The request was cancelled before anyone decided; the tool did not run.'
+
+/** No one answered in time: not a denial, and the model must not read one. */
+export function expiredResult(call: CallRef): ThreadToolMessage {
+  return { role: 'tool', id: randomId('msg_'), ...callRef(call), content: EXPIRED_TEXT, status: 'expired' }
+}
+
+/** The run was stopped while the call waited. */
+export function cancelledResult(call: CallRef): ThreadToolMessage {
+  return { role: 'tool', id: randomId('msg_'), ...callRef(call), content: CANCELLED_TEXT, status: 'cancelled' }
+}

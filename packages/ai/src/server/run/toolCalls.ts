@@ -15,6 +15,10 @@ import type { InputDecision } from './middleware.ts'
 import { approvalInterrupt, clientToolInterrupt } from './interrupts.ts'
 import type { OpenStep } from '../thread/threadStore.ts'
 import type { ToolRegistry } from '../../tools/toolRegistry.ts'
+import type { Grant, Principal } from '../../protocol/decisions.ts'
+import { checkedReviewers, NOBODY } from '../decisions/reviewers.ts'
+import { coveringGrant } from '../decisions/grants.ts'
+import type { DecisionDraft } from '../decisions/records.ts'
 import type { RunTrace } from '../../telemetry/hooks.ts'
 
 // What becomes of the model's tool calls: each is planned (settled at once with an error, run on
@@ -29,9 +33,11 @@ export async function planToolCalls(
   tools: ToolRegistry,
   context: unknown,
   failures: ToolFailures,
+  thread: { readonly threadId: string; readonly requester: Principal; readonly grants?: readonly Grant[] | undefined },
   onInput?: OnToolInput,
-): Promise<CallPlan> {
-  const plan: CallPlan = { results: [], executions: [], interrupts: [] }
+): Promise<CallPlan & { readonly granted: DecisionDraft[] }> {
+  const { requester } = thread
+  const plan: CallPlan & { granted: DecisionDraft[] } = { results: [], executions: [], interrupts: [], granted: [] }
   for (const call of calls) {
     const ref: CallRef = { toolCallId: call.id, toolName: call.name }
     const entry = tools.get(call.name)
@@ -56,10 +62,23 @@ export async function planToolCalls(
       continue
     }
     const sent = decided.replaced ? decided.input : args.value
-    const approval = await evaluateApproval(entry.tool, decided.input, { toolCallId: call.id, context: contextFor(context, call.name) })
+    const approval = await evaluateApproval(entry.tool, decided.input, { toolCallId: call.id, context: contextFor(context, call.name), requestedBy: requester })
     if (approval.error !== undefined) failures.policy(approval.error, ref)
+    const reviewers = approval.reviewers === undefined ? undefined : checkedReviewers(approval.reviewers)
+    // A policy that names reviewers badly fails closed: the call waits for a reviewer no one is.
+    if (typeof reviewers === 'string') failures.policy(new Error(`needsApproval of tool "${call.name}": ${reviewers}`), ref)
     // Interrupts carry the arguments as sent (plain JSON, storable); execution later validates them again.
-    if (approval.required) plan.interrupts.push(approvalInterrupt(ref, sent, approval.reason))
+    const grant = approval.required
+      ? await coveringGrant(thread.grants, { toolName: call.name, input: sent }, requester, typeof reviewers === 'string' ? NOBODY : reviewers)
+      : undefined
+    if (grant && entry.side === 'server') {
+      // Allowed for this thread by someone who could have approved it: it runs, and the record says under which grant.
+      plan.granted.push(grantedDraft(thread.threadId, call, grant, sent))
+      plan.executions.push({ ...ref, entry, input: decided.input })
+    } else if (approval.required) {
+      const who = { requestedBy: requester, ...(reviewers === undefined ? {} : { reviewers: typeof reviewers === 'string' ? NOBODY : reviewers }) }
+      plan.interrupts.push(approvalInterrupt(ref, sent, approval.reason, who))
+    }
     else if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, sent))
     else plan.executions.push({ ...ref, entry, input: decided.input })
   }
@@ -175,4 +194,21 @@ async function executeOne(execution: Execution, options: ExecuteOptions): Promis
 
 function notRun(call: CallRef): ThreadToolMessage {
   return errorResult(call, `Tool "${call.toolName}" did not run: the run stopped before it started`)
+}
+
+/** The record of a call that ran under a grant: decided by whoever gave it, through it. */
+function grantedDraft(threadId: string, call: ThreadToolCall, grant: Grant, args: unknown): DecisionDraft {
+  return {
+    threadId,
+    interruptId: '',
+    toolCallId: call.id,
+    toolName: call.name,
+    decision: 'granted',
+    by: grant.by,
+    at: new Date().toISOString(),
+    channel: 'api',
+    shownArgs: args,
+    ranArgs: args,
+    grantId: grant.id,
+  }
 }

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../../errors.ts'
+import type { DecisionRecord } from '../../protocol/decisions.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import { deepFreeze } from '../../util/deepFreeze.ts'
 import { HttpError } from '../errors.ts'
@@ -28,6 +29,8 @@ interface Entry {
   version: number
   /** Frozen on the way in (the runtime never changes a message it stored), so they are handed out without copies. */
   readonly messages: ThreadMessage[]
+  /** Frozen on the way in, like the messages. */
+  readonly decisions: DecisionRecord[]
   touchedAt: number
   running: boolean
   /** The messages' size, as the head counts it. */
@@ -87,7 +90,10 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
     async messages(threadId, from, to) {
       return live(threadId)?.messages.slice(from, to) ?? []
     },
-    async commit({ head, append }) {
+    async decisions(threadId) {
+      return [...(live(threadId)?.decisions ?? [])]
+    },
+    async commit({ head, append, decisions: records = [] }) {
       const entry = live(head.id)
       if ((entry?.version ?? 0) !== head.version - 1) return false
       const growth = head.bytes - (entry?.bytes ?? 0)
@@ -97,7 +103,9 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
       }
       const messages = entry?.messages ?? []
       for (const message of append) messages.push(deepFreeze(message))
-      const next: Entry = { head: deepFreeze(head), version: head.version, messages, touchedAt: 0, running: head.activeRun !== undefined, bytes: head.bytes }
+      const decisions = entry?.decisions ?? []
+      for (const record of records) decisions.push(deepFreeze(record))
+      const next: Entry = { head: deepFreeze(head), version: head.version, messages, decisions, touchedAt: 0, running: head.activeRun !== undefined, bytes: head.bytes }
       totalBytes += growth
       touch(head.id, next)
       if (threads.size > maxThreads) evict(head.id, 0)

@@ -1,5 +1,6 @@
 /** @module @toolgate/ai/server/postgres */
 import { InvalidOptionError } from '../../errors.ts'
+import type { DecisionRecord } from '../../protocol/decisions.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import type { AttachmentStore } from '../run/attachments.ts'
 import type { RunEventLog, ThreadHead, ThreadStore } from '../thread/threadStore.ts'
@@ -83,6 +84,12 @@ CREATE TABLE IF NOT EXISTS ${t}_messages (
   thread_id   text NOT NULL REFERENCES ${t}_threads (id) ON DELETE CASCADE,
   seq         integer NOT NULL,
   message     text NOT NULL,
+  PRIMARY KEY (thread_id, seq)
+);
+CREATE TABLE IF NOT EXISTS ${t}_decisions (
+  thread_id   text NOT NULL REFERENCES ${t}_threads (id) ON DELETE CASCADE,
+  seq         integer NOT NULL,
+  record      text NOT NULL,
   PRIMARY KEY (thread_id, seq)
 );
 CREATE TABLE IF NOT EXISTS ${t}_runs (
@@ -184,6 +191,9 @@ WITH head AS (
 ), appended AS (
   INSERT INTO ${t}_messages (thread_id, seq, message)
   SELECT head.id, $5 + m.ord - 1, m.message FROM head, unnest($6::text[]) WITH ORDINALITY AS m(message, ord)
+), decided AS (
+  INSERT INTO ${t}_decisions (thread_id, seq, record)
+  SELECT head.id, $7 + d.ord - 1, d.record FROM head, unnest($8::text[]) WITH ORDINALITY AS d(record, ord)
 )
 SELECT count(*) AS written FROM head`
 
@@ -249,11 +259,25 @@ SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(se
       ])
       return rows.map((row) => JSON.parse(row.message) as ThreadMessage)
     },
-    async commit({ head, append }) {
+    async decisions(threadId) {
+      const { rows } = await query('decisions', `SELECT record FROM ${t}_decisions WHERE thread_id = $1 ORDER BY seq`, [threadId])
+      return rows.map((row) => JSON.parse(row.record) as DecisionRecord)
+    },
+    async commit({ head, append, decisions = [] }) {
       // An expired thread whose id comes back starts afresh: its old rows go first.
       if (head.version === 1) await query('commit', `DELETE FROM ${t}_threads WHERE id = $1 AND expires_at <= now()`, [head.id])
       const start = head.messageCount - append.length
-      const { rows } = await query('commit', commitSql, [head.id, head.version, JSON.stringify(head), ttlMs, start, append.map((m) => JSON.stringify(m))])
+      const decisionsFrom = (head.decisions?.count ?? 0) - decisions.length
+      const { rows } = await query('commit', commitSql, [
+        head.id,
+        head.version,
+        JSON.stringify(head),
+        ttlMs,
+        start,
+        append.map((m) => JSON.stringify(m)),
+        decisionsFrom,
+        decisions.map((record) => JSON.stringify(record)),
+      ])
       return Number(rows[0]?.written) === 1
     },
   }

@@ -1,5 +1,6 @@
 /** @module @toolgate/ai/server/redis */
 import { InvalidOptionError } from '../../errors.ts'
+import type { DecisionRecord } from '../../protocol/decisions.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import type { AttachmentStore } from '../run/attachments.ts'
 import type { LoggedEvent, RunEventLog, ThreadHead, ThreadStore } from '../thread/threadStore.ts'
@@ -62,18 +63,21 @@ export interface RedisStore extends ThreadStore {
 }
 
 // A thread is keys in one hash slot (so a cluster keeps them together): a hash with the head's
-// version `v` and JSON `h`, a list of its messages as JSON, and a hash of its files. A commit is
-// one Lua script: compare the version, set the head, push the new messages, renew the TTLs.
-// Nothing is read back.
+// version `v` and JSON `h`, a list of its messages as JSON, a list of its decision records, and a
+// hash of its files. A commit is one Lua script: compare the version, set the head, push the new
+// messages and records, renew the TTLs. Nothing is read back.
 const COMMIT = `
 local version = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
 if version ~= tonumber(ARGV[1]) - 1 then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[1], 'h', ARGV[2])
-for i = 4, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+local split = 5 + tonumber(ARGV[4])
+for i = 5, split - 1 do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+for i = split, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
 local ttl = tonumber(ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ttl)
 if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PEXPIRE', KEYS[2], ttl) end
 if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('PEXPIRE', KEYS[3], ttl) end
+if redis.call('EXISTS', KEYS[4]) == 1 then redis.call('PEXPIRE', KEYS[4], ttl) end
 return 1
 `
 
@@ -127,6 +131,7 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
   const script = scriptRunner(send)
   const headKey = (threadId: string) => `${prefix}{${threadId}}:head`
   const messagesKey = (threadId: string) => `${prefix}{${threadId}}:messages`
+  const decisionsKey = (threadId: string) => `${prefix}{${threadId}}:decisions`
   const eventsKey = (runId: string) => `${prefix}{${runId}}:events`
   const endKey = (runId: string) => `${prefix}{${runId}}:end`
   const filesKey = (threadId: string) => `${prefix}{${threadId}}:files`
@@ -194,9 +199,20 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
       const items = (await send(['LRANGE', messagesKey(threadId), String(from), String(to - 1)])) as string[]
       return items.map((item) => JSON.parse(item) as ThreadMessage)
     },
-    async commit({ head, append }) {
-      const args = [String(head.version), JSON.stringify(head), String(ttlMs), ...append.map((message) => JSON.stringify(message))]
-      return Number(await script(COMMIT, [headKey(head.id), messagesKey(head.id), filesKey(head.id)], args)) === 1
+    async decisions(threadId) {
+      const items = (await send(['LRANGE', decisionsKey(threadId), '0', '-1'])) as string[]
+      return items.map((item) => JSON.parse(item) as DecisionRecord)
+    },
+    async commit({ head, append, decisions = [] }) {
+      const args = [
+        String(head.version),
+        JSON.stringify(head),
+        String(ttlMs),
+        String(append.length),
+        ...append.map((message) => JSON.stringify(message)),
+        ...decisions.map((record) => JSON.stringify(record)),
+      ]
+      return Number(await script(COMMIT, [headKey(head.id), messagesKey(head.id), decisionsKey(head.id), filesKey(head.id)], args)) === 1
     },
   }
 }

@@ -1,8 +1,11 @@
 import * as v from 'valibot'
 import { toolDefinition } from '../../tools/toolDefinition.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
+import type { DecisionRecord } from '../../protocol/decisions.ts'
 import { createChatHandler } from '../createChatHandler.ts'
 import { scriptedModel } from './scriptedModel.ts'
+import { reviewedApp } from './approvalAttacks.ts'
+import type { Principal } from '../../protocol/decisions.ts'
 import type { ThreadHead, ThreadStore } from '../thread/threadStore.ts'
 import type { AttachmentStore } from '../run/attachments.ts'
 
@@ -202,6 +205,33 @@ export function threadStoreConformance(name: string, factory: StoreFactory, { de
       expect((await store.head(id))?.resolvedInterruptIds).toEqual(['int_é'])
     })
 
+    it('appends decision records with the head, in order, and a stale write appends none', async () => {
+      const store = await factory({})
+      const id = freshId()
+      const record = (seq: number): DecisionRecord => ({
+        seq,
+        threadId: id,
+        interruptId: `int_${seq}`,
+        toolCallId: `call_${seq}`,
+        toolName: 'tränsfer',
+        decision: 'approved',
+        by: { id: 'bob', name: 'Bøb', roles: ['finance'] },
+        at: '2026-01-01T00:00:00.000Z',
+        channel: 'review-link',
+        shownArgs: { amount: 5 },
+        shownDigest: 'sha256:0',
+        previous: seq === 0 ? null : `d${seq - 1}`,
+        digest: `d${seq}`,
+      })
+      expect(await store.decisions(id)).toEqual([])
+      expect(await store.commit({ head: headOf(id, 1, 0, { decisions: { count: 1, last: 'd0' } }), append: [], decisions: [record(0)] })).toBe(true)
+      expect(await store.commit({ head: headOf(id, 1, 0, { decisions: { count: 2, last: 'd1' } }), append: [], decisions: [record(1)] })).toBe(false)
+      expect(await store.commit({ head: headOf(id, 2, 1, { decisions: { count: 3, last: 'd2' } }), append: [userMessage(0)], decisions: [record(1), record(2)] })).toBe(true)
+      expect(await store.commit({ head: headOf(id, 3, 1, { decisions: { count: 3, last: 'd2' } }), append: [] })).toBe(true)
+      expect(await store.decisions(id)).toEqual([record(0), record(1), record(2)])
+      expect((await store.head(id))?.decisions).toEqual({ count: 3, last: 'd2' })
+    })
+
     it('forgets a thread after its TTL', async () => {
       const store = await factory({ threadTtlMs: 300 })
       const id = freshId()
@@ -227,6 +257,167 @@ export function threadStoreConformance(name: string, factory: StoreFactory, { de
       await waiting
       expect(await log.read(runId, 2)).toEqual({ events: [{ seq: 3, data: '{"type":"RUN_FINISHED"}' }], ended: true })
     })
+
+    it('reviewers: the requester, someone outside the role and a second answer by the same reviewer are refused and change nothing', async () => {
+      const app = reviewedApp(await factory({}))
+      const { threadId, interrupt } = await app.ask('pay 500')
+      const before = await app.state(threadId)
+      const answer = (as: string) => app.post({ threadId, resume: [{ interruptId: interrupt.id, approved: true }] }, as)
+      expect(await app.errorOf(await answer('alice'))).toEqual({ status: 403, code: 'REVIEWER_REQUIRED' })
+      expect(await app.errorOf(await answer('dave'))).toEqual({ status: 403, code: 'NOT_A_REVIEWER' })
+      expect(await app.errorOf(await answer(''))).toEqual({ status: 403, code: 'NOT_A_REVIEWER' })
+      expect(await app.state(threadId)).toEqual(before)
+      expect(app.ran).toEqual([])
+
+      // A reviewer who asks is the requester of that call: someone else in the role must decide it, by any channel.
+      const own = await app.ask('pay 50', 'carol')
+      const [ownLink] = await app.linksFor(own.interrupt.id)
+      const ownBefore = await app.state(own.threadId)
+      expect(await app.errorOf(await app.post({ threadId: own.threadId, resume: [{ interruptId: own.interrupt.id, approved: true }] }, 'carol'))).toEqual({ status: 403, code: 'REVIEWER_REQUIRED' })
+      expect(await app.errorOf(await app.post({ review: ownLink!.token, answer: { interruptId: own.interrupt.id, approved: true } }, 'carol'))).toEqual({ status: 403, code: 'REVIEWER_REQUIRED' })
+      expect(await app.state(own.threadId)).toEqual(ownBefore)
+
+      // Two-person rule: bob's approval is kept, bob again is refused, carol's completes it.
+      const wire = await app.ask('wire 9000')
+      const approve = (as: string) => app.post({ threadId: wire.threadId, resume: [{ interruptId: wire.interrupt.id, approved: true }] }, as)
+      const first = await approve('bob')
+      expect(first.status).toBe(202)
+      const waiting = ((await first.json()) as { interrupts: { approvals: { by: Principal }[] }[] }).interrupts[0]!
+      expect(waiting.approvals.map((approval) => approval.by.id)).toEqual(['bob'])
+      const afterBob = await app.state(wire.threadId)
+      expect(await app.errorOf(await approve('bob'))).toEqual({ status: 409, code: 'ALREADY_DECIDED' })
+      expect(await app.state(wire.threadId)).toEqual(afterBob)
+      await (await approve('carol')).text()
+      expect(app.ran).toEqual([{ tool: 'wire_funds', input: { to: 'Zed', amount: 9000 } }])
+      const records = await app.handler.decisions(wire.threadId)
+      expect(records.map((record) => [record.decision, record.by.id, record.channel])).toEqual([
+        ['approved', 'bob', 'chat'],
+        ['approved', 'carol', 'chat'],
+      ])
+    })
+
+    it('reviewers: of two racing approvals one runs the tool and the other is refused', async () => {
+      const app = reviewedApp(await factory({}))
+      const { threadId, interrupt } = await app.ask('pay 700')
+      const statuses = await Promise.all(
+        ['bob', 'carol'].map(async (as) => {
+          const response = await app.post({ threadId, resume: [{ interruptId: interrupt.id, approved: true }] }, as)
+          await response.text()
+          return response.status
+        }),
+      )
+      expect([...statuses].sort()).toEqual([200, 409])
+      expect(app.ran.length).toBe(1)
+      expect((await app.handler.decisions(threadId)).length).toBe(1)
+    })
+
+    it('review links: one use each; truncated, altered, for another thread or interrupt, expired, outside the role or after an edit are refused and change nothing', async () => {
+      const app = reviewedApp(await factory({}))
+      const { threadId, interrupt } = await app.ask('pay 300')
+      const [link] = await app.linksFor(interrupt.id)
+      expect(link!.url).toBe(`https://app.test/review?token=${link!.token}`)
+      expect(link!.reviewer).toEqual({ role: 'finance' })
+      const other = await app.ask('pay 400')
+      const before = await app.state(threadId)
+      const review = (token: string, as = 'bob', extra: Record<string, unknown> = {}, interruptId = interrupt.id) =>
+        app.post({ review: token, answer: { interruptId, approved: true }, ...extra }, as)
+      const token = link!.token
+      const [body, signature] = token.split('.') as [string, string]
+      const flipped = body.slice(0, 10) + (body[10] === 'A' ? 'B' : 'A') + body.slice(11)
+      expect(await app.errorOf(await review(token.slice(0, -5)))).toEqual({ status: 401, code: 'REVIEW_LINK_INVALID' })
+      expect(await app.errorOf(await review(`${flipped}.${signature}`))).toEqual({ status: 401, code: 'REVIEW_LINK_INVALID' })
+      expect(await app.errorOf(await review(body))).toEqual({ status: 401, code: 'REVIEW_LINK_INVALID' })
+      expect(await app.errorOf(await review(token, 'bob', {}, other.interrupt.id))).toEqual({ status: 401, code: 'REVIEW_LINK_INVALID' })
+      expect(await app.errorOf(await review(token, 'bob', { threadId: other.threadId }))).toEqual({ status: 401, code: 'REVIEW_LINK_INVALID' })
+      expect(await app.errorOf(await review(token, 'dave'))).toEqual({ status: 403, code: 'NOT_A_REVIEWER' })
+      expect(await app.errorOf(await review(token, 'alice'))).toEqual({ status: 403, code: 'NOT_A_REVIEWER' })
+      expect(await app.state(threadId)).toEqual(before)
+
+      // The page shows what the link decides; the link works once.
+      const view = (await (await app.get(`review=${encodeURIComponent(token)}`)).json()) as { threadId: string; interrupt: { input: unknown } }
+      expect(view.threadId).toBe(threadId)
+      expect(view.interrupt.input).toEqual({ to: 'Bob', amount: 300 })
+      const used = await review(token)
+      expect(used.status).toBe(200)
+      expect(((await used.json()) as { decision: { by: Principal; channel: string } }).decision).toEqual({
+        decision: 'approved',
+        by: { id: 'bob', name: 'Bob', roles: ['finance'] },
+        at: (await app.handler.decisions(threadId))[0]!.at,
+        channel: 'review-link',
+      })
+      await app.idle(threadId)
+      const afterUse = await app.state(threadId)
+      expect(await app.errorOf(await review(token))).toEqual({ status: 409, code: 'REVIEW_LINK_USED' })
+      expect(await app.errorOf(await app.get(`review=${encodeURIComponent(token)}`))).toEqual({ status: 409, code: 'REVIEW_LINK_USED' })
+      expect(await app.state(threadId)).toEqual(afterUse)
+      expect(app.ran).toEqual([{ tool: 'transfer_money', input: { to: 'Bob', amount: 300 } }])
+
+      // An edit by the first of two reviewers changes what the others approve: links made for the old arguments stop working.
+      const wire = await app.ask('wire 5000')
+      const wireLinks = await app.linksFor(wire.interrupt.id)
+      expect(wireLinks.length).toBe(2)
+      const edited = await app.post({ threadId: wire.threadId, resume: [{ interruptId: wire.interrupt.id, approved: true, editedArgs: { to: 'Zed', amount: 4000 } }] }, 'bob')
+      expect(edited.status).toBe(202)
+      const afterEdit = await app.state(wire.threadId)
+      expect(await app.errorOf(await review(wireLinks[1]!.token, 'carol', {}, wire.interrupt.id))).toEqual({ status: 409, code: 'ARGUMENTS_CHANGED' })
+      expect(await app.state(wire.threadId)).toEqual(afterEdit)
+      await (await app.post({ threadId: wire.threadId, resume: [{ interruptId: wire.interrupt.id, approved: true }] }, 'carol')).text()
+      expect(app.ran.at(-1)).toEqual({ tool: 'wire_funds', input: { to: 'Zed', amount: 4000 } })
+      const trail = (await app.handler.decisions(wire.threadId)).map((record) => [record.decision, record.by.id, record.shownArgs, record.ranArgs])
+      expect(trail).toEqual([
+        ['edited', 'bob', { to: 'Zed', amount: 5000 }, { to: 'Zed', amount: 4000 }],
+        ['approved', 'carol', { to: 'Zed', amount: 4000 }, { to: 'Zed', amount: 4000 }],
+      ])
+
+      // An expired link.
+      const shortLived = reviewedApp(await factory({}), { linkTtlMs: 1 })
+      const late = await shortLived.ask('pay 100')
+      const [lateLink] = await shortLived.linksFor(late.interrupt.id)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      const beforeLate = await shortLived.state(late.threadId)
+      expect(await shortLived.errorOf(await shortLived.post({ review: lateLink!.token, answer: { interruptId: late.interrupt.id, approved: true } }, 'bob'))).toEqual({
+        status: 410,
+        code: 'REVIEW_LINK_EXPIRED',
+      })
+      expect(await shortLived.state(late.threadId)).toEqual(beforeLate)
+    }, 60_000)
+
+    it('grants: cover later calls of the same tool only, never widen past their author, and stop when revoked', async () => {
+      const app = reviewedApp(await factory({}))
+      const first = await app.ask('email ann')
+      const threadId = first.threadId
+      await (await app.post({ threadId, resume: [{ interruptId: first.interrupt.id, approved: true, grant: {} }] }, 'alice')).text()
+      const [grant] = await app.handler.grants(threadId)
+      expect(grant!.toolName).toBe('send_email')
+      expect(grant!.by.id).toBe('alice')
+      // Covered: runs without asking, recorded as run under the grant by its author.
+      expect((await app.ask('email bob', 'alice', threadId)).interrupt).toBeUndefined()
+      // Another tool is not covered, and alice's grant cannot stand in for a reviewer.
+      const pay = await app.ask('pay 10', 'alice', threadId)
+      expect(typeof pay.interrupt.id).toBe('string')
+      expect(app.ran.map((call) => call.tool)).toEqual(['send_email', 'send_email'])
+      const trail = (await app.handler.decisions(threadId)).map((record) => [record.decision, record.by.id, record.grantId])
+      expect(trail).toEqual([
+        ['approved', 'alice', grant!.id],
+        ['granted', 'alice', grant!.id],
+      ])
+
+      // A reviewer's grant covers the calls they could have approved: not the ones they ask for themselves, not a two-person rule.
+      const payAgain = await app.ask('pay 20', 'alice', threadId)
+      await (await app.post({ threadId, resume: [{ interruptId: payAgain.interrupt.id, approved: true, grant: { ttlMs: 60_000 } }] }, 'bob')).text()
+      expect((await app.ask('pay 30', 'alice', threadId)).interrupt).toBeUndefined()
+      expect(typeof (await app.ask('pay 40', 'bob', threadId)).interrupt.id).toBe('string')
+      expect(typeof (await app.ask('wire 50', 'alice', threadId)).interrupt.id).toBe('string')
+
+      // Revoked: the next call asks again; revoking again is refused and changes nothing.
+      const revoked = await app.post({ threadId, revokeGrant: grant!.id }, 'alice')
+      expect(revoked.status).toBe(200)
+      expect(typeof (await app.ask('email cat', 'alice', threadId)).interrupt.id).toBe('string')
+      const before = await app.state(threadId)
+      expect(await app.errorOf(await app.post({ threadId, revokeGrant: grant!.id }, 'alice'))).toEqual({ status: 404, code: 'GRANT_NOT_FOUND' })
+      expect(await app.state(threadId)).toEqual(before)
+      expect(app.ran.filter((call) => call.tool === 'send_email').length).toBe(2)
+    }, 60_000)
 
     it('applies exactly one of 100 concurrent identical answers, and runs the tool once', async () => {
       const store = await factory({})

@@ -44,7 +44,26 @@ type ResultOf<TName extends string, TRawInput, TOutput> =
       readonly tool: TName
       /** The arguments the human was asked about. */
       readonly input: TRawInput
+      /** A person said no. */
       readonly status: 'denied'
+      readonly ok: false
+      readonly output?: undefined
+    })
+  | (ScriptedResultBase & {
+      readonly tool: TName
+      /** The arguments the human was asked about. */
+      readonly input: TRawInput
+      /** No one answered in time; the tool did not run. */
+      readonly status: 'expired'
+      readonly ok: false
+      readonly output?: undefined
+    })
+  | (ScriptedResultBase & {
+      readonly tool: TName
+      /** The arguments the human was asked about. */
+      readonly input: TRawInput
+      /** The turn was stopped while it waited; the tool did not run. */
+      readonly status: 'cancelled'
       readonly ok: false
       readonly output?: undefined
     })

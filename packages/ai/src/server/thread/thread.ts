@@ -1,3 +1,4 @@
+import type { DecisionRecord } from '../../protocol/decisions.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import { fetchRequest } from '../http/nodeRequest.ts'
 import type { ThreadSnapshot, ThreadStatus, ThreadWindow } from '../../protocol/thread.ts'
@@ -40,6 +41,8 @@ export function loadMessages(store: ThreadStore, head: ThreadHead): Promise<read
 export interface ThreadChange {
   readonly head: Partial<Omit<ThreadHead, 'id' | 'version' | 'messageCount' | 'bytes' | 'createdAt' | 'updatedAt'>>
   readonly append?: readonly ThreadMessage[]
+  /** Decision records this change explains, written in the same compare-and-set; `head.decisions` is their new tip. */
+  readonly decisions?: readonly DecisionRecord[]
 }
 
 /**
@@ -58,7 +61,8 @@ export async function commitChange(store: ThreadStore, head: ThreadHead, change:
     bytes,
     updatedAt: Date.now(),
   }
-  return (await store.commit({ head: next, append })) ? next : undefined
+  const decisions = change.decisions ?? []
+  return (await store.commit({ head: next, append, ...(decisions.length > 0 ? { decisions } : {}) })) ? next : undefined
 }
 
 const ATTEMPTS = 5

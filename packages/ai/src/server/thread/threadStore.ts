@@ -1,3 +1,4 @@
+import type { DecisionRecord, DecisionSummary, Grant, Principal, Reviewers } from '../../protocol/decisions.ts'
 import type { ToolInterrupt } from '../../protocol/interrupts.ts'
 import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../../protocol/messages.ts'
 import type { AttachmentStore } from '../run/attachments.ts'
@@ -11,7 +12,14 @@ import type { AttachmentStore } from '../run/attachments.ts'
 
 /** An answer as stored on its interrupt until every interrupt of the step is answered. */
 export type StoredAnswer =
-  | { readonly kind: 'approval'; readonly approved: boolean; readonly editedArgs?: unknown; readonly reason?: string }
+  | {
+      readonly kind: 'approval'
+      readonly approved: boolean
+      readonly editedArgs?: unknown
+      readonly reason?: string
+      /** Who decided, as the decision record says; streamed on the call once it settles. */
+      readonly decision?: DecisionSummary
+    }
   | { readonly kind: 'output'; readonly output: unknown }
   | { readonly kind: 'error'; readonly error: string }
 
@@ -20,6 +28,16 @@ export interface StoredInterrupt extends ToolInterrupt {
   readonly answer?: StoredAnswer | undefined
   /** A client_tool interrupt whose approval edited the arguments; its result will say so. */
   readonly edited?: boolean
+  /** Who the call was made for: the principal of the request whose run asked. */
+  readonly requestedBy?: Principal
+  /** Who must decide, when the policy named reviewers; the requester never counts. */
+  readonly reviewers?: Reviewers
+  /** The arguments under review once a reviewer edited them short of the required approvals; later reviewers are shown these. */
+  readonly proposed?: unknown
+  /** Approvals given so far, while `reviewers.required` asks for more than one. */
+  readonly approvals?: readonly DecisionSummary[]
+  /** Nonces of the review links used on this interrupt: each works once. */
+  readonly usedLinks?: readonly string[]
   /** When the run asked (ms since the epoch): the wait for an answer begins here. */
   readonly askedAt?: number
   /** The asking run's span (W3C `traceparent`), when telemetry is on: the wait ends in its trace. */
@@ -82,6 +100,18 @@ export interface ThreadHead {
   readonly resolvedInterruptIds: readonly string[]
   /** The run a user asked to stop, for the instance that runs it to see at its next look. */
   readonly stopRequested?: string | undefined
+  /** Tools allowed for this thread by an approver ("allow for this conversation"); revoking one removes it. */
+  readonly grants?: readonly Grant[] | undefined
+  /** Who sent the turn's message: the requester of every call the turn makes (reviewers are never it). */
+  readonly turnBy?: Principal | undefined
+  /** Where the thread's chain of decision records ends: the next record links to it under the same compare-and-set. */
+  readonly decisions?: DecisionTip | undefined
+}
+
+/** How many decision records a thread holds, and the digest of the last. */
+export interface DecisionTip {
+  readonly count: number
+  readonly last: string | null
 }
 
 /** One atomic write. */
@@ -90,6 +120,8 @@ export interface ThreadCommit {
   readonly head: ThreadHead
   /** Messages to add after the stored ones; `head.messageCount` already counts them. */
   readonly append: readonly ThreadMessage[]
+  /** Decision records to add after the stored ones, in the same atomic write; `head.decisions` already counts them. */
+  readonly decisions?: readonly DecisionRecord[]
 }
 
 export interface ThreadStore {
@@ -116,6 +148,8 @@ export interface ThreadStore {
    * conflict, changing nothing.
    */
   commit(commit: ThreadCommit): Promise<boolean>
+  /** The thread's decision records, oldest first (append-only: never changed once stored). */
+  decisions(threadId: string): Promise<readonly DecisionRecord[]>
 }
 
 /** One event of a run as it went out: its number in the run and its JSON text. */

@@ -3,7 +3,8 @@ import { inCallOrder } from '../run/results.ts'
 import { rememberResolved } from '../run/interrupts.ts'
 import type { Recovery } from './recovery.ts'
 import type { ThreadChange } from './thread.ts'
-import type { ActiveRun, OpenStep, ThreadHead } from './threadStore.ts'
+import type { ActiveRun, DecisionTip, OpenStep, ThreadHead } from './threadStore.ts'
+import type { DecisionRecord, Grant, Principal } from '../../protocol/decisions.ts'
 
 // Every way a thread's head changes, as pure functions `(head, input) => change`, in the manner of
 // TanStack Query's reducer: the claims and the run decide which event happened and pick one of
@@ -35,6 +36,8 @@ export interface Superseded {
   /** The step's message, with any approved edits written into its calls. */
   readonly message: OpenStep['message']
   readonly results: readonly ThreadToolMessage[]
+  /** What became of the interrupts that still waited (superseded, expired), as records. */
+  readonly decided?: Decided
 }
 
 /** The thread's lease, taken by run `runId` at `now`; its history until then is `fromMessage` messages long. */
@@ -55,9 +58,16 @@ export function storedSize(head: Pick<ThreadHead, 'messageCount' | 'step'>): num
  */
 export function claimForMessage(
   head: ThreadHead,
-  input: { readonly runId: string; readonly user: ThreadUserMessage; readonly recovery: Recovery; readonly superseded: Superseded | undefined; readonly now: number },
+  input: {
+    readonly runId: string
+    readonly user: ThreadUserMessage
+    readonly by: Principal
+    readonly recovery: Recovery
+    readonly superseded: Superseded | undefined
+    readonly now: number
+  },
 ): Claim {
-  const { runId, user, recovery, superseded, now } = input
+  const { runId, user, by, recovery, superseded, now } = input
   const { step } = recovery
   const settled = superseded?.results ?? []
   const announced = [...recovery.results, ...settled]
@@ -66,28 +76,48 @@ export function claimForMessage(
   if (step && rerun.length > 0) {
     const open: OpenStep = { ...step, message: superseded?.message ?? step.message, results: [...step.results, ...settled], interrupts: [] }
     return {
-      head: { step: open, activeRun: lease(runId, head.messageCount, now, true), resolvedInterruptIds: resolvedInterruptIds! },
+      head: { step: open, activeRun: lease(runId, head.messageCount, now, true), resolvedInterruptIds: resolvedInterruptIds!, turnBy: by, ...chained(superseded) },
       append: [],
+      ...records(superseded),
       start: { steps: 0, announced, rerun, message: user },
     }
   }
   const closed = step ? [superseded?.message ?? step.message, ...inCallOrder(superseded?.message ?? step.message, [...step.results, ...settled])] : []
   const append = [...recovery.append, ...closed, user]
   return {
-    head: { step: undefined, activeRun: lease(runId, head.messageCount + append.length, now), ...(resolvedInterruptIds ? { resolvedInterruptIds } : {}) },
+    head: { step: undefined, activeRun: lease(runId, head.messageCount + append.length, now), ...(resolvedInterruptIds ? { resolvedInterruptIds } : {}), turnBy: by, ...chained(superseded) },
     append,
+    ...records(superseded),
     start: { steps: 0, announced },
   }
 }
 
 /** A new thread, claimed by the run that answers its first message. */
-export function claimNewThread(input: { readonly runId: string; readonly user: ThreadUserMessage; readonly now: number }): Claim {
-  return { head: { activeRun: lease(input.runId, 1, input.now) }, append: [input.user], start: { steps: 0 } }
+export function claimNewThread(input: { readonly runId: string; readonly user: ThreadUserMessage; readonly by: Principal; readonly now: number }): Claim {
+  return { head: { activeRun: lease(input.runId, 1, input.now), turnBy: input.by }, append: [input.user], start: { steps: 0 } }
 }
 
-/** Answers stored while others of the step still wait: the thread stays unclaimed. */
-export function recordAnswers(_head: ThreadHead, input: { readonly recovery: Recovery; readonly step: OpenStep }): ThreadChange {
-  return { head: { step: input.step }, append: input.recovery.append }
+/** Decision records a change writes, chained after the head's (`chainDecisions`): the head keeps their new tip. */
+export interface Decided {
+  readonly records: readonly DecisionRecord[]
+  readonly tip: DecisionTip
+  /** The thread's grants once these decisions made theirs. */
+  readonly grants?: readonly Grant[]
+}
+
+function chained(decided: { readonly decided?: Decided | undefined } | undefined): { decisions?: DecisionTip; grants?: readonly Grant[] } {
+  const given = decided?.decided
+  if (!given || given.records.length === 0) return {}
+  return { decisions: given.tip, ...(given.grants ? { grants: given.grants } : {}) }
+}
+
+function records(decided: { readonly decided?: Decided | undefined } | undefined): { decisions?: readonly DecisionRecord[] } {
+  return decided?.decided && decided.decided.records.length > 0 ? { decisions: decided.decided.records } : {}
+}
+
+/** Answers stored while others of the step still wait: the thread stays unclaimed. Their decisions are recorded with them. */
+export function recordAnswers(_head: ThreadHead, input: { readonly recovery: Recovery; readonly step: OpenStep; readonly decided?: Decided }): ThreadChange {
+  return { head: { step: input.step, ...chained(input) }, append: input.recovery.append, ...records(input) }
 }
 
 /**
@@ -96,12 +126,13 @@ export function recordAnswers(_head: ThreadHead, input: { readonly recovery: Rec
  */
 export function claimForResume(
   head: ThreadHead,
-  input: { readonly runId: string; readonly recovery: Recovery; readonly step: OpenStep; readonly now: number },
+  input: { readonly runId: string; readonly recovery: Recovery; readonly step: OpenStep; readonly decided?: Decided; readonly now: number },
 ): Claim {
   const { runId, recovery, step, now } = input
   return {
-    head: { step, activeRun: lease(runId, head.messageCount + recovery.append.length, now, true) },
+    head: { step, activeRun: lease(runId, head.messageCount + recovery.append.length, now, true), ...chained(input) },
     append: recovery.append,
+    ...records(input),
     start: { steps: step.steps, resume: true, announced: recovery.results },
   }
 }
@@ -141,13 +172,38 @@ export interface StepFields {
   readonly resolvedInterruptIds?: readonly string[]
 }
 
-/** The run stores its progress (messages it appended, the open step); the write renews its lease. */
-export function saveStep(head: ThreadHead, input: { readonly fields: StepFields; readonly append: readonly ThreadMessage[]; readonly now: number }): ThreadChange {
+/** The run stores its progress (messages it appended, the open step, calls it ran under grants); the write renews its lease. */
+export function saveStep(
+  head: ThreadHead,
+  input: { readonly fields: StepFields; readonly append: readonly ThreadMessage[]; readonly now: number; readonly decided?: Decided | undefined },
+): ThreadChange {
   const { fields, append, now } = input
-  return { head: { ...fields, ...renewLease(head, { now }).head }, append }
+  return { head: { ...fields, ...renewLease(head, { now }).head, ...chained(input) }, append, ...records(input) }
+}
+
+/** A grant is revoked: later calls it covered ask again. */
+export function revokeGrant(head: ThreadHead, input: { readonly grantId: string }): ThreadChange {
+  return { head: { grants: (head.grants ?? []).filter((grant) => grant.id !== input.grantId) } }
 }
 
 /** The run is over: it stores what it appended and lets the thread go. */
 export function release(_head: ThreadHead, input: { readonly append: readonly ThreadMessage[] }): ThreadChange {
   return { head: { activeRun: undefined, stopRequested: undefined }, append: input.append }
+}
+
+/**
+ * A stop while calls wait for answers: each waiting call gets its result (`settled`: cancelled or
+ * expired), the step joins the history with them, and the thread is idle.
+ */
+export function cancelStep(
+  head: ThreadHead,
+  input: { readonly recovery: Recovery; readonly step: OpenStep; readonly settled: Superseded; readonly decided: Decided },
+): ThreadChange {
+  const { recovery, step, settled, decided } = input
+  const results = inCallOrder(settled.message, [...step.results, ...settled.results])
+  return {
+    head: { step: undefined, resolvedInterruptIds: rememberResolved(head.resolvedInterruptIds, step.interrupts), ...chained({ decided }) },
+    append: [...recovery.append, settled.message, ...results],
+    ...records({ decided }),
+  }
 }

@@ -1,0 +1,52 @@
+import { expect, test } from '@playwright/test'
+import { lastAnswer, send, storedThread, toolCard } from './helpers.ts'
+
+// The reviewer flow end to end: Alice asks for a transfer in the chat, the server hands the review
+// link to the app (the demo's outbox), Bob from finance opens it in his own browser, edits and
+// approves, and Alice's chat resumes live and shows who approved.
+
+test('a transfer waits for finance; a reviewer approves through the outbox link and the chat shows who did', async ({ page, browser, baseURL }) => {
+  await page.goto('/')
+  await send(page, 'Transfer 250 EUR to Carol')
+  const card = toolCard(page, 'transfer_money')
+  await expect(card.getByTestId('waiting-for')).toHaveText('Waiting for a reviewer (finance), asked by Alice')
+  await expect(card.getByRole('status')).toHaveText('Awaiting approval')
+  // The requester gets no approval dialog: it is not hers to decide.
+  await expect(page.getByRole('dialog')).toHaveCount(0)
+
+  const bobContext = await browser.newContext({ baseURL })
+  await bobContext.addCookies([{ name: 'demo_user', value: 'bob', url: baseURL! }])
+  const bob = await bobContext.newPage()
+  await bob.goto('/outbox')
+  const request = bob.getByRole('listitem').filter({ hasText: 'Alice asks to run transfer_money' }).first()
+  await expect(request).toContainText('"amount": 250')
+  await request.getByRole('link', { name: 'Open review' }).click()
+  await expect(bob.getByRole('heading', { name: 'Transfers 250 EUR to Carol' })).toBeVisible()
+  await expect(bob.getByText('Asked by Alice')).toBeVisible()
+  await bob.locator('input[name="amount"]').fill('200')
+  await bob.getByRole('button', { name: 'Approve' }).click()
+  await expect(bob.getByTestId('review-decided')).toHaveText('Approved as Bob. The conversation continues.')
+
+  // Alice's chat, untouched, follows the run Bob resumed.
+  await expect(card.getByRole('status')).toHaveText('Done')
+  await expect(card.getByTestId('decision')).toContainText(/^Edited by Bob at .+ via a review link, edited: amount$/)
+  await expect(lastAnswer(page)).toHaveText('Transferred 200 EUR to Carol.')
+  const thread = await storedThread(page)
+  expect(thread.messages.find((m) => m.role === 'tool')).toMatchObject({ status: 'success', decision: { decision: 'edited', by: { id: 'bob' }, channel: 'review-link' } })
+
+  // The link works once.
+  await bob.reload()
+  await expect(bob.getByRole('alert')).toContainText('REVIEW_LINK_USED')
+  await bobContext.close()
+})
+
+test('the requester signed in as a reviewer still cannot approve her own transfer', async ({ page, context, baseURL }) => {
+  await context.addCookies([{ name: 'demo_user', value: 'bob', url: baseURL! }])
+  await page.goto('/')
+  await send(page, 'Transfer 90 EUR to Dan')
+  await expect(toolCard(page, 'transfer_money').getByTestId('waiting-for')).toHaveText('Waiting for a reviewer (finance), asked by Bob')
+  await page.goto('/outbox')
+  await page.getByRole('listitem').filter({ hasText: 'Bob asks to run transfer_money' }).first().getByRole('link', { name: 'Open review' }).click()
+  await page.getByRole('button', { name: 'Approve' }).click()
+  await expect(page.getByRole('alert')).toContainText('REVIEWER_REQUIRED')
+})

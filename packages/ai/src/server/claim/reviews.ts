@@ -1,0 +1,75 @@
+import type { Principal } from '../../protocol/decisions.ts'
+import type { ReviewAccepted, ReviewRequest, ReviewView } from '../../protocol/requests.ts'
+import { HttpError, threadNotFound } from '../errors.ts'
+import { jsonResponse } from '../http/responses.ts'
+import type { ChatConfig } from '../options.ts'
+import { toWire, unanswered } from '../run/interrupts.ts'
+import { startDetachedRun } from '../run/startRun.ts'
+import { summaryOf } from '../decisions/records.ts'
+import { verifyReviewLink, type ReviewClaims } from '../decisions/reviewLinks.ts'
+import { isReviewer } from '../decisions/reviewers.ts'
+import { digestOf } from '../../util/digest.ts'
+import { storeAnswers } from './claims.ts'
+
+// A reviewer's way in: a signed link instead of access to the thread. The token is the authority
+// for one interrupt (so `authorize` is not asked), the reviewer rules still hold (the principal
+// `identify` gives must be the link's user or hold its role, never the requester), and the
+// decision is recorded with channel `review-link`. The run resumes detached: the requester's
+// chat follows it from wherever it is open.
+
+/** `POST { review, answer }`: decides the link's interrupt as its reviewer. */
+export async function review(config: ChatConfig, request: Request, body: ReviewRequest): Promise<Response> {
+  const claims = await claimsOf(config, body.review)
+  if (body.threadId !== undefined && body.threadId !== claims.threadId) throw otherTarget('thread')
+  if (body.answer.interruptId !== claims.interruptId) throw otherTarget('interrupt')
+  const principal = linkPrincipal(claims, await config.identify(request))
+  const context = await config.resolveContext(request)
+  const { runId, head, change } = await storeAnswers(config, request, { threadId: claims.threadId, resume: [body.answer] }, { principal, channel: 'review-link', link: claims })
+  if (change.start) startDetachedRun(config, { request, kind: 'resume', runId, head, context, start: change.start })
+  const recorded = change.decisions!.at(-1)!
+  const accepted: ReviewAccepted = { threadId: head.id, interruptId: claims.interruptId, decision: summaryOf(recorded), resumed: change.start !== undefined }
+  return jsonResponse(200, accepted)
+}
+
+/** `GET ?review=<token>`: what the link's reviewer decides on. Changes nothing. */
+export async function reviewView(config: ChatConfig, token: string): Promise<Response> {
+  const claims = await claimsOf(config, token)
+  const head = await config.store.head(claims.threadId)
+  if (!head) throw threadNotFound(claims.threadId)
+  const interrupt = unanswered(head.step).find((candidate) => candidate.id === claims.interruptId)
+  if (!interrupt || interrupt.usedLinks?.includes(claims.nonce)) {
+    throw new HttpError(409, 'REVIEW_LINK_USED', 'This review link was already used, or its request is already decided', 'review')
+  }
+  if ((await digestOf(interrupt.proposed ?? interrupt.input)) !== claims.argsDigest) {
+    throw new HttpError(409, 'ARGUMENTS_CHANGED', `The arguments of "${interrupt.toolName}" changed since this review link was made; it no longer applies`, 'review')
+  }
+  const view: ReviewView = { threadId: head.id, interrupt: toWire(interrupt, config.tools), linkExpiresAt: new Date(claims.expiresAt).toISOString() }
+  return jsonResponse(200, view)
+}
+
+async function claimsOf(config: ChatConfig, token: string): Promise<ReviewClaims> {
+  if (!config.reviewLinks) throw new HttpError(404, 'REVIEW_LINK_INVALID', 'This server makes no review links (`reviewLinks` is not set)', 'review')
+  return verifyReviewLink(await config.reviewLinks.key, token)
+}
+
+/**
+ * Who decides through the link: a user's link is that user (a signed-in principal must be them;
+ * one not signed in is taken for them, since the link went to them alone). A role's link needs a
+ * signed-in principal with the role: a link forwarded to someone outside it does nothing.
+ */
+function linkPrincipal(claims: ReviewClaims, identified: Principal): Principal {
+  const anonymous = identified.id === 'anonymous'
+  if ('user' in claims.reviewer) {
+    if (anonymous) return { id: claims.reviewer.user }
+    if (identified.id === claims.reviewer.user) return identified
+    throw new HttpError(403, 'NOT_A_REVIEWER', `This review link is for "${claims.reviewer.user}", not "${identified.id}"`, 'review')
+  }
+  if (!isReviewer({ roles: [claims.reviewer.role] }, identified)) {
+    throw new HttpError(403, 'NOT_A_REVIEWER', `This review link is for someone in role "${claims.reviewer.role}"; ${anonymous ? 'sign in first' : `"${identified.id}" is not`}`, 'review')
+  }
+  return identified
+}
+
+function otherTarget(what: 'thread' | 'interrupt'): HttpError {
+  return new HttpError(401, 'REVIEW_LINK_INVALID', `This review link is for another ${what}`, 'review')
+}

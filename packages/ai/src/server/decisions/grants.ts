@@ -1,0 +1,44 @@
+import type { Grant, GrantRequest, Principal, Reviewers } from '../../protocol/decisions.ts'
+import { digestOf } from '../../util/digest.ts'
+import { randomId } from '../../util/randomId.ts'
+import { isReviewer } from './reviewers.ts'
+
+// Grants: "allow this tool for the thread", made by an approver with their approval and kept in
+// the thread's head, so a covered call is decided under the same compare-and-set as the rest.
+// A grant is never wider than the person who gave it.
+
+/** The grant an approval asked for, made by `by` for calls of `toolName` (with `args`, if `sameArguments`). */
+export async function makeGrant(request: GrantRequest, toolName: string, by: Principal, args: unknown, now = Date.now()): Promise<Grant> {
+  return {
+    id: randomId('grant_'),
+    toolName,
+    by,
+    at: new Date(now).toISOString(),
+    ...(request.ttlMs === undefined ? {} : { expiresAt: new Date(now + request.ttlMs).toISOString() }),
+    ...(request.sameArguments ? { argsDigest: await digestOf(args) } : {}),
+  }
+}
+
+/**
+ * The grant that lets this call run without asking, if any: same tool, not expired, same
+ * arguments when it says so, and, when the call's policy names reviewers, given by one of them
+ * who is not the requester and under no two-person rule.
+ */
+export async function coveringGrant(
+  grants: readonly Grant[] | undefined,
+  call: { readonly toolName: string; readonly input: unknown },
+  requester: Principal,
+  reviewers: Reviewers | undefined,
+  now = Date.now(),
+): Promise<Grant | undefined> {
+  if (!grants || grants.length === 0) return undefined
+  let digest: string | undefined
+  for (const grant of grants) {
+    if (grant.toolName !== call.toolName) continue
+    if (grant.expiresAt !== undefined && Date.parse(grant.expiresAt) <= now) continue
+    if (reviewers && ((reviewers.required ?? 1) > 1 || grant.by.id === requester.id || !isReviewer(reviewers, grant.by))) continue
+    if (grant.argsDigest !== undefined && grant.argsDigest !== (digest ??= await digestOf(call.input))) continue
+    return grant
+  }
+  return undefined
+}
