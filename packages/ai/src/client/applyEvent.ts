@@ -1,4 +1,5 @@
-import type { ChatEvent, ToolCallResultEvent } from '../protocol/events.ts'
+import type { RunEvent, ToolCallResultEvent } from '../protocol/events.ts'
+import type { ReadEvent } from './parseEvent.ts'
 import { hasEnded, type CallOutcome, type ThreadDraft, type ToolCallDraft } from './draft.ts'
 
 /**
@@ -7,7 +8,7 @@ import { hasEnded, type CallOutcome, type ThreadDraft, type ToolCallDraft } from
  * saw (arguments before their call started, say) are skipped: the stream stays usable and a
  * reload shows the server's truth.
  */
-export function applyEvent(draft: ThreadDraft, event: ChatEvent): void {
+export function applyEvent(draft: ThreadDraft, event: ReadEvent | RunEvent): void {
   switch (event.type) {
     case 'TEXT_MESSAGE_START':
       draft.assistantMessage(event.messageId)
@@ -42,18 +43,19 @@ export function applyEvent(draft: ThreadDraft, event: ChatEvent): void {
 /** An outcome this client already knows (a denial, a client tool's result) stands, unless it only stopped the call. */
 function applyResult(draft: ThreadDraft, call: ToolCallDraft, event: ToolCallResultEvent): void {
   if (!call.stopped && hasEnded(call)) return
-  draft.settle(call, resultOutcome(event), event.decision)
+  draft.settle(call, resultOutcome(event), event.metadata.decision)
 }
 
 function resultOutcome(event: ToolCallResultEvent): CallOutcome {
-  switch (event.status) {
+  const { metadata } = event
+  switch (metadata.status) {
     case 'success':
-      return { status: 'success', output: event.output, attachments: event.attachments }
+      return { status: 'success', output: metadata.output, attachments: metadata.attachments }
     case 'denied':
-      return { status: 'denied', reason: event.reason }
+      return { status: 'denied', reason: metadata.reason }
     case 'expired':
     case 'cancelled':
-      return { status: event.status }
+      return { status: metadata.status }
     default:
       return { status: 'error', error: event.content }
   }

@@ -1,11 +1,14 @@
-import type { ChatEvent, ToolCallResultEvent } from '../protocol/events.ts'
-import type { ToolInterrupt } from '../protocol/interrupts.ts'
+import type { RunEvent, RunFinishedEvent, ToolCallResultEvent, ToolResultMetadata } from '../protocol/events.ts'
+import type { RunOutcome, ToolInterrupt } from '../protocol/interrupts.ts'
 import type { ToolResultStatus } from '../protocol/messages.ts'
 import { ChatError } from './chatError.ts'
 import { isRecord } from '../util/isRecord.ts'
 
+/** An event as this client reads it: a run's interrupts carry their tool's name and input at the top. */
+export type ReadEvent = Exclude<RunEvent, RunFinishedEvent> | (Omit<RunFinishedEvent, 'outcome'> & { readonly outcome?: RunOutcome })
+
 /** The string fields each event must carry; the reducer relies on them. */
-const REQUIRED: Record<ChatEvent['type'], readonly string[]> = {
+const REQUIRED: Record<RunEvent['type'], readonly string[]> = {
   RUN_STARTED: ['threadId', 'runId'],
   TEXT_MESSAGE_START: ['messageId'],
   TEXT_MESSAGE_CONTENT: ['messageId', 'delta'],
@@ -24,12 +27,12 @@ const REQUIRED: Record<ChatEvent['type'], readonly string[]> = {
 }
 
 /**
- * Turns one event's data into a `ChatEvent`. Any spec-valid AG-UI stream reads: Toolgate's extension
- * fields are used when present and inferred when not (a result's status, an interrupt's tool), and
+ * Turns one event's data into a `ReadEvent`. Any spec-valid AG-UI stream reads: Toolgate's extensions
+ * (in `metadata`) are used when present and inferred when not (a result's status, an interrupt's tool), and
  * event types this client does not know are skipped (`undefined`). Anything malformed throws
  * `BAD_RESPONSE`: a client that guessed would show a conversation the server never had.
  */
-export function parseEvent(data: string): ChatEvent | undefined {
+export function parseEvent(data: string): ReadEvent | undefined {
   let event: unknown
   try {
     event = JSON.parse(data)
@@ -37,43 +40,48 @@ export function parseEvent(data: string): ChatEvent | undefined {
     throw malformed(`an event that is not JSON: ${preview(data)}`)
   }
   if (!isRecord(event) || typeof event.type !== 'string') throw malformed(`an event without a type: ${preview(data)}`)
-  const required = REQUIRED[event.type as ChatEvent['type']]
+  const required = REQUIRED[event.type as RunEvent['type']]
   if (!Object.hasOwn(REQUIRED, event.type) || !required) return undefined
   for (const field of required) {
     if (typeof event[field] !== 'string') throw malformed(`a ${event.type} event without a string \`${field}\``)
   }
   if (event.type === 'TOOL_CALL_RESULT') return withStatus(event)
   if (event.type === 'RUN_FINISHED') return withToolInterrupts(event)
-  return event as unknown as ChatEvent
+  return event as unknown as ReadEvent
 }
 
 const STATUSES: ReadonlySet<unknown> = new Set<ToolResultStatus>(['success', 'error', 'denied', 'expired', 'cancelled'])
 
 /**
- * AG-UI's result is `content` text only. Without Toolgate's `status`, JSON content is the output,
- * except `{ "error": "..." }` (how servers commonly report a failed tool); other text is the output as is.
+ * AG-UI's result is `content` text only. Without Toolgate's `metadata.status`, JSON content is the
+ * output, except `{ "error": "..." }` (how servers commonly report a failed tool); other text is the output as is.
  */
 function withStatus(event: Record<string, unknown>): ToolCallResultEvent {
-  if (STATUSES.has(event.status)) {
-    if (event.status === 'success' && !('output' in event)) return { ...(event as unknown as ToolCallResultEvent), output: parseJson(event.content as string) }
-    return event as unknown as ToolCallResultEvent
+  const result = event as unknown as ToolCallResultEvent
+  const metadata = isRecord(event.metadata) ? event.metadata : {}
+  if (STATUSES.has(metadata.status)) {
+    const known = metadata as unknown as ToolResultMetadata
+    if (known.status === 'success' && !('output' in known)) return { ...result, metadata: { ...known, output: parseJson(result.content) } }
+    return { ...result, metadata: known }
   }
-  const output = parseJson(event.content as string)
+  const output = parseJson(result.content)
   const failed = isRecord(output) && typeof output.error === 'string' && Object.keys(output).length === 1
-  return { ...(event as unknown as ToolCallResultEvent), status: failed ? 'error' : 'success', ...(failed ? { content: output.error as string } : { output }) }
+  return failed
+    ? { ...result, content: output.error as string, metadata: { ...metadata, status: 'error' } }
+    : { ...result, metadata: { ...metadata, status: 'success', output } }
 }
 
 /**
- * An interrupt outcome, its interrupts read as tool interrupts: Toolgate's fields at the top, or
- * under `metadata` (where strict AG-UI clients keep them), or AG-UI's alone (`toolCallId`; the tool's
+ * An interrupt outcome, its interrupts read as tool interrupts: Toolgate's fields under `metadata`
+ * (or at the top, as servers before AG-UI 1.0 sent them), or AG-UI's alone (`toolCallId`; the tool's
  * name is then the call's). `reason` other than `client_tool` asks for approval (TanStack AI's
  * `tool_call` convention). Interrupts about no tool call are left out: this client cannot answer them.
  */
-function withToolInterrupts(event: Record<string, unknown>): ChatEvent {
+function withToolInterrupts(event: Record<string, unknown>): ReadEvent {
   const { outcome } = event
-  if (outcome === undefined) return event as unknown as ChatEvent
+  if (outcome === undefined) return event as unknown as ReadEvent
   if (!isRecord(outcome)) throw malformed('a RUN_FINISHED event whose `outcome` is not an object')
-  if (outcome.type !== 'interrupt') return event as unknown as ChatEvent
+  if (outcome.type !== 'interrupt') return event as unknown as ReadEvent
   if (!Array.isArray(outcome.interrupts)) throw malformed('an interrupt outcome without `interrupts`')
   const interrupts = outcome.interrupts.flatMap((value: unknown, index: number) => {
     if (!isRecord(value) || typeof value.id !== 'string') throw malformed(`an interrupt without a string \`id\` (interrupts[${index}])`)
@@ -92,7 +100,7 @@ function withToolInterrupts(event: Record<string, unknown>): ChatEvent {
     } as ToolInterrupt
     return [interrupt]
   })
-  return { ...(event as unknown as ChatEvent & { type: 'RUN_FINISHED' }), outcome: { type: 'interrupt', interrupts } }
+  return { ...(event as unknown as RunFinishedEvent), outcome: { type: 'interrupt', interrupts } }
 }
 
 function parseJson(text: string): unknown {

@@ -1,4 +1,4 @@
-import type { ChatEvent } from '../protocol/events.ts'
+import type { ReadEvent } from './parseEvent.ts'
 import type { ToolInterrupt } from '../protocol/interrupts.ts'
 import type { ChatRequest, ResumeAnswer } from '../protocol/requests.ts'
 import type { ThreadSnapshot } from '../protocol/thread.ts'
@@ -12,7 +12,7 @@ import { untilAborted } from './untilAborted.ts'
 /** What following a run asks the client to apply, in order. */
 export type StreamSignal =
   /** An event of the run, to apply to the messages. */
-  | { readonly type: 'event'; readonly event: ChatEvent }
+  | { readonly type: 'event'; readonly event: ReadEvent }
   /** The thread's id, as the server says it (the first message of a thread learns it here). */
   | { readonly type: 'thread'; readonly threadId: string }
   /** A run streams: it resumed, or a new one began, so the pause the client knew is over. */

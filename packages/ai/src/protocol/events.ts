@@ -1,5 +1,5 @@
 import type { DecisionSummary } from './decisions.ts'
-import type { RunOutcome } from './interrupts.ts'
+import type { AgUiRunOutcome } from './interrupts.ts'
 import type { ThreadAttachment, ToolResultStatus } from './messages.ts'
 
 /**
@@ -88,9 +88,14 @@ export interface ToolCallResultEvent {
   readonly content: string
   readonly role: 'tool'
   /**
-   * How the call ended; with `output`, `reason` and `edited`, a Toolgate extension beside AG-UI's
-   * fields (its validators keep extra fields), so a UI need not guess from `content`.
+   * Toolgate's extension, where AG-UI 1.0 puts extensions (strict clients keep `metadata` and drop
+   * unknown top-level keys), so a UI need not guess how the call ended from `content`.
    */
+  readonly metadata: ToolResultMetadata
+}
+
+export interface ToolResultMetadata {
+  /** How the call ended. */
   readonly status: ToolResultStatus
   /** The validated output (status `success`). */
   readonly output?: unknown
@@ -120,8 +125,12 @@ export interface RunFinishedEvent {
   readonly type: 'RUN_FINISHED'
   readonly threadId: string
   readonly runId: string
-  /** `interrupt` when the run paused for approvals or client tools; answer them with a resume request. */
-  readonly outcome: RunOutcome
+  /**
+   * `interrupt` when the run paused for approvals or Toolgate client tools (answer them with
+   * `resume`); `success` with `pendingToolCallIds` when it waits for AG-UI frontend tools (answer
+   * them with `tool` messages).
+   */
+  readonly outcome: AgUiRunOutcome
   readonly usage?: readonly TokenUsage[]
 }
 

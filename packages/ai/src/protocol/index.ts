@@ -23,9 +23,10 @@ export type {
   ToolCallArgsEvent,
   ToolCallEndEvent,
   ToolCallResultEvent,
+  ToolResultMetadata,
   ToolCallStartEvent,
 } from './events.ts'
-export type { InterruptReason, RunOutcome, ToolInterrupt } from './interrupts.ts'
+export type { AgUiInterrupt, AgUiRunOutcome, InterruptReason, RunOutcome, ToolInterrupt } from './interrupts.ts'
 export type { DevtoolsInterrupt, DevtoolsRun, DevtoolsSnapshot } from './devtools.ts'
 export type {
   ProviderMetadata,

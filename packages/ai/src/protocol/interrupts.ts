@@ -1,7 +1,7 @@
 /**
- * Why a run paused. These are AG-UI 1.0 interrupts (`id`, `reason`, `toolCallId`, `message`) with two
- * Toolgate fields beside them (`toolName`, `input`). AG-UI's validators accept extra fields and keep
- * them, so the event stays valid for any AG-UI consumer, which simply ignores the two.
+ * Why a run paused, as Toolgate's JSON answers (thread snapshot, 202) show it: AG-UI 1.0's interrupt
+ * fields (`id`, `reason`, `toolCallId`, `message`) with the tool's name and input beside them. On
+ * the event stream (`RUN_FINISHED.outcome`) the two travel only in `metadata` (`AgUiInterrupt`).
  */
 import type { DecisionSummary, Principal, Reviewers } from './decisions.ts'
 
@@ -50,7 +50,21 @@ export interface ToolInterrupt {
   }
 }
 
-/** AG-UI's `RUN_FINISHED.outcome`. An absent outcome also means success. */
+/** How a run ended, as the server decides it. An absent outcome also means success. */
 export type RunOutcome =
-  | { readonly type: 'success' }
+  | { readonly type: 'success'; readonly pendingToolCallIds?: readonly string[] }
   | { readonly type: 'interrupt'; readonly interrupts: readonly ToolInterrupt[] }
+
+/**
+ * An interrupt as `RUN_FINISHED` carries it: AG-UI 1.0's fields only at the top (its stock client
+ * strips anything else, with a warning), the tool's name and input under `metadata`.
+ */
+export type AgUiInterrupt = Omit<ToolInterrupt, 'toolName' | 'input'>
+
+/**
+ * AG-UI's `RUN_FINISHED.outcome`. `pendingToolCallIds`: the AG-UI frontend tool calls the run
+ * stopped for; the next input answers them with `tool` messages.
+ */
+export type AgUiRunOutcome =
+  | { readonly type: 'success'; readonly pendingToolCallIds?: readonly string[] }
+  | { readonly type: 'interrupt'; readonly interrupts: readonly AgUiInterrupt[] }

@@ -51,6 +51,9 @@ export type {
   ThreadSnapshot,
   ToolCallArgsEvent,
   ToolCallResultEvent,
+  ToolResultMetadata,
   ToolCallStartEvent,
   ToolInterrupt,
+  AgUiInterrupt,
+  AgUiRunOutcome,
 } from '../protocol/index.ts'

@@ -49,7 +49,7 @@ describe('ChatClient against a misbehaving server', () => {
         'data: {"type":"STEP_STARTED","stepName":"x"}\n\n',
         { type: 'TOOL_CALL_ARGS', toolCallId: 'ghost', delta: '{}' },
         { type: 'TOOL_CALL_END', toolCallId: 'ghost' },
-        { type: 'TOOL_CALL_RESULT', messageId: 'm2', toolCallId: 'ghost', content: '1', role: 'tool', status: 'success', output: 1 },
+        { type: 'TOOL_CALL_RESULT', messageId: 'm2', toolCallId: 'ghost', content: '1', role: 'tool', metadata: { status: 'success', output: 1 } },
         text('ok'),
         finished,
       ]),
@@ -82,11 +82,11 @@ describe('ChatClient against a misbehaving server', () => {
         { type: 'TOOL_CALL_ARGS', toolCallId: 'c2', delta: '{"prec' },
         start('c3'),
         { type: 'TOOL_CALL_ARGS', toolCallId: 'c3', delta: '{"precise":false,' },
-        { type: 'TOOL_CALL_RESULT', messageId: 'r3', toolCallId: 'c3', content: 'The run failed before this call finished', role: 'tool', status: 'error' },
+        { type: 'TOOL_CALL_RESULT', messageId: 'r3', toolCallId: 'c3', content: 'The run failed before this call finished', role: 'tool', metadata: { status: 'error' } },
         { type: 'RUN_ERROR', code: 'MODEL_ERROR', message: 'The model is overloaded' },
       ],
       // The next run says how c1 ended after all: the server's word replaces the client's guess.
-      [started, { type: 'TOOL_CALL_RESULT', messageId: 'r1', toolCallId: 'c1', content: 'cut short', role: 'tool', status: 'error' }, text('Again.'), finished],
+      [started, { type: 'TOOL_CALL_RESULT', messageId: 'r1', toolCallId: 'c1', content: 'cut short', role: 'tool', metadata: { status: 'error' } }, text('Again.'), finished],
     )
     const chat = client(fetch)
     await chat.send('hi')
@@ -179,7 +179,7 @@ describe('ChatClient against a misbehaving server', () => {
     expect(html.getSnapshot().error).toMatchObject({ code: 'BAD_RESPONSE', message: expect.stringMatching(/not JSON/) })
   })
 
-  it('takes a `status` beside TOOL_CALL_RESULT content at its word', async () => {
+  it('takes the `metadata.status` of a TOOL_CALL_RESULT at its word', async () => {
     const call = (id: string): ChatEvent[] => [
       { type: 'TOOL_CALL_START', toolCallId: id, toolCallName: 'x', parentMessageId: 'm1' },
       { type: 'TOOL_CALL_END', toolCallId: id },
@@ -192,9 +192,9 @@ describe('ChatClient against a misbehaving server', () => {
         ...call('a'),
         ...call('b'),
         ...call('c'),
-        result('a', 'edited; Result: {"ok":1}', { status: 'success', output: { ok: 1 } }),
-        result('b', '{"looks":"like json"}', { status: 'error' }),
-        result('c', 'denied by the user: no', { status: 'denied', reason: 'no' }),
+        result('a', 'edited; Result: {"ok":1}', { metadata: { status: 'success', output: { ok: 1 } } }),
+        result('b', '{"looks":"like json"}', { metadata: { status: 'error' } }),
+        result('c', 'denied by the user: no', { metadata: { status: 'denied', reason: 'no' } }),
         finished,
       ]),
     )

@@ -64,7 +64,7 @@ describe('MCP content blocks', () => {
     const model = scriptedModel([{ when: /chart/, call: () => ({ tool: 'render_chart', input: { title: 'Q3' } }), then: () => 'Done.' }])
     const server = await startServer({ model, tools: [imported!] })
     const turn = await server.send('chart please')
-    const attachments = turn.results[0]!.attachments as ThreadAttachment[]
+    const attachments = turn.results[0]!.metadata.attachments as ThreadAttachment[]
     expect(attachments.map((attachment) => attachment.mimeType)).toEqual(['image/png', 'text/csv', 'application/pdf'])
     const image = await fetch(`${server.url}?threadId=${turn.threadId}&attachmentId=${attachments[0]!.id}`)
     expect(Buffer.from(await image.arrayBuffer()).toString('base64')).toBe(PNG_BASE64)

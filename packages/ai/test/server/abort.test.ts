@@ -210,7 +210,7 @@ describe('model failure', () => {
       'TOOL_CALL_RESULT',
       'RUN_ERROR',
     ])
-    expect(turn.results.map((r) => [r.toolCallId, r.status, r.content])).toEqual([
+    expect(turn.results.map((r) => [r.toolCallId, r.metadata.status, r.content])).toEqual([
       ['call_a', 'error', 'The run failed before this call finished'],
       ['call_b', 'error', 'The run failed before this call finished'],
     ])

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { HttpAgent } from '@ag-ui/client'
 import type { BaseEvent, Interrupt } from '@ag-ui/core'
 import { AgentCapabilitiesSchema, EventSchemas } from '@ag-ui/core/schemas'
@@ -11,12 +11,13 @@ afterEach(closeAll)
 // The stock AG-UI client, as an app would use it: no subclass, no custom requestInit. Every event it
 // receives is checked against @ag-ui/core's schemas.
 
-const model = scriptedModel([
+const rules = [
   { when: 'weather', call: () => ({ tool: 'get_weather', input: { city: 'Oslo' } }), then: ([r]) => `It is ${JSON.stringify(r.output)}.` },
   { when: 'pay', call: () => ({ tool: 'transfer_money', input: { to: 'Bob', amount: 500 } }), then: ([r]) => (r.ok ? `Paid: ${JSON.stringify(r.output)}` : `Not paid: ${r.content}`) },
   { when: 'where', call: () => ({ tool: 'get_location' }), then: ([r]) => `You are in ${JSON.stringify(r.output)}.` },
   { when: 'hello', reply: 'Hello there.' },
-])
+] satisfies Parameters<typeof scriptedModel>[0]
+const model = scriptedModel(rules)
 
 let transfers: { to: string; amount: number }[] = []
 async function setUp(): Promise<TestServer> {
@@ -163,6 +164,46 @@ describe('the stock @ag-ui/client HttpAgent', () => {
     expect((await server.get(agent.threadId)).messages).toHaveLength(before)
     const next = await run(agent, 'hello')
     expect(next.text).toBe('Hello there.')
+  })
+
+  it('prints no warning over a run with every event kind: Toolgate extensions travel in metadata', async () => {
+    const warnings: string[] = []
+    const spy = vi.spyOn(console, 'warn').mockImplementation((...args: unknown[]) => void warnings.push(args.map(String).join(' ')))
+    try {
+      const server = await startServer({
+        model: scriptedModel(
+          [
+            { when: 'boom', reply: () => { throw new Error('overloaded') } },
+            { when: 'long', reply: 'word '.repeat(200) },
+            ...rules,
+          ],
+          { delayMs: 1 },
+        ),
+        tools: [weatherTool, transferDef.server((input) => ({ receipt: `r-${input.amount}` })), locationDef],
+      })
+      const agent = agentFor(server)
+      expect((await run(agent, 'hello')).text).toBe('Hello there.')
+      const weather = await run(agent, 'weather please')
+      const result = weather.events.find((event) => event.type === 'TOOL_CALL_RESULT') as unknown as { metadata: unknown }
+      expect(result.metadata).toEqual({ status: 'success', output: { city: 'Oslo', tempC: 4 } })
+      for (const payload of [{ approved: true }, { approved: true, editedArgs: { to: 'Bob', amount: 5 } }, { approved: false, reason: 'no' }]) {
+        const paused = await run(agent, 'pay Bob')
+        const resumed = await run(agent, undefined, [{ interruptId: paused.interrupts[0]!.id, status: 'resolved', payload }])
+        const settled = resumed.events.find((event) => event.type === 'TOOL_CALL_RESULT') as unknown as { metadata: Record<string, unknown> }
+        expect(settled.metadata.status).toBe(payload.approved ? 'success' : 'denied')
+        if ('editedArgs' in payload) expect(settled.metadata.edited).toBe(true)
+        if (!payload.approved) expect(settled.metadata.reason).toBe('no')
+      }
+      const located = await run(agent, 'where am I')
+      await run(agent, undefined, [{ interruptId: located.interrupts[0]!.id, status: 'resolved', payload: { city: 'Lima' } }])
+      expect((await run(agent, 'boom')).types.at(-1)).toBe('RUN_ERROR')
+      const stopped = agentFor(server, agent.threadId)
+      stopped.addMessage({ id: 'm-long', role: 'user', content: 'long' })
+      await stopped.runAgent({}, { onTextMessageContentEvent: () => stopped.abortRun() }).catch(() => undefined)
+      expect(warnings).toEqual([])
+    } finally {
+      spy.mockRestore()
+    }
   })
 
   it('refuses history for a thread that does not exist yet', async () => {

@@ -40,8 +40,8 @@ describe('tool results with files', () => {
     const server = await startServer({ model, tools: [chartTool] })
     const turn = await server.send('chart please')
     const result = turn.results[0]!
-    const attachments = result.attachments as ThreadAttachment[]
-    expect(result.output).toEqual({ points: 3 })
+    const attachments = result.metadata.attachments as ThreadAttachment[]
+    expect(result.metadata.output).toEqual({ points: 3 })
     expect(attachments).toEqual([
       { type: 'binary', kind: 'image', mimeType: 'image/png', filename: 'chart.png', id: expect.stringMatching(/^att_/), size: PNG.byteLength },
       { type: 'binary', kind: 'file', mimeType: 'text/csv', filename: 'data.csv', id: expect.stringMatching(/^att_/), size: 8 },
@@ -78,7 +78,7 @@ describe('tool results with files', () => {
     const store = memoryAttachmentStore()
     const server = await startServer({ model, tools: [chartTool], attachments: store, authorize: (request) => request.headers.get('x-user') === 'ada' })
     const turn = await server.send('chart please', undefined, { 'x-user': 'ada' })
-    const id = (turn.results[0]!.attachments as ThreadAttachment[])[0]!.id!
+    const id = (turn.results[0]!.metadata.attachments as ThreadAttachment[])[0]!.id!
     const url = `${server.url}?threadId=${turn.threadId}&attachmentId=${id}`
     expect((await fetch(url, { headers: { 'x-user': 'eve' } })).status).toBe(403)
     const missing = await fetch(`${server.url}?threadId=${turn.threadId}&attachmentId=att_nope`, { headers: { 'x-user': 'ada' } })
@@ -96,7 +96,7 @@ describe('tool results with files', () => {
     const server = await startServer({ model, tools: [chartTool], attachments, limits: { maxAttachmentBytes: 10 } })
     const turn = await server.send('chart please')
     expect(turn.results[0]).toMatchObject({
-      status: 'error',
+      metadata: { status: 'error' },
       content: `Tool "render_chart" failed: returned files of ${PNG.byteLength + 8} bytes in all; one result may carry at most 10 bytes (limits.maxAttachmentBytes)`,
     })
     expect(puts).toBe(0)
@@ -115,8 +115,8 @@ describe('tool results with files', () => {
     const { model } = recording()
     const server = await startServer({ model, tools: [chartTool], middleware: [{ toolOutput: () => ({ points: 0 }) }] })
     const turn = await server.send('chart please')
-    expect(turn.results[0]!.output).toEqual({ points: 0 })
-    expect(turn.results[0]!.attachments).toHaveLength(3)
+    expect(turn.results[0]!.metadata.output).toEqual({ points: 0 })
+    expect(turn.results[0]!.metadata.attachments).toHaveLength(3)
     expect(turn.results[0]!.content).toMatch(/^\{"points":0\}\n\[image attached: chart\.png/)
   })
 })

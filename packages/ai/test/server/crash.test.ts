@@ -158,7 +158,7 @@ describe('a process killed mid-run', () => {
   it('while an approved tool runs: the call is reported as interrupted, never run again', async () => {
     const { b, threadId, interrupt, rest, toolRuns } = await killWhileApprovedToolRuns('pay Bob', 'pay.log')
     const result = rest.find((frame) => frame.event.type === 'TOOL_CALL_RESULT')!.event
-    expect(result).toMatchObject({ toolCallId: interrupt.toolCallId, status: 'error', content: expect.stringMatching(/^The server stopped while this call ran; it may or may not have taken effect, and it was not run again$/) })
+    expect(result).toMatchObject({ toolCallId: interrupt.toolCallId, metadata: { status: 'error' }, content: expect.stringMatching(/^The server stopped while this call ran; it may or may not have taken effect, and it was not run again$/) })
     expect(toolRuns()).toHaveLength(1)
 
     const stored = await thread(b.url, threadId)

@@ -40,7 +40,7 @@ describe('decision records', () => {
     expect(app.ran).toEqual([{ to: 'Bob', amount: 200 }])
 
     const result = edited.results[0]!
-    expect(result.decision).toEqual({ decision: 'edited', by: { id: 'alice', name: 'Alice' }, at: expect.any(String), channel: 'chat', editedFields: ['amount'] })
+    expect(result.metadata.decision).toEqual({ decision: 'edited', by: { id: 'alice', name: 'Alice' }, at: expect.any(String), channel: 'chat', editedFields: ['amount'] })
 
     const response = await app.get(`threadId=${first.threadId}&decisions`, 'alice')
     expect(response.status).toBe(200)
@@ -54,7 +54,7 @@ describe('decision records', () => {
         toolName: 'transfer_money',
         decision: 'edited',
         by: { id: 'alice', name: 'Alice' },
-        at: result.decision!.at,
+        at: result.metadata.decision!.at,
         channel: 'chat',
         shownArgs: { to: 'Bob', amount: 250 },
         shownDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
@@ -110,7 +110,7 @@ describe('honest outcomes', () => {
     const late = await errorOf(await app.post({ threadId: first.threadId, resume: [{ interruptId: first.interrupts[0]!.id, approved: true }] }, 'alice'))
     expect(late.error.code).toBe('INTERRUPT_EXPIRED')
     const next = await readTurn(await app.post({ threadId: first.threadId, message: 'hello' }, 'alice'))
-    expect(next.results.map((result) => [result.status, result.content])).toEqual([['expired', 'The approval request expired before anyone answered; the tool did not run.']])
+    expect(next.results.map((result) => [result.metadata.status, result.content])).toEqual([['expired', 'The approval request expired before anyone answered; the tool did not run.']])
     expect(app.ran).toEqual([])
     const [record] = await app.handler.decisions(first.threadId)
     expect(record).toMatchObject({ decision: 'expired', by: { id: 'system' }, interruptId: first.interrupts[0]!.id, shownArgs: { to: 'Bob', amount: 250 } })
@@ -138,7 +138,7 @@ describe('honest outcomes', () => {
     const app = await serve()
     const first = await readTurn(await app.post({ message: 'send 250 to Bob' }, 'alice'))
     const next = await readTurn(await app.post({ threadId: first.threadId, message: 'never mind' }, 'alice'))
-    expect(next.results.map((result) => result.status)).toEqual(['denied'])
+    expect(next.results.map((result) => result.metadata.status)).toEqual(['denied'])
     expect((await app.handler.decisions(first.threadId)).map((r) => [r.decision, r.by.id, r.reason])).toEqual([['cancelled', 'alice', 'the user sent a new message instead']])
   })
 })

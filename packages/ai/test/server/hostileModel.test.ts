@@ -70,7 +70,7 @@ describe('deeply nested JSON', () => {
 
     expect(execute).not.toHaveBeenCalled()
     expect(turn.results[0]).toMatchObject({
-      status: 'error',
+      metadata: { status: 'error' },
       content: 'The arguments of tool "get_weather" are nested deeper than the limit of 64 levels; send one JSON object.',
     })
     expect(turn.finished?.outcome).toEqual({ type: 'success' })
@@ -106,7 +106,7 @@ describe('deeply nested JSON', () => {
     const model = hostileModel(toolCall(JSON.stringify({ city: '['.repeat(200) + '"\\' })))
     const server = await startServer({ model, tools: [weatherDef.server(execute)] })
     const turn = await server.send('weather')
-    expect(turn.results[0]!.status).toBe('success')
+    expect(turn.results[0]!.metadata.status).toBe('success')
     expect(execute).toHaveBeenCalledWith({ city: '['.repeat(200) + '"\\' }, expect.anything())
   })
 })

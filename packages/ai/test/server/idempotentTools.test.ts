@@ -81,11 +81,11 @@ describe('after a crash mid-call', () => {
     expect(turn.status).toBe(200)
     expect(keys).toEqual(['call_book'])
     expect(ran).toEqual([])
-    expect(turn.results.map((r) => [r.toolCallId, r.status]).sort()).toEqual([
+    expect(turn.results.map((r) => [r.toolCallId, r.metadata.status]).sort()).toEqual([
       ['call_book', 'success'],
       ['call_pay', 'error'],
     ])
-    expect(turn.results.find((r) => r.toolCallId === 'call_book')).toMatchObject({ output: { booking: 'Blue@call_book' } })
+    expect(turn.results.find((r) => r.toolCallId === 'call_book')).toMatchObject({ metadata: { output: { booking: 'Blue@call_book' } } })
     expect(turn.results.find((r) => r.toolCallId === 'call_pay')!.content).toMatch(/may or may not have taken effect, and it was not run again/)
     expect(turn.text).toBe('ok')
 
@@ -117,7 +117,7 @@ describe('after a crash mid-call', () => {
     expect(resumed.status, JSON.stringify(resumed.body)).toBe(200)
     expect(keys).toEqual(['call_book'])
     expect(ran).toEqual([])
-    expect(resumed.results.map((r) => [r.toolCallId, r.status]).sort()).toEqual([
+    expect(resumed.results.map((r) => [r.toolCallId, r.metadata.status]).sort()).toEqual([
       ['call_book', 'success'],
       ['call_pay', 'error'],
       ['call_where', 'success'],
@@ -134,7 +134,7 @@ describe('after a crash mid-call', () => {
     expect(turn.status).toBe(200)
     expect(keys).toEqual(['call_book'])
     expect(ran).toEqual([])
-    expect(turn.results.map((r) => [r.toolCallId, r.status]).sort()).toEqual([
+    expect(turn.results.map((r) => [r.toolCallId, r.metadata.status]).sort()).toEqual([
       ['call_book', 'success'],
       ['call_pay', 'error'],
       ['call_where', 'denied'],
@@ -191,7 +191,7 @@ describe('after a crash mid-call', () => {
     const { server, threadId, ran, expireLease } = await crashedWhileRunning(store, { onlyTransfer: true })
     expireLease()
     const turn = await server.send('and now?', threadId)
-    expect(turn.results.map((r) => [r.toolCallId, r.status])).toEqual([['call_pay', 'error']])
+    expect(turn.results.map((r) => [r.toolCallId, r.metadata.status])).toEqual([['call_pay', 'error']])
     expect((await store.head(threadId))!.step).toBeUndefined()
     await server.send('hello', threadId)
     expect(ran).toEqual([])

@@ -144,7 +144,7 @@ describe('limits.maxThreadMessages', () => {
     // The message, the call and its result fit; the model's answer after them does not.
     const turn = await server.send('one city')
     expect(turn.events.at(-1)).toEqual({ type: 'RUN_ERROR', code: 'THREAD_FULL', message: 'The thread reached its limit of 3 messages; start a new thread' })
-    expect(turn.results.map((r) => r.status)).toEqual(['success'])
+    expect(turn.results.map((r) => r.metadata.status)).toEqual(['success'])
     const thread = (await stored(store, turn.threadId))!
     expect(thread.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool'])
     expect(thread.head.activeRun).toBeUndefined()
@@ -214,7 +214,7 @@ describe('byte limits', () => {
     const server = await startServer({ model: models, tools: [tool], limits: { maxMessageBytes: 500 } })
     const turn = await server.send('weather')
     expect(ran).toBe(1)
-    expect(turn.results[0]).toMatchObject({ status: 'error', content: expect.stringMatching(/^Tool "get_weather" ran, but its output is \d+ bytes, more than the limit of 500; it was not kept$/) })
+    expect(turn.results[0]).toMatchObject({ metadata: { status: 'error' }, content: expect.stringMatching(/^Tool "get_weather" ran, but its output is \d+ bytes, more than the limit of 500; it was not kept$/) })
     expect(turn.text).toMatch(/^error: Tool "get_weather" ran/)
   })
 
@@ -233,7 +233,7 @@ describe('byte limits', () => {
     const tool = weatherDef.server(async ({ city }) => ({ city: city + big, tempC: 1 }))
     const server = await startServer({ model: models, tools: [tool], store, limits: { maxThreadBytes: 1200, maxMessageBytes: 1200 }, onError: () => {} })
     const turn = await server.send('weather')
-    expect(turn.results.map((r) => r.status)).toEqual(['success'])
+    expect(turn.results.map((r) => r.metadata.status)).toEqual(['success'])
     expect(turn.events.at(-1)).toEqual({ type: 'RUN_ERROR', code: 'THREAD_FULL', message: 'The thread reached its limit of 1200 bytes; start a new thread' })
     const thread = (await stored(store, turn.threadId))!
     expect(thread.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool'])

@@ -75,7 +75,7 @@ describe('a resumed run lost before it stored anything', () => {
     const resumed = await server.resume(threadId, [replay[1]!])
     expect(resumed.status).toBe(200)
     expect(resumed.finished?.outcome).toEqual({ type: 'success' })
-    expect(resumed.results.map((r) => r.status).sort()).toEqual(['denied', 'success', 'success']) // streamed as they settle
+    expect(resumed.results.map((r) => r.metadata.status).sort()).toEqual(['denied', 'success', 'success']) // streamed as they settle
     expect(resumed.text).toBe('get_location: success {"city":"Lima"}, transfer_money: success {"receipt":"r-Ann"}, transfer_money: denied')
     expect(ran).toEqual(['Ann'])
 
@@ -109,7 +109,7 @@ describe('a resumed run lost before it stored anything', () => {
     const turn = await server.send('hello', threadId)
     expect(turn.status).toBe(200)
     expect(turn.text).toBe('hi')
-    expect(turn.results.map((r) => [r.status, r.content])).toEqual([
+    expect(turn.results.map((r) => [r.metadata.status, r.content])).toEqual([
       ['success', '{"city":"Lima"}'],
       ['denied', 'denied by the user: the user sent a new message instead'],
       ['denied', 'denied by the user: not Bob'],
@@ -154,7 +154,7 @@ describe('a run that died while a server tool ran', () => {
 
     const resumed = await server.resume(turn.threadId, [{ interruptId: location!.id, output: { city: 'Lima' } }])
     expect(resumed.status).toBe(200)
-    expect(resumed.results.map((r) => [r.toolCallId === ann!.toolCallId, r.status, r.content])).toContainEqual([
+    expect(resumed.results.map((r) => [r.toolCallId === ann!.toolCallId, r.metadata.status, r.content])).toContainEqual([
       true,
       'error',
       'The server stopped while this call ran; it may or may not have taken effect, and it was not run again',
@@ -172,7 +172,7 @@ describe('a run that died while a server tool ran', () => {
     expireLease()
     const next = await server.send('hello', turn.threadId)
     expect(next.text).toBe('hi')
-    expect(next.results.map((r) => r.status).sort()).toEqual(['denied', 'error'])
+    expect(next.results.map((r) => r.metadata.status).sort()).toEqual(['denied', 'error'])
     expect(ran).toEqual([])
     expect((await server.get(turn.threadId)).messages.filter((m) => m.role === 'tool')).toHaveLength(3)
   })

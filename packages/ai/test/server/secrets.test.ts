@@ -128,7 +128,7 @@ describe('secrets in errors', () => {
     const server = await startServer({ model: scriptedModel([weatherRule]), tools: [leaky], onError })
     const turn = await server.send('weather in Paris')
     expect(JSON.stringify(turn.events)).not.toContain('hunter2')
-    expect(turn.results[0]!.status).toBe('error')
+    expect(turn.results[0]!.metadata.status).toBe('error')
     expect(onError).toHaveBeenCalledTimes(1)
   })
 })

@@ -181,7 +181,7 @@ describe('server tools', () => {
     // Each result reaches the client under the id of the call it answers.
     const cityOf = new Map(ids.map((id) => [id, '']))
     for (const e of events) if (e.type === 'TOOL_CALL_ARGS') cityOf.set(e.toolCallId, cityOf.get(e.toolCallId) + e.delta)
-    const answered = [...first.results, ...second.results].map((r) => [r.toolCallId, (r.output as { city: string }).city])
+    const answered = [...first.results, ...second.results].map((r) => [r.toolCallId, (r.metadata.output as { city: string }).city])
     expect(answered.sort()).toEqual(ids.map((id) => [id, JSON.parse(cityOf.get(id)!).city]).sort())
     expectReloadToMatchStream((await server.get(first.threadId)).messages, [...first.events, ...second.events])
   })

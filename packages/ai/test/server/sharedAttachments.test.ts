@@ -34,7 +34,7 @@ async function madeOnAServedByB(storeOfInstance: () => ThreadStore) {
   const a = await startServer({ model, tools: [chart], store: storeOfInstance() })
   const b = await startServer({ model, tools: [chart], store: storeOfInstance() })
   const turn = await a.send('draw a chart')
-  const id = turn.results[0]!.attachments![0]!.id!
+  const id = turn.results[0]!.metadata.attachments![0]!.id!
   const served = await fetch(`${b.url}?threadId=${turn.threadId}&attachmentId=${id}`)
   expect(served.status).toBe(200)
   expect(served.headers.get('content-type')).toBe('application/octet-stream')

@@ -1,6 +1,6 @@
 import type { ChatEvent } from '../../protocol/events.ts'
 import type { ThreadAttachment } from '../../protocol/messages.ts'
-import type { ToolInterrupt } from '../../protocol/interrupts.ts'
+import type { AgUiInterrupt } from '../../protocol/interrupts.ts'
 import { isRecord } from '../../util/isRecord.ts'
 import { readSseData } from '../../util/readSseData.ts'
 import { attachmentUrl } from './attachmentUrl.ts'
@@ -190,7 +190,7 @@ export class UIMessageStreamWriter {
     }
   }
 
-  #interrupt(interrupt: ToolInterrupt): void {
+  #interrupt(interrupt: AgUiInterrupt): void {
     const { id, reason, toolCallId, message } = interrupt
     if (!this.#known.has(toolCallId)) return
     const extras = extrasOf(interrupt)

@@ -1,5 +1,5 @@
 import type { RunEvent, TokenUsage } from '../../protocol/events.ts'
-import type { RunOutcome } from '../../protocol/interrupts.ts'
+import type { AgUiInterrupt, AgUiRunOutcome, RunOutcome, ToolInterrupt } from '../../protocol/interrupts.ts'
 import type { ThreadToolMessage } from '../../protocol/messages.ts'
 import type { ErrorCode } from '../../protocol/errors.ts'
 import { randomId } from '../../util/randomId.ts'
@@ -104,18 +104,20 @@ export class RunEvents {
       toolCallId,
       content,
       role: 'tool',
-      status,
-      ...(status === 'success' ? { output } : {}),
-      ...(reason === undefined ? {} : { reason }),
-      ...(edited ? { edited } : {}),
-      ...(attachments ? { attachments } : {}),
-      ...(decision ? { decision } : {}),
+      metadata: {
+        status,
+        ...(status === 'success' ? { output } : {}),
+        ...(reason === undefined ? {} : { reason }),
+        ...(edited ? { edited } : {}),
+        ...(attachments ? { attachments } : {}),
+        ...(decision ? { decision } : {}),
+      },
     })
   }
 
   finished(outcome: RunOutcome, usage?: TokenUsage): void {
     this.stepEnded()
-    this.#emit({ type: 'RUN_FINISHED', threadId: this.threadId, runId: this.runId, outcome, ...(usage ? { usage: [usage] } : {}) })
+    this.#emit({ type: 'RUN_FINISHED', threadId: this.threadId, runId: this.runId, outcome: toAgUi(outcome), ...(usage ? { usage: [usage] } : {}) })
     this.#ended = true
   }
 
@@ -154,4 +156,14 @@ export class RunEvents {
     if (this.#ended) return
     this.#sink(this.#timestamps ? Object.assign({}, event, { timestamp: Date.now() }) : event, ++this.#seq)
   }
+}
+
+/** AG-UI 1.0 keeps only its own keys at the top of an interrupt: the tool's name and input stay in `metadata`. */
+function toAgUi(outcome: RunOutcome): AgUiRunOutcome {
+  if (outcome.type !== 'interrupt') return outcome
+  return { type: 'interrupt', interrupts: outcome.interrupts.map(agUiInterrupt) }
+}
+
+function agUiInterrupt({ toolName: _toolName, input: _input, ...interrupt }: ToolInterrupt): AgUiInterrupt {
+  return interrupt
 }

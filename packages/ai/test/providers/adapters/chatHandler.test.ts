@@ -61,7 +61,7 @@ describe('createChatHandler with a strict OpenAI model', () => {
     // The tool ran under its own name, with `prefix` absent, and its output passed validation.
     expect(received).toEqual([{ limit: 2 }])
     expect(Object.hasOwn(received[0] as object, 'prefix')).toBe(false)
-    expect(turn.results.map(({ toolCallId, status, output }) => ({ toolCallId, status, output }))).toEqual([
+    expect(turn.results.map(({ toolCallId, metadata: { status, output } }) => ({ toolCallId, status, output }))).toEqual([
       { toolCallId: 'call_list', status: 'success', output: { tools: ['admin.tools.list', 'admin.users.ban'] } },
       { toolCallId: 'call_time', status: 'success', output: { time: '12:00 Europe/Paris' } },
     ])

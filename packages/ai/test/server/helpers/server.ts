@@ -5,6 +5,7 @@ import { EventSchemas } from '@ag-ui/core/schemas'
 import {
   createChatHandler,
   toNodeHandler,
+  type AgUiInterrupt,
   type ChatEvent,
   type ThreadMessage,
   type ChatHandlerOptions,
@@ -111,7 +112,7 @@ export async function readTurn(response: Response): Promise<Turn> {
     events,
     threadId: started?.type === 'RUN_STARTED' ? started.threadId : '',
     finished,
-    interrupts: finished?.outcome.type === 'interrupt' ? finished.outcome.interrupts : [],
+    interrupts: finished?.outcome.type === 'interrupt' ? finished.outcome.interrupts.map(fromMetadata) : [],
     text: events.map((event) => (event.type === 'TEXT_MESSAGE_CONTENT' ? event.delta : '')).join(''),
     results: events.filter((event): event is ToolCallResultEvent => event.type === 'TOOL_CALL_RESULT'),
     types: events.map((event) => event.type),
@@ -173,7 +174,7 @@ export function expectReloadToMatchStream(messages: readonly ThreadMessage[], ev
   }
   const stored = messages.flatMap((m) => (m.role === 'assistant' ? m.toolCalls.map(({ id, name, arguments: args }) => ({ id, name, arguments: args })) : []))
   expect(stored).toEqual([...streamed.values()])
-  const results = events.flatMap((e) => (e.type === 'TOOL_CALL_RESULT' ? [{ id: e.messageId, toolCallId: e.toolCallId, status: e.status, content: e.content }] : []))
+  const results = events.flatMap((e) => (e.type === 'TOOL_CALL_RESULT' ? [{ id: e.messageId, toolCallId: e.toolCallId, status: e.metadata.status, content: e.content }] : []))
   const storedResults = messages.flatMap((m) => (m.role === 'tool' ? [{ id: m.id, toolCallId: m.toolCallId, status: m.status, content: m.content }] : []))
   // Results stream as calls finish and are stored in call order.
   const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id)
@@ -192,4 +193,10 @@ export function deferred<T = void>() {
   let resolve!: (value: T) => void
   const promise = new Promise<T>((r) => (resolve = r))
   return { promise, resolve }
+}
+
+/** The stream carries an interrupt's tool name and input in `metadata` (AG-UI 1.0); JSON answers carry them at the top. */
+function fromMetadata(interrupt: AgUiInterrupt): ToolInterrupt {
+  const { toolName, input } = interrupt.metadata!
+  return { ...interrupt, toolName, input }
 }
