@@ -154,11 +154,11 @@ function describe(event: RunEvent): string {
     case 'TOOL_CALL_START':
       return event.toolCallName
     case 'TOOL_CALL_RESULT':
-      return `${event.status ?? ''} ${truncate(event.content, 80)}`
+      return `${event.metadata?.status ?? ''} ${truncate(event.content, 80)}`
     case 'TEXT_MESSAGE_CONTENT':
       return truncate(event.delta, 60)
     case 'RUN_FINISHED':
-      return event.outcome?.type === 'interrupt' ? `paused on ${event.outcome.interrupts.map((interrupt) => interrupt.toolName).join(', ')}` : 'success'
+      return event.outcome?.type === 'interrupt' ? `paused on ${event.outcome.interrupts.map((interrupt) => interrupt.metadata?.toolName ?? interrupt.toolCallId).join(', ')}` : 'success'
     case 'RUN_ERROR':
       return `${event.code ?? ''} ${event.message}`
     default:
