@@ -11,6 +11,7 @@ import type { ChatState, ChatStatus, PendingApproval, ToolCallPart } from './par
 import { Pause, type Waiting } from './pause.ts'
 import { ClientToolRuns } from './runClientTool.ts'
 import { RunStream, type StreamSignal } from './runStream.ts'
+import { ReviewWatch } from './reviewWatch.ts'
 import { NotifyBatcher } from './scheduleNotify.ts'
 import { Subscribable } from './subscribable.ts'
 import { Work } from './work.ts'
@@ -36,7 +37,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   #request: AbortController | undefined
   readonly #running = new ClientToolRuns()
   #reconnecting = false
-  #reviewTimer: ReturnType<typeof setTimeout> | undefined
+  readonly #reviews: ReviewWatch
   #state: ChatState<TTools>
   readonly #batcher: NotifyBatcher
   readonly #work: Work
@@ -47,6 +48,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     this.#options = options
     this.#tools = options.tools ?? []
     this.#stream = new RunStream(options.fetch ?? ((input, init) => globalThis.fetch(input, init)), options.endpoint)
+    this.#reviews = new ReviewWatch((threadId) => this.#stream.peek(threadId, new AbortController().signal), options.reviewPollMs ?? 2000)
     this.#draft = new ThreadDraft(this.#tools)
     this.#threadId = options.threadId
     this.#state = Object.freeze({ threadId: this.#threadId, messages: [], status: 'idle', error: undefined, pendingApprovals: [] })
@@ -175,32 +177,10 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   #paused(interrupts: readonly ToolInterrupt[]): void {
     for (const waiting of this.#pause.offer(interrupts)) this.#startClientTool(waiting)
     this.#changed()
-    this.#watchReviewers(interrupts)
-  }
-
-  /**
-   * Approvals that wait for reviewers are decided elsewhere (a review link, another person's
-   * chat): the thread is looked at until one of them is decided, then loaded, which follows the
-   * resumed run live. Anything this client does meanwhile ends the watch.
-   */
-  #watchReviewers(interrupts: readonly ToolInterrupt[]): void {
-    clearTimeout(this.#reviewTimer)
-    const awaited = interrupts.filter((interrupt) => interrupt.reviewers !== undefined)
     const threadId = this.#threadId
-    if (awaited.length === 0 || threadId === undefined) return
-    const key = (list: readonly ToolInterrupt[]) => JSON.stringify(list.map((interrupt) => [interrupt.id, interrupt.approvals?.length ?? 0]))
-    const before = key(interrupts)
-    this.#reviewTimer = setTimeout(async () => {
-      if (this.#request || this.#threadId !== threadId) return
-      try {
-        const snapshot = await this.#stream.peek(threadId, new AbortController().signal)
-        if (this.#request || this.#threadId !== threadId) return
-        if (snapshot.status === 'running' || key(snapshot.interrupts) !== before) void this.load(threadId)
-        else this.#watchReviewers(interrupts)
-      } catch {
-        this.#watchReviewers(interrupts) // the next look may succeed
-      }
-    }, this.#options.reviewPollMs ?? 2000)
+    if (threadId === undefined) return
+    // Approvals for reviewers are decided elsewhere: once one is, the thread is loaded (and a resumed run followed).
+    this.#reviews.watch(threadId, interrupts, () => !this.#request && this.#threadId === threadId, () => void this.load(threadId))
   }
 
   #startClientTool(waiting: Waiting): void {
@@ -235,7 +215,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
    * for the next request.
    */
   #halt(): void {
-    clearTimeout(this.#reviewTimer)
+    this.#reviews.stop()
     this.#request?.abort()
     this.#request = undefined
     // The pause's own calls stay open, but the client tools halted here.
