@@ -119,7 +119,7 @@ export function launchRun(log: RunEventLog, runId: string, live: LiveStream | un
     .catch((error) => console.error('[toolgate] chat run failed:', error))
     // The live stream ends once the log holds every event it carried: a client that read to the
     // end and reads the thread's runs again (a reload, devtools) finds them all.
-    .finally(() => writer.end().then(() => live?.end()))
+    .finally(() => writer.end().then(() => live?.end()).catch((error) => console.error('[toolgate] could not end the live stream:', error)))
 }
 
 /**
@@ -152,15 +152,19 @@ export function runStreamResponse(start: (live: LiveStream) => void, request: Re
   let direct: DirectFrames | undefined
   let controller!: ReadableStreamDefaultController<Uint8Array>
   const close = () => {
+    if (!open) return
     open = false
     controller.close()
   }
+  // Re-entrant: a runtime may call `pull` from inside `enqueue` (Deno does), so the state is
+  // updated before the frames are handed over.
   const flush = () => {
     if (!open || !waiting) return
     if (pending !== '') {
-      controller.enqueue(encoder.encode(pending))
+      const frames = pending
       pending = ''
       waiting = false
+      controller.enqueue(encoder.encode(frames))
     }
     if (ended) close()
   }
