@@ -39,7 +39,7 @@ export const transferMoney = toolDefinition({
   outputSchema: v.object({ transferred: v.number(), to: v.string() }),
   // Money moves only when someone in finance, not the requester, says so.
   needsApproval: (input) => ({ reason: `Transfers ${input.amount} EUR to ${input.to}`, reviewers: { roles: ['finance'] } }),
-  metadata: { icon: '💶' },
+  metadata: { icon: 'banknote' },
 })
 
 export const deleteFiles = toolDefinition({
