@@ -6,6 +6,7 @@ import { readSseData } from '../../util/readSseData.ts'
 import { attachmentUrl } from './attachmentUrl.ts'
 import type { AiSdkPartMetadata } from '../../protocol/aiSdk.ts'
 import { approvalMetadata, type UIMessageChunk } from './uiMessageChunks.ts'
+import { nextTurn } from '../../util/nextTurn.ts'
 
 // A run's AG-UI events, told again in the AI SDK's UI message stream protocol. The run itself is
 // unchanged (its events still go to its log, and it outlives the request); only what this response
@@ -74,12 +75,6 @@ export function uiMessageStreamResponse(events: ReadableStream<Uint8Array>, opti
   })
   return new Response(body, { status: 200, headers: UI_MESSAGE_STREAM_HEADERS })
 }
-
-/** After the current turn of the event loop; `setImmediate` only where it is Node's (Next.js' Edge runtime has one that throws). */
-const nextTurn: (task: () => void) => void =
-  (globalThis as { process?: { release?: { name?: string } } }).process?.release?.name === 'node' && typeof setImmediate === 'function'
-    ? (task) => void setImmediate(task)
-    : (task) => void setTimeout(task, 0)
 
 interface Call {
   readonly toolName: string

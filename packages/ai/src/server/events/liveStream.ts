@@ -2,6 +2,7 @@ import type { EventSink } from './runEvents.ts'
 import type { LoggedEvent, RunEventLog } from '../thread/threadStore.ts'
 import { offerFrames, type FrameSink } from '../http/directFrames.ts'
 import { NodeRequest } from '../http/nodeRequest.ts'
+import { nextTurn } from '../../util/nextTurn.ts'
 
 // The live stream of a run and its log. A run writes every event to both: the response that
 // started it (while its client stays) and the run's event log, which readers that (re)attach read
@@ -255,12 +256,3 @@ class DirectFrames implements LiveStream {
 }
 
 const encoder = new TextEncoder()
-
-/**
- * Runs `task` once the current turn of the event loop is done (after its I/O callbacks' promises).
- * Only Node-compatible runtimes get `setImmediate`: Next.js' Edge runtime defines one that throws.
- */
-const nextTurn: (task: () => void) => void =
-  (globalThis as { process?: { release?: { name?: string } } }).process?.release?.name === 'node' && typeof setImmediate === 'function'
-    ? (task) => void setImmediate(task)
-    : (task) => void setTimeout(task, 0)
