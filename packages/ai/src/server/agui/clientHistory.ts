@@ -46,18 +46,30 @@ export function clientHistoryOf(messages: readonly unknown[]): ClientHistoryMess
 /**
  * Refuses (409 `HISTORY_CONFLICT`, with the message's path) a client history that contradicts the
  * stored thread. `head` undefined: the thread does not exist yet, so any history contradicts it.
+ * Returns whether the client is behind the thread without contradicting it (it missed the end of a
+ * run: an assistant message cut short, results or messages it never got; or it sent no history at
+ * all to a thread that has one): its run then begins with the stored thread (`MESSAGES_SNAPSHOT`).
  */
-export async function checkClientHistory(config: ChatConfig, head: ThreadHead | undefined, history: readonly ClientHistoryMessage[]): Promise<void> {
-  if (history.length === 0) return
-  if (!head) throw conflict(history[0]!, 'The thread has no history yet: send only the new user message')
+export async function checkClientHistory(config: ChatConfig, head: ThreadHead | undefined, history: readonly ClientHistoryMessage[]): Promise<boolean> {
+  if (!head) {
+    if (history.length > 0) throw conflict(history[0]!, 'The thread has no history yet: send only the new user message')
+    return false
+  }
   const stored = [...(await config.store.messages(head.id, 0, head.messageCount)), ...(head.step ? [head.step.message, ...head.step.results] : [])]
   // A client may carry its own answer to a call that waits (it answers through `resume` too).
   const waiting = new Set(head.step?.interrupts.map((interrupt) => interrupt.toolCallId))
-  const problem = contradiction(stored, history.filter((message) => !(message.role === 'tool' && message.toolCallId !== undefined && waiting.has(message.toolCallId))))
-  if (problem) throw conflict(problem.message, problem.why)
+  const compared = history.filter((message) => !(message.role === 'tool' && message.toolCallId !== undefined && waiting.has(message.toolCallId)))
+  const found = compare(stored, compared, (name) => config.frontendTools.has(name))
+  if ('why' in found) throw conflict(found.message, found.why)
+  return found.behind
 }
 
-function contradiction(stored: readonly ThreadMessage[], history: readonly ClientHistoryMessage[]): { message: ClientHistoryMessage; why: string } | undefined {
+/** The first contradiction, or whether the client lacks part of `stored` (it may leave out user messages, not the rest). */
+function compare(
+  stored: readonly ThreadMessage[],
+  history: readonly ClientHistoryMessage[],
+  isFrontendTool: (name: string) => boolean,
+): { message: ClientHistoryMessage; why: string } | { behind: boolean } {
   const assistants = new Map<string, ThreadMessage & { role: 'assistant' }>()
   const results = new Map<string, ThreadMessage & { role: 'tool' }>()
   const userTexts: string[] = []
@@ -66,6 +78,8 @@ function contradiction(stored: readonly ThreadMessage[], history: readonly Clien
     else if (message.role === 'tool') results.set(message.toolCallId, message)
     else userTexts.push(message.content)
   }
+  let behind = false
+  const seen = new Set<string>() // stored assistant ids and answered call ids the client has
   let nextUser = 0 // user messages must appear in the stored order (some may be left out)
   for (const message of history) {
     if (message.role === 'user') {
@@ -75,16 +89,26 @@ function contradiction(stored: readonly ThreadMessage[], history: readonly Clien
     } else if (message.role === 'assistant') {
       const known = message.id === undefined ? undefined : assistants.get(message.id)
       if (!known) return { message, why: 'The server never sent this assistant message (unknown `id`)' }
-      if (message.text !== undefined && message.text !== '' && message.text !== known.content) return { message, why: 'The assistant message differs from the stored one' }
+      seen.add(known.id)
+      if (message.text !== undefined && message.text !== '' && message.text !== known.content) {
+        // The client lost the end of the stream: what it has is the start of the stored reply.
+        if (!known.content.startsWith(message.text)) return { message, why: 'The assistant message differs from the stored one' }
+        behind = true
+      }
       const calls = new Set(known.toolCalls.map((call) => call.id))
       if (message.toolCallIds.some((id) => !calls.has(id))) return { message, why: 'The assistant message has tool calls the stored one does not' }
+      if (message.toolCallIds.length < calls.size) behind = true
     } else {
       const known = message.toolCallId === undefined ? undefined : results.get(message.toolCallId)
-      if (!known) return { message, why: 'The thread has no result for this tool call: answer pending calls with `resume`' }
+      if (!known) return { message, why: 'The thread has no result for this tool call, and no call waiting for one' }
+      seen.add(`call:${known.toolCallId}`)
+      // A frontend tool's result is the client's own `tool` message, stored under its id in the server's words.
+      if (message.id !== undefined && message.id === known.id && isFrontendTool(known.toolName)) continue
       if (message.text !== undefined && message.text !== known.content) return { message, why: 'The tool result differs from the stored one' }
     }
   }
-  return undefined
+  const missing = [...assistants.keys()].some((id) => !seen.has(id)) || [...results.keys()].some((id) => !seen.has(`call:${id}`))
+  return { behind: behind || missing || (history.length === 0 && stored.length > 0) }
 }
 
 function textOf(content: unknown): string | undefined {
