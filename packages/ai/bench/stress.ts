@@ -2,7 +2,8 @@
  * The adversarial suite as a load run against a real HTTP server (loopback): approval races,
  * malformed requests, hostile model chunks, disconnects mid-stream, and many concurrent threads;
  * then the fault scenarios (faults.ts): two instance processes on a real Redis and on a real
- * PostgreSQL, with an instance SIGKILLed, the store frozen and restarted, and failed writes.
+ * PostgreSQL, with an instance SIGKILLed, the store frozen and restarted, and failed writes; and a
+ * flood of anonymous runs over a live run whose reader reconnects.
  * It prints what it tried and what happened; it exits non-zero if any invariant broke (a 5xx, a
  * crash, a race applied twice, a thread left held; under faults: a turn lost, a tool run twice, a
  * 5xx other than 503 STORE_ERROR, a hang, a thread stuck).

@@ -33,7 +33,7 @@ const model = scriptedModel([
 describe('a tool whose result write times out on a locked row (PostgreSQL)', () => {
   it('runs once, and the history holds the call once with its result', async () => {
     const table = 'locked'
-    const pool = new pg.Pool({ connectionString: postgres.connectionString, options: '-c statement_timeout=150' })
+    const pool = new pg.Pool({ connectionString: postgres.connectionString, options: '-c statement_timeout=1000' })
     const locker = new pg.Pool({ connectionString: postgres.connectionString })
     pools.push(pool, locker)
     const store = postgresStore({ pool, table, onError: () => {} })
@@ -50,7 +50,7 @@ describe('a tool whose result write times out on a locked row (PostgreSQL)', () 
         const client = await locker.connect()
         await client.query('BEGIN')
         await client.query(`SELECT 1 FROM ${table}_threads WHERE id = $1 FOR UPDATE`, [threadId])
-        held.push(pause(900).then(async () => {
+        held.push(pause(3000).then(async () => {
           await client.query('COMMIT')
           client.release()
         }))
@@ -79,5 +79,5 @@ describe('a tool whose result write times out on a locked row (PostgreSQL)', () 
     expect(calls).toHaveLength(1)
     expect(results).toEqual(calls)
     expect((await store.head(first.threadId))?.step).toBeUndefined()
-  })
+  }, 30_000)
 })
