@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createClient } from 'redis'
+import { createChatClient } from '@toolgate/ai/client'
 import { scriptedModel } from '@toolgate/ai/server'
 import { redisStore } from '@toolgate/ai/server/redis'
 import { startRedis, type RedisServer } from '../services/redis.ts'
@@ -47,13 +48,19 @@ describe('the thread after a store outage', () => {
       expect(snapshot.lastRunError).toEqual({ runId, code: 'STORE_ERROR', message: (error as { message: string }).message })
       expect(snapshot.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
 
-      // A reloaded page that attaches finds no run to replay (204), not the failed run's error again.
+      // A reloaded page that attaches finds no run to replay (204), not the failed run's error again,
+      // and a ChatClient that loads the thread shows the failure, once: sending clears it.
       const attach = await fetch(`${server.url}?threadId=${first.threadId}`, { headers: { accept: 'text/event-stream' } })
       expect(attach.status).toBe(204)
+      const chat = createChatClient({ endpoint: server.url, threadId: first.threadId })
+      await chat.load()
+      expect(chat.getSnapshot()).toMatchObject({ status: 'error', error: { code: 'STORE_ERROR' } })
+      expect(chat.getSnapshot().messages).toHaveLength(4)
 
       // The next message runs, and the failure is no longer news.
-      const next = await server.send('once more', first.threadId)
-      expect(next.finished).toBeDefined()
+      await chat.send('once more')
+      expect(chat.getSnapshot().error).toBeUndefined()
+      expect(chat.getSnapshot().messages.at(-1)).toMatchObject({ role: 'assistant' })
       expect((await server.get(first.threadId)).lastRunError).toBeUndefined()
     } finally {
       await client.quit()
