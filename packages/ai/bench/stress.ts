@@ -2,7 +2,8 @@
  * The adversarial suite as a load run against a real HTTP server (loopback): approval races,
  * malformed requests, hostile model chunks, disconnects mid-stream, and many concurrent threads;
  * then the fault scenarios (faults.ts): two instance processes on a real Redis and on a real
- * PostgreSQL, with an instance SIGKILLed, the store frozen and restarted, and failed writes.
+ * PostgreSQL, with an instance SIGKILLed, the store frozen and restarted, and failed writes; and a
+ * flood of anonymous runs over a live run whose reader reconnects.
  * It prints what it tried and what happened; it exits non-zero if any invariant broke (a 5xx, a
  * crash, a race applied twice, a thread left held; under faults: a turn lost, a tool run twice, a
  * 5xx other than 503 STORE_ERROR, a hang, a thread stuck).
@@ -13,7 +14,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
-import { createChatHandler, scriptedModel, toNodeHandler, type ChatEvent, type ChatModel } from '@toolgate/ai/server'
+import { createChatHandler, memoryStore, scriptedModel, toNodeHandler, type ChatEvent, type ChatModel } from '@toolgate/ai/server'
 import { printFaults, runFaults, type FaultReport } from './faults.ts'
 import { weather } from './workload.ts'
 
@@ -81,10 +82,24 @@ const HOSTILE: { chunks: unknown[]; ends: 'RUN_ERROR' | 'RUN_FINISHED' }[] = [
     ends: 'RUN_FINISHED',
   },
 ]
+/** The run a flood must not cost its reader: it streams 10 parts, waits for the flood to end, then 3,000 more. */
+let endFlood!: () => void
+const floodOver = new Promise<void>((resolve) => (endFlood = resolve))
+const VICTIM_PARTS = 3010
+
 const model: ChatModel = {
   name: 'stress',
   stream(request) {
     const first = request.messages.find((m) => m.role === 'user')
+    if (first?.content === 'victim') {
+      return (async function* () {
+        for (let i = 0; i < VICTIM_PARTS; i++) {
+          if (i === 10) await floodOver
+          yield { type: 'text-delta' as const, delta: `p${i} ` }
+        }
+        yield { type: 'finish' as const, reason: 'stop' as const }
+      })()
+    }
     const hostile = first?.content.match(/^hostile (\d+)$/)
     const answered = request.messages.at(-1)?.role === 'tool'
     if (hostile && !answered) {
@@ -106,7 +121,10 @@ function check(ok: boolean, message: string): void {
   process.exit(1)
 }
 
-const server = createServer(toNodeHandler(createChatHandler({ model, tools: [transfer, weather], onError: () => {} })))
+// The memory store keeps 1,000 ended runs' logs here (10,000 by default), so the flood below
+// outnumbers them at a tenth of the cost.
+const MAX_ENDED_RUN_LOGS = 1000
+const server = createServer(toNodeHandler(createChatHandler({ model, tools: [transfer, weather], store: memoryStore({ maxEndedRunLogs: MAX_ENDED_RUN_LOGS }), onError: () => {} })))
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
 
@@ -233,7 +251,37 @@ const report: Record<string, string | number> = {}
   check(idle === DISCONNECTS, 'a thread stayed held after its client left')
 }
 
-// 5. Load: many threads at once, each a turn with a server tool.
+// 5. A flood of anonymous runs while one run streams (issue 26, item 4): its reader drops, the
+// flood starts more runs than the memory store keeps ended logs of, and the reader reconnects with
+// Last-Event-ID: it must get every event after its last, and RUN_FINISHED.
+{
+  const FLOOD = MAX_ENDED_RUN_LOGS + 100
+  const controller = new AbortController()
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'victim' }), signal: controller.signal })
+  const reader = response.body!.getReader()
+  let text = ''
+  while ((text.match(/\n\n/g)?.length ?? 0) < 6) text += new TextDecoder().decode((await reader.read()).value)
+  controller.abort()
+  const blocks = text.split('\n\n').filter((block) => block.startsWith('id: ')).slice(0, 6)
+  const lastId = /^id: (.*)$/m.exec(blocks.at(-1)!)![1]!
+  const victimThread = threadOf(events(blocks.join('\n\n') + '\n\n'))
+  let refused = 0
+  for (let i = 0; i < FLOOD; i += 100) {
+    const batch = await Promise.all(Array.from({ length: Math.min(100, FLOOD - i) }, () => post({ message: 'hi' })))
+    refused += batch.filter((turn) => turn.status === 429).length
+  }
+  endFlood()
+  const replay = await request({ method: 'GET', path: `?threadId=${victimThread}`, headers: { accept: 'text/event-stream', 'last-event-id': lastId } })
+  const ids = replay.text.split('\n\n').flatMap((block) => /^id: run_[\w-]+:(\d+)$/m.exec(block)?.[1] ?? []).map(Number)
+  const after = Number(lastId.split(':')[1])
+  const gapless = ids.every((id, index) => id === after + index + 1)
+  const finished = events(replay.text).at(-1)?.type === 'RUN_FINISHED'
+  const deltas = events(replay.text).filter((event) => event.type === 'TEXT_MESSAGE_CONTENT').length
+  report[`flood (${FLOOD} anonymous runs) over a live run`] = `reader got ${ids.length} events after ${after}, gapless ${gapless}, RUN_FINISHED ${finished}; ${refused} refused 429`
+  check(replay.status === 200 && gapless && finished && deltas >= VICTIM_PARTS - 6, 'a flood of runs cost a live run’s reader events')
+}
+
+// 6. Load: many threads at once, each a turn with a server tool.
 {
   latencies.length = 0
   const started = performance.now()
@@ -254,7 +302,7 @@ report['RSS before → after'] = `${(rssBefore / 2 ** 20).toFixed(0)} MB → ${(
 for (const [name, value] of Object.entries(report)) console.log(`${name.padEnd(44)} ${value}`)
 check(fivexx === 0 && crashes === 0, 'a 5xx or a crash')
 
-// 6. Faults: two instances on a real store, SIGKILL, freeze, restart, failed writes.
+// 7. Faults: two instances on a real store, SIGKILL, freeze, restart, failed writes.
 const faulted: FaultReport[] = []
 for (const kind of ['redis', 'postgres'] as const) {
   const result = await runFaults(kind)

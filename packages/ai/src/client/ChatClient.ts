@@ -167,10 +167,12 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     }
   }
 
-  /** The stored thread replaces the draft: the one place it is replaced, and any pause ends with it. */
+  /** The stored thread replaces the draft: the one place it is replaced, and any pause ends with it; a failed last run is the error shown. */
   #restart(snapshot: ThreadSnapshot): void {
     this.#draft = fromSnapshot(snapshot, this.#tools)
     this.#pause.clear()
+    const failed = snapshot.lastRunError
+    if (failed) this.#error = new ChatError(failed.code, failed.message)
   }
 
   /** The run paused: approvals wait for the user, client tools start. */

@@ -1,3 +1,4 @@
+import type { ErrorCode } from './errors.ts'
 import type { ToolInterrupt } from './interrupts.ts'
 import type { ThreadMessage } from './messages.ts'
 
@@ -18,8 +19,21 @@ export interface ThreadSnapshot {
   readonly messages: readonly ThreadMessage[]
   /** Interrupts still waiting for an answer (those already answered in this batch are left out). */
   readonly interrupts: readonly ToolInterrupt[]
+  /**
+   * How the thread's last run failed, when it did and nothing ran since: its error (`STORE_ERROR`
+   * after an outage, ...), or `RUN_LOST` for a run that stopped without finishing (its process
+   * died). A reloaded page shows it instead of replaying the run; the next message clears it.
+   */
+  readonly lastRunError?: RunFailure
   /** Set when the request asked for a page (`limit`, `before`): where `messages` start among the stored ones. */
   readonly window?: ThreadWindow
+}
+
+/** A run that ended with an error: which, and what the browser may be told of it. */
+export interface RunFailure {
+  readonly runId: string
+  readonly code: ErrorCode
+  readonly message: string
 }
 
 /** A page of a thread: `messages` are the stored ones from index `from`; the thread stores `total`. */

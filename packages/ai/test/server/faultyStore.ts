@@ -1,8 +1,8 @@
-import type { ThreadCommit, ThreadStore } from '@toolgate/ai/server'
+import { StoreError, type ThreadCommit, type ThreadStore } from '@toolgate/ai/server'
 
 /**
  * A store whose next commits fail as an outage makes them fail (a timeout, a lock, a dropped
- * connection), once armed: `failNext(n)` makes the next `n` commits throw without writing.
+ * connection: a `StoreError`, as the shared stores throw), once armed: `failNext(n)` makes the next `n` commits throw without writing.
  */
 export function faultyStore(inner: ThreadStore): ThreadStore & { failNext(count: number, when?: (commit: ThreadCommit) => boolean): void } {
   let failures = 0
@@ -15,7 +15,7 @@ export function faultyStore(inner: ThreadStore): ThreadStore & { failNext(count:
     async commit(commit) {
       if (failures > 0 && matches(commit)) {
         failures -= 1
-        throw new Error('injected: the store did not answer in time')
+        throw new StoreError('faultyStore', 'commit', new Error('injected: the store did not answer in time'))
       }
       return inner.commit(commit)
     },

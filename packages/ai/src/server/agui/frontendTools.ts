@@ -4,7 +4,7 @@ import { isRecord } from '../../util/isRecord.ts'
 import type { ChatConfig } from '../options.ts'
 import { HttpError } from '../errors.ts'
 import { extendToolRegistry } from '../../tools/toolRegistry.ts'
-import { findUnsafePattern } from './clientPatterns.ts'
+import { UnsafePatternError, withLinearPatterns } from './clientPatterns.ts'
 import type { RunOutcome } from '../../protocol/interrupts.ts'
 import type { StoredInterrupt } from '../thread/threadStore.ts'
 import { toWire } from '../run/interrupts.ts'
@@ -35,13 +35,21 @@ function frontendTool(tool: Record<string, unknown>, path: string): AnyTool {
   if (!isRecord(parameters) || parameters.type !== 'object') {
     throw invalid('A frontend tool needs `parameters`, a JSON Schema of an object', `${path}.parameters`)
   }
-  const unsafe = findUnsafePattern(parameters, `${path}.parameters`)
-  if (unsafe) throw invalid(`The frontend tool "${String(name)}" declares a pattern the server will not run: ${unsafe.reason}`, unsafe.path)
+  let linear: ReturnType<typeof withLinearPatterns>
   try {
-    return toolDefinition({ name: name as string, description, inputSchema: parameters })
+    linear = withLinearPatterns(parameters, `${path}.parameters`)
+  } catch (error) {
+    if (!(error instanceof UnsafePatternError)) throw error
+    throw invalid(`The frontend tool "${String(name)}" declares a pattern the server will not run: ${error.reason}`, error.path)
+  }
+  let declared: AnyTool
+  try {
+    // The schema as declared is checked (its meta-schema) and emitted; its patterns run in linear time.
+    declared = toolDefinition({ name: name as string, description, inputSchema: parameters })
   } catch (error) {
     throw invalid(`The frontend tool "${String(name)}" is not valid: ${error instanceof Error ? error.message : String(error)}`, path)
   }
+  return linear ? toolDefinition({ name: name as string, description, inputSchema: linear }) : declared
 }
 
 function invalid(message: string, path: string): HttpError {

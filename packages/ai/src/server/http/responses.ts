@@ -17,10 +17,13 @@ export function jsonResponse(status: number, body: unknown, headers?: Record<str
 /** Seconds a client waits before retrying after a store failure: about what a store takes to restart or fail over. */
 const STORE_RETRY_AFTER_S = 2
 
+/** Seconds a client waits before retrying when the server runs as many runs as it may: about a turn's length. */
+const BUSY_RETRY_AFTER_S = 1
+
 /** Any failure before the event stream starts becomes a JSON error response; unknown ones are a 500 without details. */
 export function errorResponse(error: unknown): Response {
   if (error instanceof HttpError) {
-    const headers: Record<string, string> = error.status === 405 ? { allow: 'GET, POST' } : {}
+    const headers: Record<string, string> = error.status === 405 ? { allow: 'GET, POST' } : error.status === 429 ? { 'retry-after': String(BUSY_RETRY_AFTER_S) } : {}
     return jsonResponse(error.status, errorBody(error.code, error.message, error.path), headers)
   }
   if (isStoreError(error)) {

@@ -1,4 +1,5 @@
 import type { ThreadMessage } from '../../protocol/messages.ts'
+import type { RunFailure } from '../../protocol/thread.ts'
 import type { ChatConfig } from '../options.ts'
 import { StoreConflictError, ThreadFullError, type ToolFailures, toolFailures } from '../errors.ts'
 import type { RunEvents } from '../events/runEvents.ts'
@@ -147,9 +148,13 @@ export class Run {
     if (drafts.length > 0) void reportDecisions(this.config, written!)
   }
 
-  /** Writes the appended messages and lets the thread go (`release`), with the fields of a save that failed, so the stored head and history agree (driveRun retries a failed release). */
-  async release(): Promise<void> {
-    await this.#write((head, append) => release(head, { append, fields: this.#unsavedFields }), true)
+  /**
+   * Writes the appended messages and lets the thread go (`release`), with the fields of a save
+   * that failed, so the stored head and history agree (driveRun retries a failed release), and the
+   * run's failure, if it failed, for a reloaded page to read.
+   */
+  async release(failure?: Omit<RunFailure, 'runId'>): Promise<void> {
+    await this.#write((head, append) => release(head, { append, fields: this.#unsavedFields, failure }), true)
     this.#unsavedFields = undefined
   }
 

@@ -9,6 +9,7 @@ import type { TokenUsage } from '../../protocol/events.ts'
 import { runOutcome } from '../agui/frontendTools.ts'
 import { sendSnapshot, threadAsAgUi } from '../agui/threadMessages.ts'
 import type { ThreadAssistantMessage, ThreadToolMessage } from '../../protocol/messages.ts'
+import type { RunFailure } from '../../protocol/thread.ts'
 import { StoreConflictError, reportError, runErrorOf } from '../errors.ts'
 import { answeredByMessage, asked, rememberResolved, settleInterrupts } from './interrupts.ts'
 import { modelStep } from './modelStep.ts'
@@ -198,8 +199,8 @@ function appendWithResults(run: Run, message: ThreadAssistantMessage, results: r
  */
 async function fail(run: Run, error: unknown): Promise<void> {
   report(run, error)
-  if (!(error instanceof StoreConflictError)) await release(run)
   const { code, message } = runErrorOf(error)
+  if (!(error instanceof StoreConflictError)) await release(run, { code, message })
   run.events.failed(code, message)
   run.trace?.end({ outcome: 'error', usage: usageOf(run), error: { code, message } })
 }
@@ -207,19 +208,31 @@ async function fail(run: Run, error: unknown): Promise<void> {
 /** Pauses between attempts to release the thread after a failed run: a store blip should not hold it for the whole lease. */
 const RELEASE_RETRY_MS = [100, 500, 2000]
 
-/** Releases the thread, trying again while the store fails; a lost thread (another run took it) is not retried. */
-async function release(run: Run): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
+/**
+ * Releases the thread, with the run's failure for a reloaded page to read, trying again while the
+ * store fails; a lost thread (another run took it) is not retried. After the first few attempts
+ * the run's reader is told of the failure, and the release goes on in the background until the
+ * lease lapses: a thread stays held no longer than the store stays down.
+ */
+async function release(run: Run, failure: Omit<RunFailure, 'runId'>): Promise<void> {
+  const until = Date.now() + run.config.limits.runLeaseMs
+  const attempt = async (index: number): Promise<boolean> => {
     try {
-      return await run.release()
+      await run.release(failure)
+      return true
     } catch (saveError) {
-      const pause = RELEASE_RETRY_MS[attempt]
-      if (saveError instanceof StoreConflictError || pause === undefined) {
-        return console.error('[toolgate] could not release the thread after a failed run:', saveError)
+      if (saveError instanceof StoreConflictError || Date.now() >= until) {
+        console.error('[toolgate] could not release the thread after a failed run:', saveError)
+        return true
       }
-      await new Promise((resolve) => setTimeout(resolve, pause))
+      await new Promise((resolve) => setTimeout(resolve, RELEASE_RETRY_MS[Math.min(index, RELEASE_RETRY_MS.length - 1)]))
+      return false
     }
   }
+  for (let index = 0; index < RELEASE_RETRY_MS.length; index++) if (await attempt(index)) return
+  void (async () => {
+    for (let index = RELEASE_RETRY_MS.length; !(await attempt(index)); index++);
+  })()
 }
 
 function report(run: Run, error: unknown): void {

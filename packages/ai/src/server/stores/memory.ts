@@ -21,6 +21,17 @@ export interface MemoryStoreOptions {
    * read the stored thread instead). Default 30 seconds: they are kept in this process's memory.
    */
   readonly eventRetentionMs?: number
+  /**
+   * Runs at once at most. A message or answer that would start one more is refused with 429
+   * `TOO_MANY_RUNS`: a live run's event log is never dropped, so the limit falls on new work, never
+   * on a run's readers. Default 1,000.
+   */
+  readonly maxRuns?: number
+  /**
+   * Ended runs whose events are kept at most (the oldest go first, even before `eventRetentionMs`:
+   * a client reconnecting later reads the stored thread). Default 10,000.
+   */
+  readonly maxEndedRunLogs?: number
 }
 
 interface Entry {
@@ -49,7 +60,11 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
   const maxBytes = options.maxBytes ?? 256 * 1024 * 1024
   if (!(idleTtlMs > 0)) throw new InvalidOptionError('memoryStore', 'idleTtlMs', 'must be a positive number of milliseconds')
   if (!Number.isInteger(maxBytes) || maxBytes < 1) throw new InvalidOptionError('memoryStore', 'maxBytes', 'must be a positive integer')
+  const maxRuns = options.maxRuns ?? 1_000
+  if (!Number.isInteger(maxRuns) || maxRuns < 1) throw new InvalidOptionError('memoryStore', 'maxRuns', 'must be a positive integer')
   let totalBytes = 0
+  /** Threads a run holds (`Entry.running`): the runs at once. */
+  let running = 0
   // A Map iterates in insertion order: re-inserting on every touch keeps the least recently used first.
   const threads = new Map<string, Entry>()
 
@@ -61,6 +76,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
     }
     return entry
   }
+  // Only entries no run holds are forgotten, so `running` stays the count of held ones.
   const forget = (threadId: string, entry: Entry) => {
     threads.delete(threadId)
     totalBytes -= entry.bytes
@@ -80,7 +96,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
 
   return {
     name: 'memory',
-    events: memoryEventLog({ retentionMs: options.eventRetentionMs }),
+    events: memoryEventLog({ retentionMs: options.eventRetentionMs, maxEnded: options.maxEndedRunLogs }),
     async head(threadId) {
       const entry = live(threadId)
       if (!entry) return undefined
@@ -96,6 +112,10 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
     async commit({ head, append, decisions: records = [] }) {
       const entry = live(head.id)
       if ((entry?.version ?? 0) !== head.version - 1) return false
+      const starts = head.activeRun !== undefined && !entry?.running
+      if (starts && running >= maxRuns) {
+        throw new HttpError(429, 'TOO_MANY_RUNS', 'The server runs as many conversations as it can at once; try again shortly')
+      }
       const growth = head.bytes - (entry?.bytes ?? 0)
       if (growth > 0) evict(head.id, growth)
       if (growth > 0 && totalBytes + growth > maxBytes) {
@@ -107,6 +127,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
       for (const record of records) decisions.push(deepFreeze(record))
       const next: Entry = { head: deepFreeze(head), version: head.version, messages, decisions, touchedAt: 0, running: head.activeRun !== undefined, bytes: head.bytes }
       totalBytes += growth
+      running += Number(next.running) - Number(entry?.running ?? false)
       touch(head.id, next)
       if (threads.size > maxThreads) evict(head.id, 0)
       return true
@@ -122,53 +143,59 @@ interface RunLog {
   readonly waiters: Set<() => void>
 }
 
-/** Runs whose events are kept at most; the oldest go first. */
-const MAX_RUN_LOGS = 10_000
-
 /**
  * Runs' events in this process's memory: what `memoryStore` keeps, and what the handler uses for
  * a store without an event log of its own. Readers wait on a promise, not a poll.
+ *
+ * A live run's log is never dropped (its readers would lose events without knowing): only ended
+ * runs' logs go, past their retention or, beyond `maxEnded`, the oldest first. What bounds live
+ * logs is the number of runs at once (`memoryStore`'s `maxRuns`).
  */
-export function memoryEventLog(options: { readonly retentionMs?: number | undefined } = {}): RunEventLog {
+export function memoryEventLog(options: { readonly retentionMs?: number | undefined; readonly maxEnded?: number | undefined } = {}): RunEventLog {
   const retentionMs = options.retentionMs ?? 30 * 1000
   if (!(retentionMs >= 0)) throw new InvalidOptionError('memoryStore', 'eventRetentionMs', 'must be a non-negative number of milliseconds')
-  const runs = new Map<string, RunLog>()
-  const live = (runId: string): RunLog | undefined => {
-    const log = runs.get(runId)
-    if (log?.ended && Date.now() > log.expiresAt) {
-      runs.delete(runId)
-      return undefined
-    }
-    return log
-  }
-  /** The run's log, made on first use; expired logs go then, and the oldest beyond the cap. */
-  const open = (runId: string): RunLog => {
-    const existing = live(runId)
-    if (existing) return existing
-    // Logs go in the order runs start, and most runs end in about that order: dropping expired ones
-    // from the front keeps the map to the retention window at O(1) per run.
+  const maxEnded = options.maxEnded ?? 10_000
+  if (!Number.isInteger(maxEnded) || maxEnded < 0) throw new InvalidOptionError('memoryStore', 'maxEndedRunLogs', 'must be a non-negative integer')
+  const running = new Map<string, RunLog>()
+  // In the order runs ended, so expired logs are dropped from the front at O(1) per run.
+  const ended = new Map<string, RunLog>()
+  /** Readers waiting for a run whose first events are not logged yet. */
+  const early = new Map<string, Set<() => void>>()
+  const dropExpired = () => {
     const now = Date.now()
-    for (const [id, log] of runs) {
-      if (!(log.ended && now > log.expiresAt) && runs.size < MAX_RUN_LOGS) break
-      runs.delete(id)
+    for (const [id, log] of ended) {
+      if (now <= log.expiresAt && ended.size <= maxEnded) break
+      ended.delete(id)
     }
-    const log: RunLog = { events: [], ended: false, expiresAt: Infinity, waiters: new Set() }
-    runs.set(runId, log)
-    return log
+  }
+  const find = (runId: string): RunLog | undefined => {
+    dropExpired()
+    return running.get(runId) ?? ended.get(runId)
+  }
+  const wake = (waiters: Set<() => void>) => {
+    for (const done of waiters) done()
+    waiters.clear()
   }
   return {
     async append(runId, events, final) {
-      const log = open(runId)
+      let log = find(runId)
+      if (!log) {
+        log = { events: [], ended: false, expiresAt: Infinity, waiters: early.get(runId) ?? new Set() }
+        early.delete(runId)
+        running.set(runId, log)
+      }
       log.events.push(...events)
-      if (final) {
+      if (final && !log.ended) {
         log.ended = true
         log.expiresAt = Date.now() + retentionMs
+        running.delete(runId)
+        ended.set(runId, log)
+        dropExpired()
       }
-      for (const wake of log.waiters) wake()
-      log.waiters.clear()
+      wake(log.waiters)
     },
     async read(runId, after, limit = Infinity) {
-      const log = live(runId)
+      const log = find(runId)
       if (!log) return undefined
       // Events are numbered from 1 without gaps, so `after` is also an index.
       const from = Math.max(0, after)
@@ -176,18 +203,23 @@ export function memoryEventLog(options: { readonly retentionMs?: number | undefi
       return { events, ended: log.ended && from + events.length >= log.events.length }
     },
     wait(runId, after, timeoutMs, signal) {
-      const log = open(runId)
-      if (signal.aborted || log.events.length > after || log.ended) return Promise.resolve()
+      const log = find(runId)
+      if (signal.aborted || (log && (log.events.length > after || log.ended))) return Promise.resolve()
+      // A reader never makes a log: one for a run that has not logged yet waits aside, and goes with its readers.
+      let waiters = log?.waiters ?? early.get(runId)
+      if (!waiters) early.set(runId, (waiters = new Set()))
+      const set = waiters
       return new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer)
           signal.removeEventListener('abort', done)
-          runs.get(runId)?.waiters.delete(done)
+          set.delete(done)
+          if (set.size === 0 && early.get(runId) === set) early.delete(runId)
           resolve()
         }
         const timer = setTimeout(done, timeoutMs)
         signal.addEventListener('abort', done, { once: true })
-        log.waiters.add(done)
+        set.add(done)
       })
     },
   }

@@ -1,7 +1,7 @@
 import type { DecisionRecord } from '../../protocol/decisions.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import { fetchRequest } from '../http/nodeRequest.ts'
-import type { ThreadSnapshot, ThreadStatus, ThreadWindow } from '../../protocol/thread.ts'
+import type { RunFailure, ThreadSnapshot, ThreadStatus, ThreadWindow } from '../../protocol/thread.ts'
 import { messageBytes } from '../../util/jsonBytes.ts'
 import type { ChatConfig, ThreadAction } from '../options.ts'
 import { HttpError, threadNotFound } from '../errors.ts'
@@ -129,11 +129,21 @@ export function snapshot(
     return { threadId: head.id, status, runId, messages: [...messages.slice(0, fromMessage), ...(resumedStep ? [resumedStep] : [])], interrupts: [] }
   }
   const step = page && !page.withStep ? undefined : head.step
+  const lastRunError = status === 'running' ? undefined : lastFailure(head)
   return {
     threadId: head.id,
     status,
     messages: step ? [...messages, step.message, ...step.results] : messages,
     interrupts: status === 'running' ? [] : unanswered(head.step).map((interrupt) => toWire(interrupt, tools)),
+    ...(lastRunError ? { lastRunError } : {}),
     ...(page ? { window: page.window } : {}),
   }
 }
+
+/** How the last run failed: as its release recorded, or lost when it still holds the thread past its lease (it never let go). */
+function lastFailure(head: ThreadHead): RunFailure | undefined {
+  if (head.activeRun) return { runId: head.activeRun.runId, code: 'RUN_LOST', message: RUN_LOST_MESSAGE }
+  return head.lastRunError
+}
+
+const RUN_LOST_MESSAGE = 'The run stopped without finishing; the next message continues from what the thread holds'

@@ -1,6 +1,7 @@
 import type { DecisionRecord, DecisionSummary, Grant, Principal, Reviewers } from '../../protocol/decisions.ts'
 import type { ToolInterrupt } from '../../protocol/interrupts.ts'
 import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../../protocol/messages.ts'
+import type { RunFailure } from '../../protocol/thread.ts'
 import type { AttachmentStore } from '../run/attachments.ts'
 
 /**
@@ -108,6 +109,8 @@ export interface ThreadHead {
   readonly grants?: readonly Grant[] | undefined
   /** Who sent the turn's message: the requester of every call the turn makes (reviewers are never it). */
   readonly turnBy?: Principal | undefined
+  /** How the last run failed, when it did (set by its release, cleared by the next claim): what a reloaded page is told. */
+  readonly lastRunError?: RunFailure | undefined
   /** Where the thread's chain of decision records ends: the next record links to it under the same compare-and-set. */
   readonly decisions?: DecisionTip | undefined
 }

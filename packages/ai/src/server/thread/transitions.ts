@@ -1,3 +1,4 @@
+import type { RunFailure } from '../../protocol/thread.ts'
 import type { ThreadMessage, ThreadToolMessage, ThreadUserMessage } from '../../protocol/messages.ts'
 import { inCallOrder } from '../run/results.ts'
 import { answeredByMessage, rememberResolved } from '../run/interrupts.ts'
@@ -78,7 +79,7 @@ export function claimForMessage(
   if (step && rerun.length > 0) {
     const open: OpenStep = { ...step, message: superseded?.message ?? step.message, results: [...step.results, ...settled], interrupts: [] }
     return {
-      head: { step: open, activeRun: lease(runId, head.messageCount, now, true), resolvedInterruptIds: resolvedInterruptIds!, turnBy: by, ...chained(superseded) },
+      head: { step: open, lastRunError: undefined, activeRun: lease(runId, head.messageCount, now, true), resolvedInterruptIds: resolvedInterruptIds!, turnBy: by, ...chained(superseded) },
       append: [],
       ...records(superseded),
       start: { steps: 0, announced, rerun, message: user },
@@ -87,7 +88,7 @@ export function claimForMessage(
   const closed = step ? [superseded?.message ?? step.message, ...inCallOrder(superseded?.message ?? step.message, [...step.results, ...settled])] : []
   const append = [...recovery.append, ...closed, user]
   return {
-    head: { step: undefined, activeRun: lease(runId, head.messageCount + append.length, now), ...(resolvedInterruptIds ? { resolvedInterruptIds } : {}), turnBy: by, ...chained(superseded) },
+    head: { step: undefined, lastRunError: undefined, activeRun: lease(runId, head.messageCount + append.length, now), ...(resolvedInterruptIds ? { resolvedInterruptIds } : {}), turnBy: by, ...chained(superseded) },
     append,
     ...records(superseded),
     start: { steps: 0, announced },
@@ -96,7 +97,7 @@ export function claimForMessage(
 
 /** A new thread, claimed by the run that answers its first message. */
 export function claimNewThread(input: { readonly runId: string; readonly user: ThreadUserMessage; readonly by: Principal; readonly now: number }): Claim {
-  return { head: { activeRun: lease(input.runId, 1, input.now), turnBy: input.by }, append: [input.user], start: { steps: 0 } }
+  return { head: { lastRunError: undefined, activeRun: lease(input.runId, 1, input.now), turnBy: input.by }, append: [input.user], start: { steps: 0 } }
 }
 
 /** Decision records a change writes, chained after the head's (`chainDecisions`): the head keeps their new tip. */
@@ -132,7 +133,7 @@ export function claimForResume(
 ): Claim {
   const { runId, recovery, step, now } = input
   return {
-    head: { step, activeRun: lease(runId, head.messageCount + recovery.append.length, now, true), ...chained(input) },
+    head: { step, lastRunError: undefined, activeRun: lease(runId, head.messageCount + recovery.append.length, now, true), ...chained(input) },
     append: recovery.append,
     ...records(input),
     start: { steps: step.steps, resume: true, announced: recovery.results },
@@ -157,7 +158,7 @@ export function takeOver(
   if (step && step.interrupts.length > 0) return { head: { step, activeRun: undefined, stopRequested: undefined }, append: recovery.append }
   const messageCount = head.messageCount + recovery.append.length
   return {
-    head: { step, activeRun: lease(runId, messageCount, now, step !== undefined), stopRequested: undefined },
+    head: { step, lastRunError: undefined, activeRun: lease(runId, messageCount, now, step !== undefined), stopRequested: undefined },
     append: recovery.append,
     start: { steps: step?.steps ?? 0, announced: recovery.results, rerun: recovery.rerun },
   }
@@ -193,8 +194,13 @@ export function revokeGrant(head: ThreadHead, input: { readonly grantId: string 
  * passes that save's `fields` too, so what it appended (a step and the results of calls that ran)
  * and the open step agree: a call that ran is stored as ran, never left listed as running.
  */
-export function release(_head: ThreadHead, input: { readonly append: readonly ThreadMessage[]; readonly fields?: StepFields | undefined }): ThreadChange {
-  return { head: { ...input.fields, activeRun: undefined, stopRequested: undefined }, append: input.append }
+export function release(
+  head: ThreadHead,
+  input: { readonly append: readonly ThreadMessage[]; readonly fields?: StepFields | undefined; readonly failure?: Omit<RunFailure, 'runId'> | undefined },
+): ThreadChange {
+  const runId = head.activeRun?.runId
+  const lastRunError = input.failure && runId ? { runId, ...input.failure } : undefined
+  return { head: { ...input.fields, activeRun: undefined, stopRequested: undefined, lastRunError }, append: input.append }
 }
 
 /**
