@@ -160,7 +160,7 @@ describe('approvals', () => {
     expect(last.text).toBe('Sent 200 EUR to Bob, receipt r-Bob-200. I did not send it: you said "not Eve".')
   })
 
-  it('denies pending approvals when the user sends a new message instead', async () => {
+  it('cancels pending approvals when the user sends a new message instead (no one said no)', async () => {
     const { ran, start } = setup()
     const server = await start()
     const first = await server.send('send 250 to Bob')
@@ -169,7 +169,7 @@ describe('approvals', () => {
     const next = await server.send('send 30 to Carol', first.threadId)
     expect(next.status).toBe(200)
     expect(next.types.slice(0, 2)).toEqual(['RUN_STARTED', 'TOOL_CALL_RESULT'])
-    expect(next.results[0]).toMatchObject({ toolCallId: interrupt.toolCallId, content: 'denied by the user: the user sent a new message instead' })
+    expect(next.results[0]).toMatchObject({ toolCallId: interrupt.toolCallId, content: 'The request was cancelled before anyone decided (the user sent a new message instead); the tool did not run.', metadata: { status: 'cancelled' } })
     expect(next.text).toBe('Sent 30 EUR to Carol, receipt r-Carol-30.')
     expect(ran).toEqual([{ to: 'Carol', amount: 30 }])
 

@@ -134,11 +134,15 @@ describe('honest outcomes', () => {
     expect(await (await app.post({ threadId: first.threadId, stop: true }, 'alice')).json()).toEqual({ threadId: first.threadId, stopped: false })
   })
 
-  it('a new message over a waiting approval records it as cancelled by the sender, and the model reads the denial as before', async () => {
+  it('a new message over a waiting approval records it as cancelled by the sender, and the model, the wire and the record all say so', async () => {
     const app = await serve()
     const first = await readTurn(await app.post({ message: 'send 250 to Bob' }, 'alice'))
     const next = await readTurn(await app.post({ threadId: first.threadId, message: 'never mind' }, 'alice'))
-    expect(next.results.map((result) => result.metadata.status)).toEqual(['denied'])
+    expect(next.results.map((result) => [result.metadata.status, result.content])).toEqual([['cancelled', 'The request was cancelled before anyone decided (the user sent a new message instead); the tool did not run.']])
+    // The stored result carries its record: the UI part shows who moved on, and why.
+    const snapshot = (await (await app.get(`threadId=${first.threadId}`, 'alice')).json()) as { messages: { role: string }[] }
+    const stored = snapshot.messages.find((m) => m.role === 'tool')
+    expect(stored).toMatchObject({ status: 'cancelled', reason: 'the user sent a new message instead', decision: { decision: 'cancelled', by: { id: 'alice' }, reason: 'the user sent a new message instead' } })
     expect((await app.handler.decisions(first.threadId)).map((r) => [r.decision, r.by.id, r.reason])).toEqual([['cancelled', 'alice', 'the user sent a new message instead']])
   })
 })

@@ -7,7 +7,7 @@ import { HttpError, messageTooLarge, threadBusy, threadFull, toolFailures } from
 import { jsonResponse } from '../http/responses.ts'
 import type { AguiFields } from '../http/requests.ts'
 import type { ChatConfig } from '../options.ts'
-import { endedWaits, SUPERSEDED_REASON, toWire, unanswered, settleInterrupts } from '../run/interrupts.ts'
+import { endedWaits, toWire, unanswered, settleInterrupts } from '../run/interrupts.ts'
 import { RunStopped } from '../run/Run.ts'
 import { pausedRun, startDetachedRun, startRun } from '../run/startRun.ts'
 
@@ -16,7 +16,7 @@ import { authorizeThread, commitChange, isRunning, loadHead, loadMessages, newHe
 import type { ThreadHead } from '../thread/threadStore.ts'
 import { cancelStep, revokeGrant, claimForMessage, claimForResume, claimNewThread, recordAnswers, requestStop, storedSize, takeOver, type RunStart } from '../thread/transitions.ts'
 import { checkAnswers, checkReplay, type Answerer } from './answers.ts'
-import { chainDecisions, outcomeDrafts } from '../decisions/records.ts'
+import { chainDecisions, recordOutcomes } from '../decisions/records.ts'
 import { reportDecisions } from '../decisions/report.ts'
 import type { StoredInterrupt } from '../thread/threadStore.ts'
 
@@ -72,8 +72,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
       if (head.bytes + userBytes > maxThreadBytes) throw threadFull(`${maxThreadBytes} bytes`)
     }
     const settled = step ? await settleInterrupts(step.message, step.interrupts, config.tools, 'supersede', toolFailures(config, head.id, runId)) : undefined
-    const decided = step && settled ? await chainDecisions(head.decisions, outcomeDrafts(head.id, step.interrupts, settled.results, by, SUPERSEDED_REASON)) : undefined
-    const superseded = settled && { ...settled, ...(decided ? { decided } : {}) }
+    const superseded = step && settled ? await recordOutcomes(head, step.interrupts, settled, by) : undefined
     // Interrupts nobody answered stop waiting here: superseded, or expired before the message came.
     return { ...claimForMessage(head, { runId, user, by, recovery, superseded, now: Date.now() }), ended: unanswered(step) }
   }, current)
@@ -244,10 +243,9 @@ async function cancelWaiting(config: ChatConfig, request: Request, threadId: str
       const recovery = recoverLostRun(head, runLeaseMs, config.tools)
       const { step } = recovery
       if (isRunning(head, runLeaseMs) || !step || unanswered(step).length === 0 || step.running.length > 0) throw new Unchanged()
-      const settled = await settleInterrupts(step.message, step.interrupts, config.tools, 'cancel', toolFailures(config, head.id, ''))
-      const decided = await chainDecisions(head.decisions, outcomeDrafts(head.id, step.interrupts, settled.results, by))
+      const settled = await recordOutcomes(head, step.interrupts, await settleInterrupts(step.message, step.interrupts, config.tools, 'cancel', toolFailures(config, head.id, '')), by)
       cancelled = unanswered(step).map((interrupt) => interrupt.id)
-      return cancelStep(head, { recovery, step, settled, decided })
+      return cancelStep(head, { recovery, step, settled, decided: settled.decided })
     })
     void reportDecisions(config, change)
   } catch (error) {

@@ -110,9 +110,9 @@ export const SUPERSEDED_REASON = 'the user sent a new message instead'
 /**
  * `resume`: every interrupt is answered; apply the answers. `supersede`: the user sent a new
  * message instead; results the browser already produced and explicit denials stand, everything
- * else (unanswered, or approved but not yet run) is denied with `SUPERSEDED_REASON`. `cancel`: the
- * user stopped the turn; the same calls are `cancelled`. Either way an unanswered interrupt past
- * its `expiresAt` is `expired`: no one said no. Edited
+ * else (unanswered, or approved but not yet run) is `cancelled` with `SUPERSEDED_REASON` (no one
+ * said no, so the model is not told anyone did). `cancel`: the user stopped the turn; the same
+ * calls are `cancelled`. Either way an unanswered interrupt past its `expiresAt` is `expired`. Edited
  * arguments are written into `message`, so the model sees the call that actually ran.
  */
 export async function settleInterrupts(
@@ -133,9 +133,7 @@ export async function settleInterrupts(
     if (mode !== 'resume' && answer === undefined && isExpired(interrupt, now)) plan.results.push(expiredResult(ref))
     else if (mode === 'cancel' && waiting) plan.results.push(cancelledResult(ref))
     else if (answer?.kind === 'approval' && !answer.approved) plan.results.push(deniedResult(ref, answer.reason, rejectMessageOf(entry?.tool, interrupt)))
-    else if (mode === 'supersede' && (answer === undefined || answer.kind === 'approval')) {
-      plan.results.push(deniedResult(ref, SUPERSEDED_REASON, rejectMessageOf(entry?.tool, interrupt)))
-    }
+    else if (mode === 'supersede' && (answer === undefined || answer.kind === 'approval')) plan.results.push(cancelledResult(ref, SUPERSEDED_REASON))
     else if (!entry) plan.results.push(errorResult(ref, `Tool "${interrupt.toolName}" is no longer available`))
     else if (answer?.kind === 'error') plan.results.push(errorResult(ref, `Tool "${interrupt.toolName}" failed in the browser: ${answer.error}`))
     else if (answer?.kind === 'output') plan.results.push(await clientResult(interrupt, entry.tool, answer.output, failures))
