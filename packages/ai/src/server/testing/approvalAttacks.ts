@@ -86,5 +86,15 @@ export function reviewedApp(store: ThreadStore, options: { readonly linkTtlMs?: 
     throw new Error('the run did not finish')
   }
   const errorOf = async (response: Response) => ({ status: response.status, code: ((await response.json()) as { error: { code: string } }).error.code })
-  return { handler, ran, requests, recorded, post, get, ask, linksFor, state, idle, errorOf }
+  /** What a server API call threw: its status, code and path (`accepted` when it did not throw). */
+  const refusalOf = async (promise: Promise<unknown>) => {
+    try {
+      await promise
+      return 'accepted'
+    } catch (error) {
+      const { status, code, path } = error as { status?: number; code?: string; path?: string }
+      return { status, code, ...(path === undefined ? {} : { path }) }
+    }
+  }
+  return { handler, ran, requests, recorded, post, get, ask, linksFor, state, idle, errorOf, refusalOf }
 }

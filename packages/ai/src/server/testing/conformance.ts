@@ -385,6 +385,57 @@ export function threadStoreConformance(name: string, factory: StoreFactory, { de
       expect(await shortLived.state(late.threadId)).toEqual(beforeLate)
     }, 60_000)
 
+    it('api channel: `handler.decide` is held to the reviewer rules, refusals change nothing, and the decision is recorded with channel api', async () => {
+      const app = reviewedApp(await factory({}))
+      const { threadId, interrupt } = await app.ask('pay 600')
+      const before = await app.state(threadId)
+      const decide = (by: unknown, extra: Record<string, unknown> = {}) =>
+        app.handler.decide({ threadId, interruptId: interrupt.id, decision: 'approved', by: by as Principal, ...extra })
+      const alice = { id: 'alice', name: 'Alice' }
+      const bob = { id: 'bob', name: 'Bob', roles: ['finance'] }
+      expect(await app.refusalOf(decide(alice))).toEqual({ status: 403, code: 'REVIEWER_REQUIRED', path: 'interruptId' })
+      expect(await app.refusalOf(decide({ id: 'dave', roles: ['sales'] }))).toEqual({ status: 403, code: 'NOT_A_REVIEWER', path: 'interruptId' })
+      expect(await app.refusalOf(decide(bob, { decision: 'maybe' }))).toEqual({ status: 400, code: 'INVALID_REQUEST', path: 'decision' })
+      expect(await app.refusalOf(decide({ name: 'Bob' }))).toEqual({ status: 400, code: 'INVALID_REQUEST', path: 'by' })
+      expect(await app.refusalOf(decide(bob, { decision: 'denied', editedArgs: { to: 'Eve', amount: 1 } }))).toEqual({ status: 400, code: 'INVALID_REQUEST', path: 'editedArgs' })
+      expect(await app.refusalOf(decide(bob, { editedArgs: { to: 'Bob' } }))).toEqual({ status: 422, code: 'INVALID_EDITED_ARGS', path: 'editedArgs.amount' })
+      expect(await app.refusalOf(decide(bob, { interruptId: 'int_nope' }))).toEqual({ status: 404, code: 'INTERRUPT_NOT_FOUND', path: 'interruptId' })
+      expect(await app.state(threadId)).toEqual(before)
+      expect(app.ran).toEqual([])
+
+      // Bob decides from the app's backend (a Slack button): recorded as his, through `api`; the run resumes.
+      const decided = await decide(bob, { editedArgs: { to: 'Bob', amount: 550 } })
+      expect(decided).toEqual({
+        threadId,
+        interruptId: interrupt.id,
+        decision: { decision: 'edited', by: bob, at: (await app.handler.decisions(threadId))[0]!.at, channel: 'api', editedFields: ['amount'] },
+        resumed: true,
+      })
+      await app.idle(threadId)
+      expect(app.ran).toEqual([{ tool: 'transfer_money', input: { to: 'Bob', amount: 550 } }])
+      const records = await app.handler.decisions(threadId)
+      expect(records.map((record) => [record.decision, record.by.id, record.channel, record.ranArgs])).toEqual([['edited', 'bob', 'api', { to: 'Bob', amount: 550 }]])
+      expect(app.recorded.at(-1)).toEqual(records[0])
+      // The chat reads it like any decision: the result carries it, and a second answer is refused.
+      const snapshot = (await (await app.get(`threadId=${threadId}`, 'alice')).json()) as { messages: { role: string; decision?: { channel: string } }[] }
+      expect(snapshot.messages.find((message) => message.role === 'tool')?.decision?.channel).toBe('api')
+      const afterUse = await app.state(threadId)
+      expect(await app.refusalOf(decide({ id: 'carol', roles: ['finance'] }))).toEqual({ status: 409, code: 'INTERRUPT_ALREADY_ANSWERED', path: 'interruptId' })
+      expect(await app.state(threadId)).toEqual(afterUse)
+
+      // A denial through the API: the model reads the reviewer's reason.
+      const next = await app.ask('pay 20', 'alice', threadId)
+      expect(await app.handler.decide({ threadId, interruptId: next.interrupt.id, decision: 'denied', by: bob, reason: 'over budget' })).toEqual({
+        threadId,
+        interruptId: next.interrupt.id,
+        decision: { decision: 'denied', by: bob, at: (await app.handler.decisions(threadId))[1]!.at, channel: 'api', reason: 'over budget' },
+        resumed: true,
+      })
+      await app.idle(threadId)
+      const after = (await (await app.get(`threadId=${threadId}`, 'alice')).json()) as { messages: { role: string; content: string }[] }
+      expect(after.messages.filter((message) => message.role === 'tool').map((message) => message.content).at(-1)).toBe('denied by the user: over budget')
+    }, 60_000)
+
     it('grants: cover later calls of the same tool only, never widen past their author, and stop when revoked', async () => {
       const app = reviewedApp(await factory({}))
       const first = await app.ask('email ann')
