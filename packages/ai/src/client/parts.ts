@@ -69,7 +69,7 @@ export interface Person {
 
 /** Who decided a call, when, how, and what they changed: the server's decision record, as the UI shows it. */
 export interface ToolDecision {
-  readonly decision: 'approved' | 'edited' | 'denied' | 'expired' | 'cancelled' | 'granted'
+  readonly decision: 'approved' | 'edited' | 'denied' | 'expired' | 'cancelled' | 'granted' | 'escalated'
   readonly by: Person
   /** ISO 8601. */
   readonly at: string

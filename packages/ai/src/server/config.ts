@@ -65,6 +65,7 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
     onDecision,
     reviewLinks: resolveReviewLinks(options.reviewLinks),
     onApprovalRequested: checkedFunction(options.onApprovalRequested, 'onApprovalRequested'),
+    onExpired: checkedFunction(options.onExpired, 'onExpired'),
     telemetry,
     devtools: devtoolsRuns(options.devtools),
     resolveContext: async (request) =>

@@ -151,7 +151,9 @@ function answersChange(config: ChatConfig, body: ResumeRequest, who: Answerer, r
       checkReplay(head, lost, body.resume)
       return claimForResume(head, { runId, recovery, step: lost, now: Date.now() })
     }
-    const { step, drafts, grants } = await checkAnswers({ ...head, step: recovery.step }, body.resume, config.tools, config.limits, who)
+    const { step, drafts, grants } = await checkAnswers({ ...head, step: recovery.step }, body.resume, config.tools, config.limits, who).catch(async (error: unknown) => {
+      throw await expiredRefusal(config, head, body, error)
+    })
     if (running) throw threadBusy()
     const chain = await chainDecisions(head.decisions, drafts)
     const decided = grants.length > 0 ? { ...chain, grants: [...(head.grants ?? []), ...grants] } : chain
@@ -161,6 +163,19 @@ function answersChange(config: ChatConfig, body: ResumeRequest, who: Answerer, r
     if (unanswered(step).length > 0) return { ...recordAnswers(head, { recovery, step, decided }), answered }
     return { ...claimForResume(head, { runId, recovery, step, decided, now: Date.now() }), answered }
   }
+}
+
+/**
+ * An answer to an interrupt that expired and was settled so (claim/expiry.ts) is told it expired,
+ * as it was before anyone settled it, not that someone answered it. Read only on that refusal.
+ */
+async function expiredRefusal(config: ChatConfig, head: ThreadHead, body: ResumeRequest, error: unknown): Promise<unknown> {
+  if (!(error instanceof HttpError) || error.code !== 'INTERRUPT_ALREADY_ANSWERED' || !head.decisions) return error
+  const index = Number(/^resume\[(\d+)\]/.exec(error.path ?? '')?.[1])
+  const interruptId = body.resume[index]?.interruptId
+  const last = (await config.store.decisions(head.id)).filter((record) => record.interruptId === interruptId).at(-1)
+  if (last?.decision !== 'expired') return error
+  return new HttpError(410, 'INTERRUPT_EXPIRED', `Interrupt "${interruptId}" expired unanswered (settled at ${last.at}); send a new message instead`, error.path)
 }
 
 /** Stores answers a reviewer gave through a link (claim/reviews.ts): the same change as a resume's. */

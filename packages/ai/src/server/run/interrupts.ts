@@ -122,6 +122,8 @@ export async function settleInterrupts(
   mode: 'resume' | 'supersede' | 'cancel',
   failures: ToolFailures,
   now = Date.now(),
+  /** Why calls end `cancelled` (`cancel` mode): absent for a stop. */
+  cancelReason?: string,
 ): Promise<CallPlan & { readonly message: ThreadAssistantMessage }> {
   const plan: CallPlan = { results: [], executions: [], interrupts: [] }
   const edits = new Map<string, string>()
@@ -131,7 +133,7 @@ export async function settleInterrupts(
     const entry = tools.get(interrupt.toolName)
     const waiting = answer === undefined || (answer.kind === 'approval' && answer.approved)
     if (mode !== 'resume' && answer === undefined && isExpired(interrupt, now)) plan.results.push(expiredResult(ref))
-    else if (mode === 'cancel' && waiting) plan.results.push(cancelledResult(ref))
+    else if (mode === 'cancel' && waiting) plan.results.push(cancelledResult(ref, cancelReason))
     else if (answer?.kind === 'approval' && !answer.approved) plan.results.push(deniedResult(ref, answer.reason, rejectMessageOf(entry?.tool, interrupt)))
     else if (mode === 'supersede' && (answer === undefined || answer.kind === 'approval')) plan.results.push(cancelledResult(ref, SUPERSEDED_REASON))
     else if (!entry) plan.results.push(errorResult(ref, `Tool "${interrupt.toolName}" is no longer available`))

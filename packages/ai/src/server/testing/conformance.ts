@@ -436,6 +436,74 @@ export function threadStoreConformance(name: string, factory: StoreFactory, { de
       expect(after.messages.filter((message) => message.role === 'tool').map((message) => message.content).at(-1)).toBe('denied by the user: over budget')
     }, 60_000)
 
+    it('expiry: an approval past expiresAt ends `expired` once, whichever instance looks first, and a late answer is told it expired', async () => {
+      const store = await factory({})
+      const limits = { interruptTtlMs: 150 }
+      const a = reviewedApp(store, { limits })
+      const b = reviewedApp(store, { limits })
+      const { threadId, interrupt } = await a.ask('pay 900')
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      // Both instances read at once (and A's timer may too): the expiry is written once.
+      const [fromA, fromB] = await Promise.all([a.get(`threadId=${threadId}`, 'alice'), b.get(`threadId=${threadId}`, 'alice')])
+      for (const response of [fromA, fromB]) {
+        const snapshot = (await response.json()) as { status: string; interrupts: unknown[]; messages: { role: string; status?: string; content?: string }[] }
+        expect(snapshot.status).toBe('idle')
+        expect(snapshot.interrupts).toEqual([])
+        expect(snapshot.messages.filter((message) => message.role === 'tool').map((message) => [message.status, message.content])).toEqual([
+          ['expired', 'The approval request expired before anyone answered; the tool did not run.'],
+        ])
+      }
+      const records = await a.handler.decisions(threadId)
+      expect(records.map((record) => [record.decision, record.by.id, record.interruptId])).toEqual([['expired', 'system', interrupt.id]])
+      const before = await a.state(threadId)
+      expect(await b.errorOf(await b.post({ threadId, resume: [{ interruptId: interrupt.id, approved: true }] }, 'bob'))).toEqual({ status: 410, code: 'INTERRUPT_EXPIRED' })
+      expect(await b.refusalOf(b.handler.decide({ threadId, interruptId: interrupt.id, decision: 'approved', by: { id: 'bob', roles: ['finance'] } }))).toEqual({
+        status: 410,
+        code: 'INTERRUPT_EXPIRED',
+        path: 'interruptId',
+      })
+      expect(await a.state(threadId)).toEqual(before)
+      expect([...a.ran, ...b.ran]).toEqual([])
+    }, 60_000)
+
+    it('expiry: `onExpired` sends an expired approval to other reviewers with a fresh expiry, recorded as escalated; the old reviewers can no longer decide', async () => {
+      const store = await factory({})
+      const escalated: { escalations: number; reviewers: unknown }[] = []
+      const app = reviewedApp(store, {
+        limits: { interruptTtlMs: 150 },
+        onExpired: (approval) => {
+          escalated.push({ escalations: approval.escalations, reviewers: approval.reviewers })
+          return approval.escalations === 0 ? { reviewers: { users: ['carol'] }, ttlMs: 60_000 } : undefined
+        },
+      })
+      const { threadId, interrupt } = await app.ask('pay 800')
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      const snapshot = (await (await app.get(`threadId=${threadId}`, 'alice')).json()) as { status: string; interrupts: { id: string; reviewers: unknown; expiresAt: string }[] }
+      expect(snapshot.status).toBe('interrupted')
+      expect(snapshot.interrupts.map((open) => [open.id, open.reviewers])).toEqual([[interrupt.id, { users: ['carol'] }]])
+      expect(Date.parse(snapshot.interrupts[0]!.expiresAt) > Date.now() + 30_000).toBe(true)
+      // Asked once per instance that raced to settle it (here the timer and the reader may both); one answer is recorded.
+      expect(escalated.length > 0 && escalated.every((call) => call.escalations === 0 && JSON.stringify(call.reviewers) === '{"roles":["finance"]}')).toBe(true)
+      const records = await app.handler.decisions(threadId)
+      expect(records.map((record) => [record.decision, record.by.id, record.reason])).toEqual([
+        ['escalated', 'system', `expired unanswered; now waits for a reviewer (carol) until ${snapshot.interrupts[0]!.expiresAt}`],
+      ])
+      // Carol is told, with a link of her own.
+      for (let i = 0; i < 100 && app.requests.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+      expect(app.requests.map((request) => request.reviewers)).toEqual([{ roles: ['finance'] }, { users: ['carol'] }])
+      expect(app.requests[1]!.links.map((link) => link.reviewer)).toEqual([{ user: 'carol' }])
+      // Bob was a reviewer; now only carol is.
+      const before = await app.state(threadId)
+      expect(await app.errorOf(await app.post({ threadId, resume: [{ interruptId: interrupt.id, approved: true }] }, 'bob'))).toEqual({ status: 403, code: 'NOT_A_REVIEWER' })
+      expect(await app.state(threadId)).toEqual(before)
+      await (await app.post({ threadId, resume: [{ interruptId: interrupt.id, approved: true }] }, 'carol')).text()
+      expect(app.ran).toEqual([{ tool: 'transfer_money', input: { to: 'Bob', amount: 800 } }])
+      expect((await app.handler.decisions(threadId)).map((record) => [record.decision, record.by.id])).toEqual([
+        ['escalated', 'system'],
+        ['approved', 'carol'],
+      ])
+    }, 60_000)
+
     it('grants: cover later calls of the same tool only, never widen past their author, and stop when revoked', async () => {
       const app = reviewedApp(await factory({}))
       const first = await app.ask('email ann')
