@@ -157,9 +157,10 @@ function askedApproval(interrupt: ToolInterrupt): ToolApproval {
     ...(interrupt.message === undefined ? {} : { reason: interrupt.message }),
     ...(inputSchema === undefined ? {} : { inputSchema }),
     ...(interrupt.expiresAt === undefined ? {} : { expiresAt: interrupt.expiresAt }),
-    ...(interrupt.reviewers === undefined ? {} : { waitingFor: waitingFor(interrupt.reviewers) }),
+    ...(interrupt.reviewers === undefined ? {} : { waitingFor: waitingFor(interrupt.reviewers), reviewers: interrupt.reviewers }),
     ...(interrupt.requestedBy === undefined ? {} : { requestedBy: interrupt.requestedBy }),
     ...(interrupt.approvals === undefined ? {} : { approvals: interrupt.approvals }),
+    ...(interrupt.grantable ? { grantable: true } : {}),
   }
 }
 

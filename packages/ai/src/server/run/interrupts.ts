@@ -78,6 +78,8 @@ export function toWire(stored: StoredInterrupt, tools: ToolRegistry): ToolInterr
   const responseSchema = reason === 'tool_approval' ? tools.get(toolName)?.approvalSchema : undefined
   // Who asked matters to a reviewer; to the requester approving their own call it is noise.
   const who = reviewers === undefined ? {} : { reviewers, ...(requestedBy === undefined ? {} : { requestedBy }) }
+  // A grant covers only what runs on the server without a second person (run/toolCalls.ts, decisions/grants.ts).
+  const grantable = reason === 'tool_approval' && tools.get(toolName)?.side === 'server' && (reviewers?.required ?? 1) === 1
   return {
     id,
     reason,
@@ -89,6 +91,7 @@ export function toWire(stored: StoredInterrupt, tools: ToolRegistry): ToolInterr
     ...(expiresAt === undefined ? {} : { expiresAt }),
     ...who,
     ...(approvals === undefined ? {} : { approvals }),
+    ...(grantable ? { grantable: true as const } : {}),
     // The same extras again where strict AG-UI clients keep them (they drop unknown top-level fields).
     metadata: { kind: 'tool_call', toolName, input, ...(message === undefined ? {} : { reason: message }), ...who },
   }
