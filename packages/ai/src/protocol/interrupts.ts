@@ -37,11 +37,6 @@ export interface ToolInterrupt {
   /** Approvals given so far, while `reviewers.required` asks for more than one. */
   readonly approvals?: readonly DecisionSummary[]
   /**
-   * Set when an approval may come with a grant (`approved: true, grant`) that lets later calls of
-   * the tool in this thread run without asking: a server tool, under no two-person rule.
-   */
-  readonly grantable?: true
-  /**
    * Toolgate's extras where AG-UI's strict validators keep them: `kind: 'tool_call'` (the convention
    * TanStack AI's approvals use), `toolName`, `input` and the policy's `reason`.
    */
@@ -52,6 +47,11 @@ export interface ToolInterrupt {
     readonly reason?: string
     readonly reviewers?: Reviewers
     readonly requestedBy?: Principal
+    /**
+     * Set when an approval may come with a grant (`approved: true, grant`) that lets later calls of
+     * the tool in this thread run without asking: a server tool, under no two-person rule.
+     */
+    readonly grantable?: true
   }
 }
 

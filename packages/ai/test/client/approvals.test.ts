@@ -36,7 +36,7 @@ describe('approvals', () => {
         toolName: 'transfer_money',
         state: 'approval-requested',
         input: { to: 'Bob', amount: 500 },
-        approval: { reason: 'Sends 500 EUR to Bob', inputSchema: toolJsonSchema(transfer) },
+        approval: { reason: 'Sends 500 EUR to Bob', inputSchema: toolJsonSchema(transfer), grantable: true },
       }),
     ])
     const [call] = toolCalls(asked)

@@ -53,7 +53,7 @@ describe('approvals', () => {
       toolName: 'transfer_money',
       input: { to: 'Bob', amount: 250 },
       message: 'Sends 250 EUR to Bob',
-      metadata: { kind: 'tool_call', toolName: 'transfer_money', input: { to: 'Bob', amount: 250 }, reason: 'Sends 250 EUR to Bob' },
+      metadata: { kind: 'tool_call', toolName: 'transfer_money', input: { to: 'Bob', amount: 250 }, reason: 'Sends 250 EUR to Bob', grantable: true },
       responseSchema: {
         type: 'object',
         properties: { approved: { type: 'boolean' }, editedArgs: { $ref: '#/$defs/input' }, reason: { type: 'string' } },

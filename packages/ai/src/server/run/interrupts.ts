@@ -91,9 +91,8 @@ export function toWire(stored: StoredInterrupt, tools: ToolRegistry): ToolInterr
     ...(expiresAt === undefined ? {} : { expiresAt }),
     ...who,
     ...(approvals === undefined ? {} : { approvals }),
-    ...(grantable ? { grantable: true as const } : {}),
     // The same extras again where strict AG-UI clients keep them (they drop unknown top-level fields).
-    metadata: { kind: 'tool_call', toolName, input, ...(message === undefined ? {} : { reason: message }), ...who },
+    metadata: { kind: 'tool_call', toolName, input, ...(message === undefined ? {} : { reason: message }), ...who, ...(grantable ? { grantable: true as const } : {}) },
   }
 }
 
