@@ -187,16 +187,17 @@ test('stops a long answer mid-stream', async ({ page }) => {
   await expect(lastAnswer(page)).toHaveText(/Hello! I am the scripted demo model/)
 })
 
-test('a new message while an approval is pending denies it', async ({ page }) => {
+test('a new message while an approval is pending cancels it: no one said no', async ({ page }) => {
   await send(page, 'Email bob@example.com about the party')
   await expect(page.getByRole('dialog')).toBeVisible()
   await page.keyboard.press('Escape')
   await send(page, 'Hello')
   await expect(lastAnswer(page)).toHaveText(/Hello! I am the scripted demo model/)
-  await expect(toolCard(page, 'send_email').getByRole('status')).toHaveText('Denied')
+  await expect(toolCard(page, 'send_email').getByRole('status')).toHaveText('Cancelled')
   const thread = await storedThread(page)
   expect(thread.messages.find((m) => m.role === 'tool')).toMatchObject({
-    status: 'denied',
+    status: 'cancelled',
     reason: 'the user sent a new message instead',
+    content: 'The request was cancelled before anyone decided (the user sent a new message instead); the tool did not run.',
   })
 })

@@ -50,3 +50,27 @@ test('the requester signed in as a reviewer still cannot approve her own transfe
   await page.getByRole('button', { name: 'Approve' }).click()
   await expect(page.getByRole('alert')).toContainText('REVIEWER_REQUIRED')
 })
+
+test('"Allow for this conversation": the next email runs without asking, and its card says it ran under the grant', async ({ page }) => {
+  await page.goto('/')
+  await send(page, 'Email bob@example.com about the party')
+  const dialog = page.getByRole('dialog')
+  await expect(dialog).toBeVisible()
+  // A destructive tool never offers it; this one does.
+  await dialog.getByRole('button', { name: 'Allow for this conversation' }).click()
+  await expect(lastAnswer(page)).toHaveText('Sent the email to bob@example.com with the subject "the party".')
+  await expect(toolCard(page, 'send_email').first().getByTestId('decision')).toContainText(/^Approved by Alice at /)
+
+  await send(page, 'Email carol@example.com about lunch')
+  await expect(lastAnswer(page)).toHaveText('Sent the email to carol@example.com with the subject "lunch".')
+  await expect(page.getByRole('dialog')).toHaveCount(0)
+  const second = toolCard(page, 'send_email').nth(1)
+  await expect(second.getByRole('status')).toHaveText('Done')
+  await expect(second.getByTestId('decision')).toContainText(/^Ran under a grant from Alice at /)
+  const thread = await storedThread(page)
+  const results = thread.messages.filter((m) => m.role === 'tool')
+  expect(results.map((m) => (m as { decision?: { decision: string } }).decision?.decision)).toEqual(['approved', 'granted'])
+  const grantId = (results[0] as { decision?: { grantId?: string } }).decision?.grantId
+  expect(typeof grantId).toBe('string')
+  expect((results[1] as { decision?: { grantId?: string } }).decision?.grantId).toBe(grantId)
+})

@@ -1,5 +1,6 @@
 import { useId, useMemo, useState, useSyncExternalStore, type ChangeEvent, type FormEvent } from 'react'
 import type { AnyTool, ToolMetadata } from '@toolgate/ai'
+import type { GrantRequest } from '@toolgate/ai/protocol'
 import { ApprovalForm, type ApprovalFormState, type FormField, type PendingApproval } from '@toolgate/ai/client'
 import type { UseChatResult } from './useChat.ts'
 
@@ -48,8 +49,17 @@ export interface UseApprovalFormResult extends ApprovalFormState {
   reset(): void
   /** Props for the deny reason's `<input>` or `<textarea>`. */
   readonly denyReasonProps: { readonly id: string; readonly value: string; readonly onChange: (event: ChangeEvent<Control>) => void }
-  /** Checks the edits (in the browser, with the tool's own schema when the chat has the tool) and approves; `false` when a field is invalid. */
-  approve(): Promise<boolean>
+  /**
+   * Whether the approver may allow this tool for the rest of the conversation: offer "Allow for
+   * this conversation" (`approve({ grant: {} })`), or for a while (`approve({ grant: { ttlMs } })`).
+   * Later calls it covers run without asking, each recorded as run under the grant.
+   */
+  readonly grantable: boolean
+  /**
+   * Checks the edits (in the browser, with the tool's own schema when the chat has the tool) and
+   * approves, with a grant for later calls when given (and `grantable`); `false` when a field is invalid.
+   */
+  approve(options?: { readonly grant?: GrantRequest }): Promise<boolean>
   /** Denies; the reason (given here, or typed in the deny reason field) is what the model reads. */
   deny(reason?: string): Promise<void>
 }
@@ -77,10 +87,11 @@ export function useApprovalForm<const TTools extends readonly AnyTool[]>(
   // Ids are space-separated in aria-describedby: no whitespace in them.
   const fieldId = (field: FormField, part: string) => `${id}-${part}-${field.name.replace(/\s/g, '_')}`
 
-  const approve = async () => {
+  const grantable = approval.approval?.grantable === true
+  const approve = async (options: { readonly grant?: GrantRequest } = {}) => {
     if (!(await form.validate())) return false
     const editedArgs = form.editedArgs()
-    await chat.approve(toolCallId, editedArgs === undefined ? {} : { editedArgs })
+    await chat.approve(toolCallId, { ...(editedArgs === undefined ? {} : { editedArgs }), ...(grantable && options.grant ? { grant: options.grant } : {}) })
     return true
   }
 
@@ -145,6 +156,7 @@ export function useApprovalForm<const TTools extends readonly AnyTool[]>(
     removeItem: (field, index) => form.removeItem(field, index),
     reset: () => form.reset(),
     denyReasonProps: { id: `${id}-deny-reason`, value: denyReason, onChange: (event) => setDenyReason(event.target.value) },
+    grantable,
     approve,
     deny: (reason) => chat.deny(toolCallId, (reason ?? denyReason).trim() || undefined),
   }

@@ -3,20 +3,34 @@ import type { AnyTool } from '@toolgate/ai'
 import type { PendingApproval } from '@toolgate/ai/client'
 import type { UseChatResult } from './useChat.ts'
 
+/** Whom a pending approval waits for: the user of this chat, or the reviewers its policy named. */
+export interface ApprovalWaiter {
+  /** `you`, or `a reviewer (finance)`, `2 reviewers (finance, alice)`. */
+  readonly label: string
+  /** Set when reviewers must decide (the requester may not): roles, users and how many. */
+  readonly reviewers: NonNullable<NonNullable<PendingApproval['approval']>['reviewers']> | undefined
+}
+
 export interface UseApprovalQueueResult<TApproval = PendingApproval> {
-  /** Every pending approval, oldest first: the batch of the paused step. */
+  /** Every pending approval, oldest first: the batch of the paused step, those waiting for reviewers included. */
   readonly pending: readonly TApproval[]
-  /** The one to show now: the first not put aside, or the one asked for with `review`. */
+  /**
+   * The one to show now: the first this chat's user can answer (no reviewers named) not put aside,
+   * or the one asked for with `review`.
+   */
   readonly current: TApproval | undefined
   /** `current`'s place among the pending, from 1. */
   readonly position: { readonly index: number; readonly total: number }
   /** Approvals put aside to review later (they stay pending; the run waits). */
   readonly dismissed: readonly TApproval[]
+  /** Puts an approval aside ("review later"): nothing is sent, the interrupt stays open on the server, and the run waits. */
   dismiss(toolCallId: string): void
   review(toolCallId: string): void
-  /** Approves every pending call as the model sent it. */
+  /** Whom `approval` waits for, to show on each item. */
+  waitsFor(approval: TApproval): ApprovalWaiter
+  /** Approves every pending call this chat's user can answer, as the model sent it. */
   approveAll(): Promise<void>
-  /** Denies every pending call, each with `reason`. */
+  /** Denies every pending call this chat's user can answer, each with `reason`. */
   denyAll(reason?: string): Promise<void>
 }
 
@@ -32,7 +46,9 @@ export function useApprovalQueue<TChat extends Pick<UseChatResult<readonly AnyTo
   const [focused, setFocused] = useState<string>()
   const pending: readonly TApproval[] = chat.pendingApprovals
   const isDismissed = (approval: TApproval) => dismissedIds.includes(approval.toolCallId)
-  const current = pending.find((approval) => approval.toolCallId === focused) ?? pending.find((approval) => !isDismissed(approval))
+  // One a reviewer must decide is shown as waiting, not asked of this chat's user (the server would refuse them).
+  const answerable = pending.filter((approval) => !approval.approval?.reviewers)
+  const current = pending.find((approval) => approval.toolCallId === focused) ?? answerable.find((approval) => !isDismissed(approval))
   return {
     pending,
     current,
@@ -46,11 +62,12 @@ export function useApprovalQueue<TChat extends Pick<UseChatResult<readonly AnyTo
       setDismissed((ids) => ids.filter((id) => id !== toolCallId))
       setFocused(toolCallId)
     },
+    waitsFor: (approval) => ({ label: approval.approval?.waitingFor ?? 'you', reviewers: approval.approval?.reviewers }),
     approveAll: async () => {
-      await Promise.all(pending.map((approval) => chat.approve(approval.toolCallId)))
+      await Promise.all(answerable.map((approval) => chat.approve(approval.toolCallId)))
     },
     denyAll: async (reason) => {
-      await Promise.all(pending.map((approval) => chat.deny(approval.toolCallId, reason)))
+      await Promise.all(answerable.map((approval) => chat.deny(approval.toolCallId, reason)))
     },
   }
 }

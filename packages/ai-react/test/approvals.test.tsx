@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react'
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
@@ -40,6 +40,14 @@ const pickColor = toolDefinition({
   outputSchema: v.object({ color: v.string() }),
 })
 
+const wire = toolDefinition({
+  name: 'wire_funds',
+  description: 'Wires a large sum',
+  inputSchema: v.object({ amount: v.number() }),
+  outputSchema: v.object({ ok: v.boolean() }),
+  needsApproval: () => ({ reason: 'Large wire', reviewers: { roles: ['finance'], required: 2 } }),
+})
+
 const received: unknown[] = []
 const model = scriptedModel(
   [
@@ -52,21 +60,33 @@ const model = scriptedModel(
       ],
       then: (results) => results.map((r) => r.status).join(', '),
     },
+    {
+      when: /wire/i,
+      call: () => [
+        { tool: 'transfer_money', input: { to: { name: 'Dee', iban: 'DE04' }, amount: 30 } },
+        { tool: 'wire_funds', input: { amount: 9000 } },
+      ],
+      then: (results) => results.map((r) => r.status).join(', '),
+    },
     { when: /color/i, call: () => ({ tool: 'pick_color', input: { question: 'Which color?' } }), then: ([r]) => `You picked ${r.tool === 'pick_color' && r.ok ? r.output.color : '?'}.` },
   ],
-  { tools: [transfer, pickColor] },
+  { tools: [transfer, pickColor, wire] },
 )
+
+/** The server's view of the thread, read past the browser. */
+let readThread: (threadId: string) => Promise<{ status: string; interrupts: { toolName: string }[] }>
 
 function serverFetch(): NonNullable<ChatClientOptions['fetch']> {
   const handler = createChatHandler({
     model,
-    tools: [transfer.server(async (input) => (received.push(input), { receipt: `r-${input.to.name}-${input.amount}` })), pickColor],
+    tools: [transfer.server(async (input) => (received.push(input), { receipt: `r-${input.to.name}-${input.amount}` })), pickColor, wire.server(async () => ({ ok: true }))],
   })
+  readThread = async (threadId) => (await handler(new Request(`http://test/api/chat?threadId=${threadId}`))).json()
   return (input, init) => handler(new Request(new URL(String(input), 'http://test'), init))
 }
 
 const askUser = userRequests<{ question: string }, { color: string }>()
-const tools = [transfer, pickColor.client(askUser.execute)] as const
+const tools = [transfer, pickColor.client(askUser.execute), wire] as const
 type Tools = typeof tools
 
 function Field({ form, field }: { form: ReturnType<typeof useApprovalForm>; field: FormField }) {
@@ -92,6 +112,7 @@ function Dialog({ chat, approval, position }: { chat: UseChatResult<Tools>; appr
         <label htmlFor={form.denyReasonProps.id}>Reason to deny</label>
         <input {...form.denyReasonProps} />
         <button type="button" onClick={() => void form.deny()}>Deny</button>
+        {form.grantable && <button type="button" onClick={() => void form.approve({ grant: {} })}>Allow for this conversation</button>}
         <button type="submit">{form.edited ? 'Approve with edits' : 'Approve'}</button>
       </form>
     </div>
@@ -99,7 +120,11 @@ function Dialog({ chat, approval, position }: { chat: UseChatResult<Tools>; appr
 }
 
 const renderers: ToolRenderers<Tools> = {
-  transfer_money: ({ part }) => <p data-testid="card">{part.state === 'output-available' ? part.output.receipt : part.state}</p>,
+  transfer_money: ({ part }) => (
+    <p data-testid="card" data-decision={part.decision ? `${part.decision.decision} by ${part.decision.by.id}${part.decision.grantId ? ' under a grant' : ''}` : undefined}>
+      {part.state === 'output-available' ? part.output.receipt : part.state}
+    </p>
+  ),
   pick_color: ({ part }) => {
     const request = useUserRequest(askUser, part.toolCallId)
     if (!request) return <p data-testid="picked">{part.state}</p>
@@ -112,7 +137,8 @@ const renderers: ToolRenderers<Tools> = {
 }
 
 function App() {
-  const chat = useChat({ endpoint: '/api/chat', tools, fetch: serverFetch(), scheduleNotify: (flush) => flush() })
+  const [fetch] = useState(serverFetch)
+  const chat = useChat({ endpoint: '/api/chat', tools, fetch, scheduleNotify: (flush) => flush() })
   const queue = useApprovalQueue(chat)
   const [draft, setDraft] = useState('')
   return (
@@ -123,6 +149,16 @@ function App() {
       )}
       {queue.current && <Dialog key={queue.current.toolCallId} chat={chat} approval={queue.current} position={`${queue.position.index} of ${queue.position.total}`} />}
       {queue.pending.length > 1 && <button onClick={() => void queue.approveAll()}>Approve all</button>}
+      <p data-testid="thread">{chat.threadId}</p>
+      <ul aria-label="Queue">
+        {queue.pending.map((approval) => (
+          <li key={approval.toolCallId}>
+            <span>{`${approval.toolName} waits for ${queue.waitsFor(approval).label}${approval.approval?.grantable ? ' (grantable)' : ''}`}</span>
+            {queue.current?.toolCallId === approval.toolCallId && <button onClick={() => queue.dismiss(approval.toolCallId)}>Review later</button>}
+            {queue.dismissed.includes(approval) && <button onClick={() => queue.review(approval.toolCallId)}>Review {approval.toolName}</button>}
+          </li>
+        ))}
+      </ul>
       <form onSubmit={(event) => (event.preventDefault(), void chat.send(draft), setDraft(''))}>
         <input aria-label="Message" value={draft} onChange={(event) => setDraft(event.target.value)} />
       </form>
@@ -186,7 +222,43 @@ describe('useApprovalForm', () => {
   })
 })
 
+describe('grant choices', () => {
+  it('"allow for this conversation" approves with a grant: the next call runs without asking, and its part says it ran under the grant', async () => {
+    received.length = 0
+    render(<App />)
+    await say('pay Bob')
+    await screen.findByRole('dialog')
+    fireEvent.click(screen.getByRole('button', { name: 'Allow for this conversation' }))
+    await waitFor(() => expect(answer()).toMatch(/^success:/))
+    await say('pay Bob')
+    await waitFor(() => expect(screen.getAllByTestId('card')).toHaveLength(2))
+    await waitFor(() => expect(screen.getAllByTestId('card').at(-1)!.textContent).toBe('r-Bob-50'))
+    expect(screen.queryByRole('dialog')).toBeNull()
+    expect(screen.getAllByTestId('card').map((card) => card.dataset.decision)).toEqual(['approved by anonymous under a grant', 'granted by anonymous under a grant'])
+    expect(received).toHaveLength(2)
+  })
+
+})
+
 describe('useApprovalQueue', () => {
+  it('shows whom each item waits for; "review later" sends nothing and leaves the interrupt open on the server', async () => {
+    received.length = 0
+    render(<App />)
+    await say('wire it')
+    await screen.findByRole('dialog', { name: /Allow transfer_money\?/ })
+    const items = within(screen.getByRole('list', { name: 'Queue' })).getAllByRole('listitem')
+    // A grant could not cover a call under a two-person rule, so none is offered for it.
+    expect(items.map((item) => item.firstChild!.textContent)).toEqual(['transfer_money waits for you (grantable)', 'wire_funds waits for 2 reviewers (finance)'])
+    expect(screen.getAllByRole('dialog')).toHaveLength(1) // the wire is not this user's to answer: no dialog for it
+    fireEvent.click(screen.getByRole('button', { name: 'Review later' }))
+    expect(screen.queryByRole('dialog')).toBeNull()
+    const threadId = screen.getByTestId('thread').textContent!
+    expect(await readThread(threadId)).toMatchObject({ status: 'interrupted', interrupts: [{ toolName: 'transfer_money' }, { toolName: 'wire_funds' }] })
+    expect(received).toEqual([])
+    fireEvent.click(screen.getByRole('button', { name: 'Review transfer_money' }))
+    await screen.findByRole('dialog', { name: /Allow transfer_money\?/ })
+  })
+
   it('shows a batch one at a time and approves all of it at once', async () => {
     received.length = 0
     render(<App />)

@@ -88,6 +88,12 @@ export function ApprovalDialog({ chat, approval, position, onDismiss, onApproveA
               Approve all {position.total}
             </button>
           )}
+          {/* A harmless tool may be allowed for the rest of the conversation; a destructive one asks every time. */}
+          {form.grantable && !form.metadata.destructive && (
+            <button type="button" className="button button--secondary" onClick={() => void form.approve({ grant: {} })}>
+              Allow for this conversation
+            </button>
+          )}
           <button type="submit" className={`button ${form.metadata.destructive ? 'button--danger' : 'button--primary'}`}>
             {form.edited ? 'Approve with edits' : 'Approve'}
           </button>

@@ -81,7 +81,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   readonly approve = (toolCallId: string, options: ApproveOptions = {}): Promise<void> => {
     const waiting = this.#pause.openApproval(toolCallId)
     const edited = options.editedArgs === undefined ? {} : { editedArgs: options.editedArgs }
-    if (waiting) this.#answer(waiting, { interruptId: waiting.interrupt.id, approved: true, ...edited })
+    if (waiting) this.#answer(waiting, { interruptId: waiting.interrupt.id, approved: true, ...edited, ...(options.grant ? { grant: options.grant } : {}) })
     return this.#work.idle()
   }
 

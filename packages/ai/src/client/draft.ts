@@ -68,7 +68,7 @@ interface MessageRecord extends MessageDraft {
   snapshot: ChatMessage | undefined
 }
 
-type ToolCallChanges = Partial<Pick<CallRecord, 'state' | 'input' | 'output' | 'attachments' | 'error' | 'approval' | 'decision'>>
+type ToolCallChanges = Partial<Pick<CallRecord, 'state' | 'input' | 'output' | 'attachments' | 'error' | 'approval' | 'decision' | 'stopped'>>
 
 /**
  * How a call ended, whoever says so: a `TOOL_CALL_RESULT`, the stored thread, a tool that ran in
@@ -200,8 +200,8 @@ export class ThreadDraft {
   }
 
   /** The call ended: the one mapping from an outcome to a state. */
-  settle(call: ToolCallDraft, outcome: CallOutcome, decision?: ToolDecision): void {
-    const decided = decision ? { decision } : {}
+  settle(call: ToolCallDraft, outcome: CallOutcome, decision?: ToolDecision, stopped?: boolean): void {
+    const decided = decision ? { decision } : stopped ? { stopped } : {}
     switch (outcome.status) {
       case 'success':
         return this.#set(call, { state: 'output-available', output: outcome.output, ...(outcome.attachments ? { attachments: outcome.attachments } : {}), ...decided })

@@ -1,4 +1,5 @@
 import { InvalidOptionError } from '../errors.ts'
+import type { GrantRequest } from '../protocol/decisions.ts'
 import type { AnyTool } from '../tools/types.ts'
 import type { Fetch } from '../util/Fetch.ts'
 import { isRecord } from '../util/isRecord.ts'
@@ -34,6 +35,8 @@ export interface ChatClientOptions<TTools extends readonly AnyTool[] = readonly 
 export interface ApproveOptions {
   /** Replaces the call's arguments; the server validates them against the tool's input schema. */
   readonly editedArgs?: unknown
+  /** Allow the tool for the rest of the conversation (when `approval.grantable`): `{}`, or `{ ttlMs }`, `{ sameArguments: true }`. */
+  readonly grant?: GrantRequest
 }
 
 const WHERE = 'createChatClient()'

@@ -54,10 +54,14 @@ export interface ToolApproval {
    * thread and updates when a reviewer decides.
    */
   readonly waitingFor?: string | undefined
+  /** The same as named by the policy: roles, users and how many must approve. */
+  readonly reviewers?: { readonly roles?: readonly string[]; readonly users?: readonly string[]; readonly required?: number } | undefined
   /** Who asked, when reviewers decide. */
   readonly requestedBy?: Person | undefined
   /** Approvals given so far, when more than one reviewer must approve. */
   readonly approvals?: readonly ToolDecision[] | undefined
+  /** Set when the approver may allow the tool for the rest of the conversation (`approve(id, { grant })`). */
+  readonly grantable?: boolean | undefined
 }
 
 /** A person as the server's `identify` named them. */
@@ -69,7 +73,7 @@ export interface Person {
 
 /** Who decided a call, when, how, and what they changed: the server's decision record, as the UI shows it. */
 export interface ToolDecision {
-  readonly decision: 'approved' | 'edited' | 'denied' | 'expired' | 'cancelled' | 'granted'
+  readonly decision: 'approved' | 'edited' | 'denied' | 'expired' | 'cancelled' | 'granted' | 'escalated'
   readonly by: Person
   /** ISO 8601. */
   readonly at: string

@@ -99,14 +99,15 @@ export class Pause {
   }
 
   /**
-   * The user sent a message instead: the server denies every interrupt of the pause (approvals,
-   * even approved ones not yet run, and client tools without a result) but results the browser gave.
+   * The user sent a message instead: the server cancels every interrupt of the pause (approvals,
+   * even approved ones not yet run, and client tools without a result) but denials and results the
+   * browser gave. Marked so here at once; the server's result (with its decision record) replaces it.
    */
   supersede(): void {
     const draft = this.#draft()
     for (const { interrupt, call, answered } of this.#entries.values()) {
       if (call.state === 'denied' || (answered && interrupt.reason === 'client_tool')) continue
-      draft.settle(call, { status: 'denied' })
+      draft.settle(call, { status: 'cancelled' }, undefined, true)
     }
     this.#entries.clear()
   }
@@ -156,9 +157,10 @@ function askedApproval(interrupt: ToolInterrupt): ToolApproval {
     ...(interrupt.message === undefined ? {} : { reason: interrupt.message }),
     ...(inputSchema === undefined ? {} : { inputSchema }),
     ...(interrupt.expiresAt === undefined ? {} : { expiresAt: interrupt.expiresAt }),
-    ...(interrupt.reviewers === undefined ? {} : { waitingFor: waitingFor(interrupt.reviewers) }),
+    ...(interrupt.reviewers === undefined ? {} : { waitingFor: waitingFor(interrupt.reviewers), reviewers: interrupt.reviewers }),
     ...(interrupt.requestedBy === undefined ? {} : { requestedBy: interrupt.requestedBy }),
     ...(interrupt.approvals === undefined ? {} : { approvals: interrupt.approvals }),
+    ...(interrupt.metadata?.grantable ? { grantable: true } : {}),
   }
 }
 

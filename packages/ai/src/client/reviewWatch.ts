@@ -39,7 +39,7 @@ export class ReviewWatch {
   }
 }
 
-/** What a decision changes: which interrupts wait, and how many approvals each has. */
+/** What a decision changes: which interrupts wait, how many approvals each has, and until when (an escalation sets a new expiry). */
 function progressOf(interrupts: readonly ToolInterrupt[]): string {
-  return JSON.stringify(interrupts.map((interrupt) => [interrupt.id, interrupt.approvals?.length ?? 0]))
+  return JSON.stringify(interrupts.map((interrupt) => [interrupt.id, interrupt.approvals?.length ?? 0, interrupt.expiresAt]))
 }

@@ -12,8 +12,8 @@ export interface Principal {
   readonly roles?: readonly string[]
 }
 
-/** What happened to a call that waited for a decision. */
-export type Decision = 'approved' | 'edited' | 'denied' | 'expired' | 'cancelled' | 'granted'
+/** What happened to a call that waited for a decision (`escalated`: it expired and `onExpired` sent it to other reviewers; it still waits). */
+export type Decision = 'approved' | 'edited' | 'denied' | 'expired' | 'cancelled' | 'granted' | 'escalated'
 
 /** How the decision reached the server: the chat endpoint, a signed review link, or the server API. */
 export type DecisionChannel = 'chat' | 'review-link' | 'api'

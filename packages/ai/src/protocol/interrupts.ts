@@ -47,6 +47,11 @@ export interface ToolInterrupt {
     readonly reason?: string
     readonly reviewers?: Reviewers
     readonly requestedBy?: Principal
+    /**
+     * Set when an approval may come with a grant (`approved: true, grant`) that lets later calls of
+     * the tool in this thread run without asking: a server tool, under no two-person rule.
+     */
+    readonly grantable?: true
   }
 }
 

@@ -81,7 +81,7 @@ export interface ThreadToolMessage {
   readonly status: ToolResultStatus
   /** The validated output, as JSON (status `success`). */
   readonly output?: unknown
-  /** The user's reason (status `denied`). */
+  /** The user's reason (status `denied`), or why the call was cancelled (status `cancelled`). */
   readonly reason?: string
   /** The user edited the arguments before approving; the call in history carries the edited ones. */
   readonly edited?: boolean

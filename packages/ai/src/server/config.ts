@@ -65,6 +65,7 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
     onDecision,
     reviewLinks: resolveReviewLinks(options.reviewLinks),
     onApprovalRequested: checkedFunction(options.onApprovalRequested, 'onApprovalRequested'),
+    onExpired: checkedFunction(options.onExpired, 'onExpired'),
     telemetry,
     devtools: devtoolsRuns(options.devtools),
     resolveContext: async (request) =>
@@ -94,7 +95,15 @@ function resolveReviewLinks(links: ReviewLinkOptions | undefined): ChatConfig['r
 /** An app's `identify` that returns something other than a principal is a bug of the app: the request fails (500), it is never let through as someone. */
 function checkPrincipal(principal: unknown): Principal {
   if (principal === undefined || principal === null) return ANONYMOUS
-  const problem = !isRecord(principal)
+  const problem = principalProblem(principal)
+  if (problem) throw new InvalidOptionError(WHERE, 'identify', problem)
+  const { id, name, roles } = principal as Principal
+  return { id, ...(name === undefined ? {} : { name }), ...(roles === undefined ? {} : { roles: [...roles] }) }
+}
+
+/** What is wrong with a principal an app gave (`identify`'s, or `decide`'s `by`), if anything. */
+export function principalProblem(principal: unknown): string | undefined {
+  return !isRecord(principal)
     ? 'must return `{ id, name?, roles? }` or undefined'
     : typeof principal.id !== 'string' || principal.id === ''
       ? 'returned a principal without a non-empty string `id`'
@@ -103,9 +112,6 @@ function checkPrincipal(principal: unknown): Principal {
         : principal.roles !== undefined && !(Array.isArray(principal.roles) && principal.roles.every((role) => typeof role === 'string'))
           ? 'returned a principal whose `roles` is not an array of strings'
           : undefined
-  if (problem) throw new InvalidOptionError(WHERE, 'identify', problem)
-  const { id, name, roles } = principal as unknown as Principal
-  return { id, ...(name === undefined ? {} : { name }), ...(roles === undefined ? {} : { roles: [...roles] }) }
 }
 function devtoolsRuns(devtools: unknown): DevtoolsRuns | undefined {
   if (devtools === undefined || devtools === false) return undefined

@@ -6,6 +6,7 @@ import { HttpError, threadNotFound } from './errors.ts'
 import type { DecisionRecord, Grant } from '../protocol/decisions.ts'
 import { verifiedDecisions } from './decisions/records.ts'
 import { review } from './claim/reviews.ts'
+import { decide, type DecideInput, type DecideResult } from './claim/decide.ts'
 import { withFrontendTools } from './agui/frontendTools.ts'
 import { parsePostRequest, readJsonBody, type ParsedRequest } from './http/requests.ts'
 import { answerUIMessageRequest } from './aisdk/uiMessageChat.ts'
@@ -26,6 +27,12 @@ export interface ChatRecords {
   grants(threadId: string): Promise<readonly Grant[]>
   /** Revokes a grant (throws `GRANT_NOT_FOUND`): later calls it covered ask again. */
   revokeGrant(threadId: string, grantId: string): Promise<void>
+  /**
+   * Decides an approval from the app's own backend (a Slack button, an email reply): recorded with
+   * channel `api`, under the same reviewer rules as the chat; the run resumes detached once the
+   * step is complete. Throws the `HttpError` a chat answer would get.
+   */
+  decide(input: DecideInput): Promise<DecideResult>
 }
 
 /**
@@ -57,6 +64,7 @@ export function createChatHandler<
       return head.grants ?? []
     },
     revokeGrant: (threadId: string, grantId: string) => revoke(config, threadId, grantId),
+    decide: (input: DecideInput) => decide(config, input),
   })
 }
 

@@ -118,6 +118,16 @@ export interface ChatHandlerOptions<TContext = undefined, TTools extends readonl
    */
   readonly onApprovalRequested?: (request: ApprovalRequest) => void | Promise<void>
   /**
+   * Called when an approval passes its `expiresAt` unanswered (`limits.interruptTtlMs`, or an
+   * escalation's `ttlMs`): return `{ reviewers, ttlMs? }` to send it to other reviewers with a fresh
+   * expiry (recorded as `escalated`; `onApprovalRequested` is called for them), or `undefined` to
+   * let it end `expired`. Expiry is settled when due by whichever instance looks first (a reader of
+   * the thread, or the timer of the instance that asked). Instances racing to settle the same
+   * expiry may each ask (one answer is recorded): decide here, notify in `onApprovalRequested`,
+   * which is called once. What it throws goes to `onError`, and the approval expires.
+   */
+  readonly onExpired?: (approval: ExpiredApproval) => Escalation | undefined | Promise<Escalation | undefined>
+  /**
    * OpenTelemetry traces and metrics: `openTelemetry()` from `@toolgate/ai/telemetry` (which needs
    * `@opentelemetry/api`). Without it nothing of OpenTelemetry is loaded and nothing is recorded.
    */
@@ -199,6 +209,7 @@ export interface ChatConfig {
   readonly onDecision: ((record: DecisionRecord) => void | Promise<void>) | undefined
   readonly reviewLinks: { readonly key: Promise<CryptoKey>; readonly url: (token: string) => string; readonly ttlMs: number } | undefined
   readonly onApprovalRequested: ((request: ApprovalRequest) => void | Promise<void>) | undefined
+  readonly onExpired: ((approval: ExpiredApproval) => Escalation | undefined | Promise<Escalation | undefined>) | undefined
   readonly telemetry: ChatTelemetry | undefined
   /** The runs this process started, by thread, for the devtools panel; `undefined` when it is off. */
   readonly devtools: DevtoolsRuns | undefined
@@ -233,6 +244,30 @@ export interface ReviewLink {
   readonly url: string
   /** ISO 8601. */
   readonly expiresAt: string
+}
+
+/** `onExpired`'s argument: an approval no one answered in time. */
+export interface ExpiredApproval {
+  readonly threadId: string
+  readonly interruptId: string
+  readonly toolCallId: string
+  readonly toolName: string
+  readonly arguments: unknown
+  /** The policy's reason. */
+  readonly reason?: string
+  readonly requestedBy?: Principal
+  /** Who it waited for, when the policy (or an earlier escalation) named reviewers. */
+  readonly reviewers?: Reviewers
+  /** ISO 8601. */
+  readonly expiredAt: string
+  /** How many times it was sent to other reviewers already. */
+  readonly escalations: number
+}
+
+/** Where `onExpired` sends an expired approval: other reviewers, and how long they have (default `limits.interruptTtlMs`). */
+export interface Escalation {
+  readonly reviewers: Reviewers
+  readonly ttlMs?: number
 }
 
 /** `onApprovalRequested`'s argument. */

@@ -36,7 +36,7 @@ describe('approvals', () => {
         toolName: 'transfer_money',
         state: 'approval-requested',
         input: { to: 'Bob', amount: 500 },
-        approval: { reason: 'Sends 500 EUR to Bob', inputSchema: toolJsonSchema(transfer) },
+        approval: { reason: 'Sends 500 EUR to Bob', inputSchema: toolJsonSchema(transfer), grantable: true },
       }),
     ])
     const [call] = toolCalls(asked)
@@ -138,7 +138,7 @@ describe('approvals', () => {
     expect(client.getSnapshot()).toBe(before)
   })
 
-  it('lets the user send a message instead; the server denies what was pending', async () => {
+  it('lets the user send a message instead; the server cancels what was pending', async () => {
     const client = clientOn(server, { tools })
     await client.send('two transfers please')
     const [ann] = client.getSnapshot().pendingApprovals
@@ -148,7 +148,7 @@ describe('approvals', () => {
     const state = client.getSnapshot()
     expect(state.status).toBe('idle')
     expect(state.pendingApprovals).toEqual([])
-    expect(toolCalls(state).map((part) => part.state)).toEqual(['denied', 'denied'])
+    expect(toolCalls(state).map((part) => part.state)).toEqual(['cancelled', 'cancelled'])
     expect(texts(state).at(-1)).toBe('assistant: Hi there.')
   })
 })

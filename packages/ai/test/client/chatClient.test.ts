@@ -133,7 +133,7 @@ describe('ChatClient', () => {
     expect(toolCalls(state)[0]).toMatchObject({ output: { city: 'Oslo', tempC: 4 }, metadata: { icon: 'cloud' } })
     expect(state.status).toBe('awaiting-approval')
     expect(state.pendingApprovals).toEqual([
-      expect.objectContaining({ toolName: 'transfer_money', input: { to: 'Bob', amount: 500 }, approval: { reason: 'Sends 500 EUR to Bob', inputSchema: toolJsonSchema(transfer) } }),
+      expect.objectContaining({ toolName: 'transfer_money', input: { to: 'Bob', amount: 500 }, approval: { reason: 'Sends 500 EUR to Bob', inputSchema: toolJsonSchema(transfer), grantable: true } }),
     ])
 
     await after.approve(state.pendingApprovals[0]!.toolCallId)

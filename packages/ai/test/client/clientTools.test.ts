@@ -151,7 +151,7 @@ describe('client tools', () => {
     expect(signal?.aborted).toBe(true)
     const state = client.getSnapshot()
     expect(toolCalls(state).map((part) => [part.toolName, part.state])).toEqual([
-      ['get_location', 'denied'],
+      ['get_location', 'cancelled'],
       ['share_file', 'approval-requested'],
     ])
   })

@@ -273,7 +273,7 @@ describe('ChatClient against a misbehaving server', () => {
       return { chat, bodies: fetch.requests.map((request) => request.body) }
     }
 
-    it('sends the results first, without the approvals, which the message denies', async () => {
+    it('sends the results first, without the approvals, which the message cancels', async () => {
       const { chat, bodies } = await scenario(accepted([interrupts[2]!]))
       expect(bodies).toEqual([
         { message: 'where' },
@@ -283,7 +283,7 @@ describe('ChatClient against a misbehaving server', () => {
       ])
       const state = chat.getSnapshot()
       expect(state).toMatchObject({ status: 'idle', error: undefined, pendingApprovals: [] })
-      expect(toolCalls(state).map((part) => part.state)).toEqual(['output-available', 'output-available', 'denied'])
+      expect(toolCalls(state).map((part) => part.state)).toEqual(['output-available', 'output-available', 'cancelled'])
       expect(texts(state).at(-1)).toBe('assistant: Hi.')
     })
 

@@ -56,6 +56,22 @@ describe('approvals decided by a reviewer', () => {
     expect(client.getSnapshot().messages.at(-1)?.parts).toEqual([{ type: 'text', text: 'pay: success' }])
   })
 
+  it('follows an expiry while it waits, without sending anything: escalated to new reviewers, then expired', async () => {
+    const handler = createChatHandler({
+      model: scriptedModel([{ when: /pay/, call: () => ({ tool: 'transfer_money', input: { to: 'Eve', amount: 5 } }), then: ([r]) => r.content }], { tools: [transfer] }),
+      tools: [transfer.server(async ({ to }) => ({ receipt: `r-${to}` }))],
+      identify: () => PEOPLE.alice,
+      limits: { interruptTtlMs: 100 },
+      onExpired: (approval) => (approval.escalations === 0 ? { reviewers: { users: ['carol'] }, ttlMs: 200 } : undefined),
+    })
+    const client = createChatClient({ endpoint: '/api/chat', tools: [transfer], fetch: (input, init) => handler(new Request(new URL(String(input), 'http://test'), init)), reviewPollMs: 20, scheduleNotify: (flush) => flush() })
+    await client.send('pay')
+    expect(toolCalls(client.getSnapshot())[0]?.approval?.waitingFor).toBe('a reviewer (finance)')
+    await expect.poll(() => toolCalls(client.getSnapshot())[0]?.approval?.waitingFor, { timeout: 5000 }).toBe('a reviewer (carol)')
+    await expect.poll(() => toolCalls(client.getSnapshot())[0]?.state, { timeout: 5000 }).toBe('expired')
+    expect(toolCalls(client.getSnapshot())[0]?.decision).toMatchObject({ decision: 'expired', by: { id: 'system' } })
+  })
+
   it('shows an expired approval as expired, not denied', async () => {
     const handler = createChatHandler({
       model: scriptedModel([{ when: /pay/, call: () => ({ tool: 'transfer_money', input: { to: 'Eve', amount: 5 } }), then: ([r]) => r.content }, { when: /hi/, reply: 'hello' }], { tools: [transfer] }),

@@ -2,6 +2,7 @@ import { describe, expectTypeOf, it } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
 import { createChatClient, type ChatMessage, type DeepPartial, type ToolCallPart } from '@toolgate/ai/client'
+import type { GrantRequest } from '@toolgate/ai/protocol'
 import { location, share, weather } from './helpers.ts'
 
 const browserShare = share.client(async ({ file }) => ({ link: file }))
@@ -56,6 +57,6 @@ describe('part types', () => {
     const untyped = createChatClient({ endpoint: '/chat' })
     expectTypeOf(untyped.getSnapshot().messages).toEqualTypeOf<readonly ChatMessage[]>()
     expectTypeOf<ToolCallPart<Tools>['toolName']>().toEqualTypeOf<'get_weather' | 'get_location' | 'share_file'>()
-    expectTypeOf(client.approve).parameters.toEqualTypeOf<[toolCallId: string, options?: { readonly editedArgs?: unknown }]>()
+    expectTypeOf(client.approve).parameters.toEqualTypeOf<[toolCallId: string, options?: { readonly editedArgs?: unknown; readonly grant?: GrantRequest }]>()
   })
 })

@@ -235,7 +235,7 @@ for (const [version, thisSdk] of SDKS) describe(`AI SDK ${version}'s useChat (Ab
     expect(ran).toEqual([{ file: 'a.txt', with: 'Ann' }])
   })
 
-  it('takes a new message while an approval waits: the call is denied on the server, the new turn streams', async () => {
+  it('takes a new message while an approval waits: the call is cancelled on the server, the new turn streams', async () => {
     const server = await setUp()
     const chat = chatFor(server)
     await chat.sendMessage({ text: 'pay Bob' })
@@ -245,9 +245,12 @@ for (const [version, thisSdk] of SDKS) describe(`AI SDK ${version}'s useChat (Ab
     expect(transfers).toEqual([])
     const roles = (await server.get(chat.id)).messages.map((message) => message.role)
     expect(roles).toEqual(['user', 'assistant', 'tool', 'user', 'assistant'])
-    // The earlier message still shows the approval it asked; a reload shows it denied.
+    // The earlier message still shows the approval it asked; a reload shows it did not run, and why (no one said no).
     const thread = (await (await fetch(`${server.url}?threadId=${chat.id}&format=ai-sdk`)).json()) as { messages: UIMessage[] }
-    expect(thread.messages[1]!.parts.find((part) => part.type === 'tool-transfer_money')).toMatchObject({ state: 'output-denied' })
+    expect(thread.messages[1]!.parts.find((part) => part.type === 'tool-transfer_money')).toMatchObject({
+      state: 'output-error',
+      errorText: 'The request was cancelled before anyone decided (the user sent a new message instead); the tool did not run.',
+    })
     await chat.sendMessage({ text: 'hello' })
     expect(chat.error).toBeUndefined()
   })

@@ -53,7 +53,7 @@ describe('approvals', () => {
       toolName: 'transfer_money',
       input: { to: 'Bob', amount: 250 },
       message: 'Sends 250 EUR to Bob',
-      metadata: { kind: 'tool_call', toolName: 'transfer_money', input: { to: 'Bob', amount: 250 }, reason: 'Sends 250 EUR to Bob' },
+      metadata: { kind: 'tool_call', toolName: 'transfer_money', input: { to: 'Bob', amount: 250 }, reason: 'Sends 250 EUR to Bob', grantable: true },
       responseSchema: {
         type: 'object',
         properties: { approved: { type: 'boolean' }, editedArgs: { $ref: '#/$defs/input' }, reason: { type: 'string' } },
@@ -160,7 +160,7 @@ describe('approvals', () => {
     expect(last.text).toBe('Sent 200 EUR to Bob, receipt r-Bob-200. I did not send it: you said "not Eve".')
   })
 
-  it('denies pending approvals when the user sends a new message instead', async () => {
+  it('cancels pending approvals when the user sends a new message instead (no one said no)', async () => {
     const { ran, start } = setup()
     const server = await start()
     const first = await server.send('send 250 to Bob')
@@ -169,7 +169,7 @@ describe('approvals', () => {
     const next = await server.send('send 30 to Carol', first.threadId)
     expect(next.status).toBe(200)
     expect(next.types.slice(0, 2)).toEqual(['RUN_STARTED', 'TOOL_CALL_RESULT'])
-    expect(next.results[0]).toMatchObject({ toolCallId: interrupt.toolCallId, content: 'denied by the user: the user sent a new message instead' })
+    expect(next.results[0]).toMatchObject({ toolCallId: interrupt.toolCallId, content: 'The request was cancelled before anyone decided (the user sent a new message instead); the tool did not run.', metadata: { status: 'cancelled' } })
     expect(next.text).toBe('Sent 30 EUR to Carol, receipt r-Carol-30.')
     expect(ran).toEqual([{ to: 'Carol', amount: 30 }])
 
@@ -186,7 +186,7 @@ describe('approvals', () => {
 describe('interrupts that expire (limits.interruptTtlMs)', () => {
   afterEach(() => vi.useRealTimers())
 
-  it('carry expiresAt, refuse a late answer with 410 and apply nothing; a new message still settles them', async () => {
+  it('carry expiresAt, refuse a late answer with 410 and apply nothing; the first reader past expiresAt sees them expired', async () => {
     vi.useFakeTimers({ toFake: ['Date'] })
     vi.setSystemTime(new Date('2026-11-23T10:00:00.000Z'))
     const sent: unknown[] = []
@@ -200,7 +200,14 @@ describe('interrupts that expire (limits.interruptTtlMs)', () => {
     const late = await server.post({ threadId: paused.threadId, resume: [{ interruptId: interrupt!.id, approved: true }] })
     expect(await errorOf(late)).toMatchObject({ status: 410, error: { code: 'INTERRUPT_EXPIRED', path: 'resume[0].interruptId' } })
     expect(sent).toEqual([])
-    expect((await server.get(paused.threadId)).interrupts).toHaveLength(1)
+    // Only the clock moved (this instance's timer waits the real minute): reading the thread settles it.
+    const read = await server.get(paused.threadId)
+    expect(read).toMatchObject({ status: 'idle', interrupts: [] })
+    expect(read.messages.filter((m) => m.role === 'tool')).toEqual([
+      expect.objectContaining({ toolCallId: interrupt!.toolCallId, status: 'expired', content: 'The approval request expired before anyone answered; the tool did not run.' }),
+    ])
+    const again = await server.post({ threadId: paused.threadId, resume: [{ interruptId: interrupt!.id, approved: true }] })
+    expect(await errorOf(again)).toMatchObject({ status: 410, error: { code: 'INTERRUPT_EXPIRED', path: 'resume[0].interruptId' } })
 
     const next = await server.send('send 5 to Eve', paused.threadId)
     expect(next.finished?.outcome).toEqual({ type: 'success' })

@@ -89,7 +89,7 @@ describe('client tools', () => {
     expect(second.text).toBe('Not shared: denied by the user: private')
   })
 
-  it('keeps a browser result already sent when the user moves on, and denies the rest', async () => {
+  it('keeps a browser result already sent when the user moves on, and cancels the rest', async () => {
     const server = await start()
     const first = await server.send('locate and share')
     const [location, share] = first.interrupts
@@ -98,7 +98,7 @@ describe('client tools', () => {
     const next = await server.send('Where am I?', first.threadId)
     expect(next.results.slice(0, 2)).toEqual([
       expect.objectContaining({ toolCallId: location!.toolCallId, content: '{"city":"Oslo"}' }),
-      expect.objectContaining({ toolCallId: share!.toolCallId, content: 'denied by the user: the user sent a new message instead' }),
+      expect.objectContaining({ toolCallId: share!.toolCallId, content: 'The request was cancelled before anyone decided (the user sent a new message instead); the tool did not run.', metadata: expect.objectContaining({ status: 'cancelled' }) }),
     ])
     expect(next.interrupts[0]).toMatchObject({ reason: 'client_tool', toolName: 'get_location' })
   })

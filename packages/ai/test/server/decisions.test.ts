@@ -103,14 +103,19 @@ describe('decision records', () => {
 })
 
 describe('honest outcomes', () => {
-  it('an approval no one answered in time is `expired`, not denied: the model reads the truth and the record says so', async () => {
-    const app = await serve({ limits: { interruptTtlMs: 50 } })
+  it('an approval no one answered in time is `expired` when due, not denied: the model reads the truth and the record says so', async () => {
+    const requests: { readonly messages: unknown }[] = []
+    const app = await serve({ limits: { interruptTtlMs: 50 }, middleware: [{ modelRequest: (call) => void requests.push(call) }] })
     const first = await readTurn(await app.post({ message: 'send 250 to Bob' }, 'alice'))
-    await new Promise((resolve) => setTimeout(resolve, 80))
+    // Nobody reads or writes: the instance that asked settles it when due (its timer), in the store.
+    for (let i = 0; i < 200 && (await app.handler.decisions(first.threadId)).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10))
     const late = await errorOf(await app.post({ threadId: first.threadId, resume: [{ interruptId: first.interrupts[0]!.id, approved: true }] }, 'alice'))
     expect(late.error.code).toBe('INTERRUPT_EXPIRED')
-    const next = await readTurn(await app.post({ threadId: first.threadId, message: 'hello' }, 'alice'))
-    expect(next.results.map((result) => [result.metadata.status, result.content])).toEqual([['expired', 'The approval request expired before anyone answered; the tool did not run.']])
+    const snapshot = (await (await app.get(`threadId=${first.threadId}`, 'alice')).json()) as { status: string; messages: { role: string; status?: string; decision?: { decision: string } }[] }
+    expect(snapshot.status).toBe('idle')
+    expect(snapshot.messages.filter((m) => m.role === 'tool').map((m) => [m.status, m.decision?.decision])).toEqual([['expired', 'expired']])
+    await readTurn(await app.post({ threadId: first.threadId, message: 'hello' }, 'alice'))
+    expect(JSON.stringify(requests.at(-1)!.messages)).toContain('The approval request expired before anyone answered; the tool did not run.')
     expect(app.ran).toEqual([])
     const [record] = await app.handler.decisions(first.threadId)
     expect(record).toMatchObject({ decision: 'expired', by: { id: 'system' }, interruptId: first.interrupts[0]!.id, shownArgs: { to: 'Bob', amount: 250 } })
@@ -134,11 +139,15 @@ describe('honest outcomes', () => {
     expect(await (await app.post({ threadId: first.threadId, stop: true }, 'alice')).json()).toEqual({ threadId: first.threadId, stopped: false })
   })
 
-  it('a new message over a waiting approval records it as cancelled by the sender, and the model reads the denial as before', async () => {
+  it('a new message over a waiting approval records it as cancelled by the sender, and the model, the wire and the record all say so', async () => {
     const app = await serve()
     const first = await readTurn(await app.post({ message: 'send 250 to Bob' }, 'alice'))
     const next = await readTurn(await app.post({ threadId: first.threadId, message: 'never mind' }, 'alice'))
-    expect(next.results.map((result) => result.metadata.status)).toEqual(['denied'])
+    expect(next.results.map((result) => [result.metadata.status, result.content])).toEqual([['cancelled', 'The request was cancelled before anyone decided (the user sent a new message instead); the tool did not run.']])
+    // The stored result carries its record: the UI part shows who moved on, and why.
+    const snapshot = (await (await app.get(`threadId=${first.threadId}`, 'alice')).json()) as { messages: { role: string }[] }
+    const stored = snapshot.messages.find((m) => m.role === 'tool')
+    expect(stored).toMatchObject({ status: 'cancelled', reason: 'the user sent a new message instead', decision: { decision: 'cancelled', by: { id: 'alice' }, reason: 'the user sent a new message instead' } })
     expect((await app.handler.decisions(first.threadId)).map((r) => [r.decision, r.by.id, r.reason])).toEqual([['cancelled', 'alice', 'the user sent a new message instead']])
   })
 })

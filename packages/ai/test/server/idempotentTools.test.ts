@@ -137,7 +137,7 @@ describe('after a crash mid-call', () => {
     expect(turn.results.map((r) => [r.toolCallId, r.metadata.status]).sort()).toEqual([
       ['call_book', 'success'],
       ['call_pay', 'error'],
-      ['call_where', 'denied'],
+      ['call_where', 'cancelled'],
     ])
     expect(turn.finished?.outcome).toEqual({ type: 'success' })
     const { messages, status, interrupts } = await server.get(threadId)

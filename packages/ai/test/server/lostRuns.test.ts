@@ -111,7 +111,7 @@ describe('a resumed run lost before it stored anything', () => {
     expect(turn.text).toBe('hi')
     expect(turn.results.map((r) => [r.metadata.status, r.content])).toEqual([
       ['success', '{"city":"Lima"}'],
-      ['denied', 'denied by the user: the user sent a new message instead'],
+      ['cancelled', 'The request was cancelled before anyone decided (the user sent a new message instead); the tool did not run.'],
       ['denied', 'denied by the user: not Bob'],
     ])
     expect(ran).toEqual([])
@@ -172,7 +172,7 @@ describe('a run that died while a server tool ran', () => {
     expireLease()
     const next = await server.send('hello', turn.threadId)
     expect(next.text).toBe('hi')
-    expect(next.results.map((r) => r.metadata.status).sort()).toEqual(['denied', 'error'])
+    expect(next.results.map((r) => r.metadata.status).sort()).toEqual(['cancelled', 'error'])
     expect(ran).toEqual([])
     expect((await server.get(turn.threadId)).messages.filter((m) => m.role === 'tool')).toHaveLength(3)
   })

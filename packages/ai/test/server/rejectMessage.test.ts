@@ -59,13 +59,13 @@ describe('rejectMessage', () => {
     expect(lastToolContent(requests.at(-1))).toBe("The user keeps the order.\nThe user's reason: I still want it")
   })
 
-  it('applies when a new message supersedes the pending call', async () => {
+  it('does not apply when a new message supersedes the pending call: no one said no', async () => {
     const { model, requests } = recording()
     const server = await startServer({ model, tools: [cancel.server(() => 'cancelled')] })
     const first = await server.send('cancel B2')
     await server.send('never mind', first.threadId)
     const tool = requests.at(-1)!.messages.find((message) => message.role === 'tool')
-    expect(tool).toMatchObject({ content: "The user keeps the order.\nThe user's reason: the user sent a new message instead" })
+    expect(tool).toMatchObject({ content: 'The request was cancelled before anyone decided (the user sent a new message instead); the tool did not run.' })
   })
 
   it('falls back to the default text when the function throws', async () => {

@@ -176,7 +176,8 @@ export class UIMessageStreamWriter {
     const extras = extrasOf(event)
     const providerMetadata: AiSdkPartMetadata = { toolgate: { resultId: event.messageId } }
     if (extras.status === 'denied') return this.#emit({ type: 'tool-output-denied', toolCallId })
-    if (extras.status === 'error') return this.#emit({ type: 'tool-output-error', toolCallId, errorText: event.content, providerMetadata })
+    // The AI SDK has no state for a call no one decided (expired, cancelled): it did not run, and its sentence says why.
+    if (extras.status === 'error' || extras.status === 'expired' || extras.status === 'cancelled') return this.#emit({ type: 'tool-output-error', toolCallId, errorText: event.content, providerMetadata })
     this.#emit({ type: 'tool-output-available', toolCallId, output: 'output' in extras ? extras.output : event.content, providerMetadata })
     const attachments = Array.isArray(extras.attachments) ? (extras.attachments as ThreadAttachment[]) : []
     for (const attachment of attachments) {

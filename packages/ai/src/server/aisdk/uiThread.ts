@@ -55,7 +55,8 @@ export function toAiSdkThread(snapshot: ThreadSnapshot, options: AiSdkThreadOpti
         continue
       }
       part.resultProviderMetadata = { toolgate: { resultId: message.id } }
-      if (message.status === 'error') {
+      // The AI SDK has no state for a call no one decided (expired, cancelled): it did not run, and its sentence says why.
+      if (message.status === 'error' || message.status === 'expired' || message.status === 'cancelled') {
         Object.assign(part, { state: 'output-error', errorText: message.content })
         continue
       }

@@ -63,7 +63,9 @@ export async function checkAnswers(
     const grant = 'grant' in answer && answer.grant && decided.answer ? await makeGrant(answer.grant, interrupt.toolName, who.principal, draft.ranArgs) : undefined
     if (grant) grants.push(grant)
     drafts.push(grant ? { ...draft, grantId: grant.id } : draft)
-    byId.set(interrupt.id, who.link ? { ...decided, usedLinks: [...(decided.usedLinks ?? []), who.link.nonce] } : decided)
+    // The call's part shows the grant its approval made, as the record does.
+    const granted = grant && decided.answer?.kind === 'approval' && decided.answer.decision ? { ...decided, answer: { ...decided.answer, decision: { ...decided.answer.decision, grantId: grant.id } } } : decided
+    byId.set(interrupt.id, who.link ? { ...granted, usedLinks: [...(granted.usedLinks ?? []), who.link.nonce] } : granted)
   }
   return { step: { ...step!, interrupts: [...byId.values()] }, drafts, grants }
 }

@@ -9,7 +9,7 @@ import { HttpError, messageTooLarge, threadBusy, threadFull, toolFailures } from
 import { jsonResponse } from '../http/responses.ts'
 import type { AguiFields } from '../http/requests.ts'
 import type { ChatConfig } from '../options.ts'
-import { endedWaits, SUPERSEDED_REASON, toWire, unanswered, settleInterrupts } from '../run/interrupts.ts'
+import { endedWaits, toWire, unanswered, settleInterrupts } from '../run/interrupts.ts'
 import { RunStopped } from '../run/Run.ts'
 import { pausedRun, snapshotRun, startDetachedRun, startRun } from '../run/startRun.ts'
 
@@ -19,7 +19,7 @@ import type { OpenStep, ThreadHead } from '../thread/threadStore.ts'
 import { cancelStep, revokeGrant, claimForMessage, claimForResume, claimNewThread, recordAnswers, requestStop, storedSize, takeOver, type RunStart } from '../thread/transitions.ts'
 import { checkAnswers, checkReplay, type Answerer } from './answers.ts'
 import { atMessagePath, markAnsweredByMessage, toolMessageAnswers } from './toolMessages.ts'
-import { chainDecisions, outcomeDrafts } from '../decisions/records.ts'
+import { chainDecisions, recordOutcomes } from '../decisions/records.ts'
 import { reportDecisions } from '../decisions/report.ts'
 import type { StoredInterrupt } from '../thread/threadStore.ts'
 
@@ -79,8 +79,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
       if (head.bytes + userBytes > maxThreadBytes) throw threadFull(`${maxThreadBytes} bytes`)
     }
     const settled = step ? await settleInterrupts(step.message, step.interrupts, config.tools, 'supersede', toolFailures(config, head.id, runId)) : undefined
-    const decided = step && settled ? await chainDecisions(head.decisions, outcomeDrafts(head.id, step.interrupts, settled.results, by, SUPERSEDED_REASON)) : undefined
-    const superseded = settled && { ...settled, ...(decided ? { decided } : {}) }
+    const superseded = step && settled ? await recordOutcomes(head, step.interrupts, settled, by) : undefined
     // Interrupts nobody answered stop waiting here: superseded, or expired before the message came.
     return { ...claimForMessage(head, { runId, user, by, recovery, superseded, now: Date.now() }), ended: unanswered(step) }
   }, current)
@@ -217,8 +216,8 @@ function answersChange(config: ChatConfig, body: ResumeRequest & AguiFields, who
     const fromMessages = toolMessageAnswers(recovery.step, body.toolMessages ?? [], body.resume)
     const all = [...body.resume, ...fromMessages.answers]
     if (all.length === 0) throw new NothingAnswered()
-    const checked = await checkAnswers({ ...head, step: recovery.step }, all, config.tools, config.limits, who).catch((error: unknown) => {
-      throw atMessagePath(error, body.resume.length, fromMessages)
+    const checked = await checkAnswers({ ...head, step: recovery.step }, all, config.tools, config.limits, who).catch(async (error: unknown) => {
+      throw atMessagePath(await expiredRefusal(config, head, body, error), body.resume.length, fromMessages)
     })
     const { drafts, grants } = checked
     const step = markAnsweredByMessage(checked.step, fromMessages)
@@ -231,6 +230,19 @@ function answersChange(config: ChatConfig, body: ResumeRequest & AguiFields, who
     if (unanswered(step).length > 0) return { ...recordAnswers(head, { recovery, step, decided }), answered }
     return { ...claimForResume(head, { runId, recovery, step, decided, now: Date.now() }), answered }
   }
+}
+
+/**
+ * An answer to an interrupt that expired and was settled so (claim/expiry.ts) is told it expired,
+ * as it was before anyone settled it, not that someone answered it. Read only on that refusal.
+ */
+async function expiredRefusal(config: ChatConfig, head: ThreadHead, body: ResumeRequest, error: unknown): Promise<unknown> {
+  if (!(error instanceof HttpError) || error.code !== 'INTERRUPT_ALREADY_ANSWERED' || !head.decisions) return error
+  const index = Number(/^resume\[(\d+)\]/.exec(error.path ?? '')?.[1])
+  const interruptId = body.resume[index]?.interruptId
+  const last = (await config.store.decisions(head.id)).filter((record) => record.interruptId === interruptId).at(-1)
+  if (last?.decision !== 'expired') return error
+  return new HttpError(410, 'INTERRUPT_EXPIRED', `Interrupt "${interruptId}" expired unanswered (settled at ${last.at}); send a new message instead`, error.path)
 }
 
 /** Stores answers a reviewer gave through a link (claim/reviews.ts): the same change as a resume's. */
@@ -316,10 +328,9 @@ async function cancelWaiting(config: ChatConfig, request: Request, threadId: str
       const recovery = recoverLostRun(head, runLeaseMs, config.tools)
       const { step } = recovery
       if (isRunning(head, runLeaseMs) || !step || unanswered(step).length === 0 || step.running.length > 0) throw new Unchanged()
-      const settled = await settleInterrupts(step.message, step.interrupts, config.tools, 'cancel', toolFailures(config, head.id, ''))
-      const decided = await chainDecisions(head.decisions, outcomeDrafts(head.id, step.interrupts, settled.results, by))
+      const settled = await recordOutcomes(head, step.interrupts, await settleInterrupts(step.message, step.interrupts, config.tools, 'cancel', toolFailures(config, head.id, '')), by)
       cancelled = unanswered(step).map((interrupt) => interrupt.id)
-      return cancelStep(head, { recovery, step, settled, decided })
+      return cancelStep(head, { recovery, step, settled, decided: settled.decided })
     })
     void reportDecisions(config, change)
   } catch (error) {

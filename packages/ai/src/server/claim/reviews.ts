@@ -1,5 +1,5 @@
 import type { Principal } from '../../protocol/decisions.ts'
-import type { ReviewAccepted, ReviewRequest, ReviewView } from '../../protocol/requests.ts'
+import type { ResumeRequest, ReviewAccepted, ReviewRequest, ReviewView } from '../../protocol/requests.ts'
 import { HttpError, threadNotFound } from '../errors.ts'
 import { jsonResponse } from '../http/responses.ts'
 import type { ChatConfig } from '../options.ts'
@@ -10,6 +10,7 @@ import { verifyReviewLink, type ReviewClaims } from '../decisions/reviewLinks.ts
 import { isReviewer } from '../decisions/reviewers.ts'
 import { digestOf } from '../../util/digest.ts'
 import { storeAnswers } from './claims.ts'
+import type { Answerer } from './answers.ts'
 
 // A reviewer's way in: a signed link instead of access to the thread. The token is the authority
 // for one interrupt (so `authorize` is not asked), the reviewer rules still hold (the principal
@@ -23,12 +24,20 @@ export async function review(config: ChatConfig, request: Request, body: ReviewR
   if (body.threadId !== undefined && body.threadId !== claims.threadId) throw otherTarget('thread')
   if (body.answer.interruptId !== claims.interruptId) throw otherTarget('interrupt')
   const principal = linkPrincipal(claims, await config.identify(request))
+  return jsonResponse(200, await decideDetached(config, request, { threadId: claims.threadId, resume: [body.answer] }, { principal, channel: 'review-link', link: claims }))
+}
+
+/**
+ * Stores one approval decided outside the chat (a review link, the server API) and, when it
+ * completes the step, resumes the run detached: the requester's chat follows it from wherever it
+ * is open.
+ */
+export async function decideDetached(config: ChatConfig, request: Request, body: ResumeRequest, who: Answerer): Promise<ReviewAccepted> {
   const context = await config.resolveContext(request)
-  const { runId, head, change } = await storeAnswers(config, request, { threadId: claims.threadId, resume: [body.answer] }, { principal, channel: 'review-link', link: claims })
+  const { runId, head, change } = await storeAnswers(config, request, body, who)
   if (change.start) startDetachedRun(config, { request, kind: 'resume', runId, head, context, start: change.start })
   const recorded = change.decisions!.at(-1)!
-  const accepted: ReviewAccepted = { threadId: head.id, interruptId: claims.interruptId, decision: summaryOf(recorded), resumed: change.start !== undefined }
-  return jsonResponse(200, accepted)
+  return { threadId: head.id, interruptId: recorded.interruptId, decision: summaryOf(recorded), resumed: change.start !== undefined }
 }
 
 /** `GET ?review=<token>`: what the link's reviewer decides on. Changes nothing. */

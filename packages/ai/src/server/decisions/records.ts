@@ -109,7 +109,6 @@ export function outcomeDrafts(
   interrupts: readonly StoredInterrupt[],
   results: readonly ThreadToolMessage[],
   by: Principal,
-  reason?: string,
 ): DecisionDraft[] {
   const at = new Date().toISOString()
   const drafts: DecisionDraft[] = []
@@ -118,20 +117,41 @@ export function outcomeDrafts(
     const { answer } = interrupt
     if (answer?.kind === 'approval' && !answer.approved) continue
     const result = results.find((candidate) => candidate.toolCallId === interrupt.toolCallId)
-    if (!result || result.status === 'success' || result.status === 'error') continue
+    // The record says what the result says: its status is the decision, its reason the reason.
+    if (result?.status !== 'expired' && result?.status !== 'cancelled') continue
     const expired = result.status === 'expired'
     drafts.push({
       threadId,
       interruptId: interrupt.id,
       toolCallId: interrupt.toolCallId,
       toolName: interrupt.toolName,
-      decision: expired ? 'expired' : 'cancelled',
+      decision: result.status,
       by: expired ? SYSTEM : by,
       at,
       channel: 'chat',
-      ...(expired || reason === undefined ? {} : { reason }),
+      ...(result.reason === undefined ? {} : { reason: result.reason }),
       shownArgs: interrupt.proposed ?? interrupt.input,
     })
   }
   return drafts
+}
+
+/**
+ * Records what became of the approvals no one decided (`outcomeDrafts`), chained after the head's,
+ * and puts each record's summary on its result: the stored thread, the stream and the UI part show
+ * the same outcome, by the same person, for the same reason as the record.
+ */
+export async function recordOutcomes<T extends { readonly results: readonly ThreadToolMessage[] }>(
+  head: Pick<ThreadHead, 'id' | 'decisions'>,
+  interrupts: readonly StoredInterrupt[],
+  settled: T,
+  by: Principal,
+): Promise<T & { readonly decided: Awaited<ReturnType<typeof chainDecisions>> }> {
+  const decided = await chainDecisions(head.decisions, outcomeDrafts(head.id, interrupts, settled.results, by))
+  const byCall = new Map(decided.records.map((record) => [record.toolCallId, summaryOf(record)]))
+  const results = settled.results.map((result) => {
+    const decision = byCall.get(result.toolCallId)
+    return decision ? { ...result, decision } : result
+  })
+  return { ...settled, results, decided }
 }

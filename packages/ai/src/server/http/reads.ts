@@ -7,6 +7,7 @@ import { capabilitiesOf } from '../agui/capabilities.ts'
 import { isRunning, loadHead, loadMessages, mayAccess, snapshot } from '../thread/thread.ts'
 import { takeOverLostRun } from '../claim/claims.ts'
 import { reviewView } from '../claim/reviews.ts'
+import { settleDueExpiries } from '../claim/expiry.ts'
 import { checkedThreadId } from './requests.ts'
 import { jsonResponse } from './responses.ts'
 import { verifiedDecisions } from '../decisions/records.ts'
@@ -15,7 +16,8 @@ import { devtoolsResponse } from '../devtools/devtoolsSnapshot.ts'
 import { asUIMessageStream, uiThreadOf } from '../aisdk/uiMessageChat.ts'
 
 // GET: reading a thread (whole, or a page at a time), (re)attaching to a run's events, and
-// serving a tool's file. Nothing here writes, except a takeover of a run found dead.
+// serving a tool's file. Nothing here writes, except a takeover of a run found dead and the
+// settling of an approval found expired.
 
 /** `GET ?threadId=&attachmentId=`: the file, to a reader of the thread (authorized by the caller). */
 export async function attachmentResponse(store: AttachmentStore, threadId: string, id: string): Promise<Response> {
@@ -61,7 +63,8 @@ export async function read(config: ChatConfig, request: Request): Promise<Respon
   }
   const limit = indexParam(params, 'limit')
   const before = indexParam(params, 'before')
-  const head = await loadHead(config, request, threadId, 'read')
+  // An approval past its expiry is settled by the first reader: whoever reads sees it expired (or escalated).
+  const head = await settleDueExpiries(config, await loadHead(config, request, threadId, 'read'), request)
   if (params.has('decisions')) return jsonResponse(200, { threadId: head.id, decisions: await verifiedDecisions(config.store, head) })
   const attachmentId = params.get('attachmentId')
   if (attachmentId && !/^[\w.:-]{1,128}$/.test(attachmentId)) throw new HttpError(400, 'INVALID_REQUEST', '`attachmentId` is not an attachment id', 'attachmentId')

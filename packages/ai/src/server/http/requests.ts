@@ -113,7 +113,7 @@ function parseGrant(grant: unknown, approved: boolean, path: string): GrantReque
   return { ...(sameArguments === undefined ? {} : { sameArguments }), ...(ttlMs === undefined ? {} : { ttlMs: ttlMs as number }) }
 }
 
-function parseAnswer(entry: unknown, path: string): ResumeAnswer {
+export function parseAnswer(entry: unknown, path: string): ResumeAnswer {
   if (!isRecord(entry)) throw invalid('An answer must be an object', path)
   const { interruptId } = entry
   if (typeof interruptId !== 'string' || interruptId === '') throw invalid('`interruptId` must be a non-empty string', `${path}.interruptId`)

@@ -1,5 +1,6 @@
 import { ANONYMOUS, summaryOf, type DecisionDraft } from '../decisions/records.ts'
 import { requestReviews } from '../decisions/approvalRequests.ts'
+import { watchExpiry } from '../claim/expiry.ts'
 import type { DecisionSummary } from '../../protocol/decisions.ts'
 import type { Execution } from './callPlan.ts'
 import type { RunStart } from '../thread/transitions.ts'
@@ -170,6 +171,7 @@ async function runAndStore(
     const interrupts = asked(step.interrupts, run.config.limits.interruptTtlMs, run.trace?.traceparent)
     await run.save({ step: { ...step, results, interrupts, running: [] }, resolvedInterruptIds })
     void requestReviews(run.config, run.head.id, interrupts)
+    watchExpiry(run.config, run.head.id, interrupts)
     run.middleware.throwIfFailed()
     return interrupts
   }

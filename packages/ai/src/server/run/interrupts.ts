@@ -78,6 +78,8 @@ export function toWire(stored: StoredInterrupt, tools: ToolRegistry): ToolInterr
   const responseSchema = reason === 'tool_approval' ? tools.get(toolName)?.approvalSchema : undefined
   // Who asked matters to a reviewer; to the requester approving their own call it is noise.
   const who = reviewers === undefined ? {} : { reviewers, ...(requestedBy === undefined ? {} : { requestedBy }) }
+  // A grant covers only what runs on the server without a second person (run/toolCalls.ts, decisions/grants.ts).
+  const grantable = reason === 'tool_approval' && tools.get(toolName)?.side === 'server' && (reviewers?.required ?? 1) === 1
   return {
     id,
     reason,
@@ -90,7 +92,7 @@ export function toWire(stored: StoredInterrupt, tools: ToolRegistry): ToolInterr
     ...who,
     ...(approvals === undefined ? {} : { approvals }),
     // The same extras again where strict AG-UI clients keep them (they drop unknown top-level fields).
-    metadata: { kind: 'tool_call', toolName, input, ...(message === undefined ? {} : { reason: message }), ...who },
+    metadata: { kind: 'tool_call', toolName, input, ...(message === undefined ? {} : { reason: message }), ...who, ...(grantable ? { grantable: true as const } : {}) },
   }
 }
 
@@ -110,9 +112,9 @@ export const SUPERSEDED_REASON = 'the user sent a new message instead'
 /**
  * `resume`: every interrupt is answered; apply the answers. `supersede`: the user sent a new
  * message instead; results the browser already produced and explicit denials stand, everything
- * else (unanswered, or approved but not yet run) is denied with `SUPERSEDED_REASON`. `cancel`: the
- * user stopped the turn; the same calls are `cancelled`. Either way an unanswered interrupt past
- * its `expiresAt` is `expired`: no one said no. Edited
+ * else (unanswered, or approved but not yet run) is `cancelled` with `SUPERSEDED_REASON` (no one
+ * said no, so the model is not told anyone did). `cancel`: the user stopped the turn; the same
+ * calls are `cancelled`. Either way an unanswered interrupt past its `expiresAt` is `expired`. Edited
  * arguments are written into `message`, so the model sees the call that actually ran.
  */
 export async function settleInterrupts(
@@ -122,6 +124,8 @@ export async function settleInterrupts(
   mode: 'resume' | 'supersede' | 'cancel',
   failures: ToolFailures,
   now = Date.now(),
+  /** Why calls end `cancelled` (`cancel` mode): absent for a stop. */
+  cancelReason?: string,
 ): Promise<CallPlan & { readonly message: ThreadAssistantMessage }> {
   const plan: CallPlan = { results: [], executions: [], interrupts: [] }
   const edits = new Map<string, string>()
@@ -131,11 +135,9 @@ export async function settleInterrupts(
     const entry = tools.get(interrupt.toolName)
     const waiting = answer === undefined || (answer.kind === 'approval' && answer.approved)
     if (mode !== 'resume' && answer === undefined && isExpired(interrupt, now)) plan.results.push(expiredResult(ref))
-    else if (mode === 'cancel' && waiting) plan.results.push(cancelledResult(ref))
+    else if (mode === 'cancel' && waiting) plan.results.push(cancelledResult(ref, cancelReason))
     else if (answer?.kind === 'approval' && !answer.approved) plan.results.push(deniedResult(ref, answer.reason, rejectMessageOf(entry?.tool, interrupt)))
-    else if (mode === 'supersede' && (answer === undefined || answer.kind === 'approval')) {
-      plan.results.push(deniedResult(ref, SUPERSEDED_REASON, rejectMessageOf(entry?.tool, interrupt)))
-    }
+    else if (mode === 'supersede' && (answer === undefined || answer.kind === 'approval')) plan.results.push(cancelledResult(ref, SUPERSEDED_REASON))
     else if (!entry) plan.results.push(errorResult(ref, `Tool "${interrupt.toolName}" is no longer available`))
     else if (answer?.kind === 'error') plan.results.push(keepId(errorResult(ref, `Tool "${interrupt.toolName}" failed in the browser: ${answer.error}`), answer.messageId))
     else if (answer?.kind === 'output') plan.results.push(keepId(await clientResult(interrupt, entry.tool, answer.output, failures), answer.messageId))

@@ -66,15 +66,35 @@ export function inCallOrder(message: ThreadAssistantMessage, results: readonly T
   return [...results].sort((a, b) => (order.get(a.toolCallId) ?? 0) - (order.get(b.toolCallId) ?? 0))
 }
 
+/**
+ * The calls that did not run because no one decided, and what the model reads of each: one
+ * mapping from outcome to wording, so the model's sentence, the result's status (the wire and the
+ * UI part) and the decision record (`outcomeDrafts` takes its decision and reason from the result)
+ * always say the same thing. Neither is a denial: no one said no.
+ */
+export type Undecided = 'expired' | 'cancelled'
+
 export const EXPIRED_TEXT = 'The approval request expired before anyone answered; the tool did not run.'
 export const CANCELLED_TEXT = 'The request was cancelled before anyone decided; the tool did not run.'
 
-/** No one answered in time: not a denial, and the model must not read one. */
-export function expiredResult(call: CallRef): ThreadToolMessage {
-  return { role: 'tool', id: randomId('msg_'), ...callRef(call), content: EXPIRED_TEXT, status: 'expired' }
+export function undecidedText(outcome: Undecided, reason?: string): string {
+  if (outcome === 'expired') return EXPIRED_TEXT
+  return reason === undefined ? CANCELLED_TEXT : `The request was cancelled before anyone decided (${reason}); the tool did not run.`
 }
 
-/** The run was stopped while the call waited. */
-export function cancelledResult(call: CallRef): ThreadToolMessage {
-  return { role: 'tool', id: randomId('msg_'), ...callRef(call), content: CANCELLED_TEXT, status: 'cancelled' }
+/** No one answered in time: not a denial, and the model must not read one. */
+export function expiredResult(call: CallRef): ThreadToolMessage {
+  return { role: 'tool', id: randomId('msg_'), ...callRef(call), content: undecidedText('expired'), status: 'expired' }
+}
+
+/** The call waited when the turn was stopped, or when the user sent a new message instead (`reason` says which). */
+export function cancelledResult(call: CallRef, reason?: string): ThreadToolMessage {
+  return {
+    role: 'tool',
+    id: randomId('msg_'),
+    ...callRef(call),
+    content: undecidedText('cancelled', reason),
+    status: 'cancelled',
+    ...(reason === undefined ? {} : { reason }),
+  }
 }

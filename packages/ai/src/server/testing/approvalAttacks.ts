@@ -3,7 +3,7 @@ import { toolDefinition } from '../../tools/toolDefinition.ts'
 import type { DecisionRecord, Principal } from '../../protocol/decisions.ts'
 import { createChatHandler } from '../createChatHandler.ts'
 import type { ApprovalRequest } from '../options.ts'
-import type { ChatLimits } from '../options.ts'
+import type { ChatHandlerOptions, ChatLimits } from '../options.ts'
 import type { ThreadStore } from '../thread/threadStore.ts'
 import { scriptedModel } from './scriptedModel.ts'
 
@@ -21,7 +21,10 @@ const PEOPLE: Record<string, Principal> = {
 export const LINK_SECRET = 'conformance-secret-0123456789-abcdefghij'
 
 /** A chat app whose transfers need a reviewer from finance (two of them for `wire_funds`). */
-export function reviewedApp(store: ThreadStore, options: { readonly linkTtlMs?: number; readonly limits?: ChatLimits } = {}) {
+export function reviewedApp(
+  store: ThreadStore,
+  options: { readonly linkTtlMs?: number; readonly limits?: ChatLimits; readonly onExpired?: ChatHandlerOptions<unknown>['onExpired'] } = {},
+) {
   const ran: { tool: string; input: unknown }[] = []
   const requests: ApprovalRequest[] = []
   const recorded: DecisionRecord[] = []
@@ -57,6 +60,7 @@ export function reviewedApp(store: ThreadStore, options: { readonly linkTtlMs?: 
     onApprovalRequested: (request) => void requests.push(request),
     onDecision: (record) => void recorded.push(record),
     ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.onExpired ? { onExpired: options.onExpired } : {}),
   })
   const post = (body: unknown, as?: string) =>
     handler(new Request('http://test/chat', { method: 'POST', headers: { 'content-type': 'application/json', ...(as ? { 'x-session': as } : {}) }, body: JSON.stringify(body) }))
@@ -86,5 +90,15 @@ export function reviewedApp(store: ThreadStore, options: { readonly linkTtlMs?: 
     throw new Error('the run did not finish')
   }
   const errorOf = async (response: Response) => ({ status: response.status, code: ((await response.json()) as { error: { code: string } }).error.code })
-  return { handler, ran, requests, recorded, post, get, ask, linksFor, state, idle, errorOf }
+  /** What a server API call threw: its status, code and path (`accepted` when it did not throw). */
+  const refusalOf = async (promise: Promise<unknown>) => {
+    try {
+      await promise
+      return 'accepted'
+    } catch (error) {
+      const { status, code, path } = error as { status?: number; code?: string; path?: string }
+      return { status, code, ...(path === undefined ? {} : { path }) }
+    }
+  }
+  return { handler, ran, requests, recorded, post, get, ask, linksFor, state, idle, errorOf, refusalOf }
 }

@@ -385,6 +385,125 @@ export function threadStoreConformance(name: string, factory: StoreFactory, { de
       expect(await shortLived.state(late.threadId)).toEqual(beforeLate)
     }, 60_000)
 
+    it('api channel: `handler.decide` is held to the reviewer rules, refusals change nothing, and the decision is recorded with channel api', async () => {
+      const app = reviewedApp(await factory({}))
+      const { threadId, interrupt } = await app.ask('pay 600')
+      const before = await app.state(threadId)
+      const decide = (by: unknown, extra: Record<string, unknown> = {}) =>
+        app.handler.decide({ threadId, interruptId: interrupt.id, decision: 'approved', by: by as Principal, ...extra })
+      const alice = { id: 'alice', name: 'Alice' }
+      const bob = { id: 'bob', name: 'Bob', roles: ['finance'] }
+      expect(await app.refusalOf(decide(alice))).toEqual({ status: 403, code: 'REVIEWER_REQUIRED', path: 'interruptId' })
+      expect(await app.refusalOf(decide({ id: 'dave', roles: ['sales'] }))).toEqual({ status: 403, code: 'NOT_A_REVIEWER', path: 'interruptId' })
+      expect(await app.refusalOf(decide(bob, { decision: 'maybe' }))).toEqual({ status: 400, code: 'INVALID_REQUEST', path: 'decision' })
+      expect(await app.refusalOf(decide({ name: 'Bob' }))).toEqual({ status: 400, code: 'INVALID_REQUEST', path: 'by' })
+      expect(await app.refusalOf(decide(bob, { decision: 'denied', editedArgs: { to: 'Eve', amount: 1 } }))).toEqual({ status: 400, code: 'INVALID_REQUEST', path: 'editedArgs' })
+      expect(await app.refusalOf(decide(bob, { editedArgs: { to: 'Bob' } }))).toEqual({ status: 422, code: 'INVALID_EDITED_ARGS', path: 'editedArgs.amount' })
+      expect(await app.refusalOf(decide(bob, { interruptId: 'int_nope' }))).toEqual({ status: 404, code: 'INTERRUPT_NOT_FOUND', path: 'interruptId' })
+      expect(await app.state(threadId)).toEqual(before)
+      expect(app.ran).toEqual([])
+
+      // Bob decides from the app's backend (a Slack button): recorded as his, through `api`; the run resumes.
+      const decided = await decide(bob, { editedArgs: { to: 'Bob', amount: 550 } })
+      expect(decided).toEqual({
+        threadId,
+        interruptId: interrupt.id,
+        decision: { decision: 'edited', by: bob, at: (await app.handler.decisions(threadId))[0]!.at, channel: 'api', editedFields: ['amount'] },
+        resumed: true,
+      })
+      await app.idle(threadId)
+      expect(app.ran).toEqual([{ tool: 'transfer_money', input: { to: 'Bob', amount: 550 } }])
+      const records = await app.handler.decisions(threadId)
+      expect(records.map((record) => [record.decision, record.by.id, record.channel, record.ranArgs])).toEqual([['edited', 'bob', 'api', { to: 'Bob', amount: 550 }]])
+      expect(app.recorded.at(-1)).toEqual(records[0])
+      // The chat reads it like any decision: the result carries it, and a second answer is refused.
+      const snapshot = (await (await app.get(`threadId=${threadId}`, 'alice')).json()) as { messages: { role: string; decision?: { channel: string } }[] }
+      expect(snapshot.messages.find((message) => message.role === 'tool')?.decision?.channel).toBe('api')
+      const afterUse = await app.state(threadId)
+      expect(await app.refusalOf(decide({ id: 'carol', roles: ['finance'] }))).toEqual({ status: 409, code: 'INTERRUPT_ALREADY_ANSWERED', path: 'interruptId' })
+      expect(await app.state(threadId)).toEqual(afterUse)
+
+      // A denial through the API: the model reads the reviewer's reason.
+      const next = await app.ask('pay 20', 'alice', threadId)
+      expect(await app.handler.decide({ threadId, interruptId: next.interrupt.id, decision: 'denied', by: bob, reason: 'over budget' })).toEqual({
+        threadId,
+        interruptId: next.interrupt.id,
+        decision: { decision: 'denied', by: bob, at: (await app.handler.decisions(threadId))[1]!.at, channel: 'api', reason: 'over budget' },
+        resumed: true,
+      })
+      await app.idle(threadId)
+      const after = (await (await app.get(`threadId=${threadId}`, 'alice')).json()) as { messages: { role: string; content: string }[] }
+      expect(after.messages.filter((message) => message.role === 'tool').map((message) => message.content).at(-1)).toBe('denied by the user: over budget')
+    }, 60_000)
+
+    it('expiry: an approval past expiresAt ends `expired` once, whichever instance looks first, and a late answer is told it expired', async () => {
+      const store = await factory({})
+      const limits = { interruptTtlMs: 150 }
+      const a = reviewedApp(store, { limits })
+      const b = reviewedApp(store, { limits })
+      const { threadId, interrupt } = await a.ask('pay 900')
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      // Both instances read at once (and A's timer may too): the expiry is written once.
+      const [fromA, fromB] = await Promise.all([a.get(`threadId=${threadId}`, 'alice'), b.get(`threadId=${threadId}`, 'alice')])
+      for (const response of [fromA, fromB]) {
+        const snapshot = (await response.json()) as { status: string; interrupts: unknown[]; messages: { role: string; status?: string; content?: string }[] }
+        expect(snapshot.status).toBe('idle')
+        expect(snapshot.interrupts).toEqual([])
+        expect(snapshot.messages.filter((message) => message.role === 'tool').map((message) => [message.status, message.content])).toEqual([
+          ['expired', 'The approval request expired before anyone answered; the tool did not run.'],
+        ])
+      }
+      const records = await a.handler.decisions(threadId)
+      expect(records.map((record) => [record.decision, record.by.id, record.interruptId])).toEqual([['expired', 'system', interrupt.id]])
+      const before = await a.state(threadId)
+      expect(await b.errorOf(await b.post({ threadId, resume: [{ interruptId: interrupt.id, approved: true }] }, 'bob'))).toEqual({ status: 410, code: 'INTERRUPT_EXPIRED' })
+      expect(await b.refusalOf(b.handler.decide({ threadId, interruptId: interrupt.id, decision: 'approved', by: { id: 'bob', roles: ['finance'] } }))).toEqual({
+        status: 410,
+        code: 'INTERRUPT_EXPIRED',
+        path: 'interruptId',
+      })
+      expect(await a.state(threadId)).toEqual(before)
+      expect([...a.ran, ...b.ran]).toEqual([])
+    }, 60_000)
+
+    it('expiry: `onExpired` sends an expired approval to other reviewers with a fresh expiry, recorded as escalated; the old reviewers can no longer decide', async () => {
+      const store = await factory({})
+      const escalated: { escalations: number; reviewers: unknown }[] = []
+      const app = reviewedApp(store, {
+        limits: { interruptTtlMs: 150 },
+        onExpired: (approval) => {
+          escalated.push({ escalations: approval.escalations, reviewers: approval.reviewers })
+          return approval.escalations === 0 ? { reviewers: { users: ['carol'] }, ttlMs: 60_000 } : undefined
+        },
+      })
+      const { threadId, interrupt } = await app.ask('pay 800')
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      const snapshot = (await (await app.get(`threadId=${threadId}`, 'alice')).json()) as { status: string; interrupts: { id: string; reviewers: unknown; expiresAt: string }[] }
+      expect(snapshot.status).toBe('interrupted')
+      expect(snapshot.interrupts.map((open) => [open.id, open.reviewers])).toEqual([[interrupt.id, { users: ['carol'] }]])
+      expect(Date.parse(snapshot.interrupts[0]!.expiresAt) > Date.now() + 30_000).toBe(true)
+      // Asked once per instance that raced to settle it (here the timer and the reader may both); one answer is recorded.
+      expect(escalated.length > 0 && escalated.every((call) => call.escalations === 0 && JSON.stringify(call.reviewers) === '{"roles":["finance"]}')).toBe(true)
+      const records = await app.handler.decisions(threadId)
+      expect(records.map((record) => [record.decision, record.by.id, record.reason])).toEqual([
+        ['escalated', 'system', `expired unanswered; now waits for a reviewer (carol) until ${snapshot.interrupts[0]!.expiresAt}`],
+      ])
+      // Carol is told, with a link of her own.
+      for (let i = 0; i < 100 && app.requests.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+      expect(app.requests.map((request) => request.reviewers)).toEqual([{ roles: ['finance'] }, { users: ['carol'] }])
+      expect(app.requests[1]!.links.map((link) => link.reviewer)).toEqual([{ user: 'carol' }])
+      // Bob was a reviewer; now only carol is.
+      const before = await app.state(threadId)
+      expect(await app.errorOf(await app.post({ threadId, resume: [{ interruptId: interrupt.id, approved: true }] }, 'bob'))).toEqual({ status: 403, code: 'NOT_A_REVIEWER' })
+      expect(await app.state(threadId)).toEqual(before)
+      await (await app.post({ threadId, resume: [{ interruptId: interrupt.id, approved: true }] }, 'carol')).text()
+      expect(app.ran).toEqual([{ tool: 'transfer_money', input: { to: 'Bob', amount: 800 } }])
+      expect((await app.handler.decisions(threadId)).map((record) => [record.decision, record.by.id])).toEqual([
+        ['escalated', 'system'],
+        ['approved', 'carol'],
+      ])
+    }, 60_000)
+
     it('grants: cover later calls of the same tool only, never widen past their author, and stop when revoked', async () => {
       const app = reviewedApp(await factory({}))
       const first = await app.ask('email ann')

@@ -41,6 +41,8 @@ export interface StoredInterrupt extends ToolInterrupt {
   readonly proposed?: unknown
   /** Approvals given so far, while `reviewers.required` asks for more than one. */
   readonly approvals?: readonly DecisionSummary[]
+  /** How many times `onExpired` sent it to other reviewers. */
+  readonly escalations?: number
   /** Nonces of the review links used on this interrupt: each works once. */
   readonly usedLinks?: readonly string[]
   /** When the run asked (ms since the epoch): the wait for an answer begins here. */

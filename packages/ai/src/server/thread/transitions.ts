@@ -140,6 +140,11 @@ export function claimForResume(
   }
 }
 
+/** Expired approvals the app's `onExpired` sent to other reviewers: the step stays open on them, with their new expiry. */
+export function escalate(_head: ThreadHead, input: { readonly recovery: Recovery; readonly step: OpenStep; readonly decided: Decided }): ThreadChange {
+  return { head: { step: input.step, ...chained(input) }, append: input.recovery.append, ...records(input) }
+}
+
 /** A stop asked of a run another instance holds: that run finds it in the head and stops. */
 export function requestStop(_head: ThreadHead, input: { readonly runId: string }): ThreadChange {
   return { head: { stopRequested: input.runId } }
@@ -204,8 +209,8 @@ export function release(
 }
 
 /**
- * A stop while calls wait for answers: each waiting call gets its result (`settled`: cancelled or
- * expired), the step joins the history with them, and the thread is idle.
+ * A stop while calls wait for answers, or their expiry: each waiting call gets its result
+ * (`settled`: cancelled or expired), the step joins the history with them, and the thread is idle.
  */
 export function cancelStep(
   head: ThreadHead,
