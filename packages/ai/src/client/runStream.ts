@@ -4,6 +4,7 @@ import type { ChatRequest, ResumeAnswer } from '../protocol/requests.ts'
 import type { ThreadSnapshot } from '../protocol/thread.ts'
 import type { Fetch } from '../util/Fetch.ts'
 import { readSseData } from '../util/readSseData.ts'
+import { loadArgumentsParser } from './argumentsParser.ts'
 import { ChatError, type ChatErrorCode } from './chatError.ts'
 import { parseEvent } from './parseEvent.ts'
 import { attachRun, getThread, isEventStream, postChat, readAccepted } from './transport.ts'
@@ -164,6 +165,8 @@ export class RunStream {
       for await (const data of readSseData(response.body, signal, { flushAtEnd: false, onId })) {
         const event = parseEvent(data)
         if (!event) continue
+        // A call's arguments stream into a parser loaded on first use (not with the page).
+        if (event.type === 'TOOL_CALL_START') await loadArgumentsParser()
         yield { type: 'event', event }
         if (event.type === 'RUN_STARTED') {
           thread.id = event.threadId
