@@ -5,7 +5,7 @@ import type { AnyTool } from '../tools/types.ts'
 import { applyEvent } from './applyEvent.ts'
 import { ChatError } from './chatError.ts'
 import { ThreadDraft } from './draft.ts'
-import { fromSnapshot } from './fromSnapshot.ts'
+import { threadRestore } from './threadRestore.ts'
 import { callApp, checkOptions, type ApproveOptions, type ChatClientOptions } from './options.ts'
 import type { ChatState, ChatStatus, PendingApproval, ToolCallPart } from './parts.ts'
 import { Pause, type Waiting } from './pause.ts'
@@ -171,7 +171,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
 
   /** The stored thread replaces the draft: the one place it is replaced, and any pause ends with it. */
   #restart(snapshot: ThreadSnapshot): void {
-    this.#draft = fromSnapshot(snapshot, this.#tools)
+    this.#draft = threadRestore.get().fromSnapshot(snapshot, this.#tools)
     this.#pause.clear()
   }
 
