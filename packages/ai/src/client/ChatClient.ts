@@ -5,13 +5,13 @@ import type { AnyTool } from '../tools/types.ts'
 import { applyEvent } from './applyEvent.ts'
 import { ChatError } from './chatError.ts'
 import { ThreadDraft } from './draft.ts'
-import { fromSnapshot } from './fromSnapshot.ts'
+import { threadRestore } from './threadRestore.ts'
 import { callApp, checkOptions, type ApproveOptions, type ChatClientOptions } from './options.ts'
 import type { ChatState, ChatStatus, PendingApproval, ToolCallPart } from './parts.ts'
 import { Pause, type Waiting } from './pause.ts'
 import { ClientToolRuns } from './runClientTool.ts'
 import { RunStream, type StreamSignal } from './runStream.ts'
-import { ReviewWatch } from './reviewWatch.ts'
+import type { ReviewWatch } from './reviewWatch.ts'
 import { NotifyBatcher } from './scheduleNotify.ts'
 import { Subscribable } from './subscribable.ts'
 import { Work } from './work.ts'
@@ -37,7 +37,10 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   #request: AbortController | undefined
   readonly #running = new ClientToolRuns()
   #reconnecting = false
-  readonly #reviews: ReviewWatch
+  /** Loaded when an approval first waits for reviewers; most chats never have one. */
+  #reviews: ReviewWatch | undefined
+  /** Counts pauses and halts, so a watch whose module loads late does not start after either. */
+  #watches = 0
   #state: ChatState<TTools>
   readonly #batcher: NotifyBatcher
   readonly #work: Work
@@ -48,7 +51,6 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     this.#options = options
     this.#tools = options.tools ?? []
     this.#stream = new RunStream(options.fetch ?? ((input, init) => globalThis.fetch(input, init)), options.endpoint)
-    this.#reviews = new ReviewWatch((threadId) => this.#stream.peek(threadId, new AbortController().signal), options.reviewPollMs ?? 2000)
     this.#draft = new ThreadDraft(this.#tools)
     this.#threadId = options.threadId
     this.#state = Object.freeze({ threadId: this.#threadId, messages: [], status: 'idle', error: undefined, pendingApprovals: [] })
@@ -169,7 +171,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
 
   /** The stored thread replaces the draft: the one place it is replaced, and any pause ends with it; a failed last run is the error shown. */
   #restart(snapshot: ThreadSnapshot): void {
-    this.#draft = fromSnapshot(snapshot, this.#tools)
+    this.#draft = threadRestore.get().fromSnapshot(snapshot, this.#tools)
     this.#pause.clear()
     const failed = snapshot.lastRunError
     if (failed) this.#error = new ChatError(failed.code, failed.message)
@@ -182,7 +184,17 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     const threadId = this.#threadId
     if (threadId === undefined) return
     // Approvals for reviewers are decided elsewhere: once one is, the thread is loaded (and a resumed run followed).
-    this.#reviews.watch(threadId, interrupts, () => !this.#request && this.#threadId === threadId, () => void this.load(threadId))
+    this.#reviews?.stop()
+    const watch = ++this.#watches
+    if (!interrupts.some((interrupt) => interrupt.reviewers !== undefined)) return
+    import('./reviewWatch.ts').then(
+      ({ ReviewWatch }) => {
+        if (watch !== this.#watches) return
+        this.#reviews ??= new ReviewWatch((id) => this.#stream.peek(id, new AbortController().signal), this.#options.reviewPollMs ?? 2000)
+        this.#reviews.watch(threadId, interrupts, () => !this.#request && this.#threadId === threadId, () => void this.load(threadId))
+      },
+      () => {}, // without the watch, a reviewer's decision shows at the next load
+    )
   }
 
   #startClientTool(waiting: Waiting): void {
@@ -217,7 +229,8 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
    * for the next request.
    */
   #halt(): void {
-    this.#reviews.stop()
+    this.#watches++
+    this.#reviews?.stop()
     this.#request?.abort()
     this.#request = undefined
     // The pause's own calls stay open, but the client tools halted here.

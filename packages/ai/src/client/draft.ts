@@ -2,7 +2,8 @@ import type { ToolInterrupt } from '../protocol/interrupts.ts'
 import type { ThreadAttachment } from '../protocol/messages.ts'
 import type { AnyTool, ToolMetadata } from '../tools/types.ts'
 import { randomId } from '../util/randomId.ts'
-import { finishPartialJson, PartialJsonParser } from './partialJson.ts'
+import { argumentsParser } from './argumentsParser.ts'
+import type { PartialJsonParser } from './partialJson.ts'
 import type { ChatMessage, MessagePart, PendingApproval, TextPart, ToolApproval, ToolCallPart, ToolCallState, ToolDecision } from './parts.ts'
 
 /**
@@ -154,7 +155,7 @@ export class ThreadDraft {
     if (input) {
       call.state = 'input-available'
       call.input = input.value
-    } else call.parser = new PartialJsonParser()
+    } else call.parser = new (argumentsParser.get().PartialJsonParser)()
     message.parts.push(call)
     this.#calls.set(toolCallId, call)
     this.#touchMessage(message)
@@ -180,7 +181,7 @@ export class ThreadDraft {
     const { parser } = call as CallRecord
     if (!parser) return
     const read = parser.value()
-    const result = finishPartialJson(parser)
+    const result = argumentsParser.get().finishPartialJson(parser)
     this.#set(call, { state: 'input-available', input: 'value' in result ? result.value : read })
   }
 

@@ -4,6 +4,8 @@ import type { ChatRequest, ResumeAnswer } from '../protocol/requests.ts'
 import type { ThreadSnapshot } from '../protocol/thread.ts'
 import type { Fetch } from '../util/Fetch.ts'
 import { readSseData } from '../util/readSseData.ts'
+import { argumentsParser } from './argumentsParser.ts'
+import { threadRestore } from './threadRestore.ts'
 import { ChatError, type ChatErrorCode } from './chatError.ts'
 import { parseEvent } from './parseEvent.ts'
 import { attachRun, getThread, isEventStream, postChat, readAccepted } from './transport.ts'
@@ -94,6 +96,7 @@ export class RunStream {
   async *load(threadId: string, signal: AbortSignal): AsyncGenerator<StreamSignal, readonly ToolInterrupt[]> {
     const snapshot = await getThread(this.#fetch, this.#endpoint, threadId, signal)
     if (signal.aborted) return []
+    await threadRestore.load()
     yield { type: 'resynced', snapshot }
     if (snapshot.status === 'running' && snapshot.runId !== undefined) return yield* this.follow(snapshot.runId, threadId, signal)
     return snapshot.interrupts
@@ -132,6 +135,7 @@ export class RunStream {
           this.#cursor = undefined
           const snapshot = await getThread(this.#fetch, this.#endpoint, thread.id!, signal)
           if (signal.aborted) return []
+          await threadRestore.load()
           yield { type: 'resynced', snapshot }
           return snapshot.interrupts
         }
@@ -164,6 +168,8 @@ export class RunStream {
       for await (const data of readSseData(response.body, signal, { flushAtEnd: false, onId })) {
         const event = parseEvent(data)
         if (!event) continue
+        // A call's arguments stream into a parser loaded on first use (not with the page).
+        if (event.type === 'TOOL_CALL_START') await argumentsParser.load()
         yield { type: 'event', event }
         if (event.type === 'RUN_STARTED') {
           thread.id = event.threadId

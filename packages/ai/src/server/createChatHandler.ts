@@ -13,7 +13,7 @@ import { answerUIMessageRequest } from './aisdk/uiMessageChat.ts'
 import { isUIMessageRequest } from './aisdk/uiMessageRequest.ts'
 import { resume, revoke, revokeGrantOf, startTurn, stopRun } from './claim/claims.ts'
 import { read } from './http/reads.ts'
-import { fetchRequest, takesNodeRequests } from './http/nodeRequest.ts'
+import { takesNodeRequests } from './http/nodeRequest.ts'
 import { answerTanStack, isTanStackRequest } from './tanstack/tanStackChat.ts'
 
 /** A Fetch API handler: works with any server that speaks `Request`/`Response` (and with `toNodeHandler`). */
@@ -82,7 +82,7 @@ function requestHandler(config: ChatConfig) {
 async function handle(config: ChatConfig, request: Request): Promise<Response> {
   try {
     // TanStack AI's `useChat` (tanstack/), chosen by `?client=tanstack`: same runs, its shapes.
-    if (isTanStackRequest(request)) return await answerTanStack(config, fetchRequest(request), post)
+    if (isTanStackRequest(request)) return await answerTanStack(config, request, post)
     if (request.method === 'POST') return await post(config, request)
     if (request.method === 'GET') return await read(config, request)
     throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${request.method}`)
@@ -104,8 +104,8 @@ async function errorCodeOf(response: Response): Promise<string | undefined> {
 async function post(config: ChatConfig, request: Request): Promise<Response> {
   const raw = await readJsonBody(request, config.limits.maxBodyBytes)
   // The AI SDK's `useChat` (aisdk/): its body becomes a ParsedRequest, its answer a UI message stream
-  // (translated from the run's body stream, which only a real Request gets).
-  if (isUIMessageRequest(raw)) return answerUIMessageRequest(config, request, raw, (body) => answer(config, fetchRequest(request), body))
+  // (the run tells its events in that dialect: events/eventFrames.ts).
+  if (isUIMessageRequest(raw)) return answerUIMessageRequest(config, request, raw, (body) => answer(config, request, body))
   return answer(config, request, parsePostRequest(raw))
 }
 

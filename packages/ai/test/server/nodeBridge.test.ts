@@ -111,3 +111,47 @@ describe('toNodeHandler', () => {
     expect(text).toContain('"RUN_FINISHED"')
   })
 })
+
+describe("a dialect's run through toNodeHandler", () => {
+  // The AI SDK's and TanStack's answers are told where the run writes its frames (straight to the
+  // socket under toNodeHandler); in-process the same telling goes through a Fetch body.
+  const dialects = [
+    {
+      name: "the AI SDK's UI message stream",
+      url: '',
+      body: { id: 'c1', messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hello' }] }], trigger: 'submit-message' },
+    },
+    {
+      name: "TanStack's AG-UI stream",
+      url: '&client=tanstack',
+      body: { threadId: 't-tanstack', runId: 'r1', messages: [{ id: 'u1', role: 'user', content: 'hello' }], tools: [], context: [], state: {}, forwardedProps: {} },
+    },
+  ]
+  for (const dialect of dialects) {
+    it(`tells ${dialect.name} the same as a Fetch handler in-process`, async () => {
+      const chat = createChatHandler({ model })
+      const overNode = await postJson((await serve(toNodeHandler(chat))) + dialect.url, dialect.body)
+      const inProcess = await chat(
+        new Request(`http://local/chat?x=1${dialect.url}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...dialect.body, threadId: dialect.url ? 't-tanstack-2' : undefined }) }),
+      )
+      const shapes = async (response: Response) => {
+        expect(response.status).toBe(200)
+        const text = await response.text()
+        return {
+          headers: [...response.headers].filter(([name]) => name === 'content-type' || name.startsWith('x-')).sort(),
+          frames: [...text.matchAll(/^data: (.*)$/gm)].map(([, data]) => (data === '[DONE]' ? data : (JSON.parse(data!) as { type: string }).type)),
+          text: [...text.matchAll(/"(?:delta|text|textDelta)":"([^"]*)"/g)].map((match) => match[1]).join(''),
+        }
+      }
+      const node = await shapes(overNode)
+      expect(await shapes(inProcess)).toEqual(node)
+      expect(node.text).toBe('hi there, how are you')
+      if (dialect.url) expect(node.frames).toEqual(['RUN_STARTED', 'TEXT_MESSAGE_START', ...node.frames.slice(2, -2).map(() => 'TEXT_MESSAGE_CONTENT'), 'TEXT_MESSAGE_END', 'RUN_FINISHED'])
+      else {
+        expect(node.headers).toContainEqual(['x-vercel-ai-ui-message-stream', 'v1'])
+        expect(node.frames.slice(0, 2)).toEqual(['start', 'start-step'])
+        expect(node.frames.slice(-2)).toEqual(['finish', '[DONE]'])
+      }
+    })
+  }
+})

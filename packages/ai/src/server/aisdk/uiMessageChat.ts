@@ -5,27 +5,33 @@ import type { AiSdkThread } from '../../protocol/aiSdk.ts'
 import type { ThreadSnapshot } from '../../protocol/thread.ts'
 import { toAiSdkThread } from './uiThread.ts'
 import { atRequestPath, parseUIMessageRequest } from './uiMessageRequest.ts'
-import { uiMessageStreamResponse } from './uiMessageStream.ts'
+import { uiMessageFrames, uiMessageStreamResponse, type UIMessageStreamOptions } from './uiMessageStream.ts'
+import { answerTold } from '../events/eventFrames.ts'
 
 /**
  * Answers the AI SDK's chat request: the body becomes what the handler takes from any client (a
  * new message, or answers), `post` handles it as it would an AG-UI request, and the run's events
  * come back as a UI message stream. Refusals stay JSON errors, with paths into `messages`.
  */
-export async function answerUIMessageRequest(
+export function answerUIMessageRequest(
   config: ChatConfig,
   request: Request,
   body: Record<string, unknown>,
   post: (parsed: ParsedRequest) => Promise<Response>,
 ): Promise<Response> {
   const chat = parseUIMessageRequest(body)
-  let response: Response
-  try {
-    response = await post(chat.parsed)
-  } catch (error) {
-    throw error instanceof HttpError ? atRequestPath(error, chat) : error
-  }
-  return asUIMessageStream(config, request, response, chat.knownCalls)
+  return answerTold(
+    request,
+    uiMessageFrames(uiStreamOptions(config, request, chat.knownCalls)),
+    async () => {
+      try {
+        return await post(chat.parsed)
+      } catch (error) {
+        throw error instanceof HttpError ? atRequestPath(error, chat) : error
+      }
+    },
+    (response) => asUIMessageStream(config, request, response, chat.knownCalls),
+  )
 }
 
 /** `GET ?threadId=&format=ai-sdk`: the snapshot as `useChat({ messages })` takes it. */
@@ -39,9 +45,9 @@ export function uiThreadOf(config: ChatConfig, request: Request, snapshot: Threa
  */
 export function asUIMessageStream(config: ChatConfig, request: Request, response: Response, knownCalls: ReadonlyMap<string, string | undefined> = new Map()): Response {
   if (!response.body || !/^text\/event-stream\b/.test(response.headers.get('content-type') ?? '')) return response
-  return uiMessageStreamResponse(response.body, {
-    isServerTool: (name) => config.tools.get(name)?.side === 'server',
-    knownCalls,
-    endpoint: new URL(request.url).pathname,
-  })
+  return uiMessageStreamResponse(response.body, uiStreamOptions(config, request, knownCalls))
+}
+
+function uiStreamOptions(config: ChatConfig, request: Request, knownCalls: ReadonlyMap<string, string | undefined>): UIMessageStreamOptions {
+  return { isServerTool: (name) => config.tools.get(name)?.side === 'server', knownCalls, endpoint: new URL(request.url).pathname }
 }

@@ -7,6 +7,7 @@ import { attachmentUrl } from './attachmentUrl.ts'
 import type { AiSdkPartMetadata } from '../../protocol/aiSdk.ts'
 import { approvalMetadata, type UIMessageChunk } from './uiMessageChunks.ts'
 import { nextTurn } from '../../util/nextTurn.ts'
+import type { EventFrames } from '../events/eventFrames.ts'
 
 // A run's AG-UI events, told again in the AI SDK's UI message stream protocol. The run itself is
 // unchanged (its events still go to its log, and it outlives the request); only what this response
@@ -34,8 +35,30 @@ export interface UIMessageStreamOptions {
 }
 
 /**
+ * A run's events told as UI message chunks, one event at a time: the frames a live run writes for
+ * an AI SDK request (events/eventFrames.ts), and what `uiMessageStreamResponse` writes for a body.
+ */
+export function uiMessageFrames(options: UIMessageStreamOptions): EventFrames {
+  let frames = ''
+  const translator = new UIMessageStreamWriter(options, (chunk) => {
+    frames += `data: ${JSON.stringify(chunk)}\n\n`
+  })
+  return {
+    headers: UI_MESSAGE_STREAM_HEADERS,
+    frame: (event) => {
+      translator.write(event)
+      const told = frames
+      frames = ''
+      return told
+    },
+    end: 'data: [DONE]\n\n',
+  }
+}
+
+/**
  * The UI message stream response for the AG-UI event stream `events` (a run's `text/event-stream`
- * body). Chunks made in one turn of the event loop go out together, as the run's own frames do.
+ * body, as a reattaching GET reads it). Chunks made in one turn of the event loop go out together,
+ * as the run's own frames do.
  */
 export function uiMessageStreamResponse(events: ReadableStream<Uint8Array>, options: UIMessageStreamOptions): Response {
   const encoder = new TextEncoder()
@@ -47,16 +70,17 @@ export function uiMessageStreamResponse(events: ReadableStream<Uint8Array>, opti
     pending = ''
   }
   const write = (frame: string) => {
+    if (frame === '') return
     if (pending === '') nextTurn(flush)
     pending += frame
   }
   const body = new ReadableStream<Uint8Array>({
     async start(streamController) {
       controller = streamController
-      const translator = new UIMessageStreamWriter(options, (chunk) => write(`data: ${JSON.stringify(chunk)}\n\n`))
+      const frames = uiMessageFrames(options)
       try {
-        for await (const data of readSseData(events, abort.signal, { flushAtEnd: false })) translator.write(JSON.parse(data) as ChatEvent)
-        write('data: [DONE]\n\n')
+        for await (const data of readSseData(events, abort.signal, { flushAtEnd: false })) write(frames.frame(JSON.parse(data) as ChatEvent, data, '', 0))
+        write(frames.end)
       } catch (error) {
         // The run goes on and is logged; only this response broke off.
         if (!abort.signal.aborted) console.error('[toolgate] translating a run for the AI SDK failed:', error)

@@ -1,4 +1,6 @@
 import type { EventSink } from './runEvents.ts'
+import { takeTelling, type EventFrames } from './eventFrames.ts'
+import type { RunEvent } from '../../protocol/events.ts'
 import type { LoggedEvent, RunEventLog } from '../thread/threadStore.ts'
 import { offerFrames, type FrameSink } from '../http/directFrames.ts'
 import { NodeRequest } from '../http/nodeRequest.ts'
@@ -101,8 +103,31 @@ export const SSE_HEADERS = {
 
 /** The response a run started from, while its client reads it. */
 export interface LiveStream {
+  /** One event, as logged (`data` is its JSON); the stream tells it in its request's dialect. */
+  event(event: RunEvent, data: string, runId: string, seq: number): void
+  end(): void
+}
+
+/** Frames go out as text; what an event says in them is the request's telling (AG-UI unless a dialect chose one). */
+interface FrameStream {
   write(frame: string): void
   end(): void
+}
+
+const AG_UI: EventFrames = { headers: SSE_HEADERS, frame: (_event, data, runId, seq) => sseFrame(runId, seq, data), end: '' }
+
+/** A live stream telling events with `frames` to `out`. */
+function told(frames: EventFrames, out: FrameStream): LiveStream {
+  return {
+    event: (event, data, runId, seq) => {
+      const frame = frames.frame(event, data, runId, seq)
+      if (frame !== '') out.write(frame)
+    },
+    end: () => {
+      if (frames.end !== '') out.write(frames.end)
+      out.end()
+    },
+  }
 }
 
 /**
@@ -114,7 +139,7 @@ export function launchRun(log: RunEventLog, runId: string, live: LiveStream | un
   const sink: EventSink = (event, seq) => {
     const data = JSON.stringify(event)
     writer.push({ seq, data })
-    live?.write(sseFrame(runId, seq, data))
+    live?.event(event, data, runId, seq)
   }
   run(sink)
     .catch((error) => console.error('[toolgate] chat run failed:', error))
@@ -137,10 +162,11 @@ export function launchRun(log: RunEventLog, runId: string, live: LiveStream | un
  * over from a body returned as is.
  */
 export function runStreamResponse(start: (live: LiveStream) => void, request: Request): Response {
+  const frames = takeTelling(request) ?? AG_UI
   if (request instanceof NodeRequest) {
     const direct = new DirectFrames()
-    start(direct)
-    request.offerFrames({ headers: SSE_HEADERS, attach: (sink) => direct.attach(sink) })
+    start(told(frames, direct))
+    request.offerFrames({ headers: frames.headers, attach: (sink) => direct.attach(sink) })
     return (offeredResponse ??= new Response(null, { status: 200, headers: SSE_HEADERS }))
   }
   /** The body can still be read: not cancelled, not closed, not handed over. */
@@ -194,7 +220,7 @@ export function runStreamResponse(start: (live: LiveStream) => void, request: Re
     direct.attach(sink)
     return true
   })
-  start({
+  start(told(frames, {
     write: (frame) => {
       if (direct) return direct.write(frame)
       if (!open) return
@@ -207,15 +233,15 @@ export function runStreamResponse(start: (live: LiveStream) => void, request: Re
       ended = true
       flush()
     },
-  })
-  return new Response(body, { status: 200, headers: SSE_HEADERS })
+  }))
+  return new Response(body, { status: 200, headers: frames.headers })
 }
 
 /** What a chat handler returns for frames it offered on a `NodeRequest`: never read (the bridge writes the frames). */
 let offeredResponse: Response | undefined
 
 /** Frames on their way to a sink, once it is attached: those of one event-loop turn in one write, the last with the end. */
-class DirectFrames implements LiveStream {
+class DirectFrames implements FrameStream {
   #pending: string
   #ended: boolean
   #sink: FrameSink | undefined

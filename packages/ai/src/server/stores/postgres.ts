@@ -266,11 +266,9 @@ SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(se
       return rows.map((row) => JSON.parse(row.record) as DecisionRecord)
     },
     async commit({ head, append, decisions = [] }) {
-      // An expired thread whose id comes back starts afresh: its old rows go first.
-      if (head.version === 1) await query('commit', `DELETE FROM ${t}_threads WHERE id = $1 AND expires_at <= now()`, [head.id])
       const start = head.messageCount - append.length
       const decisionsFrom = (head.decisions?.count ?? 0) - decisions.length
-      const { rows } = await query('commit', commitSql, [
+      const values = [
         head.id,
         head.version,
         JSON.stringify(head),
@@ -279,8 +277,14 @@ SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(se
         append.map((m) => JSON.stringify(m)),
         decisionsFrom,
         decisions.map((record) => JSON.stringify(record)),
-      ])
-      return Number(rows[0]?.written) === 1
+      ]
+      const written = async () => Number((await query('commit', commitSql, values)).rows[0]?.written) === 1
+      if (await written()) return true
+      // A new thread whose id an expired one still holds starts afresh: the old rows go, and the
+      // commit is tried once more. Only then, so a new thread costs one round trip, not two.
+      if (head.version !== 1) return false
+      const { rows } = await query('commit', `DELETE FROM ${t}_threads WHERE id = $1 AND expires_at <= now() RETURNING id`, [head.id])
+      return rows.length > 0 && (await written())
     },
   }
 }

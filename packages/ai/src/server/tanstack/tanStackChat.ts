@@ -5,7 +5,9 @@ import { read } from '../http/reads.ts'
 import { checkedThreadId } from '../http/requests.ts'
 import { authorizeThread } from '../thread/thread.ts'
 import { jsonResponse } from '../http/responses.ts'
-import { asTanStackStream } from './tanStackStream.ts'
+import { asTanStackStream, TANSTACK_FRAMES } from './tanStackStream.ts'
+import { answerTold } from '../events/eventFrames.ts'
+import { fetchRequest } from '../http/nodeRequest.ts'
 import { toTanStackThread, type TanStackThread } from './tanStackThread.ts'
 
 /**
@@ -19,17 +21,17 @@ export function isTanStackRequest(request: Request): boolean {
 }
 
 /**
- * A TanStack request, given as a real `Request` (not the Node bridge's stand-in, whose run frames
- * would go to the socket untranslated): a POST's run events with interrupts in the shape its
- * approval API answers, or one of its GETs.
+ * A TanStack request: a POST's run events with interrupts in the shape its approval API answers
+ * (the run tells them so where it writes them: events/eventFrames.ts; any other event stream is
+ * rewritten from its body), or one of its GETs.
  */
 export async function answerTanStack(
   config: ChatConfig,
   request: Request,
   post: (config: ChatConfig, request: Request) => Promise<Response>,
 ): Promise<Response> {
-  if (request.method === 'POST') return asTanStackStream(await post(config, request))
-  if (request.method === 'GET') return readForTanStack(config, request)
+  if (request.method === 'POST') return answerTold(request, TANSTACK_FRAMES, () => post(config, request), asTanStackStream)
+  if (request.method === 'GET') return readForTanStack(config, fetchRequest(request))
   throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${request.method}`)
 }
 

@@ -1,4 +1,14 @@
 import { toTanStackEvent } from './tanStackInterrupts.ts'
+import { SSE_HEADERS, sseFrame } from '../events/liveStream.ts'
+import type { EventFrames } from '../events/eventFrames.ts'
+
+/** A live run's frames for TanStack's client: AG-UI's, with interrupts in the shape its approval API answers. */
+export const TANSTACK_FRAMES: EventFrames = {
+  headers: SSE_HEADERS,
+  frame: (event, data, runId, seq) =>
+    sseFrame(runId, seq, event.type === 'RUN_FINISHED' && event.outcome?.type === 'interrupt' ? JSON.stringify(toTanStackEvent(event as unknown as Record<string, unknown>)) : data),
+  end: '',
+}
 
 /**
  * A run's AG-UI event stream with each frame's data rewritten for TanStack's client, frame by

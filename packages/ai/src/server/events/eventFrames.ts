@@ -1,0 +1,43 @@
+import type { RunEvent } from '../../protocol/events.ts'
+
+// A run's events go to the request that started it as AG-UI frames, unless a dialect at the edge
+// (aisdk/, tanstack/) chose its own telling for that request. The telling is applied where the
+// frames are written (liveStream.ts), so a dialect's frames take the same way out as AG-UI's: on
+// one live stream, and straight to the socket under `toNodeHandler`. A response the dialect did
+// not get told this way (a replay, a refusal) it still translates from the body (the Fetch way).
+
+/** How a run's events are told to one request: its response headers, each event's frames, and what ends them. */
+export interface EventFrames {
+  readonly headers: Readonly<Record<string, string>>
+  /** The frames for one event (`''` for none); `data` is the event as JSON, encoded once for the log too. */
+  frame(event: RunEvent, data: string, runId: string, seq: number): string
+  /** Written after the last event. */
+  readonly end: string
+}
+
+const chosen = new WeakMap<Request, EventFrames>()
+
+/**
+ * Answers `request` in a dialect: the run it starts (if any) tells its events with `frames`; any
+ * other response (a replay of a run's log, a refusal) goes through `translate`, which reads the
+ * body the Fetch way and leaves what is not an event stream as it is.
+ */
+export async function answerTold(request: Request, frames: EventFrames, post: () => Promise<Response>, translate: (response: Response) => Response): Promise<Response> {
+  chosen.set(request, frames)
+  let response: Response
+  try {
+    response = await post()
+  } catch (error) {
+    chosen.delete(request)
+    throw error
+  }
+  // Still chosen: no run took it, so the response speaks AG-UI (or is no event stream at all).
+  return chosen.delete(request) ? translate(response) : response
+}
+
+/** The telling chosen for `request`'s run, taken once; `undefined` for AG-UI. */
+export function takeTelling(request: Request): EventFrames | undefined {
+  const frames = chosen.get(request)
+  if (frames) chosen.delete(request)
+  return frames
+}
