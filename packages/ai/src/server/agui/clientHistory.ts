@@ -66,6 +66,7 @@ function contradiction(stored: readonly ThreadMessage[], history: readonly Clien
     else if (message.role === 'tool') results.set(message.toolCallId, message)
     else userTexts.push(message.content)
   }
+  const turns = turnsOf(stored)
   let nextUser = 0 // user messages must appear in the stored order (some may be left out)
   for (const message of history) {
     if (message.role === 'user') {
@@ -75,8 +76,11 @@ function contradiction(stored: readonly ThreadMessage[], history: readonly Clien
     } else if (message.role === 'assistant') {
       const known = message.id === undefined ? undefined : assistants.get(message.id)
       if (!known) return { message, why: 'The server never sent this assistant message (unknown `id`)' }
-      if (message.text !== undefined && message.text !== '' && message.text !== known.content) return { message, why: 'The assistant message differs from the stored one' }
-      const calls = new Set(known.toolCalls.map((call) => call.id))
+      // A client may hold a turn's steps as one message (TanStack AI does): under the id of one of
+      // them, with the texts of consecutive steps joined, and their calls.
+      const turn = turns.get(known.id)!
+      if (message.text !== undefined && message.text !== '' && !joinedTexts(turn, known).includes(message.text)) return { message, why: 'The assistant message differs from the stored one' }
+      const calls = new Set(turn.flatMap((step) => step.toolCalls.map((call) => call.id)))
       if (message.toolCallIds.some((id) => !calls.has(id))) return { message, why: 'The assistant message has tool calls the stored one does not' }
     } else {
       const known = message.toolCallId === undefined ? undefined : results.get(message.toolCallId)
@@ -85,6 +89,31 @@ function contradiction(stored: readonly ThreadMessage[], history: readonly Clien
     }
   }
   return undefined
+}
+
+type StoredAssistant = ThreadMessage & { role: 'assistant' }
+
+/** Each stored assistant message's turn: the assistant messages between two user messages. */
+function turnsOf(stored: readonly ThreadMessage[]): Map<string, readonly StoredAssistant[]> {
+  const turns = new Map<string, StoredAssistant[]>()
+  let turn: StoredAssistant[] = []
+  for (const message of stored) {
+    if (message.role === 'user') turn = []
+    if (message.role !== 'assistant') continue
+    turn.push(message)
+    turns.set(message.id, turn)
+  }
+  return turns
+}
+
+/** The texts of the runs of consecutive steps of `turn` that include `step`, each joined. */
+function joinedTexts(turn: readonly StoredAssistant[], step: StoredAssistant): string[] {
+  const at = turn.indexOf(step)
+  const texts: string[] = []
+  for (let from = 0; from <= at; from++) {
+    for (let to = at; to < turn.length; to++) texts.push(turn.slice(from, to + 1).map((each) => each.content).join(''))
+  }
+  return texts
 }
 
 function textOf(content: unknown): string | undefined {
