@@ -7,8 +7,12 @@ import { isRecord } from '../util/isRecord.ts'
 /** An event as this client reads it: a run's interrupts carry their tool's name and input at the top. */
 export type ReadEvent = Exclude<RunEvent, RunFinishedEvent> | (Omit<RunFinishedEvent, 'outcome'> & { readonly outcome?: RunOutcome })
 
-/** The string fields each event must carry; the reducer relies on them. */
-const REQUIRED: Record<RunEvent['type'], readonly string[]> = {
+/**
+ * The string fields each event must carry; the reducer relies on them. `MESSAGES_SNAPSHOT` is not
+ * read: the server sends it only to AG-UI clients whose `messages` were behind, and this client
+ * starts from the stored thread (`GET`) whenever it attaches, so the snapshot tells it nothing new.
+ */
+const REQUIRED: Record<Exclude<RunEvent['type'], 'MESSAGES_SNAPSHOT'>, readonly string[]> = {
   RUN_STARTED: ['threadId', 'runId'],
   TEXT_MESSAGE_START: ['messageId'],
   TEXT_MESSAGE_CONTENT: ['messageId', 'delta'],
@@ -40,7 +44,7 @@ export function parseEvent(data: string): ReadEvent | undefined {
     throw malformed(`an event that is not JSON: ${preview(data)}`)
   }
   if (!isRecord(event) || typeof event.type !== 'string') throw malformed(`an event without a type: ${preview(data)}`)
-  const required = REQUIRED[event.type as RunEvent['type']]
+  const required = REQUIRED[event.type as keyof typeof REQUIRED]
   if (!Object.hasOwn(REQUIRED, event.type) || !required) return undefined
   for (const field of required) {
     if (typeof event[field] !== 'string') throw malformed(`a ${event.type} event without a string \`${field}\``)

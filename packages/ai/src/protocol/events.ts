@@ -141,9 +141,40 @@ export interface RunErrorEvent {
   readonly code?: string
 }
 
+/**
+ * The stored thread in AG-UI's message shapes, right after `RUN_STARTED`, for an AG-UI client whose
+ * `messages` were behind the thread (a dropped stream, a reload, a fresh agent on a known thread):
+ * it replaces the client's list. The new turn's own events follow.
+ */
+export interface MessagesSnapshotEvent {
+  readonly type: 'MESSAGES_SNAPSHOT'
+  readonly messages: readonly AgUiMessage[]
+}
+
+/** A message of `MESSAGES_SNAPSHOT` (AG-UI 1.0's `UserMessage`, `AssistantMessage`, `ToolMessage`). */
+export type AgUiMessage =
+  | { readonly id: string; readonly role: 'user'; readonly content: string }
+  | {
+      readonly id: string
+      readonly role: 'assistant'
+      readonly content?: string
+      readonly toolCalls?: readonly { readonly id: string; readonly type: 'function'; readonly function: { readonly name: string; readonly arguments: string } }[]
+    }
+  | {
+      readonly id: string
+      readonly role: 'tool'
+      readonly toolCallId: string
+      readonly content: string
+      /** The failure, for a result whose status is `error`. */
+      readonly error?: string
+      /** Toolgate's extensions, as on `TOOL_CALL_RESULT`. */
+      readonly metadata: ToolResultMetadata
+    }
+
 /** An event of a run, as the server streams it (AG-UI's event types and fields). */
 export type RunEvent =
   | RunStartedEvent
+  | MessagesSnapshotEvent
   | TextMessageStartEvent
   | TextMessageContentEvent
   | TextMessageEndEvent

@@ -242,15 +242,17 @@ describe('the stock @ag-ui/client HttpAgent', () => {
       expect(seen).toEqual([['get_weather']])
     })
 
-    it('run in the client when the app accepts them by name: a client_tool interrupt answered through resume', async () => {
+    it('run in the client when the app accepts them by name: the run ends success with pendingToolCallIds, a tool message answers', async () => {
       seen.length = 0
       const server = await startServer({ model: planner, tools: [weatherTool], frontendTools: ['confirm_plan'] })
       const agent = new HttpAgent({ url: server.url, threadId: 't-accepted' })
       const tools = [confirm, { ...confirm, name: 'wipe_disk' }]
       const paused = await run(agent, 'plan it', undefined, tools)
       expect(seen).toEqual([['get_weather', 'confirm_plan']]) // wipe_disk was not accepted
-      expect(paused.interrupts).toEqual([expect.objectContaining({ reason: 'client_tool', toolCallId: 'call_plan' })])
-      const resumed = await run(agent, undefined, [{ interruptId: paused.interrupts[0]!.id, status: 'resolved', payload: { confirmed: true } }], tools)
+      expect(paused.interrupts).toEqual([])
+      expect(paused.events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success', pendingToolCallIds: ['call_plan'] } })
+      agent.addMessage({ id: 'tm-plan', role: 'tool', toolCallId: 'call_plan', content: '{"confirmed":true}' })
+      const resumed = await run(agent, undefined, undefined, tools)
       expect(resumed.text).toBe('Confirmed: {"confirmed":true}')
     })
 

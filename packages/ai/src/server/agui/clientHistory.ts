@@ -46,18 +46,30 @@ export function clientHistoryOf(messages: readonly unknown[]): ClientHistoryMess
 /**
  * Refuses (409 `HISTORY_CONFLICT`, with the message's path) a client history that contradicts the
  * stored thread. `head` undefined: the thread does not exist yet, so any history contradicts it.
+ * Returns whether the client is behind the thread without contradicting it (it missed the end of a
+ * run: an assistant message cut short, results or messages it never got; or it sent no history at
+ * all to a thread that has one): its run then begins with the stored thread (`MESSAGES_SNAPSHOT`).
  */
-export async function checkClientHistory(config: ChatConfig, head: ThreadHead | undefined, history: readonly ClientHistoryMessage[]): Promise<void> {
-  if (history.length === 0) return
-  if (!head) throw conflict(history[0]!, 'The thread has no history yet: send only the new user message')
+export async function checkClientHistory(config: ChatConfig, head: ThreadHead | undefined, history: readonly ClientHistoryMessage[]): Promise<boolean> {
+  if (!head) {
+    if (history.length > 0) throw conflict(history[0]!, 'The thread has no history yet: send only the new user message')
+    return false
+  }
   const stored = [...(await config.store.messages(head.id, 0, head.messageCount)), ...(head.step ? [head.step.message, ...head.step.results] : [])]
   // A client may carry its own answer to a call that waits (it answers through `resume` too).
   const waiting = new Set(head.step?.interrupts.map((interrupt) => interrupt.toolCallId))
-  const problem = contradiction(stored, history.filter((message) => !(message.role === 'tool' && message.toolCallId !== undefined && waiting.has(message.toolCallId))))
-  if (problem) throw conflict(problem.message, problem.why)
+  const compared = history.filter((message) => !(message.role === 'tool' && message.toolCallId !== undefined && waiting.has(message.toolCallId)))
+  const found = compare(stored, compared, (name) => config.frontendTools.has(name))
+  if ('why' in found) throw conflict(found.message, found.why)
+  return found.behind
 }
 
-function contradiction(stored: readonly ThreadMessage[], history: readonly ClientHistoryMessage[]): { message: ClientHistoryMessage; why: string } | undefined {
+/** The first contradiction, or whether the client lacks part of `stored` (it may leave out user messages, not the rest). */
+function compare(
+  stored: readonly ThreadMessage[],
+  history: readonly ClientHistoryMessage[],
+  isFrontendTool: (name: string) => boolean,
+): { message: ClientHistoryMessage; why: string } | { behind: boolean } {
   const assistants = new Map<string, ThreadMessage & { role: 'assistant' }>()
   const results = new Map<string, ThreadMessage & { role: 'tool' }>()
   const userTexts: string[] = []
@@ -67,6 +79,8 @@ function contradiction(stored: readonly ThreadMessage[], history: readonly Clien
     else userTexts.push(message.content)
   }
   const turns = turnsOf(stored)
+  let behind = false
+  const seen = new Set<string>() // stored assistant ids and answered call ids the client has
   let nextUser = 0 // user messages must appear in the stored order (some may be left out)
   for (const message of history) {
     if (message.role === 'user') {
@@ -78,17 +92,28 @@ function contradiction(stored: readonly ThreadMessage[], history: readonly Clien
       if (!known) return { message, why: 'The server never sent this assistant message (unknown `id`)' }
       // A client may hold a turn's steps as one message (TanStack AI does): under the id of one of
       // them, with the texts of consecutive steps joined, and their calls.
-      const turn = turns.get(known.id)!
-      if (message.text !== undefined && message.text !== '' && !joinedTexts(turn, known).includes(message.text)) return { message, why: 'The assistant message differs from the stored one' }
-      const calls = new Set(turn.flatMap((step) => step.toolCalls.map((call) => call.id)))
+      const steps = stepsHeld(turns.get(known.id)!, known, message) ?? [known]
+      for (const step of steps) seen.add(step.id)
+      const content = steps.map((step) => step.content).join('')
+      if (message.text !== undefined && message.text !== '' && message.text !== content) {
+        // The client lost the end of the stream: what it has is the start of the stored reply.
+        if (!content.startsWith(message.text)) return { message, why: 'The assistant message differs from the stored one' }
+        behind = true
+      }
+      const calls = new Set(steps.flatMap((step) => step.toolCalls.map((call) => call.id)))
       if (message.toolCallIds.some((id) => !calls.has(id))) return { message, why: 'The assistant message has tool calls the stored one does not' }
+      if (message.toolCallIds.length < calls.size) behind = true
     } else {
       const known = message.toolCallId === undefined ? undefined : results.get(message.toolCallId)
-      if (!known) return { message, why: 'The thread has no result for this tool call: answer pending calls with `resume`' }
+      if (!known) return { message, why: 'The thread has no result for this tool call, and no call waiting for one' }
+      seen.add(`call:${known.toolCallId}`)
+      // A frontend tool's result is the client's own `tool` message, stored under its id in the server's words.
+      if (message.id !== undefined && message.id === known.id && isFrontendTool(known.toolName)) continue
       if (message.text !== undefined && message.text !== known.content) return { message, why: 'The tool result differs from the stored one' }
     }
   }
-  return undefined
+  const missing = [...assistants.keys()].some((id) => !seen.has(id)) || [...results.keys()].some((id) => !seen.has(`call:${id}`))
+  return { behind: behind || missing || (history.length === 0 && stored.length > 0) }
 }
 
 type StoredAssistant = ThreadMessage & { role: 'assistant' }
@@ -106,14 +131,22 @@ function turnsOf(stored: readonly ThreadMessage[]): Map<string, readonly StoredA
   return turns
 }
 
-/** The texts of the runs of consecutive steps of `turn` that include `step`, each joined. */
-function joinedTexts(turn: readonly StoredAssistant[], step: StoredAssistant): string[] {
+/**
+ * The consecutive steps of `turn`, `step` among them, that the client's message holds whole: their
+ * texts joined are its text and their calls its calls. Fewest steps first; none when no run of
+ * steps matches (the message is then compared with `step` alone).
+ */
+function stepsHeld(turn: readonly StoredAssistant[], step: StoredAssistant, message: ClientHistoryMessage): readonly StoredAssistant[] | undefined {
   const at = turn.indexOf(step)
-  const texts: string[] = []
-  for (let from = 0; from <= at; from++) {
-    for (let to = at; to < turn.length; to++) texts.push(turn.slice(from, to + 1).map((each) => each.content).join(''))
+  for (let length = 1; length <= turn.length; length++) {
+    for (let from = Math.max(0, at - length + 1); from <= at && from + length <= turn.length; from++) {
+      const steps = turn.slice(from, from + length)
+      const calls = steps.flatMap((each) => each.toolCalls.map((call) => call.id))
+      const text = steps.map((each) => each.content).join('')
+      if ((message.text === undefined || message.text === '' || message.text === text) && calls.length === message.toolCallIds.length && message.toolCallIds.every((id) => calls.includes(id))) return steps
+    }
   }
-  return texts
+  return undefined
 }
 
 function textOf(content: unknown): string | undefined {

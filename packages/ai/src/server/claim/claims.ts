@@ -3,19 +3,22 @@ import type { MessageRequest, ResumeAccepted, ResumeRequest, RevokeGrantRequest,
 import { messageBytes } from '../../util/jsonBytes.ts'
 import { randomId } from '../../util/randomId.ts'
 import { checkClientHistory } from '../agui/clientHistory.ts'
+import { runOutcome } from '../agui/frontendTools.ts'
+import { threadAsAgUi } from '../agui/threadMessages.ts'
 import { HttpError, messageTooLarge, threadBusy, threadFull, toolFailures } from '../errors.ts'
 import { jsonResponse } from '../http/responses.ts'
 import type { AguiFields } from '../http/requests.ts'
 import type { ChatConfig } from '../options.ts'
 import { endedWaits, SUPERSEDED_REASON, toWire, unanswered, settleInterrupts } from '../run/interrupts.ts'
 import { RunStopped } from '../run/Run.ts'
-import { pausedRun, startDetachedRun, startRun } from '../run/startRun.ts'
+import { pausedRun, snapshotRun, startDetachedRun, startRun } from '../run/startRun.ts'
 
 import { recoverLostRun } from '../thread/recovery.ts'
 import { authorizeThread, commitChange, isRunning, loadHead, loadMessages, newHead, updateThread, type ThreadChange } from '../thread/thread.ts'
-import type { ThreadHead } from '../thread/threadStore.ts'
+import type { OpenStep, ThreadHead } from '../thread/threadStore.ts'
 import { cancelStep, revokeGrant, claimForMessage, claimForResume, claimNewThread, recordAnswers, requestStop, storedSize, takeOver, type RunStart } from '../thread/transitions.ts'
 import { checkAnswers, checkReplay, type Answerer } from './answers.ts'
+import { atMessagePath, markAnsweredByMessage, toolMessageAnswers } from './toolMessages.ts'
 import { chainDecisions, outcomeDrafts } from '../decisions/records.ts'
 import { reportDecisions } from '../decisions/report.ts'
 import type { StoredInterrupt } from '../thread/threadStore.ts'
@@ -31,7 +34,9 @@ import type { StoredInterrupt } from '../thread/threadStore.ts'
  */
 export async function startTurn(config: ChatConfig, request: Request, body: MessageRequest & AguiFields): Promise<Response> {
   const runId = randomId('run_')
-  const user: ThreadUserMessage = { role: 'user', id: randomId('msg_'), content: body.message }
+  const { threadId: existing } = body
+  const stored = existing === undefined || !body.messageId ? undefined : await config.store.head(existing)
+  const user: ThreadUserMessage = { role: 'user', id: await userMessageId(config, stored, body.messageId), content: body.message }
   const userBytes = messageBytes(user)
   const { maxMessageBytes, maxThreadBytes, maxThreadMessages, runLeaseMs } = config.limits
   if (userBytes > maxMessageBytes) throw messageTooLarge(userBytes, maxMessageBytes, 'message')
@@ -39,7 +44,6 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
   // The app's context is resolved only once the request is authorized, and before the thread is
   // claimed, so a context function that throws leaves nothing held. An AG-UI client picks its own
   // thread id: the thread is created on first use, as when the server picks it.
-  const { threadId: existing } = body
   const by = await config.identify(request)
   const created = existing === undefined || (body.agui && !(await config.store.head(existing)))
   if (existing === undefined || created) {
@@ -55,11 +59,13 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
 
   const current = await loadHead(config, request, existing, 'write')
   const history = readAlong(config, current)
-  if (body.history) await checkClientHistory(config, current, body.history)
+  const snapshot = body.history ? await checkClientHistory(config, current, body.history) : false
   const context = await config.resolveContext(request)
   const claimed = await updateThread(config.store, existing, async (head) => {
     if (isRunning(head, runLeaseMs)) throw threadBusy()
-    const recovery = recoverLostRun(head, runLeaseMs, config.tools)
+    const lost = recoverLostRun(head, runLeaseMs, config.tools)
+    // `tool` messages before the new message answer frontend tool calls: their results stand.
+    const recovery = { ...lost, step: await answeredByToolMessages(config, head, lost.step, body, { principal: by, channel: 'chat' }) }
     const { step } = recovery
     if (step && step.running.length > 0) {
       // Idempotent calls a crash cut off run again first; the message follows their step, whose
@@ -81,7 +87,32 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
   void reportDecisions(config, change)
   if (change.ended.length > 0) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.ended, Date.now()))
   const messages = await historyAfter(current, history, claimed)
-  return startRun(config, { request, kind: 'message', runId, head, context, start: change.start, ...(messages ? { messages } : {}) })
+  const held = snapshot ? heldIds(body, user.id) : undefined
+  return startRun(config, { request, kind: 'message', runId, head, context, start: change.start, ...(held ? { snapshot: held } : {}), ...(messages ? { messages } : {}) })
+}
+
+/** The ids of the messages an AG-UI client holds, in its order (its new message's, when stored under it). */
+function heldIds(body: AguiFields, userId?: string): string[] {
+  const ids = (body.history ?? []).flatMap((message) => (message.id === undefined ? [] : [message.id]))
+  return userId !== undefined && userId === body.messageId ? [...ids, userId] : ids
+}
+
+/** An AG-UI client's id for its new message, unless the thread holds a message by that id already. */
+async function userMessageId(config: ChatConfig, head: ThreadHead | undefined, wanted: string | undefined): Promise<string> {
+  if (wanted === undefined) return randomId('msg_')
+  if (!head) return wanted
+  const messages = [...(await loadMessages(config.store, head)), ...(head.step ? [head.step.message, ...head.step.results] : [])]
+  return messages.some((message) => message.id === wanted) ? randomId('msg_') : wanted
+}
+
+/** `step` with the answers the request's `tool` messages give (none: `step` as it is). */
+async function answeredByToolMessages(config: ChatConfig, head: ThreadHead, step: OpenStep | undefined, body: AguiFields, who: Answerer): Promise<OpenStep | undefined> {
+  const fromMessages = toolMessageAnswers(step, body.toolMessages ?? [], [], true)
+  if (!step || fromMessages.answers.length === 0) return step
+  const checked = await checkAnswers({ ...head, step }, fromMessages.answers, config.tools, config.limits, who).catch((error: unknown) => {
+    throw atMessagePath(error, 0, fromMessages)
+  })
+  return markAnsweredByMessage(checked.step, fromMessages)
 }
 
 /**
@@ -114,25 +145,49 @@ async function historyAfter(
  * and the run continues.
  */
 export async function resume(config: ChatConfig, request: Request, body: ResumeRequest & AguiFields): Promise<Response> {
+  if (body.agui && body.resume.length === 0 && !body.endsWithTool) {
+    // An AG-UI input with nothing new may still answer frontend calls with `tool` messages; else it asks where the thread stands.
+    const head = await config.store.head(body.threadId)
+    if (toolMessageAnswers(head?.step, body.toolMessages ?? []).answers.length === 0) return connect(config, request, body)
+  }
   const current = await loadHead(config, request, body.threadId, 'write')
   const history = readAlong(config, current)
-  if (body.history) await checkClientHistory(config, current, body.history)
+  const snapshot = body.history ? await checkClientHistory(config, current, body.history) : false
   const context = await config.resolveContext(request)
   const principal = await config.identify(request)
   const runId = randomId('run_')
-  const claimed = await updateThread(config.store, body.threadId, answersChange(config, body, { principal, channel: 'chat' }, runId), current)
+  const claimed = await updateThread(config.store, body.threadId, answersChange(config, body, { principal, channel: 'chat' }, runId), current).catch((error: unknown) => {
+    if (!(error instanceof NothingAnswered)) throw error
+    // The input ends with a result for a call the thread no longer waits for: a repeat.
+    const last = body.toolMessages?.at(-1)
+    throw new HttpError(409, 'INTERRUPT_ALREADY_ANSWERED', `Tool call "${last?.toolCallId}" is already answered`, `messages[${last?.index}].toolCallId`)
+  })
   const { head, change } = claimed
   void reportDecisions(config, change)
   if (change.answered) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.answered, Date.now()))
 
   if (!change.start || !head.step) {
-    const open = unanswered(head.step).map((interrupt) => toWire(interrupt, config.tools))
-    if (body.agui) return pausedRun(config, head.id, runId, open, request)
-    const accepted: ResumeAccepted = { threadId: head.id, interrupts: open }
+    if (body.agui) return pausedRun(config, head.id, runId, runOutcome(config, unanswered(head.step)), request)
+    const accepted: ResumeAccepted = { threadId: head.id, interrupts: unanswered(head.step).map((interrupt) => toWire(interrupt, config.tools)) }
     return jsonResponse(202, accepted)
   }
   const messages = await historyAfter(current, history, claimed)
-  return startRun(config, { request, kind: 'resume', runId, head, context, start: change.start, ...(messages ? { messages } : {}) })
+  const held = snapshot ? heldIds(body) : undefined
+  return startRun(config, { request, kind: 'resume', runId, head, context, start: change.start, ...(held ? { snapshot: held } : {}), ...(messages ? { messages } : {}) })
+}
+
+/**
+ * An AG-UI input that neither sends a message nor answers anything: a client reloading, or
+ * reconnecting after a dropped stream, asks where the thread stands. It gets a run that changes
+ * nothing: `MESSAGES_SNAPSHOT` of the stored thread (empty for a thread not yet created), then
+ * `RUN_FINISHED` with what still waits (interrupts, or frontend calls as `pendingToolCallIds`).
+ */
+async function connect(config: ChatConfig, request: Request, body: ResumeRequest & AguiFields): Promise<Response> {
+  await authorizeThread(config, request, body.threadId, 'read')
+  const head = await config.store.head(body.threadId)
+  const stored = head ? await loadMessages(config.store, head) : []
+  const waiting = head && !isRunning(head, config.limits.runLeaseMs) ? unanswered(head.step) : []
+  return snapshotRun(config, body.threadId, randomId('run_'), threadAsAgUi(stored, head), runOutcome(config, waiting), request)
 }
 
 type Answered = ThreadChange & { readonly start?: RunStart; readonly answered?: readonly StoredInterrupt[] }
@@ -142,22 +197,29 @@ type Answered = ThreadChange & { readonly start?: RunStart; readonly answered?: 
  * approval checked against the interrupt's reviewers and recorded as a decision in the same
  * compare-and-set. It has a `start` (run `runId` claims the thread) when they complete the step.
  */
-function answersChange(config: ChatConfig, body: ResumeRequest, who: Answerer, runId: string): (head: ThreadHead) => Promise<Answered> {
+function answersChange(config: ChatConfig, body: ResumeRequest & AguiFields, who: Answerer, runId: string): (head: ThreadHead) => Promise<Answered> {
   const { runLeaseMs } = config.limits
   return async (head) => {
     const running = isRunning(head, runLeaseMs)
     const recovery = recoverLostRun(head, runLeaseMs, config.tools)
     const lost = recovery.step
-    if (!running && lost && lost.interrupts.length > 0 && unanswered(lost).length === 0) {
+    if (!running && lost && lost.interrupts.length > 0 && unanswered(lost).length === 0 && body.resume.length > 0) {
       checkReplay(head, lost, body.resume)
       return claimForResume(head, { runId, recovery, step: lost, now: Date.now() })
     }
-    const { step, drafts, grants } = await checkAnswers({ ...head, step: recovery.step }, body.resume, config.tools, config.limits, who)
+    const fromMessages = toolMessageAnswers(recovery.step, body.toolMessages ?? [], body.resume)
+    const all = [...body.resume, ...fromMessages.answers]
+    if (all.length === 0) throw new NothingAnswered()
+    const checked = await checkAnswers({ ...head, step: recovery.step }, all, config.tools, config.limits, who).catch((error: unknown) => {
+      throw atMessagePath(error, body.resume.length, fromMessages)
+    })
+    const { drafts, grants } = checked
+    const step = markAnsweredByMessage(checked.step, fromMessages)
     if (running) throw threadBusy()
     const chain = await chainDecisions(head.decisions, drafts)
     const decided = grants.length > 0 ? { ...chain, grants: [...(head.grants ?? []), ...grants] } : chain
     // The waits this request ends; a replay of a lost run's answers (above) ends none.
-    const ids = new Set(body.resume.map((answer) => answer.interruptId))
+    const ids = new Set(all.map((answer) => answer.interruptId))
     const answered = step.interrupts.filter((interrupt) => ids.has(interrupt.id))
     if (unanswered(step).length > 0) return { ...recordAnswers(head, { recovery, step, decided }), answered }
     return { ...claimForResume(head, { runId, recovery, step, decided, now: Date.now() }), answered }
@@ -175,6 +237,9 @@ export async function storeAnswers(config: ChatConfig, request: Request, body: R
 
 /** Thrown inside a thread update to leave the thread as it is. */
 class Unchanged extends Error {}
+
+/** An AG-UI input with no new message that answers nothing (thrown inside a thread update: nothing changes). */
+class NothingAnswered extends Error {}
 
 /**
  * Continues a turn whose run died (its process was killed) for a reader that attached to it: once

@@ -1,4 +1,4 @@
-import type { RunEvent, TokenUsage } from '../../protocol/events.ts'
+import type { AgUiMessage, RunEvent, TokenUsage, ToolResultMetadata } from '../../protocol/events.ts'
 import type { AgUiInterrupt, AgUiRunOutcome, RunOutcome, ToolInterrupt } from '../../protocol/interrupts.ts'
 import type { ThreadToolMessage } from '../../protocol/messages.ts'
 import type { ErrorCode } from '../../protocol/errors.ts'
@@ -18,6 +18,7 @@ export class RunEvents {
   readonly #sink: EventSink
   #seq = 0
   #ended = false
+  #snapshot = false
   /** The assistant message of the model step under way: its first text segment takes its id. */
   #step: { readonly messageId: string; segments: number } | undefined
   /** The text message open for deltas, if any. */
@@ -97,22 +98,19 @@ export class RunEvents {
   }
 
   result(result: ThreadToolMessage): void {
-    const { id: messageId, toolCallId, content, status, output, reason, edited, attachments, decision } = result
-    this.#emit({
-      type: 'TOOL_CALL_RESULT',
-      messageId,
-      toolCallId,
-      content,
-      role: 'tool',
-      metadata: {
-        status,
-        ...(status === 'success' ? { output } : {}),
-        ...(reason === undefined ? {} : { reason }),
-        ...(edited ? { edited } : {}),
-        ...(attachments ? { attachments } : {}),
-        ...(decision ? { decision } : {}),
-      },
-    })
+    const { id: messageId, toolCallId, content } = result
+    this.#emit({ type: 'TOOL_CALL_RESULT', messageId, toolCallId, content, role: 'tool', metadata: resultMetadata(result) })
+  }
+
+  /** The stored thread, for an AG-UI client that was behind it; only right after `started`. */
+  messagesSnapshot(messages: readonly AgUiMessage[]): void {
+    this.#snapshot = true
+    this.#emit({ type: 'MESSAGES_SNAPSHOT', messages })
+  }
+
+  /** The client was sent the stored thread: results already in it are not sent again, and none it lacks are held back. */
+  get snapshotSent(): boolean {
+    return this.#snapshot
   }
 
   finished(outcome: RunOutcome, usage?: TokenUsage): void {
@@ -155,6 +153,18 @@ export class RunEvents {
   #emit(event: RunEvent): void {
     if (this.#ended) return
     this.#sink(this.#timestamps ? Object.assign({}, event, { timestamp: Date.now() }) : event, ++this.#seq)
+  }
+}
+
+/** Toolgate's extensions of a result, in AG-UI's `metadata` (`TOOL_CALL_RESULT`, a snapshot's tool message). */
+export function resultMetadata({ status, output, reason, edited, attachments, decision }: ThreadToolMessage): ToolResultMetadata {
+  return {
+    status,
+    ...(status === 'success' ? { output } : {}),
+    ...(reason === undefined ? {} : { reason }),
+    ...(edited ? { edited } : {}),
+    ...(attachments ? { attachments } : {}),
+    ...(decision ? { decision } : {}),
   }
 }
 

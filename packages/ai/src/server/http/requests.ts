@@ -22,6 +22,21 @@ export interface AguiFields {
   readonly history?: readonly ClientHistoryMessage[]
   /** `RunAgentInput.tools`, as sent: only those the app accepts are read (see frontendTools.ts). */
   readonly declaredTools?: readonly unknown[]
+  /** The `tool` messages of `messages` before the new turn: answers to calls that wait for the browser, or history (claim/toolMessages.ts). */
+  readonly toolMessages?: readonly ToolResultMessage[]
+  /** `messages` ends with a `tool` message: the input means to answer something. */
+  readonly endsWithTool?: true
+  /** The client's id of its new user message: stored under it (when free), so client and thread agree. */
+  readonly messageId?: string
+}
+
+/** An AG-UI `tool` message as an answer: its result (`content`, read as JSON when it parses) or its `error`. */
+export interface ToolResultMessage {
+  /** Its index in `messages`, for the error's path. */
+  readonly index: number
+  readonly id: string | undefined
+  readonly toolCallId: string
+  readonly answer: { readonly output: unknown } | { readonly error: string }
 }
 
 /** Thread ids: letters, digits, `_`, `-`, `.`, `:`; at most this many characters. */
@@ -148,12 +163,46 @@ function parseRunAgentInput(body: Record<string, unknown>): ParsedRequest {
   const last: unknown = messages.at(-1)
   const text = isRecord(last) && last.role === 'user' ? userText(last.content, `messages[${messages.length - 1}].content`) : undefined
 
+  const before = text === undefined ? messages : messages.slice(0, -1)
+  const toolMessages = toolMessagesOf(before)
+  const aguiFields = { agui: true, history: clientHistoryOf(before), declaredTools, toolMessages } as const
   if (text !== undefined && answers.every((answer) => 'approved' in answer && !answer.approved)) {
     // Cancellations beside a new message: the new turn denies every open interrupt anyway.
-    return { threadId, message: text, agui: true, history: clientHistoryOf(messages.slice(0, -1)), declaredTools }
+    const messageId = isRecord(last) && typeof last.id === 'string' && last.id.length <= MAX_THREAD_ID_LENGTH && THREAD_ID.test(last.id) ? last.id : undefined
+    return { threadId, message: text, ...aguiFields, ...(messageId === undefined ? {} : { messageId }) }
   }
-  if (answers.length > 0) return { threadId, resume: answers, agui: true, history: clientHistoryOf(messages), declaredTools }
-  throw invalid('A run needs a new user message as the last of `messages`, or `resume` answers', 'messages')
+  // Without a new message, the input answers: `resume` entries, `tool` messages for frontend tool
+  // calls (which of them answer is known only against the thread), or nothing, when a client only
+  // asks where the thread stands (a reload, a reconnect): the claim tells these apart.
+  return { threadId, resume: answers, ...aguiFields, ...(isRecord(last) && last.role === 'tool' ? { endsWithTool: true as const } : {}) }
+}
+
+/** The `tool` messages among `messages`, each with the answer it would give. */
+function toolMessagesOf(messages: readonly unknown[]): ToolResultMessage[] {
+  return messages.flatMap((message, index): ToolResultMessage[] => {
+    if (!isRecord(message) || message.role !== 'tool') return []
+    const path = `messages[${index}]`
+    if (typeof message.toolCallId !== 'string' || message.toolCallId === '') throw invalid('A tool message needs its `toolCallId`', `${path}.toolCallId`)
+    if (message.error !== undefined && typeof message.error !== 'string') throw invalid('`error` must be a string', `${path}.error`)
+    const id = typeof message.id === 'string' ? message.id : undefined
+    if (typeof message.error === 'string') return [{ index, id, toolCallId: message.toolCallId, answer: { error: message.error } }]
+    const content = typeof message.content === 'string' ? message.content : Array.isArray(message.content) ? textOfParts(message.content) : undefined
+    if (content === undefined) throw invalid('A tool message needs `content`: a string or text parts', `${path}.content`)
+    return [{ index, id, toolCallId: message.toolCallId, answer: { output: jsonOrText(content) } }]
+  })
+}
+
+/** A tool's result as AG-UI carries it (structured data serialised into text): the JSON value when it is one, else the text. */
+function jsonOrText(content: string): unknown {
+  try {
+    return JSON.parse(content)
+  } catch {
+    return content
+  }
+}
+
+function textOfParts(parts: readonly unknown[]): string {
+  return parts.map((part) => (isRecord(part) && part.type === 'text' && typeof part.text === 'string' ? part.text : '')).join('')
 }
 
 function userText(content: unknown, path: string): string {
@@ -161,7 +210,7 @@ function userText(content: unknown, path: string): string {
     typeof content === 'string'
       ? content
       : Array.isArray(content)
-        ? content.map((part) => (isRecord(part) && part.type === 'text' && typeof part.text === 'string' ? part.text : '')).join('')
+        ? textOfParts(content)
         : undefined
   if (text === undefined || text.trim() === '') throw invalid('The user message needs text content', path)
   return text

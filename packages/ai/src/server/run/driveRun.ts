@@ -6,10 +6,11 @@ import type { RunStart } from '../thread/transitions.ts'
 import { inCallOrder, successResult, errorResult } from './results.ts'
 import { Run } from './Run.ts'
 import type { TokenUsage } from '../../protocol/events.ts'
-import type { RunOutcome } from '../../protocol/interrupts.ts'
+import { runOutcome } from '../agui/frontendTools.ts'
+import { sendSnapshot, threadAsAgUi } from '../agui/threadMessages.ts'
 import type { ThreadAssistantMessage, ThreadToolMessage } from '../../protocol/messages.ts'
 import { StoreConflictError, reportError, runErrorOf } from '../errors.ts'
-import { asked, rememberResolved, toWire, settleInterrupts } from './interrupts.ts'
+import { answeredByMessage, asked, rememberResolved, settleInterrupts } from './interrupts.ts'
 import { modelStep } from './modelStep.ts'
 import { executeToolCalls, planToolCalls, rerunPlan } from './toolCalls.ts'
 import { describeAttachment } from './attachments.ts'
@@ -20,17 +21,17 @@ import type { OpenStep, StoredInterrupt } from '../thread/threadStore.ts'
  * on interrupts, or reaches `maxSteps`. The run already holds its thread; whatever happens, it
  * releases it and leaves the stored thread consistent.
  */
-export async function driveRun(run: Run, start: RunStart): Promise<void> {
+export async function driveRun(run: Run, start: RunStart, snapshot?: readonly string[]): Promise<void> {
   const { events } = run
   events.started()
   try {
     await run.load()
-    for (const result of start.announced ?? []) events.result(result)
+    // An AG-UI client that was behind gets the stored thread first (results announced here are in it).
+    if (snapshot) sendSnapshot(events, threadAsAgUi(run.messages, run.head, start.message ? [start.message] : []), snapshot)
+    else for (const result of start.announced ?? []) events.result(result)
     const paused = await drive(run, start)
     await run.release()
-    const outcome: RunOutcome = paused
-      ? { type: 'interrupt', interrupts: paused.map((interrupt) => toWire(interrupt, run.config.tools)) }
-      : { type: 'success' }
+    const outcome = runOutcome(run.config, paused ?? [])
     const usage = usageOf(run)
     events.finished(outcome, usage)
     run.trace?.end({ outcome: paused ? 'interrupt' : run.signal.aborted ? 'stopped' : 'success', usage })
@@ -105,7 +106,8 @@ async function settleStep(run: Run, answered: OpenStep): Promise<StoredInterrupt
   const settlement = await settleInterrupts(answered.message, answered.interrupts, run.config.tools, 'resume', run.failures)
   const decided = decisionsOf(answered.interrupts)
   const settled = [...rerun.results, ...settlement.results].map((result) => withDecision(result, decided))
-  for (const result of settled) run.events.result(result)
+  const sent = run.events.snapshotSent ? new Set<string>() : answeredByMessage(answered.interrupts)
+  for (const result of settled) if (!sent.has(result.toolCallId)) run.events.result(result)
   const step: OpenStep = {
     ...answered,
     message: settlement.message,

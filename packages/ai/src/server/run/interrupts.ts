@@ -137,8 +137,8 @@ export async function settleInterrupts(
       plan.results.push(deniedResult(ref, SUPERSEDED_REASON, rejectMessageOf(entry?.tool, interrupt)))
     }
     else if (!entry) plan.results.push(errorResult(ref, `Tool "${interrupt.toolName}" is no longer available`))
-    else if (answer?.kind === 'error') plan.results.push(errorResult(ref, `Tool "${interrupt.toolName}" failed in the browser: ${answer.error}`))
-    else if (answer?.kind === 'output') plan.results.push(await clientResult(interrupt, entry.tool, answer.output, failures))
+    else if (answer?.kind === 'error') plan.results.push(keepId(errorResult(ref, `Tool "${interrupt.toolName}" failed in the browser: ${answer.error}`), answer.messageId))
+    else if (answer?.kind === 'output') plan.results.push(keepId(await clientResult(interrupt, entry.tool, answer.output, failures), answer.messageId))
     else if (answer?.kind === 'approval') {
       const edited = 'editedArgs' in answer && !deepEqual(answer.editedArgs, interrupt.input)
       const args = edited ? answer.editedArgs : interrupt.input
@@ -156,6 +156,16 @@ export async function settleInterrupts(
       ? message
       : { ...message, toolCalls: message.toolCalls.map((call) => (edits.has(call.id) ? { ...call, arguments: edits.get(call.id)! } : call)) }
   return { ...plan, message: edited }
+}
+
+/** A result answered by the client's own `tool` message keeps that message's id (see `StoredAnswer`). */
+function keepId(result: ThreadToolMessage, messageId: string | undefined): ThreadToolMessage {
+  return messageId === undefined ? result : { ...result, id: messageId }
+}
+
+/** The calls whose results the client sent as `tool` messages: it has them, so they are not streamed back. */
+export function answeredByMessage(interrupts: readonly StoredInterrupt[]): ReadonlySet<string> {
+  return new Set(interrupts.flatMap(({ toolCallId, answer }) => (answer && answer.kind !== 'approval' && answer.messageId !== undefined ? [toolCallId] : [])))
 }
 
 export function isExpired(interrupt: StoredInterrupt, now = Date.now()): boolean {

@@ -1,5 +1,6 @@
 import type { ThreadMessage } from '../../protocol/messages.ts'
-import type { ToolInterrupt } from '../../protocol/interrupts.ts'
+import type { RunOutcome } from '../../protocol/interrupts.ts'
+import type { AgUiMessage } from '../../protocol/events.ts'
 import { launchRun, runStreamResponse, type LiveStream } from '../events/liveStream.ts'
 import { RunEvents } from '../events/runEvents.ts'
 import type { ChatConfig } from '../options.ts'
@@ -24,6 +25,8 @@ export interface ClaimedRun {
   readonly messages?: readonly ThreadMessage[]
   readonly context: unknown
   readonly start: RunStart
+  /** The run begins with `MESSAGES_SNAPSHOT`: its AG-UI client's `messages` were behind the thread. These are the ids it holds. */
+  readonly snapshot?: readonly string[]
 }
 
 /** Starts a claimed run and streams its events to the request that claimed it. A client that disconnects only detaches; `stop` ends the run. */
@@ -37,13 +40,27 @@ export function startDetachedRun(config: ChatConfig, claimed: ClaimedRun): void 
 }
 
 /** A resume that leaves interrupts open, for an AG-UI client (it reads events, not a 202 body): a run that starts and pauses again on what is left. */
-export function pausedRun(config: ChatConfig, threadId: string, runId: string, interrupts: ToolInterrupt[], request: Request): Response {
+export function pausedRun(config: ChatConfig, threadId: string, runId: string, outcome: RunOutcome, request: Request): Response {
   return runStreamResponse(
     (live) =>
       launchRun(config.eventLog, runId, live, async (sink) => {
         const events = new RunEvents(threadId, runId, sink, { timestamps: config.devtools !== undefined })
         events.started()
-        events.finished({ type: 'interrupt', interrupts })
+        events.finished(outcome)
+      }),
+    request,
+  )
+}
+
+/** A run that only tells an AG-UI client where the thread stands: the stored thread, then what waits. */
+export function snapshotRun(config: ChatConfig, threadId: string, runId: string, messages: readonly AgUiMessage[], outcome: RunOutcome, request: Request): Response {
+  return runStreamResponse(
+    (live) =>
+      launchRun(config.eventLog, runId, live, async (sink) => {
+        const events = new RunEvents(threadId, runId, sink, { timestamps: config.devtools !== undefined })
+        events.started()
+        events.messagesSnapshot(messages)
+        events.finished(outcome)
       }),
     request,
   )
@@ -65,7 +82,7 @@ function launch(config: ChatConfig, claimed: ClaimedRun, live: LiveStream | unde
   launchRun(config.eventLog, runId, live, async (sink) => {
     const events = new RunEvents(head.id, runId, sink, { timestamps: config.devtools !== undefined })
     try {
-      await driveRun(new Run({ config, runId, context, events, abort, head, trace, ...(messages ? { messages } : {}) }), start)
+      await driveRun(new Run({ config, runId, context, events, abort, head, trace, ...(messages ? { messages } : {}) }), start, claimed.snapshot)
     } finally {
       config.liveRuns.delete(runId)
     }

@@ -10,7 +10,11 @@ import type { AttachmentStore } from '../run/attachments.ts'
  * and append to a list (a Map, Redis, a SQL table) implements it. Everything is plain JSON.
  */
 
-/** An answer as stored on its interrupt until every interrupt of the step is answered. */
+/**
+ * An answer as stored on its interrupt until every interrupt of the step is answered. `messageId`: the answer came as an AG-UI `tool` message (a frontend tool's
+ * result), whose id the stored result keeps; the client holds that message already, so no
+ * TOOL_CALL_RESULT repeats it.
+ */
 export type StoredAnswer =
   | {
       readonly kind: 'approval'
@@ -20,8 +24,8 @@ export type StoredAnswer =
       /** Who decided, as the decision record says; streamed on the call once it settles. */
       readonly decision?: DecisionSummary
     }
-  | { readonly kind: 'output'; readonly output: unknown }
-  | { readonly kind: 'error'; readonly error: string }
+  | { readonly kind: 'output'; readonly output: unknown; readonly messageId?: string }
+  | { readonly kind: 'error'; readonly error: string; readonly messageId?: string }
 
 /** An interrupt as the thread stores it: the wire interrupt, and its answer once given (it stays here, answered, until its step settles). */
 export interface StoredInterrupt extends ToolInterrupt {

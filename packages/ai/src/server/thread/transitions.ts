@@ -1,6 +1,6 @@
 import type { ThreadMessage, ThreadToolMessage, ThreadUserMessage } from '../../protocol/messages.ts'
 import { inCallOrder } from '../run/results.ts'
-import { rememberResolved } from '../run/interrupts.ts'
+import { answeredByMessage, rememberResolved } from '../run/interrupts.ts'
 import type { Recovery } from './recovery.ts'
 import type { ThreadChange } from './thread.ts'
 import type { ActiveRun, DecisionTip, OpenStep, ThreadHead } from './threadStore.ts'
@@ -70,7 +70,9 @@ export function claimForMessage(
   const { runId, user, by, recovery, superseded, now } = input
   const { step } = recovery
   const settled = superseded?.results ?? []
-  const announced = [...recovery.results, ...settled]
+  // Results the client sent as `tool` messages it holds already: not streamed back.
+  const sent = answeredByMessage(step?.interrupts ?? [])
+  const announced = [...recovery.results, ...settled.filter((result) => !sent.has(result.toolCallId))]
   const resolvedInterruptIds = step ? rememberResolved(head.resolvedInterruptIds, step.interrupts) : undefined
   const { rerun } = recovery
   if (step && rerun.length > 0) {
