@@ -24,6 +24,15 @@ function assistant(page: Page) {
 }
 
 test.describe('CopilotKit v2 CopilotChat', () => {
+  // A run CopilotKit refuses (a schema it does not know, a failed request) shows only in the console.
+  let errors: string[] = []
+  test.beforeEach(({ page }) => {
+    errors = []
+    page.on('console', (message) => void (message.type() === 'error' && errors.push(message.text())))
+    page.on('pageerror', (error) => void errors.push(error.message))
+  })
+  test.afterEach(() => expect(errors).toEqual([]))
+
   test('a turn and a server tool', async ({ page }) => {
     await page.goto(page_)
     await send(page, 'hello')
@@ -65,5 +74,55 @@ test.describe('CopilotKit v2 CopilotChat', () => {
     await idle(page)
     expect((await outbox(page)).filter((email) => email.to === to)).toEqual([])
   })
-})
 
+  test('a frontend tool through useFrontendTool: the page runs it, the server continues the turn with its result', async ({ page }) => {
+    await page.goto(page_)
+    await send(page, 'make the background teal')
+    await expect(page.locator('body')).toHaveAttribute('data-background', 'teal')
+    await expect(assistant(page).last()).toContainText('The background is teal now.')
+    await expect(page.locator('[data-testid=tool][data-tool=set_background]')).toHaveAttribute('data-state', 'complete')
+    await idle(page)
+  })
+
+  test('a frontend tool through useHumanInTheLoop: the person answers, the server continues with the answer', async ({ page }) => {
+    await page.goto(page_)
+    await send(page, 'plan the launch')
+    const confirm = page.getByRole('group', { name: 'Confirm the plan' })
+    await expect(confirm).toContainText('Freeze the code on Monday, ship on Friday')
+    await confirm.getByRole('button', { name: 'Confirm' }).click()
+    await expect(assistant(page).last()).toContainText('Going ahead: code freeze on Monday, launch on Friday.')
+    await expect(confirm).toHaveAttribute('data-state', 'complete')
+    await idle(page)
+    // The turn goes on: the next message is answered on the same thread.
+    await send(page, 'hello')
+    await expect(assistant(page).last()).toContainText('Hello! I am the scripted demo model')
+    await idle(page)
+  })
+
+  test('a reload shows the thread (its server tool and approval included), and the chat goes on', async ({ page }) => {
+    const to = `cy-ck-${Date.now()}@example.com`
+    await page.goto(page_)
+    await send(page, 'weather in Paris')
+    await expect(assistant(page).last()).toContainText('Paris: 18°C and sunny.')
+    await send(page, `email ${to} about plans`)
+    await page.getByRole('group', { name: 'Approve send_email' }).getByRole('button', { name: 'Approve' }).click()
+    await expect(assistant(page).last()).toContainText(`Sent the email to ${to} with the subject "plans".`)
+    await idle(page)
+    const users = await page.getByTestId('copilot-user-message').allInnerTexts()
+    const replies = await assistant(page).allInnerTexts()
+
+    await page.reload()
+    await expect(page.getByTestId('copilot-user-message')).toHaveCount(2)
+    expect(await page.getByTestId('copilot-user-message').allInnerTexts()).toEqual(users)
+    await expect(assistant(page).last()).toContainText(`Sent the email to ${to} with the subject "plans".`)
+    expect(await assistant(page).allInnerTexts()).toEqual(replies)
+    await expect(page.locator('[data-testid=tool][data-tool=get_weather]')).toHaveAttribute('data-state', 'complete')
+    await idle(page)
+
+    await send(page, 'hello')
+    await expect(assistant(page).last()).toContainText('Hello! I am the scripted demo model')
+    await idle(page)
+    await expect(page.getByTestId('copilot-user-message')).toHaveCount(3)
+    expect((await outbox(page)).filter((email) => email.to === to)).toHaveLength(1)
+  })
+})

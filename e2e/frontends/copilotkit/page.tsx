@@ -10,6 +10,7 @@ import {
   useFrontendTool,
   useHumanInTheLoop,
   useInterrupt,
+  type RunAgentInput,
 } from '@copilotkit/react-core/v2'
 import '@copilotkit/react-core/v2/styles.css'
 import { z } from 'zod'
@@ -28,8 +29,44 @@ function threadIdOfPage(): string {
   return id
 }
 
+/**
+ * CopilotKit connects the agent when the chat mounts (`connectAgent`), and `HttpAgent` leaves
+ * `connect` unimplemented: sending the thread's input with nothing new, the server answers with the
+ * stored thread (`MESSAGES_SNAPSHOT`) and what still waits, so a reload shows the conversation.
+ */
+class ToolgateAgent extends HttpAgent {
+  protected override connect(input: RunAgentInput) {
+    return this.run(input)
+  }
+}
+
+/**
+ * CopilotKit 1.74 ships `@ag-ui/client` 0.0.59, whose schema of `RUN_FINISHED` predates AG-UI 1.0's
+ * `outcome.pendingToolCallIds` (the frontend calls a run leaves to the client) and refuses the whole
+ * run over it. This fetch drops the field from the stream before the client parses it; CopilotKit
+ * finds the calls its frontend tools must answer by itself.
+ */
+async function fetchForAgUi0(url: string, init: RequestInit): Promise<Response> {
+  const response = await fetch(url, init)
+  if (!response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) return response
+  let buffered = ''
+  const lines = new TransformStream<string, string>({
+    transform(chunk, controller) {
+      buffered += chunk
+      const end = buffered.lastIndexOf('\n') + 1
+      controller.enqueue(buffered.slice(0, end).replace(/,"pendingToolCallIds":\[[^\]]*\]/g, ''))
+      buffered = buffered.slice(end)
+    },
+    flush(controller) {
+      controller.enqueue(buffered)
+    },
+  })
+  const body = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(lines).pipeThrough(new TextEncoderStream())
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
+}
+
 const threadId = threadIdOfPage()
-const agent = new HttpAgent({ url: '/api/chat', threadId })
+const agent = new ToolgateAgent({ url: '/api/chat', threadId, fetch: fetchForAgUi0 })
 
 /** What Toolgate puts in an approval interrupt's `metadata` (see the protocol README). */
 interface ApprovalMetadata {
@@ -56,31 +93,32 @@ function Tools() {
     render: ({ interrupt, resolve }) => <Approval interrupt={interrupt} resolve={resolve} />,
   })
 
-  // A frontend tool: the page runs it and CopilotKit sends its result back.
+  // A frontend tool (accepted by the server's `frontendTools`): the page runs it and CopilotKit sends
+  // its result back as a `tool` message.
   useFrontendTool({
-    name: 'set_theme',
-    description: 'Switch the page between light and dark',
-    parameters: z.object({ theme: z.enum(['light', 'dark']) }),
-    handler: async ({ theme }) => {
-      document.documentElement.dataset.theme = theme
-      return { theme }
+    name: 'set_background',
+    description: "Change the page's background color",
+    parameters: z.object({ color: z.string() }),
+    handler: async ({ color }) => {
+      document.body.dataset.background = color
+      return { color }
     },
   })
 
-  // A frontend tool that waits for the person: its result is what they pick.
+  // A frontend tool that waits for the person: its result is their answer.
   useHumanInTheLoop({
-    name: 'ask_user',
-    description: 'Ask the user to choose between options; waits for their answer',
-    parameters: z.object({ question: z.string(), options: z.array(z.string()) }),
-    render: ({ args, status, respond, result }) => (
-      <div role="group" aria-label="Question" data-testid="question" data-state={status}>
-        <p>{args.question}</p>
-        {args.options?.map((option) => (
-          <button key={option} disabled={!respond} onClick={() => void respond?.({ choice: option })}>
-            {option}
-          </button>
-        ))}
-        {result !== undefined && <pre data-testid="answer">{result}</pre>}
+    name: 'confirm_plan',
+    description: 'Ask the user to confirm a plan before going ahead',
+    parameters: z.object({ plan: z.string() }),
+    render: ({ args, status, respond }) => (
+      <div role="group" aria-label="Confirm the plan" data-testid="confirm" data-state={status}>
+        <p>{args.plan}</p>
+        <button disabled={!respond} onClick={() => void respond?.({ confirmed: true })}>
+          Confirm
+        </button>
+        <button disabled={!respond} onClick={() => void respond?.({ confirmed: false })}>
+          Reject
+        </button>
       </div>
     ),
   })
