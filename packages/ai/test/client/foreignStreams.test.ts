@@ -89,6 +89,28 @@ describe('ChatClient reads other AG-UI servers', () => {
     ])
   })
 
+  it('AG-UI 1.0 catch-up and frontend calls: MESSAGES_SNAPSHOT is skipped, a success with pendingToolCallIds ends the run', async () => {
+    const client = clientOf(() =>
+      sse([
+        { type: 'RUN_STARTED', threadId: 't1', runId: 'r1' },
+        { type: 'MESSAGES_SNAPSHOT', messages: [{ id: 'u0', role: 'user', content: 'earlier' }] },
+        { type: 'TOOL_CALL_START', toolCallId: 'c1', toolCallName: 'confirm_plan', parentMessageId: 'm1' },
+        { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '{"plan":"x"}' },
+        { type: 'TOOL_CALL_END', toolCallId: 'c1' },
+        { type: 'RUN_FINISHED', threadId: 't1', runId: 'r1', outcome: { type: 'success', pendingToolCallIds: ['c1'] } },
+      ]),
+    )
+    await client.send('plan it')
+    const state = client.getSnapshot()
+    expect(state.error).toBeUndefined()
+    expect(state.status).toBe('idle')
+    // The snapshot restates a thread this client reads itself; the frontend call stays waiting for its result.
+    expect(summary(state)).toEqual([
+      { role: 'user', parts: ['plan it'] },
+      { role: 'assistant', parts: [{ tool: 'confirm_plan', state: 'input-available', input: { plan: 'x' }, output: undefined, error: undefined }] },
+    ])
+  })
+
   it('an interrupt in AG-UI terms only (no tool name or input at the top): the call it names asks for approval', async () => {
     const client = clientOf(() =>
       sse([

@@ -17,6 +17,11 @@ const tools = [confirm]
 
 const model = scriptedModel(
   [
+    {
+      when: 'both',
+      call: () => [{ tool: 'transfer_money', input: { to: 'Bob', amount: 500 } }, { tool: 'confirm_plan', input: { plan: 'pay Bob' } }],
+      then: (results) => results.map((r) => `${r.tool}: ${r.ok ? JSON.stringify(r.output) : r.content}`).join('; '),
+    },
     { when: 'plan', call: () => ({ tool: 'confirm_plan', input: { plan: 'ship friday' } }), then: ([r]) => (r.ok ? `Confirmed: ${JSON.stringify(r.output)}` : `Not confirmed: ${r.content}`) },
     { when: 'where', call: () => ({ tool: 'get_location' }), then: ([r]) => (r.ok ? `You are in ${JSON.stringify(r.output)}.` : `No location: ${r.content}`) },
     { when: 'pay', call: () => ({ tool: 'transfer_money', input: { to: 'Bob', amount: 500 } }), then: ([r]) => (r.ok ? 'Paid.' : `Not paid: ${r.content}`) },
@@ -45,11 +50,11 @@ interface Finished {
   interrupts?: { id: string; toolCallId?: string }[]
 }
 
-async function run(agent: HttpAgent, text?: string) {
+async function run(agent: HttpAgent, text?: string, resume?: RunAgentInput['resume']) {
   if (text !== undefined) agent.addMessage({ id: `u-${agent.messages.length}`, role: 'user', content: text })
   const events: BaseEvent[] = []
   let finished: Finished | undefined
-  await agent.runAgent({ tools }, {
+  await agent.runAgent({ tools, ...(resume ? { resume } : {}) }, {
     onEvent: ({ event }) => {
       const checked = EventSchemas.safeParse(event)
       expect(checked.success, JSON.stringify(event)).toBe(true)
@@ -171,12 +176,21 @@ describe('frontend tools, AG-UI 1.0 style (the stock HttpAgent)', () => {
     expect(await server.get(other.threadId)).toEqual(settled)
   })
 
-  it('keeps approvals as interrupts, answered through resume', async () => {
+  it('keeps approvals as interrupts: a step with both asks for the approval first, then names the frontend call', async () => {
     const server = await setUp()
     const agent = new HttpAgent({ url: server.url, threadId: newThread() })
-    const paused = await run(agent, 'pay Bob')
-    expect(paused.finished?.outcome).toBe('interrupt')
+    const paused = await run(agent, 'both at once')
+    expect(paused.finished).toMatchObject({ outcome: 'interrupt', interrupts: [{ reason: 'tool_approval', metadata: { toolName: 'transfer_money' } }] })
     expect(agent.pendingInterrupts).toHaveLength(1)
+    const approved = await run(agent, undefined, [{ interruptId: paused.finished!.interrupts![0]!.id, status: 'resolved', payload: { approved: true } }])
+    expect(approved.types).toEqual(['RUN_STARTED', 'RUN_FINISHED'])
+    const frontendCall = approved.finished!.pendingToolCallIds!
+    expect(frontendCall).toHaveLength(1)
+    expect(transfers).toEqual([]) // the step settles once every call has its answer
+    answer(agent, frontendCall[0]!, '"confirmed"')
+    const done = await run(agent)
+    expect(transfers).toEqual([{ to: 'Bob', amount: 500 }])
+    expect(done.text).toBe('transfer_money: {"receipt":"r"}; confirm_plan: "confirmed"')
   })
 })
 

@@ -35,9 +35,8 @@ import type { StoredInterrupt } from '../thread/threadStore.ts'
 export async function startTurn(config: ChatConfig, request: Request, body: MessageRequest & AguiFields): Promise<Response> {
   const runId = randomId('run_')
   const { threadId: existing } = body
-  const stored = existing === undefined || !body.messageId ? undefined : await config.store.head(existing)
-  const user: ThreadUserMessage = { role: 'user', id: await userMessageId(config, stored, body.messageId), content: body.message }
-  const userBytes = messageBytes(user)
+  const fresh: ThreadUserMessage = { role: 'user', id: randomId('msg_'), content: body.message }
+  const userBytes = messageBytes(fresh)
   const { maxMessageBytes, maxThreadBytes, maxThreadMessages, runLeaseMs } = config.limits
   if (userBytes > maxMessageBytes) throw messageTooLarge(userBytes, maxMessageBytes, 'message')
 
@@ -51,6 +50,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     await authorizeThread(config, request, threadId, 'create')
     if (body.history) await checkClientHistory(config, undefined, body.history)
     const context = await config.resolveContext(request)
+    const user = body.messageId === undefined ? fresh : { ...fresh, id: body.messageId }
     const claim = claimNewThread({ runId, user, by, now: Date.now() })
     const head = await commitChange(config.store, newHead(threadId), claim)
     if (!head) throw new HttpError(409, 'VERSION_CONFLICT', 'A thread with this id already exists')
@@ -60,6 +60,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
   const current = await loadHead(config, request, existing, 'write')
   const history = readAlong(config, current)
   const snapshot = body.history ? await checkClientHistory(config, current, body.history) : false
+  const user = await withClientId(fresh, body.messageId, current, history)
   const context = await config.resolveContext(request)
   const claimed = await updateThread(config.store, existing, async (head) => {
     if (isRunning(head, runLeaseMs)) throw threadBusy()
@@ -97,12 +98,18 @@ function heldIds(body: AguiFields, userId?: string): string[] {
   return userId !== undefined && userId === body.messageId ? [...ids, userId] : ids
 }
 
-/** An AG-UI client's id for its new message, unless the thread holds a message by that id already. */
-async function userMessageId(config: ChatConfig, head: ThreadHead | undefined, wanted: string | undefined): Promise<string> {
-  if (wanted === undefined) return randomId('msg_')
-  if (!head) return wanted
-  const messages = [...(await loadMessages(config.store, head)), ...(head.step ? [head.step.message, ...head.step.results] : [])]
-  return messages.some((message) => message.id === wanted) ? randomId('msg_') : wanted
+/** The new message under its AG-UI client's id, unless the thread (as read alongside) holds a message by that id already. */
+async function withClientId(
+  user: ThreadUserMessage,
+  wanted: string | undefined,
+  head: ThreadHead,
+  history: Promise<readonly ThreadMessage[] | undefined>,
+): Promise<ThreadUserMessage> {
+  if (wanted === undefined) return user
+  const stored = await history
+  if (!stored) return user
+  const taken = [...stored, ...(head.step ? [head.step.message, ...head.step.results] : [])].some((message) => message.id === wanted)
+  return taken ? user : { ...user, id: wanted }
 }
 
 /** `step` with the answers the request's `tool` messages give (none: `step` as it is). */
