@@ -2,6 +2,8 @@ import { defineConfig, devices } from '@playwright/test'
 import { AIMOCK_PORT, PROVIDER_DEMOS } from './providers/demos.ts'
 import { REDIS_PORT, SHARED_DEMOS } from './instances.ts'
 import { AI_SDK_PAGE_PORT } from './frontends/ai-sdk/port.ts'
+import { COPILOTKIT_PAGE_PORT } from './frontends/copilotkit/port.ts'
+import { TANSTACK_PAGE_PORT } from './frontends/tanstack/port.ts'
 import { chromium } from './chromium.ts'
 
 const port = Number(process.env.E2E_PORT ?? 4310)
@@ -47,14 +49,19 @@ export default defineConfig({
       reuseExistingServer: !process.env.CI,
       timeout: 60_000,
     })),
-    // A page on the AI SDK's own useChat (tests/aiSdk.spec.ts), against the demo's server.
-    {
-      command: 'npx vite build --config frontends/ai-sdk/vite.config.ts --logLevel warn && npx vite preview --config frontends/ai-sdk/vite.config.ts',
-      url: `http://127.0.0.1:${AI_SDK_PAGE_PORT}/`,
+    // Pages on other frontends' own packages, against the demo's server: the AI SDK's useChat
+    // (tests/aiSdk.spec.ts), CopilotKit v2 (tests/copilotkit.spec.ts), TanStack AI's useChat (tests/tanstack.spec.ts).
+    ...[
+      { dir: 'ai-sdk', port: AI_SDK_PAGE_PORT },
+      { dir: 'copilotkit', port: COPILOTKIT_PAGE_PORT },
+      { dir: 'tanstack', port: TANSTACK_PAGE_PORT },
+    ].map(({ dir, port: pagePort }) => ({
+      command: `npx vite build --config frontends/${dir}/vite.config.ts --logLevel warn && npx vite preview --config frontends/${dir}/vite.config.ts`,
+      url: `http://127.0.0.1:${pagePort}/`,
       env: { E2E_PORT: String(port) },
       reuseExistingServer: !process.env.CI,
       timeout: 120_000,
-    },
+    })),
     // Two instances on one Redis (tests/instances.spec.ts): Debian's redis-server, in memory only.
     { command: `redis-server --port ${REDIS_PORT} --bind 127.0.0.1 --save "" --appendonly no`, port: REDIS_PORT, reuseExistingServer: !process.env.CI, timeout: 30_000 },
     ...SHARED_DEMOS.map((demo) => ({

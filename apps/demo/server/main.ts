@@ -28,6 +28,9 @@ const chat = toNodeHandler(
   createChatHandler({
     model,
     tools: chatTools,
+    // AG-UI frontend tools a page may declare and run itself (CopilotKit's useFrontendTool and
+    // useHumanInTheLoop in e2e/frontends/copilotkit/); the demo's own UI declares none.
+    frontendTools: ['set_background', 'confirm_plan'],
     store,
     identify: personOf,
     reviewLinks: { secret: process.env.REVIEW_LINK_SECRET ?? 'toolgate-demo-review-secret-not-for-production', url: (token) => `/review?token=${token}` },

@@ -160,6 +160,21 @@ const rules: ScriptRule<Tools>[] = [
         ? `Transferred ${result.output.transferred} EUR to ${result.output.to}.`
         : `The transfer did not happen (${result.status}): ${result.content}`,
   },
+  // The AG-UI frontend tools the server accepts from a page that declares them (main.ts, `frontendTools`):
+  // the page runs them (e2e/frontends/copilotkit/). A page that declares none gets an unknown-tool error.
+  {
+    when: /\b(?:make|set|change) the background (?:to )?(\w+)/i,
+    call: (match) => ({ tool: 'set_background', input: { color: match[1]!.toLowerCase() } }),
+    then: ([result]) => (result.ok ? `The background is ${(result.output as { color?: string }).color} now.` : `I could not change the background: ${result.content}`),
+  },
+  {
+    when: /\bplan the launch\b/i,
+    call: () => ({ tool: 'confirm_plan', input: { plan: 'Freeze the code on Monday, ship on Friday' } }),
+    then: ([result]) => {
+      if (!result.ok) return `No plan: ${result.content}`
+      return (result.output as { confirmed?: boolean }).confirmed ? 'Going ahead: code freeze on Monday, launch on Friday.' : 'Okay, the plan is off.'
+    },
+  },
   { when: /\b(long story|tell me a story)\b/i, reply: LONG_STORY },
   { when: /^\s*(hi|hello|hey)\b/i, reply: 'Hello! I am the scripted demo model. Ask me about the weather, or to send an email.' },
 ]

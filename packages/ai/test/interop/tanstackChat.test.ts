@@ -102,14 +102,31 @@ describe("TanStack AI's ChatClient at the chat endpoint (?client=tanstack)", () 
     expect(onError).not.toHaveBeenCalled()
   })
 
-  it('hydrates a finished thread with tool results as parts', async () => {
+  it('hydrates a finished thread with tool results as parts, one assistant message per turn as the live client built it', async () => {
     const server = await setUp()
     const threadId = newThread()
-    await new ChatClient({ connection: connection(server), threadId }).sendMessage('weather please')
+    const live = new ChatClient({ connection: connection(server), threadId })
+    await live.sendMessage('weather please')
     const reloaded = new ChatClient({ connection: connection(server), threadId, persistence: true })
     reloaded.attach()
     await vi.waitFor(() => expect(textOf(reloaded.getMessages())).toBe('It is {"city":"Oslo","tempC":4}.'))
     expect(toolCallPart(reloaded.getMessages(), 'get_weather')).toMatchObject({ state: 'complete', output: { city: 'Oslo', tempC: 4 } })
+    const shape = (messages: readonly UIMessage[]) => messages.map((m) => [m.role, m.parts.map((p) => p.type)])
+    expect(shape(reloaded.getMessages())).toEqual(shape(live.getMessages()))
+    // The hydrated history agrees with the stored thread: the next turn is accepted.
+    await reloaded.sendMessage('weather again')
+    expect(reloaded.getError()).toBeUndefined()
+    expect(reloaded.getMessages().map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
+    expect(textOf(reloaded.getMessages().slice(2))).toBe('It is {"city":"Oslo","tempC":4}.')
+  })
+
+  it('takes the next turn after a turn with a tool call: its history holds the turn as one message', async () => {
+    const server = await setUp()
+    const client = new ChatClient({ connection: connection(server), threadId: newThread() })
+    await client.sendMessage('weather please')
+    await client.sendMessage('weather again')
+    expect(client.getError()).toBeUndefined()
+    expect(textOf(client.getMessages().slice(2))).toBe('It is {"city":"Oslo","tempC":4}.')
   })
 
   it('rejoins a run still streaming after a reload, from its start', async () => {

@@ -78,6 +78,7 @@ function compare(
     else if (message.role === 'tool') results.set(message.toolCallId, message)
     else userTexts.push(message.content)
   }
+  const turns = turnsOf(stored)
   let behind = false
   const seen = new Set<string>() // stored assistant ids and answered call ids the client has
   let nextUser = 0 // user messages must appear in the stored order (some may be left out)
@@ -89,13 +90,17 @@ function compare(
     } else if (message.role === 'assistant') {
       const known = message.id === undefined ? undefined : assistants.get(message.id)
       if (!known) return { message, why: 'The server never sent this assistant message (unknown `id`)' }
-      seen.add(known.id)
-      if (message.text !== undefined && message.text !== '' && message.text !== known.content) {
+      // A client may hold a turn's steps as one message (TanStack AI does): under the id of one of
+      // them, with the texts of consecutive steps joined, and their calls.
+      const steps = stepsHeld(turns.get(known.id)!, known, message) ?? [known]
+      for (const step of steps) seen.add(step.id)
+      const content = steps.map((step) => step.content).join('')
+      if (message.text !== undefined && message.text !== '' && message.text !== content) {
         // The client lost the end of the stream: what it has is the start of the stored reply.
-        if (!known.content.startsWith(message.text)) return { message, why: 'The assistant message differs from the stored one' }
+        if (!content.startsWith(message.text)) return { message, why: 'The assistant message differs from the stored one' }
         behind = true
       }
-      const calls = new Set(known.toolCalls.map((call) => call.id))
+      const calls = new Set(steps.flatMap((step) => step.toolCalls.map((call) => call.id)))
       if (message.toolCallIds.some((id) => !calls.has(id))) return { message, why: 'The assistant message has tool calls the stored one does not' }
       if (message.toolCallIds.length < calls.size) behind = true
     } else {
@@ -109,6 +114,39 @@ function compare(
   }
   const missing = [...assistants.keys()].some((id) => !seen.has(id)) || [...results.keys()].some((id) => !seen.has(`call:${id}`))
   return { behind: behind || missing || (history.length === 0 && stored.length > 0) }
+}
+
+type StoredAssistant = ThreadMessage & { role: 'assistant' }
+
+/** Each stored assistant message's turn: the assistant messages between two user messages. */
+function turnsOf(stored: readonly ThreadMessage[]): Map<string, readonly StoredAssistant[]> {
+  const turns = new Map<string, StoredAssistant[]>()
+  let turn: StoredAssistant[] = []
+  for (const message of stored) {
+    if (message.role === 'user') turn = []
+    if (message.role !== 'assistant') continue
+    turn.push(message)
+    turns.set(message.id, turn)
+  }
+  return turns
+}
+
+/**
+ * The consecutive steps of `turn`, `step` among them, that the client's message holds whole: their
+ * texts joined are its text and their calls its calls. Fewest steps first; none when no run of
+ * steps matches (the message is then compared with `step` alone).
+ */
+function stepsHeld(turn: readonly StoredAssistant[], step: StoredAssistant, message: ClientHistoryMessage): readonly StoredAssistant[] | undefined {
+  const at = turn.indexOf(step)
+  for (let length = 1; length <= turn.length; length++) {
+    for (let from = Math.max(0, at - length + 1); from <= at && from + length <= turn.length; from++) {
+      const steps = turn.slice(from, from + length)
+      const calls = steps.flatMap((each) => each.toolCalls.map((call) => call.id))
+      const text = steps.map((each) => each.content).join('')
+      if ((message.text === undefined || message.text === '' || message.text === text) && calls.length === message.toolCallIds.length && message.toolCallIds.every((id) => calls.includes(id))) return steps
+    }
+  }
+  return undefined
 }
 
 function textOf(content: unknown): string | undefined {

@@ -3,7 +3,7 @@ import { toTanStackInterrupt } from './tanStackInterrupts.ts'
 
 // `useChat({ persistence: true, threadId })` hydrates from `GET ?threadId=` and reads
 // `{ messages: UIMessage[], activeRun, interrupts, page? }`: TanStack's UI messages hold `parts`,
-// and a tool's result is a part of the assistant message that made the call.
+// a tool's result is a part of the assistant message that made the call, and a turn's steps are one message.
 
 type Part = Record<string, unknown>
 interface TanStackUIMessage {
@@ -44,7 +44,11 @@ export function toTanStackThread(snapshot: ThreadSnapshot): TanStackThread {
         calls.set(call.id, part)
         parts.push(part)
       }
-      messages.push({ id: message.id, role: 'assistant', parts })
+      // One turn is one assistant UIMessage, as TanStack's client builds it live: the steps after a
+      // tool's result join the message that made the call.
+      const last = messages.at(-1)
+      if (last?.role === 'assistant') last.parts.push(...parts)
+      else messages.push({ id: message.id, role: 'assistant', parts })
     } else {
       const failed = message.status !== 'success'
       const call = calls.get(message.toolCallId)

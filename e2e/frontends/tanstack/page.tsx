@@ -1,0 +1,72 @@
+import { useState } from 'react'
+import { createRoot } from 'react-dom/client'
+import { fetchServerSentEvents, useChat } from '@tanstack/ai-react'
+
+// TanStack AI's own `useChat` on the demo's server, wired as the guide says
+// (docs/existing-frontends.md): its stock SSE connection at `?client=tanstack`, the thread id in the
+// URL and `persistence: true`, so a reload reads the thread from the server and rejoins a run.
+// Only TanStack's API is used; nothing of Toolgate's client.
+
+function threadIdOfPage(): string {
+  const url = new URL(location.href)
+  const id = url.searchParams.get('thread') ?? `tanstack-${crypto.randomUUID()}`
+  if (!url.searchParams.has('thread')) {
+    url.searchParams.set('thread', id)
+    history.replaceState(null, '', url)
+  }
+  return id
+}
+
+const threadId = threadIdOfPage()
+const connection = fetchServerSentEvents('/api/chat?client=tanstack')
+
+function Chat() {
+  const { messages, sendMessage, addToolApprovalResponse, interrupts, status, error } = useChat({ connection, threadId, persistence: true })
+  const [text, setText] = useState('')
+  return (
+    <main data-testid="chat" data-status={status}>
+      <h1>TanStack AI useChat</h1>
+      {messages.map((message) => (
+        <section key={message.id} data-testid="message" data-role={message.role}>
+          {message.parts.map((part, index) => {
+            if (part.type === 'text') return <p key={index} data-testid="text">{part.content}</p>
+            if (part.type !== 'tool-call') return null
+            // The interrupt behind the approval (its id is the approval's): the policy's reason is its `message`.
+            const interrupt = interrupts.find((each) => each.id === part.approval?.id)
+            return (
+              <div key={index} data-testid="tool" data-tool={part.name} data-state={part.state}>
+                <code>
+                  {part.name} {part.arguments}
+                </code>
+                {part.output !== undefined && <pre data-testid="output">{JSON.stringify(part.output)}</pre>}
+                {part.state === 'approval-requested' && part.approval && (
+                  <div role="group" aria-label={`Approve ${part.name}`}>
+                    <p data-testid="approval-reason">{interrupt?.message}</p>
+                    <button onClick={() => void addToolApprovalResponse({ id: part.approval!.id, approved: true })}>Approve</button>
+                    <button onClick={() => void addToolApprovalResponse({ id: part.approval!.id, approved: false })}>Deny</button>
+                  </div>
+                )}
+              </div>
+            )
+          })}
+        </section>
+      ))}
+      {error && <p data-testid="error">{error.message}</p>}
+      <form
+        onSubmit={(event) => {
+          event.preventDefault()
+          if (text.trim() === '') return
+          void sendMessage(text)
+          setText('')
+        }}
+      >
+        <input aria-label="Message" value={text} onChange={(event) => setText(event.target.value)} />
+        <button type="submit" disabled={status !== 'ready' && status !== 'error'}>
+          Send
+        </button>
+      </form>
+    </main>
+  )
+}
+
+createRoot(document.getElementById('root')!).render(<Chat />)

@@ -1,0 +1,128 @@
+import { expect, test, type Page } from '@playwright/test'
+import { COPILOTKIT_PAGE_PORT } from '../frontends/copilotkit/port.ts'
+import { outbox } from './helpers.ts'
+
+// CopilotKit v2 (`@copilotkit/react-core/v2`, its own `CopilotChat`) against the demo's server in
+// Chromium, through a stock AG-UI `HttpAgent` and no CopilotKit runtime. The page
+// (frontends/copilotkit/) uses nothing of Toolgate's client.
+
+const page_ = `http://127.0.0.1:${COPILOTKIT_PAGE_PORT}/`
+
+async function idle(page: Page) {
+  await expect(page.getByTestId('status')).toHaveAttribute('data-running', 'false')
+  await expect(page.getByTestId('status')).toHaveAttribute('data-error', '')
+}
+
+async function send(page: Page, text: string) {
+  await idle(page)
+  await page.getByTestId('copilot-chat-textarea').fill(text)
+  await page.getByTestId('copilot-send-button').click()
+}
+
+function assistant(page: Page) {
+  return page.getByTestId('copilot-assistant-message')
+}
+
+test.describe('CopilotKit v2 CopilotChat', () => {
+  // A run CopilotKit refuses (a schema it does not know, a failed request) shows only in the console.
+  let errors: string[] = []
+  test.beforeEach(({ page }) => {
+    errors = []
+    page.on('console', (message) => void (message.type() === 'error' && errors.push(message.text())))
+    page.on('pageerror', (error) => void errors.push(error.message))
+  })
+  test.afterEach(() => expect(errors).toEqual([]))
+
+  test('a turn and a server tool', async ({ page }) => {
+    await page.goto(page_)
+    await send(page, 'hello')
+    await expect(assistant(page).last()).toContainText('Hello! I am the scripted demo model')
+    await idle(page)
+
+    await send(page, 'weather in Paris')
+    const weather = page.locator('[data-testid=tool][data-tool=get_weather]')
+    await expect(weather).toHaveAttribute('data-state', 'complete')
+    await expect(weather.getByTestId('output')).toContainText('"tempC":18')
+    await expect(assistant(page).last()).toContainText('Paris: 18°C and sunny.')
+    await idle(page)
+    await expect(page.getByTestId('copilot-user-message')).toHaveCount(2)
+  })
+
+  test('an approval through useInterrupt, approved: the server tool runs once', async ({ page }) => {
+    const to = `ann-ck-${Date.now()}@example.com`
+    await page.goto(page_)
+    await send(page, `email ${to} about lunch`)
+    const approval = page.getByRole('group', { name: 'Approve send_email' })
+    await expect(approval.getByTestId('approval-reason')).toHaveText(`${to} is outside the company domain`)
+    await idle(page)
+    expect((await outbox(page)).filter((email) => email.to === to)).toEqual([])
+    await approval.getByRole('button', { name: 'Approve' }).click()
+    await expect(assistant(page).last()).toContainText(`Sent the email to ${to} with the subject "lunch".`)
+    await expect(approval).toHaveCount(0)
+    await idle(page)
+    expect((await outbox(page)).filter((email) => email.to === to)).toHaveLength(1)
+  })
+
+  test('an approval through useInterrupt, denied with a reason: nothing runs, the model reads the reason', async ({ page }) => {
+    const to = `bo-ck-${Date.now()}@example.com`
+    await page.goto(page_)
+    await send(page, `email ${to} about rent`)
+    const approval = page.getByRole('group', { name: 'Approve send_email' })
+    await approval.getByLabel('Reason').fill('not this week')
+    await approval.getByRole('button', { name: 'Deny' }).click()
+    await expect(assistant(page).last()).toContainText('Okay, I did not send the email. You said: "not this week".')
+    await idle(page)
+    expect((await outbox(page)).filter((email) => email.to === to)).toEqual([])
+  })
+
+  test('a frontend tool through useFrontendTool: the page runs it, the server continues the turn with its result', async ({ page }) => {
+    await page.goto(page_)
+    await send(page, 'make the background teal')
+    await expect(page.locator('body')).toHaveAttribute('data-background', 'teal')
+    await expect(assistant(page).last()).toContainText('The background is teal now.')
+    await expect(page.locator('[data-testid=tool][data-tool=set_background]')).toHaveAttribute('data-state', 'complete')
+    await idle(page)
+  })
+
+  test('a frontend tool through useHumanInTheLoop: the person answers, the server continues with the answer', async ({ page }) => {
+    await page.goto(page_)
+    await send(page, 'plan the launch')
+    const confirm = page.getByRole('group', { name: 'Confirm the plan' })
+    await expect(confirm).toContainText('Freeze the code on Monday, ship on Friday')
+    await confirm.getByRole('button', { name: 'Confirm' }).click()
+    await expect(assistant(page).last()).toContainText('Going ahead: code freeze on Monday, launch on Friday.')
+    await expect(confirm).toHaveAttribute('data-state', 'complete')
+    await idle(page)
+    // The turn goes on: the next message is answered on the same thread.
+    await send(page, 'hello')
+    await expect(assistant(page).last()).toContainText('Hello! I am the scripted demo model')
+    await idle(page)
+  })
+
+  test('a reload shows the thread (its server tool and approval included), and the chat goes on', async ({ page }) => {
+    const to = `cy-ck-${Date.now()}@example.com`
+    await page.goto(page_)
+    await send(page, 'weather in Paris')
+    await expect(assistant(page).last()).toContainText('Paris: 18°C and sunny.')
+    await send(page, `email ${to} about plans`)
+    await page.getByRole('group', { name: 'Approve send_email' }).getByRole('button', { name: 'Approve' }).click()
+    await expect(assistant(page).last()).toContainText(`Sent the email to ${to} with the subject "plans".`)
+    await idle(page)
+    const users = await page.getByTestId('copilot-user-message').allInnerTexts()
+    const replies = await assistant(page).allInnerTexts()
+
+    await page.reload()
+    await expect(page.getByTestId('copilot-user-message')).toHaveCount(2)
+    expect(await page.getByTestId('copilot-user-message').allInnerTexts()).toEqual(users)
+    await expect(assistant(page).last()).toContainText(`Sent the email to ${to} with the subject "plans".`)
+    expect(await assistant(page).allInnerTexts()).toEqual(replies)
+    await expect(page.locator('[data-testid=tool][data-tool=get_weather]')).toHaveAttribute('data-state', 'complete')
+    await idle(page)
+
+    await send(page, 'hello')
+    await expect(assistant(page).last()).toContainText('Hello! I am the scripted demo model')
+    await idle(page)
+    await expect(page.getByTestId('copilot-user-message')).toHaveCount(3)
+    expect((await outbox(page)).filter((email) => email.to === to)).toHaveLength(1)
+  })
+})

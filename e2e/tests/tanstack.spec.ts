@@ -1,0 +1,105 @@
+import { expect, test, type Page } from '@playwright/test'
+import { TANSTACK_PAGE_PORT } from '../frontends/tanstack/port.ts'
+import { outbox } from './helpers.ts'
+
+// TanStack AI's own `useChat` (`@tanstack/ai-react`, its stock `fetchServerSentEvents`) against the
+// demo's server at `?client=tanstack`, in Chromium: the page (frontends/tanstack/) uses nothing of
+// Toolgate's client.
+
+const page_ = `http://127.0.0.1:${TANSTACK_PAGE_PORT}/`
+
+async function idle(page: Page) {
+  await expect(page.getByTestId('chat')).toHaveAttribute('data-status', 'ready')
+  await expect(page.getByTestId('error')).toHaveCount(0)
+}
+
+async function send(page: Page, text: string) {
+  await idle(page)
+  await page.getByLabel('Message').fill(text)
+  await page.getByRole('button', { name: 'Send' }).click()
+}
+
+function lastAssistant(page: Page) {
+  return page.locator('[data-testid=message][data-role=assistant]').last()
+}
+
+test.describe('TanStack AI useChat', () => {
+  test('a turn, a server tool, and a reload that shows the thread and goes on', async ({ page }) => {
+    await page.goto(page_)
+    await send(page, 'hello')
+    await expect(lastAssistant(page).getByTestId('text')).toHaveText(/^Hello! I am the scripted demo model/)
+    await idle(page)
+
+    await send(page, 'weather in Paris')
+    const weather = lastAssistant(page).locator('[data-tool=get_weather]')
+    await expect(weather).toHaveAttribute('data-state', 'complete')
+    await expect(weather.getByTestId('output')).toContainText('"tempC":18')
+    await expect(lastAssistant(page).getByTestId('text')).toHaveText('Paris: 18°C and sunny.')
+    await idle(page)
+    const before = await page.getByTestId('message').allInnerTexts()
+    expect(before).toHaveLength(4)
+
+    // The reload hydrates the thread from the server (`persistence: true`).
+    await page.reload()
+    await expect(page.getByTestId('message')).toHaveCount(4)
+    expect(await page.getByTestId('message').allInnerTexts()).toEqual(before)
+    // The hydrated history agrees with the stored thread: the next turn is accepted.
+    await send(page, 'hello')
+    await expect(page.getByTestId('message')).toHaveCount(6)
+    await expect(lastAssistant(page).getByTestId('text')).toHaveText(/^Hello!/)
+    await idle(page)
+  })
+
+  test('an approval approved through addToolApprovalResponse runs the server tool once', async ({ page }) => {
+    const to = `ann-ts-${Date.now()}@example.com`
+    await page.goto(page_)
+    await send(page, `email ${to} about lunch`)
+    const call = lastAssistant(page).locator('[data-tool=send_email]')
+    await expect(call).toHaveAttribute('data-state', 'approval-requested')
+    await expect(call.getByTestId('approval-reason')).toHaveText(`${to} is outside the company domain`)
+    expect((await outbox(page)).filter((email) => email.to === to)).toEqual([])
+    await call.getByRole('button', { name: 'Approve' }).click()
+    await expect(lastAssistant(page).getByTestId('text')).toHaveText(`Sent the email to ${to} with the subject "lunch".`)
+    await idle(page)
+    expect((await outbox(page)).filter((email) => email.to === to)).toHaveLength(1)
+  })
+
+  test('an approval denied through addToolApprovalResponse: nothing runs', async ({ page }) => {
+    const to = `bo-ts-${Date.now()}@example.com`
+    await page.goto(page_)
+    await send(page, `email ${to} about rent`)
+    const call = lastAssistant(page).locator('[data-tool=send_email]')
+    await call.getByRole('button', { name: 'Deny' }).click()
+    await expect(lastAssistant(page).getByTestId('text')).toHaveText('Okay, I did not send the email.')
+    await idle(page)
+    expect((await outbox(page)).filter((email) => email.to === to)).toEqual([])
+  })
+
+  test('a reload while an approval waits shows it, and approving it then continues the turn', async ({ page }) => {
+    const to = `cy-ts-${Date.now()}@example.com`
+    await page.goto(page_)
+    await send(page, `email ${to} about plans`)
+    await expect(lastAssistant(page).locator('[data-tool=send_email]')).toHaveAttribute('data-state', 'approval-requested')
+    await page.reload()
+    const call = lastAssistant(page).locator('[data-tool=send_email]')
+    await expect(call).toHaveAttribute('data-state', 'approval-requested')
+    await expect(call.getByTestId('approval-reason')).toHaveText(`${to} is outside the company domain`)
+    await call.getByRole('button', { name: 'Approve' }).click()
+    await expect(lastAssistant(page).getByTestId('text')).toHaveText(`Sent the email to ${to} with the subject "plans".`)
+    await idle(page)
+    expect((await outbox(page)).filter((email) => email.to === to)).toHaveLength(1)
+  })
+
+  test('a reload during a run rejoins the run and follows it to its end', async ({ page }) => {
+    // The demo's long story streams for a while: the bounds are for its length, not its speed.
+    test.setTimeout(120_000)
+    await page.goto(page_)
+    await send(page, 'tell me a long story')
+    await expect(lastAssistant(page).getByTestId('text')).toContainText('Chapter 3:')
+    await page.reload()
+    await expect(lastAssistant(page).getByTestId('text')).toContainText('Chapter 60: the tool gate opened', { timeout: 90_000 })
+    await idle(page)
+    await expect(page.locator('[data-testid=message][data-role=assistant]')).toHaveCount(1)
+    await expect(lastAssistant(page).getByTestId('text')).toHaveText(/^Chapter 1: .* went on its way\.$/)
+  })
+})
