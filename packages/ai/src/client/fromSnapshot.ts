@@ -23,6 +23,14 @@ export function fromSnapshot(snapshot: ThreadSnapshot, tools: readonly AnyTool[]
       if (result) draft.settle(added, outcomeOf(result), result.decision)
     }
   }
+  // Answers the server holds while the rest of their batch waits: the calls show them as the answering page did.
+  for (const answer of snapshot.answers ?? []) {
+    const call = draft.call(answer.toolCallId)
+    if (!call) continue
+    if (!('approved' in answer)) draft.settle(call, 'output' in answer ? { status: 'success', output: answer.output } : { status: 'error', error: answer.error })
+    else if (answer.approved) draft.approve(call, 'editedArgs' in answer ? { value: answer.editedArgs } : undefined)
+    else draft.settle(call, { status: 'denied', reason: answer.reason }, answer.decision)
+  }
   return draft
 }
 

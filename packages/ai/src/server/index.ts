@@ -48,6 +48,7 @@ export type {
   RunFinishedEvent,
   ThreadAttachment,
   ThreadMessage,
+  RecordedAnswer,
   ThreadSnapshot,
   ToolCallArgsEvent,
   ToolCallResultEvent,
