@@ -16,6 +16,7 @@ export function fromSnapshot(snapshot: ThreadSnapshot, tools: readonly AnyTool[]
     if (message.role === 'user') draft.addUserMessage(message.content, message.id)
     if (message.role !== 'assistant') continue
     const target = draft.assistantMessage(message.id)
+    if (message.stopped) draft.markStopped(target)
     if (message.content !== '') draft.appendText(target, message.content)
     for (const call of message.toolCalls) {
       const added = draft.addCall(target, call.id, call.name, { value: parseArguments(call.arguments) })
