@@ -19,23 +19,28 @@ interface Channels {
   unsubscribe(name: string, listener: (message: unknown) => void): boolean
 }
 
-let channels: Channels | undefined
-let watching = false
-let warned = false
+/** One watch per process, even with two copies of the package loaded (each handler ends it when reached). */
+interface Watch {
+  channels?: Channels | undefined
+  listener?: ((message: unknown) => void) | undefined
+  warned: boolean
+}
+const WATCH = Symbol.for('toolgate.unreachedHandler')
+const watch: Watch = ((globalThis as Record<symbol, Watch | undefined>)[WATCH] ??= { warned: false })
 
 /** Watches (again) when a handler is made, until one is reached or the warning is given; once per process. */
 export function watchForUnreachedHandler(): void {
-  if (watching || warned) return
+  if (watch.listener || watch.warned) return
   const node = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process
-  channels ??= node?.getBuiltinModule?.('node:diagnostics_channel') as Channels | undefined
-  if (!channels) return
-  watching = true
-  channels.subscribe(CHANNEL, onResponse)
+  watch.channels ??= node?.getBuiltinModule?.('node:diagnostics_channel') as Channels | undefined
+  if (!watch.channels) return
+  watch.listener = onResponse
+  watch.channels.subscribe(CHANNEL, onResponse)
 }
 
 /** A request reached a handler: the app routes chat requests to it, and the watch ends. */
 export function handlerReached(): void {
-  if (watching) stop()
+  if (watch.listener) stop()
 }
 
 function onResponse(message: unknown): void {
@@ -43,13 +48,13 @@ function onResponse(message: unknown): void {
   if (response.statusCode !== 404 || request.method !== 'POST' || request.headers.accept !== CLIENT_ACCEPT) return
   if (!/^application\/json\b/i.test(request.headers['content-type'] ?? '')) return
   stop()
-  warned = true
+  watch.warned = true
   const path = (request.url ?? '/').split('?')[0]
   const warning = `A Toolgate chat client's POST to ${path} got 404 and never reached the chat handler (toNodeHandler): mount the handler at ${path}, or set the client's \`endpoint\` to the path it is mounted on.`
   ;(globalThis as { process: { emitWarning(message: string, options: { code: string }): void } }).process.emitWarning(warning, { code: 'TOOLGATE_CHAT_NOT_REACHED' })
 }
 
 function stop(): void {
-  watching = false
-  channels?.unsubscribe(CHANNEL, onResponse)
+  if (watch.listener) watch.channels?.unsubscribe(CHANNEL, watch.listener)
+  watch.listener = undefined
 }
