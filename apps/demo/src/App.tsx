@@ -37,8 +37,7 @@ export function App() {
   review.current = queue.review
   const onReview = useCallback((toolCallId: string) => review.current(toolCallId), [])
   const { current } = queue
-  // Replies the user stopped, marked as such. Known to this page only: after a reload the marker
-  // needs the server's snapshot to say the run was stopped, which it does not yet.
+  // Replies the user stopped on this page, marked at once; after a reload the stored thread says so (`message.stopped`).
   const [stopped, setStopped] = useState<ReadonlySet<string>>(() => new Set())
   const stop = () => {
     const last = messages.at(-1)

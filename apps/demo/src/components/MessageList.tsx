@@ -26,7 +26,7 @@ export function MessageList({ messages, onReview, threadId, stopped }: MessageLi
       <ThreadIdContext.Provider value={threadId}>
         <ol className="messages" aria-label="Conversation" aria-live="polite">
           {messages.map((message) => (
-            <Message key={message.id} message={message} stopped={stopped.has(message.id)} />
+            <Message key={message.id} message={message} stopped={stopped.has(message.id) || (message.role === 'assistant' && message.stopped === true)} />
           ))}
           <div ref={end} />
         </ol>

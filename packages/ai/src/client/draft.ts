@@ -67,6 +67,7 @@ export interface MessageDraft {
 interface MessageRecord extends MessageDraft {
   readonly parts: PartDraft[]
   snapshot: ChatMessage | undefined
+  stopped?: true
 }
 
 type ToolCallChanges = Partial<Pick<CallRecord, 'state' | 'input' | 'output' | 'attachments' | 'error' | 'approval' | 'decision' | 'stopped'>>
@@ -111,6 +112,13 @@ export class ThreadDraft {
   lastAssistantMessage(): MessageDraft {
     const last = this.#messages[this.#messages.length - 1]
     return last?.role === 'assistant' ? last : this.#addMessage(randomId('msg_'), 'assistant')
+  }
+
+  /** The stored thread says the user stopped the run in this step. */
+  markStopped(draft: MessageDraft): void {
+    const message = draft as MessageRecord
+    message.stopped = true
+    this.#touchMessage(message)
   }
 
   appendText(draft: MessageDraft, text: string): void {
@@ -299,6 +307,7 @@ function messageSnapshot(message: MessageRecord): ChatMessage {
     id: message.id,
     role: message.role,
     parts: Object.freeze(message.parts.map(partSnapshot)),
+    ...(message.stopped && { stopped: true }),
   }) as ChatMessage
   return message.snapshot
 }

@@ -16,12 +16,21 @@ export function fromSnapshot(snapshot: ThreadSnapshot, tools: readonly AnyTool[]
     if (message.role === 'user') draft.addUserMessage(message.content, message.id)
     if (message.role !== 'assistant') continue
     const target = draft.assistantMessage(message.id)
+    if (message.stopped) draft.markStopped(target)
     if (message.content !== '') draft.appendText(target, message.content)
     for (const call of message.toolCalls) {
       const added = draft.addCall(target, call.id, call.name, { value: parseArguments(call.arguments) })
       const result = results.get(call.id)
       if (result) draft.settle(added, outcomeOf(result), result.decision)
     }
+  }
+  // Answers the server holds while the rest of their batch waits: the calls show them as the answering page did.
+  for (const answer of snapshot.answers ?? []) {
+    const call = draft.call(answer.toolCallId)
+    if (!call) continue
+    if (!('approved' in answer)) draft.settle(call, 'output' in answer ? { status: 'success', output: answer.output } : { status: 'error', error: answer.error })
+    else if (answer.approved) draft.approve(call, 'editedArgs' in answer ? { value: answer.editedArgs } : undefined)
+    else draft.settle(call, { status: 'denied', reason: answer.reason }, answer.decision)
   }
   return draft
 }

@@ -165,6 +165,8 @@ export interface AssistantMessage<TTools extends readonly AnyTool[] = readonly A
   readonly id: string
   readonly role: 'assistant'
   readonly parts: readonly MessagePart<TTools>[]
+  /** The user stopped the run in this step, as the stored thread says (known after a reload). */
+  readonly stopped?: true
 }
 
 /** A message as the chat shows it (a UI type; the stored, wire form is `ThreadMessage`). */

@@ -14,6 +14,8 @@ export type AiSdkPartMetadata = {
     interruptId?: string
     /** A call's result as stored (set on results the server sent). */
     resultId?: string
+    /** The server holds this call's answer while others of its batch wait: a request that repeats it does not answer again. */
+    answered?: true
   }
 }
 
@@ -37,6 +39,7 @@ export type AiSdkToolPart = {
 } & (
   | { state: 'input-available' }
   | { state: 'approval-requested'; approval: { id: string } }
+  | { state: 'approval-responded'; approval: { id: string; approved: boolean; reason?: string } }
   | { state: 'output-available'; output: unknown; resultProviderMetadata?: AiSdkPartMetadata }
   | { state: 'output-error'; errorText: string; resultProviderMetadata?: AiSdkPartMetadata }
   | { state: 'output-denied'; approval: { id: string; approved: false; reason?: string } }

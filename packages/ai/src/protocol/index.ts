@@ -56,7 +56,7 @@ export type {
   StopAccepted,
   StopRequest,
 } from './requests.ts'
-export type { RunFailure, ThreadSnapshot, ThreadStatus, ThreadWindow } from './thread.ts'
+export type { RecordedAnswer, RunFailure, ThreadSnapshot, ThreadStatus, ThreadWindow } from './thread.ts'
 export type { ErrorBody, ErrorCode } from './errors.ts'
 export type { Decision, DecisionChannel, DecisionRecord, DecisionSummary, Grant, GrantRequest, Principal, Reviewers } from './decisions.ts'
 export type { ChatCapabilities } from './capabilities.ts'

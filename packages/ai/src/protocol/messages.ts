@@ -41,6 +41,8 @@ export interface ThreadAssistantMessage {
   readonly toolCalls: readonly ThreadToolCall[]
   /** The model's reasoning in this step, before its text and calls. */
   readonly reasoning?: readonly ThreadReasoning[]
+  /** The user stopped the run while this step streamed or its tools ran: what it says was cut short. */
+  readonly stopped?: true
 }
 
 /**

@@ -1,6 +1,8 @@
 import type { ErrorCode } from './errors.ts'
+import type { DecisionSummary } from './decisions.ts'
 import type { ToolInterrupt } from './interrupts.ts'
 import type { ThreadMessage } from './messages.ts'
+import type { ApprovalAnswer, ClientErrorAnswer, ClientOutputAnswer } from './requests.ts'
 
 /**
  * `idle`: ready for a message. `running`: a run is streaming. `interrupted`: waiting for answers to
@@ -17,7 +19,7 @@ export interface ThreadSnapshot {
   /** The run streaming while `status` is `running`: attach to it with `GET` and `Accept: text/event-stream`. */
   readonly runId?: string
   readonly messages: readonly ThreadMessage[]
-  /** Interrupts still waiting for an answer (those already answered in this batch are left out). */
+  /** Interrupts still waiting for an answer (those already answered in this batch are in `answers`). */
   readonly interrupts: readonly ToolInterrupt[]
   /**
    * How the thread's last run failed, when it did and nothing ran since: its error (`STORE_ERROR`
@@ -25,6 +27,11 @@ export interface ThreadSnapshot {
    * died). A reloaded page shows it instead of replaying the run; the next message clears it.
    */
   readonly lastRunError?: RunFailure
+  /**
+   * Answers the server holds for calls of the open step while others of its batch still wait: their
+   * results join `messages` only once the whole batch is answered. Absent when there are none.
+   */
+  readonly answers?: readonly RecordedAnswer[]
   /** Set when the request asked for a page (`limit`, `before`): where `messages` start among the stored ones. */
   readonly window?: ThreadWindow
 }
@@ -40,4 +47,13 @@ export interface RunFailure {
 export interface ThreadWindow {
   readonly from: number
   readonly total: number
+}
+
+/**
+ * An answer as a resume gave it (an approval with its `editedArgs` or deny `reason`, or a browser
+ * tool's `output` or `error`), with the call it answers and, for an approval, who decided.
+ */
+export type RecordedAnswer = (Omit<ApprovalAnswer, 'grant'> | ClientOutputAnswer | ClientErrorAnswer) & {
+  readonly toolCallId: string
+  readonly decision?: DecisionSummary
 }

@@ -49,6 +49,7 @@ export type {
   RunFinishedEvent,
   ThreadAttachment,
   ThreadMessage,
+  RecordedAnswer,
   ThreadSnapshot,
   ToolCallArgsEvent,
   ToolCallResultEvent,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { toolJsonSchema, validateJsonSchema } from '@toolgate/ai'
-import { scriptedModel } from '@toolgate/ai/server'
-import { callStates, clientOn, record, texts, toolCalls, transfer, transferServer, weather, weatherServer } from './helpers.ts'
+import { createChatClient } from '@toolgate/ai/client'
+import { createChatHandler, scriptedModel } from '@toolgate/ai/server'
+import { callStates, clientOn, inProcess, record, texts, toolCalls, transfer, transferServer, weather, weatherServer } from './helpers.ts'
 
 const model = scriptedModel([
   {
@@ -124,6 +125,45 @@ describe('approvals', () => {
     const state = client.getSnapshot()
     expect(texts(state).at(-1)).toBe('assistant: Ann: success, Bob: denied')
     expect(toolCalls(state).map((part) => part.state)).toEqual(['output-available', 'denied'])
+  })
+
+  it('a reloaded client shows the answers the server holds for a half-answered batch, and asks only the rest', async () => {
+    const handler = createChatHandler(server)
+    const open = () => createChatClient({ endpoint: '/api/chat', fetch: inProcess(handler), scheduleNotify: (flush) => flush(), tools })
+    const first = open()
+    await first.send('two transfers please')
+    const [ann, bob] = first.getSnapshot().pendingApprovals
+    await first.deny(ann!.toolCallId, 'not Ann')
+
+    const reloaded = open()
+    await reloaded.load(first.getSnapshot().threadId)
+    const shown = reloaded.getSnapshot()
+    expect(shown.status).toBe('awaiting-approval')
+    expect(toolCalls(shown)[0]).toMatchObject({
+      toolCallId: ann!.toolCallId,
+      state: 'denied',
+      approval: { approved: false, denyReason: 'not Ann' },
+      decision: { decision: 'denied', reason: 'not Ann', channel: 'chat' },
+    })
+    expect(shown.pendingApprovals.map((part) => part.toolCallId)).toEqual([bob!.toolCallId])
+
+    await reloaded.approve(bob!.toolCallId)
+    expect(texts(reloaded.getSnapshot()).at(-1)).toBe('assistant: Ann: denied, Bob: success')
+    expect(toolCalls(reloaded.getSnapshot()).map((part) => part.state)).toEqual(['denied', 'output-available'])
+  })
+
+  it('a reloaded client shows an approval the server holds as approved, with the edited arguments', async () => {
+    const handler = createChatHandler(server)
+    const open = () => createChatClient({ endpoint: '/api/chat', fetch: inProcess(handler), scheduleNotify: (flush) => flush(), tools })
+    const first = open()
+    await first.send('two transfers please')
+    const [ann] = first.getSnapshot().pendingApprovals
+    await first.approve(ann!.toolCallId, { editedArgs: { to: 'Ann', amount: 20 } })
+
+    const reloaded = open()
+    await reloaded.load(first.getSnapshot().threadId)
+    expect(toolCalls(reloaded.getSnapshot())[0]).toMatchObject({ state: 'executing', input: { to: 'Ann', amount: 20 }, approval: { approved: true } })
+    expect(reloaded.getSnapshot().pendingApprovals).toHaveLength(1)
   })
 
   it('ignores answers for calls that are not waiting', async () => {

@@ -55,6 +55,14 @@ const chartTool = toolDefinition({
 
 const model = scriptedModel([
   { when: 'weather', call: () => ({ tool: 'get_weather', input: { city: 'Oslo' } }), then: ([r]) => `It is ${JSON.stringify(r.output)}.` },
+  {
+    when: 'pay both',
+    call: () => [
+      { tool: 'transfer_money', input: { to: 'Ann', amount: 300 } },
+      { tool: 'transfer_money', input: { to: 'Bob', amount: 400 } },
+    ],
+    then: (results) => results.map((r) => `${(r.input as { to: string }).to}: ${r.status}`).join(', '),
+  },
   { when: 'pay', call: () => ({ tool: 'transfer_money', input: { to: 'Bob', amount: 500 } }), then: ([r]) => (r.ok ? `Paid: ${JSON.stringify(r.output)}` : `Not paid: ${r.content}`) },
   { when: 'where', call: () => ({ tool: 'get_location' }), then: ([r]) => `You are in ${JSON.stringify(r.output)}.` },
   { when: 'chart', call: () => ({ tool: 'render_chart', input: { points: 3 } }), then: () => 'Here is the chart.' },
@@ -316,6 +324,28 @@ for (const [version, thisSdk] of SDKS) describe(`AI SDK ${version}'s useChat (Ab
     await settled(reloaded)
     expect(reloaded.error).toBeUndefined()
     expect(transfers).toEqual([{ to: 'Bob', amount: 500 }])
+  })
+
+  it('hydrates a half-answered batch with the answer the server holds as approval-responded; answering the rest completes it', async () => {
+    const server = await setUp()
+    const first = chatFor(server)
+    await first.sendMessage({ text: 'pay both' })
+    const [ann, bob] = (await server.get(first.id)).interrupts
+    // Another page (Toolgate's own client) answered one of the two.
+    expect((await server.resume(first.id, [{ interruptId: ann!.id, approved: false, reason: 'not Ann' }])).status).toBe(202)
+
+    const thread = (await (await fetch(`${server.url}?threadId=${first.id}&format=ai-sdk`)).json()) as { messages: UIMessage[] }
+    const reloaded = chatFor(server, { id: first.id, messages: thread.messages })
+    const parts = reloaded.messages.at(-1)!.parts.filter((p) => p.type === 'tool-transfer_money') as { state: string; approval: unknown }[]
+    expect(parts.map((part) => [part.state, part.approval])).toEqual([
+      ['approval-responded', { id: ann!.id, approved: false, reason: 'not Ann' }],
+      ['approval-requested', { id: bob!.id }],
+    ])
+    await reloaded.addToolApprovalResponse({ id: bob!.id, approved: true })
+    await vi.waitFor(() => expect(shown(reloaded).text).toBe('Ann: denied, Bob: success'))
+    await settled(reloaded)
+    expect(reloaded.error).toBeUndefined()
+    expect(transfers).toEqual([{ to: 'Bob', amount: 400 }])
   })
 
   it('reattaches a reloaded chat to the run under way (resumeStream, GET ?format=ai-sdk&stream)', async () => {

@@ -18,6 +18,14 @@ async function setUp(delayMs = 0): Promise<TestServer> {
   const model = scriptedModel(
     [
       { when: 'weather', call: () => ({ tool: 'get_weather', input: { city: 'Oslo' } }), then: ([r]) => `It is ${JSON.stringify(r.output)}.` },
+      {
+        when: 'pay both',
+        call: () => [
+          { tool: 'transfer_money', input: { to: 'Ann', amount: 300 } },
+          { tool: 'transfer_money', input: { to: 'Bob', amount: 400 } },
+        ],
+        then: (results) => results.map((r) => `${(r.input as { to: string }).to}: ${r.status}`).join(', '),
+      },
       { when: 'pay', call: () => ({ tool: 'transfer_money', input: { to: 'Bob', amount: 500 } }), then: ([r]) => (r.ok ? `Paid: ${JSON.stringify(r.output)}` : `Not paid: ${r.content}`) },
       { when: 'story', reply: story },
     ],
@@ -88,6 +96,27 @@ describe("TanStack AI's ChatClient at the chat endpoint (?client=tanstack)", () 
     await reloaded.addToolApprovalResponse({ id: toolCallPart(reloaded.getMessages(), 'transfer_money')!.approval!.id, approved: true })
     await vi.waitFor(() => expect(textOf(reloaded.getMessages())).toContain('Paid: {"receipt":"r-500"}'))
     expect(transfers).toEqual([{ to: 'Bob', amount: 500 }])
+  })
+
+  it('hydrates a half-answered batch: the answered call as approval-responded, the other still answerable', async () => {
+    const server = await setUp()
+    const threadId = newThread()
+    await new ChatClient({ connection: connection(server), threadId }).sendMessage('pay both')
+    const [ann, bob] = (await server.get(threadId)).interrupts
+    // Another page (Toolgate's own client) answered one of the two.
+    expect((await server.resume(threadId, [{ interruptId: ann!.id, approved: false, reason: 'not Ann' }])).status).toBe(202)
+
+    const reloaded = new ChatClient({ connection: connection(server), threadId, persistence: true })
+    reloaded.attach()
+    await vi.waitFor(() => expect(reloaded.getInterrupts()).toEqual([expect.objectContaining({ canResolve: true })]))
+    const calls = reloaded.getMessages().flatMap((m) => m.parts.filter((p) => p.type === 'tool-call'))
+    expect(calls.map((part) => [part.state, part.approval])).toEqual([
+      ['approval-responded', { id: ann!.id, needsApproval: true, approved: false }],
+      ['approval-requested', { id: bob!.id, needsApproval: true }],
+    ])
+    await reloaded.addToolApprovalResponse({ id: bob!.id, approved: true })
+    await vi.waitFor(() => expect(textOf(reloaded.getMessages())).toContain('Ann: denied, Bob: success'))
+    expect(transfers).toEqual([{ to: 'Bob', amount: 400 }])
   })
 
   it('hydrates a thread not stored yet as an empty one, then chats on it', async () => {

@@ -53,7 +53,10 @@ describe('stop', () => {
     const { messages } = await server.get(turn.threadId)
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool'])
     expect(messages[2]).toMatchObject({ status: 'error', content: 'Tool "get_weather" was aborted: the run stopped before it finished; it may still have taken effect' })
+    // The step whose tools the stop cut is stored as stopped; a reply that ran to its end is not.
+    expect(messages[1]).toMatchObject({ role: 'assistant', stopped: true })
     expect((await server.send('hello', turn.threadId)).text).toBe('hi')
+    expect((await server.get(turn.threadId)).messages.at(-1)).not.toHaveProperty('stopped')
   })
 
   it('aborts the model stream and keeps the text so far', async () => {
@@ -79,6 +82,7 @@ describe('stop', () => {
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant'])
     expect(messages[1]!.content.startsWith('Once')).toBe(true)
     expect(messages[1]!.content.length).toBeLessThan(1200)
+    expect(messages[1]).toMatchObject({ role: 'assistant', stopped: true })
   })
 
   it('leaves every call answered or pending, wherever the stop lands', async () => {
@@ -218,6 +222,7 @@ describe('model failure', () => {
     const thread = await server.get(turn.threadId)
     expect(thread.status).toBe('idle')
     expectReloadToMatchStream(thread.messages, turn.events)
+    expect(thread.messages[1]).not.toHaveProperty('stopped') // it failed; no one stopped it
   })
 
   it('keeps the calls the client saw when it stops mid-step, each answered', async () => {
@@ -254,6 +259,7 @@ describe('model failure', () => {
       { role: 'tool', toolCallId: 'call_a', status: 'error', content: 'The run stopped before this call ran' },
       { role: 'tool', toolCallId: 'call_b', status: 'error', content: 'The run stopped before this call ran' },
     ])
+    expect(messages[1]).toMatchObject({ stopped: true })
     expect(ran).toEqual([])
   })
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { toolJsonSchema } from '@toolgate/ai'
-import { scriptedModel, type ScriptedResult } from '@toolgate/ai/server'
+import { scriptedModel, type ScriptedResult, type ThreadSnapshot } from '@toolgate/ai/server'
 import { transferDef, weatherTool } from './fixtures.ts'
 import { closeAll, errorOf, startServer } from './helpers/server.ts'
 
@@ -158,6 +158,56 @@ describe('approvals', () => {
     expect(last.status).toBe(200)
     expect(ran).toEqual([{ to: 'Bob', amount: 200 }])
     expect(last.text).toBe('Sent 200 EUR to Bob, receipt r-Bob-200. I did not send it: you said "not Eve".')
+  })
+
+  it('shows the answers it holds for a half-answered batch in the thread, with who decided, until the batch settles', async () => {
+    const { ran, start } = setup()
+    const server = await start()
+    const first = await server.send('two transfers please')
+    const [bob, eve] = first.interrupts
+
+    await server.resume(first.threadId, [{ interruptId: bob!.id, approved: false, reason: 'not Bob' }])
+    const thread = await server.get(first.threadId)
+    expect(thread.status).toBe('interrupted')
+    expect(thread.interrupts).toEqual([eve])
+    expect(thread.answers).toEqual([
+      {
+        interruptId: bob!.id,
+        toolCallId: bob!.toolCallId,
+        approved: false,
+        reason: 'not Bob',
+        decision: { decision: 'denied', by: { id: 'anonymous' }, at: expect.any(String), channel: 'chat', reason: 'not Bob' },
+      },
+    ])
+    // The call has no result yet: it joins the history with its batch.
+    expect(thread.messages.map((m) => m.role)).toEqual(['user', 'assistant'])
+    // A page that ends with the open step shows them too; one before it does not.
+    const page = async (query: string) => ((await (await fetch(`${server.url}?threadId=${first.threadId}&${query}`)).json()) as ThreadSnapshot).answers
+    expect(await page('limit=1')).toEqual(thread.answers)
+    expect(await page('before=0')).toBeUndefined()
+
+    await server.resume(first.threadId, [{ interruptId: eve!.id, approved: true, editedArgs: { to: 'Eve', amount: 30 } }])
+    expect(ran).toEqual([{ to: 'Eve', amount: 30 }])
+    const settled = await server.get(first.threadId)
+    expect(settled.answers).toBeUndefined()
+    expect(settled.messages.filter((m) => m.role === 'tool').map((m) => m.status)).toEqual(['denied', 'success'])
+  })
+
+  it('shows an approval with edited arguments it holds as given, and who edited', async () => {
+    const { start } = setup()
+    const server = await start()
+    const first = await server.send('two transfers please')
+    const [bob] = first.interrupts
+    await server.resume(first.threadId, [{ interruptId: bob!.id, approved: true, editedArgs: { to: 'Bob', amount: 150 } }])
+    expect((await server.get(first.threadId)).answers).toEqual([
+      {
+        interruptId: bob!.id,
+        toolCallId: bob!.toolCallId,
+        approved: true,
+        editedArgs: { to: 'Bob', amount: 150 },
+        decision: expect.objectContaining({ decision: 'edited', editedFields: ['amount'], channel: 'chat' }),
+      },
+    ])
   })
 
   it('cancels pending approvals when the user sends a new message instead (no one said no)', async () => {

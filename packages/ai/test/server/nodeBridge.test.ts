@@ -1,6 +1,7 @@
 import { createServer, type RequestListener, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { createChatClient } from '@toolgate/ai/client'
 import { createChatHandler, scriptedModel, toNodeHandler, type ChatHandler } from '@toolgate/ai/server'
 import { readSse } from './helpers/sse.ts'
 
@@ -154,4 +155,55 @@ describe("a dialect's run through toNodeHandler", () => {
       }
     })
   }
+})
+
+describe('toNodeHandler mounted where the client does not post', () => {
+  // The app's own router, as Express would route: the chat handler under /chat, 404 elsewhere.
+  async function routed(): Promise<string> {
+    const chat = toNodeHandler(createChatHandler({ model }))
+    const url = await serve((req, res) => (req.url?.startsWith('/chat') ? void chat(req, res) : void res.writeHead(404).end('Not Found')))
+    return new URL(url).origin
+  }
+
+  function warnings(): { codes: string[]; messages: string[]; stop: () => void } {
+    const seen = { codes: [] as string[], messages: [] as string[] }
+    const listener = (warning: Error & { code?: string }) => {
+      seen.codes.push(warning.code ?? '')
+      seen.messages.push(warning.message)
+    }
+    process.on('warning', listener)
+    return { ...seen, stop: () => void process.off('warning', listener) }
+  }
+
+  // First: once warned, a process is not warned again.
+  it("is not warned about a 404 of the handler's own, nor about a wrong path once the handler is reached", async () => {
+    const seen = warnings()
+    const origin = await routed()
+    const client = createChatClient({ endpoint: `${origin}/chat`, scheduleNotify: (flush) => flush() })
+    // The handler's own 404 (a thread it does not have), with the client's very headers.
+    const own = await fetch(`${origin}/chat`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream, application/json' }, body: JSON.stringify({ threadId: 'none', resume: [{ interruptId: 'int_x', approved: true }] }) })
+    expect(own.status).toBe(404)
+    await client.send('hello')
+    expect(client.getSnapshot().error).toBeUndefined()
+    await createChatClient({ endpoint: `${origin}/api/chat`, scheduleNotify: (flush) => flush() }).send('hello')
+    await new Promise((resolve) => setTimeout(resolve, 50)) // warnings are emitted on the next tick
+    seen.stop()
+    expect(seen.codes).not.toContain('TOOLGATE_CHAT_NOT_REACHED')
+  })
+
+  it('warns once, naming the path, when a Toolgate client posts where no handler is mounted and the handler was never reached', async () => {
+    const seen = warnings()
+    const origin = await routed()
+    const client = createChatClient({ endpoint: `${origin}/api/chat`, scheduleNotify: (flush) => flush() })
+    await client.send('hello')
+    expect(client.getSnapshot().error?.message).toContain('404')
+    await vi.waitFor(() => expect(seen.codes).toContain('TOOLGATE_CHAT_NOT_REACHED'))
+    expect(seen.messages.find((message) => message.includes('/api/chat'))).toBe(
+      "A Toolgate chat client's POST to /api/chat got 404 and never reached the chat handler (toNodeHandler): mount the handler at /api/chat, or set the client's `endpoint` to the path it is mounted on.",
+    )
+    await createChatClient({ endpoint: `${origin}/api/chat`, scheduleNotify: (flush) => flush() }).send('hello')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    seen.stop()
+    expect(seen.codes.filter((code) => code === 'TOOLGATE_CHAT_NOT_REACHED')).toHaveLength(1)
+  })
 })

@@ -126,7 +126,8 @@ function answersOf(message: CheckedMessage): { answers: ResumeAnswer[]; paths: A
   const answers: ResumeAnswer[] = []
   const paths: AnswerPath[] = []
   for (const [at, part] of message.parts.entries()) {
-    if (!isToolPart(part)) continue
+    // A part the server handed out as `answered` repeats an answer it holds: taking it again would refuse the request (409).
+    if (!isToolPart(part) || toolgateOf(part.callProviderMetadata)?.answered === true) continue
     const path = `${message.path}.parts[${at}]`
     if (part.state === 'approval-responded') {
       const { approval } = part

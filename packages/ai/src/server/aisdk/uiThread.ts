@@ -18,7 +18,9 @@ type MutablePart = AiSdkToolPart & Record<string, unknown>
  * assistant message per turn (its model steps after `step-start` parts), text and calls marked with
  * the stored message they come from, calls in their final state, and what still waits as
  * `approval-requested` (answer with `addToolApprovalResponse`) or, for a browser tool, as
- * `input-available` naming its interrupt (run it and `addToolOutput`).
+ * `input-available` naming its interrupt (run it and `addToolOutput`). Answers the server holds
+ * while the rest of their batch waits show as given (`approval-responded`, or the browser tool's
+ * output), marked `answered` so the request that completes the batch does not give them again.
  */
 export function toAiSdkThread(snapshot: ThreadSnapshot, options: AiSdkThreadOptions): AiSdkThread {
   const messages: AiSdkUIMessage[] = []
@@ -76,6 +78,19 @@ export function toAiSdkThread(snapshot: ThreadSnapshot, options: AiSdkThreadOpti
     } else {
       const messageId = part.callProviderMetadata?.toolgate.messageId
       Object.assign(part, { state: 'input-available', input: interrupt.input, callProviderMetadata: { toolgate: { ...(messageId ? { messageId } : {}), interruptId: interrupt.id } } })
+    }
+  }
+  // Answers the server holds while the rest of the batch waits, as the page that gave them showed them.
+  for (const answer of snapshot.answers ?? []) {
+    const part = turn?.calls.get(answer.toolCallId)
+    if (!part) continue
+    const toolgate = { ...part.callProviderMetadata?.toolgate, answered: true as const }
+    if ('approved' in answer) {
+      const approval = { id: answer.interruptId, approved: answer.approved, ...(answer.reason === undefined ? {} : { reason: answer.reason }) }
+      Object.assign(part, { state: 'approval-responded', approval, callProviderMetadata: { toolgate } })
+    } else {
+      const settled = 'output' in answer ? { state: 'output-available', output: answer.output } : { state: 'output-error', errorText: answer.error }
+      Object.assign(part, { ...settled, callProviderMetadata: { toolgate: { ...toolgate, interruptId: answer.interruptId } } })
     }
   }
   return { threadId: snapshot.threadId, status: snapshot.status, messages }

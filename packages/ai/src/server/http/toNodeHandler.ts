@@ -2,6 +2,7 @@ import { errorBody } from './responses.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { takeFrames, type FrameSink, type OfferedFrames } from './directFrames.ts'
 import { NodeRequest, takesNodeRequest } from './nodeRequest.ts'
+import { handlerReached, watchForUnreachedHandler } from './unreachedHandler.ts'
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
 
@@ -17,10 +18,16 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise
  *
  * A client that disconnects aborts the request's signal and cancels the response stream. A run
  * it started goes on (another request can reattach to it); `stop` ends it.
+ *
+ * Until a request reaches it, a Toolgate client's POST that gets 404 elsewhere in the process is
+ * warned about (`TOOLGATE_CHAT_NOT_REACHED`, naming the path): the handler is mounted where the
+ * client does not post.
  */
 export function toNodeHandler(handler: (request: Request) => Promise<Response>): NodeHandler {
   const lazy = takesNodeRequest(handler)
+  watchForUnreachedHandler()
   return async (req, res) => {
+    handlerReached()
     let gone = false
     let onGone: (() => void)[] | undefined
     res.once('close', () => {

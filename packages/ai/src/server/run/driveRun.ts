@@ -5,7 +5,7 @@ import type { DecisionSummary } from '../../protocol/decisions.ts'
 import type { Execution } from './callPlan.ts'
 import type { RunStart } from '../thread/transitions.ts'
 import { inCallOrder, successResult, errorResult } from './results.ts'
-import { Run } from './Run.ts'
+import { Run, RunStopped } from './Run.ts'
 import type { TokenUsage } from '../../protocol/events.ts'
 import { runOutcome } from '../agui/frontendTools.ts'
 import { sendSnapshot, threadAsAgUi } from '../agui/threadMessages.ts'
@@ -71,7 +71,7 @@ async function drive(run: Run, start: RunStart): Promise<readonly StoredInterrup
       // The model failed or the client left mid-step: what it said is kept, its calls will not run.
       if (message) {
         run.ensureRoom(1 + message.toolCalls.length)
-        appendWithResults(run, message, [], error ? FAILED_BEFORE_FINISH : STOPPED_BEFORE_RUN)
+        appendWithResults(run, error ? message : stoppedIfSo(run, message), [], error ? FAILED_BEFORE_FINISH : STOPPED_BEFORE_RUN)
       }
       if (error) throw error
       return undefined
@@ -175,10 +175,15 @@ async function runAndStore(
     run.middleware.throwIfFailed()
     return interrupts
   }
-  run.append(step.message, ...inCallOrder(step.message, results))
+  run.append(stoppedIfSo(run, step.message), ...inCallOrder(step.message, results))
   await run.save({ step: undefined, resolvedInterruptIds })
   run.middleware.throwIfFailed() // the step is stored whole; then a failed toolOutput hook ends the run
   return []
+}
+
+/** A step the user stopped is stored saying so, so a reloaded page can mark it as the live one did. */
+function stoppedIfSo(run: Run, message: ThreadAssistantMessage): ThreadAssistantMessage {
+  return run.signal.reason instanceof RunStopped ? { ...message, stopped: true } : message
 }
 
 const STOPPED_BEFORE_RUN = 'The run stopped before this call ran'

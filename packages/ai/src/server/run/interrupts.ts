@@ -1,5 +1,6 @@
 import { ToolValidationError } from '../../errors.ts'
 import type { ToolInterrupt } from '../../protocol/interrupts.ts'
+import type { RecordedAnswer } from '../../protocol/thread.ts'
 import type { ThreadAssistantMessage, ThreadToolMessage } from '../../protocol/messages.ts'
 import { rejectMessageOf } from '../../tools/approval.ts'
 import type { ToolRegistry } from '../../tools/toolRegistry.ts'
@@ -94,6 +95,26 @@ export function toWire(stored: StoredInterrupt, tools: ToolRegistry): ToolInterr
     // The same extras again where strict AG-UI clients keep them (they drop unknown top-level fields).
     metadata: { kind: 'tool_call', toolName, input, ...(message === undefined ? {} : { reason: message }), ...who, ...(grantable ? { grantable: true as const } : {}) },
   }
+}
+
+/** The answers a step holds while others of its batch wait, as a thread snapshot shows them. */
+export function recordedAnswers(step: OpenStep | undefined): RecordedAnswer[] {
+  const answers: RecordedAnswer[] = []
+  for (const { id: interruptId, toolCallId, answer } of step?.interrupts ?? []) {
+    if (!answer) continue
+    const given =
+      answer.kind === 'output'
+        ? { output: answer.output }
+        : answer.kind === 'error'
+          ? { error: answer.error }
+          : {
+              approved: answer.approved,
+              ...(answer.editedArgs === undefined ? {} : { editedArgs: answer.editedArgs }),
+              ...(answer.reason === undefined ? {} : { reason: answer.reason }),
+            }
+    answers.push({ interruptId, toolCallId, ...given, ...(answer.kind === 'approval' && answer.decision ? { decision: answer.decision } : {}) })
+  }
+  return answers
 }
 
 export function unanswered(step: OpenStep | undefined): StoredInterrupt[] {

@@ -24,6 +24,8 @@ export interface TanStackThread {
 /** The snapshot as TanStack's hydration reads it; `window` is set when only a page was read. */
 export function toTanStackThread(snapshot: ThreadSnapshot): TanStackThread {
   const approvals = new Map(snapshot.interrupts.filter((i) => i.reason === 'tool_approval').map((i) => [i.toolCallId, i.id]))
+  // Approvals the server holds while others of the batch wait: answered, shown as such.
+  const answered = new Map(snapshot.answers?.flatMap((a) => ('approved' in a ? [[a.toolCallId, { id: a.interruptId, needsApproval: true, approved: a.approved }] as const] : [])))
   const messages: TanStackUIMessage[] = []
   const calls = new Map<string, Part>()
   for (const message of snapshot.messages) {
@@ -33,13 +35,14 @@ export function toTanStackThread(snapshot: ThreadSnapshot): TanStackThread {
       const parts: Part[] = message.content === '' ? [] : [{ type: 'text', content: message.content }]
       for (const call of message.toolCalls) {
         const approvalId = approvals.get(call.id)
+        const response = answered.get(call.id)
         const part: Part = {
           type: 'tool-call',
           id: call.id,
           name: call.name,
           arguments: call.arguments,
-          state: approvalId === undefined ? 'input-complete' : 'approval-requested',
-          ...(approvalId === undefined ? {} : { approval: { id: approvalId, needsApproval: true } }),
+          state: approvalId !== undefined ? 'approval-requested' : response ? 'approval-responded' : 'input-complete',
+          ...(approvalId !== undefined ? { approval: { id: approvalId, needsApproval: true } } : response ? { approval: response } : {}),
         }
         calls.set(call.id, part)
         parts.push(part)

@@ -5,7 +5,7 @@ import type { RunFailure, ThreadSnapshot, ThreadStatus, ThreadWindow } from '../
 import { messageBytes } from '../../util/jsonBytes.ts'
 import type { ChatConfig, ThreadAction } from '../options.ts'
 import { HttpError, threadNotFound } from '../errors.ts'
-import { toWire, unanswered } from '../run/interrupts.ts'
+import { recordedAnswers, toWire, unanswered } from '../run/interrupts.ts'
 import type { ThreadHead, ThreadStore } from './threadStore.ts'
 import type { ToolRegistry } from '../../tools/toolRegistry.ts'
 
@@ -113,7 +113,7 @@ export function threadStatus(head: ThreadHead, leaseMs: number): ThreadStatus {
   return unanswered(head.step).length > 0 ? 'interrupted' : 'idle'
 }
 
-/** What a reloaded page needs to continue: the history, the open step, and what is still waiting for an answer. */
+/** What a reloaded page needs to continue: the history, the open step, the answers it holds, and what is still waiting for an answer. */
 export function snapshot(
   head: ThreadHead,
   messages: readonly ThreadMessage[],
@@ -130,12 +130,14 @@ export function snapshot(
   }
   const step = page && !page.withStep ? undefined : head.step
   const lastRunError = status === 'running' ? undefined : lastFailure(head)
+  const answers = step && status !== 'running' ? recordedAnswers(step) : []
   return {
     threadId: head.id,
     status,
     messages: step ? [...messages, step.message, ...step.results] : messages,
     interrupts: status === 'running' ? [] : unanswered(head.step).map((interrupt) => toWire(interrupt, tools)),
     ...(lastRunError ? { lastRunError } : {}),
+    ...(answers.length > 0 ? { answers } : {}),
     ...(page ? { window: page.window } : {}),
   }
 }
