@@ -40,33 +40,9 @@ class ToolgateAgent extends HttpAgent {
   }
 }
 
-/**
- * CopilotKit 1.74 ships `@ag-ui/client` 0.0.59, whose schema of `RUN_FINISHED` predates AG-UI 1.0's
- * `outcome.pendingToolCallIds` (the frontend calls a run leaves to the client) and refuses the whole
- * run over it. This fetch drops the field from the stream before the client parses it; CopilotKit
- * finds the calls its frontend tools must answer by itself.
- */
-async function fetchForAgUi0(url: string, init: RequestInit): Promise<Response> {
-  const response = await fetch(url, init)
-  if (!response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) return response
-  let buffered = ''
-  const lines = new TransformStream<string, string>({
-    transform(chunk, controller) {
-      buffered += chunk
-      const end = buffered.lastIndexOf('\n') + 1
-      controller.enqueue(buffered.slice(0, end).replace(/,"pendingToolCallIds":\[[^\]]*\]/g, ''))
-      buffered = buffered.slice(end)
-    },
-    flush(controller) {
-      controller.enqueue(buffered)
-    },
-  })
-  const body = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(lines).pipeThrough(new TextEncoderStream())
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
-}
 
 const threadId = threadIdOfPage()
-const agent = new ToolgateAgent({ url: '/api/chat', threadId, fetch: fetchForAgUi0 })
+const agent = new ToolgateAgent({ url: '/api/chat', threadId })
 
 /** What Toolgate puts in an approval interrupt's `metadata` (see the protocol README). */
 interface ApprovalMetadata {

@@ -91,7 +91,10 @@ describe('frontend tools, AG-UI 1.0 style (the stock HttpAgent)', () => {
     const callId = paused.finished!.pendingToolCallIds![0]!
     expect(agent.pendingInterrupts).toEqual([])
     const finishedEvent = paused.events.at(-1) as unknown as { outcome: unknown }
-    expect(finishedEvent.outcome).toEqual({ type: 'success', pendingToolCallIds: [callId] })
+    // The run started the call and left it unanswered: the client derives pendingToolCallIds from the
+    // stream, so the optional field is left out (AG-UI clients before 1.0, as CopilotKit 1.74 bundles,
+    // refuse it). It is sent when the calls come from an earlier run (the approval test below).
+    expect(finishedEvent.outcome).toEqual({ type: 'success' })
 
     answer(agent, callId, JSON.stringify({ confirmed: true }), 'tm-1')
     const resumed = await run(agent)

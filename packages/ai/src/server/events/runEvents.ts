@@ -26,6 +26,8 @@ export class RunEvents {
   /** The reasoning message open for deltas, if any. */
   #reasoning: string | undefined
   readonly #openCalls = new Set<string>()
+  /** Calls this run started and did not answer: AG-UI 1.0 clients derive `pendingToolCallIds` from them. */
+  readonly #unansweredCalls = new Set<string>()
   readonly #timestamps: boolean
 
   /** `timestamps`: each event carries AG-UI's `timestamp` (ms since the epoch), for the devtools' timeline. */
@@ -79,6 +81,7 @@ export class RunEvents {
   toolCallStart(toolCallId: string, toolCallName: string): void {
     this.#closeMessages()
     this.#openCalls.add(toolCallId)
+    this.#unansweredCalls.add(toolCallId)
     const parent = this.#step?.messageId
     this.#emit({ type: 'TOOL_CALL_START', toolCallId, toolCallName, ...(parent === undefined ? {} : { parentMessageId: parent }) })
   }
@@ -99,6 +102,7 @@ export class RunEvents {
 
   result(result: ThreadToolMessage): void {
     const { id: messageId, toolCallId, content } = result
+    this.#unansweredCalls.delete(toolCallId)
     this.#emit({ type: 'TOOL_CALL_RESULT', messageId, toolCallId, content, role: 'tool', metadata: resultMetadata(result) })
   }
 
@@ -115,7 +119,7 @@ export class RunEvents {
 
   finished(outcome: RunOutcome, usage?: TokenUsage): void {
     this.stepEnded()
-    this.#emit({ type: 'RUN_FINISHED', threadId: this.threadId, runId: this.runId, outcome: toAgUi(outcome), ...(usage ? { usage: [usage] } : {}) })
+    this.#emit({ type: 'RUN_FINISHED', threadId: this.threadId, runId: this.runId, outcome: toAgUi(outcome, this.#unansweredCalls), ...(usage ? { usage: [usage] } : {}) })
     this.#ended = true
   }
 
@@ -169,7 +173,17 @@ export function resultMetadata({ status, output, reason, edited, attachments, de
 }
 
 /** AG-UI 1.0 keeps only its own keys at the top of an interrupt: the tool's name and input stay in `metadata`. */
-function toAgUi(outcome: RunOutcome): AgUiRunOutcome {
+/**
+ * `pendingToolCallIds` is optional in AG-UI 1.0: a client takes the calls the run started and left
+ * unanswered. It is sent only when it says more than that (calls a previous run started), because
+ * AG-UI clients before 1.0 (CopilotKit 1.74 bundles 0.0.59) refuse a `success` outcome carrying it.
+ */
+function toAgUi(outcome: RunOutcome, unansweredCalls: ReadonlySet<string>): AgUiRunOutcome {
+  if (outcome.type === 'success' && outcome.pendingToolCallIds) {
+    const pending = outcome.pendingToolCallIds
+    const derivable = pending.length === unansweredCalls.size && pending.every((id) => unansweredCalls.has(id))
+    return derivable ? { type: 'success' } : outcome
+  }
   if (outcome.type !== 'interrupt') return outcome
   return { type: 'interrupt', interrupts: outcome.interrupts.map(agUiInterrupt) }
 }
