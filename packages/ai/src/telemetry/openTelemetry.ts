@@ -17,6 +17,7 @@ import {
 } from '@opentelemetry/api'
 import { randomId } from '../util/randomId.ts'
 import { GEN_AI, METRICS, TOOLGATE } from './attributes.ts'
+import type { DecisionSummary } from '../protocol/decisions.ts'
 import type { AskedInterrupt, ChatTelemetry, EndedWait, ModelCallEnd, RunEnd, RunInfo, RunTrace, ToolCallInfo } from './hooks.ts'
 import { registerTraceMeta } from './traceMeta.ts'
 import { formatTraceparent, parseTraceparent } from './traceparent.ts'
@@ -186,6 +187,7 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ChatTelemetry
           [TOOLGATE.runKind]: info.kind,
           [TOOLGATE.store]: info.store,
           [TOOLGATE.instance]: instance,
+          [TOOLGATE.openInterrupts]: info.open,
         }),
       },
       parent,
@@ -254,6 +256,8 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ChatTelemetry
               [GEN_AI.toolType]: 'function',
               [GEN_AI.conversation]: info.threadId,
               [GEN_AI.toolArguments]: recordInputs ? json(call.input) : undefined,
+              ...decisionAttributes(call.decision),
+              [TOOLGATE.callDecision]: call.decision?.decision,
             }),
           },
           runContext,
@@ -292,6 +296,20 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ChatTelemetry
   }
 
   /**
+   * Who made a decision, by the principal's id (what the app's `identify` knows them by); their
+   * display name is personal data, recorded only with `recordInputs`.
+   */
+  function decisionAttributes(record: DecisionSummary | undefined): Record<string, string | undefined> {
+    if (!record) return {}
+    return {
+      [TOOLGATE.decidedBy]: record.by.id,
+      [TOOLGATE.decidedByName]: recordInputs ? record.by.name : undefined,
+      [TOOLGATE.decisionChannel]: record.channel,
+      [TOOLGATE.grant]: record.grantId,
+    }
+  }
+
+  /**
    * A wait is one span from the moment its interrupt was asked (stored with it) to now, or to its
    * expiry, made by whichever instance ends it: its parent is the run that asked, its link the
    * request that answered.
@@ -318,13 +336,15 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ChatTelemetry
           [GEN_AI.conversation]: threadId,
           [GEN_AI.toolName]: interrupt.toolName,
           [GEN_AI.toolCallId]: interrupt.toolCallId,
+          ...decisionAttributes(wait.record),
         }),
       },
       parent,
     )
+    if (wait.approvers) span.setAttribute(TOOLGATE.approvers, [...wait.approvers])
     span.end(endedAt)
     waitDuration.record(Math.max(0, endedAt - startedAt) / 1000, { [TOOLGATE.interruptReason]: interrupt.reason, [TOOLGATE.decision]: decision })
-    if (approval && (decision === 'denied' || decision === 'superseded' || decision === 'expired')) {
+    if (approval && (decision === 'denied' || decision === 'superseded' || decision === 'expired' || decision === 'cancelled')) {
       toolCalls.add(1, { [GEN_AI.toolName]: interrupt.toolName, [TOOLGATE.toolOutcome]: decision })
     }
   }

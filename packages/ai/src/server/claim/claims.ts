@@ -79,7 +79,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
   }, current)
   const { head, change } = claimed
   void reportDecisions(config, change)
-  if (change.ended.length > 0) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.ended, Date.now()))
+  if (change.ended.length > 0) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.ended, Date.now(), change.decisions))
   const messages = await historyAfter(current, history, claimed)
   return startRun(config, { request, kind: 'message', runId, head, context, start: change.start, ...(messages ? { messages } : {}) })
 }
@@ -123,11 +123,11 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
   const claimed = await updateThread(config.store, body.threadId, answersChange(config, body, { principal, channel: 'chat' }, runId), current)
   const { head, change } = claimed
   void reportDecisions(config, change)
-  if (change.answered) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.answered, Date.now()))
+  if (change.answered) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.answered, Date.now(), change.decisions))
 
   if (!change.start || !head.step) {
     const open = unanswered(head.step).map((interrupt) => toWire(interrupt, config.tools))
-    if (body.agui) return pausedRun(config, head.id, runId, open, request)
+    if (body.agui) return pausedRun(config, request, { threadId: head.id, runId, open, answered: change.answered ?? [] })
     const accepted: ResumeAccepted = { threadId: head.id, interrupts: open }
     return jsonResponse(202, accepted)
   }
@@ -156,9 +156,10 @@ function answersChange(config: ChatConfig, body: ResumeRequest, who: Answerer, r
     if (running) throw threadBusy()
     const chain = await chainDecisions(head.decisions, drafts)
     const decided = grants.length > 0 ? { ...chain, grants: [...(head.grants ?? []), ...grants] } : chain
-    // The waits this request ends; a replay of a lost run's answers (above) ends none.
+    // The waits this request ends; a replay of a lost run's answers (above) ends none, nor does an
+    // approval short of the reviewers' `required` count (the interrupt stays open).
     const ids = new Set(body.resume.map((answer) => answer.interruptId))
-    const answered = step.interrupts.filter((interrupt) => ids.has(interrupt.id))
+    const answered = step.interrupts.filter((interrupt) => ids.has(interrupt.id) && interrupt.answer !== undefined)
     if (unanswered(step).length > 0) return { ...recordAnswers(head, { recovery, step, decided }), answered }
     return { ...claimForResume(head, { runId, recovery, step, decided, now: Date.now() }), answered }
   }
@@ -169,7 +170,7 @@ export async function storeAnswers(config: ChatConfig, request: Request, body: R
   const runId = randomId('run_')
   const { head, change } = await updateThread(config.store, body.threadId, answersChange(config, body, who, runId))
   void reportDecisions(config, change)
-  if (change.answered) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.answered, Date.now()))
+  if (change.answered) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.answered, Date.now(), change.decisions))
   return { runId, head, change }
 }
 
@@ -239,6 +240,7 @@ async function cancelWaiting(config: ChatConfig, request: Request, threadId: str
   const by = await config.identify(request)
   const { runLeaseMs } = config.limits
   let cancelled: string[] = []
+  let ended: StoredInterrupt[] = []
   try {
     const { change } = await updateThread(config.store, threadId, async (head) => {
       const recovery = recoverLostRun(head, runLeaseMs, config.tools)
@@ -246,10 +248,12 @@ async function cancelWaiting(config: ChatConfig, request: Request, threadId: str
       if (isRunning(head, runLeaseMs) || !step || unanswered(step).length === 0 || step.running.length > 0) throw new Unchanged()
       const settled = await settleInterrupts(step.message, step.interrupts, config.tools, 'cancel', toolFailures(config, head.id, ''))
       const decided = await chainDecisions(head.decisions, outcomeDrafts(head.id, step.interrupts, settled.results, by))
-      cancelled = unanswered(step).map((interrupt) => interrupt.id)
+      ended = unanswered(step)
+      cancelled = ended.map((interrupt) => interrupt.id)
       return cancelStep(head, { recovery, step, settled, decided })
     })
     void reportDecisions(config, change)
+    config.telemetry?.waitsEnded(request, endedWaits(threadId, ended, Date.now(), change.decisions, 'cancelled'))
   } catch (error) {
     if (!(error instanceof Unchanged)) throw error
   }
