@@ -64,10 +64,15 @@ export interface RunEnd {
 export interface ModelCallEnd {
   readonly usage: ModelUsage | undefined
   readonly finishReason: string | undefined
-  /** What the model said, for content capture. */
-  readonly output?: { readonly text: string; readonly toolCalls: readonly { readonly id: string; readonly name: string; readonly arguments: string }[] }
+  /** What the model said, for content capture: read only when outputs are recorded. */
+  readonly output?: () => ModelOutput
   /** The model failed: a stable type and the text the browser may see. */
   readonly error?: { readonly type: string; readonly message: string }
+}
+
+export interface ModelOutput {
+  readonly text: string
+  readonly toolCalls: readonly { readonly id: string; readonly name: string; readonly arguments: string }[]
 }
 
 export interface ModelCallTrace {
@@ -99,8 +104,8 @@ export interface RunTrace {
  * `openTelemetry()` from `@toolgate/ai/telemetry`.
  */
 export interface ChatTelemetry {
-  /** A request reached the handler. */
-  requestStarted(request: Request): void
+  /** A request reached the handler; `header` reads one of its headers (its trace context). */
+  requestStarted(request: Request, header?: (name: string) => string | null): void
   /** What the request turned out to be. */
   describeRequest(request: Request, description: { readonly kind: string; readonly threadId?: string | undefined }): void
   /** The handler answered it (a streamed run goes on after). */
