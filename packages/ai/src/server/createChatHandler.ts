@@ -13,7 +13,7 @@ import { answerUIMessageRequest } from './aisdk/uiMessageChat.ts'
 import { isUIMessageRequest } from './aisdk/uiMessageRequest.ts'
 import { resume, revoke, revokeGrantOf, startTurn, stopRun } from './claim/claims.ts'
 import { read } from './http/reads.ts'
-import { takesNodeRequests } from './http/nodeRequest.ts'
+import { requestHeader, takesNodeRequests } from './http/nodeRequest.ts'
 import { answerTanStack, isTanStackRequest } from './tanstack/tanStackChat.ts'
 
 /** A Fetch API handler: works with any server that speaks `Request`/`Response` (and with `toNodeHandler`). */
@@ -72,7 +72,8 @@ function requestHandler(config: ChatConfig) {
   const { telemetry } = config
   if (!telemetry) return takesNodeRequests((request: Request) => handle(config, request))
   return takesNodeRequests(async (request: Request) => {
-    telemetry.requestStarted(request)
+    // Its trace context is read header by header: under `toNodeHandler` the request's `Headers` are never built for it.
+    telemetry.requestStarted(request, (name) => requestHeader(request, name))
     const response = await handle(config, request)
     telemetry.requestEnded(request, response.status, response.status >= 400 ? await errorCodeOf(response) : undefined)
     return response

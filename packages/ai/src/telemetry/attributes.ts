@@ -35,6 +35,15 @@ export const TOOLGATE = {
   interruptReason: 'toolgate.interrupt.reason',
   decision: 'toolgate.interrupt.decision',
   expiresAt: 'toolgate.interrupt.expires_at',
+  openInterrupts: 'toolgate.interrupt.open_count',
+  // The decision record behind a wait's end or a call's run: what, who (the principal's id from
+  // `identify`; the display name only with `recordInputs`), through what channel, under which grant.
+  callDecision: 'toolgate.decision',
+  decidedBy: 'toolgate.decision.by.id',
+  decidedByName: 'toolgate.decision.by.name',
+  decisionChannel: 'toolgate.decision.channel',
+  approvers: 'toolgate.decision.approvers',
+  grant: 'toolgate.grant.id',
   linkType: 'toolgate.link.type',
 } as const
 

@@ -1,4 +1,5 @@
 import type { ModelUsage } from '../model/chatModel.ts'
+import type { DecisionSummary } from '../protocol/decisions.ts'
 import type { ThreadToolMessage } from '../protocol/messages.ts'
 
 // What the runtime tells telemetry, at one place per span kind. Types only: the chat handler and
@@ -7,11 +8,14 @@ import type { ThreadToolMessage } from '../protocol/messages.ts'
 // Everything is keyed by the `Request` a step happens under, so no trace object travels through
 // the claims.
 
-/** How a run began. */
-export type RunKind = 'message' | 'resume' | 'takeover'
+/**
+ * How a run began. `partial_resume`: an AG-UI client's answers that leave others of the step open
+ * (it reads events, not a 202): a run that records them and pauses again on what is left.
+ */
+export type RunKind = 'message' | 'resume' | 'takeover' | 'partial_resume'
 
 /** How an interrupt's wait ended. */
-export type WaitDecision = 'approved' | 'edited' | 'denied' | 'output' | 'error' | 'superseded' | 'expired'
+export type WaitDecision = 'approved' | 'edited' | 'denied' | 'output' | 'error' | 'superseded' | 'expired' | 'cancelled'
 
 /** An interrupt as telemetry reads it (a `StoredInterrupt` fits): when it was asked, and by which run's span. */
 export interface AskedInterrupt {
@@ -32,6 +36,8 @@ export interface RunInfo {
   readonly kind: RunKind
   /** The interrupts a resumed run settles: the run links to the run that asked each (`traceparent`). */
   readonly resumes: readonly AskedInterrupt[]
+  /** A `partial_resume`: how many interrupts of the step still wait. */
+  readonly open?: number
   readonly model: string | undefined
   readonly store: string | undefined
 }
@@ -42,6 +48,10 @@ export interface EndedWait {
   readonly decision: WaitDecision
   /** When the wait ended: now, or the interrupt's expiry for one that expired. */
   readonly endedAt: number
+  /** The decision record that ended it (approvals, denials, expiries, cancellations): who, through what, the grant it made. */
+  readonly record?: DecisionSummary | undefined
+  /** Under a rule of several approvals: each approver's id, in order (the last is `record.by`). */
+  readonly approvers?: readonly string[] | undefined
 }
 
 /** The result of a run as telemetry records it; `error` is what the browser was told, never more. */
@@ -54,10 +64,15 @@ export interface RunEnd {
 export interface ModelCallEnd {
   readonly usage: ModelUsage | undefined
   readonly finishReason: string | undefined
-  /** What the model said, for content capture. */
-  readonly output?: { readonly text: string; readonly toolCalls: readonly { readonly id: string; readonly name: string; readonly arguments: string }[] }
+  /** What the model said, for content capture: read only when outputs are recorded. */
+  readonly output?: () => ModelOutput
   /** The model failed: a stable type and the text the browser may see. */
   readonly error?: { readonly type: string; readonly message: string }
+}
+
+export interface ModelOutput {
+  readonly text: string
+  readonly toolCalls: readonly { readonly id: string; readonly name: string; readonly arguments: string }[]
 }
 
 export interface ModelCallTrace {
@@ -70,6 +85,8 @@ export interface ToolCallInfo {
   readonly toolName: string
   readonly toolCallId: string
   readonly input: unknown
+  /** The decision the call runs under: a person's approval or edit, or a grant (`granted`). */
+  readonly decision?: DecisionSummary | undefined
 }
 
 export interface RunTrace {
@@ -87,8 +104,8 @@ export interface RunTrace {
  * `openTelemetry()` from `@toolgate/ai/telemetry`.
  */
 export interface ChatTelemetry {
-  /** A request reached the handler. */
-  requestStarted(request: Request): void
+  /** A request reached the handler; `header` reads one of its headers (its trace context). */
+  requestStarted(request: Request, header?: (name: string) => string | null): void
   /** What the request turned out to be. */
   describeRequest(request: Request, description: { readonly kind: string; readonly threadId?: string | undefined }): void
   /** The handler answered it (a streamed run goes on after). */

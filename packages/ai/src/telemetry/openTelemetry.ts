@@ -7,6 +7,7 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  type AttributeValue,
   type Attributes,
   type Context,
   type Link,
@@ -17,7 +18,8 @@ import {
 } from '@opentelemetry/api'
 import { randomId } from '../util/randomId.ts'
 import { GEN_AI, METRICS, TOOLGATE } from './attributes.ts'
-import type { AskedInterrupt, ChatTelemetry, EndedWait, ModelCallEnd, RunEnd, RunInfo, RunTrace, ToolCallInfo } from './hooks.ts'
+import type { DecisionSummary } from '../protocol/decisions.ts'
+import type { AskedInterrupt, ChatTelemetry, EndedWait, ModelCallEnd, ModelOutput, RunEnd, RunInfo, RunTrace, ToolCallInfo } from './hooks.ts'
 import { registerTraceMeta } from './traceMeta.ts'
 import { formatTraceparent, parseTraceparent } from './traceparent.ts'
 
@@ -47,9 +49,22 @@ export interface OpenTelemetryOptions {
 
 const SCOPE = '@toolgate/ai'
 
-const headerGetter: TextMapGetter<Headers> = {
-  keys: (headers) => [...headers.keys()],
-  get: (headers, key) => headers.get(key) ?? undefined,
+/** A model's metric attributes: its calls, and its input and output tokens. */
+interface ModelMetricAttributes {
+  readonly base: Attributes
+  readonly input: Attributes
+  readonly output: Attributes
+}
+
+/** A request's headers as a propagator reads them: one at a time, through the handler's `header` when it has one. */
+interface IncomingHeaders {
+  readonly request: Request
+  readonly header: (name: string) => string | null
+}
+
+const headerGetter: TextMapGetter<IncomingHeaders> = {
+  keys: ({ request }) => [...request.headers.keys()],
+  get: ({ header }, key) => header(key) ?? undefined,
 }
 
 const recordGetter: TextMapGetter<Record<string, unknown>> = {
@@ -71,6 +86,7 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ChatTelemetry
   const recordInputs = options.recordInputs === true
   const recordOutputs = options.recordOutputs === true
   const agentName = options.agentName
+  const runName = agentName ? `invoke_agent ${agentName}` : 'invoke_agent'
 
   const runs = meter.createCounter(METRICS.runs, { description: 'Runs, by how they ended', unit: '{run}' })
   const toolCalls = meter.createCounter(METRICS.toolCalls, { description: 'Tool calls, by outcome', unit: '{call}' })
@@ -79,8 +95,35 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ChatTelemetry
   const operationDuration = meter.createHistogram(METRICS.operationDuration, { description: 'Model call duration', unit: 's' })
   const timeToFirstChunk = meter.createHistogram(METRICS.timeToFirstChunk, { description: 'Time to the model’s first chunk', unit: 's' })
 
-  /** The request span of each request in flight, and the context its children start in. */
-  const requests = new WeakMap<Request, { readonly span: Span; readonly context: Context }>()
+  /** The request span of each request in flight, the context it started in, and (once a run asks) the context its children start in. */
+  const requests = new WeakMap<Request, { readonly span: Span; readonly parent: Context; child?: Context }>()
+
+  // Metric attributes are the same few sets over and over: made once each, so recording a point
+  // builds no object (the SDK hashes them on every record).
+  const modelMetrics = new Map<string | undefined, ModelMetricAttributes>()
+  const modelMetricsOf = (model: string | undefined): ModelMetricAttributes => {
+    let found = modelMetrics.get(model)
+    if (!found) {
+      const base: Attributes = model === undefined ? { [GEN_AI.operation]: 'chat' } : { [GEN_AI.operation]: 'chat', [GEN_AI.requestModel]: model }
+      found = { base, input: { ...base, [GEN_AI.tokenType]: 'input' }, output: { ...base, [GEN_AI.tokenType]: 'output' } }
+      modelMetrics.set(model, found)
+    }
+    return found
+  }
+  const toolMetrics = new Map<string, Map<string, Attributes>>()
+  const toolMetricsOf = (toolName: string, outcome: string): Attributes => {
+    let byOutcome = toolMetrics.get(toolName)
+    if (!byOutcome) toolMetrics.set(toolName, (byOutcome = new Map()))
+    let found = byOutcome.get(outcome)
+    if (!found) byOutcome.set(outcome, (found = { [GEN_AI.toolName]: toolName, [TOOLGATE.toolOutcome]: outcome }))
+    return found
+  }
+  const runMetrics = new Map<string, Attributes>()
+  const runMetricsOf = (outcome: string): Attributes => {
+    let found = runMetrics.get(outcome)
+    if (!found) runMetrics.set(outcome, (found = { [TOOLGATE.runOutcome]: outcome }))
+    return found
+  }
 
   registerTraceMeta(() => {
     const carrier: Record<string, string> = {}
@@ -93,18 +136,21 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ChatTelemetry
     return Object.keys(carrier).length > 0 ? carrier : undefined
   })
 
-  const requestContext = (request: Request): Context => requests.get(request)?.context ?? incomingContext(request)
+  const requestContext = (request: Request): Context => {
+    const entry = requests.get(request)
+    if (!entry) return incomingContext({ request, header: (name) => request.headers.get(name) })
+    return (entry.child ??= trace.setSpan(entry.parent, entry.span))
+  }
 
   return {
-    requestStarted(request) {
-      const parent = incomingContext(request)
-      const url = new URL(request.url)
+    requestStarted(request, header) {
+      const parent = incomingContext({ request, header: header ?? ((name) => request.headers.get(name)) })
       const span = tracer.startSpan(
         request.method,
-        { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method, 'url.path': url.pathname, [TOOLGATE.instance]: instance } },
+        { kind: SpanKind.SERVER, attributes: { 'http.request.method': request.method, 'url.path': pathOf(request.url), [TOOLGATE.instance]: instance } },
         parent,
       )
-      requests.set(request, { span, context: trace.setSpan(parent, span) })
+      requests.set(request, { span, parent })
     },
 
     describeRequest(request, { kind, threadId }) {
@@ -112,7 +158,7 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ChatTelemetry
       if (!span) return
       span.updateName(`${request.method} ${kind}`)
       span.setAttribute(TOOLGATE.requestKind, kind)
-      if (threadId !== undefined) span.setAttributes({ [TOOLGATE.thread]: threadId, [GEN_AI.conversation]: threadId })
+      if (threadId !== undefined) span.setAttribute(TOOLGATE.thread, threadId).setAttribute(GEN_AI.conversation, threadId)
     },
 
     requestEnded(request, status, errorCode) {
@@ -157,7 +203,7 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ChatTelemetry
         span.setAttribute(TOOLGATE.toolOutcome, outcome)
         // The text of an MCP error result may quote the tool's exception: only its kind is recorded.
         if (result.isError) span.setStatus({ code: SpanStatusCode.ERROR, message: 'The tool returned an error result' })
-        toolCalls.add(1, { [GEN_AI.toolName]: call.toolName, [TOOLGATE.toolOutcome]: outcome })
+        toolCalls.add(1, toolMetricsOf(call.toolName, outcome))
         return result
       } catch (error) {
         span.setStatus({ code: SpanStatusCode.ERROR, message: 'The tool call failed' })
@@ -170,95 +216,93 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ChatTelemetry
   }
 
   function runTrace(parent: Context, info: RunInfo): RunTrace {
+    const { threadId, model } = info
+    const attributes: Attributes = {
+      [GEN_AI.operation]: 'invoke_agent',
+      [GEN_AI.conversation]: threadId,
+      [TOOLGATE.thread]: threadId,
+      [TOOLGATE.run]: info.runId,
+      [TOOLGATE.runKind]: info.kind,
+      [TOOLGATE.instance]: instance,
+    }
+    put(attributes, GEN_AI.agentName, agentName)
+    put(attributes, GEN_AI.requestModel, model)
+    put(attributes, TOOLGATE.store, info.store)
+    put(attributes, TOOLGATE.openInterrupts, info.open)
     const links = resumeLinks(info.resumes)
-    const span = tracer.startSpan(
-      agentName ? `invoke_agent ${agentName}` : 'invoke_agent',
-      {
-        kind: SpanKind.INTERNAL,
-        links,
-        attributes: defined({
-          [GEN_AI.operation]: 'invoke_agent',
-          [GEN_AI.conversation]: info.threadId,
-          [GEN_AI.agentName]: agentName,
-          [GEN_AI.requestModel]: info.model,
-          [TOOLGATE.thread]: info.threadId,
-          [TOOLGATE.run]: info.runId,
-          [TOOLGATE.runKind]: info.kind,
-          [TOOLGATE.store]: info.store,
-          [TOOLGATE.instance]: instance,
-        }),
-      },
-      parent,
-    )
+    const span = tracer.startSpan(runName, links ? { kind: SpanKind.INTERNAL, links, attributes } : { kind: SpanKind.INTERNAL, attributes }, parent)
     const runContext = trace.setSpan(parent, span)
-    const spanContext = span.spanContext()
+    // What every model call of the run starts with (the SDK copies a span's attributes).
+    const callName = model ? `chat ${model}` : 'chat'
+    const callAttributes: Attributes = { [GEN_AI.operation]: 'chat', [GEN_AI.conversation]: threadId }
+    put(callAttributes, GEN_AI.requestModel, model)
+    const callMetrics = modelMetricsOf(model)
+    let traceparent: string | undefined | null = null
     return {
-      traceparent: trace.isSpanContextValid(spanContext) ? formatTraceparent(spanContext) : undefined,
+      // Read only when the run asks for a human or the browser: most runs never format it.
+      get traceparent() {
+        if (traceparent === null) {
+          const spanContext = span.spanContext()
+          traceparent = trace.isSpanContextValid(spanContext) ? formatTraceparent(spanContext) : undefined
+        }
+        return traceparent
+      },
 
       modelCall(messages) {
-        const model = info.model
         const callSpan = tracer.startSpan(
-          model ? `chat ${model}` : 'chat',
-          {
-            kind: SpanKind.CLIENT,
-            attributes: defined({
-              [GEN_AI.operation]: 'chat',
-              [GEN_AI.requestModel]: model,
-              [GEN_AI.conversation]: info.threadId,
-              [GEN_AI.inputMessages]: recordInputs ? json(messages) : undefined,
-            }),
-          },
+          callName,
+          { kind: SpanKind.CLIENT, attributes: recordInputs ? { ...callAttributes, [GEN_AI.inputMessages]: json(messages) } : callAttributes },
           runContext,
         )
         const started = performance.now()
-        let first: number | undefined
-        const metricAttributes = defined({ [GEN_AI.operation]: 'chat', [GEN_AI.requestModel]: model })
+        let first = false
         return {
           firstChunk() {
-            if (first !== undefined) return
-            first = performance.now()
-            timeToFirstChunk.record((first - started) / 1000, metricAttributes)
+            if (first) return
+            first = true
+            timeToFirstChunk.record((performance.now() - started) / 1000, callMetrics.base)
           },
           end(end: ModelCallEnd) {
-            const { usage, finishReason, output, error } = end
-            callSpan.setAttributes(
-              defined({
-                [GEN_AI.inputTokens]: usage?.inputTokens,
-                [GEN_AI.outputTokens]: usage?.outputTokens,
-                [GEN_AI.cachedInputTokens]: usage?.cachedInputTokens,
-                [GEN_AI.outputMessages]: recordOutputs && output ? json([outputMessage(output, finishReason)]) : undefined,
-              }),
-            )
-            if (finishReason !== undefined) callSpan.setAttribute(GEN_AI.finishReasons, [finishReason])
-            if (usage?.inputTokens !== undefined) tokenUsage.record(usage.inputTokens, { ...metricAttributes, [GEN_AI.tokenType]: 'input' })
-            if (usage?.outputTokens !== undefined) tokenUsage.record(usage.outputTokens, { ...metricAttributes, [GEN_AI.tokenType]: 'output' })
+            const { usage, finishReason, error } = end
+            const ended: Attributes = {}
+            if (usage) {
+              put(ended, GEN_AI.inputTokens, usage.inputTokens)
+              put(ended, GEN_AI.outputTokens, usage.outputTokens)
+              put(ended, GEN_AI.cachedInputTokens, usage.cachedInputTokens)
+              if (usage.inputTokens !== undefined) tokenUsage.record(usage.inputTokens, callMetrics.input)
+              if (usage.outputTokens !== undefined) tokenUsage.record(usage.outputTokens, callMetrics.output)
+            }
+            if (finishReason !== undefined) ended[GEN_AI.finishReasons] = [finishReason]
+            if (recordOutputs && end.output) ended[GEN_AI.outputMessages] = json([outputMessage(end.output(), finishReason)])
             if (error) {
-              callSpan.setAttribute('error.type', error.type)
+              ended['error.type'] = error.type
               callSpan.setStatus({ code: SpanStatusCode.ERROR, message: error.message })
             }
-            operationDuration.record((performance.now() - started) / 1000, error ? { ...metricAttributes, 'error.type': error.type } : metricAttributes)
+            callSpan.setAttributes(ended)
+            operationDuration.record((performance.now() - started) / 1000, error ? { ...callMetrics.base, 'error.type': error.type } : callMetrics.base)
             callSpan.end()
           },
         }
       },
 
       async toolCall(call: ToolCallInfo, execute) {
-        const toolSpan = tracer.startSpan(
-          `execute_tool ${call.toolName}`,
-          {
-            kind: SpanKind.INTERNAL,
-            attributes: defined({
-              [GEN_AI.operation]: 'execute_tool',
-              [GEN_AI.toolName]: call.toolName,
-              [GEN_AI.toolCallId]: call.toolCallId,
-              [GEN_AI.toolType]: 'function',
-              [GEN_AI.conversation]: info.threadId,
-              [GEN_AI.toolArguments]: recordInputs ? json(call.input) : undefined,
-            }),
-          },
-          runContext,
-        )
+        const attributes: Attributes = {
+          [GEN_AI.operation]: 'execute_tool',
+          [GEN_AI.toolName]: call.toolName,
+          [GEN_AI.toolCallId]: call.toolCallId,
+          [GEN_AI.toolType]: 'function',
+          [GEN_AI.conversation]: threadId,
+        }
+        if (recordInputs) attributes[GEN_AI.toolArguments] = json(call.input)
+        if (call.decision) {
+          attributes[TOOLGATE.callDecision] = call.decision.decision
+          putDecision(attributes, call.decision)
+          // The grant a call ran under; an approval that made a grant shows it on its wait span.
+          if (call.decision.decision === 'granted') put(attributes, TOOLGATE.grant, call.decision.grantId)
+        }
+        const toolSpan = tracer.startSpan(`execute_tool ${call.toolName}`, { kind: SpanKind.INTERNAL, attributes }, runContext)
         try {
+          // Inside the span's context, so the tool's own spans and its outgoing MCP calls nest under it.
           const result = await context.with(trace.setSpan(runContext, toolSpan), execute)
           const outcome = result.status === 'success' ? 'success' : 'error'
           toolSpan.setAttribute(TOOLGATE.toolOutcome, outcome)
@@ -269,7 +313,7 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ChatTelemetry
             toolSpan.setAttribute('error.type', 'tool_error')
             toolSpan.setStatus({ code: SpanStatusCode.ERROR, message: result.content })
           }
-          toolCalls.add(1, { [GEN_AI.toolName]: call.toolName, [TOOLGATE.toolOutcome]: outcome })
+          toolCalls.add(1, toolMetricsOf(call.toolName, outcome))
           return result
         } finally {
           toolSpan.end()
@@ -278,17 +322,31 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ChatTelemetry
 
       end(end: RunEnd) {
         const { outcome, usage, error } = end
-        span.setAttributes(
-          defined({ [TOOLGATE.runOutcome]: outcome, [GEN_AI.inputTokens]: usage?.inputTokens, [GEN_AI.outputTokens]: usage?.outputTokens }),
-        )
+        const ended: Attributes = { [TOOLGATE.runOutcome]: outcome }
+        if (usage) {
+          put(ended, GEN_AI.inputTokens, usage.inputTokens)
+          put(ended, GEN_AI.outputTokens, usage.outputTokens)
+        }
         if (error) {
-          span.setAttributes({ 'error.type': error.code, [TOOLGATE.errorCode]: error.code })
+          ended['error.type'] = error.code
+          ended[TOOLGATE.errorCode] = error.code
           span.setStatus({ code: SpanStatusCode.ERROR, message: error.message })
         }
-        runs.add(1, { [TOOLGATE.runOutcome]: outcome })
+        span.setAttributes(ended)
+        runs.add(1, runMetricsOf(outcome))
         span.end()
       },
     }
+  }
+
+  /**
+   * Who made a decision, by the principal's id (what the app's `identify` knows them by); their
+   * display name is personal data, recorded only with `recordInputs`.
+   */
+  function putDecision(attributes: Attributes, record: DecisionSummary): void {
+    attributes[TOOLGATE.decidedBy] = record.by.id
+    if (recordInputs) put(attributes, TOOLGATE.decidedByName, record.by.name)
+    attributes[TOOLGATE.decisionChannel] = record.channel
   }
 
   /**
@@ -297,7 +355,7 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ChatTelemetry
    * request that answered.
    */
   function endWait(wait: EndedWait, answering: Link['context'] | undefined): void {
-    const { interrupt, decision, endedAt, threadId } = wait
+    const { interrupt, decision, endedAt } = wait
     const asked = parseTraceparent(interrupt.traceparent)
     const parent = asked ? trace.setSpanContext(ROOT_CONTEXT, { ...asked, isRemote: true }) : ROOT_CONTEXT
     const startedAt = interrupt.askedAt ?? endedAt
@@ -308,35 +366,55 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ChatTelemetry
         kind: SpanKind.INTERNAL,
         startTime: startedAt,
         links: answering ? [{ context: answering, attributes: { [TOOLGATE.linkType]: 'answered_by' } }] : [],
-        attributes: defined({
-          [TOOLGATE.interruptId]: interrupt.id,
-          [TOOLGATE.interruptReason]: interrupt.reason,
-          [TOOLGATE.decision]: decision,
-          [TOOLGATE.expiresAt]: interrupt.expiresAt,
-          [TOOLGATE.thread]: threadId,
-          [TOOLGATE.instance]: instance,
-          [GEN_AI.conversation]: threadId,
-          [GEN_AI.toolName]: interrupt.toolName,
-          [GEN_AI.toolCallId]: interrupt.toolCallId,
-        }),
+        attributes: waitAttributes(wait),
       },
       parent,
     )
     span.end(endedAt)
     waitDuration.record(Math.max(0, endedAt - startedAt) / 1000, { [TOOLGATE.interruptReason]: interrupt.reason, [TOOLGATE.decision]: decision })
-    if (approval && (decision === 'denied' || decision === 'superseded' || decision === 'expired')) {
-      toolCalls.add(1, { [GEN_AI.toolName]: interrupt.toolName, [TOOLGATE.toolOutcome]: decision })
+    if (approval && (decision === 'denied' || decision === 'superseded' || decision === 'expired' || decision === 'cancelled')) {
+      toolCalls.add(1, toolMetricsOf(interrupt.toolName, decision))
     }
+  }
+
+  function waitAttributes({ interrupt, decision, threadId, record, approvers }: EndedWait): Attributes {
+    const attributes: Attributes = {
+      [TOOLGATE.interruptId]: interrupt.id,
+      [TOOLGATE.interruptReason]: interrupt.reason,
+      [TOOLGATE.decision]: decision,
+      [TOOLGATE.thread]: threadId,
+      [TOOLGATE.instance]: instance,
+      [GEN_AI.conversation]: threadId,
+      [GEN_AI.toolName]: interrupt.toolName,
+      [GEN_AI.toolCallId]: interrupt.toolCallId,
+    }
+    put(attributes, TOOLGATE.expiresAt, interrupt.expiresAt)
+    if (record) {
+      putDecision(attributes, record)
+      put(attributes, TOOLGATE.grant, record.grantId) // the grant this approval made
+    }
+    if (approvers) attributes[TOOLGATE.approvers] = [...approvers]
+    return attributes
   }
 }
 
 /** The context a request's span starts in: a span already active (HTTP instrumentation), else the request's `traceparent`. */
-function incomingContext(request: Request): Context {
+function incomingContext(headers: IncomingHeaders): Context {
   const active = context.active()
   if (trace.getSpan(active)) return active
-  const extracted = propagation.extract(ROOT_CONTEXT, request.headers, headerGetter)
+  const extracted = propagation.extract(ROOT_CONTEXT, headers, headerGetter)
   if (trace.getSpan(extracted)) return extracted
-  return remoteContext(request.headers.get('traceparent'), request.headers.get('tracestate')) ?? ROOT_CONTEXT
+  const traceparent = headers.header('traceparent')
+  return (traceparent !== null && remoteContext(traceparent, headers.header('tracestate'))) || ROOT_CONTEXT
+}
+
+/** A request URL's path, without parsing the whole URL (the handler gets an absolute one). */
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  if (start === -1) return '/'
+  let end = start
+  while (end < url.length && url[end] !== '?' && url[end] !== '#') end++
+  return url.slice(start, end)
 }
 
 /** The trace context an MCP request carries in `_meta`, if any. */
@@ -357,7 +435,8 @@ function remoteContext(traceparent: unknown, tracestate: unknown): Context | und
 }
 
 /** A resumed run links to each run that asked what it settles (once per run). */
-function resumeLinks(resumes: readonly AskedInterrupt[]): Link[] {
+function resumeLinks(resumes: readonly AskedInterrupt[]): Link[] | undefined {
+  if (resumes.length === 0) return undefined
   const seen = new Set<string>()
   const links: Link[] = []
   for (const interrupt of resumes) {
@@ -369,7 +448,7 @@ function resumeLinks(resumes: readonly AskedInterrupt[]): Link[] {
   return links
 }
 
-function outputMessage(output: NonNullable<ModelCallEnd['output']>, finishReason: string | undefined): unknown {
+function outputMessage(output: ModelOutput, finishReason: string | undefined): unknown {
   return {
     role: 'assistant',
     parts: [
@@ -388,8 +467,6 @@ function json(value: unknown): string {
   }
 }
 
-function defined(attributes: Record<string, string | number | boolean | undefined>): Attributes {
-  const kept: Attributes = {}
-  for (const [key, value] of Object.entries(attributes)) if (value !== undefined) kept[key] = value
-  return kept
+function put(attributes: Attributes, key: string, value: AttributeValue | undefined): void {
+  if (value !== undefined) attributes[key] = value
 }

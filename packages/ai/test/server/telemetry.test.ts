@@ -10,11 +10,12 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
 import { type ChatModel, type StoredInterrupt } from '@toolgate/ai/server'
+import type { Principal } from '@toolgate/ai/protocol'
 import { redisStore } from '@toolgate/ai/server/redis'
 import { scriptedModel } from '@toolgate/ai/server/testing'
 import { mcpToolDefinitions, registerMcpTools } from '@toolgate/ai/interop/mcp'
 import { locationDef, transferDef, weatherDef, weatherTool } from './fixtures.ts'
-import { closeAll, errorOf, startServer } from './helpers/server.ts'
+import { closeAll, errorOf, readTurn, startServer } from './helpers/server.ts'
 import { millis, parentOf, recordTelemetry, useContextManager } from './helpers/telemetry.ts'
 import { startRedis, type RedisServer } from '../services/redis.ts'
 
@@ -35,6 +36,44 @@ const model = scriptedModel(
   ],
   { tools: [weatherDef, transferDef, locationDef] },
 )
+
+/** The app's auth: a session header the test sets, read by `identify`. */
+const PEOPLE: Record<string, Principal> = {
+  alice: { id: 'alice', name: 'Alice Liddell' },
+  bob: { id: 'bob', name: 'Bob Marley', roles: ['finance'] },
+  carol: { id: 'carol', name: 'Carol King', roles: ['finance'] },
+}
+const identify = (request: Request) => PEOPLE[request.headers.get('x-session') ?? '']
+const as = (who: string) => ({ 'x-session': who })
+
+/** Paid once finance approves: one reviewer up to 1000, two above. */
+const payDef = toolDefinition({
+  name: 'pay_invoice',
+  description: 'Pays an invoice',
+  inputSchema: v.object({ invoice: v.string(), amount: v.number() }),
+  outputSchema: v.object({ paid: v.string() }),
+  needsApproval: (input) => ({ reason: `Pays ${input.invoice}`, reviewers: { roles: ['finance'], required: input.amount > 1000 ? 2 : 1 } }),
+})
+const payTool = payDef.server((input) => ({ paid: input.invoice }))
+
+const approvals = scriptedModel(
+  [
+    { when: /pay (\S+) (\d+)/i, call: (m) => ({ tool: 'pay_invoice', input: { invoice: m[1]!, amount: Number(m[2]) } }), then: ([r]) => `pay: ${r.status}` },
+    { when: /send (\d+) to (\w+)/i, call: (m) => ({ tool: 'transfer_money', input: { to: m[2]!, amount: Number(m[1]) } }), then: ([r]) => `transfer: ${r.status}` },
+    {
+      when: /two transfers/i,
+      call: () => [
+        { tool: 'transfer_money', input: { to: 'Ann', amount: 200 } },
+        { tool: 'transfer_money', input: { to: 'Ben', amount: 300 } },
+      ],
+      then: (results) => results.map((r) => r.status).join(','),
+    },
+  ],
+  { tools: [payDef, transferDef] },
+)
+
+/** Every attribute value of every span, as one string: what a trace backend would hold. */
+const allAttributes = (otel: ReturnType<typeof recordTelemetry>) => JSON.stringify(otel.spans().map((span) => [span.attributes, span.status, span.events, span.links]))
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c'
 const CALLER_SPAN = 'b7ad6b7169203331'
@@ -226,6 +265,108 @@ describe('OpenTelemetry traces', () => {
     expect(await otel.metric('toolgate.runs')).toEqual([{ attributes: { 'toolgate.run.outcome': 'error' }, value: 1 }])
   })
 
+  it('a call run under a grant: the approval’s wait names the grant it made, the later call’s span the grant it ran under and who gave it', async () => {
+    const otel = recordTelemetry()
+    const ran: unknown[] = []
+    const server = await startServer({
+      model: approvals,
+      tools: [transferDef.server((input) => (ran.push(input), { receipt: 'r' }))],
+      identify,
+      telemetry: otel.telemetry({ recordInputs: true }),
+    })
+    const paused = await server.send('send 500 to Bob', undefined, as('alice'))
+    const approved = await server.resume(paused.threadId, [{ interruptId: paused.interrupts[0]!.id, approved: true, grant: {} }], as('alice'))
+    expect(approved.text).toBe('transfer: success')
+    const covered = await server.send('send 300 to Ann', paused.threadId, as('alice'))
+    expect(covered.interrupts).toEqual([])
+    expect(covered.text).toBe('transfer: success')
+    const grantId = covered.results[0]!.metadata.decision!.grantId!
+    expect(grantId).toMatch(/^grant_/)
+
+    await vi.waitFor(() => expect(otel.spans().filter((span) => span.name === 'execute_tool transfer_money')).toHaveLength(2))
+    expect(otel.span('wait_for_approval transfer_money').attributes).toMatchObject({
+      'toolgate.interrupt.decision': 'approved',
+      'toolgate.decision.by.id': 'alice',
+      'toolgate.decision.by.name': 'Alice Liddell', // recordInputs: the display name too
+      'toolgate.decision.channel': 'chat',
+      'toolgate.grant.id': grantId,
+    })
+    const [first, second] = otel.spans().filter((span) => span.name === 'execute_tool transfer_money').sort((a, b) => millis(a.startTime) - millis(b.startTime))
+    expect(first!.attributes).toMatchObject({ 'toolgate.decision': 'approved', 'toolgate.decision.by.id': 'alice' })
+    expect(first!.attributes['toolgate.grant.id']).toBeUndefined()
+    expect(second!.attributes).toMatchObject({
+      'toolgate.decision': 'granted',
+      'toolgate.grant.id': grantId,
+      'toolgate.decision.by.id': 'alice',
+      'toolgate.decision.channel': 'api',
+      'gen_ai.tool.call.id': covered.results[0]!.toolCallId,
+    })
+    expect(otel.spans().filter((span) => span.name.startsWith('wait_for'))).toHaveLength(1)
+  })
+
+  it('two approvals required: the first reviewer’s approval leaves the wait open; the second ends it, naming both', async () => {
+    const otel = recordTelemetry()
+    const server = await startServer({ model: approvals, tools: [payTool], identify, telemetry: otel.telemetry() })
+    const paused = await server.send('pay INV-9 5000', undefined, as('alice'))
+    const [interrupt] = paused.interrupts
+    const half = await server.resume(paused.threadId, [{ interruptId: interrupt!.id, approved: true }], as('bob'))
+    expect(half.status).toBe(202)
+    await vi.waitFor(() => expect(otel.spans().filter((span) => span.name === 'POST resume')).toHaveLength(1))
+    expect(otel.spans().filter((span) => span.name.startsWith('wait_for'))).toEqual([])
+
+    const done = await server.resume(paused.threadId, [{ interruptId: interrupt!.id, approved: true }], as('carol'))
+    expect(done.text).toBe('pay: success')
+    await vi.waitFor(() => expect(otel.spans().map((span) => span.name)).toContain('execute_tool pay_invoice'))
+    expect(otel.span('wait_for_approval pay_invoice').attributes).toMatchObject({
+      'toolgate.interrupt.decision': 'approved',
+      'toolgate.decision.by.id': 'carol',
+      'toolgate.decision.approvers': ['bob', 'carol'],
+    })
+    // Names are personal data: ids only unless inputs are recorded.
+    expect(allAttributes(otel)).not.toMatch(/Bob Marley|Carol King|Alice Liddell/)
+  })
+
+  it('a stop while a call waits: the wait ends cancelled, by whoever stopped', async () => {
+    const otel = recordTelemetry()
+    const server = await startServer({ model: approvals, tools: [transferDef.server(() => ({ receipt: 'r' }))], identify, telemetry: otel.telemetry() })
+    const paused = await server.send('send 500 to Bob', undefined, as('alice'))
+    const stopped = await server.post({ threadId: paused.threadId, stop: true }, as('alice'))
+    expect(await stopped.json()).toEqual({ threadId: paused.threadId, stopped: false, cancelled: [paused.interrupts[0]!.id] })
+    await vi.waitFor(() => expect(otel.spans().map((span) => span.name)).toContain('wait_for_approval transfer_money'))
+    expect(otel.span('wait_for_approval transfer_money').attributes).toMatchObject({ 'toolgate.interrupt.decision': 'cancelled', 'toolgate.decision.by.id': 'alice' })
+    expect(otel.span('wait_for_approval transfer_money').links.map((link) => link.context.spanId)).toEqual([otel.span('POST stop').spanContext().spanId])
+    expect(await otel.metric('toolgate.tool.calls')).toEqual([{ attributes: { 'gen_ai.tool.name': 'transfer_money', 'toolgate.tool.outcome': 'cancelled' }, value: 1 }])
+  })
+
+  it('an AG-UI resume that answers part of a step: a partial_resume run that pauses again, linked to the run that asked', async () => {
+    const otel = recordTelemetry()
+    const server = await startServer({ model: approvals, tools: [transferDef.server(() => ({ receipt: 'r' }))], telemetry: otel.telemetry() })
+    const paused = await server.send('two transfers')
+    const [ann, ben] = paused.interrupts
+    const aguiResume = (runId: string, interruptId: string) =>
+      server.post({ threadId: paused.threadId, runId, messages: [], tools: [], context: [], state: {}, forwardedProps: {}, resume: [{ interruptId, status: 'resolved', payload: { approved: true } }] })
+    const partial = await readTurn(await aguiResume('agui-1', ann!.id))
+    expect(partial.finished?.outcome).toEqual({ type: 'interrupt', interrupts: [expect.objectContaining({ id: ben!.id })] })
+    expect(partial.interrupts.map((interrupt) => interrupt.id)).toEqual([ben!.id])
+
+    await vi.waitFor(() => expect(otel.spans().filter((span) => span.name === 'invoke_agent')).toHaveLength(2))
+    const [asking, again] = otel.spans().filter((span) => span.name === 'invoke_agent').sort((a, b) => millis(a.startTime) - millis(b.startTime))
+    const request = otel.spans().filter((span) => span.name === 'POST resume')[0]!
+    expect(again!.attributes).toMatchObject({ 'toolgate.run.kind': 'partial_resume', 'toolgate.run.outcome': 'interrupt', 'toolgate.interrupt.open_count': 1, 'toolgate.run.id': partial.finished!.runId })
+    expect(parentOf(again!)).toBe(request.spanContext().spanId)
+    expect(again!.links.map((link) => [link.context.spanId, link.attributes])).toEqual([[asking!.spanContext().spanId, { 'toolgate.link.type': 'resumes' }]])
+    const waits = otel.spans().filter((span) => span.name === 'wait_for_approval transfer_money')
+    expect(waits.map((span) => span.attributes['toolgate.interrupt.id'])).toEqual([ann!.id])
+
+    const done = await readTurn(await aguiResume('agui-2', ben!.id))
+    expect(done.text).toBe('success,success')
+    await vi.waitFor(() => expect(otel.spans().filter((span) => span.name === 'invoke_agent')).toHaveLength(3))
+    const resumed = otel.spans().find((span) => span.name === 'invoke_agent' && span.attributes['toolgate.run.kind'] === 'resume')!
+    expect(resumed.attributes['toolgate.run.outcome']).toBe('success')
+    expect(otel.spans().filter((span) => span.name === 'wait_for_approval transfer_money')).toHaveLength(2)
+    expect(otel.spans().filter((span) => span.name === 'execute_tool transfer_money')).toHaveLength(2)
+  })
+
   it('an MCP tool call carries the trace in _meta: the MCP server’s span is a child of the chat’s execute_tool span', async () => {
     const otel = recordTelemetry()
     const mcp = new McpServer({ name: 'remote', version: '1.0.0' })
@@ -318,5 +459,33 @@ describe('an approval answered on another instance (shared Redis)', () => {
     for (const run of [pausedRun, resumedRun]) {
       await vi.waitFor(async () => expect((await store().events!.read(String(run.attributes['toolgate.run.id']), 0))?.ended).toBe(true))
     }
+  })
+  it('an approval a reviewer gives on another instance: the wait span says who decided (by id) and the tool’s span runs under it', async () => {
+    const otel = recordTelemetry()
+    const store = () => redisStore({ client, prefix: 'otel-who:' })
+    const a = await startServer({ model: approvals, tools: [payTool], store: store(), identify, telemetry: otel.telemetry({ instanceId: 'A' }) })
+    const b = await startServer({ model: approvals, tools: [payTool], store: store(), identify, telemetry: otel.telemetry({ instanceId: 'B' }) })
+
+    const paused = await a.send('pay INV-7 500', undefined, as('alice'))
+    const [interrupt] = paused.interrupts
+    expect(interrupt!.reviewers).toEqual({ roles: ['finance'], required: 1 })
+    const resumed = await b.resume(paused.threadId, [{ interruptId: interrupt!.id, approved: true, reason: 'budgeted' }], as('bob'))
+    expect(resumed.text).toBe('pay: success')
+
+    await vi.waitFor(() => expect(otel.spans().map((span) => span.name)).toContain('execute_tool pay_invoice'))
+    const pausedRun = otel.spans().find((span) => span.name === 'invoke_agent' && span.attributes['toolgate.run.kind'] === 'message')!
+    const wait = otel.span('wait_for_approval pay_invoice')
+    expect(parentOf(wait)).toBe(pausedRun.spanContext().spanId)
+    expect(pausedRun.attributes['toolgate.instance.id']).toBe('A')
+    expect(wait.attributes).toMatchObject({
+      'toolgate.instance.id': 'B',
+      'toolgate.interrupt.decision': 'approved',
+      'toolgate.decision.by.id': 'bob',
+      'toolgate.decision.channel': 'chat',
+    })
+    expect(wait.attributes['toolgate.decision.by.name']).toBeUndefined()
+    expect(otel.span('execute_tool pay_invoice').attributes).toMatchObject({ 'toolgate.decision': 'approved', 'toolgate.decision.by.id': 'bob' })
+    // Neither the display names nor the reviewer's reason reach a span unless the app records inputs.
+    expect(allAttributes(otel)).not.toMatch(/Bob Marley|Alice Liddell|budgeted/)
   })
 })

@@ -85,7 +85,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
   }, current)
   const { head, change } = claimed
   void reportDecisions(config, change)
-  if (change.ended.length > 0) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.ended, Date.now()))
+  if (change.ended.length > 0) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.ended, Date.now(), change.decisions))
   const messages = await historyAfter(current, history, claimed)
   const held = snapshot ? heldIds(body, user.id) : undefined
   return startRun(config, { request, kind: 'message', runId, head, context, start: change.start, ...(held ? { snapshot: held } : {}), ...(messages ? { messages } : {}) })
@@ -170,10 +170,10 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
   })
   const { head, change } = claimed
   void reportDecisions(config, change)
-  if (change.answered) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.answered, Date.now()))
+  if (change.answered) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.answered, Date.now(), change.decisions))
 
   if (!change.start || !head.step) {
-    if (body.agui) return pausedRun(config, head.id, runId, runOutcome(config, unanswered(head.step)), request)
+    if (body.agui) return pausedRun(config, request, { threadId: head.id, runId, outcome: runOutcome(config, unanswered(head.step)), answered: change.answered ?? [] })
     const accepted: ResumeAccepted = { threadId: head.id, interrupts: unanswered(head.step).map((interrupt) => toWire(interrupt, config.tools)) }
     return jsonResponse(202, accepted)
   }
@@ -224,9 +224,10 @@ function answersChange(config: ChatConfig, body: ResumeRequest & AguiFields, who
     if (running) throw threadBusy()
     const chain = await chainDecisions(head.decisions, drafts)
     const decided = grants.length > 0 ? { ...chain, grants: [...(head.grants ?? []), ...grants] } : chain
-    // The waits this request ends; a replay of a lost run's answers (above) ends none.
+    // The waits this request ends; a replay of a lost run's answers (above) ends none, nor does an
+    // approval short of the reviewers' `required` count (the interrupt stays open).
     const ids = new Set(all.map((answer) => answer.interruptId))
-    const answered = step.interrupts.filter((interrupt) => ids.has(interrupt.id))
+    const answered = step.interrupts.filter((interrupt) => ids.has(interrupt.id) && interrupt.answer !== undefined)
     if (unanswered(step).length > 0) return { ...recordAnswers(head, { recovery, step, decided }), answered }
     return { ...claimForResume(head, { runId, recovery, step, decided, now: Date.now() }), answered }
   }
@@ -250,7 +251,7 @@ export async function storeAnswers(config: ChatConfig, request: Request, body: R
   const runId = randomId('run_')
   const { head, change } = await updateThread(config.store, body.threadId, answersChange(config, body, who, runId))
   void reportDecisions(config, change)
-  if (change.answered) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.answered, Date.now()))
+  if (change.answered) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.answered, Date.now(), change.decisions))
   return { runId, head, change }
 }
 
@@ -323,16 +324,19 @@ async function cancelWaiting(config: ChatConfig, request: Request, threadId: str
   const by = await config.identify(request)
   const { runLeaseMs } = config.limits
   let cancelled: string[] = []
+  let ended: StoredInterrupt[] = []
   try {
     const { change } = await updateThread(config.store, threadId, async (head) => {
       const recovery = recoverLostRun(head, runLeaseMs, config.tools)
       const { step } = recovery
       if (isRunning(head, runLeaseMs) || !step || unanswered(step).length === 0 || step.running.length > 0) throw new Unchanged()
       const settled = await recordOutcomes(head, step.interrupts, await settleInterrupts(step.message, step.interrupts, config.tools, 'cancel', toolFailures(config, head.id, '')), by)
-      cancelled = unanswered(step).map((interrupt) => interrupt.id)
+      ended = unanswered(step)
+      cancelled = ended.map((interrupt) => interrupt.id)
       return cancelStep(head, { recovery, step, settled, decided: settled.decided })
     })
     void reportDecisions(config, change)
+    config.telemetry?.waitsEnded(request, endedWaits(threadId, ended, Date.now(), change.decisions, 'cancelled'))
   } catch (error) {
     if (!(error instanceof Unchanged)) throw error
   }

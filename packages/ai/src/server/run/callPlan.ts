@@ -5,6 +5,7 @@ import type { ThreadToolMessage } from '../../protocol/messages.ts'
 import type { AnyTool } from '../../tools/types.ts'
 import { validateToolInput } from '../../tools/validateToolValue.ts'
 import type { StoredInterrupt } from '../thread/threadStore.ts'
+import type { DecisionSummary } from '../../protocol/decisions.ts'
 
 // What becomes of a step's calls, as the planner (toolCalls.ts) and the settling of answers
 // (interrupts.ts) both decide it.
@@ -16,6 +17,8 @@ export interface Execution extends CallRef {
   readonly input: unknown
   /** The arguments the user approved instead of the model's, if any. */
   readonly editedArgs?: unknown
+  /** The decision it runs under (an approval, an edit, a grant); telemetry puts it on the call's span. */
+  readonly decision?: DecisionSummary
 }
 
 /** What becomes of each call of one model step, or of each answered interrupt of a step. */

@@ -11,6 +11,8 @@ import { randomId } from '../../util/randomId.ts'
 import type { ToolFailures } from '../errors.ts'
 import type { StoredAnswer, StoredInterrupt, OpenStep } from '../thread/threadStore.ts'
 import type { EndedWait, WaitDecision } from '../../telemetry/hooks.ts'
+import type { DecisionRecord } from '../../protocol/decisions.ts'
+import { summaryOf } from '../decisions/records.ts'
 import { validateInput, type CallPlan } from './callPlan.ts'
 import { callRef, cancelledResult, deniedResult, errorResult, expiredResult, successResult, type CallRef } from './results.ts'
 
@@ -53,17 +55,29 @@ export function asked(interrupts: readonly StoredInterrupt[], ttlMs: number, tra
   )
 }
 
-/** How each interrupt stopped waiting, at `now`: its answer, or, without one, superseded unless it had expired first. */
-export function endedWaits(threadId: string, interrupts: readonly StoredInterrupt[], now: number): EndedWait[] {
+/**
+ * How each interrupt stopped waiting, at `now`: its answer, or, without one, superseded (or
+ * cancelled, by a stop) unless it had expired first. `records` are the decision records the same
+ * change wrote: the one of each interrupt says who ended its wait.
+ */
+export function endedWaits(
+  threadId: string,
+  interrupts: readonly StoredInterrupt[],
+  now: number,
+  records: readonly DecisionRecord[] = [],
+  unansweredAs: 'superseded' | 'cancelled' = 'superseded',
+): EndedWait[] {
   return interrupts.map((interrupt) => {
     const expiry = interrupt.expiresAt === undefined ? undefined : Date.parse(interrupt.expiresAt)
-    const decision = decisionOf(interrupt.answer, expiry !== undefined && expiry <= now)
-    return { threadId, interrupt, decision, endedAt: decision === 'expired' ? expiry! : now }
+    const decision = decisionOf(interrupt.answer, expiry !== undefined && expiry <= now, unansweredAs)
+    const record = records.findLast((candidate) => candidate.interruptId === interrupt.id)
+    const approvers = interrupt.approvals && record ? [...interrupt.approvals.map((approval) => approval.by.id), record.by.id] : undefined
+    return { threadId, interrupt, decision, endedAt: decision === 'expired' ? expiry! : now, ...(record ? { record: summaryOf(record) } : {}), ...(approvers ? { approvers } : {}) }
   })
 }
 
-function decisionOf(answer: StoredAnswer | undefined, expired: boolean): WaitDecision {
-  if (answer === undefined) return expired ? 'expired' : 'superseded'
+function decisionOf(answer: StoredAnswer | undefined, expired: boolean, unansweredAs: 'superseded' | 'cancelled'): WaitDecision {
+  if (answer === undefined) return expired ? 'expired' : unansweredAs
   if (answer.kind !== 'approval') return answer.kind
   return !answer.approved ? 'denied' : 'editedArgs' in answer ? 'edited' : 'approved'
 }
@@ -169,7 +183,7 @@ export async function settleInterrupts(
       const checked = await validateInput(entry.tool, args, ref, failures)
       if (!checked.ok) plan.results.push(errorResult(ref, checked.error))
       else if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, args, edited))
-      else plan.executions.push({ ...ref, entry, input: checked.value, ...(edited ? { editedArgs: args } : {}) })
+      else plan.executions.push({ ...ref, entry, input: checked.value, ...(edited ? { editedArgs: args } : {}), ...(answer.decision ? { decision: answer.decision } : {}) })
     } else {
       throw new Error(`Interrupt "${interrupt.id}" has no answer`)
     }

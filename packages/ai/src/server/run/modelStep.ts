@@ -106,7 +106,7 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
   trace?.end({
     usage,
     finishReason,
-    output: { text, toolCalls: calls.map(({ id, name, args }) => ({ id, name, arguments: args })) },
+    output: () => ({ text, toolCalls: calls.map(({ id, name, args }) => ({ id, name, arguments: args })) }),
     ...(error ? { error: { type: error.cause instanceof ModelProviderError ? error.cause.code : error.code, message: error.publicMessage } } : {}),
   })
 

@@ -5,7 +5,7 @@ import { launchRun, runStreamResponse, type LiveStream } from '../events/liveStr
 import { RunEvents } from '../events/runEvents.ts'
 import type { ChatConfig } from '../options.ts'
 import type { RunStart } from '../thread/transitions.ts'
-import type { ThreadHead } from '../thread/threadStore.ts'
+import type { StoredInterrupt, ThreadHead } from '../thread/threadStore.ts'
 import { driveRun } from './driveRun.ts'
 import { Run } from './Run.ts'
 import type { RunKind } from '../../telemetry/hooks.ts'
@@ -39,14 +39,35 @@ export function startDetachedRun(config: ChatConfig, claimed: ClaimedRun): void 
   launch(config, claimed, undefined)
 }
 
-/** A resume that leaves interrupts open, for an AG-UI client (it reads events, not a 202 body): a run that starts and pauses again on what is left. */
-export function pausedRun(config: ChatConfig, threadId: string, runId: string, outcome: RunOutcome, request: Request): Response {
+/**
+ * A resume that leaves calls open, for an AG-UI client (it reads events, not a 202 body): a run
+ * that starts and ends again on what is left (`outcome`: interrupts, or frontend calls). Its trace
+ * is a run of its own (`partial_resume`), linked to the runs that asked what it `answered`.
+ */
+export function pausedRun(
+  config: ChatConfig,
+  request: Request,
+  paused: { readonly threadId: string; readonly runId: string; readonly outcome: RunOutcome; readonly answered: readonly StoredInterrupt[] },
+): Response {
+  const { threadId, runId, outcome, answered } = paused
+  config.devtools?.add(threadId, { runId, startedAt: Date.now(), kind: 'partial_resume' })
+  const open = outcome.type === 'interrupt' ? outcome.interrupts.length : (outcome.pendingToolCallIds?.length ?? 0)
+  const trace = config.telemetry?.run(request, {
+    threadId,
+    runId,
+    kind: 'partial_resume',
+    resumes: answered,
+    open,
+    model: config.model.name,
+    store: config.store.name,
+  })
   return runStreamResponse(
     (live) =>
       launchRun(config.eventLog, runId, live, async (sink) => {
         const events = new RunEvents(threadId, runId, sink, { timestamps: config.devtools !== undefined })
         events.started()
         events.finished(outcome)
+        trace?.end({ outcome: outcome.type === 'interrupt' ? 'interrupt' : 'success', usage: undefined })
       }),
     request,
   )

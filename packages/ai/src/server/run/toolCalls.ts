@@ -73,8 +73,9 @@ export async function planToolCalls(
       : undefined
     if (grant && entry.side === 'server') {
       // Allowed for this thread by someone who could have approved it: it runs, and the record says under which grant.
-      plan.granted.push(grantedDraft(thread.threadId, call, grant, sent))
-      plan.executions.push({ ...ref, entry, input: decided.input })
+      const draft = grantedDraft(thread.threadId, call, grant, sent)
+      plan.granted.push(draft)
+      plan.executions.push({ ...ref, entry, input: decided.input, decision: { decision: 'granted', by: grant.by, at: draft.at, channel: draft.channel, grantId: grant.id } })
     } else if (approval.required) {
       const who = { requestedBy: requester, ...(reviewers === undefined ? {} : { reviewers: typeof reviewers === 'string' ? NOBODY : reviewers }) }
       plan.interrupts.push(approvalInterrupt(ref, sent, approval.reason, who))
@@ -128,7 +129,7 @@ export function executeToolCalls(executions: readonly Execution[], options: Exec
     executions.map(async (execution) => {
       const { trace } = options
       const executed = trace
-        ? await trace.toolCall({ toolName: execution.toolName, toolCallId: execution.toolCallId, input: execution.input }, () => executeOne(execution, options))
+        ? await trace.toolCall(execution, () => executeOne(execution, options))
         : await executeOne(execution, options)
       const result = options.onOutput ? await options.onOutput(executed, execution) : executed
       options.onResult?.(result)
