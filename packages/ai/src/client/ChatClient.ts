@@ -190,7 +190,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     import('./reviewWatch.ts').then(
       ({ ReviewWatch }) => {
         if (watch !== this.#watches) return
-        this.#reviews ??= new ReviewWatch((id) => this.#stream.peek(id, new AbortController().signal), this.#options.reviewPollMs ?? 2000)
+        this.#reviews ??= new ReviewWatch(this.#stream, this.#options.reviewPollMs ?? 2000)
         this.#reviews.watch(threadId, interrupts, () => !this.#request && this.#threadId === threadId, () => void this.load(threadId))
       },
       () => {}, // without the watch, a reviewer's decision shows at the next load
