@@ -239,6 +239,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   }
 
   #begin(): AbortController {
+    this.#reviews?.stop() // a request of this client ends the review watch (its pause restarts it)
     const controller = new AbortController()
     this.#request = controller
     this.#changed()
