@@ -1,4 +1,5 @@
 import type { ToolInterrupt } from '../protocol/interrupts.ts'
+import type { ThreadSnapshot } from '../protocol/thread.ts'
 import type { RunStream } from './runStream.ts'
 
 /**
@@ -9,12 +10,12 @@ import type { RunStream } from './runStream.ts'
  * then calls `decided`. Anything the client does meanwhile ends it: `stop()`, or `idle()` false.
  */
 export class ReviewWatch {
-  readonly #stream: Pick<RunStream, 'peek' | 'ask'>
+  readonly #stream: Pick<RunStream, 'ask'>
   readonly #retryMs: number
   #controller: AbortController | undefined
 
   /** `retryMs`: the pause after a failed ask (the server down, or one too old to watch: then it looks that often). */
-  constructor(stream: Pick<RunStream, 'peek' | 'ask'>, retryMs: number) {
+  constructor(stream: Pick<RunStream, 'ask'>, retryMs: number) {
     this.#stream = stream
     this.#retryMs = retryMs
   }
@@ -38,7 +39,7 @@ export class ReviewWatch {
       if (!idle()) return
       if (changed === 'unchanged') continue
       try {
-        const snapshot = await this.#stream.peek(threadId, signal)
+        const snapshot = (await (await this.#stream.ask(threadId, '', signal)).json()) as ThreadSnapshot
         if (!idle()) return
         if (snapshot.status === 'running' || progressOf(snapshot.interrupts) !== before) return decided()
         if (changed !== 'unknown') version = changed
@@ -51,7 +52,7 @@ export class ReviewWatch {
   /** The thread's version once it changed; `unchanged` when the server's wait ended first; `unknown` after a failed ask (and a pause). */
   async #changed(threadId: string, version: number, signal: AbortSignal): Promise<number | 'unchanged' | 'unknown'> {
     try {
-      const response = await this.#stream.ask(threadId, `watch=${version}`, signal)
+      const response = await this.#stream.ask(threadId, `&watch=${version}`, signal)
       if (response.status === 204) return 'unchanged'
       const body = (await response.json()) as { version?: unknown }
       if (typeof body.version === 'number') return body.version

@@ -87,15 +87,9 @@ export class RunStream {
     return accepted.interrupts
   }
 
-  /** The stored thread, unapplied: to see whether a reviewer decided what this client waits on. */
-  peek(threadId: string, signal: AbortSignal): Promise<ThreadSnapshot> {
-    return getThread(this.#fetch, this.#endpoint, threadId, signal)
-  }
-
-  /** GETs `?threadId=<id>&<query>` as JSON (a review watch's `watch=<version>`); throws a `ChatError` unless it succeeds. */
+  /** GETs `?threadId=<id>&<query>` as JSON, unapplied (a review watch's reads); throws a `ChatError` unless it succeeds. */
   ask(threadId: string, query: string, signal: AbortSignal): Promise<Response> {
-    const url = `${this.#endpoint}${this.#endpoint.includes('?') ? '&' : '?'}threadId=${encodeURIComponent(threadId)}&${query}`
-    return send(this.#fetch, url, { method: 'GET', headers: { accept: 'application/json' }, signal }, signal)
+    return send(this.#fetch, `${this.#endpoint}${this.#endpoint.includes('?') ? '&' : '?'}threadId=${encodeURIComponent(threadId)}${query}`, { headers: { accept: 'application/json' }, signal }, signal)
   }
 
   /** Reads a thread, as after a reload; a run still streaming on it is followed from its start, over what it began from. */

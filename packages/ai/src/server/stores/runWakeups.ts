@@ -1,6 +1,6 @@
 // Readers of a run's events on a shared store wait for the next ones, and watchers of a thread for
-// its next commit (keyed `thread:<id>`: run ids start with `run_`, so the two never meet). With a notification channel
-// (Redis pub/sub, Postgres LISTEN/NOTIFY) a write wakes them at once; without one, and whenever
+// its next commit (keyed `thread:<id>`: run ids start with `run_`, so the two never meet). With a
+// notification channel (Redis pub/sub, Postgres LISTEN/NOTIFY) a write wakes them at once; without one, and whenever
 // the channel is down (its connection dropped, the server restarts), they look again every
 // `pollMs`. Either way `wait` only says "look now": the reader reads the log itself.
 
