@@ -3,7 +3,7 @@ import { lastAnswer, send, storedThread, toolCard } from './helpers.ts'
 
 // The reviewer flow end to end: Alice asks for a transfer in the chat, the server hands the review
 // link to the app (the demo's outbox), Bob from finance opens it in his own browser, edits and
-// approves, and Alice's chat resumes live and shows who approved.
+// approves, and Alice's chat, told by push, resumes live and shows who approved.
 
 test('a transfer waits for finance; a reviewer approves through the outbox link and the chat shows who did', async ({ page, browser, baseURL }) => {
   await page.goto('/')
@@ -24,7 +24,10 @@ test('a transfer waits for finance; a reviewer approves through the outbox link 
   await expect(bob.getByRole('heading', { name: 'Transfers 250 EUR to Carol' })).toBeVisible()
   await expect(bob.getByText('Asked by Alice')).toBeVisible()
   await bob.locator('input[name="amount"]').fill('200')
+  // Alice's chat waits on the thread (`GET ?watch=<version>`); the server answers it when Bob's decision lands: a push.
+  const pushed = page.waitForResponse((response) => /[?&]watch=[1-9]/.test(response.url()) && response.status() === 200)
   await bob.getByRole('button', { name: 'Approve' }).click()
+  await pushed
   await expect(bob.getByTestId('review-decided')).toHaveText('Approved as Bob. The conversation continues.')
 
   // Alice's chat, untouched, follows the run Bob resumed.

@@ -190,7 +190,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     import('./reviewWatch.ts').then(
       ({ ReviewWatch }) => {
         if (watch !== this.#watches) return
-        this.#reviews ??= new ReviewWatch((id) => this.#stream.peek(id, new AbortController().signal), this.#options.reviewPollMs ?? 2000)
+        this.#reviews ??= new ReviewWatch(this.#stream, this.#options.reviewPollMs ?? 2000)
         this.#reviews.watch(threadId, interrupts, () => !this.#request && this.#threadId === threadId, () => void this.load(threadId))
       },
       () => {}, // without the watch, a reviewer's decision shows at the next load
@@ -239,6 +239,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   }
 
   #begin(): AbortController {
+    this.#reviews?.stop() // a request of this client ends the review watch (its pause restarts it)
     const controller = new AbortController()
     this.#request = controller
     this.#changed()

@@ -26,8 +26,10 @@ export interface ChatClientOptions<TTools extends readonly AnyTool[] = readonly 
   /** How change notifications are batched. Default: one per animation frame, a timeout where there are none. */
   readonly scheduleNotify?: NotifyScheduler
   /**
-   * While approvals wait for reviewers other than this user, how often the client looks at the
-   * thread for their decision (then it follows the resumed run). Default 2000 ms.
+   * While approvals wait for reviewers other than this user, the client waits on the thread
+   * (`GET ?watch`, answered by the server as soon as it changes) for their decision, then follows
+   * the resumed run. After an ask that failed it waits this long before the next (a server too old
+   * to watch is looked at this often). Default 2000 ms.
    */
   readonly reviewPollMs?: number
 }

@@ -8,7 +8,7 @@ import { argumentsParser } from './argumentsParser.ts'
 import { threadRestore } from './threadRestore.ts'
 import { ChatError, type ChatErrorCode } from './chatError.ts'
 import { parseEvent } from './parseEvent.ts'
-import { attachRun, getThread, isEventStream, postChat, readAccepted } from './transport.ts'
+import { attachRun, getThread, isEventStream, postChat, readAccepted, send } from './transport.ts'
 import { untilAborted } from './untilAborted.ts'
 
 /** What following a run asks the client to apply, in order. */
@@ -87,9 +87,9 @@ export class RunStream {
     return accepted.interrupts
   }
 
-  /** The stored thread, unapplied: to see whether a reviewer decided what this client waits on. */
-  peek(threadId: string, signal: AbortSignal): Promise<ThreadSnapshot> {
-    return getThread(this.#fetch, this.#endpoint, threadId, signal)
+  /** GETs `?threadId=<id>&<query>` as JSON, unapplied (a review watch's reads); throws a `ChatError` unless it succeeds. */
+  ask(threadId: string, query: string, signal: AbortSignal): Promise<Response> {
+    return send(this.#fetch, `${this.#endpoint}${this.#endpoint.includes('?') ? '&' : '?'}threadId=${encodeURIComponent(threadId)}${query}`, { headers: { accept: 'application/json' }, signal }, signal)
   }
 
   /** Reads a thread, as after a reload; a run still streaming on it is followed from its start, over what it began from. */

@@ -32,6 +32,7 @@ export type ErrorCode =
   | 'DECISION_RECORD_ALTERED' // 500: a stored decision record does not match its digest or its chain
   | 'STORE_FULL' // 507: the server's store is at its size limit; try again later
   | 'TOO_MANY_RUNS' // 429: the server runs as many conversations at once as it may; retry after `Retry-After` seconds
+  | 'TOO_MANY_WATCHERS' // 429: the server holds as many `GET ?watch` requests at once as it may; retry after `Retry-After` seconds
   | 'CONTEXT_INVALID' // 500: the handler's `context` fails a tool's `contextSchema` (the message names the tool and the keys)
   // Only in RUN_ERROR events:
   | 'MODEL_ERROR'

@@ -52,6 +52,7 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
     eventLog: threads.events ?? memoryEventLog(),
     liveRuns: new Map(),
     runClock: new RunClock(limits.runLeaseMs),
+    watchers: { count: 0 },
     limits,
     maxSteps: positiveInteger(options.maxSteps, 'maxSteps', 10),
     authorize,
@@ -174,6 +175,8 @@ function resolveLimits(limits: ChatLimits | undefined): Required<ChatLimits> {
     maxThreadBytes: positiveInteger(limits?.maxThreadBytes, 'limits.maxThreadBytes', 8 * 1024 * 1024),
     maxAttachmentBytes: positiveInteger(limits?.maxAttachmentBytes, 'limits.maxAttachmentBytes', 5 * 1024 * 1024),
     interruptTtlMs: limits?.interruptTtlMs === 0 ? 0 : positiveInteger(limits?.interruptTtlMs, 'limits.interruptTtlMs', 0),
+    watchMs: positiveInteger(limits?.watchMs, 'limits.watchMs', 25_000),
+    maxWatchers: positiveInteger(limits?.maxWatchers, 'limits.maxWatchers', 1_000),
   }
   if (resolved.maxMessageBytes > resolved.maxThreadBytes) {
     throw new InvalidOptionError(WHERE, 'limits.maxMessageBytes', `must not exceed \`limits.maxThreadBytes\` (${resolved.maxThreadBytes})`)

@@ -179,6 +179,13 @@ export interface ChatLimits {
    * 410 `INTERRUPT_EXPIRED`. Default 0: interrupts do not expire.
    */
   readonly interruptTtlMs?: number
+  /**
+   * How long a `GET ?threadId&watch=<version>` waits for the thread to change before it answers
+   * 204 (the client asks again). Default 25 s, under the idle timeouts of common proxies.
+   */
+  readonly watchMs?: number
+  /** Watches waiting at once in this process at most; one more is refused with 429 `TOO_MANY_WATCHERS`. Default 1,000. */
+  readonly maxWatchers?: number
 }
 
 /** The options with defaults applied, as the runtime uses them. */
@@ -198,6 +205,8 @@ export interface ChatConfig {
   readonly liveRuns: Map<string, AbortController>
   /** Ticks for the live runs: their heartbeats and stop checks. */
   readonly runClock: RunClock
+  /** How many `GET ?watch` requests wait now in this process (bounded by `limits.maxWatchers`). */
+  readonly watchers: { count: number }
   readonly middleware: readonly ChatMiddleware[]
   /** Picks the tools declared to each model call; without it, every tool is declared. */
   readonly toolSearch: ToolSearch | undefined

@@ -56,6 +56,27 @@ describe('approvals decided by a reviewer', () => {
     expect(client.getSnapshot().messages.at(-1)?.parts).toEqual([{ type: 'text', text: 'pay: success' }])
   })
 
+  it('learns of the decision by push: it waits on `GET ?watch` (no pause between looks) and reads the thread only when it changed', async () => {
+    const { requests, as } = app()
+    const asked: string[] = []
+    const alice = as('alice')
+    const fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+      if (init?.method !== 'POST') asked.push(new URL(String(input), 'http://test').searchParams.has('watch') ? 'watch' : 'read')
+      return alice(input, init)
+    }
+    // A minute between looks: only a push can bring the decision within the test's time.
+    const client = createChatClient({ endpoint: '/api/chat', tools: [transfer], fetch, reviewPollMs: 60_000, scheduleNotify: (flush) => flush() })
+    await client.send('pay 900')
+    await expect.poll(() => requests.length).toBe(1)
+    // The watch asks the version (answered at once), reads the thread once, then waits.
+    await expect.poll(() => asked).toEqual(['watch', 'read', 'watch'])
+    const [link] = requests[0]!.links
+    await as('bob')('/api/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ review: link!.token, answer: { interruptId: requests[0]!.interruptId, approved: true } }) })
+    await expect.poll(() => toolCalls(client.getSnapshot())[0]?.state, { timeout: 5000 }).toBe('output-available')
+    expect(toolCalls(client.getSnapshot())[0]!.decision).toMatchObject({ decision: 'approved', by: { id: 'bob' } })
+    expect(asked.slice(0, 4)).toEqual(['watch', 'read', 'watch', 'read'])
+  })
+
   it('follows an expiry while it waits, without sending anything: escalated to new reviewers, then expired', async () => {
     const handler = createChatHandler({
       model: scriptedModel([{ when: /pay/, call: () => ({ tool: 'transfer_money', input: { to: 'Eve', amount: 5 } }), then: ([r]) => r.content }], { tools: [transfer] }),

@@ -88,6 +88,7 @@ describe('a thread one may not access', () => {
     const routes = (id: string) => [
       fetch(`${server.url}?threadId=${id}`, { headers: eve }),
       fetch(`${server.url}?threadId=${id}&limit=1`, { headers: eve }),
+      fetch(`${server.url}?threadId=${id}&watch=1`, { headers: eve }),
       fetch(`${server.url}?threadId=${id}&attachmentId=att_1`, { headers: eve }),
       fetch(`${server.url}?threadId=${id}`, { headers: { accept: 'text/event-stream', ...eve } }),
       server.post({ threadId: id, message: 'hi' }, eve),
@@ -96,7 +97,7 @@ describe('a thread one may not access', () => {
     ]
     const answers = async (id: string) => Promise.all((await Promise.all(routes(id))).map(async (response) => ({ status: response.status, body: (await response.text()).replaceAll(id, '<id>') })))
     const known = await answers(threadId)
-    expect(known.map((answer) => answer.status)).toEqual(Array(7).fill(403))
+    expect(known.map((answer) => answer.status)).toEqual(Array(8).fill(403))
     expect(await answers(unknown)).toEqual(known)
   })
 })

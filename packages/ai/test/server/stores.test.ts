@@ -7,6 +7,7 @@ import { createChatHandler, memoryAttachmentStore, memoryStore, scriptedModel, t
 import { redisStore } from '@toolgate/ai/server/redis'
 import { postgresStore } from '@toolgate/ai/server/postgres'
 import { attachmentStoreConformance, threadStoreConformance } from '@toolgate/ai/server/testing'
+import { reviewedApp } from '../../src/server/testing/approvalAttacks.ts'
 import { startRedis, type RedisServer } from '../services/redis.ts'
 import { startPostgres, type PostgresServer } from '../services/postgres.ts'
 
@@ -60,6 +61,21 @@ describe('on a real Redis', () => {
       await waiting
       expect(looks.filter((command) => command === 'ZCOUNT')).toEqual(['ZCOUNT'])
       expect((await reader.events!.read('run_w', 1))?.events).toEqual([{ seq: 2, data: '{"n":2}' }])
+    } finally {
+      await subscriber.quit()
+    }
+  })
+
+  it('with a subscriber, a chat watching a thread on instance B is answered by pub/sub when a reviewer decides on instance A, instead of polling', async () => {
+    const subscriber = client.duplicate()
+    await subscriber.connect()
+    try {
+      const looks: string[] = []
+      const counting = { sendCommand: (args: string[]) => (args[0] === 'HGET' && args[2] === 'v' && looks.push(args[1]!), client.sendCommand(args)) }
+      const a = reviewedApp(redisStore({ client, prefix: 'watch:' }))
+      // A minute's wait: only the notification can end it within the test's time, unless B polls.
+      const b = reviewedApp(redisStore({ client: counting, subscriber, prefix: 'watch:' }), { limits: { watchMs: 60_000 } })
+      await expectWatchAnsweredAcrossInstances(a, b, () => looks.length)
     } finally {
       await subscriber.quit()
     }
@@ -177,7 +193,44 @@ describe('on a real PostgreSQL', () => {
       await listener.end()
     }
   })
+
+  it('with a listener, a chat watching a thread on instance B is answered by NOTIFY when a reviewer decides on instance A, instead of polling', async () => {
+    const listener = new pg.Client({ connectionString: server.connectionString })
+    await listener.connect()
+    try {
+      let looks = 0
+      const counting = { query: (text: string, values?: unknown[]) => (text.startsWith('SELECT version') && looks++, pool.query(text, values)) }
+      const writer = postgresStore({ pool, table: 'watch' })
+      await writer.ensureSchema()
+      const a = reviewedApp(writer)
+      // A minute's wait: only the notification can end it within the test's time, unless B polls.
+      const b = reviewedApp(postgresStore({ pool: counting, listener, table: 'watch' }), { limits: { watchMs: 60_000 } })
+      await expectWatchAnsweredAcrossInstances(a, b, () => looks)
+    } finally {
+      await listener.end()
+    }
+  })
 })
+
+/**
+ * Alice's chat on instance B watches her thread (`GET ?watch`) while Bob, a reviewer, approves on
+ * instance A: B answers with the new version, having looked at the head's version once (`looks`),
+ * so a notification woke it. The watch waits long enough first for a polling store to look again.
+ */
+async function expectWatchAnsweredAcrossInstances(a: ReturnType<typeof reviewedApp>, b: ReturnType<typeof reviewedApp>, looks: () => number) {
+  const { threadId, interrupt } = await a.ask('pay 500')
+  const now = (await (await b.get(`threadId=${threadId}&watch=0`, 'alice')).json()) as { threadId: string; version: number }
+  expect(now).toEqual({ threadId, version: expect.any(Number) })
+  const watching = b.get(`threadId=${threadId}&watch=${now.version}`, 'alice')
+  await new Promise((resolve) => setTimeout(resolve, 1500))
+  await (await a.post({ threadId, resume: [{ interruptId: interrupt.id, approved: true }] }, 'bob')).text()
+  const answer = await watching
+  expect(answer.status).toBe(200)
+  expect(((await answer.json()) as { version: number }).version).toBeGreaterThan(now.version)
+  expect(looks()).toBe(1)
+  await a.idle(threadId)
+  expect(a.ran).toEqual([{ tool: 'transfer_money', input: { to: 'Bob', amount: 500 } }])
+}
 
 /** A thread with one recorded approval, on `store`. */
 async function decidedThread(store: ThreadStore) {

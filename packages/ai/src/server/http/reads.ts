@@ -14,6 +14,7 @@ import { verifiedDecisions } from '../decisions/records.ts'
 import { requestHeader } from './nodeRequest.ts'
 import { devtoolsResponse } from '../devtools/devtoolsSnapshot.ts'
 import { asUIMessageStream, uiThreadOf } from '../aisdk/uiMessageChat.ts'
+import { watchResponse } from './watch.ts'
 
 // GET: reading a thread (whole, or a page at a time), (re)attaching to a run's events, and
 // serving a tool's file. Nothing here writes, except a takeover of a run found dead and the
@@ -40,7 +41,7 @@ export async function attachmentResponse(store: AttachmentStore, threadId: strin
 }
 
 /**
- * `GET ?threadId=`: the thread. `&decisions`: its decision records, checked against their digests
+ * `GET ?threadId=`: the thread. `&watch=<version>`: waits until the thread is past that version (`watch.ts`). `&decisions`: its decision records, checked against their digests
  * (500 `DECISION_RECORD_ALTERED` if the store's copy was changed). `&limit=N` returns only its last N stored messages, and
  * `&before=I` those before index I, so a long thread can be read a page at a time.
  */
@@ -55,6 +56,7 @@ export async function read(config: ChatConfig, request: Request): Promise<Respon
   if (!param) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
   const threadId = checkedThreadId(param)
   if (kind === 'devtools') return devtoolsResponse(config, request, threadId)
+  if (params.has('watch')) return watchResponse(config, request, threadId, indexParam(params, 'watch') ?? 0)
   // The AI SDK's `useChat` (aisdk/): its reconnect reads the run as a UI message stream, a reload the thread as UIMessages.
   const aiSdk = params.get('format') === 'ai-sdk'
   if (kind === 'attach' || (aiSdk && params.has('stream'))) {

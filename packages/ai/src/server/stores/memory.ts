@@ -67,6 +67,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
   let running = 0
   // A Map iterates in insertion order: re-inserting on every touch keeps the least recently used first.
   const threads = new Map<string, Entry>()
+  /** Watchers of threads (`GET ?watch`), woken by the thread's next commit. */
+  const watchers = new Map<string, Set<() => void>>()
 
   const live = (threadId: string): Entry | undefined => {
     const entry = threads.get(threadId)
@@ -130,7 +132,25 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
       running += Number(next.running) - Number(entry?.running ?? false)
       touch(head.id, next)
       if (threads.size > maxThreads) evict(head.id, 0)
+      for (const wake of watchers.get(head.id) ?? []) wake()
       return true
+    },
+    async watch(threadId, version, timeoutMs, signal) {
+      if ((live(threadId)?.version ?? 0) !== version || signal.aborted) return
+      let wake!: () => void
+      const woken = new Promise<void>((resolve) => (wake = resolve))
+      const waiting = watchers.get(threadId) ?? new Set()
+      watchers.set(threadId, waiting.add(wake))
+      const timer = setTimeout(wake, timeoutMs)
+      signal.addEventListener('abort', wake, { once: true })
+      try {
+        await woken
+      } finally {
+        clearTimeout(timer)
+        signal.removeEventListener('abort', wake)
+        waiting.delete(wake)
+        if (waiting.size === 0) watchers.delete(threadId)
+      }
     },
   }
 }

@@ -3,7 +3,7 @@ import { InvalidOptionError } from '../../errors.ts'
 import type { DecisionRecord } from '../../protocol/decisions.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import type { AttachmentStore } from '../run/attachments.ts'
-import type { RunEventLog, ThreadHead, ThreadStore } from '../thread/threadStore.ts'
+import { THREAD_WATCH_POLL_MS, threadWakeKey, type RunEventLog, type ThreadHead, type ThreadStore } from '../thread/threadStore.ts'
 import { postgresAttachments } from './postgresAttachments.ts'
 import { RunWakeups, type WakeupSignals } from './runWakeups.ts'
 import { defaultStoreErrorListener, storeCall, StoreError, survivesErrors, type StoreErrorListener } from './storeError.ts'
@@ -34,8 +34,9 @@ export interface PostgresListenerLike {
 export interface PostgresStoreOptions {
   readonly pool: PostgresQueryable
   /**
-   * Wakes readers that reattach to a run as soon as its events land, on any instance (LISTEN/NOTIFY);
-   * without it they look every 100 ms. Every instance should be given one: a function that
+   * Wakes readers that reattach to a run as soon as its events land, and watchers of a thread
+   * (`GET ?watch`) as soon as it changes, on any instance (LISTEN/NOTIFY); without it they look
+   * every 100 ms (a thread's watchers every second). Every instance should be given one: a function that
    * connects a `pg.Client` of its own, called again (with backoff) whenever the connection drops,
    * while readers poll. A connected client works too, until its connection drops.
    */
@@ -181,13 +182,14 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
 
   // One statement: the head row is replaced only if its version is the one before (or inserted),
   // and the new messages are inserted only if it was. Data-modifying CTEs always run to completion.
+  // A written head notifies the thread's watchers on commit, as an append of events does.
   const commitSql = `
 WITH head AS (
   INSERT INTO ${t}_threads (id, version, head, expires_at)
   VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond')
   ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, head = EXCLUDED.head, expires_at = EXCLUDED.expires_at
     WHERE ${t}_threads.version = EXCLUDED.version - 1
-  RETURNING id
+  RETURNING id, pg_notify('${channel}', $9) AS notified
 ), appended AS (
   INSERT INTO ${t}_messages (thread_id, seq, message)
   SELECT head.id, $5 + m.ord - 1, m.message FROM head, unnest($6::text[]) WITH ORDINALITY AS m(message, ord)
@@ -265,6 +267,13 @@ SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(se
       const { rows } = await query('decisions', `SELECT record FROM ${t}_decisions WHERE thread_id = $1 ORDER BY seq`, [threadId])
       return rows.map((row) => JSON.parse(row.record) as DecisionRecord)
     },
+    watch(threadId, version, timeoutMs, signal) {
+      const moved = async () => {
+        const { rows } = await query('watch', `SELECT version FROM ${t}_threads WHERE id = $1 AND expires_at > now()`, [threadId])
+        return Number(rows[0]?.version ?? 0) !== version
+      }
+      return wakeups.wait(threadWakeKey(threadId), moved, timeoutMs, signal, THREAD_WATCH_POLL_MS)
+    },
     async commit({ head, append, decisions = [] }) {
       const start = head.messageCount - append.length
       const decisionsFrom = (head.decisions?.count ?? 0) - decisions.length
@@ -277,6 +286,7 @@ SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(se
         append.map((m) => JSON.stringify(m)),
         decisionsFrom,
         decisions.map((record) => JSON.stringify(record)),
+        threadWakeKey(head.id),
       ]
       const written = async () => Number((await query('commit', commitSql, values)).rows[0]?.written) === 1
       if (await written()) return true

@@ -3,7 +3,7 @@ import { InvalidOptionError } from '../../errors.ts'
 import type { DecisionRecord } from '../../protocol/decisions.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import type { AttachmentStore } from '../run/attachments.ts'
-import type { LoggedEvent, RunEventLog, ThreadHead, ThreadStore } from '../thread/threadStore.ts'
+import { THREAD_WATCH_POLL_MS, threadWakeKey, type LoggedEvent, type RunEventLog, type ThreadHead, type ThreadStore } from '../thread/threadStore.ts'
 import { redisAttachments } from './redisAttachments.ts'
 import { RunWakeups } from './runWakeups.ts'
 import { defaultStoreErrorListener, storeCall, StoreError, survivesErrors, type StoreErrorListener } from './storeError.ts'
@@ -33,8 +33,9 @@ export interface RedisSubscriberLike {
 export interface RedisStoreOptions {
   readonly client: RedisClientLike
   /**
-   * Wakes readers that reattach to a run as soon as its events land, on any instance; without
-   * it they look every 50 ms. Every instance should be given one.
+   * Wakes readers that reattach to a run as soon as its events land, and watchers of a thread
+   * (`GET ?watch`) as soon as it changes, on any instance; without it they look every 50 ms (a
+   * thread's watchers every second). Every instance should be given one.
    */
   readonly subscriber?: RedisSubscriberLike
   /** Prefix of every key. Default `toolgate:`. */
@@ -65,19 +66,21 @@ export interface RedisStore extends ThreadStore {
 // A thread is keys in one hash slot (so a cluster keeps them together): a hash with the head's
 // version `v` and JSON `h`, a list of its messages as JSON, a list of its decision records, and a
 // hash of its files. A commit is one Lua script: compare the version, set the head, push the new
-// messages and records, renew the TTLs. Nothing is read back.
+// messages and records, renew the TTLs, and publish the thread's wakeup key on the store's channel
+// (ARGV[5], ARGV[6]) for its watchers on any instance. Nothing is read back.
 const COMMIT = `
 local version = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
 if version ~= tonumber(ARGV[1]) - 1 then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[1], 'h', ARGV[2])
-local split = 5 + tonumber(ARGV[4])
-for i = 5, split - 1 do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+local split = 7 + tonumber(ARGV[4])
+for i = 7, split - 1 do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 for i = split, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
 local ttl = tonumber(ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ttl)
 if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PEXPIRE', KEYS[2], ttl) end
 if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('PEXPIRE', KEYS[3], ttl) end
 if redis.call('EXISTS', KEYS[4]) == 1 then redis.call('PEXPIRE', KEYS[4], ttl) end
+redis.call('PUBLISH', ARGV[5], ARGV[6])
 return 1
 `
 
@@ -215,12 +218,18 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
       const items = (await send(['LRANGE', decisionsKey(threadId), '0', '-1'])) as string[]
       return items.map((item) => JSON.parse(item) as DecisionRecord)
     },
+    watch(threadId, version, timeoutMs, signal) {
+      const moved = async () => Number((await send(['HGET', headKey(threadId), 'v'])) ?? 0) !== version
+      return wakeups.wait(threadWakeKey(threadId), moved, timeoutMs, signal, THREAD_WATCH_POLL_MS)
+    },
     async commit({ head, append, decisions = [] }) {
       const args = [
         String(head.version),
         JSON.stringify(head),
         String(ttlMs),
         String(append.length),
+        channel,
+        threadWakeKey(head.id),
         ...append.map((message) => JSON.stringify(message)),
         ...decisions.map((record) => JSON.stringify(record)),
       ]

@@ -1,12 +1,13 @@
-// Readers of a run's events on a shared store wait for the next ones. With a notification channel
-// (Redis pub/sub, Postgres LISTEN/NOTIFY) a write wakes them at once; without one, and whenever
+// Readers of a run's events on a shared store wait for the next ones, and watchers of a thread for
+// its next commit (keyed `thread:<id>`: run ids start with `run_`, so the two never meet). With a
+// notification channel (Redis pub/sub, Postgres LISTEN/NOTIFY) a write wakes them at once; without one, and whenever
 // the channel is down (its connection dropped, the server restarts), they look again every
 // `pollMs`. Either way `wait` only says "look now": the reader reads the log itself.
 
 /** What a store's channel tells the readers' wakeups. */
 export interface WakeupSignals {
-  /** Events of `runId` were written. */
-  wake(runId: string): void
+  /** Events of `key` (a run id, or `thread:<id>` for a thread's commit) were written. */
+  wake(key: string): void
   /** Notifications flow (again): waits stop polling. Every waiter looks once, for what the gap hid. */
   up(): void
   /** Notifications stopped: waits poll until `up`. */
@@ -46,9 +47,10 @@ export class RunWakeups {
   /**
    * Resolves once `hasMore` says so, a notification for `runId` arrives, the channel goes up or
    * down, `timeoutMs` passes or `signal` aborts. `hasMore` is asked after the waiter is
-   * registered, so a write between the caller's read and this wait is not missed.
+   * registered, so a write between the caller's read and this wait is not missed. Without the
+   * channel it is asked again every `pollMs` (the store's default unless given).
    */
-  async wait(runId: string, hasMore: () => Promise<boolean>, timeoutMs: number, signal: AbortSignal): Promise<void> {
+  async wait(runId: string, hasMore: () => Promise<boolean>, timeoutMs: number, signal: AbortSignal, pollMs = this.#pollMs): Promise<void> {
     await this.#start()
     const deadline = Date.now() + timeoutMs
     let wake!: () => void
@@ -59,7 +61,7 @@ export class RunWakeups {
     try {
       while (!signal.aborted && Date.now() < deadline) {
         if (await hasMore()) return
-        const pause = this.#up ? deadline - Date.now() : Math.min(this.#pollMs, deadline - Date.now())
+        const pause = this.#up ? deadline - Date.now() : Math.min(pollMs, deadline - Date.now())
         let timer: ReturnType<typeof setTimeout> | undefined
         const elapsed = new Promise<'elapsed'>((resolve) => (timer = setTimeout(() => resolve('elapsed'), Math.max(0, pause))))
         const outcome = await Promise.race([woken.then(() => 'woken' as const), elapsed])

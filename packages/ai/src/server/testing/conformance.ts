@@ -244,6 +244,24 @@ export function threadStoreConformance(name: string, factory: StoreFactory, { de
       expect(await store.messages(id, 0, 5)).toEqual([userMessage(5)])
     })
 
+    it('wakes a thread’s watcher on its next commit; a watch of a past version ends at once, one with nothing changing after its time', async () => {
+      const store = await factory({})
+      if (!store.watch) return // the handler looks at the head instead
+      const id = freshId()
+      await store.commit({ head: headOf(id, 1, 0), append: [] })
+      const never = new AbortController().signal
+      await store.watch(id, 0, 60_000, never)
+      await store.watch(id, 1, 1, never)
+      const watching = store.watch(id, 1, 60_000, never)
+      await store.commit({ head: headOf(id, 2, 1), append: [userMessage(0)] })
+      await watching
+      expect((await store.head(id))?.version).toBe(2)
+      const aborted = new AbortController()
+      const stopped = store.watch(id, 2, 60_000, aborted.signal)
+      aborted.abort()
+      await stopped
+    })
+
     it('keeps runs’ events in order for readers that reattach, and marks the end', async () => {
       const store = await factory({})
       const log = store.events

@@ -159,6 +159,20 @@ export interface ThreadStore {
   commit(commit: ThreadCommit): Promise<boolean>
   /** The thread's decision records, oldest first (append-only: never changed once stored). */
   decisions(threadId: string): Promise<readonly DecisionRecord[]>
+  /**
+   * Resolves once the thread's head may no longer be at `version` (a commit on any instance sharing
+   * the store woke it, or a look found it changed), after at most `timeoutMs`, or when `signal`
+   * aborts. It only says "look now": the caller reads the head. A store without it is polled.
+   */
+  watch?(threadId: string, version: number, timeoutMs: number, signal: AbortSignal): Promise<void>
+}
+
+/** How often a thread's watcher looks at its head when nothing wakes it (no channel, or one that is down). */
+export const THREAD_WATCH_POLL_MS = 1000
+
+/** The wakeup key of a thread's commits (run ids start with `run_`, so none is ever this). */
+export function threadWakeKey(threadId: string): string {
+  return `thread:${threadId}`
 }
 
 /** One event of a run as it went out: its number in the run and its JSON text. */
