@@ -10,7 +10,7 @@ import { callApp, checkOptions, type ApproveOptions, type ChatClientOptions } fr
 import type { ChatState, ChatStatus, PendingApproval, ToolCallPart } from './parts.ts'
 import type { Pause, Waiting } from './pause.ts'
 import { pauseBook } from './pauseBook.ts'
-import { ClientToolRuns } from './runClientTool.ts'
+import type { ClientToolRuns } from './runClientTool.ts'
 import { RunStream, type StreamSignal } from './runStream.ts'
 import type { ReviewWatch } from './reviewWatch.ts'
 import { NotifyBatcher } from './scheduleNotify.ts'
@@ -37,7 +37,8 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   #error: ChatError | undefined
   /** The request in flight; there is never more than one. */
   #request: AbortController | undefined
-  readonly #running = new ClientToolRuns()
+  /** Made with the pause: client tools run only when a run pauses on them. */
+  #running: ClientToolRuns | undefined
   #reconnecting = false
   /** Loaded when an approval first waits for reviewers; most chats never have one. */
   #reviews: ReviewWatch | undefined
@@ -185,7 +186,9 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   /** The run paused: approvals wait for the user, client tools start. */
   #paused(interrupts: readonly ToolInterrupt[]): void {
     if (interrupts.length > 0) {
-      this.#pause ??= new (pauseBook.get().Pause)(() => this.#draft)
+      const { Pause, ClientToolRuns } = pauseBook.get()
+      this.#pause ??= new Pause(() => this.#draft)
+      this.#running ??= new ClientToolRuns()
       for (const waiting of this.#pause.offer(interrupts)) this.#startClientTool(waiting)
     }
     this.#changed()
@@ -208,7 +211,8 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   #startClientTool(waiting: Waiting): void {
     const { interrupt, call, input } = waiting
     const tool = this.#tools.find((candidate) => candidate.name === interrupt.toolName)
-    this.#track(this.#running.start(tool, { ...interrupt, input }, (answer) => this.#answer(waiting, answer)))
+    // The pause that handed out `waiting` was made together with `#running`.
+    this.#track(this.#running!.start(tool, { ...interrupt, input }, (answer) => this.#answer(waiting, answer)))
     const { onToolCall } = this.#options
     if (onToolCall) callApp(() => onToolCall(this.#draft.partOf(call) as ToolCallPart<TTools>))
   }
@@ -242,7 +246,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     this.#request?.abort()
     this.#request = undefined
     // The pause's own calls stay open, but the client tools halted here.
-    const halted = this.#running.halt()
+    const halted = this.#running?.halt()
     this.#draft.stopCalls('Stopped before it finished', this.#pause?.waitingCalls(halted) ?? new Set())
     this.#pause?.withdraw()
   }
@@ -274,7 +278,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   #status(pendingApprovals: readonly PendingApproval[]): ChatStatus {
     if (this.#reconnecting) return 'reconnecting'
     if (this.#request) return 'streaming'
-    if (this.#running.size > 0) return 'running-tools'
+    if (this.#running?.size) return 'running-tools'
     if (this.#error) return 'error'
     if (pendingApprovals.length > 0) return 'awaiting-approval'
     return 'idle'
