@@ -40,10 +40,8 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   /** Made with the pause: client tools run only when a run pauses on them. */
   #running: ClientToolRuns | undefined
   #reconnecting = false
-  /** Loaded when an approval first waits for reviewers; most chats never have one. */
+  /** Made when an approval first waits for reviewers; most chats never have one. */
   #reviews: ReviewWatch | undefined
-  /** Counts pauses and halts, so a watch whose module loads late does not start after either. */
-  #watches = 0
   #state: ChatState<TTools>
   readonly #batcher: NotifyBatcher
   readonly #work: Work
@@ -185,27 +183,21 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
 
   /** The run paused: approvals wait for the user, client tools start. */
   #paused(interrupts: readonly ToolInterrupt[]): void {
-    if (interrupts.length > 0) {
-      const { Pause, ClientToolRuns } = pauseBook.get()
-      this.#pause ??= new Pause(() => this.#draft)
-      this.#running ??= new ClientToolRuns()
-      for (const waiting of this.#pause.offer(interrupts)) this.#startClientTool(waiting)
+    this.#reviews?.stop()
+    if (interrupts.length === 0) {
+      this.#changed()
+      return
     }
+    const { Pause, ClientToolRuns, ReviewWatch } = pauseBook.get()
+    this.#pause ??= new Pause(() => this.#draft)
+    this.#running ??= new ClientToolRuns()
+    for (const waiting of this.#pause.offer(interrupts)) this.#startClientTool(waiting)
     this.#changed()
     const threadId = this.#threadId
-    if (threadId === undefined) return
     // Approvals for reviewers are decided elsewhere: once one is, the thread is loaded (and a resumed run followed).
-    this.#reviews?.stop()
-    const watch = ++this.#watches
-    if (!interrupts.some((interrupt) => interrupt.reviewers !== undefined)) return
-    import('./reviewWatch.ts').then(
-      ({ ReviewWatch }) => {
-        if (watch !== this.#watches) return
-        this.#reviews ??= new ReviewWatch((id) => this.#stream.peek(id, new AbortController().signal), this.#options.reviewPollMs ?? 2000)
-        this.#reviews.watch(threadId, interrupts, () => !this.#request && this.#threadId === threadId, () => void this.load(threadId))
-      },
-      () => {}, // without the watch, a reviewer's decision shows at the next load
-    )
+    if (threadId === undefined || !interrupts.some((interrupt) => interrupt.reviewers !== undefined)) return
+    this.#reviews ??= new ReviewWatch((id) => this.#stream.peek(id, new AbortController().signal), this.#options.reviewPollMs ?? 2000)
+    this.#reviews.watch(threadId, interrupts, () => !this.#request && this.#threadId === threadId, () => void this.load(threadId))
   }
 
   #startClientTool(waiting: Waiting): void {
@@ -241,7 +233,6 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
    * for the next request.
    */
   #halt(): void {
-    this.#watches++
     this.#reviews?.stop()
     this.#request?.abort()
     this.#request = undefined
