@@ -8,8 +8,9 @@ import { ThreadDraft } from './draft.ts'
 import { threadRestore } from './threadRestore.ts'
 import { callApp, checkOptions, type ApproveOptions, type ChatClientOptions } from './options.ts'
 import type { ChatState, ChatStatus, PendingApproval, ToolCallPart } from './parts.ts'
-import { Pause, type Waiting } from './pause.ts'
-import { ClientToolRuns } from './runClientTool.ts'
+import type { Pause, Waiting } from './pause.ts'
+import { pauseBook } from './pauseBook.ts'
+import type { ClientToolRuns } from './runClientTool.ts'
 import { RunStream, type StreamSignal } from './runStream.ts'
 import type { ReviewWatch } from './reviewWatch.ts'
 import { NotifyBatcher } from './scheduleNotify.ts'
@@ -30,17 +31,17 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   }
   readonly #stream: RunStream
   #draft: ThreadDraft
-  readonly #pause = new Pause(() => this.#draft)
+  /** Made when a run first pauses (`pauseBook.ts`); before that nothing is open and no answer waits. */
+  #pause: Pause | undefined
   #threadId: string | undefined
   #error: ChatError | undefined
   /** The request in flight; there is never more than one. */
   #request: AbortController | undefined
-  readonly #running = new ClientToolRuns()
+  /** Made with the pause: client tools run only when a run pauses on them. */
+  #running: ClientToolRuns | undefined
   #reconnecting = false
-  /** Loaded when an approval first waits for reviewers; most chats never have one. */
+  /** Made when an approval first waits for reviewers; most chats never have one. */
   #reviews: ReviewWatch | undefined
-  /** Counts pauses and halts, so a watch whose module loads late does not start after either. */
-  #watches = 0
   #state: ChatState<TTools>
   readonly #batcher: NotifyBatcher
   readonly #work: Work
@@ -70,8 +71,8 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     const interrupting = this.#request !== undefined
     this.#stopServerRun()
     this.#halt()
-    this.#pause.supersede()
-    const answers = this.#pause.take()
+    this.#pause?.supersede()
+    const answers = this.#pause?.take() ?? []
     this.#error = undefined
     this.#draft.addUserMessage(text)
     const body = this.#threadId === undefined ? { message: text } : { threadId: this.#threadId, message: text }
@@ -81,7 +82,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
 
   /** Approves a call waiting in `pendingApprovals`, optionally with edited arguments. */
   readonly approve = (toolCallId: string, options: ApproveOptions = {}): Promise<void> => {
-    const waiting = this.#pause.openApproval(toolCallId)
+    const waiting = this.#pause?.openApproval(toolCallId)
     const edited = options.editedArgs === undefined ? {} : { editedArgs: options.editedArgs }
     if (waiting) this.#answer(waiting, { interruptId: waiting.interrupt.id, approved: true, ...edited, ...(options.grant ? { grant: options.grant } : {}) })
     return this.#work.idle()
@@ -89,7 +90,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
 
   /** Denies a call waiting in `pendingApprovals`; the model reads `reason`. */
   readonly deny = (toolCallId: string, reason?: string): Promise<void> => {
-    const waiting = this.#pause.openApproval(toolCallId)
+    const waiting = this.#pause?.openApproval(toolCallId)
     if (waiting) this.#answer(waiting, { interruptId: waiting.interrupt.id, approved: false, ...(reason === undefined ? {} : { reason }) })
     return this.#work.idle()
   }
@@ -114,7 +115,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   readonly load = (threadId: string | undefined = this.#threadId): Promise<void> => {
     if (threadId === undefined) return this.#work.idle()
     this.#halt() // keeps queued results: the load, in flight, holds them back
-    if (threadId !== this.#threadId) this.#pause.take()
+    if (threadId !== this.#threadId) this.#pause?.take()
     this.#error = undefined
     this.#threadId = threadId
     this.#track(this.#loadThread(threadId))
@@ -127,11 +128,11 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
       const interrupts = await this.#follow(this.#stream.load(threadId, controller.signal))
       if (controller.signal.aborted) return
       // Queued results the thread no longer waits for are dropped; the others go out as this request ends.
-      this.#pause.retain(interrupts)
+      this.#pause?.retain(interrupts)
       this.#paused(interrupts)
     } catch (error) {
       if (controller.signal.aborted) return
-      this.#pause.take() // whether the thread still waits for them is unknown
+      this.#pause?.take() // whether the thread still waits for them is unknown
       this.#fail(error)
     } finally {
       this.#end(controller)
@@ -147,7 +148,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
       if (controller.signal.aborted) return
       this.#fail(error)
       // Refused answers can be given again (once a run streamed they were applied, and its pause is over).
-      if ('resume' in body) this.#pause.reopen(body.resume)
+      if ('resume' in body) this.#pause?.reopen(body.resume)
     } finally {
       this.#end(controller)
     }
@@ -158,11 +159,14 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   async #follow(signals: AsyncGenerator<StreamSignal, readonly ToolInterrupt[]>): Promise<readonly ToolInterrupt[]> {
     for (;;) {
       const next = await signals.next()
-      if (next.done) return next.value
+      if (next.done) {
+        if (next.value.length > 0) await pauseBook.load()
+        return next.value
+      }
       const signal = next.value
       if (signal.type === 'event') applyEvent(this.#draft, signal.event)
       else if (signal.type === 'thread') this.#threadId = signal.threadId
-      else if (signal.type === 'streaming') this.#pause.clear()
+      else if (signal.type === 'streaming') this.#pause?.clear()
       else if (signal.type === 'reconnecting') this.#reconnecting = signal.reconnecting
       else this.#restart(signal.snapshot)
       this.#changed()
@@ -172,41 +176,41 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   /** The stored thread replaces the draft: the one place it is replaced, and any pause ends with it; a failed last run is the error shown. */
   #restart(snapshot: ThreadSnapshot): void {
     this.#draft = threadRestore.get().fromSnapshot(snapshot, this.#tools)
-    this.#pause.clear()
+    this.#pause?.clear()
     const failed = snapshot.lastRunError
     if (failed) this.#error = new ChatError(failed.code, failed.message)
   }
 
   /** The run paused: approvals wait for the user, client tools start. */
   #paused(interrupts: readonly ToolInterrupt[]): void {
+    this.#reviews?.stop()
+    if (interrupts.length === 0) {
+      this.#changed()
+      return
+    }
+    const { Pause, ClientToolRuns, ReviewWatch } = pauseBook.get()
+    this.#pause ??= new Pause(() => this.#draft)
+    this.#running ??= new ClientToolRuns()
     for (const waiting of this.#pause.offer(interrupts)) this.#startClientTool(waiting)
     this.#changed()
     const threadId = this.#threadId
-    if (threadId === undefined) return
     // Approvals for reviewers are decided elsewhere: once one is, the thread is loaded (and a resumed run followed).
-    this.#reviews?.stop()
-    const watch = ++this.#watches
-    if (!interrupts.some((interrupt) => interrupt.reviewers !== undefined)) return
-    import('./reviewWatch.ts').then(
-      ({ ReviewWatch }) => {
-        if (watch !== this.#watches) return
-        this.#reviews ??= new ReviewWatch(this.#stream, this.#options.reviewPollMs ?? 2000)
-        this.#reviews.watch(threadId, interrupts, () => !this.#request && this.#threadId === threadId, () => void this.load(threadId))
-      },
-      () => {}, // without the watch, a reviewer's decision shows at the next load
-    )
+    if (threadId === undefined || !interrupts.some((interrupt) => interrupt.reviewers !== undefined)) return
+    this.#reviews ??= new ReviewWatch(this.#stream, this.#options.reviewPollMs ?? 2000)
+    this.#reviews.watch(threadId, interrupts, () => !this.#request && this.#threadId === threadId, () => void this.load(threadId))
   }
 
   #startClientTool(waiting: Waiting): void {
     const { interrupt, call, input } = waiting
     const tool = this.#tools.find((candidate) => candidate.name === interrupt.toolName)
-    this.#track(this.#running.start(tool, { ...interrupt, input }, (answer) => this.#answer(waiting, answer)))
+    // The pause that handed out `waiting` was made together with `#running`.
+    this.#track(this.#running!.start(tool, { ...interrupt, input }, (answer) => this.#answer(waiting, answer)))
     const { onToolCall } = this.#options
     if (onToolCall) callApp(() => onToolCall(this.#draft.partOf(call) as ToolCallPart<TTools>))
   }
 
   #answer(waiting: Waiting, answer: ResumeAnswer): void {
-    this.#pause.answer(waiting, answer)
+    this.#pause!.answer(waiting, answer) // a waiting interrupt came from the pause
     this.#error = undefined
     this.#changed()
     this.#sendAnswers()
@@ -214,7 +218,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
 
   /** Sends every queued answer in one request, once nothing else is in flight. */
   #sendAnswers(): void {
-    if (this.#request || !this.#pause.unsent || this.#threadId === undefined) return
+    if (this.#request || !this.#pause?.unsent || this.#threadId === undefined) return
     this.#track(this.#exchange({ threadId: this.#threadId, resume: this.#pause.take() }))
   }
 
@@ -229,13 +233,13 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
    * for the next request.
    */
   #halt(): void {
-    this.#watches++
     this.#reviews?.stop()
     this.#request?.abort()
     this.#request = undefined
     // The pause's own calls stay open, but the client tools halted here.
-    this.#draft.stopCalls('Stopped before it finished', this.#pause.waitingCalls(this.#running.halt()))
-    this.#pause.withdraw()
+    const halted = this.#running?.halt()
+    this.#draft.stopCalls('Stopped before it finished', this.#pause?.waitingCalls(halted) ?? new Set())
+    this.#pause?.withdraw()
   }
 
   #begin(): AbortController {
@@ -257,7 +261,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     const failure =
       error instanceof ChatError ? error : new ChatError('BAD_RESPONSE', error instanceof Error ? error.message : String(error), { cause: error })
     this.#error = failure
-    this.#draft.stopCalls(failure.message, this.#pause.waitingCalls())
+    this.#draft.stopCalls(failure.message, this.#pause?.waitingCalls() ?? new Set())
     this.#changed()
     const { onError } = this.#options
     if (onError) callApp(() => onError(failure))
@@ -266,7 +270,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   #status(pendingApprovals: readonly PendingApproval[]): ChatStatus {
     if (this.#reconnecting) return 'reconnecting'
     if (this.#request) return 'streaming'
-    if (this.#running.size > 0) return 'running-tools'
+    if (this.#running?.size) return 'running-tools'
     if (this.#error) return 'error'
     if (pendingApprovals.length > 0) return 'awaiting-approval'
     return 'idle'

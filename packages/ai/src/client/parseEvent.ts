@@ -1,11 +1,17 @@
 import type { RunEvent, RunFinishedEvent, ToolCallResultEvent, ToolResultMetadata } from '../protocol/events.ts'
-import type { RunOutcome, ToolInterrupt } from '../protocol/interrupts.ts'
 import type { ToolResultStatus } from '../protocol/messages.ts'
 import { ChatError } from './chatError.ts'
 import { isRecord } from '../util/isRecord.ts'
 
-/** An event as this client reads it: a run's interrupts carry their tool's name and input at the top. */
-export type ReadEvent = Exclude<RunEvent, RunFinishedEvent> | (Omit<RunFinishedEvent, 'outcome'> & { readonly outcome?: RunOutcome })
+/**
+ * An event as this client reads it. An interrupt outcome's interrupts are left as sent: only a run
+ * that pauses needs them read (`toolInterrupts`, in the pause's lazy chunk; see `pauseBook.ts`).
+ */
+export type ReadEvent = Exclude<RunEvent, RunFinishedEvent> | (Omit<RunFinishedEvent, 'outcome'> & { readonly outcome?: ReadOutcome })
+
+export type ReadOutcome =
+  | { readonly type: 'success'; readonly pendingToolCallIds?: readonly string[] }
+  | { readonly type: 'interrupt'; readonly interrupts: readonly unknown[] }
 
 /**
  * The string fields each event must carry; the reducer relies on them. `MESSAGES_SNAPSHOT` is not
@@ -50,7 +56,7 @@ export function parseEvent(data: string): ReadEvent | undefined {
     if (typeof event[field] !== 'string') throw malformed(`a ${event.type} event without a string \`${field}\``)
   }
   if (event.type === 'TOOL_CALL_RESULT') return withStatus(event)
-  if (event.type === 'RUN_FINISHED') return withToolInterrupts(event)
+  if (event.type === 'RUN_FINISHED') return checkOutcome(event)
   return event as unknown as ReadEvent
 }
 
@@ -75,36 +81,13 @@ function withStatus(event: Record<string, unknown>): ToolCallResultEvent {
     : { ...result, metadata: { ...metadata, status: 'success', output } }
 }
 
-/**
- * An interrupt outcome, its interrupts read as tool interrupts: Toolgate's fields under `metadata`
- * (or at the top, as servers before AG-UI 1.0 sent them), or AG-UI's alone (`toolCallId`; the tool's
- * name is then the call's). `reason` other than `client_tool` asks for approval (TanStack AI's
- * `tool_call` convention). Interrupts about no tool call are left out: this client cannot answer them.
- */
-function withToolInterrupts(event: Record<string, unknown>): ReadEvent {
+/** A run's outcome, if any, is an object; an interrupt outcome has a list of `interrupts` (read by `toolInterrupts`). */
+function checkOutcome(event: Record<string, unknown>): ReadEvent {
   const { outcome } = event
   if (outcome === undefined) return event as unknown as ReadEvent
   if (!isRecord(outcome)) throw malformed('a RUN_FINISHED event whose `outcome` is not an object')
-  if (outcome.type !== 'interrupt') return event as unknown as ReadEvent
-  if (!Array.isArray(outcome.interrupts)) throw malformed('an interrupt outcome without `interrupts`')
-  const interrupts = outcome.interrupts.flatMap((value: unknown, index: number) => {
-    if (!isRecord(value) || typeof value.id !== 'string') throw malformed(`an interrupt without a string \`id\` (interrupts[${index}])`)
-    const metadata = isRecord(value.metadata) ? value.metadata : {}
-    const toolCallId = value.toolCallId ?? metadata.toolCallId
-    if (typeof toolCallId !== 'string') return []
-    const toolName = value.toolName ?? metadata.toolName
-    const interrupt: ToolInterrupt = {
-      ...(value as object),
-      id: value.id,
-      reason: value.reason === 'client_tool' ? 'client_tool' : 'tool_approval',
-      toolCallId,
-      toolName: typeof toolName === 'string' ? toolName : '',
-      input: 'input' in value ? value.input : metadata.input,
-      ...(typeof value.message === 'string' ? { message: value.message } : {}),
-    } as ToolInterrupt
-    return [interrupt]
-  })
-  return { ...(event as unknown as RunFinishedEvent), outcome: { type: 'interrupt', interrupts } }
+  if (outcome.type === 'interrupt' && !Array.isArray(outcome.interrupts)) throw malformed('an interrupt outcome without `interrupts`')
+  return event as unknown as ReadEvent
 }
 
 function parseJson(text: string): unknown {

@@ -1,6 +1,5 @@
 import type { ToolInterrupt } from '../protocol/interrupts.ts'
 import type { ThreadSnapshot } from '../protocol/thread.ts'
-import type { RunStream } from './runStream.ts'
 
 /**
  * Approvals that wait for reviewers are decided elsewhere (a review link, another person's chat),
@@ -9,13 +8,18 @@ import type { RunStream } from './runStream.ts'
  * change, until one of them is decided (an approval added, an interrupt gone, or a run resumed),
  * then calls `decided`. Anything the client does meanwhile ends it: `stop()`, or `idle()` false.
  */
+/** The one read the watch makes (the run stream's `ask`): a GET of the thread with `query` added. */
+interface ThreadReads {
+  ask(threadId: string, query: string, signal: AbortSignal): Promise<Response>
+}
+
 export class ReviewWatch {
-  readonly #stream: Pick<RunStream, 'ask'>
+  readonly #stream: ThreadReads
   readonly #retryMs: number
   #controller: AbortController | undefined
 
   /** `retryMs`: the pause after a failed ask (the server down, or one too old to watch: then it looks that often). */
-  constructor(stream: Pick<RunStream, 'ask'>, retryMs: number) {
+  constructor(stream: ThreadReads, retryMs: number) {
     this.#stream = stream
     this.#retryMs = retryMs
   }

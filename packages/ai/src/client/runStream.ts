@@ -5,6 +5,7 @@ import type { ThreadSnapshot } from '../protocol/thread.ts'
 import type { Fetch } from '../util/Fetch.ts'
 import { readSseData } from '../util/readSseData.ts'
 import { argumentsParser } from './argumentsParser.ts'
+import { pauseBook } from './pauseBook.ts'
 import { threadRestore } from './threadRestore.ts'
 import { ChatError, type ChatErrorCode } from './chatError.ts'
 import { parseEvent } from './parseEvent.ts'
@@ -170,6 +171,8 @@ export class RunStream {
         if (!event) continue
         // A call's arguments stream into a parser loaded on first use (not with the page).
         if (event.type === 'TOOL_CALL_START') await argumentsParser.load()
+        // A run that pauses: its interrupts are read by the pause's chunk, loaded now.
+        const paused = event.type === 'RUN_FINISHED' && event.outcome?.type === 'interrupt' ? (await pauseBook.load()).toolInterrupts(event.outcome.interrupts) : undefined
         yield { type: 'event', event }
         if (event.type === 'RUN_STARTED') {
           thread.id = event.threadId
@@ -180,7 +183,7 @@ export class RunStream {
           throw new ChatError((event.code ?? 'INTERNAL') as ChatErrorCode, event.message)
         } else if (event.type === 'RUN_FINISHED') {
           this.#cursor = undefined
-          interrupts = event.outcome?.type === 'interrupt' ? event.outcome.interrupts : []
+          interrupts = paused ?? []
           // Toolgate's server ends the stream with its run (and released the thread before saying
           // so): no need to wait for it to close. Other AG-UI servers may run again in one stream.
           if (toolgateStream) break

@@ -1,11 +1,11 @@
-import type { ErrorBody } from '../protocol/errors.ts'
 import type { ToolInterrupt } from '../protocol/interrupts.ts'
 import type { ChatRequest } from '../protocol/requests.ts'
 import type { ThreadSnapshot } from '../protocol/thread.ts'
-import { ChatError, type ChatErrorCode } from './chatError.ts'
+import { ChatError } from './chatError.ts'
 import type { Fetch } from '../util/Fetch.ts'
 import { isRecord } from '../util/isRecord.ts'
 import { isToolInterrupt } from './guards.ts'
+import { lazy } from './lazy.ts'
 import { untilAborted } from './untilAborted.ts'
 
 /** POSTs a turn or a resume; resolves with a successful response, else throws a `ChatError`. */
@@ -99,34 +99,20 @@ function requested(init: RequestInit, url: string): string {
 }
 
 /**
- * The server's `ErrorBody` as a `ChatError`. Anything else did not come from the chat handler (it
- * always answers an `ErrorBody`), so it is classified by status and says what to check, never
- * `INTERNAL`, whose details would be in an `onError` that was never called.
+ * Reading a failed response (`failedResponse.ts`: the server's error, or what to check when
+ * something else answered, in long helpful words) is needed only when a request fails, so it stays
+ * out of the page's startup bundle. If even that module cannot load, the status alone is reported.
  */
+const failedResponse = lazy(() => import('./failedResponse.ts'))
+
 async function errorFrom(response: Response, request: string): Promise<ChatError> {
   const text = await response.text().catch(() => '')
-  const error = parseErrorBody(text)
-  if (error) return new ChatError(error.code, error.message, { status: response.status, ...(error.path ? { path: error.path } : {}) })
-  const { status } = response
-  const answered = `${request} answered HTTP ${status}${response.statusText ? ` ${response.statusText}` : ''}`
-  const [code, message]: [ChatErrorCode, string] =
-    status === 502 || status === 503 || status === 504
-      ? ['UNREACHABLE', `${answered}: the server behind the proxy did not answer. Start the chat server, or check the proxy's target (Vite's server.proxy, nginx, ...).`]
-      : status === 404 || status === 405
-        ? ['BAD_RESPONSE', `${answered}: no chat handler serves that URL. Check \`endpoint\`; a page on a dev server (Vite) needs a proxy to the chat server (server.proxy: { '/api': 'http://127.0.0.1:3000' }), or an absolute \`endpoint\` and CORS on the server.`]
-        : ['BAD_RESPONSE', `${answered}, not in the chat protocol: something other than the chat handler answered (a proxy, a framework's error page?).`]
-  return new ChatError(code, message, { status })
-}
-
-function parseErrorBody(text: string): ErrorBody['error'] | undefined {
+  const { status, statusText } = response
   try {
-    const body: unknown = JSON.parse(text)
-    const error = isRecord(body) ? body.error : undefined
-    if (isRecord(error) && typeof error.code === 'string' && typeof error.message === 'string') return error as ErrorBody['error']
+    return (await failedResponse.load()).errorFrom(status, statusText, text, request)
   } catch {
-    // not JSON: fall through
+    return new ChatError(status === 502 || status === 503 || status === 504 ? 'UNREACHABLE' : 'BAD_RESPONSE', `${request} answered HTTP ${status}`, { status })
   }
-  return undefined
 }
 
 function isThreadSnapshot(value: unknown): value is ThreadSnapshot {
