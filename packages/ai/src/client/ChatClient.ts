@@ -197,7 +197,8 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     // Approvals for reviewers are decided elsewhere: once one is, the thread is loaded (and a resumed run followed).
     if (threadId === undefined || !interrupts.some((interrupt) => interrupt.reviewers !== undefined)) return
     this.#reviews ??= new ReviewWatch(this.#stream, this.#options.reviewPollMs ?? 2000)
-    this.#reviews.watch(threadId, interrupts, () => !this.#request && this.#threadId === threadId, () => void this.load(threadId))
+    // The pause is applied while its request still counts as in flight; every later request stops the watch (#begin, #halt).
+    this.#reviews.watch(threadId, interrupts, () => this.#threadId === threadId, () => void this.load(threadId))
   }
 
   #startClientTool(waiting: Waiting): void {
