@@ -2,7 +2,7 @@ import type { Reviewers } from '../../protocol/decisions.ts'
 import { toolFailures } from '../errors.ts'
 import type { ChatConfig, ExpiredApproval } from '../options.ts'
 import { endedWaits, isExpired, settleInterrupts, unanswered } from '../run/interrupts.ts'
-import { requestReviews } from '../decisions/approvalRequests.ts'
+import { approvalFacts, requestReviews } from '../decisions/approvalRequests.ts'
 import { chainDecisions, recordOutcomes, SYSTEM, type DecisionDraft } from '../decisions/records.ts'
 import { reportDecisions } from '../decisions/report.ts'
 import { checkedReviewers, describeReviewers } from '../decisions/reviewers.ts'
@@ -96,15 +96,8 @@ export async function settleDueExpiries(config: ChatConfig, head: ThreadHead, re
 async function escalation(config: ChatConfig, threadId: string, interrupt: StoredInterrupt, now: number) {
   const hook = config.onExpired
   if (!hook) return undefined
-  const shown = interrupt.proposed ?? interrupt.input
   const expiredApproval: ExpiredApproval = {
-    threadId,
-    interruptId: interrupt.id,
-    toolCallId: interrupt.toolCallId,
-    toolName: interrupt.toolName,
-    arguments: shown,
-    ...(interrupt.message === undefined ? {} : { reason: interrupt.message }),
-    ...(interrupt.requestedBy === undefined ? {} : { requestedBy: interrupt.requestedBy }),
+    ...approvalFacts(threadId, interrupt),
     ...(interrupt.reviewers === undefined ? {} : { reviewers: interrupt.reviewers }),
     expiredAt: interrupt.expiresAt!,
     escalations: interrupt.escalations ?? 0,
@@ -137,7 +130,7 @@ async function escalation(config: ChatConfig, threadId: string, interrupt: Store
     at: new Date(now).toISOString(),
     channel: 'chat',
     reason: `expired unanswered; now waits for ${describeReviewers(reviewers)} until ${expiresAt}`,
-    shownArgs: shown,
+    shownArgs: expiredApproval.arguments,
   }
   return { interrupt: next, draft }
 }

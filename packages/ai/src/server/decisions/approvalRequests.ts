@@ -26,6 +26,19 @@ export async function requestReviews(config: ChatConfig, threadId: string, inter
   }
 }
 
+/** What every hook about an approval is told of it: which call, the arguments shown, why, and who asked. */
+export function approvalFacts(threadId: string, interrupt: StoredInterrupt) {
+  return {
+    threadId,
+    interruptId: interrupt.id,
+    toolCallId: interrupt.toolCallId,
+    toolName: interrupt.toolName,
+    arguments: interrupt.proposed ?? interrupt.input,
+    ...(interrupt.message === undefined ? {} : { reason: interrupt.message }),
+    ...(interrupt.requestedBy === undefined ? {} : { requestedBy: interrupt.requestedBy }),
+  }
+}
+
 export async function approvalRequest(config: ChatConfig, threadId: string, interrupt: StoredInterrupt, reviewers: Reviewers): Promise<ApprovalRequest> {
   const shown = interrupt.proposed ?? interrupt.input
   const links: ReviewLink[] = []
@@ -44,13 +57,7 @@ export async function approvalRequest(config: ChatConfig, threadId: string, inte
     }
   }
   return {
-    threadId,
-    interruptId: interrupt.id,
-    toolCallId: interrupt.toolCallId,
-    toolName: interrupt.toolName,
-    arguments: shown,
-    ...(interrupt.message === undefined ? {} : { reason: interrupt.message }),
-    ...(interrupt.requestedBy === undefined ? {} : { requestedBy: interrupt.requestedBy }),
+    ...approvalFacts(threadId, interrupt),
     reviewers,
     ...(interrupt.expiresAt === undefined ? {} : { expiresAt: interrupt.expiresAt }),
     links,
