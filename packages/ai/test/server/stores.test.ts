@@ -156,6 +156,30 @@ describe('on a real PostgreSQL', () => {
     expect(() => postgresStore({ pool, table: 'x; DROP TABLE y' })).toThrow(/table/)
   })
 
+  it('names its statements on a node-postgres pool, so the server plans each once per connection; anything else gets query(text, values)', async () => {
+    const single = new pg.Pool({ connectionString: server.connectionString, max: 1 })
+    try {
+      const prepared = async () => (await single.query(`SELECT name FROM pg_prepared_statements WHERE name LIKE 'toolgate_%'`)).rows.length
+      const head = (version: number, messageCount: number) => ({ id: 'named', version, createdAt: 0, updatedAt: 0, messageCount, bytes: 0, resolvedInterruptIds: [] })
+      const first = { role: 'user' as const, id: 'm1', content: 'one' }
+      const second = { role: 'user' as const, id: 'm2', content: 'two' }
+      const plain = postgresStore({ pool: { query: (text: string, values?: unknown[]) => single.query(text, values) }, table: 'named' })
+      await plain.ensureSchema()
+      expect(await plain.commit({ head: head(1, 1), append: [first] })).toBe(true)
+      expect(await plain.messages('named', 0, 1)).toEqual([first])
+      expect(await prepared()).toBe(0)
+      const store = postgresStore({ pool: single, table: 'named' })
+      expect(await store.commit({ head: head(2, 2), append: [second] })).toBe(true)
+      expect(await store.commit({ head: head(2, 3), append: [second] })).toBe(false)
+      expect(await store.messages('named', 0, 2)).toEqual([first, second])
+      expect((await store.head('named'))?.version).toBe(2)
+      expect(await prepared()).toBe(3) // the commit, the messages, the head: each prepared once
+      expect(() => postgresStore({ pool, namedStatements: 'yes' as never })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'namedStatements' }))
+    } finally {
+      await single.end()
+    }
+  })
+
   it('refuses a listener that is neither a client nor a function that connects one, naming the option', () => {
     expect(() => postgresStore({ pool, listener: {} as never })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'listener' }))
     expect(() => postgresStore({ pool, timeoutMs: 1.5 })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'timeoutMs' }))
