@@ -171,7 +171,17 @@ try {
   countedStores.push({
     name: 'postgres',
     make: (wire) =>
-      postgresStore({ pool: { query: (text, values) => wire.track(sqlKind(text), /_runs?\b|_run_events/.test(text) ? 'log' : 'thread', () => pool.query(text, values)) } }),
+      postgresStore({
+        // Named statements as on the pool itself (the wrapper is not a pg Pool, so it says so).
+        namedStatements: true,
+        pool: {
+          query: (statement: string | { text: string }, values?: unknown[]) => {
+            const kind = sqlKind(typeof statement === 'string' ? statement : statement.text)
+            // The part is the table the statement first names: a commit also names the log's channel.
+            return wire.track(kind, /_runs?$|_run_events$/.test(kind) ? 'log' : 'thread', () => pool.query(statement as string, values))
+          },
+        },
+      }),
   })
 } catch (error) {
   console.log(`  (no PostgreSQL: ${(error as Error).message})`)
