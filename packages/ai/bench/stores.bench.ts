@@ -142,6 +142,8 @@ const services: Service[] = []
 const closers: (() => Promise<unknown>)[] = []
 const stores: { name: string; make: () => ThreadStore }[] = [{ name: 'memory', make: () => memoryStore() }]
 const countedStores: { name: string; make: (wire: Wire) => ThreadStore }[] = []
+/** One bare round trip to each server (PING, SELECT 1), the floor under every command a turn waits for. */
+const bareRoundTrips: { name: string; send: () => Promise<unknown> }[] = []
 let redisUrl: string | undefined
 try {
   const redis = await startRedis()
@@ -149,6 +151,7 @@ try {
   redisUrl = redis.url
   const client = await createClient({ url: redis.url }).connect()
   closers.push(() => client.quit())
+  bareRoundTrips.push({ name: 'redis PING', send: () => client.sendCommand(['PING']) })
   stores.push({ name: 'redis', make: () => redisStore({ client, prefix: `bench${stores.length}:` }) })
   countedStores.push({
     name: 'redis',
@@ -166,6 +169,7 @@ try {
   services.push(postgres)
   const pool = new pg.Pool({ connectionString: postgres.connectionString, max: 16 })
   closers.push(() => pool.end())
+  bareRoundTrips.push({ name: 'postgres SELECT 1', send: () => pool.query({ name: 'bench_select_1', text: 'SELECT 1', values: [] }) })
   await postgresStore({ pool }).ensureSchema()
   stores.push({ name: 'postgres', make: () => postgresStore({ pool }) })
   countedStores.push({
@@ -234,6 +238,16 @@ try {
     await settle()
     console.log(`  ${name.padEnd(9)} next turn:   ${wire.describe(COUNTED)}`)
   }
+
+  // What one round trip costs here: a turn waits for at least its commits and its last event-log write, one after another.
+  const floors = []
+  for (const { name, send } of bareRoundTrips) {
+    for (let i = 0; i < 200; i++) await send()
+    const start = performance.now()
+    for (let i = 0; i < 1000; i++) await send()
+    floors.push(`${name} ${((performance.now() - start) / 1000).toFixed(3)} ms`)
+  }
+  if (floors.length > 0) console.log(`  a bare round trip, one at a time: ${floors.join(', ')}`)
 
   console.log(`\n  one more turn on a thread with N prior turns (median of ${SAMPLE} turns; mean bytes sent to the store per turn):`)
   for (const { name, make } of stores) {
