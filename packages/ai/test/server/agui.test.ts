@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { InterruptSchema, RunFinishedEventSchema } from '@ag-ui/core/schemas'
-import { scriptedModel, type ChatEvent, type ChatModel } from '@toolgate/ai/server'
+import { memoryStore, scriptedModel, type ChatEvent, type ChatModel, type ThreadStore } from '@toolgate/ai/server'
 import { locationDef, transferDef, weatherTool } from './fixtures.ts'
-import { closeAll, startServer, type Turn } from './helpers/server.ts'
+import { closeAll, readTurn, startServer, type Turn } from './helpers/server.ts'
 
 afterEach(closeAll)
 
@@ -70,5 +70,25 @@ describe('AG-UI conformance', () => {
     // ... and the tool's name and input travel in `metadata`.
     expect(interrupt!.metadata).toMatchObject({ toolName: 'transfer_money', input: { to: 'Bob', amount: 500 } })
     expect(interrupt).not.toHaveProperty('toolName')
+  })
+})
+
+describe('an AG-UI turn and the store', () => {
+  it('reads the head of an existing thread once: the look that finds it is the claim’s read', async () => {
+    const store = memoryStore()
+    const heads: string[] = []
+    const counting: ThreadStore = { ...store, head: (threadId) => (heads.push(threadId), store.head(threadId)) }
+    const server = await startServer({ model: scriptedModel([{ when: /.*/, reply: 'ok' }]), store: counting })
+    const input = (runId: string, messages: unknown[]) => ({ threadId: 'ag-once', runId, messages, tools: [], context: [], state: {}, forwardedProps: {} })
+    const first = await readTurn(await server.post(input('r1', [{ id: 'u1', role: 'user', content: 'hello' }])))
+    expect(first.finished, JSON.stringify(first.body ?? first.types)).toBeDefined()
+    const answer = first.events.find((event) => event.type === 'TEXT_MESSAGE_START') as { messageId: string }
+    heads.length = 0
+    const second = await readTurn(await server.post(input('r2', [{ id: 'u1', role: 'user', content: 'hello' }, { id: answer.messageId, role: 'assistant', content: 'ok' }, { id: 'u2', role: 'user', content: 'again' }])))
+    expect(second.finished, JSON.stringify(second.body ?? second.events)).toBeDefined()
+    expect(second.text).toBe('ok')
+    expect(heads).toEqual(['ag-once'])
+    const thread = await server.get('ag-once')
+    expect(thread.messages.filter((message) => message.role === 'user').map((message) => message.content)).toEqual(['hello', 'again'])
   })
 })

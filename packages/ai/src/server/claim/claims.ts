@@ -44,7 +44,10 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
   // claimed, so a context function that throws leaves nothing held. An AG-UI client picks its own
   // thread id: the thread is created on first use, as when the server picks it.
   const by = await config.identify(request)
-  const created = existing === undefined || (body.agui && !(await config.store.head(existing)))
+  // An AG-UI client's thread is looked up to learn whether this creates it; once it exists, that
+  // read is the claim's (after the request is authorized to write), not a second round trip.
+  const found = existing !== undefined && body.agui ? await config.store.head(existing) : undefined
+  const created = existing === undefined || (body.agui && !found)
   if (existing === undefined || created) {
     const threadId = existing ?? randomId('thread_')
     await authorizeThread(config, request, threadId, 'create')
@@ -57,7 +60,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     return startRun(config, { request, kind: 'message', runId, head, messages: [user], context, start: claim.start })
   }
 
-  const current = await loadHead(config, request, existing, 'write')
+  const current = found ? (await authorizeThread(config, request, existing, 'write'), found) : await loadHead(config, request, existing, 'write')
   const history = readAlong(config, current)
   const snapshot = body.history ? await checkClientHistory(config, current, body.history) : false
   const user = await withClientId(fresh, body.messageId, current, history)
