@@ -220,6 +220,21 @@ try {
   }
   for (const [index, { name }] of stores.entries()) console.log(`  ${name.padEnd(9)} ${rows[index]!.join('   ')}`)
 
+  // How much of a shared store's turn is its event log: the same store with the run's events kept
+  // in memory instead (the log's last write, after the thread is let go, is one more round trip per turn).
+  const shared = stores.slice(1)
+  if (shared.length > 0) {
+    const logless = shared.map(({ make }) => handlerFor({ ...make(), events: memoryStore().events }))
+    const best = shared.map(() => 0)
+    let memory = 0
+    for (let round = 0; round < 2; round++) {
+      memory = Math.max(memory, (await measure(() => turn(handlers[0]!), 1, LIMITS)).perSecond)
+      for (const [index, handler] of logless.entries()) best[index] = Math.max(best[index]!, (await measure(() => turn(handler), 1, LIMITS)).perSecond)
+    }
+    const cells = shared.map(({ name }, index) => `${name} ${best[index]!.toFixed(0)} turns/s (${(best[index]! / memory).toFixed(2)}× memory)`)
+    console.log(`  the same with the event log in memory, concurrency 1: ${cells.join('   ')}`)
+  }
+
   console.log(`\n  what a turn sends the store's server, one turn at a time (${COUNTED} turns on new threads, then ${COUNTED} second turns on them):`)
   for (const { name, make } of countedStores) {
     const wire = new Wire()
