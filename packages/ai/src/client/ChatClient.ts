@@ -11,9 +11,10 @@ import type { ChatState, ChatStatus, PendingApproval, ToolCallPart } from './par
 import type { Pause, Waiting } from './pause.ts'
 import { pauseBook } from './pauseBook.ts'
 import type { ClientToolRuns } from './runClientTool.ts'
-import { RunStream, type StreamSignal } from './runStream.ts'
+import { RunStream } from './runStream.ts'
 import type { ReviewWatch } from './reviewWatch.ts'
 import { NotifyBatcher } from './scheduleNotify.ts'
+import type { StreamSignal } from './streamSignal.ts'
 import { Subscribable } from './subscribable.ts'
 import { Work } from './work.ts'
 

@@ -37,29 +37,6 @@ export async function readAccepted(response: Response, signal: AbortSignal): Pro
   return { threadId: typeof body.threadId === 'string' ? body.threadId : undefined, interrupts: body.interrupts }
 }
 
-/**
- * GETs the rest of a run as an event stream: the events after `after`, then the live ones. `gone`
- * when the server keeps no events of it (204: no run streams; 404: unknown or expired).
- */
-export async function attachRun(
-  fetch: Fetch,
-  endpoint: string,
-  threadId: string,
-  from: { readonly runId: string; readonly after: number },
-  signal: AbortSignal,
-): Promise<Response | 'gone'> {
-  const query = `threadId=${encodeURIComponent(threadId)}&runId=${encodeURIComponent(from.runId)}&after=${from.after}`
-  const url = `${endpoint}${endpoint.includes('?') ? '&' : '?'}${query}`
-  try {
-    const response = await send(fetch, url, { method: 'GET', headers: { accept: 'text/event-stream' }, signal }, signal)
-    if (response.status === 204) return 'gone'
-    return response
-  } catch (error) {
-    if (error instanceof ChatError && error.code === 'RUN_NOT_FOUND') return 'gone'
-    throw error
-  }
-}
-
 export async function readJson(response: Response, signal: AbortSignal): Promise<unknown> {
   try {
     return await untilAborted(response.json(), signal)
