@@ -10,7 +10,7 @@ import { pauseBook } from './pauseBook.ts'
 import { parseEvent } from './parseEvent.ts'
 import type { RunCursor, StreamSignal } from './streamSignal.ts'
 import { threadRestore } from './threadRestore.ts'
-import { getThread, isEventStream, postChat, readAccepted, send } from './transport.ts'
+import { isEventStream, postChat, send } from './transport.ts'
 import { untilAborted } from './untilAborted.ts'
 
 /**
@@ -76,12 +76,13 @@ export class RunStream {
       yield { type: 'streaming' }
       return yield* this.follow(response, threadId, signal)
     }
-    const accepted = await readAccepted(response, signal)
+    // JSON, not events: ResumeAccepted, the answer to answers, read by the pause's chunk (a run paused to be answered).
+    const accepted = await (await pauseBook.load()).readAccepted(response, signal)
     if (accepted.threadId !== undefined) yield { type: 'thread', threadId: accepted.threadId }
     return accepted.interrupts
   }
 
-  /** GETs `?threadId=<id>&<query>` as JSON, unapplied (a review watch's reads); throws a `ChatError` unless it succeeds. */
+  /** GETs `?threadId=<id>&<query>` as JSON, unapplied (the thread, and a review watch's reads); throws a `ChatError` unless it succeeds. */
   ask(threadId: string, query: string, signal: AbortSignal): Promise<Response> {
     return send(this.#fetch, `${this.#endpoint}${this.#endpoint.includes('?') ? '&' : '?'}threadId=${encodeURIComponent(threadId)}${query}`, { headers: { accept: 'application/json' }, signal }, signal)
   }
@@ -129,9 +130,10 @@ export class RunStream {
   /** Reads the stored thread and hands it on (it replaces what the client shows); `undefined` once aborted. */
   async *#resync(threadId: string, signal: AbortSignal): AsyncGenerator<StreamSignal, ThreadSnapshot | undefined> {
     this.#cursor = undefined
-    const snapshot = await getThread(this.#fetch, this.#endpoint, threadId, signal)
+    // The chunk that reads it loads while the thread is asked for.
+    const [response] = await Promise.all([this.ask(threadId, '', signal), threadRestore.load()])
+    const snapshot = await threadRestore.get().readThread(response, signal)
     if (signal.aborted) return undefined
-    await threadRestore.load()
     yield { type: 'resynced', snapshot }
     return snapshot
   }
