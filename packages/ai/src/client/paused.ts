@@ -1,11 +1,9 @@
 /**
  * What only a paused run needs, one chunk loaded when a run first pauses (`pauseBook.ts`): reading
- * its interrupts off the stream, the book of open interrupts and unsent answers, the runner of client tools (they run only on a pause),
- * the watch on approvals that wait for reviewers (they too arrive only with a pause), and reading
- * `ResumeAccepted` (the answer to answers, which only a pause asks for).
+ * its interrupts off the stream, the book of open interrupts and unsent answers, the runner of client tools (they run only on a pause), and
+ * the watch on approvals that wait for reviewers (they too arrive only with a pause).
  */
 export { toolInterrupts } from './readInterrupts.ts'
 export { Pause } from './pause.ts'
 export { ClientToolRuns } from './runClientTool.ts'
 export { ReviewWatch } from './reviewWatch.ts'
-export { readAccepted } from './resumeAccepted.ts'

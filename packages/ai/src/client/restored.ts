@@ -1,6 +1,9 @@
 /**
- * What reading a stored thread needs, one chunk loaded when a thread is read (`threadRestore.ts`):
- * checking the snapshot the server sent, and rebuilding the conversation from it.
+ * Reading what the server stored of a thread, one chunk loaded when first needed (`threadRestore.ts`):
+ * the stored thread (its snapshot checked, the conversation rebuilt from it with `fromSnapshot`), as
+ * after a reload or a resync, and `ResumeAccepted`, the interrupts a thread still waits on once some
+ * answers are stored.
  */
 export { readThread } from './readThread.ts'
 export { fromSnapshot } from './fromSnapshot.ts'
+export { readAccepted } from './resumeAccepted.ts'

@@ -76,8 +76,8 @@ export class RunStream {
       yield { type: 'streaming' }
       return yield* this.follow(response, threadId, signal)
     }
-    // JSON, not events: ResumeAccepted, the answer to answers, read by the pause's chunk (a run paused to be answered).
-    const accepted = await (await pauseBook.load()).readAccepted(response, signal)
+    // JSON, not events: ResumeAccepted (answers stored, others of the batch still missing).
+    const accepted = await (await threadRestore.load()).readAccepted(response, signal)
     if (accepted.threadId !== undefined) yield { type: 'thread', threadId: accepted.threadId }
     return accepted.interrupts
   }
