@@ -1,7 +1,7 @@
 import type { ToolInterrupt } from '../protocol/interrupts.ts'
 import type { ThreadAttachment } from '../protocol/messages.ts'
 import type { AnyTool, ToolMetadata } from '../tools/types.ts'
-import { randomId } from '../util/randomId.ts'
+import { localId } from './localId.ts'
 import { argumentsParser } from './argumentsParser.ts'
 import type { PartialJsonParser } from './partialJson.ts'
 import type { ChatMessage, MessagePart, PendingApproval, TextPart, ToolApproval, ToolCallPart, ToolCallState, ToolDecision } from './parts.ts'
@@ -98,7 +98,7 @@ export class ThreadDraft {
     this.#metadataByName = new Map(tools.map((tool) => [tool.name, tool.metadata ?? EMPTY_METADATA]))
   }
 
-  addUserMessage(text: string, id = randomId('msg_')): void {
+  addUserMessage(text: string, id = localId('msg_')): void {
     const message = this.#addMessage(id, 'user')
     message.parts.push({ kind: 'text', message, text, snapshot: undefined })
   }
@@ -111,7 +111,7 @@ export class ThreadDraft {
   /** The last message if it is the assistant's, else a new one: where calls without a parent go. */
   lastAssistantMessage(): MessageDraft {
     const last = this.#messages[this.#messages.length - 1]
-    return last?.role === 'assistant' ? last : this.#addMessage(randomId('msg_'), 'assistant')
+    return last?.role === 'assistant' ? last : this.#addMessage(localId('msg_'), 'assistant')
   }
 
   /** The stored thread says the user stopped the run in this step. */
