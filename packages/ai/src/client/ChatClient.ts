@@ -83,16 +83,13 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
 
   /** Approves a call waiting in `pendingApprovals`, optionally with edited arguments. */
   readonly approve = (toolCallId: string, options: ApproveOptions = {}): Promise<void> => {
-    const waiting = this.#pause?.openApproval(toolCallId)
-    const edited = options.editedArgs === undefined ? {} : { editedArgs: options.editedArgs }
-    if (waiting) this.#answer(waiting, { interruptId: waiting.interrupt.id, approved: true, ...edited, ...(options.grant ? { grant: options.grant } : {}) })
+    if (this.#pause?.approve(toolCallId, options)) this.#answered()
     return this.#work.idle()
   }
 
   /** Denies a call waiting in `pendingApprovals`; the model reads `reason`. */
   readonly deny = (toolCallId: string, reason?: string): Promise<void> => {
-    const waiting = this.#pause?.openApproval(toolCallId)
-    if (waiting) this.#answer(waiting, { interruptId: waiting.interrupt.id, approved: false, ...(reason === undefined ? {} : { reason }) })
+    if (this.#pause?.deny(toolCallId, reason)) this.#answered()
     return this.#work.idle()
   }
 
@@ -191,7 +188,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     }
     const { Pause, ClientToolRuns, ReviewWatch } = pauseBook.get()
     this.#pause ??= new Pause(() => this.#draft)
-    this.#running ??= new ClientToolRuns()
+    this.#running ??= new ClientToolRuns(this.#tools)
     for (const waiting of this.#pause.offer(interrupts)) this.#startClientTool(waiting)
     this.#changed()
     const threadId = this.#threadId
@@ -204,15 +201,19 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
 
   #startClientTool(waiting: Waiting): void {
     const { interrupt, call, input } = waiting
-    const tool = this.#tools.find((candidate) => candidate.name === interrupt.toolName)
     // The pause that handed out `waiting` was made together with `#running`.
-    this.#track(this.#running!.start(tool, { ...interrupt, input }, (answer) => this.#answer(waiting, answer)))
+    this.#track(
+      this.#running!.start({ ...interrupt, input }, (answer) => {
+        this.#pause!.answer(waiting, answer)
+        this.#answered()
+      }),
+    )
     const { onToolCall } = this.#options
     if (onToolCall) callApp(() => onToolCall(this.#draft.partOf(call) as ToolCallPart<TTools>))
   }
 
-  #answer(waiting: Waiting, answer: ResumeAnswer): void {
-    this.#pause!.answer(waiting, answer) // a waiting interrupt came from the pause
+  /** The pause recorded an answer: it goes out once nothing else is in flight. */
+  #answered(): void {
     this.#error = undefined
     this.#changed()
     this.#sendAnswers()
