@@ -41,7 +41,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   /** Made with the pause: client tools run only when a run pauses on them. */
   #running: ClientToolRuns | undefined
   #reconnecting = false
-  /** Made when an approval first waits for reviewers; most chats never have one. */
+  /** Made with the pause; it watches only while approvals wait for reviewers (most chats never have one). */
   #reviews: ReviewWatch | undefined
   #state: ChatState<TTools>
   readonly #batcher: NotifyBatcher
@@ -192,8 +192,9 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     for (const waiting of this.#pause.offer(interrupts)) this.#startClientTool(waiting)
     this.#changed()
     const threadId = this.#threadId
+    if (threadId === undefined) return
     // Approvals for reviewers are decided elsewhere: once one is, the thread is loaded (and a resumed run followed).
-    if (threadId === undefined || !interrupts.some((interrupt) => interrupt.reviewers !== undefined)) return
+    // The watch starts only when one waits for reviewers.
     this.#reviews ??= new ReviewWatch(this.#stream, this.#options.reviewPollMs ?? 2000)
     // The pause is applied while its request still counts as in flight; every later request stops the watch (#begin, #halt).
     this.#reviews.watch(threadId, interrupts, () => this.#threadId === threadId, () => void this.load(threadId))

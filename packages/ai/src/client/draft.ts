@@ -1,4 +1,3 @@
-import type { ToolInterrupt } from '../protocol/interrupts.ts'
 import type { ThreadAttachment } from '../protocol/messages.ts'
 import type { AnyTool, ToolMetadata } from '../tools/types.ts'
 import { localId } from './localId.ts'
@@ -244,14 +243,6 @@ export class ThreadDraft {
       call.parser = undefined
     }
     this.#touch(call)
-  }
-
-  /** A call the server paused on: found, or added to the last assistant message (after a reload, say). */
-  callFor(interrupt: ToolInterrupt): ToolCallDraft {
-    return (
-      this.#calls.get(interrupt.toolCallId) ??
-      this.addCall(this.lastAssistantMessage(), interrupt.toolCallId, interrupt.toolName, { value: interrupt.input })
-    )
   }
 
   /** The call as an immutable part. */

@@ -44,7 +44,8 @@ export class Pause {
     const toRun: Waiting[] = []
     for (const interrupt of interrupts) {
       if (this.#entries.has(interrupt.id)) continue
-      const call = draft.callFor(interrupt)
+      // A call the server paused on: found, or added to the last assistant message (after a reload, say).
+      const call = draft.call(interrupt.toolCallId) ?? draft.addCall(draft.lastAssistantMessage(), interrupt.toolCallId, interrupt.toolName, { value: interrupt.input })
       const input = interrupt.input === undefined ? call.input : interrupt.input
       // A plain AG-UI interrupt names no tool: it is the call's.
       const named = interrupt.toolName === '' ? { ...interrupt, toolName: call.toolName } : interrupt
