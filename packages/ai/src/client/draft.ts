@@ -288,9 +288,11 @@ export class ThreadDraft {
   }
 }
 
+const FINAL_STATES: ReadonlySet<ToolCallState> = new Set(['output-available', 'output-error', 'denied', 'expired', 'cancelled'])
+
 /** Whether the call reached one of its final states. */
 export function hasEnded(call: ToolCallDraft): boolean {
-  return call.state === 'output-available' || call.state === 'output-error' || call.state === 'denied' || call.state === 'expired' || call.state === 'cancelled'
+  return FINAL_STATES.has(call.state)
 }
 
 function messageSnapshot(message: MessageRecord): ChatMessage {
