@@ -122,14 +122,16 @@ export class RunStream {
       thread,
       cursor: () => this.#cursor,
       read: (response: Response) => this.#read(response, thread, signal),
-      resync: () => this.#resync(thread.id!, signal),
+      resync: () => {
+        this.#cursor = undefined // the server keeps no more of the run: nothing to pick up, or to stop
+        return this.#resync(thread.id!, signal)
+      },
     }
     return yield* reattach(run, broken, signal)
   }
 
   /** Reads the stored thread and hands it on (it replaces what the client shows); `undefined` once aborted. */
   async *#resync(threadId: string, signal: AbortSignal): AsyncGenerator<StreamSignal, ThreadSnapshot | undefined> {
-    this.#cursor = undefined
     // The chunk that reads it loads while the thread is asked for.
     const [response] = await Promise.all([this.ask(threadId, '', signal), threadRestore.load()])
     const snapshot = await threadRestore.get().readThread(response, signal)
