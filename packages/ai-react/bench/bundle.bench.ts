@@ -343,7 +343,7 @@ try {
   const added = (name: string) => byName.get(name)!.gzip - base
   const validator = byName.get('@toolgate/ai-react + a plain JSON Schema tool')!.gzip - byName.get('@toolgate/ai-react')!.gzip
   const core = added('React + toolDefinition, no chat')
-  console.log(`\nours adds ${kb(ours)} over React alone (budget ${BUDGET_KB} KB: ${ours <= BUDGET_KB * 1024 ? 'within' : 'OVER'})`)
+  console.log(`\nours adds ${kb(ours)} (${ours} B) over React alone (budget ${BUDGET_KB} KB: ${ours <= BUDGET_KB * 1024 ? 'within' : 'OVER'})`)
   console.log(`  the app's Valibot schema: ${kb(added('React + Valibot schema'))}`)
   console.log(`  toolDefinition and the schema, without any chat: ${kb(core)} (the core's share, fixed)`)
   console.log(`  the client and the hook: ${kb(ours - core)}`)

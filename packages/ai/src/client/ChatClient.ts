@@ -11,9 +11,10 @@ import type { ChatState, ChatStatus, PendingApproval, ToolCallPart } from './par
 import type { Pause, Waiting } from './pause.ts'
 import { pauseBook } from './pauseBook.ts'
 import type { ClientToolRuns } from './runClientTool.ts'
-import { RunStream, type StreamSignal } from './runStream.ts'
+import { RunStream } from './runStream.ts'
 import type { ReviewWatch } from './reviewWatch.ts'
 import { NotifyBatcher } from './scheduleNotify.ts'
+import type { StreamSignal } from './streamSignal.ts'
 import { Subscribable } from './subscribable.ts'
 import { Work } from './work.ts'
 
@@ -40,7 +41,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   /** Made with the pause: client tools run only when a run pauses on them. */
   #running: ClientToolRuns | undefined
   #reconnecting = false
-  /** Made when an approval first waits for reviewers; most chats never have one. */
+  /** Made with the pause; it watches only while approvals wait for reviewers (most chats never have one). */
   #reviews: ReviewWatch | undefined
   #state: ChatState<TTools>
   readonly #batcher: NotifyBatcher
@@ -82,16 +83,13 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
 
   /** Approves a call waiting in `pendingApprovals`, optionally with edited arguments. */
   readonly approve = (toolCallId: string, options: ApproveOptions = {}): Promise<void> => {
-    const waiting = this.#pause?.openApproval(toolCallId)
-    const edited = options.editedArgs === undefined ? {} : { editedArgs: options.editedArgs }
-    if (waiting) this.#answer(waiting, { interruptId: waiting.interrupt.id, approved: true, ...edited, ...(options.grant ? { grant: options.grant } : {}) })
+    if (this.#pause?.approve(toolCallId, options)) this.#answered()
     return this.#work.idle()
   }
 
   /** Denies a call waiting in `pendingApprovals`; the model reads `reason`. */
   readonly deny = (toolCallId: string, reason?: string): Promise<void> => {
-    const waiting = this.#pause?.openApproval(toolCallId)
-    if (waiting) this.#answer(waiting, { interruptId: waiting.interrupt.id, approved: false, ...(reason === undefined ? {} : { reason }) })
+    if (this.#pause?.deny(toolCallId, reason)) this.#answered()
     return this.#work.idle()
   }
 
@@ -190,12 +188,13 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     }
     const { Pause, ClientToolRuns, ReviewWatch } = pauseBook.get()
     this.#pause ??= new Pause(() => this.#draft)
-    this.#running ??= new ClientToolRuns()
+    this.#running ??= new ClientToolRuns(this.#tools)
     for (const waiting of this.#pause.offer(interrupts)) this.#startClientTool(waiting)
     this.#changed()
     const threadId = this.#threadId
+    if (threadId === undefined) return
     // Approvals for reviewers are decided elsewhere: once one is, the thread is loaded (and a resumed run followed).
-    if (threadId === undefined || !interrupts.some((interrupt) => interrupt.reviewers !== undefined)) return
+    // The watch starts only when one waits for reviewers.
     this.#reviews ??= new ReviewWatch(this.#stream, this.#options.reviewPollMs ?? 2000)
     // The pause is applied while its request still counts as in flight; every later request stops the watch (#begin, #halt).
     this.#reviews.watch(threadId, interrupts, () => this.#threadId === threadId, () => void this.load(threadId))
@@ -203,15 +202,19 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
 
   #startClientTool(waiting: Waiting): void {
     const { interrupt, call, input } = waiting
-    const tool = this.#tools.find((candidate) => candidate.name === interrupt.toolName)
     // The pause that handed out `waiting` was made together with `#running`.
-    this.#track(this.#running!.start(tool, { ...interrupt, input }, (answer) => this.#answer(waiting, answer)))
+    this.#track(
+      this.#running!.start({ ...interrupt, input }, (answer) => {
+        this.#pause!.answer(waiting, answer)
+        this.#answered()
+      }),
+    )
     const { onToolCall } = this.#options
     if (onToolCall) callApp(() => onToolCall(this.#draft.partOf(call) as ToolCallPart<TTools>))
   }
 
-  #answer(waiting: Waiting, answer: ResumeAnswer): void {
-    this.#pause!.answer(waiting, answer) // a waiting interrupt came from the pause
+  /** The pause recorded an answer: it goes out once nothing else is in flight. */
+  #answered(): void {
     this.#error = undefined
     this.#changed()
     this.#sendAnswers()

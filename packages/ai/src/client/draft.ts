@@ -1,7 +1,6 @@
-import type { ToolInterrupt } from '../protocol/interrupts.ts'
 import type { ThreadAttachment } from '../protocol/messages.ts'
 import type { AnyTool, ToolMetadata } from '../tools/types.ts'
-import { randomId } from '../util/randomId.ts'
+import { localId } from './localId.ts'
 import { argumentsParser } from './argumentsParser.ts'
 import type { PartialJsonParser } from './partialJson.ts'
 import type { ChatMessage, MessagePart, PendingApproval, TextPart, ToolApproval, ToolCallPart, ToolCallState, ToolDecision } from './parts.ts'
@@ -98,7 +97,7 @@ export class ThreadDraft {
     this.#metadataByName = new Map(tools.map((tool) => [tool.name, tool.metadata ?? EMPTY_METADATA]))
   }
 
-  addUserMessage(text: string, id = randomId('msg_')): void {
+  addUserMessage(text: string, id = localId('msg_')): void {
     const message = this.#addMessage(id, 'user')
     message.parts.push({ kind: 'text', message, text, snapshot: undefined })
   }
@@ -111,7 +110,7 @@ export class ThreadDraft {
   /** The last message if it is the assistant's, else a new one: where calls without a parent go. */
   lastAssistantMessage(): MessageDraft {
     const last = this.#messages[this.#messages.length - 1]
-    return last?.role === 'assistant' ? last : this.#addMessage(randomId('msg_'), 'assistant')
+    return last?.role === 'assistant' ? last : this.#addMessage(localId('msg_'), 'assistant')
   }
 
   /** The stored thread says the user stopped the run in this step. */
@@ -246,14 +245,6 @@ export class ThreadDraft {
     this.#touch(call)
   }
 
-  /** A call the server paused on: found, or added to the last assistant message (after a reload, say). */
-  callFor(interrupt: ToolInterrupt): ToolCallDraft {
-    return (
-      this.#calls.get(interrupt.toolCallId) ??
-      this.addCall(this.lastAssistantMessage(), interrupt.toolCallId, interrupt.toolName, { value: interrupt.input })
-    )
-  }
-
   /** The call as an immutable part. */
   partOf(call: ToolCallDraft): ToolCallPart {
     return callSnapshot(call as CallRecord)
@@ -297,9 +288,11 @@ export class ThreadDraft {
   }
 }
 
+const FINAL_STATES: ReadonlySet<ToolCallState> = new Set(['output-available', 'output-error', 'denied', 'expired', 'cancelled'])
+
 /** Whether the call reached one of its final states. */
 export function hasEnded(call: ToolCallDraft): boolean {
-  return call.state === 'output-available' || call.state === 'output-error' || call.state === 'denied' || call.state === 'expired' || call.state === 'cancelled'
+  return FINAL_STATES.has(call.state)
 }
 
 function messageSnapshot(message: MessageRecord): ChatMessage {

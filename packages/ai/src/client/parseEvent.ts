@@ -14,20 +14,16 @@ export type ReadOutcome =
   | { readonly type: 'interrupt'; readonly interrupts: readonly unknown[] }
 
 /**
- * The string fields each event must carry; the reducer relies on them. `MESSAGES_SNAPSHOT` is not
- * read: the server sends it only to AG-UI clients whose `messages` were behind, and this client
- * starts from the stored thread (`GET`) whenever it attaches, so the snapshot tells it nothing new.
+ * The events this client reads, and the string fields each must carry: the reducer relies on them.
+ * The others are skipped unread: `TEXT_MESSAGE_END` (a message's text ends with its run), reasoning
+ * (not shown), and `MESSAGES_SNAPSHOT` (the server sends it only to AG-UI clients whose `messages`
+ * were behind; this client starts from the stored thread, `GET`, whenever it attaches, so the
+ * snapshot tells it nothing new).
  */
-const REQUIRED: Record<Exclude<RunEvent['type'], 'MESSAGES_SNAPSHOT'>, readonly string[]> = {
+const REQUIRED: Partial<Record<RunEvent['type'], readonly string[]>> = {
   RUN_STARTED: ['threadId', 'runId'],
   TEXT_MESSAGE_START: ['messageId'],
   TEXT_MESSAGE_CONTENT: ['messageId', 'delta'],
-  TEXT_MESSAGE_END: ['messageId'],
-  REASONING_START: ['messageId'],
-  REASONING_MESSAGE_START: ['messageId'],
-  REASONING_MESSAGE_CONTENT: ['messageId', 'delta'],
-  REASONING_MESSAGE_END: ['messageId'],
-  REASONING_END: ['messageId'],
   TOOL_CALL_START: ['toolCallId', 'toolCallName'],
   TOOL_CALL_ARGS: ['toolCallId', 'delta'],
   TOOL_CALL_END: ['toolCallId'],
@@ -50,8 +46,8 @@ export function parseEvent(data: string): ReadEvent | undefined {
     throw malformed(`an event that is not JSON: ${preview(data)}`)
   }
   if (!isRecord(event) || typeof event.type !== 'string') throw malformed(`an event without a type: ${preview(data)}`)
-  const required = REQUIRED[event.type as keyof typeof REQUIRED]
-  if (!Object.hasOwn(REQUIRED, event.type) || !required) return undefined
+  const required = Object.hasOwn(REQUIRED, event.type) ? REQUIRED[event.type as RunEvent['type']] : undefined
+  if (!required) return undefined
   for (const field of required) {
     if (typeof event[field] !== 'string') throw malformed(`a ${event.type} event without a string \`${field}\``)
   }

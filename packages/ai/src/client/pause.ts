@@ -3,6 +3,7 @@ import type { ResumeAnswer } from '../protocol/requests.ts'
 import type { JsonSchema } from '../schema/types.ts'
 import { isRecord } from '../util/isRecord.ts'
 import type { CallOutcome, ThreadDraft, ToolCallDraft } from './draft.ts'
+import type { ApproveOptions } from './options.ts'
 import type { ToolApproval } from './parts.ts'
 import type { ClientToolResult } from './runClientTool.ts'
 
@@ -43,7 +44,8 @@ export class Pause {
     const toRun: Waiting[] = []
     for (const interrupt of interrupts) {
       if (this.#entries.has(interrupt.id)) continue
-      const call = draft.callFor(interrupt)
+      // A call the server paused on: found, or added to the last assistant message (after a reload, say).
+      const call = draft.call(interrupt.toolCallId) ?? draft.addCall(draft.lastAssistantMessage(), interrupt.toolCallId, interrupt.toolName, { value: interrupt.input })
       const input = interrupt.input === undefined ? call.input : interrupt.input
       // A plain AG-UI interrupt names no tool: it is the call's.
       const named = interrupt.toolName === '' ? { ...interrupt, toolName: call.toolName } : interrupt
@@ -62,8 +64,22 @@ export class Pause {
     return toRun
   }
 
+  /** Approves the open approval of a call, with the edits and grant asked for; `false` when none is open. */
+  approve(toolCallId: string, { editedArgs, grant }: ApproveOptions): boolean {
+    const entry = this.#openApproval(toolCallId)
+    if (entry) this.answer(entry, { interruptId: entry.interrupt.id, approved: true, ...(editedArgs === undefined ? {} : { editedArgs }), ...(grant ? { grant } : {}) })
+    return entry !== undefined
+  }
+
+  /** Denies the open approval of a call, with the user's reason for the model; `false` when none is open. */
+  deny(toolCallId: string, reason: string | undefined): boolean {
+    const entry = this.#openApproval(toolCallId)
+    if (entry) this.answer(entry, { interruptId: entry.interrupt.id, approved: false, ...(reason === undefined ? {} : { reason }) })
+    return entry !== undefined
+  }
+
   /** The approval of a call, if it is asked and this client has not answered it. */
-  openApproval(toolCallId: string): Waiting | undefined {
+  #openApproval(toolCallId: string): Entry | undefined {
     for (const entry of this.#entries.values()) {
       const { interrupt } = entry
       if (interrupt.toolCallId === toolCallId && interrupt.reason === 'tool_approval' && !entry.answered) return entry

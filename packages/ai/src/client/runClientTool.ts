@@ -37,14 +37,21 @@ function toErrorResult(error: unknown): ClientToolResult {
 
 /** The client tools running in this browser, by interrupt id. */
 export class ClientToolRuns {
+  /** The client's tools: those made with `.client()` run here. */
+  readonly #tools: readonly AnyTool[]
   readonly #running = new Map<string, AbortController>()
+
+  constructor(tools: readonly AnyTool[]) {
+    this.#tools = tools
+  }
 
   get size(): number {
     return this.#running.size
   }
 
-  /** Runs `tool` for `interrupt`; `done` gets the answer unless the run is halted first. Never rejects. */
-  start(tool: AnyTool | undefined, interrupt: ToolInterrupt, done: (answer: ResumeAnswer) => void): Promise<void> {
+  /** Runs the tool `interrupt` names; `done` gets the answer unless the run is halted first. Never rejects. */
+  start(interrupt: ToolInterrupt, done: (answer: ResumeAnswer) => void): Promise<void> {
+    const tool = this.#tools.find((candidate) => candidate.name === interrupt.toolName)
     const controller = new AbortController()
     this.#running.set(interrupt.id, controller)
     return runClientTool(tool, interrupt, controller.signal)

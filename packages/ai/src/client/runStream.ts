@@ -1,32 +1,25 @@
-import type { ReadEvent } from './parseEvent.ts'
 import type { ToolInterrupt } from '../protocol/interrupts.ts'
 import type { ChatRequest, ResumeAnswer } from '../protocol/requests.ts'
 import type { ThreadSnapshot } from '../protocol/thread.ts'
 import type { Fetch } from '../util/Fetch.ts'
 import { readSseData } from '../util/readSseData.ts'
 import { argumentsParser } from './argumentsParser.ts'
-import { pauseBook } from './pauseBook.ts'
-import { threadRestore } from './threadRestore.ts'
 import { ChatError, type ChatErrorCode } from './chatError.ts'
+import { lazy } from './lazy.ts'
+import { pauseBook } from './pauseBook.ts'
 import { parseEvent } from './parseEvent.ts'
-import { attachRun, getThread, isEventStream, postChat, readAccepted, send } from './transport.ts'
+import type { RunCursor, StreamSignal } from './streamSignal.ts'
+import { threadRestore } from './threadRestore.ts'
+import { isEventStream, postChat, send } from './transport.ts'
 import { untilAborted } from './untilAborted.ts'
 
-/** What following a run asks the client to apply, in order. */
-export type StreamSignal =
-  /** An event of the run, to apply to the messages. */
-  | { readonly type: 'event'; readonly event: ReadEvent }
-  /** The thread's id, as the server says it (the first message of a thread learns it here). */
-  | { readonly type: 'thread'; readonly threadId: string }
-  /** A run streams: it resumed, or a new one began, so the pause the client knew is over. */
-  | { readonly type: 'streaming' }
-  /** The stream dropped and the client is attaching again (`true`), or stopped trying (`false`). */
-  | { readonly type: 'reconnecting'; readonly reconnecting: boolean }
-  /** The run's events are gone (it ended while the client was away): the stored thread is the truth. */
-  | { readonly type: 'resynced'; readonly snapshot: ThreadSnapshot }
-
-/** Attempts to attach again to a run whose stream dropped, before the client reports the failure. */
-const RECONNECT_ATTEMPTS = 5
+/**
+ * Attaching to a run again (`reattach.ts`) is needed only when a stream drops or a page reloads
+ * mid-run, so it stays out of the page's startup bundle. A stream that can be picked up again
+ * (Toolgate's, whose events carry the run's cursor) fetches it in the background as it starts, so
+ * it is there when the network blips.
+ */
+const runReattach = lazy(() => import('./reattach.ts'))
 
 /**
  * Following runs over HTTP: posting, reading a run's event stream, picking a dropped stream up
@@ -38,7 +31,7 @@ export class RunStream {
   readonly #fetch: Fetch
   readonly #endpoint: string
   /** The run being read and its last event that arrived: where a dropped stream picks up. */
-  #cursor: { runId: string; after: number } | undefined
+  #cursor: RunCursor | undefined
 
   constructor(fetch: Fetch, endpoint: string) {
     this.#fetch = fetch
@@ -83,68 +76,68 @@ export class RunStream {
       yield { type: 'streaming' }
       return yield* this.follow(response, threadId, signal)
     }
-    const accepted = await readAccepted(response, signal)
+    // JSON, not events: ResumeAccepted (answers stored, others of the batch still missing).
+    const accepted = await (await threadRestore.load()).readAccepted(response, signal)
     if (accepted.threadId !== undefined) yield { type: 'thread', threadId: accepted.threadId }
     return accepted.interrupts
   }
 
-  /** GETs `?threadId=<id>&<query>` as JSON, unapplied (a review watch's reads); throws a `ChatError` unless it succeeds. */
+  /** GETs `?threadId=<id>&<query>` as JSON, unapplied (the thread, and a review watch's reads); throws a `ChatError` unless it succeeds. */
   ask(threadId: string, query: string, signal: AbortSignal): Promise<Response> {
     return send(this.#fetch, `${this.#endpoint}${this.#endpoint.includes('?') ? '&' : '?'}threadId=${encodeURIComponent(threadId)}${query}`, { headers: { accept: 'application/json' }, signal }, signal)
   }
 
   /** Reads a thread, as after a reload; a run still streaming on it is followed from its start, over what it began from. */
   async *load(threadId: string, signal: AbortSignal): AsyncGenerator<StreamSignal, readonly ToolInterrupt[]> {
-    const snapshot = await getThread(this.#fetch, this.#endpoint, threadId, signal)
-    if (signal.aborted) return []
-    await threadRestore.load()
-    yield { type: 'resynced', snapshot }
-    if (snapshot.status === 'running' && snapshot.runId !== undefined) return yield* this.follow(snapshot.runId, threadId, signal)
-    return snapshot.interrupts
+    const snapshot = yield* this.#resync(threadId, signal)
+    if (snapshot?.status === 'running' && snapshot.runId !== undefined) return yield* this.follow(snapshot.runId, threadId, signal)
+    return snapshot?.interrupts ?? []
   }
 
   /**
    * Reads a run to its end, from a POST's `response` or, given a run id, from the run's start (a
    * reload mid-run); returns the interrupts it paused on. When the stream drops (a network blip, a
-   * proxy's timeout, a sleeping tab), attaches to the run again after the last event that arrived,
-   * with bounded backoff; when the server keeps no more of the run, the stored thread is read instead.
+   * proxy's timeout, a sleeping tab), attaches to the run again after the last event that arrived
+   * (`reattach.ts`); when the server keeps no more of the run, the stored thread is read instead.
    */
   async *follow(from: Response | string, threadId: string | undefined, signal: AbortSignal): AsyncGenerator<StreamSignal, readonly ToolInterrupt[]> {
     const thread = { id: threadId }
-    let response = typeof from === 'string' ? undefined : from
+    let broken: unknown
     if (typeof from === 'string') this.#cursor = { runId: from, after: 0 }
-    for (let attempt = 0; ; attempt++) {
-      let broken: unknown
-      if (response) {
-        try {
-          return yield* this.#read(response, thread, signal)
-        } catch (error) {
-          if (signal.aborted || !(error instanceof ChatError) || error.code !== 'NETWORK' || !this.#cursor) throw error
-          broken = error
-        }
-      }
-      if (attempt >= RECONNECT_ATTEMPTS) throw broken ?? new ChatError('NETWORK', 'Could not attach to the run')
-      yield { type: 'reconnecting', reconnecting: true }
+    else {
       try {
-        if (response) await untilAborted(new Promise((resolve) => setTimeout(resolve, reconnectDelay(attempt))), signal)
-        const attached = await attachRun(this.#fetch, this.#endpoint, thread.id!, this.#cursor!, signal).catch((error: unknown) => {
-          // The network, or the server behind a proxy (restarting, deploying), is still down: try again.
-          if (signal.aborted || (error instanceof ChatError && error.code !== 'NETWORK' && error.code !== 'UNREACHABLE')) throw error
-          return undefined
-        })
-        if (attached === 'gone') {
-          this.#cursor = undefined
-          const snapshot = await getThread(this.#fetch, this.#endpoint, thread.id!, signal)
-          if (signal.aborted) return []
-          await threadRestore.load()
-          yield { type: 'resynced', snapshot }
-          return snapshot.interrupts
-        }
-        response = attached
-      } finally {
-        yield { type: 'reconnecting', reconnecting: false }
+        return yield* this.#read(from, thread, signal)
+      } catch (error) {
+        if (signal.aborted || !(error instanceof ChatError) || error.code !== 'NETWORK' || !this.#cursor) throw error
+        broken = error
       }
     }
+    const { reattach } = await runReattach.load().catch((error: unknown) => {
+      // Not even the chunk loads (the network is down): report the broken stream, as after the last attempt.
+      throw broken ?? new ChatError('NETWORK', `Could not attach to the run: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+    })
+    const run = {
+      fetch: this.#fetch,
+      endpoint: this.#endpoint,
+      thread,
+      cursor: () => this.#cursor,
+      read: (response: Response) => this.#read(response, thread, signal),
+      resync: () => {
+        this.#cursor = undefined // the server keeps no more of the run: nothing to pick up, or to stop
+        return this.#resync(thread.id!, signal)
+      },
+    }
+    return yield* reattach(run, broken, signal)
+  }
+
+  /** Reads the stored thread and hands it on (it replaces what the client shows); `undefined` once aborted. */
+  async *#resync(threadId: string, signal: AbortSignal): AsyncGenerator<StreamSignal, ThreadSnapshot | undefined> {
+    // The chunk that reads it loads while the thread is asked for.
+    const [response] = await Promise.all([this.ask(threadId, '', signal), threadRestore.load()])
+    const snapshot = await threadRestore.get().readThread(response, signal)
+    if (signal.aborted) return undefined
+    yield { type: 'resynced', snapshot }
+    return snapshot
   }
 
   /** Asks the server to stop the run being read, if one is: closing the stream alone does not. */
@@ -162,6 +155,7 @@ export class RunStream {
     const onId = (id: string) => {
       const match = /^(.+):(\d+)$/.exec(id)
       if (!match) return
+      if (!toolgateStream) void runReattach.load().catch(() => {}) // tried again if it is ever needed
       toolgateStream = true
       this.#cursor = { runId: match[1]!, after: Number(match[2]) }
     }
@@ -197,9 +191,4 @@ export class RunStream {
     if (!interrupts) throw new ChatError('NETWORK', 'The connection closed before the run finished')
     return interrupts
   }
-}
-
-/** Exponential backoff with jitter: about 0.25, 0.5, 1, 2, 4 seconds. */
-function reconnectDelay(attempt: number): number {
-  return 250 * 2 ** attempt * (0.75 + Math.random() * 0.5)
 }

@@ -1,10 +1,6 @@
-import type { ToolInterrupt } from '../protocol/interrupts.ts'
 import type { ChatRequest } from '../protocol/requests.ts'
-import type { ThreadSnapshot } from '../protocol/thread.ts'
 import { ChatError } from './chatError.ts'
 import type { Fetch } from '../util/Fetch.ts'
-import { isRecord } from '../util/isRecord.ts'
-import { isToolInterrupt } from './guards.ts'
 import { lazy } from './lazy.ts'
 import { untilAborted } from './untilAborted.ts'
 
@@ -17,47 +13,6 @@ export function postChat(fetch: Fetch, endpoint: string, body: ChatRequest, sign
     signal,
   }
   return send(fetch, endpoint, init, signal)
-}
-
-/** GETs a thread's snapshot. */
-export async function getThread(fetch: Fetch, endpoint: string, threadId: string, signal: AbortSignal): Promise<ThreadSnapshot> {
-  const url = `${endpoint}${endpoint.includes('?') ? '&' : '?'}threadId=${encodeURIComponent(threadId)}`
-  const response = await send(fetch, url, { method: 'GET', headers: { accept: 'application/json' }, signal }, signal)
-  const snapshot = await readJson(response, signal)
-  if (!isThreadSnapshot(snapshot)) throw new ChatError('BAD_RESPONSE', 'The server sent a thread that is not a ThreadSnapshot')
-  return snapshot
-}
-
-/** Reads a POST's JSON answer, a 202: the answers are stored and others of the batch are still missing. */
-export async function readAccepted(response: Response, signal: AbortSignal): Promise<{ readonly threadId: string | undefined; readonly interrupts: readonly ToolInterrupt[] }> {
-  const body = await readJson(response, signal)
-  if (!isRecord(body) || !Array.isArray(body.interrupts) || !body.interrupts.every(isToolInterrupt)) {
-    throw new ChatError('BAD_RESPONSE', 'The server sent JSON that is neither an event stream nor ResumeAccepted')
-  }
-  return { threadId: typeof body.threadId === 'string' ? body.threadId : undefined, interrupts: body.interrupts }
-}
-
-/**
- * GETs the rest of a run as an event stream: the events after `after`, then the live ones. `gone`
- * when the server keeps no events of it (204: no run streams; 404: unknown or expired).
- */
-export async function attachRun(
-  fetch: Fetch,
-  endpoint: string,
-  threadId: string,
-  from: { readonly runId: string; readonly after: number },
-  signal: AbortSignal,
-): Promise<Response | 'gone'> {
-  const query = `threadId=${encodeURIComponent(threadId)}&runId=${encodeURIComponent(from.runId)}&after=${from.after}`
-  const url = `${endpoint}${endpoint.includes('?') ? '&' : '?'}${query}`
-  try {
-    const response = await send(fetch, url, { method: 'GET', headers: { accept: 'text/event-stream' }, signal }, signal)
-    if (response.status === 204) return 'gone'
-    return response
-  } catch (error) {
-    if (error instanceof ChatError && error.code === 'RUN_NOT_FOUND') return 'gone'
-    throw error
-  }
 }
 
 export async function readJson(response: Response, signal: AbortSignal): Promise<unknown> {
@@ -113,15 +68,4 @@ async function errorFrom(response: Response, request: string): Promise<ChatError
   } catch {
     return new ChatError(status === 502 || status === 503 || status === 504 ? 'UNREACHABLE' : 'BAD_RESPONSE', `${request} answered HTTP ${status}`, { status })
   }
-}
-
-function isThreadSnapshot(value: unknown): value is ThreadSnapshot {
-  return (
-    isRecord(value) &&
-    typeof value.threadId === 'string' &&
-    Array.isArray(value.messages) &&
-    value.messages.every(isRecord) &&
-    Array.isArray(value.interrupts) &&
-    value.interrupts.every(isToolInterrupt)
-  )
 }

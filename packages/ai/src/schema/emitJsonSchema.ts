@@ -2,6 +2,7 @@ import { valibotJsonSchema } from './valibotJsonSchema.ts'
 import type { StandardJSONSchemaV1 } from '@standard-schema/spec'
 import { SchemaConversionError } from '../errors.ts'
 import { deepFreeze } from '../util/deepFreeze.ts'
+import { warnIfNotPortable } from '../tools/toolName.ts'
 import { schemaKind } from './schemaKind.ts'
 import type { JsonSchema, JsonSchemaTarget, SchemaIo, SchemaSource } from './types.ts'
 
@@ -42,6 +43,7 @@ export function emitJsonSchema(
   context: EmitContext,
 ): JsonSchema | undefined {
   const { toolName, io, hook } = context
+  warnIfNotPortable(toolName)
   const fromHook = hook?.(source, { io, target })
   if (fromHook !== undefined) return assertJsonSchema(fromHook, context, 'its toJsonSchema hook returned a non-object')
   if (source === undefined) return io === 'input' ? EMPTY_INPUT : undefined

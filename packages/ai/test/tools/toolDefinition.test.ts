@@ -3,6 +3,7 @@ import * as v from 'valibot'
 import {
   evaluateApproval,
   toolDefinition,
+  toolJsonSchema,
   ToolDefinitionError,
   ToolValidationError,
   type InferToolInput,
@@ -63,18 +64,23 @@ describe('toolDefinition', () => {
     )
   })
 
-  it('warns once, without throwing, for a name some provider would refuse', () => {
+  it('warns once, without throwing, for a name some provider would refuse, when the tool is first described to a model', () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
-    toolDefinition({ name: 'admin.tools.list', description: 'List' })
-    toolDefinition({ name: 'admin.tools.list', description: 'List again' })
-    toolDefinition({ name: 'fine_name-2', description: 'Fine' })
+    const tools = [
+      toolDefinition({ name: 'admin.tools.list', description: 'List' }),
+      toolDefinition({ name: 'admin.tools.list', description: 'List again' }),
+      toolDefinition({ name: 'fine_name-2', description: 'Fine' }),
+    ]
+    // Defining is quiet: a browser defines the same tools, and its users' consoles are no place for it.
+    expect(warn).not.toHaveBeenCalled()
+    for (const tool of tools) toolJsonSchema(tool)
     expect(warn).toHaveBeenCalledTimes(1)
     expect(warn.mock.calls[0]?.[0]).toContain('admin.tools.list')
   })
 
   it('warns for a name longer than 64 characters', () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
-    toolDefinition({ name: `t${'x'.repeat(64)}`, description: 'Long' })
+    toolJsonSchema(toolDefinition({ name: `t${'x'.repeat(64)}`, description: 'Long' }))
     expect(warn).toHaveBeenCalledTimes(1)
   })
 
