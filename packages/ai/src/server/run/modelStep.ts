@@ -40,7 +40,10 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
   const usedIds = toolCallIds(run.messages)
   let text = ''
   // Before the step starts: a middleware that throws ends the run, and is never taken for a model error.
-  const request = await run.middleware.modelRequest({ messages: run.messages, tools: await declaredTools(run) })
+  // Without a tool search or middleware nothing here waits: two awaits fewer per model call.
+  const declared = declaredTools(run)
+  const call = { messages: run.messages, tools: declared instanceof Promise ? await declared : declared }
+  const request = run.middleware.any ? await run.middleware.modelRequest(call) : call
   events.stepStarted(messageId)
   const trace = run.trace?.modelCall(request.messages)
   let usage: ModelUsage | undefined
