@@ -4,8 +4,9 @@
  * Toolgate's own code, of Node's HTTP, streams and timers, and of the garbage collector.
  *
  * Run: npm run build, then tsx bench/profile.ts [toolgate|tanstack|fetch-floor|bare] [weather|text|args] [concurrency]
- * (the package as users run it: the built JavaScript)
+ * (the package as users run it: the built JavaScript); PROFILE_OUT=<file> also saves the raw profile (.cpuprofile)
  */
+import { writeFileSync } from 'node:fs'
 import { checkTanstackTurn } from './tanstackPeer.ts'
 import { measure, postJson, startInstance, type Serve, type Workload } from './workload.ts'
 
@@ -27,6 +28,8 @@ await instance.ask('profile-start')
 const { done } = await measure(turn, concurrency, { ...limits, warmup: 0 })
 const { profile } = (await instance.ask('profile-stop')) as { profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] } }
 instance.stop()
+// PROFILE_OUT=<file>: the raw profile too, for Chrome DevTools (Performance → Load profile) or speedscope.
+if (process.env.PROFILE_OUT) writeFileSync(process.env.PROFILE_OUT, JSON.stringify(profile))
 
 interface ProfileNode {
   id: number

@@ -59,6 +59,29 @@ describe('stop', () => {
     expect((await server.get(turn.threadId)).messages.at(-1)).not.toHaveProperty('stopped')
   })
 
+  it('ends the step when the model ignores its signal, keeping the text so far', async () => {
+    const waiting = deferred()
+    // A model that never looks at its signal and never yields again after its first delta.
+    const deaf: ChatModel = {
+      async *stream() {
+        yield { type: 'text-delta', delta: 'Once' }
+        waiting.resolve()
+        await new Promise<never>(() => {})
+      },
+    }
+    const server = await startServer({ model: deaf })
+    const turn = await openTurn(server.url, 'story')
+    await turn.events.next() // TEXT_MESSAGE_START
+    await turn.events.next() // the delta
+    await waiting.promise
+    await turn.stop()
+
+    await vi.waitFor(async () => expect((await server.get(turn.threadId)).status).toBe('idle'))
+    const { messages } = await server.get(turn.threadId)
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant'])
+    expect(messages[1]).toMatchObject({ content: 'Once', stopped: true })
+  })
+
   it('aborts the model stream and keeps the text so far', async () => {
     const signalAborted = deferred()
     const slow = scriptedModel([{ when: 'story', reply: 'Once upon a time there was a very long story that never ends '.repeat(20) }], {

@@ -1,6 +1,7 @@
 import type { ModelTool } from '../../model/chatModel.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import type { Run } from './Run.ts'
+import type { ToolSearch } from '../../tools/toolSearch.ts'
 
 /**
  * The tools one model call is told of. Without a tool search, all of them. With one, the tools
@@ -8,9 +9,13 @@ import type { Run } from './Run.ts'
  * waiting on an interrupt (a model must still see the tools whose calls and results it reads), and
  * the AG-UI frontend tools accepted for the request.
  */
-export async function declaredTools(run: Run): Promise<readonly ModelTool[]> {
-  const { toolSearch, tools } = run.config
-  if (!toolSearch) return tools.modelTools
+export function declaredTools(run: Run): readonly ModelTool[] | Promise<readonly ModelTool[]> {
+  // Without a search the answer is at hand: a model call need not wait a turn of the microtask queue for it.
+  return run.config.toolSearch ? searchedTools(run, run.config.toolSearch) : run.config.tools.modelTools
+}
+
+async function searchedTools(run: Run, toolSearch: ToolSearch): Promise<readonly ModelTool[]> {
+  const { tools } = run.config
   const picked = new Set((await toolSearch.select(latestUserText(run.messages))).map((tool) => tool.name))
   for (const message of run.messages) {
     if (message.role === 'assistant') for (const call of message.toolCalls) picked.add(call.name)

@@ -118,6 +118,11 @@ export class RunMiddleware {
     this.#ctx = ctx
   }
 
+  /** Whether the app gave any middleware: without, a caller may skip the hooks (and their awaits) altogether. */
+  get any(): boolean {
+    return this.#list.length > 0
+  }
+
   async modelRequest(call: ModelCall): Promise<ModelCall> {
     let current = call
     for (const [index, middleware] of this.#list.entries()) {

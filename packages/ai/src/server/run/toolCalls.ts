@@ -144,50 +144,27 @@ async function executeOne(execution: Execution, options: ExecuteOptions): Promis
   const { entry, input, toolCallId, toolName } = execution
   // The run already stopped (the client left right after approving, say): the tool must not start.
   if (options.signal.aborted) return notRun(execution)
-  // The run's stop and the timer both end the wait for the tool. The tool's own signal is made only
-  // if the tool reads it (most never do): an AbortController and its listeners cost a tenth of a
-  // short call on Node 20, and AbortSignal.any() far more.
-  let cut: { readonly reason: unknown } | undefined
-  let controller: AbortController | undefined
-  let stop!: (reason: unknown) => void
-  // A tool that ignores its signal must not hold the run: the wait ends when the run stops or the time is up.
-  const stopped = new Promise<never>((_, reject) => {
-    stop = (reason) => {
-      if (cut) return
-      cut = { reason }
-      controller?.abort(reason)
-      reject(reason)
-    }
-  })
-  const onRunAbort = () => stop(options.signal.reason)
-  options.signal.addEventListener('abort', onRunAbort, { once: true })
-  let timedOut = false
-  const timer = setTimeout(() => {
-    timedOut = true
-    stop(new Timeout())
-  }, options.timeoutMs)
+  // The run's stop and the timer both end the wait for a tool that returns a promise (a tool that
+  // returns at once holds the event loop anyway: nothing could end its wait sooner). The tool's own
+  // signal is made only if the tool reads it (most never do): an AbortController and its listeners
+  // cost a tenth of a short call on Node 20, and AbortSignal.any() far more.
+  const wait: CallWait = { cut: undefined, controller: undefined, timedOut: false }
   const signalOf = (): AbortSignal => {
-    if (!controller) {
-      controller = new AbortController()
-      if (cut) controller.abort(cut.reason)
+    if (!wait.controller) {
+      wait.controller = new AbortController()
+      if (wait.cut) wait.controller.abort(wait.cut.reason)
     }
-    return controller.signal
+    return wait.controller.signal
   }
-  let started = false
   try {
-    const run = Promise.resolve().then(() => {
-      if (cut) throw cut.reason
-      started = true
-      const context = contextFor(options.context, toolName)
-      return entry.handler!(input, {
-        toolCallId,
-        get signal() {
-          return signalOf()
-        },
-        context,
-      })
+    const returned = entry.handler!(input, {
+      toolCallId,
+      get signal() {
+        return signalOf()
+      },
+      context: contextFor(options.context, toolName),
     })
-    const output = await validateToolOutput(entry.tool, await Promise.race([run, stopped]))
+    const output = await validateToolOutput(entry.tool, isPromiseLike(returned) ? await untilStopped(returned, wait, options) : returned)
     if (isToolContentResult(output) && options.attachments) {
       return await contentResultMessage(execution, output, options.attachments, editedNote(execution.editedArgs))
     }
@@ -196,9 +173,8 @@ async function executeOne(execution: Execution, options: ExecuteOptions): Promis
     if (bytes <= options.maxOutputBytes) return result
     return errorResult(execution, `Tool "${toolName}" ran, but its output is ${bytes} bytes, more than the limit of ${options.maxOutputBytes}; it was not kept`)
   } catch (error) {
-    if (!started) return notRun(execution)
     // The tool started and was cut off: it may have done its work (sent the mail, moved the money) anyway.
-    if (timedOut) {
+    if (wait.timedOut) {
       return errorResult(execution, `Tool "${toolName}" timed out after ${options.timeoutMs} ms; it may still have taken effect`)
     }
     if (options.signal.aborted) {
@@ -207,6 +183,42 @@ async function executeOne(execution: Execution, options: ExecuteOptions): Promis
     if (error instanceof ToolValidationError) return errorResult(execution, error.message)
     if (isToolError(error)) return errorResult(execution, `Tool "${toolName}" failed: ${error.message}`)
     return errorResult(execution, options.failures.tool(error, execution))
+  }
+}
+
+/** A running call's wait: what cut it short (the run's stop or the timer), and the tool's signal if it asked for one. */
+interface CallWait {
+  cut: { readonly reason: unknown } | undefined
+  controller: AbortController | undefined
+  timedOut: boolean
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
+}
+
+/**
+ * What the tool's promise settles to, unless the run stops or the time is up first: a tool that
+ * ignores its signal must not hold the run.
+ */
+async function untilStopped(returned: PromiseLike<unknown>, wait: CallWait, options: ExecuteOptions): Promise<unknown> {
+  let stop!: (reason: unknown) => void
+  const stopped = new Promise<never>((_, reject) => {
+    stop = (reason) => {
+      if (wait.cut) return
+      wait.cut = { reason }
+      wait.controller?.abort(reason)
+      reject(reason)
+    }
+  })
+  const onRunAbort = () => stop(options.signal.reason)
+  options.signal.addEventListener('abort', onRunAbort, { once: true })
+  const timer = setTimeout(() => {
+    wait.timedOut = true
+    stop(new Timeout())
+  }, options.timeoutMs)
+  try {
+    return await Promise.race([returned, stopped])
   } finally {
     clearTimeout(timer)
     options.signal.removeEventListener('abort', onRunAbort)
