@@ -1,7 +1,7 @@
 import { useId, useMemo, useState, useSyncExternalStore, type ChangeEvent, type FormEvent } from 'react'
 import type { AnyTool, ToolMetadata } from '@toolgate/ai'
 import type { GrantRequest } from '@toolgate/ai/protocol'
-import { ApprovalForm, type ApprovalFormState, type FormField, type PendingApproval } from '@toolgate/ai/client'
+import { formOfPendingApproval, type ApprovalFormState, type FormField, type PendingApproval } from '@toolgate/ai/client'
 import type { UseChatResult } from './useChat.ts'
 
 type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement
@@ -77,7 +77,7 @@ export function useApprovalForm<const TTools extends readonly AnyTool[]>(
 ): UseApprovalFormResult {
   const { toolCallId, toolName } = approval
   const form = useMemo(
-    () => new ApprovalForm(approval, chat.client.tools.find((tool) => tool.name === toolName)),
+    () => formOfPendingApproval(approval, chat.client.tools),
     // One form per call: its edits survive the approval part's later snapshots.
     [chat.client, toolCallId],
   )
