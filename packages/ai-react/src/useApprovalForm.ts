@@ -69,7 +69,8 @@ export interface UseApprovalFormResult extends ApprovalFormState {
  * Schema (sent by the server with the approval), starting at the model's arguments, each knowing
  * whether it was edited, validated in the browser before they are sent (and by the server again).
  * Bring your own markup: spread the props. Enter in a field approves (the form submits); the
- * dialog's Escape (a native `<dialog>`'s `cancel`) is the app's "review later".
+ * dialog's Escape (a native `<dialog>`'s `cancel`) is the app's "review later". `approval` is one of
+ * `chat.pendingApprovals`: the form's code comes with the chunk the chat's first pause loads.
  */
 export function useApprovalForm<const TTools extends readonly AnyTool[]>(
   chat: Pick<UseChatResult<TTools>, 'approve' | 'deny' | 'client'>,
