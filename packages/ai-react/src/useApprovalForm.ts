@@ -1,7 +1,7 @@
 import { useId, useMemo, useState, useSyncExternalStore, type ChangeEvent, type FormEvent } from 'react'
 import type { AnyTool, ToolMetadata } from '@toolgate/ai'
 import type { GrantRequest } from '@toolgate/ai/protocol'
-import { ApprovalForm, type ApprovalFormState, type FormField, type PendingApproval } from '@toolgate/ai/client'
+import { formOfPendingApproval, type ApprovalFormState, type FormField, type PendingApproval } from '@toolgate/ai/client'
 import type { UseChatResult } from './useChat.ts'
 
 type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement
@@ -69,7 +69,8 @@ export interface UseApprovalFormResult extends ApprovalFormState {
  * Schema (sent by the server with the approval), starting at the model's arguments, each knowing
  * whether it was edited, validated in the browser before they are sent (and by the server again).
  * Bring your own markup: spread the props. Enter in a field approves (the form submits); the
- * dialog's Escape (a native `<dialog>`'s `cancel`) is the app's "review later".
+ * dialog's Escape (a native `<dialog>`'s `cancel`) is the app's "review later". `approval` is one of
+ * `chat.pendingApprovals`: the form's code comes with the chunk the chat's first pause loads.
  */
 export function useApprovalForm<const TTools extends readonly AnyTool[]>(
   chat: Pick<UseChatResult<TTools>, 'approve' | 'deny' | 'client'>,
@@ -77,7 +78,7 @@ export function useApprovalForm<const TTools extends readonly AnyTool[]>(
 ): UseApprovalFormResult {
   const { toolCallId, toolName } = approval
   const form = useMemo(
-    () => new ApprovalForm(approval, chat.client.tools.find((tool) => tool.name === toolName)),
+    () => formOfPendingApproval(approval, chat.client.tools),
     // One form per call: its edits survive the approval part's later snapshots.
     [chat.client, toolCallId],
   )
