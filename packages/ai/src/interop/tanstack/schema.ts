@@ -3,6 +3,7 @@ import { SchemaConversionError } from '../../errors.ts'
 import { formatIssuePath } from '../../schema/formatIssues.ts'
 import { toolJsonSchema } from '../../tools/toolJsonSchema.ts'
 import type { JsonSchema, JsonSchemaTarget, SchemaIo } from '../../schema/types.ts'
+import { isPromiseLike } from '../../util/isPromiseLike.ts'
 import type { AnyTool } from '../../tools/types.ts'
 import type { StandardToolSchema } from '../standardTool.ts'
 
@@ -21,7 +22,7 @@ export function tanStackInputSchema<T>(tool: AnyTool): StandardToolSchema<T> {
   return schemaView(tool, 'input', (value, options) => {
     if (!schema) return { value }
     const result = schema['~standard'].validate(value, options)
-    if (isPromise(result)) {
+    if (isPromiseLike(result)) {
       result.then(undefined, () => undefined) // `execute` validates again and reports the failure
       return { value }
     }
@@ -50,6 +51,3 @@ function withPathInMessage(issue: StandardSchemaV1.Issue): StandardSchemaV1.Issu
   return { ...issue, message: `${formatIssuePath(issue.path)}: ${issue.message}` }
 }
 
-function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function'
-}

@@ -8,6 +8,7 @@ import type { AnyTool } from '../../tools/types.ts'
 import { validateToolOutput } from '../../tools/validateToolValue.ts'
 import { parseToolArguments } from '../../util/parseToolArguments.ts'
 import { utf8Bytes } from '../../util/jsonBytes.ts'
+import { isPromiseLike } from '../../util/isPromiseLike.ts'
 import { contextFor } from './context.ts'
 import { contentResultMessage, type AttachmentOptions } from './attachments.ts'
 import { isToolContentResult } from '../../tools/toolResult.ts'
@@ -193,9 +194,6 @@ interface CallWait {
   timedOut: boolean
 }
 
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
-}
 
 /**
  * What the tool's promise settles to, unless the run stops or the time is up first: a tool that
