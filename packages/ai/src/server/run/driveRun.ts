@@ -32,7 +32,11 @@ export async function driveRun(run: Run, start: RunStart, snapshot?: readonly st
     if (snapshot) sendSnapshot(events, threadAsAgUi(run.messages, run.head, start.message ? [start.message] : []), snapshot)
     else for (const result of start.announced ?? []) events.result(result)
     const paused = await drive(run, start)
+    // A write the run did not wait for fails the run as a save would have: before the release, so
+    // the release records the failure; after it, for one that failed while the release was sent.
+    run.throwIfUnsaved()
     await run.release()
+    run.throwIfUnsaved()
     const outcome = runOutcome(run.config, paused ?? [])
     const usage = usageOf(run)
     events.finished(outcome, usage)
@@ -65,6 +69,8 @@ async function drive(run: Run, start: RunStart): Promise<readonly StoredInterrup
   while (steps < run.config.maxSteps && !run.signal.aborted) {
     run.ensureRoom(1) // no model call whose answer could not be stored
     const { message: streamed, error } = await modelStep(run)
+    // The last step's write, on its way while the model ran, failed (and aborted this call): what it said is not kept.
+    run.throwIfUnsaved()
     steps += 1
     const message = streamed && !error && !run.signal.aborted ? await run.middleware.modelResponse(streamed) : streamed
     if (error || run.signal.aborted) {
@@ -176,8 +182,11 @@ async function runAndStore(
     return interrupts
   }
   run.append(stoppedIfSo(run, step.message), ...inCallOrder(step.message, results))
-  await run.save({ step: undefined, resolvedInterruptIds })
-  run.middleware.throwIfFailed() // the step is stored whole; then a failed toolOutput hook ends the run
+  // The closed step is on its way while the next model call runs (the run's writes land in order,
+  // the next one behind it): a crash before it lands leaves its calls reported as interrupted,
+  // never run again; if it fails, the model call is aborted and the run fails.
+  run.send({ step: undefined, resolvedInterruptIds })
+  run.middleware.throwIfFailed() // the step is sent whole; then a failed toolOutput hook ends the run
   return []
 }
 

@@ -194,13 +194,14 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
 
   // One statement: the head row is replaced only if its version is the one before (or inserted),
   // and the new messages are inserted only if it was. Data-modifying CTEs always run to completion.
-  // A written head notifies the thread's watchers on commit, as an append of events does.
+  // A written head notifies the thread's watchers on commit, as an append of events does. A commit
+  // sent behind one not yet answered (`follows`, $10) also compares the stored head's text with that one's.
   const commitSql = `
 WITH head AS (
   INSERT INTO ${t}_threads (id, version, head, expires_at)
   VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond')
   ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, head = EXCLUDED.head, expires_at = EXCLUDED.expires_at
-    WHERE ${t}_threads.version = EXCLUDED.version - 1
+    WHERE ${t}_threads.version = EXCLUDED.version - 1 AND ($10::text IS NULL OR ${t}_threads.head = $10::text)
   RETURNING id, pg_notify('${channel}', $9) AS notified
 ), appended AS (
   INSERT INTO ${t}_messages (thread_id, seq, message)
@@ -251,8 +252,12 @@ SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(se
     },
   }
 
+  /** The text each head was sent as, so a commit that follows it compares that text without making it again. */
+  const sentAs = new WeakMap<ThreadHead, string>()
+
   return {
     name: 'postgres',
+    pipelines: true,
     events,
     attachments: postgresAttachments({ query, table: t }),
     async ensureSchema() {
@@ -286,19 +291,22 @@ SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(se
       }
       return wakeups.wait(threadWakeKey(threadId), moved, timeoutMs, signal, THREAD_WATCH_POLL_MS)
     },
-    async commit({ head, append, decisions = [] }) {
+    async commit({ head, append, decisions = [], follows }) {
       const start = head.messageCount - append.length
       const decisionsFrom = (head.decisions?.count ?? 0) - decisions.length
+      const json = JSON.stringify(head)
+      sentAs.set(head, json)
       const values = [
         head.id,
         head.version,
-        JSON.stringify(head),
+        json,
         ttlMs,
         start,
         append.map((m) => JSON.stringify(m)),
         decisionsFrom,
         decisions.map((record) => JSON.stringify(record)),
         threadWakeKey(head.id),
+        follows === undefined ? null : (sentAs.get(follows) ?? JSON.stringify(follows)),
       ]
       const written = async () => Number((await query('commit', commitSql, values)).rows[0]?.written) === 1
       if (await written()) return true

@@ -131,11 +131,25 @@ export interface ThreadCommit {
   readonly append: readonly ThreadMessage[]
   /** Decision records to add after the stored ones, in the same atomic write; `head.decisions` already counts them. */
   readonly decisions?: readonly DecisionRecord[]
+  /**
+   * The head this commit replaces, when it is the head of a commit sent before and not yet
+   * answered (a run sends its next write behind the last, without waiting for it): only a store
+   * that `pipelines` is given it, and writes only if the stored head is that very head, not merely
+   * one of its version. So a write that failed, or another writer's that landed first (a stop
+   * request from another instance), fails every write sent behind it.
+   */
+  readonly follows?: ThreadHead
 }
 
 export interface ThreadStore {
   /** What telemetry and the devtools call this store (`memory`, `redis`, `postgres`). */
   readonly name?: string
+  /**
+   * The store honours `ThreadCommit.follows`: a run may send a write before the one it follows is
+   * answered (one round trip for both, on a pipelining client). Without it, each write waits for
+   * the last.
+   */
+  readonly pipelines?: boolean
   /**
    * Where runs' events are kept for readers that (re)attach, from any instance sharing the store.
    * A store without one keeps them in this process only.
