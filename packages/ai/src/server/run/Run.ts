@@ -152,6 +152,8 @@ export class Run {
 
   /** Writes the appended messages and the step's progress (`saveStep`); while the run holds the thread, the write renews its lease. */
   async save(fields: StepFields = {}, drafts: readonly DecisionDraft[] = []): Promise<void> {
+    // Nothing is written (no call marked running, no tool started) once a write sent before failed.
+    this.throwIfUnsaved()
     let written: ThreadChange | undefined
     const saved = this.#write(async (head, append) => {
       // Chained on the head as this write finds it: the run is the thread's one writer meanwhile.
