@@ -175,3 +175,74 @@ describe('a stop request from another instance while a closed step is on its way
     })
   })
 })
+
+describe('a run’s last events carried by its release (PostgreSQL: the log is written with the commit)', () => {
+  let server: PostgresServer
+  let pool: pg.Pool
+  beforeAll(async () => {
+    server = await startPostgres()
+    pool = new pg.Pool({ connectionString: server.connectionString, max: 8 })
+    await postgresStore({ pool, table: 'ends' }).ensureSchema()
+  }, 60_000)
+  afterAll(async () => {
+    await pool?.end()
+    await server?.stop()
+  })
+
+  const logOf = async (store: ThreadStore, runId: string) => {
+    const read = (await store.events!.read(runId, 0))!
+    return { ended: read.ended, seqs: read.events.map((event) => event.seq), types: read.events.map((event) => (JSON.parse(event.data) as { type: string }).type) }
+  }
+
+  it('ends the log in the release’s statement: no log write after it, and a reader gets every event to RUN_FINISHED', async () => {
+    const statements: string[] = []
+    const spied = {
+      query: (statement: string | { text: string }, values?: unknown[]) => {
+        const text = typeof statement === 'string' ? statement : statement.text
+        statements.push(/INSERT INTO ends_threads/.test(text) ? (/INSERT INTO ends_run_events/.test(text) ? 'commit+events' : 'commit') : /INSERT INTO ends_runs/.test(text) ? 'events' : 'read')
+        return pool.query(statement as string, values)
+      },
+    }
+    const store = postgresStore({ pool: spied, table: 'ends', namedStatements: true })
+    const app = await startServer({ model: scriptedModel([weatherRule]), tools: [weatherTool], store })
+    const turn = await app.send('weather in Oslo')
+    expect(turn.text).toBe('It is 4 degrees')
+    const runId = (turn.events[0] as { runId: string }).runId
+    const writes = statements.filter((kind) => kind !== 'read')
+    expect(writes.at(-1)).toBe('commit+events')
+    expect(writes.filter((kind) => kind === 'commit+events')).toHaveLength(1)
+    const log = await logOf(store, runId)
+    expect(log.ended).toBe(true)
+    expect(log.types).toEqual(turn.types)
+    expect(log.seqs).toEqual(turn.types.map((_, index) => index + 1))
+  })
+
+  it('tells no reader RUN_FINISHED when that release fails: the live stream and the log end with RUN_ERROR, under the same number', async () => {
+    const inner = postgresStore({ pool, table: 'ends' })
+    let refused = 0
+    const store: ThreadStore = {
+      ...inner,
+      head: (threadId) => inner.head(threadId),
+      messages: (threadId, from, to) => inner.messages(threadId, from, to),
+      decisions: (threadId) => inner.decisions(threadId),
+      async commit(commit) {
+        if (commit.events && refused++ === 0) throw new StoreError('testStore', 'commit', new Error('injected: the store did not answer in time'))
+        return inner.commit(commit)
+      },
+    }
+    const app = await startServer({ model: scriptedModel([weatherRule]), tools: [weatherTool], store })
+    const turn = await app.send('weather in Oslo')
+    expect(refused).toBe(1)
+    expect(turn.types).not.toContain('RUN_FINISHED')
+    expect(turn.types.at(-1)).toBe('RUN_ERROR')
+    const runId = (turn.events[0] as { runId: string }).runId
+    const log = await logOf(store, runId)
+    expect(log.ended).toBe(true)
+    expect(log.types).toEqual(turn.types)
+    expect(log.seqs).toEqual(turn.types.map((_, index) => index + 1))
+    const thread = (await stored(store, turn.threadId))!
+    expect(thread.head.activeRun).toBeUndefined()
+    expect(thread.head.lastRunError).toMatchObject({ code: 'STORE_ERROR' })
+    expect(thread.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
+  })
+})

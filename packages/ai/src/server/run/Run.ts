@@ -4,7 +4,8 @@ import type { ChatConfig } from '../options.ts'
 import { StoreConflictError, ThreadFullError, type ToolFailures, toolFailures } from '../errors.ts'
 import type { RunEvents } from '../events/runEvents.ts'
 import { messageBytes } from '../../util/jsonBytes.ts'
-import { commitChange, commitOf, loadMessages, nextHead, type ThreadChange } from '../thread/thread.ts'
+import { commitOf, loadMessages, nextHead, type ThreadChange } from '../thread/thread.ts'
+import type { LastEvents } from '../events/liveStream.ts'
 
 import { appContext } from './context.ts'
 import { RunMiddleware } from './middleware.ts'
@@ -194,8 +195,8 @@ export class Run {
    * that failed, so the stored head and history agree (driveRun retries a failed release), and the
    * run's failure, if it failed, for a reloaded page to read.
    */
-  async release(failure?: Omit<RunFailure, 'runId'>): Promise<void> {
-    await this.#write((head, append) => release(head, { append, fields: this.#unsavedFields, failure }), true)
+  async release(failure?: Omit<RunFailure, 'runId'>, last?: LastEvents): Promise<void> {
+    await this.#write((head, append) => release(head, { append, fields: this.#unsavedFields, failure }), true, last)
     this.#unsavedFields = undefined
   }
 
@@ -222,7 +223,12 @@ export class Run {
    * the lease while the run still holds the thread, leaving appended messages for the run's next
    * save; a failure other than losing the thread is retried on the next beat.
    */
-  #write(transition: (head: ThreadHead, append: readonly ThreadMessage[]) => ThreadChange | Promise<ThreadChange>, withMessages: boolean): Promise<void> {
+  #write(
+    transition: (head: ThreadHead, append: readonly ThreadMessage[]) => ThreadChange | Promise<ThreadChange>,
+    withMessages: boolean,
+    /** The run's last events, carried by this write (the release) into the store's log. */
+    last?: LastEvents,
+  ): Promise<void> {
     const turn = this.#sendTurn
     const answered = this.#answered
     let sent!: () => void
@@ -243,7 +249,7 @@ export class Run {
         to = withMessages ? this.#appended.length : from
         const change = await transition(base, this.#appended.slice(from, to))
         next = nextHead(base, change)
-        committing = this.config.store.commit(commitOf(next, change, follows))
+        committing = this.config.store.commit(commitOf(next, change, follows, last?.unlogged()))
         this.#inFlight++
         this.#latest = next
         this.#sent = to
@@ -268,7 +274,7 @@ export class Run {
         throw failure
       }
       if (this.#inFlight === 0) this.#latest = undefined
-      await this.#writeAgain(transition, to, follows !== undefined)
+      await this.#writeAgain(transition, to, follows !== undefined, last)
     })()
     this.#answered = write.then(
       () => undefined,
@@ -288,17 +294,23 @@ export class Run {
     to: number,
     /** It was made of the head of a write on its way: first make it again of the head that write left. */
     followed: boolean,
+    last: LastEvents | undefined,
   ): Promise<void> {
     if (this.#lost) throw this.#lost
     const append = this.#appended.slice(this.#saved, to)
     const store = this.config.store
-    let written = followed ? await commitChange(store, this.#head, await transition(this.#head, append)) : undefined
+    const commit = async (head: ThreadHead) => {
+      const change = await transition(head, append)
+      const next = nextHead(head, change)
+      return (await store.commit(commitOf(next, change, undefined, last?.unlogged()))) ? next : undefined
+    }
+    let written = followed ? await commit(this.#head) : undefined
     if (!written) {
       const current = await store.head(this.#head.id)
       if (current?.activeRun?.runId === this.runId && current.stopRequested === this.runId) {
         this.#abort.abort(new RunStopped())
         this.#head = current
-        written = await commitChange(store, this.#head, await transition(this.#head, append))
+        written = await commit(this.#head)
       }
     }
     if (!written) {

@@ -178,6 +178,23 @@ export function threadStoreConformance(name: string, factory: StoreFactory, { de
       expect(await store.messages(id, 0, 5)).toEqual([userMessage(0), userMessage(1), userMessage(2)])
     })
 
+    it('writes a commit’s run events (a log `inCommits`) with its head only: a stale commit ends no log, and events already logged stay as they were', async () => {
+      const store = await factory({})
+      if (!store.events?.inCommits) return
+      const id = freshId()
+      const runId = `run_${id}`
+      const event = (seq: number, data = `{"n":${seq}}`) => ({ seq, data })
+      expect(await store.commit({ head: headOf(id, 1, 0), append: [] })).toBe(true)
+      await store.events.append(runId, [event(1), event(2)], false)
+      expect(await store.commit({ head: headOf(id, 1, 0), append: [], events: { runId, events: [event(3)] } })).toBe(false)
+      expect(await store.events.read(runId, 0)).toEqual({ events: [event(1), event(2)], ended: false })
+      expect(await store.commit({ head: headOf(id, 2, 0), append: [], events: { runId, events: [event(2, '{"again":true}'), event(3)] } })).toBe(true)
+      expect(await store.events.read(runId, 0)).toEqual({ events: [event(1), event(2), event(3)], ended: true })
+      // A batch that was on its way lands after: nothing changes.
+      await store.events.append(runId, [event(2, '{"late":true}')], false)
+      expect(await store.events.read(runId, 0)).toEqual({ events: [event(1), event(2), event(3)], ended: true })
+    })
+
     it('lets exactly one of many concurrent writes of the same version win', async () => {
       const store = await factory({})
       const id = freshId()

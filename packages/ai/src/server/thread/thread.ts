@@ -69,10 +69,13 @@ export function nextHead(head: ThreadHead, change: ThreadChange): ThreadHead {
   return { ...head, ...change.head, version: head.version + 1, messageCount: head.messageCount + append.length, bytes, updatedAt: Date.now() }
 }
 
-/** The commit that writes `next`, the head `change` made (`nextHead`); `follows`: the head it replaces, sent and not yet answered. */
-export function commitOf(next: ThreadHead, change: ThreadChange, follows?: ThreadHead): ThreadCommit {
+/**
+ * The commit that writes `next`, the head `change` made (`nextHead`); `follows`: the head it
+ * replaces, sent and not yet answered; `events`: a run's last events, for the store's log.
+ */
+export function commitOf(next: ThreadHead, change: ThreadChange, follows?: ThreadHead, events?: ThreadCommit['events']): ThreadCommit {
   const decisions = change.decisions ?? []
-  return { head: next, append: change.append ?? [], ...(decisions.length > 0 ? { decisions } : {}), ...(follows ? { follows } : {}) }
+  return { head: next, append: change.append ?? [], ...(decisions.length > 0 ? { decisions } : {}), ...(follows ? { follows } : {}), ...(events ? { events } : {}) }
 }
 
 const ATTEMPTS = 5

@@ -139,6 +139,12 @@ export interface ThreadCommit {
    * request from another instance), fails every write sent behind it.
    */
   readonly follows?: ThreadHead
+  /**
+   * A run's last events (through its RUN_FINISHED), for the store's own run event log, when that log
+   * says `inCommits`: written in the same atomic write, and only if the head is, so no reader sees
+   * a run finish whose release did not land. They end the run's log (`final`).
+   */
+  readonly events?: { readonly runId: string; readonly events: readonly LoggedEvent[] }
 }
 
 export interface ThreadStore {
@@ -201,6 +207,12 @@ export interface LoggedEvent {
  * run: the events it missed, then the live ones.
  */
 export interface RunEventLog {
+  /**
+   * The thread store this log belongs to writes `ThreadCommit.events` into it, in the commit's
+   * atomic write: a run's release carries its last events (one round trip for both). Events may
+   * then arrive twice (a batch still on its way), and a log that says so keeps the first of a `seq`.
+   */
+  readonly inCommits?: boolean
   /**
    * Appends events in `seq` order (one writer per run: the run itself). `final` marks the run's
    * last batch; its log may then be dropped after the store's retention time.
