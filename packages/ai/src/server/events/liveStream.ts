@@ -12,7 +12,8 @@ import { nextTurn } from '../../util/nextTurn.ts'
 
 /**
  * Events are written to the log in batches: those of one event-loop turn together, one write in
- * flight per run, the rest queued behind it; the last write marks the log complete.
+ * flight per run, the rest queued behind it; the last write marks the log complete (on a log
+ * `inCommits`, the run's release does, carrying what this writer had not yet written).
  */
 class LogWriter {
   readonly #log: RunEventLog
@@ -22,6 +23,7 @@ class LogWriter {
   #sending: readonly LoggedEvent[] = []
   /** Events another write carries (`carried`). */
   #carried: LoggedEvent[] = []
+  #completed = false
   #scheduled = false
   #writing = false
   #ending = false
@@ -40,9 +42,10 @@ class LogWriter {
 
   /** Writes what is queued and marks the log complete; resolves once that write is done (or failed). */
   end(): Promise<void> {
+    // Completed by the release: a batch still on its way adds nothing a reader needs.
+    if (this.#completed) return Promise.resolve()
     this.#ending = true
     const complete = new Promise<void>((resolve) => (this.#complete = resolve))
-    if (this.#ended && !this.#writing) return Promise.resolve()
     this.#schedule()
     return complete
   }
@@ -73,6 +76,7 @@ class LogWriter {
 
   /** The log was completed by the write that carried the last events: nothing more is written. */
   completed(): void {
+    this.#completed = true
     this.#ended = true
     this.#queued = []
     this.#carried = []

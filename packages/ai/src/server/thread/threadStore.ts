@@ -211,6 +211,7 @@ export interface RunEventLog {
    * The thread store this log belongs to writes `ThreadCommit.events` into it, in the commit's
    * atomic write: a run's release carries its last events (one round trip for both). Events may
    * then arrive twice (a batch still on its way), and a log that says so keeps the first of a `seq`.
+   * A store that wraps another and hands on its log must hand `ThreadCommit.events` on to its commit.
    */
   readonly inCommits?: boolean
   /**
