@@ -38,9 +38,6 @@ function heldStore(inner: ThreadStore, hold: (commit: ThreadCommit) => boolean) 
   let open!: () => void
   const store: ThreadStore = {
     ...inner,
-    head: (threadId) => inner.head(threadId),
-    messages: (threadId, from, to) => inner.messages(threadId, from, to),
-    decisions: (threadId) => inner.decisions(threadId),
     commit(commit) {
       if (!gate && hold(commit)) {
         gate = new Promise((resolve) => (open = resolve))
@@ -81,9 +78,6 @@ describe('a closed step written while the next model call runs', () => {
     let failed = 0
     const store: ThreadStore = {
       ...inner,
-      head: (threadId) => inner.head(threadId),
-      messages: (threadId, from, to) => inner.messages(threadId, from, to),
-      decisions: (threadId) => inner.decisions(threadId),
       async commit(commit) {
         if (failed === 0 && isClosedStep(commit)) {
           failed += 1
@@ -222,9 +216,6 @@ describe('a run’s last events carried by its release (PostgreSQL: the log is w
     let refused = 0
     const store: ThreadStore = {
       ...inner,
-      head: (threadId) => inner.head(threadId),
-      messages: (threadId, from, to) => inner.messages(threadId, from, to),
-      decisions: (threadId) => inner.decisions(threadId),
       async commit(commit) {
         if (commit.events && refused++ === 0) throw new StoreError('testStore', 'commit', new Error('injected: the store did not answer in time'))
         return inner.commit(commit)
