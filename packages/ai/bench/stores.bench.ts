@@ -51,9 +51,10 @@ function metered(store: ThreadStore) {
 
 /**
  * Counts what a store sends its server: commands (Redis) or queries (PostgreSQL) by kind, and
- * round trips, apart for the thread (head, messages, commits: the run waits for each) and for the
- * run's event log (written behind the run, one write in flight). A round trip is a command sent
- * while none of the same part was in flight: those sent alongside share its wait.
+ * round trips, apart for the thread (head, messages, commits: the run waits for each, but a write
+ * sent behind one on its way shares its wait; on PostgreSQL the release carries the log's last
+ * events) and for the run's event log (written behind the run, one write in flight). A round trip
+ * is a command sent while none of the same part was in flight: those sent alongside share its wait.
  */
 class Wire {
   readonly kinds = new Map<string, number>()
@@ -221,7 +222,8 @@ try {
   for (const [index, { name }] of stores.entries()) console.log(`  ${name.padEnd(9)} ${rows[index]!.join('   ')}`)
 
   // How much of a shared store's turn is its event log: the same store with the run's events kept
-  // in memory instead (the log's last write, after the thread is let go, is one more round trip per turn).
+  // in memory instead (on Redis the log's last write, after the thread is let go, is one more round
+  // trip per turn; PostgreSQL's release carries it).
   const shared = stores.slice(1)
   if (shared.length > 0) {
     const logless = shared.map(({ make }) => handlerFor({ ...make(), events: memoryStore().events }))

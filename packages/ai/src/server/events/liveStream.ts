@@ -12,12 +12,18 @@ import { nextTurn } from '../../util/nextTurn.ts'
 
 /**
  * Events are written to the log in batches: those of one event-loop turn together, one write in
- * flight per run, the rest queued behind it; the last write marks the log complete.
+ * flight per run, the rest queued behind it; the last write marks the log complete (on a log
+ * `inCommits`, the run's release does, carrying what this writer had not yet written).
  */
 class LogWriter {
   readonly #log: RunEventLog
   readonly #runId: string
   #queued: LoggedEvent[] = []
+  /** The batch on its way. */
+  #sending: readonly LoggedEvent[] = []
+  /** Events another write carries (`carried`). */
+  #carried: LoggedEvent[] = []
+  #completed = false
   #scheduled = false
   #writing = false
   #ending = false
@@ -36,6 +42,8 @@ class LogWriter {
 
   /** Writes what is queued and marks the log complete; resolves once that write is done (or failed). */
   end(): Promise<void> {
+    // Completed by the release: a batch still on its way adds nothing a reader needs.
+    if (this.#completed) return Promise.resolve()
     this.#ending = true
     const complete = new Promise<void>((resolve) => (this.#complete = resolve))
     this.#schedule()
@@ -48,19 +56,49 @@ class LogWriter {
     nextTurn(this.#write)
   }
 
+  /**
+   * Every event the log has not acknowledged, in order, for another write to carry (the run's
+   * release): the batch on its way, then the queued ones, which this writer then holds back
+   * (`uncarried` gives them back).
+   */
+  carried(): LoggedEvent[] {
+    this.#carried.push(...this.#queued)
+    this.#queued = []
+    return [...this.#sending, ...this.#carried]
+  }
+
+  /** The write that carried them failed: they are written here, first. */
+  uncarried(): void {
+    this.#queued = [...this.#carried, ...this.#queued]
+    this.#carried = []
+    if (this.#queued.length > 0) this.#schedule()
+  }
+
+  /** The log was completed by the write that carried the last events: nothing more is written. */
+  completed(): void {
+    this.#completed = true
+    this.#ended = true
+    this.#queued = []
+    this.#carried = []
+    this.#complete?.()
+  }
+
   readonly #write = () => {
     this.#scheduled = false
+    if (this.#ended) return
     const events = this.#queued
     const final = this.#ending
     if (events.length === 0 && !final) return
     this.#queued = []
     this.#writing = true
+    this.#sending = events
     this.#ended = final
     void appendWithRetries(this.#log, this.#runId, events, final).then(this.#written)
   }
 
   readonly #written = () => {
     this.#writing = false
+    this.#sending = []
     if (this.#ended) return this.#complete?.()
     if (this.#queued.length > 0 || this.#ending) this.#schedule()
   }
@@ -131,17 +169,51 @@ function told(frames: EventFrames, out: FrameStream): LiveStream {
 }
 
 /**
- * Runs `run` (not awaited: it outlives the request), writing each of its events to the run's log
- * and to `live`. The log is complete once the run ends.
+ * A run's last events on a log its thread store writes with commits (`RunEventLog.inCommits`):
+ * held back from the live stream and the log until the release that carries them lands, so no
+ * reader sees a run finish whose release failed.
  */
-export function launchRun(log: RunEventLog, runId: string, live: LiveStream | undefined, run: (sink: EventSink) => Promise<void>): void {
+export interface LastEvents {
+  /** Events from now on are held back. */
+  hold(): void
+  /** What the release carries: every event the log has not acknowledged, the held ones last. */
+  unlogged(): { readonly runId: string; readonly events: readonly LoggedEvent[] }
+  /** The release landed with them: the log is complete, and the live stream tells the held events. */
+  logged(): void
+  /** The release failed: the held events were never told (the run fails instead). */
+  dropped(): void
+}
+
+/**
+ * Runs `run` (not awaited: it outlives the request), writing each of its events to the run's log
+ * and to `live`. The log is complete once the run ends. `run` is given `LastEvents` when the log
+ * can be completed by its thread store's commit.
+ */
+export function launchRun(log: RunEventLog, runId: string, live: LiveStream | undefined, run: (sink: EventSink, last?: LastEvents) => Promise<void>, withCommits = false): void {
   const writer = new LogWriter(log, runId)
+  let held: { readonly event: RunEvent; readonly logged: LoggedEvent }[] | undefined
   const sink: EventSink = (event, seq) => {
     const data = JSON.stringify(event)
+    if (held) return void held.push({ event, logged: { seq, data } })
     writer.push({ seq, data })
     live?.event(event, data, runId, seq)
   }
-  run(sink)
+  const last: LastEvents | undefined = withCommits
+    ? {
+        hold: () => void (held = []),
+        unlogged: () => ({ runId, events: [...writer.carried(), ...(held ?? []).map((entry) => entry.logged)] }),
+        logged: () => {
+          writer.completed()
+          for (const { event, logged } of held ?? []) live?.event(event, logged.data, runId, logged.seq)
+          held = undefined
+        },
+        dropped: () => {
+          held = undefined
+          writer.uncarried()
+        },
+      }
+    : undefined
+  run(sink, last)
     .catch((error) => console.error('[toolgate] chat run failed:', error))
     // The live stream ends once the log holds every event it carried: a client that read to the
     // end and reads the thread's runs again (a reload, devtools) finds them all.

@@ -123,6 +123,12 @@ export class RunEvents {
     this.#ended = true
   }
 
+  /** The RUN_FINISHED just made was held back for the release that failed (liveStream.ts): never told, so the run may fail instead. */
+  unfinished(): void {
+    this.#seq -= 1
+    this.#ended = false
+  }
+
   /**
    * A reader's stream ends: the run it follows stopped without its last event (its process died)
    * and nothing continues it.

@@ -4,7 +4,8 @@ import type { ChatConfig } from '../options.ts'
 import { StoreConflictError, ThreadFullError, type ToolFailures, toolFailures } from '../errors.ts'
 import type { RunEvents } from '../events/runEvents.ts'
 import { messageBytes } from '../../util/jsonBytes.ts'
-import { commitChange, loadMessages, type ThreadChange } from '../thread/thread.ts'
+import { commitOf, loadMessages, nextHead, type ThreadChange } from '../thread/thread.ts'
+import type { LastEvents } from '../events/liveStream.ts'
 
 import { appContext } from './context.ts'
 import { RunMiddleware } from './middleware.ts'
@@ -27,8 +28,10 @@ export interface UsageTotals {
 /**
  * One run of a thread: its working copy (the head as last written, the history the model sees),
  * its event stream, and the lease that keeps other requests off the thread while it lives.
- * Writes go out one at a time; each renews the lease, and a heartbeat renews it while a slow
- * model or tool writes nothing. A run that finds its thread taken over stops.
+ * Writes go out in order, each a compare-and-set on the head the one before writes: on a store
+ * that `pipelines`, a write is sent before the last is answered (it follows that one, and fails if
+ * that one did not land). Each renews the lease, and a heartbeat renews it while a slow model or
+ * tool writes nothing. A run that finds its thread taken over stops.
  */
 export class Run {
   readonly config: ChatConfig
@@ -44,15 +47,28 @@ export class Run {
   /** The run's trace, when telemetry is on. */
   readonly trace: RunTrace | undefined
   readonly usage: UsageTotals = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0, reported: false }
-  /** The head as last written by this run. */
-  head: ThreadHead
   /** The history the model sees: stored messages, then those appended and not yet written. */
   readonly messages: ThreadMessage[]
-  #unsaved: ThreadMessage[] = []
+  /** Every message the run appended: the first `#saved` are stored, the first `#sent` stored or on their way. */
+  readonly #appended: ThreadMessage[] = []
+  #saved = 0
+  #sent = 0
   /** The fields of a save that failed: the release writes them with the messages that save would have written. */
   #unsavedFields: StepFields | undefined
   #loaded: boolean
-  #writes: Promise<unknown> = Promise.resolve()
+  /** The head as last written by this run, and answered. */
+  #head: ThreadHead
+  /** The head of the last write sent, while writes are on their way (none once one failed). */
+  #latest: ThreadHead | undefined
+  /** The next write may be sent behind the last (it is no heartbeat, and nothing failed since). */
+  #followable = false
+  #inFlight = 0
+  /** Resolves once the last write is sent: writes are made and sent in the order they are asked for. */
+  #sendTurn: Promise<void> = Promise.resolve()
+  /** Settles (never rejecting) once the last write is answered, with its failure if it failed. */
+  #answered: Promise<unknown> = Promise.resolve(undefined)
+  /** How a write the run did not wait for (`send`) failed. */
+  #failed: unknown
   /**
    * One controller behind `signal`, whatever aborts it: the caller (a stop asked of this
    * instance), a stop asked of another instance (it says so in the head), or the thread lost to
@@ -82,7 +98,7 @@ export class Run {
     this.runId = options.runId
     this.context = options.context
     this.events = options.events
-    this.head = options.head
+    this.#head = options.head
     this.failures = toolFailures(options.config, options.head.id, options.runId)
     this.messages = options.messages ? [...options.messages] : []
     this.#loaded = options.messages !== undefined
@@ -106,6 +122,11 @@ export class Run {
     }
   }
 
+  /** The head as last written by this run: the last write sent, while it is on its way. */
+  get head(): ThreadHead {
+    return this.#latest ?? this.#head
+  }
+
   /** A stop asked of another instance lands in the head; this run looks for it once a second. */
   async #checkStop(): Promise<void> {
     if (this.signal.aborted) return
@@ -127,11 +148,13 @@ export class Run {
   /** Adds messages to the history; the next `save` writes them. */
   append(...messages: ThreadMessage[]): void {
     this.messages.push(...messages)
-    this.#unsaved.push(...messages)
+    this.#appended.push(...messages)
   }
 
   /** Writes the appended messages and the step's progress (`saveStep`); while the run holds the thread, the write renews its lease. */
   async save(fields: StepFields = {}, drafts: readonly DecisionDraft[] = []): Promise<void> {
+    // Nothing is written (no call marked running, no tool started) once a write sent before failed.
+    this.throwIfUnsaved()
     let written: ThreadChange | undefined
     const saved = this.#write(async (head, append) => {
       // Chained on the head as this write finds it: the run is the thread's one writer meanwhile.
@@ -149,12 +172,31 @@ export class Run {
   }
 
   /**
+   * Writes like `save`, without waiting for the store's answer: the run goes on (the next model
+   * call) while the write lands, and the next write is sent behind it. If it fails, the run's
+   * signal aborts (the model call under way ends), every write sent behind it fails too, and
+   * `throwIfUnsaved` throws its error: the run fails as if `save` had thrown.
+   */
+  send(fields: StepFields): void {
+    this.#write((head, append) => saveStep(head, { fields, append, now: Date.now() }), true).catch((error: unknown) => {
+      this.#unsavedFields = { ...this.#unsavedFields, ...fields }
+      this.#failed ??= error
+      this.#abort.abort(error)
+    })
+  }
+
+  /** Throws the error of a write the run did not wait for (`send`), if one failed. */
+  throwIfUnsaved(): void {
+    if (this.#failed !== undefined) throw this.#failed
+  }
+
+  /**
    * Writes the appended messages and lets the thread go (`release`), with the fields of a save
    * that failed, so the stored head and history agree (driveRun retries a failed release), and the
    * run's failure, if it failed, for a reloaded page to read.
    */
-  async release(failure?: Omit<RunFailure, 'runId'>): Promise<void> {
-    await this.#write((head, append) => release(head, { append, fields: this.#unsavedFields, failure }), true)
+  async release(failure?: Omit<RunFailure, 'runId'>, last?: LastEvents): Promise<void> {
+    await this.#write((head, append) => release(head, { append, fields: this.#unsavedFields, failure }), true, last)
     this.#unsavedFields = undefined
   }
 
@@ -162,8 +204,8 @@ export class Run {
   ensureRoom(count: number): void {
     const { maxThreadMessages, maxThreadBytes } = this.config.limits
     if (this.messages.length + count > maxThreadMessages) throw new ThreadFullError(`${maxThreadMessages} messages`)
-    let bytes = this.head.bytes
-    for (const message of this.#unsaved) bytes += messageBytes(message)
+    let bytes = this.#head.bytes
+    for (let index = this.#saved; index < this.#appended.length; index++) bytes += messageBytes(this.#appended[index]!)
     if (bytes >= maxThreadBytes) throw new ThreadFullError(`${maxThreadBytes} bytes`)
   }
 
@@ -173,37 +215,119 @@ export class Run {
   }
 
   /**
-   * One write at a time, in order: the change a transition makes of the head as last written.
-   * The heartbeat's (`withMessages` false) only renews the lease while the run still holds the
-   * thread, leaving appended messages for the run's next save; a failure other than losing the
-   * thread is retried on the next beat.
+   * The writes, in order: the change a transition makes of the head as the last write leaves it.
+   * On a store that `pipelines`, a write with messages is sent at once behind one on its way (it
+   * `follows` that one's head); else it waits for the last to be answered. A write that followed
+   * one that failed fails with its error; one that found another writer's head first (a stop
+   * request) is made again on the head as it is. The heartbeat's (`withMessages` false) only renews
+   * the lease while the run still holds the thread, leaving appended messages for the run's next
+   * save; a failure other than losing the thread is retried on the next beat.
    */
-  #write(transition: (head: ThreadHead, append: readonly ThreadMessage[]) => ThreadChange | Promise<ThreadChange>, withMessages: boolean): Promise<void> {
-    const write = this.#writes.then(async () => {
-      if (this.#lost) throw this.#lost
-      if (!withMessages && !this.head.activeRun) return
-      const append = withMessages ? this.#unsaved : []
-      let written = await commitChange(this.config.store, this.head, await transition(this.head, append))
-      if (!written) {
-        // Another instance wrote a stop request into the head: the thread is still this run's.
-        const current = await this.config.store.head(this.head.id)
-        if (current?.activeRun?.runId === this.runId && current.stopRequested === this.runId) {
-          this.#abort.abort(new RunStopped())
-          this.head = current
-          written = await commitChange(this.config.store, this.head, await transition(this.head, append))
-        }
+  #write(
+    transition: (head: ThreadHead, append: readonly ThreadMessage[]) => ThreadChange | Promise<ThreadChange>,
+    withMessages: boolean,
+    /** The run's last events, carried by this write (the release) into the store's log. */
+    last?: LastEvents,
+  ): Promise<void> {
+    const turn = this.#sendTurn
+    const answered = this.#answered
+    let sent!: () => void
+    this.#sendTurn = new Promise<void>((resolve) => (sent = resolve))
+    const write = (async () => {
+      let follows: ThreadHead | undefined
+      let to!: number
+      let next!: ThreadHead
+      let committing!: Promise<boolean>
+      try {
+        await turn
+        follows = withMessages && this.#followable && this.config.store.pipelines === true ? this.#latest : undefined
+        if (!follows) await answered
+        if (this.#lost) throw this.#lost
+        const base = follows ?? this.#head
+        if (!withMessages && !base.activeRun) return
+        const from = follows ? this.#sent : this.#saved
+        to = withMessages ? this.#appended.length : from
+        const change = await transition(base, this.#appended.slice(from, to))
+        next = nextHead(base, change)
+        committing = this.config.store.commit(commitOf(next, change, follows, last?.unlogged()))
+        this.#inFlight++
+        this.#latest = next
+        this.#sent = to
+        this.#followable = withMessages
+      } finally {
+        sent()
       }
-      if (!written) {
-        this.#lost = new StoreConflictError(this.head.id)
-        this.#abort.abort(this.#lost)
-        throw this.#lost
+      let written: boolean | undefined
+      let failure: unknown
+      try {
+        written = await committing
+      } catch (error) {
+        failure = error ?? new Error('The store failed without an error')
       }
-      this.head = written
-      this.#renewedAt = Date.now()
-      if (withMessages) this.#unsaved = []
-    })
-    this.#writes = write.catch(() => {})
+      const before = await answered
+      this.#inFlight--
+      if (failure === undefined && written) return this.#written(next, to, follows !== undefined)
+      if (failure === undefined && follows && before !== undefined) failure = before
+      if (failure !== undefined) {
+        this.#latest = undefined
+        this.#followable = false
+        throw failure
+      }
+      if (this.#inFlight === 0) this.#latest = undefined
+      await this.#writeAgain(transition, to, follows !== undefined, last)
+    })()
+    this.#answered = write.then(
+      () => undefined,
+      (error: unknown) => error,
+    )
     return write
+  }
+
+  /**
+   * A write that found another head than the one it was made of: made again on the head as this
+   * run last wrote it (the write it followed may have been made again itself), then, if another
+   * instance wrote a stop request into the head (the thread is still this run's), on that head.
+   * Anything else means the thread was lost to another writer.
+   */
+  async #writeAgain(
+    transition: (head: ThreadHead, append: readonly ThreadMessage[]) => ThreadChange | Promise<ThreadChange>,
+    to: number,
+    /** It was made of the head of a write on its way: first make it again of the head that write left. */
+    followed: boolean,
+    last: LastEvents | undefined,
+  ): Promise<void> {
+    if (this.#lost) throw this.#lost
+    const append = this.#appended.slice(this.#saved, to)
+    const store = this.config.store
+    const commit = async (head: ThreadHead) => {
+      const change = await transition(head, append)
+      const next = nextHead(head, change)
+      return (await store.commit(commitOf(next, change, undefined, last?.unlogged()))) ? next : undefined
+    }
+    let written = followed ? await commit(this.#head) : undefined
+    if (!written) {
+      const current = await store.head(this.#head.id)
+      if (current?.activeRun?.runId === this.runId && current.stopRequested === this.runId) {
+        this.#abort.abort(new RunStopped())
+        this.#head = current
+        written = await commit(this.#head)
+      }
+    }
+    if (!written) {
+      this.#lost = new StoreConflictError(this.#head.id)
+      this.#abort.abort(this.#lost)
+      throw this.#lost
+    }
+    this.#written(written, to, false)
+  }
+
+  #written(head: ThreadHead, to: number, followed: boolean): void {
+    this.#head = head
+    this.#saved = to
+    this.#renewedAt = Date.now()
+    if (this.#inFlight === 0) this.#latest = undefined
+    // A write made of the head of one that failed landed: that one landed too (its answer was lost).
+    if (followed) this.#unsavedFields = undefined
   }
 }
 

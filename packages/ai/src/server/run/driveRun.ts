@@ -7,6 +7,8 @@ import type { RunStart } from '../thread/transitions.ts'
 import { inCallOrder, successResult, errorResult } from './results.ts'
 import { Run, RunStopped } from './Run.ts'
 import type { TokenUsage } from '../../protocol/events.ts'
+import type { RunOutcome } from '../../protocol/interrupts.ts'
+import type { LastEvents } from '../events/liveStream.ts'
 import { runOutcome } from '../agui/frontendTools.ts'
 import { sendSnapshot, threadAsAgUi } from '../agui/threadMessages.ts'
 import type { ThreadAssistantMessage, ThreadToolMessage } from '../../protocol/messages.ts'
@@ -23,7 +25,7 @@ import type { OpenStep, StoredInterrupt } from '../thread/threadStore.ts'
  * on interrupts, or reaches `maxSteps`. The run already holds its thread; whatever happens, it
  * releases it and leaves the stored thread consistent.
  */
-export async function driveRun(run: Run, start: RunStart, snapshot?: readonly string[]): Promise<void> {
+export async function driveRun(run: Run, start: RunStart, snapshot?: readonly string[], last?: LastEvents): Promise<void> {
   const { events } = run
   events.started()
   try {
@@ -32,16 +34,44 @@ export async function driveRun(run: Run, start: RunStart, snapshot?: readonly st
     if (snapshot) sendSnapshot(events, threadAsAgUi(run.messages, run.head, start.message ? [start.message] : []), snapshot)
     else for (const result of start.announced ?? []) events.result(result)
     const paused = await drive(run, start)
-    await run.release()
+    // A write the run did not wait for fails the run as a save would have: before the release, so
+    // the release records the failure.
+    run.throwIfUnsaved()
     const outcome = runOutcome(run.config, paused ?? [])
     const usage = usageOf(run)
-    events.finished(outcome, usage)
+    await finish(run, outcome, usage, last)
     run.trace?.end({ outcome: paused ? 'interrupt' : run.signal.aborted ? 'stopped' : 'success', usage })
   } catch (error) {
     await fail(run, error)
   } finally {
     run.close()
   }
+}
+
+/**
+ * Lets the thread go and tells the run finished. With `last` (a log its store writes with commits),
+ * RUN_FINISHED is held back and carried by the release, in one write: told once that lands, never
+ * if it fails (the run fails instead).
+ */
+async function finish(run: Run, outcome: RunOutcome, usage: TokenUsage | undefined, last: LastEvents | undefined): Promise<void> {
+  const { events } = run
+  if (!last) {
+    await run.release()
+    // One the release was sent behind failed: the release landed on what that one wrote, so it did too; the run fails as it would have.
+    run.throwIfUnsaved()
+    return events.finished(outcome, usage)
+  }
+  events.stepEnded()
+  last.hold()
+  events.finished(outcome, usage)
+  try {
+    await run.release(undefined, last)
+  } catch (error) {
+    last.dropped()
+    events.unfinished()
+    throw error
+  }
+  last.logged()
 }
 
 /** Returns the interrupts the run pauses on, if any. */
@@ -65,6 +95,8 @@ async function drive(run: Run, start: RunStart): Promise<readonly StoredInterrup
   while (steps < run.config.maxSteps && !run.signal.aborted) {
     run.ensureRoom(1) // no model call whose answer could not be stored
     const { message: streamed, error } = await modelStep(run)
+    // The last step's write, on its way while the model ran, failed (and aborted this call): what it said is not kept.
+    run.throwIfUnsaved()
     steps += 1
     const message = streamed && !error && !run.signal.aborted ? await run.middleware.modelResponse(streamed) : streamed
     if (error || run.signal.aborted) {
@@ -176,8 +208,11 @@ async function runAndStore(
     return interrupts
   }
   run.append(stoppedIfSo(run, step.message), ...inCallOrder(step.message, results))
-  await run.save({ step: undefined, resolvedInterruptIds })
-  run.middleware.throwIfFailed() // the step is stored whole; then a failed toolOutput hook ends the run
+  // The closed step is on its way while the next model call runs (the run's writes land in order,
+  // the next one behind it): a crash before it lands leaves its calls reported as interrupted,
+  // never run again; if it fails, the model call is aborted and the run fails.
+  run.send({ step: undefined, resolvedInterruptIds })
+  run.middleware.throwIfFailed() // the step is sent whole; then a failed toolOutput hook ends the run
   return []
 }
 

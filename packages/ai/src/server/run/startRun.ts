@@ -100,12 +100,20 @@ function launch(config: ChatConfig, claimed: ClaimedRun, live: LiveStream | unde
     model: config.model.name,
     store: config.store.name,
   })
-  launchRun(config.eventLog, runId, live, async (sink) => {
-    const events = new RunEvents(head.id, runId, sink, { timestamps: config.devtools !== undefined })
-    try {
-      await driveRun(new Run({ config, runId, context, events, abort, head, trace, ...(messages ? { messages } : {}) }), start, claimed.snapshot)
-    } finally {
-      config.liveRuns.delete(runId)
-    }
-  })
+  // A log the thread store writes with its commits: the release carries the run's last events.
+  const withCommits = config.eventLog.inCommits === true && config.store.events === config.eventLog
+  launchRun(
+    config.eventLog,
+    runId,
+    live,
+    async (sink, last) => {
+      const events = new RunEvents(head.id, runId, sink, { timestamps: config.devtools !== undefined })
+      try {
+        await driveRun(new Run({ config, runId, context, events, abort, head, trace, ...(messages ? { messages } : {}) }), start, claimed.snapshot, last)
+      } finally {
+        config.liveRuns.delete(runId)
+      }
+    },
+    withCommits,
+  )
 }

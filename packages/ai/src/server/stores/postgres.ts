@@ -194,13 +194,14 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
 
   // One statement: the head row is replaced only if its version is the one before (or inserted),
   // and the new messages are inserted only if it was. Data-modifying CTEs always run to completion.
-  // A written head notifies the thread's watchers on commit, as an append of events does.
-  const commitSql = `
+  // A written head notifies the thread's watchers on commit, as an append of events does. A commit
+  // sent behind one not yet answered (`follows`, $10) also compares the stored head's text with that one's.
+  const commitHeadSql = `
 WITH head AS (
   INSERT INTO ${t}_threads (id, version, head, expires_at)
   VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond')
   ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, head = EXCLUDED.head, expires_at = EXCLUDED.expires_at
-    WHERE ${t}_threads.version = EXCLUDED.version - 1
+    WHERE ${t}_threads.version = EXCLUDED.version - 1 AND ($10::text IS NULL OR ${t}_threads.head = $10::text)
   RETURNING id, pg_notify('${channel}', $9) AS notified
 ), appended AS (
   INSERT INTO ${t}_messages (thread_id, seq, message)
@@ -208,6 +209,19 @@ WITH head AS (
 ), decided AS (
   INSERT INTO ${t}_decisions (thread_id, seq, record)
   SELECT head.id, $7 + d.ord - 1, d.record FROM head, unnest($8::text[]) WITH ORDINALITY AS d(record, ord)
+)`
+  const commitSql = `${commitHeadSql}
+SELECT count(*) AS written FROM head`
+  // A run's release with its last events: they end its log only if the head is written (its run row
+  // is upserted from the head's row), in the same statement; a batch still on its way keeps its rows.
+  const commitWithEventsSql = `${commitHeadSql}, run AS (
+  INSERT INTO ${t}_runs (run_id, ended, expires_at) SELECT $11, true, now() + $12 * interval '1 millisecond' FROM head
+  ON CONFLICT (run_id) DO UPDATE SET ended = true, expires_at = EXCLUDED.expires_at
+  RETURNING run_id, pg_notify('${channel}', run_id) AS notified
+), logged AS (
+  INSERT INTO ${t}_run_events (run_id, seq, data)
+  SELECT run.run_id, e.seq, e.data FROM run, unnest($13::int[], $14::text[]) AS e(seq, data)
+  ON CONFLICT (run_id, seq) DO NOTHING
 )
 SELECT count(*) AS written FROM head`
 
@@ -216,11 +230,14 @@ SELECT count(*) AS written FROM head`
   const appendEventsSql = `
 WITH run AS (
   INSERT INTO ${t}_runs (run_id, ended, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
-  ON CONFLICT (run_id) DO UPDATE SET ended = ${t}_runs.ended OR EXCLUDED.ended, expires_at = EXCLUDED.expires_at
+  ON CONFLICT (run_id) DO UPDATE SET ended = ${t}_runs.ended OR EXCLUDED.ended,
+    -- a batch landing after the release that ended the log (it carried the batch too) keeps the log's retention
+    expires_at = CASE WHEN ${t}_runs.ended THEN ${t}_runs.expires_at ELSE EXCLUDED.expires_at END
   RETURNING run_id, pg_notify('${channel}', run_id) AS notified
 )
 INSERT INTO ${t}_run_events (run_id, seq, data)
-SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(seq, data)`
+SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(seq, data)
+ON CONFLICT (run_id, seq) DO NOTHING`
 
   const readRun = async (runId: string, after: number, limit?: number) => {
     const [run, rows] = await Promise.all([
@@ -234,6 +251,7 @@ SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(se
   }
 
   const events: RunEventLog = {
+    inCommits: true,
     async append(runId, logged, final) {
       await query('append events', appendEventsSql, [runId, final, final ? retentionMs : DAY_MS, logged.map((event) => event.seq), logged.map((event) => event.data)])
     },
@@ -251,8 +269,12 @@ SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(se
     },
   }
 
+  /** The text each head was sent as, so a commit that follows it compares that text without making it again. */
+  const sentAs = new WeakMap<ThreadHead, string>()
+
   return {
     name: 'postgres',
+    pipelines: true,
     events,
     attachments: postgresAttachments({ query, table: t }),
     async ensureSchema() {
@@ -286,21 +308,26 @@ SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(se
       }
       return wakeups.wait(threadWakeKey(threadId), moved, timeoutMs, signal, THREAD_WATCH_POLL_MS)
     },
-    async commit({ head, append, decisions = [] }) {
+    async commit({ head, append, decisions = [], follows, events: last }) {
       const start = head.messageCount - append.length
       const decisionsFrom = (head.decisions?.count ?? 0) - decisions.length
-      const values = [
+      const json = JSON.stringify(head)
+      sentAs.set(head, json)
+      const values: unknown[] = [
         head.id,
         head.version,
-        JSON.stringify(head),
+        json,
         ttlMs,
         start,
         append.map((m) => JSON.stringify(m)),
         decisionsFrom,
         decisions.map((record) => JSON.stringify(record)),
         threadWakeKey(head.id),
+        follows === undefined ? null : (sentAs.get(follows) ?? JSON.stringify(follows)),
       ]
-      const written = async () => Number((await query('commit', commitSql, values)).rows[0]?.written) === 1
+      const sql = last ? commitWithEventsSql : commitSql
+      if (last) values.push(last.runId, retentionMs, last.events.map((event) => event.seq), last.events.map((event) => event.data))
+      const written = async () => Number((await query('commit', sql, values)).rows[0]?.written) === 1
       if (await written()) return true
       // A new thread whose id an expired one still holds starts afresh: the old rows go, and the
       // commit is tried once more. Only then, so a new thread costs one round trip, not two.

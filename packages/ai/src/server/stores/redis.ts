@@ -67,13 +67,15 @@ export interface RedisStore extends ThreadStore {
 // version `v` and JSON `h`, a list of its messages as JSON, a list of its decision records, and a
 // hash of its files. A commit is one Lua script: compare the version, set the head, push the new
 // messages and records, renew the TTLs, and publish the thread's wakeup key on the store's channel
-// (ARGV[5], ARGV[6]) for its watchers on any instance. Nothing is read back.
+// (ARGV[5], ARGV[6]) for its watchers on any instance. Nothing is read back. A commit sent behind
+// one not yet answered (`follows`, ARGV[7]) also compares the stored head's text with that one's.
 const COMMIT = `
 local version = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
 if version ~= tonumber(ARGV[1]) - 1 then return 0 end
+if ARGV[7] ~= '' and redis.call('HGET', KEYS[1], 'h') ~= ARGV[7] then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[1], 'h', ARGV[2])
-local split = 7 + tonumber(ARGV[4])
-for i = 7, split - 1 do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+local split = 8 + tonumber(ARGV[4])
+for i = 8, split - 1 do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 for i = split, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
 local ttl = tonumber(ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ttl)
@@ -201,8 +203,12 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
     },
   }
 
+  /** The text each head was sent as, so a commit that follows it compares that text without making it again. */
+  const sentAs = new WeakMap<ThreadHead, string>()
+
   return {
     name: 'redis',
+    pipelines: true,
     events,
     attachments: redisAttachments({ script, send, filesKey, ttlMs }),
     async head(threadId) {
@@ -222,14 +228,17 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
       const moved = async () => Number((await send(['HGET', headKey(threadId), 'v'])) ?? 0) !== version
       return wakeups.wait(threadWakeKey(threadId), moved, timeoutMs, signal, THREAD_WATCH_POLL_MS)
     },
-    async commit({ head, append, decisions = [] }) {
+    async commit({ head, append, decisions = [], follows }) {
+      const json = JSON.stringify(head)
+      sentAs.set(head, json)
       const args = [
         String(head.version),
-        JSON.stringify(head),
+        json,
         String(ttlMs),
         String(append.length),
         channel,
         threadWakeKey(head.id),
+        follows === undefined ? '' : (sentAs.get(follows) ?? JSON.stringify(follows)),
         ...append.map((message) => JSON.stringify(message)),
         ...decisions.map((record) => JSON.stringify(record)),
       ]

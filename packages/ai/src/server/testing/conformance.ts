@@ -156,6 +156,45 @@ export function threadStoreConformance(name: string, factory: StoreFactory, { de
       expect(await store.messages(id, 0, 5)).toEqual([userMessage(0), userMessage(1)])
     })
 
+    it('writes a commit that follows a head (a store that pipelines) only on that very head: another writer’s of its version, or none, fails it', async () => {
+      const store = await factory({})
+      if (!store.pipelines) return
+      const id = freshId()
+      const first = headOf(id, 1, 1)
+      const sent = headOf(id, 2, 2, { resolvedInterruptIds: ['sent'] })
+      const other = headOf(id, 2, 1, { stopRequested: 'run_1' })
+      expect(await store.commit({ head: first, append: [userMessage(0)] })).toBe(true)
+      // Sent and not yet answered: `sent`; the one behind it follows it. Another writer got there first.
+      const behind = { head: headOf(id, 3, 3), append: [userMessage(2)], follows: sent }
+      expect(await store.commit({ head: other, append: [] })).toBe(true)
+      expect(await store.commit({ head: sent, append: [userMessage(1)] })).toBe(false)
+      expect(await store.commit(behind)).toBe(false)
+      expect(await store.head(id)).toEqual(other)
+      expect(await store.messages(id, 0, 5)).toEqual([userMessage(0)])
+      // Once `sent` is the stored head (made again on the other's), what follows it lands.
+      const again = headOf(id, 3, 2, { resolvedInterruptIds: ['sent'] })
+      expect(await store.commit({ head: again, append: [userMessage(1)] })).toBe(true)
+      expect(await store.commit({ head: headOf(id, 4, 3), append: [userMessage(2)], follows: again })).toBe(true)
+      expect(await store.messages(id, 0, 5)).toEqual([userMessage(0), userMessage(1), userMessage(2)])
+    })
+
+    it('writes a commit’s run events (a log `inCommits`) with its head only: a stale commit ends no log, and events already logged stay as they were', async () => {
+      const store = await factory({})
+      if (!store.events?.inCommits) return
+      const id = freshId()
+      const runId = `run_${id}`
+      const event = (seq: number, data = `{"n":${seq}}`) => ({ seq, data })
+      expect(await store.commit({ head: headOf(id, 1, 0), append: [] })).toBe(true)
+      await store.events.append(runId, [event(1), event(2)], false)
+      expect(await store.commit({ head: headOf(id, 1, 0), append: [], events: { runId, events: [event(3)] } })).toBe(false)
+      expect(await store.events.read(runId, 0)).toEqual({ events: [event(1), event(2)], ended: false })
+      expect(await store.commit({ head: headOf(id, 2, 0), append: [], events: { runId, events: [event(2, '{"again":true}'), event(3)] } })).toBe(true)
+      expect(await store.events.read(runId, 0)).toEqual({ events: [event(1), event(2), event(3)], ended: true })
+      // A batch that was on its way lands after: nothing changes.
+      await store.events.append(runId, [event(2, '{"late":true}')], false)
+      expect(await store.events.read(runId, 0)).toEqual({ events: [event(1), event(2), event(3)], ended: true })
+    })
+
     it('lets exactly one of many concurrent writes of the same version win', async () => {
       const store = await factory({})
       const id = freshId()

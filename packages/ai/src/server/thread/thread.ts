@@ -6,7 +6,7 @@ import { messageBytes } from '../../util/jsonBytes.ts'
 import type { ChatConfig, ThreadAction } from '../options.ts'
 import { HttpError, threadNotFound } from '../errors.ts'
 import { recordedAnswers, toWire, unanswered } from '../run/interrupts.ts'
-import type { ThreadHead, ThreadStore } from './threadStore.ts'
+import type { ThreadCommit, ThreadHead, ThreadStore } from './threadStore.ts'
 import type { ToolRegistry } from '../../tools/toolRegistry.ts'
 
 // The thread as the runtime handles it: loading it for a request, changing it by compare-and-set,
@@ -57,19 +57,25 @@ export interface ThreadChange {
  * when the thread changed since `head` was read. The head's count, size and version follow.
  */
 export async function commitChange(store: ThreadStore, head: ThreadHead, change: ThreadChange): Promise<ThreadHead | undefined> {
-  const append = change.append ?? []
+  const next = nextHead(head, change)
+  return (await store.commit(commitOf(next, change))) ? next : undefined
+}
+
+/** The head `change` makes of `head`: its count, size and version follow. */
+export function nextHead(head: ThreadHead, change: ThreadChange): ThreadHead {
   let bytes = head.bytes
+  const append = change.append ?? []
   for (const message of append) bytes += messageBytes(message)
-  const next: ThreadHead = {
-    ...head,
-    ...change.head,
-    version: head.version + 1,
-    messageCount: head.messageCount + append.length,
-    bytes,
-    updatedAt: Date.now(),
-  }
+  return { ...head, ...change.head, version: head.version + 1, messageCount: head.messageCount + append.length, bytes, updatedAt: Date.now() }
+}
+
+/**
+ * The commit that writes `next`, the head `change` made (`nextHead`); `follows`: the head it
+ * replaces, sent and not yet answered; `events`: a run's last events, for the store's log.
+ */
+export function commitOf(next: ThreadHead, change: ThreadChange, follows?: ThreadHead, events?: ThreadCommit['events']): ThreadCommit {
   const decisions = change.decisions ?? []
-  return (await store.commit({ head: next, append, ...(decisions.length > 0 ? { decisions } : {}) })) ? next : undefined
+  return { head: next, append: change.append ?? [], ...(decisions.length > 0 ? { decisions } : {}), ...(follows ? { follows } : {}), ...(events ? { events } : {}) }
 }
 
 const ATTEMPTS = 5

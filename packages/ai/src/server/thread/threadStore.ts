@@ -131,11 +131,31 @@ export interface ThreadCommit {
   readonly append: readonly ThreadMessage[]
   /** Decision records to add after the stored ones, in the same atomic write; `head.decisions` already counts them. */
   readonly decisions?: readonly DecisionRecord[]
+  /**
+   * The head this commit replaces, when it is the head of a commit sent before and not yet
+   * answered (a run sends its next write behind the last, without waiting for it): only a store
+   * that `pipelines` is given it, and writes only if the stored head is that very head, not merely
+   * one of its version. So a write that failed, or another writer's that landed first (a stop
+   * request from another instance), fails every write sent behind it.
+   */
+  readonly follows?: ThreadHead
+  /**
+   * A run's last events (through its RUN_FINISHED), for the store's own run event log, when that log
+   * says `inCommits`: written in the same atomic write, and only if the head is, so no reader sees
+   * a run finish whose release did not land. They end the run's log (`final`).
+   */
+  readonly events?: { readonly runId: string; readonly events: readonly LoggedEvent[] }
 }
 
 export interface ThreadStore {
   /** What telemetry and the devtools call this store (`memory`, `redis`, `postgres`). */
   readonly name?: string
+  /**
+   * The store honours `ThreadCommit.follows`: a run may send a write before the one it follows is
+   * answered (one round trip for both, on a pipelining client). Without it, each write waits for
+   * the last.
+   */
+  readonly pipelines?: boolean
   /**
    * Where runs' events are kept for readers that (re)attach, from any instance sharing the store.
    * A store without one keeps them in this process only.
@@ -187,6 +207,13 @@ export interface LoggedEvent {
  * run: the events it missed, then the live ones.
  */
 export interface RunEventLog {
+  /**
+   * The thread store this log belongs to writes `ThreadCommit.events` into it, in the commit's
+   * atomic write: a run's release carries its last events (one round trip for both). Events may
+   * then arrive twice (a batch still on its way), and a log that says so keeps the first of a `seq`.
+   * A store that wraps another and hands on its log must hand `ThreadCommit.events` on to its commit.
+   */
+  readonly inCommits?: boolean
   /**
    * Appends events in `seq` order (one writer per run: the run itself). `final` marks the run's
    * last batch; its log may then be dropped after the store's retention time.
