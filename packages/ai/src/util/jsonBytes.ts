@@ -3,8 +3,14 @@ export function jsonBytes(value: unknown): number {
   return utf8Bytes(JSON.stringify(value) ?? 'null')
 }
 
+/** Text in which every UTF-16 unit is one UTF-8 byte; `JSON.stringify`'s output mostly is. */
+const ASCII = /^[\x00-\x7f]*$/
+
 /** The length of `text` in UTF-8 bytes, without encoding it. */
 export function utf8Bytes(text: string): number {
+  // The regex runs natively: on ASCII text (most JSON) it costs about a third of the loop below,
+  // which measured the size of each stored message and was a fiftieth of a short turn.
+  if (ASCII.test(text)) return text.length
   let bytes = text.length
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i)
