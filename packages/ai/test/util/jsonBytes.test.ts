@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { jsonBytes, utf8Bytes } from '../../src/util/jsonBytes.ts'
+import { countUtf8Bytes, jsonBytes, utf8Bytes } from '../../src/util/jsonBytes.ts'
 
 // The sizes the store's byte limits and the tool-output limit count: they must equal what an
-// encoder makes of the text, on the ASCII fast path and off it.
+// encoder makes of the text, by Node's count and by the loop runtimes without `Buffer` use.
 const encoded = (text: string) => new TextEncoder().encode(text).byteLength
 
 describe('utf8Bytes', () => {
@@ -18,6 +18,7 @@ describe('utf8Bytes', () => {
     ['a lone low surrogate', 'x\udf26y'],
   ])('counts %s as an encoder does', (_name, text) => {
     expect(utf8Bytes(text)).toBe(encoded(text))
+    expect(countUtf8Bytes(text)).toBe(encoded(text))
   })
 
   it('sizes a value as its JSON text', () => {
