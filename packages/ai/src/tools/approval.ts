@@ -14,13 +14,19 @@ export interface ApprovalRequirement {
 export const POLICY_FAILED_REASON = 'The approval policy could not decide; approve only if you are sure.'
 
 
+/** The requirement of a tool whose `needsApproval` is no function (most tools): known without a call or a wait; `undefined` for a policy. */
+export function fixedApproval(tool: AnyTool): ApprovalRequirement | undefined {
+  const policy = tool.needsApproval
+  return typeof policy === 'function' ? undefined : { required: policy === true }
+}
+
 /**
  * Evaluates a tool's `needsApproval` on validated input. A policy that throws fails closed: the
  * call waits for a human, with a generic reason; the error itself is returned for the server log.
  */
 export async function evaluateApproval(tool: AnyTool, input: unknown, ctx: ApprovalContext): Promise<ApprovalRequirement> {
   const policy = tool.needsApproval
-  if (typeof policy !== 'function') return { required: policy === true }
+  if (typeof policy !== 'function') return fixedApproval(tool)!
   try {
     const decision = await policy(input, ctx)
     if (typeof decision === 'object' && decision !== null) {

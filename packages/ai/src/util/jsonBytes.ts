@@ -3,8 +3,16 @@ export function jsonBytes(value: unknown): number {
   return utf8Bytes(JSON.stringify(value) ?? 'null')
 }
 
+/** Node's (and Bun's) `Buffer`, whose native count costs about half of the loop below on any text (measured on stored messages). */
+const NativeBuffer = (globalThis as { Buffer?: { byteLength(text: string, encoding: 'utf8'): number } }).Buffer
+
 /** The length of `text` in UTF-8 bytes, without encoding it. */
 export function utf8Bytes(text: string): number {
+  return NativeBuffer ? NativeBuffer.byteLength(text, 'utf8') : countUtf8Bytes(text)
+}
+
+/** `utf8Bytes` on runtimes without `Buffer` (Deno, workers): a lone surrogate counts as its replacement character, as an encoder writes it. */
+export function countUtf8Bytes(text: string): number {
   let bytes = text.length
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i)

@@ -82,6 +82,34 @@ describe('stop', () => {
     expect(messages[1]).toMatchObject({ content: 'Once', stopped: true })
   })
 
+  it('ends a later step of the run when the model ignores its signal there', async () => {
+    const waiting = deferred()
+    // Calls the tool in its first step; in the second it never looks at its signal and never yields again.
+    const deafLater: ChatModel = {
+      async *stream(request) {
+        if (!request.messages.some((message) => message.role === 'tool')) {
+          yield { type: 'tool-call-start', toolCallId: 'c1', toolName: 'get_weather' }
+          yield { type: 'tool-call-delta', toolCallId: 'c1', delta: '{"city":"Oslo"}' }
+          yield { type: 'tool-call-end', toolCallId: 'c1' }
+          return
+        }
+        yield { type: 'text-delta', delta: 'Then' }
+        waiting.resolve()
+        await new Promise<never>(() => {})
+      },
+    }
+    const server = await startServer({ model: deafLater, tools: [weatherTool] })
+    const turn = await openTurn(server.url, 'weather in Oslo')
+    await waiting.promise
+    await turn.stop()
+
+    await vi.waitFor(async () => expect((await server.get(turn.threadId)).status).toBe('idle'))
+    const { messages } = await server.get(turn.threadId)
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
+    expect(messages[2]).toMatchObject({ status: 'success' })
+    expect(messages[3]).toMatchObject({ content: 'Then', stopped: true })
+  })
+
   it('aborts the model stream and keeps the text so far', async () => {
     const signalAborted = deferred()
     const slow = scriptedModel([{ when: 'story', reply: 'Once upon a time there was a very long story that never ends '.repeat(20) }], {

@@ -168,14 +168,14 @@ export class RunEvents {
 
 /** Toolgate's extensions of a result, in AG-UI's `metadata` (`TOOL_CALL_RESULT`, a snapshot's tool message). */
 export function resultMetadata({ status, output, reason, edited, attachments, decision }: ThreadToolMessage): ToolResultMetadata {
-  return {
-    status,
-    ...(status === 'success' ? { output } : {}),
-    ...(reason === undefined ? {} : { reason }),
-    ...(edited ? { edited } : {}),
-    ...(attachments ? { attachments } : {}),
-    ...(decision ? { decision } : {}),
-  }
+  // Set key by key, not spread from conditional literals: one object per result instead of six.
+  const metadata: { -readonly [K in keyof ToolResultMetadata]: ToolResultMetadata[K] } = { status }
+  if (status === 'success') metadata.output = output
+  if (reason !== undefined) metadata.reason = reason
+  if (edited) metadata.edited = edited
+  if (attachments) metadata.attachments = attachments
+  if (decision) metadata.decision = decision
+  return metadata
 }
 
 /** AG-UI 1.0 keeps only its own keys at the top of an interrupt: the tool's name and input stay in `metadata`. */

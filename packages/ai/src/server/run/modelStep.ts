@@ -200,6 +200,22 @@ function uniqueCallId(modelId: string, used: Set<string>): string {
 }
 
 /**
+ * What a run's signal ends when it aborts: the steps under way. One listener per signal for all of
+ * a run's steps: adding and removing one per step cost more than a hundredth of a short turn.
+ */
+const stepEnds = new WeakMap<AbortSignal, Set<() => void>>()
+
+function endsOf(signal: AbortSignal): Set<() => void> {
+  let ends = stepEnds.get(signal)
+  if (!ends) {
+    const created = new Set<() => void>()
+    signal.addEventListener('abort', () => created.forEach((end) => end()), { once: true })
+    stepEnds.set(signal, (ends = created))
+  }
+  return ends
+}
+
+/**
  * Hands `each` the iterator's values until it is done or `signal` aborts, and settles as soon as it
  * aborts (never rejecting for it): a model that ignores its signal must not keep the run alive.
  * The reads await the iterator's own promises; one promise per step, not one per chunk, stands
@@ -207,9 +223,10 @@ function uniqueCallId(modelId: string, used: Set<string>): string {
  */
 function readUntilAborted<T>(iterator: AsyncIterator<T>, signal: AbortSignal, each: (value: T) => void): Promise<void> {
   if (signal.aborted) return Promise.resolve()
+  const ends = endsOf(signal)
   return new Promise<void>((resolve, reject) => {
     const onAbort = () => resolve()
-    signal.addEventListener('abort', onAbort, { once: true })
+    ends.add(onAbort)
     const read = async () => {
       while (!signal.aborted) {
         const next = await iterator.next()
@@ -220,7 +237,7 @@ function readUntilAborted<T>(iterator: AsyncIterator<T>, signal: AbortSignal, ea
     }
     read()
       .then(resolve, reject)
-      .finally(() => signal.removeEventListener('abort', onAbort))
+      .finally(() => ends.delete(onAbort))
   })
 }
 

@@ -3,7 +3,7 @@ import type { ToolFailures } from '../errors.ts'
 import { successResult, errorResult, editedNote, type CallRef } from './results.ts'
 import { isToolError, ToolValidationError } from '../../errors.ts'
 import type { ThreadToolCall, ThreadToolMessage } from '../../protocol/messages.ts'
-import { evaluateApproval } from '../../tools/approval.ts'
+import { evaluateApproval, fixedApproval } from '../../tools/approval.ts'
 import type { AnyTool } from '../../tools/types.ts'
 import { validateToolOutput } from '../../tools/validateToolValue.ts'
 import { parseToolArguments } from '../../util/parseToolArguments.ts'
@@ -63,7 +63,8 @@ export async function planToolCalls(
       continue
     }
     const sent = decided.replaced ? decided.input : args.value
-    const approval = await evaluateApproval(entry.tool, decided.input, { toolCallId: call.id, context: contextFor(context, call.name), requestedBy: requester })
+    // A fixed policy is read, not awaited: a microtask hop fewer per call.
+    const approval = fixedApproval(entry.tool) ?? (await evaluateApproval(entry.tool, decided.input, { toolCallId: call.id, context: contextFor(context, call.name), requestedBy: requester }))
     if (approval.error !== undefined) failures.policy(approval.error, ref)
     const reviewers = approval.reviewers === undefined ? undefined : checkedReviewers(approval.reviewers)
     // A policy that names reviewers badly fails closed: the call waits for a reviewer no one is.

@@ -85,6 +85,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
   }
   /** Evicts the least recently used threads no run holds, sparing `keep`, until the store is within its bounds. */
   const evict = (keep: string, extraBytes: number) => {
+    // Checked before the walk too: a commit within bounds (nearly every one) makes no iterator.
+    if (threads.size <= maxThreads && totalBytes + extraBytes <= maxBytes) return
     for (const [id, oldest] of threads) {
       if (threads.size <= maxThreads && totalBytes + extraBytes <= maxBytes) return
       if (id !== keep && !oldest.running) forget(id, oldest)
@@ -132,7 +134,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
       running += Number(next.running) - Number(entry?.running ?? false)
       touch(head.id, next)
       if (threads.size > maxThreads) evict(head.id, 0)
-      for (const wake of watchers.get(head.id) ?? []) wake()
+      const waiting = watchers.get(head.id)
+      if (waiting) for (const wake of waiting) wake()
       return true
     },
     async watch(threadId, version, timeoutMs, signal) {
