@@ -17,6 +17,9 @@ interface Part {
   toolMetadata?: { toolgate?: { approvalReason?: string } }
   url?: string
   mediaType?: string
+  /** Toolgate marks the parts of a step the user stopped (a reloaded thread). */
+  providerMetadata?: { toolgate?: { stopped?: true } }
+  callProviderMetadata?: { toolgate?: { stopped?: true } }
 }
 interface Message {
   id: string
@@ -29,6 +32,7 @@ interface ChatHelpers {
   status: string
   error: Error | undefined
   sendMessage(message: { text: string }): Promise<void>
+  stop(): Promise<void>
   addToolApprovalResponse(response: { id: string; approved: boolean; reason?: string }): void | PromiseLike<void>
 }
 
@@ -92,13 +96,29 @@ function Chat({ version, id, initial, useToolgateChat }: { version: string; id: 
           Send
         </button>
       </form>
+      {/* `stop()` only stops reading; the guide's POST stops the run on the server. */}
+      <button
+        disabled={chat.status !== 'streaming' && chat.status !== 'submitted'}
+        onClick={() => {
+          void chat.stop()
+          void fetch('/api/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ threadId: id, stop: true }) })
+        }}
+      >
+        Stop
+      </button>
     </main>
   )
 }
 
 function PartView({ part, chat }: { part: Part; chat: ChatHelpers }) {
   const [reason, setReason] = useState('')
-  if (part.type === 'text') return <p data-testid="text">{part.text}</p>
+  if (part.type === 'text')
+    return (
+      <p data-testid="text">
+        {part.text}
+        {part.providerMetadata?.toolgate?.stopped && <em data-testid="stopped"> (stopped)</em>}
+      </p>
+    )
   if (part.type === 'file') return <img data-testid="file" src={part.url} alt={part.mediaType} />
   if (!part.type.startsWith('tool-')) return null
   const name = part.type.slice('tool-'.length)
