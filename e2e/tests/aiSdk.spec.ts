@@ -81,6 +81,19 @@ for (const { version, path } of versions) {
       await idle(page)
     })
 
+    test('a failed run shows its error after a reload too, until the next message', async ({ page }) => {
+      await page.goto(`${page_}${path}`)
+      await send(page, 'fail the run')
+      await expect(page.getByTestId('error')).toBeVisible()
+      const live = await page.getByTestId('error').innerText()
+      await page.reload()
+      await expect(page.getByTestId('message')).toHaveCount(1)
+      await expect(page.getByTestId('error')).toHaveText(live)
+      await send(page, 'hello')
+      await expect(lastAssistant(page).getByTestId('text')).toHaveText(/^Hello!/)
+      await idle(page)
+    })
+
     test('an approval approved runs the server tool once', async ({ page }) => {
       const to = `ann-${version}-${Date.now()}@example.com`
       await page.goto(`${page_}${path}`)

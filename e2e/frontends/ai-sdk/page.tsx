@@ -53,7 +53,7 @@ export function mount<M>(version: string, useToolgateChat: (id: string, messages
 
 /** The chat id lives in the URL, so a reload finds the thread; its messages come from the server. */
 function Page({ version, useToolgateChat }: { version: string; useToolgateChat: (id: string, messages: unknown[]) => unknown }) {
-  const [loaded, setLoaded] = useState<{ id: string; messages: unknown[] }>()
+  const [loaded, setLoaded] = useState<{ id: string; messages: unknown[]; lastRunError?: { message: string } }>()
   useEffect(() => {
     const url = new URL(location.href)
     const id = url.searchParams.get('chat') ?? `aisdk-${crypto.randomUUID()}`
@@ -62,15 +62,18 @@ function Page({ version, useToolgateChat }: { version: string; useToolgateChat: 
       history.replaceState(null, '', url)
     }
     void fetch(`/api/chat?threadId=${encodeURIComponent(id)}&format=ai-sdk`).then(async (response) => {
-      setLoaded({ id, messages: response.ok ? ((await response.json()) as { messages: unknown[] }).messages : [] })
+      const thread = response.ok ? ((await response.json()) as { messages: unknown[]; lastRunError?: { message: string } }) : { messages: [] }
+      setLoaded({ id, ...thread })
     })
   }, [])
   if (!loaded) return <p>Loading…</p>
-  return <Chat version={version} id={loaded.id} initial={loaded.messages} useToolgateChat={useToolgateChat} />
+  return <Chat version={version} id={loaded.id} initial={loaded.messages} lastRunError={loaded.lastRunError} useToolgateChat={useToolgateChat} />
 }
 
-function Chat({ version, id, initial, useToolgateChat }: { version: string; id: string; initial: unknown[]; useToolgateChat: (id: string, messages: unknown[]) => unknown }) {
+function Chat({ version, id, initial, lastRunError, useToolgateChat }: { version: string; id: string; initial: unknown[]; lastRunError?: { message: string }; useToolgateChat: (id: string, messages: unknown[]) => unknown }) {
   const chat = useToolgateChat(id, initial) as ChatHelpers
+  // `useChat` takes no error to start with: a reloaded thread's failed run is shown until the chat moves on.
+  const error = chat.error ?? (chat.messages.length === initial.length ? lastRunError : undefined)
   const [text, setText] = useState('')
   return (
     <main data-testid="chat" data-status={chat.status} data-version={version}>
@@ -82,7 +85,7 @@ function Chat({ version, id, initial, useToolgateChat }: { version: string; id: 
           ))}
         </section>
       ))}
-      {chat.error && <p data-testid="error">{chat.error.message}</p>}
+      {error && <p data-testid="error">{error.message}</p>}
       <form
         onSubmit={(event) => {
           event.preventDefault()
