@@ -66,6 +66,34 @@ for (const { version, path } of versions) {
       await expect(lastAssistant(page).getByTestId('text')).toHaveText(/^Chapter 1: .* went on its way\.$/)
     })
 
+    test('a reply the user stopped shows as stopped after a reload, and the chat goes on', async ({ page }) => {
+      await page.goto(`${page_}${path}`)
+      await send(page, 'tell me a long story')
+      await expect(lastAssistant(page).getByTestId('text')).toContainText('Chapter 2:')
+      await page.getByRole('button', { name: 'Stop' }).click()
+      await expect(page.getByTestId('chat')).toHaveAttribute('data-status', 'ready')
+      await page.reload()
+      await expect(lastAssistant(page).getByTestId('text')).toContainText('Chapter 2:')
+      await expect(lastAssistant(page).getByTestId('stopped')).toHaveCount(1)
+      await send(page, 'hello')
+      await expect(lastAssistant(page).getByTestId('text')).toHaveText(/^Hello!/)
+      await expect(lastAssistant(page).getByTestId('stopped')).toHaveCount(0)
+      await idle(page)
+    })
+
+    test('a failed run shows its error after a reload too, until the next message', async ({ page }) => {
+      await page.goto(`${page_}${path}`)
+      await send(page, 'fail the run')
+      await expect(page.getByTestId('error')).toBeVisible()
+      const live = await page.getByTestId('error').innerText()
+      await page.reload()
+      await expect(page.getByTestId('message')).toHaveCount(1)
+      await expect(page.getByTestId('error')).toHaveText(live)
+      await send(page, 'hello')
+      await expect(lastAssistant(page).getByTestId('text')).toHaveText(/^Hello!/)
+      await idle(page)
+    })
+
     test('an approval approved runs the server tool once', async ({ page }) => {
       const to = `ann-${version}-${Date.now()}@example.com`
       await page.goto(`${page_}${path}`)

@@ -24,6 +24,21 @@ function lastAssistant(page: Page) {
 }
 
 test.describe('TanStack AI useChat', () => {
+  test('a reply the user stopped shows as stopped after a reload, and the chat goes on', async ({ page }) => {
+    await page.goto(page_)
+    await send(page, 'tell me a long story')
+    await expect(lastAssistant(page).getByTestId('text')).toContainText('Chapter 2:')
+    await page.getByRole('button', { name: 'Stop' }).click()
+    await idle(page)
+    await page.reload()
+    await expect(lastAssistant(page).getByTestId('text')).toContainText('Chapter 2:')
+    await expect(lastAssistant(page).getByTestId('stopped')).toHaveCount(1)
+    await send(page, 'hello')
+    await expect(lastAssistant(page).getByTestId('text')).toHaveText(/^Hello!/)
+    await expect(lastAssistant(page).getByTestId('stopped')).toHaveCount(0)
+    await idle(page)
+  })
+
   test('a turn, a server tool, and a reload that shows the thread and goes on', async ({ page }) => {
     await page.goto(page_)
     await send(page, 'hello')

@@ -176,6 +176,13 @@ const rules: ScriptRule<Tools>[] = [
     },
   },
   { when: /\b(long story|tell me a story)\b/i, reply: LONG_STORY },
+  // A run that fails (the model's stream breaks): what a page shows of a failed run, live and reloaded.
+  {
+    when: /\bfail the run\b/i,
+    reply: () => {
+      throw new Error('the scripted demo model failed on purpose')
+    },
+  },
   { when: /^\s*(hi|hello|hey)\b/i, reply: 'Hello! I am the scripted demo model. Ask me about the weather, or to send an email.' },
 ]
 

@@ -17,6 +17,9 @@ interface Part {
   toolMetadata?: { toolgate?: { approvalReason?: string } }
   url?: string
   mediaType?: string
+  /** Toolgate marks the parts of a step the user stopped (a reloaded thread). */
+  providerMetadata?: { toolgate?: { stopped?: true } }
+  callProviderMetadata?: { toolgate?: { stopped?: true } }
 }
 interface Message {
   id: string
@@ -29,6 +32,7 @@ interface ChatHelpers {
   status: string
   error: Error | undefined
   sendMessage(message: { text: string }): Promise<void>
+  stop(): Promise<void>
   addToolApprovalResponse(response: { id: string; approved: boolean; reason?: string }): void | PromiseLike<void>
 }
 
@@ -49,7 +53,7 @@ export function mount<M>(version: string, useToolgateChat: (id: string, messages
 
 /** The chat id lives in the URL, so a reload finds the thread; its messages come from the server. */
 function Page({ version, useToolgateChat }: { version: string; useToolgateChat: (id: string, messages: unknown[]) => unknown }) {
-  const [loaded, setLoaded] = useState<{ id: string; messages: unknown[] }>()
+  const [loaded, setLoaded] = useState<{ id: string; messages: unknown[]; lastRunError?: { message: string } }>()
   useEffect(() => {
     const url = new URL(location.href)
     const id = url.searchParams.get('chat') ?? `aisdk-${crypto.randomUUID()}`
@@ -58,15 +62,18 @@ function Page({ version, useToolgateChat }: { version: string; useToolgateChat: 
       history.replaceState(null, '', url)
     }
     void fetch(`/api/chat?threadId=${encodeURIComponent(id)}&format=ai-sdk`).then(async (response) => {
-      setLoaded({ id, messages: response.ok ? ((await response.json()) as { messages: unknown[] }).messages : [] })
+      const thread = response.ok ? ((await response.json()) as { messages: unknown[]; lastRunError?: { message: string } }) : { messages: [] }
+      setLoaded({ id, ...thread })
     })
   }, [])
   if (!loaded) return <p>Loading…</p>
-  return <Chat version={version} id={loaded.id} initial={loaded.messages} useToolgateChat={useToolgateChat} />
+  return <Chat version={version} id={loaded.id} initial={loaded.messages} lastRunError={loaded.lastRunError} useToolgateChat={useToolgateChat} />
 }
 
-function Chat({ version, id, initial, useToolgateChat }: { version: string; id: string; initial: unknown[]; useToolgateChat: (id: string, messages: unknown[]) => unknown }) {
+function Chat({ version, id, initial, lastRunError, useToolgateChat }: { version: string; id: string; initial: unknown[]; lastRunError?: { message: string }; useToolgateChat: (id: string, messages: unknown[]) => unknown }) {
   const chat = useToolgateChat(id, initial) as ChatHelpers
+  // `useChat` takes no error to start with: a reloaded thread's failed run is shown until the chat moves on.
+  const error = chat.error ?? (chat.messages.length === initial.length ? lastRunError : undefined)
   const [text, setText] = useState('')
   return (
     <main data-testid="chat" data-status={chat.status} data-version={version}>
@@ -78,7 +85,7 @@ function Chat({ version, id, initial, useToolgateChat }: { version: string; id: 
           ))}
         </section>
       ))}
-      {chat.error && <p data-testid="error">{chat.error.message}</p>}
+      {error && <p data-testid="error">{error.message}</p>}
       <form
         onSubmit={(event) => {
           event.preventDefault()
@@ -92,13 +99,29 @@ function Chat({ version, id, initial, useToolgateChat }: { version: string; id: 
           Send
         </button>
       </form>
+      {/* `stop()` only stops reading; the guide's POST stops the run on the server. */}
+      <button
+        disabled={chat.status !== 'streaming' && chat.status !== 'submitted'}
+        onClick={() => {
+          void chat.stop()
+          void fetch('/api/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ threadId: id, stop: true }) })
+        }}
+      >
+        Stop
+      </button>
     </main>
   )
 }
 
 function PartView({ part, chat }: { part: Part; chat: ChatHelpers }) {
   const [reason, setReason] = useState('')
-  if (part.type === 'text') return <p data-testid="text">{part.text}</p>
+  if (part.type === 'text')
+    return (
+      <p data-testid="text">
+        {part.text}
+        {part.providerMetadata?.toolgate?.stopped && <em data-testid="stopped"> (stopped)</em>}
+      </p>
+    )
   if (part.type === 'file') return <img data-testid="file" src={part.url} alt={part.mediaType} />
   if (!part.type.startsWith('tool-')) return null
   const name = part.type.slice('tool-'.length)

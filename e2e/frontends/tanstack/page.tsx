@@ -21,13 +21,15 @@ const threadId = threadIdOfPage()
 const connection = fetchServerSentEvents('/api/chat?client=tanstack')
 
 function Chat() {
-  const { messages, sendMessage, addToolApprovalResponse, interrupts, status, error } = useChat({ connection, threadId, persistence: true })
+  const { messages, sendMessage, addToolApprovalResponse, interrupts, status, error, stop } = useChat({ connection, threadId, persistence: true })
   const [text, setText] = useState('')
   return (
     <main data-testid="chat" data-status={status}>
       <h1>TanStack AI useChat</h1>
       {messages.map((message) => (
         <section key={message.id} data-testid="message" data-role={message.role}>
+          {/* Toolgate marks a turn the user stopped in the message's metadata (a reloaded thread). */}
+          {message.metadata?.toolgate?.stopped === true && <em data-testid="stopped">(stopped)</em>}
           {message.parts.map((part, index) => {
             if (part.type === 'text') return <p key={index} data-testid="text">{part.content}</p>
             if (part.type !== 'tool-call') return null
@@ -65,6 +67,15 @@ function Chat() {
           Send
         </button>
       </form>
+      {/* `stop()` stops reading; a POST stops the run on the server. */}
+      <button
+        onClick={() => {
+          stop()
+          void fetch('/api/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ threadId, stop: true }) })
+        }}
+      >
+        Stop
+      </button>
     </main>
   )
 }

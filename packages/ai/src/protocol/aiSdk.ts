@@ -1,4 +1,4 @@
-import type { ThreadStatus } from './thread.ts'
+import type { RunFailure, ThreadStatus } from './thread.ts'
 
 // The AI SDK's UI messages as the chat endpoint hands them out (`GET ?threadId=&format=ai-sdk`) and
 // reads them back: written out here, types only, so neither side loads `ai`. They are assignable to
@@ -16,6 +16,8 @@ export type AiSdkPartMetadata = {
     resultId?: string
     /** The server holds this call's answer while others of its batch wait: a request that repeats it does not answer again. */
     answered?: true
+    /** The user stopped the run while this step streamed or its tools ran: its text and calls were cut short. */
+    stopped?: true
   }
 }
 
@@ -68,4 +70,10 @@ export interface AiSdkThread<TMessage = AiSdkUIMessage> {
   readonly threadId: string
   readonly status: ThreadStatus
   readonly messages: TMessage[]
+  /**
+   * How the last run failed, when it did and nothing ran since (the snapshot's `lastRunError`).
+   * `useChat` takes no error to start with, and no `UIMessage` part holds one: show it beside the
+   * messages, as the live page showed `useChat`'s `error`. The next message clears it.
+   */
+  readonly lastRunError?: RunFailure
 }

@@ -5,8 +5,8 @@ import * as ai7 from 'ai7'
 import type { AbstractChat, ChatInit, ChatState, ChatStatus, UIMessage, UIMessageChunk } from 'ai'
 import { toolDefinition, toolResult } from '@toolgate/ai'
 import { scriptedModel } from '@toolgate/ai/server'
-import { locationDef, shareDef, transferDef, weatherTool } from '../server/fixtures.ts'
-import { closeAll, startServer, type TestServer } from '../server/helpers/server.ts'
+import { locationDef, shareDef, transferDef, weatherDef, weatherTool } from '../server/fixtures.ts'
+import { closeAll, deferred, startServer, type TestServer } from '../server/helpers/server.ts'
 
 afterEach(closeAll)
 
@@ -476,6 +476,50 @@ for (const [version, thisSdk] of SDKS) describe(`AI SDK ${version}'s useChat (Ab
     expect(chat.error?.message).toBeTruthy()
     expect(chat.error?.message).not.toContain('hunter2')
     expect(shown(chat).text).toBe('Thinking')
+  })
+
+  it('hydrates a chat whose last run failed with the failure beside its messages, as the live chat had it as its error', async () => {
+    const server = await startServer({
+      model: {
+        stream: async function* () {
+          yield { type: 'text-delta', delta: 'Thinking' }
+          throw new Error('password=hunter2 at /srv/db.ts')
+        },
+      },
+    })
+    const chat = chatFor(server)
+    await chat.sendMessage({ text: 'hello' })
+    expect(chat.status).toBe('error')
+    const thread = (await (await fetch(`${server.url}?threadId=${chat.id}&format=ai-sdk`)).json()) as { lastRunError?: { runId: string; code: string; message: string } }
+    expect(thread.lastRunError).toEqual({ runId: expect.any(String), code: 'MODEL_ERROR', message: chat.error!.message })
+    expect(JSON.stringify(thread)).not.toContain('hunter2')
+  })
+
+  it('hydrates a step the user stopped with stopped in its parts\' metadata; the next turn is not marked', async () => {
+    const started = deferred()
+    const slowWeather = weatherDef.server((_, { signal }) => new Promise<never>((_resolve, reject) => (started.resolve(), signal.addEventListener('abort', () => reject(signal.reason)))))
+    const server = await startServer({ model, tools: [slowWeather] })
+    const chat = chatFor(server)
+    const sending = chat.sendMessage({ text: 'weather please' })
+    await started.promise
+    const stop = await server.post({ threadId: chat.id, stop: true })
+    expect(await stop.json()).toEqual({ threadId: chat.id, stopped: true })
+    await sending
+    await vi.waitFor(async () => expect((await server.get(chat.id)).status).toBe('idle'))
+    await chat.sendMessage({ text: 'hello' })
+    await settled(chat)
+
+    const thread = (await (await fetch(`${server.url}?threadId=${chat.id}&format=ai-sdk`)).json()) as { messages: UIMessage[] }
+    const metadataOf = (part: UIMessage['parts'][number]) => ('callProviderMetadata' in part ? part.callProviderMetadata : 'providerMetadata' in part ? part.providerMetadata : undefined) as { toolgate?: { stopped?: true } } | undefined
+    const [stopped, after] = [thread.messages[1]!, thread.messages[3]!]
+    expect(stopped.parts.find((part) => part.type === 'tool-get_weather')).toMatchObject({ state: 'output-error', callProviderMetadata: { toolgate: { stopped: true } } })
+    expect(after.parts.filter((part) => metadataOf(part)?.toolgate?.stopped)).toEqual([])
+    // The reloaded chat takes the parts as they are and goes on.
+    const reloaded = chatFor(server, { id: chat.id, messages: thread.messages })
+    await reloaded.sendMessage({ text: 'hello' })
+    await settled(reloaded)
+    expect(reloaded.error).toBeUndefined()
+    expect(shown(reloaded).text).toBe('Hello there.')
   })
 
   it('answers 404 for the thread of a chat not started yet', async () => {

@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ChatClient, fetchServerSentEvents } from '@tanstack/ai-client'
 import type { UIMessage } from '@tanstack/ai'
 import { scriptedModel } from '@toolgate/ai/server'
-import { transferDef, weatherTool } from '../server/fixtures.ts'
-import { closeAll, startServer, type TestServer } from '../server/helpers/server.ts'
+import { transferDef, weatherDef, weatherTool } from '../server/fixtures.ts'
+import { closeAll, deferred, startServer, type TestServer } from '../server/helpers/server.ts'
 
 afterEach(closeAll)
 
@@ -147,6 +147,32 @@ describe("TanStack AI's ChatClient at the chat endpoint (?client=tanstack)", () 
     expect(reloaded.getError()).toBeUndefined()
     expect(reloaded.getMessages().map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
     expect(textOf(reloaded.getMessages().slice(2))).toBe('It is {"city":"Oslo","tempC":4}.')
+  })
+
+  it('hydrates a turn the user stopped with metadata.toolgate.stopped on its message; the reloaded client chats on', async () => {
+    const started = deferred()
+    const slowWeather = weatherDef.server((_, { signal }) => new Promise<never>((_resolve, reject) => (started.resolve(), signal.addEventListener('abort', () => reject(signal.reason)))))
+    const model = scriptedModel([
+      { when: 'weather', call: () => ({ tool: 'get_weather', input: { city: 'Oslo' } }), then: () => 'never' },
+      { when: 'hello', reply: 'Hello there.' },
+    ])
+    const server = await startServer({ model, tools: [slowWeather] })
+    const threadId = newThread()
+    const live = new ChatClient({ connection: connection(server), threadId })
+    const sending = live.sendMessage('weather please')
+    await started.promise
+    expect(await (await server.post({ threadId, stop: true })).json()).toEqual({ threadId, stopped: true })
+    await sending
+    await vi.waitFor(async () => expect((await server.get(threadId)).status).toBe('idle'))
+    await live.sendMessage('hello')
+
+    const reloaded = new ChatClient({ connection: connection(server), threadId, persistence: true })
+    reloaded.attach()
+    await vi.waitFor(() => expect(reloaded.getMessages()).toHaveLength(4))
+    expect(reloaded.getMessages().map((m) => m.metadata?.toolgate)).toEqual([undefined, { stopped: true }, undefined, undefined])
+    await reloaded.sendMessage('hello')
+    expect(reloaded.getError()).toBeUndefined()
+    expect(textOf(reloaded.getMessages().slice(4))).toBe('Hello there.')
   })
 
   it('takes the next turn after a turn with a tool call: its history holds the turn as one message', async () => {

@@ -35,8 +35,10 @@ export function toAiSdkThread(snapshot: ThreadSnapshot, options: AiSdkThreadOpti
         messages.push({ id: turn.id, role: 'assistant', parts: turn.parts })
       }
       turn.parts.push({ type: 'step-start' })
+      // A step the user stopped says so where the step's own metadata is: the AI SDK's parts have no stopped state.
+      const step = message.stopped ? { messageId: message.id, stopped: true as const } : { messageId: message.id }
       for (const { text } of message.reasoning ?? []) if (text !== '') turn.parts.push({ type: 'reasoning', text, state: 'done' })
-      if (message.content !== '') turn.parts.push({ type: 'text', text: message.content, state: 'done', providerMetadata: { toolgate: { messageId: message.id } } })
+      if (message.content !== '') turn.parts.push({ type: 'text', text: message.content, state: 'done', providerMetadata: { toolgate: step } })
       for (const call of message.toolCalls) {
         const part: MutablePart = {
           type: `tool-${call.name}`,
@@ -44,7 +46,7 @@ export function toAiSdkThread(snapshot: ThreadSnapshot, options: AiSdkThreadOpti
           state: 'input-available',
           input: parseArguments(call.arguments),
           ...(options.isServerTool?.(call.name) ? { providerExecuted: true } : {}),
-          callProviderMetadata: { toolgate: { messageId: message.id } },
+          callProviderMetadata: { toolgate: step },
         }
         turn.calls.set(call.id, part)
         turn.parts.push(part as AiSdkToolPart)
@@ -93,5 +95,6 @@ export function toAiSdkThread(snapshot: ThreadSnapshot, options: AiSdkThreadOpti
       Object.assign(part, { ...settled, callProviderMetadata: { toolgate: { ...toolgate, interruptId: answer.interruptId } } })
     }
   }
-  return { threadId: snapshot.threadId, status: snapshot.status, messages }
+  const { threadId, status, lastRunError } = snapshot
+  return { threadId, status, messages, ...(lastRunError ? { lastRunError } : {}) }
 }

@@ -10,6 +10,8 @@ interface TanStackUIMessage {
   readonly id: string
   readonly role: 'user' | 'assistant'
   readonly parts: Part[]
+  /** TanStack's metadata bag, whose top-level keys are the app's: `toolgate.stopped` marks a turn the user stopped. */
+  metadata?: { toolgate: { stopped: true } }
 }
 
 const PAUSED_RUN = 'run_paused'
@@ -50,8 +52,12 @@ export function toTanStackThread(snapshot: ThreadSnapshot): TanStackThread {
       // One turn is one assistant UIMessage, as TanStack's client builds it live: the steps after a
       // tool's result join the message that made the call.
       const last = messages.at(-1)
-      if (last?.role === 'assistant') last.parts.push(...parts)
-      else messages.push({ id: message.id, role: 'assistant', parts })
+      const turn = last?.role === 'assistant' ? last : { id: message.id, role: 'assistant' as const, parts: [] }
+      if (turn !== last) messages.push(turn)
+      turn.parts.push(...parts)
+      // A stop ends the turn, so the stopped step is its last and the turn's message carries the mark
+      // (TanStack's parts have no stopped state; its message metadata is the app's to read).
+      if (message.stopped) turn.metadata = { toolgate: { stopped: true } }
     } else {
       const failed = message.status !== 'success'
       const call = calls.get(message.toolCallId)
