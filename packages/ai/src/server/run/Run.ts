@@ -4,7 +4,7 @@ import type { ChatConfig } from '../options.ts'
 import { StoreConflictError, ThreadFullError, type ToolFailures, toolFailures } from '../errors.ts'
 import type { RunEvents } from '../events/runEvents.ts'
 import { messageBytes } from '../../util/jsonBytes.ts'
-import { commitOf, loadMessages, nextHead, type ThreadChange } from '../thread/thread.ts'
+import { commitChange, commitOf, loadMessages, nextHead, type ThreadChange } from '../thread/thread.ts'
 import type { LastEvents } from '../events/liveStream.ts'
 
 import { appContext } from './context.ts'
@@ -298,15 +298,10 @@ export class Run {
   ): Promise<void> {
     if (this.#lost) throw this.#lost
     const append = this.#appended.slice(this.#saved, to)
-    const store = this.config.store
-    const commit = async (head: ThreadHead) => {
-      const change = await transition(head, append)
-      const next = nextHead(head, change)
-      return (await store.commit(commitOf(next, change, undefined, last?.unlogged()))) ? next : undefined
-    }
+    const commit = async (head: ThreadHead) => commitChange(this.config.store, head, await transition(head, append), last?.unlogged())
     let written = followed ? await commit(this.#head) : undefined
     if (!written) {
-      const current = await store.head(this.#head.id)
+      const current = await this.config.store.head(this.#head.id)
       if (current?.activeRun?.runId === this.runId && current.stopRequested === this.runId) {
         this.#abort.abort(new RunStopped())
         this.#head = current

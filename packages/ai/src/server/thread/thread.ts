@@ -55,10 +55,11 @@ export interface ThreadChange {
 /**
  * Writes `change` on top of `head` with one compare-and-set; returns the new head, or `undefined`
  * when the thread changed since `head` was read. The head's count, size and version follow.
+ * `events`: a run's last events, written with it into the store's log.
  */
-export async function commitChange(store: ThreadStore, head: ThreadHead, change: ThreadChange): Promise<ThreadHead | undefined> {
+export async function commitChange(store: ThreadStore, head: ThreadHead, change: ThreadChange, events?: ThreadCommit['events']): Promise<ThreadHead | undefined> {
   const next = nextHead(head, change)
-  return (await store.commit(commitOf(next, change))) ? next : undefined
+  return (await store.commit(commitOf(next, change, undefined, events))) ? next : undefined
 }
 
 /** The head `change` makes of `head`: its count, size and version follow. */
