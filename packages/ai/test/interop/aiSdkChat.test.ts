@@ -4,7 +4,7 @@ import * as ai6 from 'ai'
 import * as ai7 from 'ai7'
 import type { AbstractChat, ChatInit, ChatState, ChatStatus, UIMessage, UIMessageChunk } from 'ai'
 import { toolDefinition, toolResult } from '@toolgate/ai'
-import { scriptedModel } from '@toolgate/ai/server'
+import { scriptedModel, type ChatModel } from '@toolgate/ai/server'
 import { locationDef, shareDef, transferDef, weatherDef, weatherTool } from '../server/fixtures.ts'
 import { closeAll, deferred, startServer, type TestServer } from '../server/helpers/server.ts'
 
@@ -15,6 +15,14 @@ afterEach(closeAll)
 // runs with AI SDK 6 (`ai`) and 7 (`ai7`, an npm alias); both speak the same protocol.
 
 type Sdk = typeof ai6
+/** A model that fails mid-answer with an error naming a secret, which no chat may show. */
+const failingModel: ChatModel = {
+  stream: async function* () {
+    yield { type: 'text-delta', delta: 'Thinking' }
+    throw new Error('password=hunter2 at /srv/db.ts')
+  },
+}
+
 const SDKS: [string, Sdk][] = [
   ['6', ai6],
   ['7', ai7 as unknown as Sdk],
@@ -463,12 +471,7 @@ for (const [version, thisSdk] of SDKS) describe(`AI SDK ${version}'s useChat (Ab
 
   it('ends a failed run with an error chunk: the chat shows the safe message, never the secret', async () => {
     const server = await startServer({
-      model: {
-        stream: async function* () {
-          yield { type: 'text-delta', delta: 'Thinking' }
-          throw new Error('password=hunter2 at /srv/db.ts')
-        },
-      },
+      model: failingModel,
     })
     const chat = chatFor(server)
     await chat.sendMessage({ text: 'hello' })
@@ -480,12 +483,7 @@ for (const [version, thisSdk] of SDKS) describe(`AI SDK ${version}'s useChat (Ab
 
   it('hydrates a chat whose last run failed with the failure beside its messages, as the live chat had it as its error', async () => {
     const server = await startServer({
-      model: {
-        stream: async function* () {
-          yield { type: 'text-delta', delta: 'Thinking' }
-          throw new Error('password=hunter2 at /srv/db.ts')
-        },
-      },
+      model: failingModel,
     })
     const chat = chatFor(server)
     await chat.sendMessage({ text: 'hello' })

@@ -18,6 +18,18 @@ import { startPostgres, type PostgresServer } from '../services/postgres.ts'
 
 afterEach(closeAll)
 
+// One PostgreSQL server for the file; each describe makes its own tables.
+let postgres: PostgresServer
+let pool: pg.Pool
+beforeAll(async () => {
+  postgres = await startPostgres()
+  pool = new pg.Pool({ connectionString: postgres.connectionString, max: 8 })
+}, 60_000)
+afterAll(async () => {
+  await pool?.end()
+  await postgres?.stop()
+})
+
 const isClosedStep = (commit: ThreadCommit) => commit.head.activeRun !== undefined && commit.append.some((message) => message.role === 'tool')
 
 const weatherRule = {
@@ -152,17 +164,7 @@ describe('a stop request from another instance while a closed step is on its way
   })
 
   describe('on a real PostgreSQL', () => {
-    let server: PostgresServer
-    let pool: pg.Pool
-    beforeAll(async () => {
-      server = await startPostgres()
-      pool = new pg.Pool({ connectionString: server.connectionString, max: 8 })
-      await postgresStore({ pool }).ensureSchema()
-    }, 60_000)
-    afterAll(async () => {
-      await pool?.end()
-      await server?.stop()
-    })
+    beforeAll(() => postgresStore({ pool }).ensureSchema())
 
     it('stops the run, and the write sent behind the overlapped one is made again on the head as it is: nothing lost, nothing twice', async () => {
       await stopDuringOverlappedWrite(async () => postgresStore({ pool }))
@@ -171,17 +173,7 @@ describe('a stop request from another instance while a closed step is on its way
 })
 
 describe('a run’s last events carried by its release (PostgreSQL: the log is written with the commit)', () => {
-  let server: PostgresServer
-  let pool: pg.Pool
-  beforeAll(async () => {
-    server = await startPostgres()
-    pool = new pg.Pool({ connectionString: server.connectionString, max: 8 })
-    await postgresStore({ pool, table: 'ends' }).ensureSchema()
-  }, 60_000)
-  afterAll(async () => {
-    await pool?.end()
-    await server?.stop()
-  })
+  beforeAll(() => postgresStore({ pool, table: 'ends' }).ensureSchema())
 
   const logOf = async (store: ThreadStore, runId: string) => {
     const read = (await store.events!.read(runId, 0))!
