@@ -104,4 +104,22 @@ describe("a Toolgate browser tool in TanStack AI's ChatClient", () => {
     expect(located).toBe(0)
     expect(transfers).toEqual([])
   })
+
+  it('waiting across a reload (approved in another tab): TanStack does not run it on hydration; the page answers it with addToolResult, once', async () => {
+    const server = await setUp()
+    const { threadId } = await server.send('pay and locate')
+    const approval = (await server.get(threadId)).interrupts.find((interrupt) => interrupt.toolName === 'transfer_money')!
+    expect((await server.post({ threadId, resume: [{ interruptId: approval.id, approved: true }] })).status).toBe(202)
+
+    const reloaded = new ChatClient({ connection: connection(server), threadId, persistence: true, tools: [getLocation] })
+    reloaded.attach()
+    await vi.waitFor(() => expect(reloaded.getInterrupts()).toEqual([expect.objectContaining({ reason: 'client_tool_input', canResolve: true })]))
+    expect(toolCallPart(reloaded.getMessages(), 'transfer_money')).toMatchObject({ state: 'approval-responded', approval: { approved: true } })
+    expect(located).toBe(0)
+    const call = toolCallPart(reloaded.getMessages(), 'get_location')!
+    await reloaded.addToolResult({ tool: 'get_location', toolCallId: call.id, output: await getLocation.execute!({}, { toolCallId: call.id }) })
+    await vi.waitFor(() => expect(textOf(reloaded.getMessages())).toBe('transfer_money: success {"receipt":"r-500"}; get_location: success {"city":"Oslo"}'))
+    expect(transfers).toEqual([{ to: 'Bob', amount: 500 }])
+    expect(located).toBe(1)
+  })
 })
