@@ -23,7 +23,13 @@ let transfers: { to: string; amount: number }[] = []
 /** The weather tool starts (`started`) and waits for `gate`: the run is live until the test opens it. */
 let weather = { started: deferred(), gate: deferred() }
 
-async function setUp(delayMs = 0): Promise<TestServer> {
+/** Ada writes; the viewer may only read; no one else may do anything. */
+function authorize(request: Request, _threadId: string, { action }: { action: string }): boolean {
+  const user = request.headers.get('x-user')
+  return user === 'ada' || (user === 'viewer' && action === 'read')
+}
+
+async function setUp(delayMs = 0, withRights = false): Promise<TestServer> {
   transfers = []
   weather = { started: deferred(), gate: deferred() }
   const weatherTool = weatherDef.server(async ({ city }) => {
@@ -39,14 +45,14 @@ async function setUp(delayMs = 0): Promise<TestServer> {
     ],
     { delayMs },
   )
-  return startServer({ model, tools: [weatherTool, transferDef.server((input) => (transfers.push(input), { receipt: `r-${input.amount}` }))] })
+  return startServer({ model, tools: [weatherTool, transferDef.server((input) => (transfers.push(input), { receipt: `r-${input.amount}` }))], ...(withRights ? { authorize } : {}) })
 }
 
 const newThread = () => `t-${Math.random().toString(36).slice(2)}`
 
 /** Connects a fresh agent (a reloaded page) and returns it with the events it got, each checked against @ag-ui/core. */
-async function reload(server: TestServer, threadId: string, onFirstEvent?: () => void) {
-  const agent = new ToolgateAgent({ url: server.url, threadId })
+async function reload(server: TestServer, threadId: string, onFirstEvent?: () => void, headers?: Record<string, string>) {
+  const agent = new ToolgateAgent({ url: server.url, threadId, ...(headers ? { headers } : {}) })
   const events: BaseEvent[] = []
   await agent.connectAgent({}, {
     onEvent: ({ event }) => {
@@ -110,5 +116,22 @@ describe('a stock AG-UI agent that reconnects (a reloaded CopilotKit page)', () 
     expect(again.agent.pendingInterrupts).toEqual([])
     expect(again.agent.messages.at(-1)?.content).toBe('Paid: {"receipt":"r-500"}')
     expect(shape(again.agent.messages).map((message) => message.id)).toEqual((await stored(server, threadId)).map((message) => message.id))
+  })
+
+  it('mid-run, the rejoin is a read of the thread: a reader the app lets read follows the run, anyone else is refused', async () => {
+    const server = await setUp(0, true)
+    const threadId = newThread()
+    const first = new ToolgateAgent({ url: server.url, threadId, headers: { 'x-user': 'ada' } })
+    first.addMessage({ id: 'u-1', role: 'user', content: 'weather please' })
+    const live = first.runAgent({})
+    await weather.started.promise
+    const input = { threadId, runId: 'r-eve', messages: [], tools: [], context: [], state: {}, forwardedProps: {} }
+    const refused = await server.post(input, { 'x-user': 'eve', accept: 'text/event-stream' })
+    expect(refused.status).toBe(403)
+    expect(await refused.json()).toMatchObject({ error: { code: 'FORBIDDEN' } })
+    const viewer = await reload(server, threadId, () => weather.gate.resolve(), { 'x-user': 'viewer' })
+    await live
+    expect(viewer.agent.messages.map((message) => message.id)).toEqual((await server.get(threadId, { 'x-user': 'ada' })).messages.map((message) => message.id))
+    expect((viewer.agent.messages.at(-1)?.content as string).endsWith(story)).toBe(true)
   })
 })
