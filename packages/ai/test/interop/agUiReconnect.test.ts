@@ -22,6 +22,7 @@ const story = Array.from({ length: 40 }, (_, i) => `part ${i}. `).join('')
 let transfers: { to: string; amount: number }[] = []
 /** The weather tool starts (`started`) and waits for `gate`: the run is live until the test opens it. */
 let weather = { started: deferred(), gate: deferred() }
+let gateTransfers = false
 
 /** Ada writes; the viewer may only read; no one else may do anything. */
 function authorize(request: Request, _threadId: string, { action }: { action: string }): boolean {
@@ -32,6 +33,7 @@ function authorize(request: Request, _threadId: string, { action }: { action: st
 async function setUp(delayMs = 0, withRights = false): Promise<TestServer> {
   transfers = []
   weather = { started: deferred(), gate: deferred() }
+  gateTransfers = false
   const weatherTool = weatherDef.server(async ({ city }) => {
     weather.started.resolve()
     await weather.gate.promise
@@ -45,7 +47,16 @@ async function setUp(delayMs = 0, withRights = false): Promise<TestServer> {
     ],
     { delayMs },
   )
-  return startServer({ model, tools: [weatherTool, transferDef.server((input) => (transfers.push(input), { receipt: `r-${input.amount}` }))], ...(withRights ? { authorize } : {}) })
+  // A transfer waits for `gate` too when the test set `gateTransfers`: the resumed run is live until it opens.
+  const transferTool = transferDef.server(async (input) => {
+    if (gateTransfers) {
+      weather.started.resolve()
+      await weather.gate.promise
+    }
+    transfers.push(input)
+    return { receipt: `r-${input.amount}` }
+  })
+  return startServer({ model, tools: [weatherTool, transferTool], ...(withRights ? { authorize } : {}) })
 }
 
 const newThread = () => `t-${Math.random().toString(36).slice(2)}`
@@ -133,5 +144,26 @@ describe('a stock AG-UI agent that reconnects (a reloaded CopilotKit page)', () 
     await live
     expect(viewer.agent.messages.map((message) => message.id)).toEqual((await server.get(threadId, { 'x-user': 'ada' })).messages.map((message) => message.id))
     expect((viewer.agent.messages.at(-1)?.content as string).endsWith(story)).toBe(true)
+  })
+
+  it('mid-run after an approval: it follows the resumed run, and holds the approved step and its result once', async () => {
+    const server = await setUp()
+    const threadId = newThread()
+    const first = new ToolgateAgent({ url: server.url, threadId })
+    first.addMessage({ id: 'u-1', role: 'user', content: 'pay Bob' })
+    await first.runAgent({})
+    const [interrupt] = first.pendingInterrupts
+    gateTransfers = true
+    const live = first.runAgent({ resume: [{ interruptId: interrupt!.id, status: 'resolved', payload: { approved: true } }] })
+    await weather.started.promise
+    const again = await reload(server, threadId, () => weather.gate.resolve())
+    await live
+    const thread = await stored(server, threadId)
+    expect(thread.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
+    expect(again.agent.messages.map((message) => message.id)).toEqual(thread.map((message) => message.id))
+    expect(shape(again.agent.messages)).toEqual(shape(first.messages))
+    expect(again.agent.messages.at(-1)?.content).toBe('Paid: {"receipt":"r-500"}')
+    expect(again.agent.pendingInterrupts).toEqual([])
+    expect(transfers).toEqual([{ to: 'Bob', amount: 500 }])
   })
 })
