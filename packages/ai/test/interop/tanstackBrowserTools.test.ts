@@ -122,4 +122,16 @@ describe("a Toolgate browser tool in TanStack AI's ChatClient", () => {
     expect(transfers).toEqual([{ to: 'Bob', amount: 500 }])
     expect(located).toBe(1)
   })
+
+  it("a client tool that throws: the call fails with the page's error, which the model reads", async () => {
+    const server = await setUp()
+    // Asynchronous, as a browser API is: TanStack 0.33 drops the failure of a tool that throws synchronously, before it took the interrupt in.
+    const failing = tanStackTool({ name: 'get_location', description: "The user's location, from the browser" }).client(async () => {
+      await Promise.resolve()
+      throw new Error('location permission denied')
+    })
+    const client = new ChatClient({ connection: connection(server), threadId: newThread(), tools: [failing] })
+    await client.sendMessage('where am I')
+    await vi.waitFor(() => expect(textOf(client.getMessages())).toBe('No location: Tool "get_location" failed in the browser: location permission denied'))
+  })
 })
