@@ -13,11 +13,14 @@ afterEach(closeAll)
 let transfers: { to: string; amount: number }[] = []
 let located = 0
 
-/** The page's client tool: TanStack runs it when the server hands the call over. */
-const getLocation = tanStackTool({ name: 'get_location', description: "The user's location, from the browser" }).client(() => {
+/** What the page's browser tool does, counted. */
+function locate() {
   located++
   return { city: 'Oslo' }
-})
+}
+
+/** The page's client tool: TanStack runs it when the server hands the call over. */
+const getLocation = tanStackTool({ name: 'get_location', description: "The user's location, from the browser" }).client(locate)
 
 async function setUp(): Promise<TestServer> {
   transfers = []
@@ -117,7 +120,7 @@ describe("a Toolgate browser tool in TanStack AI's ChatClient", () => {
     expect(toolCallPart(reloaded.getMessages(), 'transfer_money')).toMatchObject({ state: 'approval-responded', approval: { approved: true } })
     expect(located).toBe(0)
     const call = toolCallPart(reloaded.getMessages(), 'get_location')!
-    await reloaded.addToolResult({ tool: 'get_location', toolCallId: call.id, output: await getLocation.execute!({}, { toolCallId: call.id }) })
+    await reloaded.addToolResult({ tool: 'get_location', toolCallId: call.id, output: locate() })
     await vi.waitFor(() => expect(textOf(reloaded.getMessages())).toBe('transfer_money: success {"receipt":"r-500"}; get_location: success {"city":"Oslo"}'))
     expect(transfers).toEqual([{ to: 'Bob', amount: 500 }])
     expect(located).toBe(1)
