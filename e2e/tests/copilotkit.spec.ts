@@ -99,6 +99,59 @@ test.describe('CopilotKit v2 CopilotChat', () => {
     await idle(page)
   })
 
+  test('a reload during a run follows the run to its end, each message once, and the chat goes on', async ({ page }) => {
+    // The demo's long story streams for a while: the bounds are for its length, not its speed.
+    test.setTimeout(120_000)
+    await page.goto(page_)
+    await send(page, 'tell me a long story')
+    await expect(assistant(page).last()).toContainText('Chapter 3:')
+    await page.reload()
+    await expect(assistant(page).last()).toContainText('Chapter 60: the tool gate opened', { timeout: 90_000 })
+    await idle(page)
+    await expect(page.getByTestId('copilot-user-message')).toHaveCount(1)
+    await expect(assistant(page)).toHaveCount(1)
+    const story = await assistant(page).innerText()
+    expect(story.match(/Chapter \d+:/g)).toHaveLength(60)
+    expect(story).toContain('Chapter 1: the tool gate opened')
+
+    await send(page, 'hello')
+    await expect(assistant(page).last()).toContainText('Hello! I am the scripted demo model')
+    await idle(page)
+    await expect(page.getByTestId('copilot-user-message')).toHaveCount(2)
+    await expect(assistant(page)).toHaveCount(2)
+  })
+
+  test('a reload while an approval waits shows it again; approving it runs the tool once and the turn goes on', async ({ page }) => {
+    const to = `di-ck-${Date.now()}@example.com`
+    await page.goto(page_)
+    await send(page, `email ${to} about dinner`)
+    const approval = page.getByRole('group', { name: 'Approve send_email' })
+    await expect(approval.getByTestId('approval-reason')).toHaveText(`${to} is outside the company domain`)
+    await idle(page)
+
+    await page.reload()
+    await expect(approval.getByTestId('approval-reason')).toHaveText(`${to} is outside the company domain`)
+    await expect(approval).toHaveCount(1)
+    await expect(page.getByTestId('copilot-user-message')).toHaveCount(1)
+    await idle(page)
+    expect((await outbox(page)).filter((email) => email.to === to)).toEqual([])
+    await approval.getByRole('button', { name: 'Approve' }).click()
+    await expect(assistant(page).last()).toContainText(`Sent the email to ${to} with the subject "dinner".`)
+    await expect(approval).toHaveCount(0)
+    await idle(page)
+    expect((await outbox(page)).filter((email) => email.to === to)).toHaveLength(1)
+
+    // Reloaded again, the turn shows done: nothing asks again, nothing runs again.
+    await page.reload()
+    await expect(assistant(page).last()).toContainText(`Sent the email to ${to} with the subject "dinner".`)
+    await idle(page)
+    await expect(approval).toHaveCount(0)
+    await send(page, 'hello')
+    await expect(assistant(page).last()).toContainText('Hello! I am the scripted demo model')
+    await idle(page)
+    expect((await outbox(page)).filter((email) => email.to === to)).toHaveLength(1)
+  })
+
   test('a reload shows the thread (its server tool and approval included), and the chat goes on', async ({ page }) => {
     const to = `cy-ck-${Date.now()}@example.com`
     await page.goto(page_)

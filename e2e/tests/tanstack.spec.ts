@@ -105,6 +105,41 @@ test.describe('TanStack AI useChat', () => {
     expect((await outbox(page)).filter((email) => email.to === to)).toHaveLength(1)
   })
 
+  test('a browser tool: the page runs it once (a TanStack client tool) and the turn goes on', async ({ page }) => {
+    await page.goto(page_)
+    await send(page, 'switch to dark mode')
+    await expect(lastAssistant(page).getByTestId('text')).toHaveText('Switched to the dark theme.')
+    await idle(page)
+    await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark')
+    await expect(page.locator('body')).toHaveAttribute('data-ran_set_theme', '1')
+    await expect(page.locator('[data-testid=tool][data-tool=set_theme]')).toHaveAttribute('data-state', 'complete')
+  })
+
+  test('a browser tool behind an approval, across a reload: asked again, approving runs it once, and a second reload shows it done', async ({ page }) => {
+    await page.goto(page_)
+    await send(page, 'copy hello there to my clipboard')
+    const call = page.locator('[data-testid=tool][data-tool=copy_to_clipboard]')
+    await expect(call).toHaveAttribute('data-state', 'approval-requested')
+    await idle(page)
+
+    await page.reload()
+    await expect(call).toHaveAttribute('data-state', 'approval-requested')
+    await idle(page)
+    await call.getByRole('button', { name: 'Approve' }).click()
+    await expect(lastAssistant(page).getByTestId('text')).toHaveText('Copied "hello there" to your clipboard.')
+    await idle(page)
+    await expect(page.locator('body')).toHaveAttribute('data-copied', 'hello there')
+    await expect(page.locator('body')).toHaveAttribute('data-ran_copy_to_clipboard', '1')
+
+    await page.reload()
+    await expect(lastAssistant(page).getByTestId('text')).toHaveText('Copied "hello there" to your clipboard.')
+    await expect(call).toHaveAttribute('data-state', 'complete')
+    await expect(call.getByTestId('output')).toHaveText('{"copied":true}')
+    await idle(page)
+    await expect(page.locator('[data-testid=message]')).toHaveCount(2)
+    expect(await page.evaluate(() => sessionStorage.getItem('ran:copy_to_clipboard'))).toBe('1')
+  })
+
   test('a reload during a run rejoins the run and follows it to its end', async ({ page }) => {
     // The demo's long story streams for a while: the bounds are for its length, not its speed.
     test.setTimeout(120_000)

@@ -1,6 +1,7 @@
 import { useState } from 'react'
 import { createRoot } from 'react-dom/client'
 import { fetchServerSentEvents, useChat } from '@tanstack/ai-react'
+import { toolDefinition, type ToolCallPart } from '@tanstack/ai'
 
 // TanStack AI's own `useChat` on the demo's server, wired as the guide says
 // (docs/existing-frontends.md): its stock SSE connection at `?client=tanstack`, the thread id in the
@@ -20,8 +21,32 @@ function threadIdOfPage(): string {
 const threadId = threadIdOfPage()
 const connection = fetchServerSentEvents('/api/chat?client=tanstack')
 
+/** How often the page ran each client tool, kept across reloads (sessionStorage), so a test sees a tool run once. */
+function ran(name: string): void {
+  const key = `ran:${name}`
+  sessionStorage.setItem(key, String(Number(sessionStorage.getItem(key) ?? 0) + 1))
+  document.body.dataset[`ran_${name}`] = sessionStorage.getItem(key)!
+}
+
+// The demo's browser tools (bare definitions on the server), as TanStack client tools of the same name:
+// TanStack runs one when the server hands its call over, and resumes with its output.
+const clientTools = [
+  toolDefinition({ name: 'set_theme', description: 'Switch the page between light and dark' }).client((input) => {
+    const { theme } = input as { theme: 'light' | 'dark' }
+    ran('set_theme')
+    document.documentElement.dataset.theme = theme
+    return { theme }
+  }),
+  toolDefinition({ name: 'copy_to_clipboard', description: "Copy text to the user's clipboard" }).client((input) => {
+    const { text } = input as { text: string }
+    ran('copy_to_clipboard')
+    document.body.dataset.copied = text // not the real clipboard: a headless browser may not grant it
+    return { copied: true }
+  }),
+]
+
 function Chat() {
-  const { messages, sendMessage, addToolApprovalResponse, interrupts, status, error, stop } = useChat({ connection, threadId, persistence: true })
+  const { messages, sendMessage, addToolApprovalResponse, interrupts, status, error, stop } = useChat({ connection, threadId, persistence: true, tools: clientTools })
   const [text, setText] = useState('')
   return (
     <main data-testid="chat" data-status={status}>
@@ -30,9 +55,11 @@ function Chat() {
         <section key={message.id} data-testid="message" data-role={message.role}>
           {/* Toolgate marks a turn the user stopped in the message's metadata (a reloaded thread). */}
           {message.metadata?.toolgate?.stopped === true && <em data-testid="stopped">(stopped)</em>}
-          {message.parts.map((part, index) => {
-            if (part.type === 'text') return <p key={index} data-testid="text">{part.content}</p>
-            if (part.type !== 'tool-call') return null
+          {message.parts.map((each, index) => {
+            if (each.type === 'text') return <p key={index} data-testid="text">{each.content}</p>
+            if (each.type !== 'tool-call') return null
+            // Typed by the page's client tools alone; the server's tools, and their approvals, come too.
+            const part: ToolCallPart = each
             // The interrupt behind the approval (its id is the approval's): the policy's reason is its `message`.
             const interrupt = interrupts.find((each) => each.id === part.approval?.id)
             return (

@@ -8,6 +8,7 @@ import { verifiedDecisions } from './decisions/records.ts'
 import { review } from './claim/reviews.ts'
 import { decide, type DecideInput, type DecideResult } from './claim/decide.ts'
 import { withFrontendTools } from './agui/frontendTools.ts'
+import { rejoinLiveRun } from './agui/rejoin.ts'
 import { parsePostRequest, readJsonBody, type ParsedRequest } from './http/requests.ts'
 import { answerUIMessageRequest } from './aisdk/uiMessageChat.ts'
 import { isUIMessageRequest } from './aisdk/uiMessageRequest.ts'
@@ -111,12 +112,14 @@ async function post(config: ChatConfig, request: Request): Promise<Response> {
 }
 
 
-function answer(config: ChatConfig, request: Request, body: ParsedRequest): Promise<Response> {
+async function answer(config: ChatConfig, request: Request, body: ParsedRequest): Promise<Response> {
   if ('review' in body) return review(config, request, body)
   if ('revokeGrant' in body) return revokeGrantOf(config, request, body)
   const kind = 'stop' in body ? 'stop' : 'resume' in body ? 'resume' : 'message'
   config.telemetry?.describeRequest(request, { kind, threadId: body.threadId })
   if ('stop' in body) return stopRun(config, request, body)
   const scoped = body.declaredTools ? withFrontendTools(config, body.declaredTools) : config
-  return 'resume' in body ? resume(scoped, request, body) : startTurn(scoped, request, body)
+  if (!('resume' in body)) return startTurn(scoped, request, body)
+  // An AG-UI client connecting while a run holds the thread (a page reloaded mid-run) follows the run.
+  return (body.agui ? await rejoinLiveRun(scoped, request, body) : undefined) ?? resume(scoped, request, body)
 }

@@ -1,5 +1,5 @@
 import type { ThreadSnapshot } from '../../protocol/thread.ts'
-import { toTanStackInterrupt } from './tanStackInterrupts.ts'
+import { toTanStackInterrupts } from './tanStackInterrupts.ts'
 
 // `useChat({ persistence: true, threadId })` hydrates from `GET ?threadId=` and reads
 // `{ messages: UIMessage[], activeRun, interrupts, page? }`: TanStack's UI messages hold `parts`,
@@ -26,8 +26,10 @@ export interface TanStackThread {
 /** The snapshot as TanStack's hydration reads it; `window` is set when only a page was read. */
 export function toTanStackThread(snapshot: ThreadSnapshot): TanStackThread {
   const approvals = new Map(snapshot.interrupts.filter((i) => i.reason === 'tool_approval').map((i) => [i.toolCallId, i.id]))
-  // Approvals the server holds while others of the batch wait: answered, shown as such.
+  // Answers the server holds while others of the batch wait, shown as given: approvals as
+  // responded, a browser tool's output (or failure) as the call's result, so the page does not run it again.
   const answered = new Map(snapshot.answers?.flatMap((a) => ('approved' in a ? [[a.toolCallId, { id: a.interruptId, needsApproval: true, approved: a.approved }] as const] : [])))
+  const outputs = new Map(snapshot.answers?.flatMap((a) => ('approved' in a ? [] : [[a.toolCallId, a] as const])))
   const messages: TanStackUIMessage[] = []
   const calls = new Map<string, Part>()
   for (const message of snapshot.messages) {
@@ -48,6 +50,14 @@ export function toTanStackThread(snapshot: ThreadSnapshot): TanStackThread {
         }
         calls.set(call.id, part)
         parts.push(part)
+        const held = outputs.get(call.id)
+        if (held) {
+          const failed = 'error' in held
+          part.state = failed ? 'error' : 'complete'
+          part.output = failed ? held.error : held.output
+          const content = failed ? held.error : JSON.stringify(held.output)
+          parts.push({ type: 'tool-result', toolCallId: call.id, content, state: failed ? 'error' : 'complete', ...(failed ? { error: held.error } : {}) })
+        }
       }
       // One turn is one assistant UIMessage, as TanStack's client builds it live: the steps after a
       // tool's result join the message that made the call.
@@ -84,7 +94,7 @@ export function toTanStackThread(snapshot: ThreadSnapshot): TanStackThread {
     activeRun: status === 'running' && runId !== undefined ? { runId } : null,
     // TanStack echoes `runId` back as the resume's `parentRunId`, which Toolgate does not need (the
     // interrupt ids name the step): a paused thread keeps no run id, so a fixed one stands in.
-    interrupts: snapshot.interrupts.length > 0 ? { runId: runId ?? PAUSED_RUN, pending: snapshot.interrupts.map(toTanStackInterrupt) } : null,
+    interrupts: snapshot.interrupts.length > 0 ? { runId: runId ?? PAUSED_RUN, pending: toTanStackInterrupts(snapshot.interrupts) } : null,
     ...(window === undefined ? {} : { page: window.from > 0 ? { truncated: true, cursor: String(window.from) } : { truncated: false } }),
   }
 }

@@ -1,0 +1,68 @@
+import type { ResumeRequest } from '../../protocol/requests.ts'
+import type { AgUiMessage } from '../../protocol/events.ts'
+import type { ChatConfig } from '../options.ts'
+import type { AguiFields } from '../http/requests.ts'
+import { read } from '../http/reads.ts'
+import { fetchRequest } from '../http/nodeRequest.ts'
+import { SSE_HEADERS } from '../events/liveStream.ts'
+import { RunEvents } from '../events/runEvents.ts'
+import { toolMessageAnswers } from '../claim/toolMessages.ts'
+import { isRunning, loadMessages, snapshot } from '../thread/thread.ts'
+import { randomId } from '../../util/randomId.ts'
+import { sendSnapshot, threadAsAgUi } from './threadMessages.ts'
+
+// An AG-UI client connects with an input that says nothing new (CopilotKit v2 does on mount, so a
+// reloaded page does). While no run holds the thread the claim answers it with the stored thread and
+// what waits (claim/claims.ts, `connect`). While a run holds it, that answer would leave the client
+// with the thread as it was and no way to see the rest of the run: it would take the page for idle,
+// and its next message would be refused as busy. So it rejoins the run instead, as a reader that
+// attaches does: the thread as the run began, then the run's events from its log, to its end.
+
+/**
+ * The response to an AG-UI input with nothing new while a live run holds the thread: one run that
+ * tells the client the thread as the live run began (`MESSAGES_SNAPSHOT`), then the live run's own
+ * events from its start, as `GET` + `Accept: text/event-stream` serves them (any instance; a run
+ * that died is continued). `undefined` when the input says something, or no run is live.
+ */
+export async function rejoinLiveRun(config: ChatConfig, request: Request, body: ResumeRequest & AguiFields): Promise<Response | undefined> {
+  if (body.resume.length > 0 || body.endsWithTool) return undefined
+  const head = await config.store.head(body.threadId)
+  const runId = head?.activeRun?.runId
+  if (!head || runId === undefined || !isRunning(head, config.limits.runLeaseMs)) return undefined
+  if (toolMessageAnswers(head.step, body.toolMessages ?? []).answers.length > 0) return undefined
+  // Named by id, the run is read from its log even if it ends before this read starts. The read
+  // authorizes the request as any reader's.
+  const attach = new URL(request.url)
+  attach.search = new URLSearchParams({ threadId: head.id, runId }).toString()
+  const headers = new Headers(fetchRequest(request).headers)
+  for (const name of ['content-type', 'content-length', 'last-event-id']) headers.delete(name)
+  headers.set('accept', 'text/event-stream')
+  const events = await read(config, new Request(attach, { headers, signal: request.signal }))
+  if (events.status !== 200 || !events.body) return events
+  const { messages } = snapshot(head, await loadMessages(config.store, head), config.limits.runLeaseMs, config.tools)
+  const held = (body.history ?? []).flatMap((message) => (message.id === undefined ? [] : [message.id]))
+  return new Response(followedBy(snapshotFrames(head.id, threadAsAgUi(messages, undefined), held), events.body), { status: 200, headers: SSE_HEADERS })
+}
+
+/** A run of its own that only tells the thread as the live run began. Not part of any run's log, so without ids: a reconnect never resumes after them. */
+function snapshotFrames(threadId: string, messages: readonly AgUiMessage[], held: readonly string[]): string {
+  let frames = ''
+  const events = new RunEvents(threadId, randomId('run_'), (event) => void (frames += `data: ${JSON.stringify(event)}\n\n`))
+  events.started()
+  sendSnapshot(events, messages, held)
+  events.finished({ type: 'success' })
+  return frames
+}
+
+function followedBy(first: string, rest: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const reader = rest.getReader()
+  return new ReadableStream<Uint8Array>({
+    start: (controller) => controller.enqueue(new TextEncoder().encode(first)),
+    async pull(controller) {
+      const { done, value } = await reader.read()
+      if (done) controller.close()
+      else controller.enqueue(value)
+    },
+    cancel: (reason) => reader.cancel(reason),
+  })
+}
