@@ -90,7 +90,7 @@ describe("a Toolgate browser tool in TanStack AI's ChatClient", () => {
     expect(located).toBe(1)
   })
 
-  it('held by the server while an approval waits (another tab answered it): a reload shows its output, and the page does not run it', async () => {
+  it('held by the server while an approval waits (another tab answered it): a reload shows its output, the page does not run it, and approving continues the run', async () => {
     const server = await setUp()
     const { threadId } = await server.send('pay and locate')
     const waiting = (await server.get(threadId)).interrupts
@@ -106,6 +106,11 @@ describe("a Toolgate browser tool in TanStack AI's ChatClient", () => {
     expect(reloaded.getInterrupts().map((interrupt) => interrupt.id)).toEqual(waiting.filter((interrupt) => interrupt !== call).map((interrupt) => interrupt.id))
     expect(located).toBe(0)
     expect(transfers).toEqual([])
+    // TanStack resumes with its own record of the held output beside the decision: a restatement, not a second answer.
+    await reloaded.addToolApprovalResponse({ id: toolCallPart(reloaded.getMessages(), 'transfer_money')!.approval!.id, approved: true })
+    await vi.waitFor(() => expect(textOf(reloaded.getMessages())).toBe('transfer_money: success {"receipt":"r-500"}; get_location: success {"city":"Lima"}'))
+    expect(transfers).toEqual([{ to: 'Bob', amount: 500 }])
+    expect(located).toBe(0)
   })
 
   it('waiting across a reload (approved in another tab): TanStack does not run it on hydration; the page answers it with addToolResult, once', async () => {

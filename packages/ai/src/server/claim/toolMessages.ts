@@ -1,7 +1,8 @@
 import type { ResumeAnswer } from '../../protocol/requests.ts'
 import { HttpError } from '../errors.ts'
 import type { ToolResultMessage } from '../http/requests.ts'
-import type { OpenStep } from '../thread/threadStore.ts'
+import type { OpenStep, StoredAnswer } from '../thread/threadStore.ts'
+import { deepEqual } from '../../util/deepEqual.ts'
 
 // AG-UI answers a frontend tool call with a `tool` message in the next `RunAgentInput`, not a resume
 // entry. Such a message is the same answer as `resume` gives (`output` or `error`), aimed by call id
@@ -19,7 +20,7 @@ export interface ToolMessageAnswers {
  * Picks out the `tool` messages that answer calls `step` waits on the browser for (not those
  * `resumed` answers in the same request). One aimed at a call waiting for approval or running on
  * the server is refused (422 `ANSWER_MISMATCH`), one for a
- * call already answered in this step 409 `INTERRUPT_ALREADY_ANSWERED`, each at `messages[i]`.
+ * call already answered in this step 409 `INTERRUPT_ALREADY_ANSWERED` (unless it restates that answer), each at `messages[i]`.
  */
 export function toolMessageAnswers(
   step: OpenStep | undefined,
@@ -42,6 +43,7 @@ export function toolMessageAnswers(
     if (interrupt.reason !== 'client_tool') {
       throw mismatch(`Tool call "${call.id}" of "${call.name}" waits for approval: answer interrupt "${interrupt.id}" with \`resume\`, not a tool message`, path)
     }
+    if (interrupt.answer && restates(interrupt.answer, message.answer)) continue
     if (interrupt.answer) throw new HttpError(409, 'INTERRUPT_ALREADY_ANSWERED', `Tool call "${call.id}" is already answered`, `${path}.toolCallId`)
     answers.push({ interruptId: interrupt.id, ...message.answer })
     from.push(message)
@@ -73,6 +75,12 @@ export function atMessagePath(error: unknown, offset: number, answered: ToolMess
   if (!match || !message) return error
   const field = match[2] === '.interruptId' ? '.toolCallId' : match[2] === '.output' ? '.content' : match[2] === '.error' ? '.error' : ''
   return new HttpError(error.status, error.code, error.message, `messages[${message.index}]${field}`)
+}
+
+/** A tool message giving the answer the step already holds for its call: the client's record of it (TanStack AI sends one with its next request), not a second answer. */
+function restates(held: StoredAnswer, given: ToolResultMessage['answer']): boolean {
+  if (held.kind === 'output') return 'output' in given && deepEqual(held.output, given.output)
+  return held.kind === 'error' && 'error' in given && held.error === given.error
 }
 
 function mismatch(message: string, path: string): HttpError {
