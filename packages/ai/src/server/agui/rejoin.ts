@@ -2,8 +2,7 @@ import type { ResumeRequest } from '../../protocol/requests.ts'
 import type { AgUiMessage } from '../../protocol/events.ts'
 import type { ChatConfig } from '../options.ts'
 import type { AguiFields } from '../http/requests.ts'
-import { read } from '../http/reads.ts'
-import { fetchRequest } from '../http/nodeRequest.ts'
+import { followRun } from '../http/reads.ts'
 import { SSE_HEADERS } from '../events/liveStream.ts'
 import { RunEvents } from '../events/runEvents.ts'
 import { toolMessageAnswers } from '../claim/toolMessages.ts'
@@ -30,14 +29,9 @@ export async function rejoinLiveRun(config: ChatConfig, request: Request, body: 
   const runId = head?.activeRun?.runId
   if (!head || runId === undefined || !isRunning(head, config.limits.runLeaseMs)) return undefined
   if (toolMessageAnswers(head.step, body.toolMessages ?? []).answers.length > 0) return undefined
-  // Named by id, the run is read from its log even if it ends before this read starts. The read
-  // authorizes the request as any reader's.
-  const attach = new URL(request.url)
-  attach.search = new URLSearchParams({ threadId: head.id, runId }).toString()
-  const headers = new Headers(fetchRequest(request).headers)
-  for (const name of ['content-type', 'content-length', 'last-event-id']) headers.delete(name)
-  headers.set('accept', 'text/event-stream')
-  const events = await read(config, new Request(attach, { headers, signal: request.signal }))
+  // Named by id, the run is read from its log even if it ends before this read starts. The request
+  // is authorized as any reader's.
+  const events = await followRun(config, request, head.id, { runId, after: 0 })
   if (events.status !== 200 || !events.body) return events
   const { messages } = snapshot(head, await loadMessages(config.store, head), config.limits.runLeaseMs, config.tools)
   const held = (body.history ?? []).flatMap((message) => (message.id === undefined ? [] : [message.id]))

@@ -92,9 +92,16 @@ function wantsEventStream(request: Request): boolean {
  * ones; without, the thread's active run from its start, or 204 when none streams. 404
  * `RUN_NOT_FOUND` when the run's events are no longer kept: read the thread instead.
  */
-async function attach(config: ChatConfig, request: Request, threadId: string, params: URLSearchParams): Promise<Response> {
+function attach(config: ChatConfig, request: Request, threadId: string, params: URLSearchParams): Promise<Response> {
+  return followRun(config, request, threadId, replayPoint(request, params))
+}
+
+/**
+ * The events of the thread's run `from.runId` after `from.after` (else of its live run, else 204), to
+ * a reader of the thread: `request` is authorized to read it, and its signal ends the stream.
+ */
+export async function followRun(config: ChatConfig, request: Request, threadId: string, from: { runId: string; after: number } | undefined): Promise<Response> {
   const head = await loadHead(config, request, threadId, 'read')
-  const from = replayPoint(request, params)
   const active = isRunning(head, config.limits.runLeaseMs) ? head.activeRun?.runId : undefined
   const runId = from?.runId ?? active
   if (runId === undefined) return new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } })
