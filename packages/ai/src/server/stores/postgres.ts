@@ -195,13 +195,15 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   // One statement: the head row is replaced only if its version is the one before (or inserted),
   // and the new messages are inserted only if it was. Data-modifying CTEs always run to completion.
   // A written head notifies the thread's watchers on commit, as an append of events does. A commit
-  // sent behind one not yet answered (`follows`, $10) also compares the stored head's text with that one's.
+  // sent behind one not yet answered, or made of the head this instance wrote last (`follows`, $10),
+  // also compares the stored head's text with that one's, and finds the thread unexpired (a thread
+  // whose time is up is gone, as `head` says, even before its row is purged).
   const commitHeadSql = `
 WITH head AS (
   INSERT INTO ${t}_threads (id, version, head, expires_at)
   VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond')
   ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, head = EXCLUDED.head, expires_at = EXCLUDED.expires_at
-    WHERE ${t}_threads.version = EXCLUDED.version - 1 AND ($10::text IS NULL OR ${t}_threads.head = $10::text)
+    WHERE ${t}_threads.version = EXCLUDED.version - 1 AND ($10::text IS NULL OR (${t}_threads.head = $10::text AND ${t}_threads.expires_at > now()))
   RETURNING id, pg_notify('${channel}', $9) AS notified
 ), appended AS (
   INSERT INTO ${t}_messages (thread_id, seq, message)

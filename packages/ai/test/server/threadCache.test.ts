@@ -1,0 +1,262 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { createClient } from 'redis'
+import pg from 'pg'
+import { StoreError, type ChatModel, type ThreadCommit, type ThreadMessage, type ThreadStore } from '@toolgate/ai/server'
+import { redisStore } from '@toolgate/ai/server/redis'
+import { postgresStore } from '@toolgate/ai/server/postgres'
+import { weatherTool } from './fixtures.ts'
+import { stored } from './helpers/store.ts'
+import { closeAll, readTurn, startServer, type TestServer } from './helpers/server.ts'
+import { startRedis, type RedisServer } from '../services/redis.ts'
+import { startPostgres, type PostgresServer } from '../services/postgres.ts'
+
+// An instance keeps the threads it wrote last, with their history, and claims such a thread on the
+// head it wrote (the store writes the claim only on that very head). Whatever other instances do
+// meanwhile, every model call must see exactly the stored history: a wrong cache would show the
+// model a wrong one.
+
+afterEach(closeAll)
+
+let redis: RedisServer
+let postgres: PostgresServer
+const closers: (() => Promise<unknown>)[] = []
+beforeAll(async () => {
+  ;[redis, postgres] = await Promise.all([startRedis(), startPostgres()])
+}, 60_000)
+afterAll(async () => {
+  for (const close of closers) await close().catch(() => {})
+  await redis?.stop()
+  await postgres?.stop()
+})
+
+/**
+ * What a store sends its server, counted as the stores bench counts it: commands by kind, and
+ * round trips of the thread (a command sent while none was in flight; those sent alongside share its wait).
+ */
+class Wire {
+  readonly kinds = new Map<string, number>()
+  roundTrips = 0
+  #inFlight = 0
+  async track<T>(kind: string, send: () => Promise<T>): Promise<T> {
+    this.kinds.set(kind, (this.kinds.get(kind) ?? 0) + 1)
+    if (this.#inFlight++ === 0) this.roundTrips++
+    try {
+      return await send()
+    } finally {
+      this.#inFlight--
+    }
+  }
+  reset(): void {
+    this.kinds.clear()
+    this.roundTrips = 0
+  }
+}
+
+interface Backend {
+  readonly name: 'redis' | 'postgres'
+  /** A store on a connection of its own (an instance of its own), its thread traffic counted by `wire`. */
+  store(wire?: Wire): Promise<ThreadStore>
+  /** Removes the thread as its expiry would (Redis: the keys go; PostgreSQL: the row's time is up). */
+  expire(threadId: string): Promise<void>
+  /** The command that reads a history. */
+  readonly historyRead: string
+}
+
+let tables = 0
+async function redisBackend(): Promise<Backend> {
+  const prefix = `cache${++tables}:`
+  return {
+    name: 'redis',
+    historyRead: 'LRANGE',
+    async store(wire) {
+      const client = await createClient({ url: redis.url }).connect()
+      closers.push(() => client.quit())
+      const counted = wire ? { sendCommand: (args: string[]) => (/:(events|end)$/.test(args[3] ?? '') ? client.sendCommand(args) : wire.track(args[0]!, () => client.sendCommand(args))) } : client
+      return redisStore({ client: counted, prefix })
+    },
+    async expire(threadId) {
+      const client = await createClient({ url: redis.url }).connect()
+      await client.del([`${prefix}{${threadId}}:head`, `${prefix}{${threadId}}:messages`, `${prefix}{${threadId}}:decisions`])
+      await client.quit()
+    },
+  }
+}
+async function postgresBackend(): Promise<Backend> {
+  const table = `cache${++tables}`
+  const admin = new pg.Pool({ connectionString: postgres.connectionString, max: 2 })
+  closers.push(() => admin.end())
+  await postgresStore({ pool: admin, table }).ensureSchema()
+  return {
+    name: 'postgres',
+    historyRead: `SELECT ${table}_messages`,
+    async store(wire) {
+      const pool = new pg.Pool({ connectionString: postgres.connectionString, max: 4 })
+      closers.push(() => pool.end())
+      if (!wire) return postgresStore({ pool, table })
+      return postgresStore({
+        table,
+        namedStatements: true,
+        pool: {
+          query: (statement: string | { text: string }, values?: unknown[]) => {
+            const text = typeof statement === 'string' ? statement : statement.text
+            const kind = `${/^\s*(\w+)/.exec(text)?.[1]?.toUpperCase()} ${/\b(?:FROM|INTO|UPDATE)\s+(\w+)/i.exec(text)?.[1] ?? ''}`
+            const send = () => pool.query(statement as string, values)
+            return /_runs?\b|_run_events\b/.test(kind) ? send() : wire.track(kind, send)
+          },
+        },
+      })
+    },
+    async expire(threadId) {
+      await admin.query(`UPDATE ${table}_threads SET expires_at = now() - interval '1 second' WHERE id = $1`, [threadId])
+    },
+  }
+}
+
+/** A model that records the messages of every call: a message naming the weather gets a tool call, then a reply. */
+function recordingModel() {
+  const calls: ThreadMessage[][] = []
+  const model: ChatModel = {
+    async *stream(request) {
+      calls.push(structuredClone(request.messages) as ThreadMessage[])
+      const last = request.messages.at(-1)!
+      if (last.role === 'user' && /weather/.test(JSON.stringify(last.content))) {
+        const id = `call_${calls.length}`
+        yield { type: 'tool-call-start', toolCallId: id, toolName: 'get_weather' }
+        yield { type: 'tool-call-delta', toolCallId: id, delta: '{"city":"Oslo"}' }
+        yield { type: 'tool-call-end', toolCallId: id }
+        yield { type: 'finish', reason: 'tool_calls' }
+        return
+      }
+      yield { type: 'text-delta', delta: `reply ${calls.length}` }
+      yield { type: 'finish', reason: 'stop' }
+    },
+  }
+  return { model, calls }
+}
+
+const instance = (store: ThreadStore, model: ChatModel) => startServer({ model, tools: [weatherTool], store })
+
+/**
+ * Sends `message` and checks what the model was given against the store: every call of the turn saw
+ * the stored history as it then was (a prefix of the thread as stored after the turn), starting with this message.
+ */
+async function turnSeeingStoredHistory(server: TestServer, calls: ThreadMessage[][], observer: ThreadStore, message: string, threadId?: string): Promise<string> {
+  const before = calls.length
+  const turn = await server.send(message, threadId)
+  expect(turn.finished, JSON.stringify(turn.body ?? turn.types)).toBeDefined()
+  const thread = await stored(observer, turn.threadId)
+  expect(calls.length).toBeGreaterThan(before)
+  const first = calls[before]!
+  expect(first.at(-1)).toMatchObject({ role: 'user', content: message })
+  for (const call of calls.slice(before)) expect(call).toEqual(thread!.messages.slice(0, call.length))
+  return turn.threadId
+}
+
+describe.each([
+  ['redis', redisBackend],
+  ['postgres', postgresBackend],
+])('the thread cache on %s', (_, backend) => {
+  it('two instances alternating turns on one thread: every model call sees exactly the stored history', async () => {
+    const shared = await backend()
+    const { model, calls } = recordingModel()
+    const [a, b, observer] = [await instance(await shared.store(), model), await instance(await shared.store(), model), await shared.store()]
+    const threadId = await turnSeeingStoredHistory(a, calls, observer, 'one')
+    // a wrote last twice in a row (a hit), then b, a, b, b…: each instance's cache goes stale every other turn.
+    const order: [TestServer, string][] = [[a, 'two: weather?'], [b, 'three'], [a, 'four'], [a, 'five: weather?'], [b, 'six'], [b, 'seven: weather?'], [a, 'eight'], [b, 'nine']]
+    for (const [server, message] of order) await turnSeeingStoredHistory(server, calls, observer, message, threadId)
+    const thread = await stored(observer, threadId)
+    expect(thread!.messages.filter((message) => message.role === 'user').map((message) => message.content)).toEqual(['one', ...order.map(([, message]) => message)])
+  })
+
+  it('never serves a thread made again under the same id (after it expired) from the cache', async () => {
+    const shared = await backend()
+    const { model, calls } = recordingModel()
+    const [a, b, observer] = [await instance(await shared.store(), model), await instance(await shared.store(), model), await shared.store()]
+    const threadId = `again-${shared.name}`
+    const agui = (server: TestServer, runId: string, content: string) =>
+      server.post({ threadId, runId, messages: [{ id: `u-${runId}`, role: 'user', content }], tools: [], context: [], state: {}, forwardedProps: {} })
+    expect((await readTurn(await agui(a, 'r1', 'old one'))).finished).toBeDefined()
+    await turnSeeingStoredHistory(a, calls, observer, 'old two', threadId)
+    await shared.expire(threadId)
+    await new Promise((resolve) => setTimeout(resolve, 5)) // another createdAt
+    // Made again by the other instance, to the very version and message count the first one keeps.
+    expect((await readTurn(await agui(b, 'r2', 'new one'))).finished).toBeDefined()
+    await turnSeeingStoredHistory(b, calls, observer, 'new two', threadId)
+    expect((await stored(observer, threadId))!.head).toMatchObject({ version: 4, messageCount: 4 })
+    await turnSeeingStoredHistory(a, calls, observer, 'new three', threadId)
+    expect(calls.at(-1)!.map((message) => message.content)).toEqual(['new one', 'reply 3', 'new two', 'reply 4', 'new three'])
+  })
+
+  it('does not bring back a thread that expired after this instance wrote it', async () => {
+    const shared = await backend()
+    const { model, calls } = recordingModel()
+    const [a, observer] = [await instance(await shared.store(), model), await shared.store()]
+    const threadId = await turnSeeingStoredHistory(a, calls, observer, 'one')
+    await turnSeeingStoredHistory(a, calls, observer, 'two', threadId)
+    await shared.expire(threadId)
+    const refused = await a.send('three', threadId)
+    expect(refused.status).toBe(404)
+    expect(await observer.head(threadId)).toBeUndefined()
+  })
+
+  it('drops what it keeps when a commit fails: a commit that did not land, and one that landed unanswered; later turns see the stored history', async () => {
+    const shared = await backend()
+    const { model, calls } = recordingModel()
+    const wire = new Wire()
+    const inner = await shared.store(wire)
+    let failing: 'before' | 'after' | undefined
+    const isRelease = (commit: ThreadCommit) => commit.head.activeRun === undefined && commit.append.some((message) => message.role === 'assistant')
+    const store: ThreadStore = {
+      ...inner,
+      async commit(commit) {
+        const mode = failing && isRelease(commit) ? failing : undefined
+        if (mode) failing = undefined
+        if (mode === 'before') throw new StoreError('testStore', 'commit', new Error('injected: no connection'))
+        const written = await inner.commit(commit)
+        if (mode === 'after') throw new StoreError('testStore', 'commit', new Error('injected: the answer was lost'))
+        return written
+      },
+    }
+    const [a, observer] = [await instance(store, model), await shared.store()]
+    const threadId = await turnSeeingStoredHistory(a, calls, observer, 'one')
+    await turnSeeingStoredHistory(a, calls, observer, 'two', threadId)
+    // The release fails once without landing: the run fails, and its own retry lands the release with its reply.
+    failing = 'before'
+    expect((await a.send('three', threadId)).types).toContain('RUN_ERROR')
+    wire.reset()
+    await turnSeeingStoredHistory(a, calls, observer, 'four', threadId)
+    expect(wire.kinds.get(shared.historyRead), 'the turn after a failed commit reads the history').toBe(1)
+    // The release lands, and its answer is lost: the run fails, and the thread holds its reply.
+    failing = 'after'
+    expect((await a.send('five', threadId)).types).toContain('RUN_ERROR')
+    await turnSeeingStoredHistory(a, calls, observer, 'six', threadId)
+    expect(calls.at(-1)!.map((message) => message.content)).toEqual(['one', 'reply 1', 'two', 'reply 2', 'three', 'reply 3', 'four', 'reply 4', 'five', 'reply 5', 'six'])
+  })
+
+  it('saves a round trip on the instance that wrote last, with no history read; a miss costs what a turn cost before', async () => {
+    const shared = await backend()
+    const { model, calls } = recordingModel()
+    const wire = new Wire()
+    const [a, b, observer] = [await instance(await shared.store(wire), model), await instance(await shared.store(), model), await shared.store()]
+    const threadId = await turnSeeingStoredHistory(a, calls, observer, 'one: weather?')
+    const counted = async (server: TestServer, message: string) => {
+      await new Promise((resolve) => setTimeout(resolve, 20)) // writes behind the last turn's response land
+      wire.reset()
+      await turnSeeingStoredHistory(server, calls, observer, message, threadId)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      return { roundTrips: wire.roundTrips, historyReads: wire.kinds.get(shared.historyRead) ?? 0 }
+    }
+    // Before the cache, a next turn waited for 4 in a row: a head read, the claim (the history read
+    // alongside), the running mark and the release (sent behind the closed step). On PostgreSQL a
+    // write may leave while the pool still answers a read the turn does not wait for: they count as one.
+    const hit = await counted(a, 'two: weather?')
+    expect(hit.historyReads).toBe(0)
+    expect(hit.roundTrips).toBeLessThanOrEqual(3)
+    await turnSeeingStoredHistory(b, calls, observer, 'three: weather?', threadId)
+    const miss = await counted(a, 'four: weather?')
+    expect(miss.historyReads).toBe(1)
+    expect(miss.roundTrips).toBeLessThanOrEqual(4)
+    // The miss read the history again: the next turn is a hit.
+    expect(await counted(a, 'five: weather?')).toEqual(hit)
+  })
+})
