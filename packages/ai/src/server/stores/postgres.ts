@@ -273,6 +273,8 @@ ON CONFLICT (run_id, seq) DO NOTHING`
 
   /** The text each head was sent as, so a commit that follows it compares that text without making it again. */
   const sentAs = new WeakMap<ThreadHead, string>()
+  /** Commits not yet answered, by the head each writes: one sent behind them may reach the server first. */
+  const unanswered = new WeakMap<ThreadHead, Promise<boolean>>()
 
   return {
     name: 'postgres',
@@ -330,7 +332,18 @@ ON CONFLICT (run_id, seq) DO NOTHING`
       const sql = last ? commitWithEventsSql : commitSql
       if (last) values.push(last.runId, retentionMs, last.events.map((event) => event.seq), last.events.map((event) => event.data))
       const written = async () => Number((await query('commit', sql, values)).rows[0]?.written) === 1
-      if (await written()) return true
+      // The pool may send a commit on another connection than the one it follows, and the server may
+      // take it first: then, once that one has landed, it is tried again (what the caller would do,
+      // but without taking the miss for another writer's head).
+      const before = follows && unanswered.get(follows)
+      const attempt = written()
+      unanswered.set(head, attempt)
+      try {
+        if (await attempt) return true
+      } finally {
+        unanswered.delete(head)
+      }
+      if (before && (await before.catch(() => false))) return written()
       // A new thread whose id an expired one still holds starts afresh: the old rows go, and the
       // commit is tried once more. Only then, so a new thread costs one round trip, not two.
       if (head.version !== 1) return false

@@ -28,6 +28,8 @@ interface Entry {
 
 export class ThreadCache {
   readonly #entries = new Map<string, Entry>()
+  /** Per thread, the last commit sent whose answer is not yet taken into the entries. */
+  readonly #answers = new Map<string, Promise<void>>()
   #bytes = 0
   readonly #maxThreads: number
   readonly #maxBytes: number
@@ -78,19 +80,25 @@ export class ThreadCache {
       head: (threadId) => store.head(threadId),
       messages: (threadId, from, to) => store.messages(threadId, from, to),
       decisions: (threadId) => store.decisions(threadId),
-      commit: async (commit) => {
+      commit: (commit) => {
         // Frozen on the way out, as the memory store freezes them: a message changed after it was sent would make the kept history wrong.
         for (const message of commit.append) deepFreeze(message)
-        let written: boolean
-        try {
-          written = await store.commit(commit)
-        } catch (error) {
-          this.forget(commit.head.id)
-          throw error
-        }
-        if (written) this.#written(commit)
-        else this.forget(commit.head.id)
-        return written
+        const { id } = commit.head
+        const answer = store.commit(commit)
+        // Taken in the order they were sent: on a pool, the answer to a write sent behind another
+        // may come first, and the entry must have grown by the one it follows before it grows by it.
+        // The caller is answered once it is taken (a later commit of the thread waits for the earlier).
+        const taken = (this.#answers.get(id) ?? Promise.resolve()).then(() =>
+          answer.then(
+            (written) => (written ? this.#written(commit) : this.forget(id)),
+            () => this.forget(id),
+          ),
+        )
+        this.#answers.set(id, taken)
+        return taken.then(() => {
+          if (this.#answers.get(id) === taken) this.#answers.delete(id)
+          return answer
+        })
       },
     }
     if (store.watch) observed.watch = (threadId, version, timeoutMs, signal) => store.watch!(threadId, version, timeoutMs, signal)
