@@ -278,3 +278,31 @@ describe.each([
     }
   })
 })
+
+describe('postgresStore: a commit sent behind one on another pool connection', () => {
+  it('is tried again once the one it follows lands, when the server took it first', async () => {
+    const table = `behind${++tables}`
+    const pool = new pg.Pool({ connectionString: postgres.connectionString, max: 4 })
+    closers.push(() => pool.end())
+    let delayed = 0
+    // The first write's statement leaves late: the one sent behind it reaches the server first.
+    const late = {
+      query: (statement: string | { text: string; values?: unknown[] }, values?: unknown[]) => {
+        const given = values ?? (typeof statement === 'string' ? undefined : statement.values)
+        const slow = /INSERT INTO behind\d+_threads/.test(typeof statement === 'string' ? statement : statement.text) && given?.[1] === 2 && delayed++ === 0
+        return slow ? new Promise((resolve) => setTimeout(resolve, 50)).then(() => pool.query(statement as string, values)) : pool.query(statement as string, values)
+      },
+    }
+    const store = postgresStore({ pool: late, table, namedStatements: true })
+    await store.ensureSchema()
+    const user = (id: string): ThreadMessage => ({ role: 'user', id, content: id })
+    const head = (version: number, messageCount: number) => ({ id: 'behind', version, createdAt: 1, updatedAt: version, messageCount, bytes: 0, resolvedInterruptIds: [] })
+    expect(await store.commit({ head: head(1, 1), append: [user('m1')] })).toBe(true)
+    const first = head(2, 2)
+    const sent = store.commit({ head: first, append: [user('m2')], follows: head(1, 1) })
+    const behind = store.commit({ head: head(3, 3), append: [user('m3')], follows: first })
+    expect(await Promise.all([sent, behind])).toEqual([true, true])
+    expect(delayed).toBe(1)
+    expect((await store.messages('behind', 0, 5)).map((message) => message.id)).toEqual(['m1', 'm2', 'm3'])
+  })
+})
