@@ -4,7 +4,7 @@ import pg from 'pg'
 import { StoreError, type ChatModel, type ThreadCommit, type ThreadMessage, type ThreadStore } from '@toolgate/ai/server'
 import { redisStore } from '@toolgate/ai/server/redis'
 import { postgresStore } from '@toolgate/ai/server/postgres'
-import { weatherTool } from './fixtures.ts'
+import { transferDef, weatherTool } from './fixtures.ts'
 import { stored } from './helpers/store.ts'
 import { closeAll, readTurn, startServer, type TestServer } from './helpers/server.ts'
 import { startRedis, type RedisServer } from '../services/redis.ts'
@@ -119,6 +119,14 @@ function recordingModel() {
     async *stream(request) {
       calls.push(structuredClone(request.messages) as ThreadMessage[])
       const last = request.messages.at(-1)!
+      if (last.role === 'user' && /pay/.test(JSON.stringify(last.content))) {
+        const id = `call_${calls.length}`
+        yield { type: 'tool-call-start', toolCallId: id, toolName: 'transfer_money' }
+        yield { type: 'tool-call-delta', toolCallId: id, delta: '{"to":"Ann","amount":500}' }
+        yield { type: 'tool-call-end', toolCallId: id }
+        yield { type: 'finish', reason: 'tool_calls' }
+        return
+      }
       if (last.role === 'user' && /weather/.test(JSON.stringify(last.content))) {
         const id = `call_${calls.length}`
         yield { type: 'tool-call-start', toolCallId: id, toolName: 'get_weather' }
@@ -141,7 +149,8 @@ const aguiInput = (threadId: string, content: string) => {
   return { threadId, runId, messages: [{ id: `u-${runId}`, role: 'user', content }], tools: [], context: [], state: {}, forwardedProps: {} }
 }
 
-const instance = (store: ThreadStore, model: ChatModel) => startServer({ model, tools: [weatherTool], store })
+const transfer = transferDef.server(async ({ to }) => ({ receipt: `r-${to}` }))
+const instance = (store: ThreadStore, model: ChatModel) => startServer({ model, tools: [weatherTool, transfer], store })
 
 /**
  * Sends `message` and checks what the model was given against the store: every call of the turn saw
@@ -206,6 +215,40 @@ describe.each([
     const refused = await a.send('three', threadId)
     expect(refused.status).toBe(404)
     expect(await observer.head(threadId)).toBeUndefined()
+  })
+
+  it('resumes on the head it wrote: answers given on either instance, every model call sees exactly the stored history', async () => {
+    const shared = await backend()
+    const { model, calls } = recordingModel()
+    const wire = new Wire()
+    const [a, b, observer] = [await instance(await shared.store(wire), model), await instance(await shared.store(), model), await shared.store()]
+    const asked = async (server: TestServer, message: string, threadId?: string) => {
+      const turn = await server.send(message, threadId)
+      expect(turn.interrupts, JSON.stringify(turn.body ?? turn.types)).toHaveLength(1)
+      return turn
+    }
+    const approved = async (server: TestServer, threadId: string, interruptId: string) => {
+      const before = calls.length
+      wire.reset()
+      const turn = await server.resume(threadId, [{ interruptId, approved: true }])
+      expect(turn.finished, JSON.stringify(turn.body ?? turn.types)).toBeDefined()
+      const thread = await stored(observer, threadId)
+      expect(calls.length).toBe(before + 1)
+      expect(calls.at(-1)!.at(-1)).toMatchObject({ role: 'tool' })
+      expect(calls.at(-1)).toEqual(thread!.messages.slice(0, calls.at(-1)!.length))
+      return wire.kinds.get(shared.historyRead) ?? 0
+    }
+    const first = await asked(a, 'pay one')
+    const { threadId } = first
+    expect(await approved(a, threadId, first.interrupts[0]!.id), 'a resume on the head this instance wrote reads no history').toBe(0)
+    const second = await asked(b, 'pay two', threadId)
+    await approved(a, threadId, second.interrupts[0]!.id)
+    const third = await asked(a, 'pay three', threadId)
+    await approved(b, threadId, third.interrupts[0]!.id)
+    const fourth = await asked(a, 'pay four', threadId)
+    expect(await approved(a, threadId, fourth.interrupts[0]!.id)).toBe(0)
+    const thread = await stored(observer, threadId)
+    expect(thread!.messages.filter((message) => message.role === 'tool')).toHaveLength(4)
   })
 
   it('drops what it keeps when a commit fails: a commit that did not land, and one that landed unanswered; later turns see the stored history', async () => {
