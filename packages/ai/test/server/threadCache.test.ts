@@ -354,3 +354,23 @@ describe('postgresStore: a commit sent behind one on another pool connection', (
     expect((await store.messages('behind', 0, 5)).map((message) => message.id)).toEqual(['m1', 'm2', 'm3'])
   })
 })
+
+describe('the thread cache’s bound', () => {
+  it('keeps the 1,000 threads written last: the least recently used one’s next turn reads its history again', async () => {
+    const shared = await redisBackend()
+    const { model, calls } = recordingModel()
+    const wire = new Wire()
+    const [a, observer] = [await instance(await shared.store(wire), model), await shared.store()]
+    const oldest = await turnSeeingStoredHistory(a, calls, observer, 'first')
+    const threads: string[] = []
+    for (let batch = 0; batch < 125; batch++) threads.push(...(await Promise.all(Array.from({ length: 8 }, async () => (await a.send('another')).threadId))))
+    const historyReads = async (threadId: string) => {
+      wire.reset()
+      await turnSeeingStoredHistory(a, calls, observer, 'again', threadId)
+      return wire.kinds.get(shared.historyRead) ?? 0
+    }
+    // 1,000 threads written since: the first is gone, the last still kept.
+    expect(await historyReads(threads.at(-1)!)).toBe(0)
+    expect(await historyReads(oldest)).toBe(1)
+  }, 60_000)
+})
