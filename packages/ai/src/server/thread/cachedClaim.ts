@@ -58,7 +58,8 @@ export async function claimThread<TPrepared, TResolved, TChange extends ThreadCh
   plan: ClaimPlan<TPrepared, TResolved, TChange>,
 ) {
   const { id } = start.head
-  const cached = start.stored && start.head
+  const cached = start.stored !== undefined
+  /** The stored head, once the claim goes on from it: at once without a cached head, else after a miss. */
   let read = cached ? undefined : start.head
   let prepared: TPrepared
   try {
@@ -69,7 +70,7 @@ export async function claimThread<TPrepared, TResolved, TChange extends ThreadCh
     prepared = await plan.prepare(read)
   }
   const resolved = await plan.resolve()
-  if (cached && !read) {
+  if (!read) {
     const claimed = await claimOnCached(store, start, plan.change(prepared, resolved))
     if (claimed) return { prepared, resolved, ...claimed }
     read = await existing(start.stored!(), id)
@@ -89,6 +90,7 @@ async function claimOnCached<TChange extends ThreadChange>(store: ThreadStore, s
     return undefined
   }
   const next = nextHead(cached, change)
+  // The stored head, read in the same tick as the claim is sent: what a miss goes on from.
   void start.stored!()
   return (await store.commit(commitOf(next, change, cached))) ? { head: next, change, previous: cached } : undefined
 }

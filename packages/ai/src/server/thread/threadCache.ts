@@ -13,9 +13,11 @@ import type { ThreadCommit, ThreadHead, ThreadStore } from './threadStore.ts'
 
 /**
  * Bounds, fixed so memory stays predictable: 1,000 threads and 16 MB of stored messages (their
- * JSON size, as heads count it; parsed, about two to three times that in the heap). That holds a
- * busy instance's recent threads at typical sizes, or two threads at the default `maxThreadBytes`
- * (8 MB); a thread larger than the whole cache is never kept. The least recently used go first.
+ * JSON size, as heads count it; parsed, about 1.5 times that in the heap for chat text in Latin
+ * script, up to about 3 times for text V8 keeps at two bytes a character: 25 to 50 MB at most).
+ * That holds a busy instance's recent threads at typical sizes, or two threads at the default
+ * `maxThreadBytes` (8 MB); a thread larger than the whole cache is never kept. The least recently
+ * used go first.
  */
 export const THREAD_CACHE_MAX_THREADS = 1_000
 export const THREAD_CACHE_MAX_BYTES = 16 * 1024 * 1024
@@ -30,14 +32,8 @@ export class ThreadCache {
   readonly #entries = new Map<string, Entry>()
   /** Per thread, the last commit sent whose answer is not yet taken into the entries. */
   readonly #answers = new Map<string, Promise<void>>()
+  /** The kept messages' size, as their heads count it. */
   #bytes = 0
-  readonly #maxThreads: number
-  readonly #maxBytes: number
-
-  constructor(bounds: { readonly maxThreads?: number; readonly maxBytes?: number } = {}) {
-    this.#maxThreads = bounds.maxThreads ?? THREAD_CACHE_MAX_THREADS
-    this.#maxBytes = bounds.maxBytes ?? THREAD_CACHE_MAX_BYTES
-  }
 
   /** The head of the thread's last commit this instance made and the store acknowledged, if it is still kept. */
   lastHead(threadId: string): ThreadHead | undefined {
@@ -118,12 +114,12 @@ export class ThreadCache {
   #keep(entry: Entry): void {
     const { id } = entry.head
     this.forget(id)
-    if (entry.head.bytes > this.#maxBytes) return
+    if (entry.head.bytes > THREAD_CACHE_MAX_BYTES) return
     this.#entries.set(id, entry)
     this.#bytes += entry.head.bytes
     // A Map iterates in insertion order: the least recently used first.
     for (const [oldest] of this.#entries) {
-      if (this.#entries.size <= this.#maxThreads && this.#bytes <= this.#maxBytes) break
+      if (this.#entries.size <= THREAD_CACHE_MAX_THREADS && this.#bytes <= THREAD_CACHE_MAX_BYTES) break
       this.forget(oldest)
     }
   }
