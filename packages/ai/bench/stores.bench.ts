@@ -289,13 +289,17 @@ try {
   // claim, the running mark, the release; on Redis also the run's last event-log write after the
   // release, whose keys are not in the thread's hash slot), at the bare round trip measured above.
   const designWaits: Record<string, number> = { redis: 4, postgres: 3 }
+  const goals: Record<string, number> = { redis: 0.5, postgres: 0.33 }
   if (memoryPerSecond > 0) {
     const memoryMs = 1000 / memoryPerSecond
     const cells = [...bareMs].map(([name, rtt]) => {
       const waits = designWaits[name] ?? 3
       const perSecond = 1000 / (memoryMs + waits * rtt)
       const measured = nextTurnRoundTrips.get(name)
-      return `${name} ${memoryMs.toFixed(3)} + ${waits} × ${rtt.toFixed(3)} ms = ${perSecond.toFixed(0)} turns/s (${(perSecond / memoryPerSecond).toFixed(2)}× memory${measured === undefined ? '' : `; thread round trips measured on a next turn: ${measured.toFixed(1)}`})`
+      const ratio = perSecond / memoryPerSecond
+      const goal = goals[name]
+      const reach = goal === undefined ? '' : `, goal ${goal.toFixed(2)}× ${goal <= ratio ? 'within' : 'beyond'} it`
+      return `${name} ${memoryMs.toFixed(3)} + ${waits} × ${rtt.toFixed(3)} ms = ${perSecond.toFixed(0)} turns/s (${ratio.toFixed(2)}× memory${reach}${measured === undefined ? '' : `; thread round trips measured on a next turn: ${measured.toFixed(1)}`})`
     })
     console.log(`  floor, computed from the measurements above (memory's turn at concurrency 1 + the design's waits × a bare round trip): ${cells.join('   ')}`)
   }
