@@ -37,6 +37,8 @@ function metered(store: ThreadStore) {
   const meter = { bytes: 0, commits: 0 }
   const wrapped: ThreadStore = {
     ...(store.events ? { events: store.events } : {}),
+    // As the store is: writes sent behind one on its way, and the handler's thread cache beside it.
+    ...(store.pipelines ? { pipelines: store.pipelines } : {}),
     head: (id) => store.head(id),
     messages: (id, from, to) => store.messages(id, from, to),
     decisions: (id) => store.decisions(id),
@@ -141,6 +143,9 @@ async function processes(url: string, count: number): Promise<number> {
 // The servers.
 const services: Service[] = []
 const closers: (() => Promise<unknown>)[] = []
+/** The memory store's turns/s at concurrency 1, and each shared store's thread round trips on a next turn, for the floor line. */
+let memoryPerSecond = 0
+const nextTurnRoundTrips = new Map<string, number>()
 const stores: { name: string; make: () => ThreadStore }[] = [{ name: 'memory', make: () => memoryStore() }]
 const countedStores: { name: string; make: (wire: Wire) => ThreadStore }[] = []
 /** One bare round trip to each server (PING, SELECT 1), the floor under every command a turn waits for. */
@@ -215,6 +220,7 @@ try {
     for (let round = 0; round < 2; round++) {
       for (const [index, handler] of handlers.entries()) best[index] = Math.max(best[index]!, (await measure(() => turn(handler), concurrency, LIMITS)).perSecond)
     }
+    if (concurrency === 1) memoryPerSecond = best[0]!
     for (const [index, perSecond] of best.entries()) {
       rows[index]!.push(`concurrency ${concurrency}: ${perSecond.toFixed(0).padStart(5)} turns/s (${(perSecond / best[0]!).toFixed(2)}× memory)`)
     }
@@ -254,21 +260,55 @@ try {
     for (const threadId of threads) await turn(handler, threadId)
     await settle()
     console.log(`  ${name.padEnd(9)} next turn:   ${wire.describe(COUNTED)}`)
+    nextTurnRoundTrips.set(name, wire.roundTrips.thread / COUNTED)
+    // The same, after another instance (a store on the same server, uncounted) wrote each thread
+    // last: this instance's cache misses, and the turn may wait no more than before it had one.
+    const other = handlerFor(make(new Wire()))
+    for (const threadId of threads) await turn(other, threadId)
+    await settle()
+    wire.reset()
+    for (const threadId of threads) await turn(handler, threadId)
+    await settle()
+    console.log(`  ${name.padEnd(9)} next turn after another instance wrote: ${wire.describe(COUNTED)}`)
   }
 
   // What one round trip costs here: a turn waits for at least its commits and its last event-log write, one after another.
   const floors = []
+  const bareMs = new Map<string, number>()
   for (const { name, send } of bareRoundTrips) {
     for (let i = 0; i < 200; i++) await send()
     const start = performance.now()
     for (let i = 0; i < 1000; i++) await send()
-    floors.push(`${name} ${((performance.now() - start) / 1000).toFixed(3)} ms`)
+    const ms = (performance.now() - start) / 1000
+    bareMs.set(name.split(' ')[0]!, ms)
+    floors.push(`${name} ${ms.toFixed(3)} ms`)
   }
   if (floors.length > 0) console.log(`  a bare round trip, one at a time: ${floors.join(', ')}`)
+  // The floor under the issue's goal (Redis ≥ 0.5× memory, PostgreSQL ≥ 0.33× at concurrency 1):
+  // memory's turn plus the round trips a turn of this design waits for, one after another (the
+  // claim, the running mark, the release; on Redis also the run's last event-log write after the
+  // release, whose keys are not in the thread's hash slot), at the bare round trip measured above.
+  const designWaits: Record<string, number> = { redis: 4, postgres: 3 }
+  const goals: Record<string, number> = { redis: 0.5, postgres: 0.33 }
+  if (memoryPerSecond > 0) {
+    const memoryMs = 1000 / memoryPerSecond
+    const cells = [...bareMs].map(([name, rtt]) => {
+      const waits = designWaits[name] ?? 3
+      const perSecond = 1000 / (memoryMs + waits * rtt)
+      const measured = nextTurnRoundTrips.get(name)
+      const ratio = perSecond / memoryPerSecond
+      const goal = goals[name]
+      const reach = goal === undefined ? '' : `, goal ${goal.toFixed(2)}× ${goal <= ratio ? 'within' : 'beyond'} it`
+      return `${name} ${memoryMs.toFixed(3)} + ${waits} × ${rtt.toFixed(3)} ms = ${perSecond.toFixed(0)} turns/s (${ratio.toFixed(2)}× memory${reach}${measured === undefined ? '' : `; thread round trips measured on a next turn: ${measured.toFixed(1)}`})`
+    })
+    console.log(`  floor, computed from the measurements above (memory's turn at concurrency 1 + the design's waits × a bare round trip): ${cells.join('   ')}`)
+  }
 
   console.log(`\n  one more turn on a thread with N prior turns (median of ${SAMPLE} turns; mean bytes sent to the store per turn):`)
+  const flatness: string[] = []
   for (const { name, make } of stores) {
     const cells: string[] = []
+    const perTurn = new Map<number, number>()
     for (const prior of HISTORY) {
       const { store, meter } = metered(make())
       const handler = handlerFor(store)
@@ -283,10 +323,16 @@ try {
       }
       // The median: one turn slowed by the machine's other load moves it little.
       const ms = times.sort((a, b) => a - b)[SAMPLE >> 1]!
+      perTurn.set(prior, ms)
       cells.push(`N=${String(prior).padEnd(3)} ${ms.toFixed(2).padStart(5)} ms ${String(Math.round((meter.bytes - bytesBefore) / SAMPLE)).padStart(5)} B`)
     }
     console.log(`  ${name.padEnd(9)} ${cells.join('   ')}`)
+    const [first, last] = [HISTORY[0]!, HISTORY.at(-1)!]
+    flatness.push(`${name} ${perTurn.get(first)!.toFixed(2)} → ${perTurn.get(last)!.toFixed(2)} ms (${(perTurn.get(last)! / perTurn.get(first)!).toFixed(2)}×)`)
   }
+  // An instance takes the history of a thread it wrote last from its cache: a long thread costs its
+  // turn no read of the whole history, only the JSON of what it appends.
+  console.log(`  long thread, per turn at N=${HISTORY[0]} → N=${HISTORY.at(-1)} prior turns: ${flatness.join('   ')}`)
 
   if (redisUrl) {
     console.log('\n  app processes on one Redis, over HTTP (each turn: a new thread, then a second message on it), concurrency 16:')

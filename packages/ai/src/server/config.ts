@@ -16,6 +16,7 @@ import { memoryEventLog, memoryStore } from './stores/memory.ts'
 import { isMemoryAttachmentStore, memoryAttachmentStore } from './stores/memoryAttachments.ts'
 import type { AttachmentStore } from './run/attachments.ts'
 import type { ThreadStore } from './thread/threadStore.ts'
+import { ThreadCache } from './thread/threadCache.ts'
 import { RunClock } from './run/runClock.ts'
 
 const WHERE = 'createChatHandler'
@@ -45,10 +46,13 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
   const tools = createToolRegistry(search ? search.tools : ((options.tools as readonly AnyTool[] | undefined) ?? []), WHERE)
   const threads = store ?? memoryStore()
   const limits = resolveLimits(options.limits)
+  // Only a shared store pays a round trip for a head or a history; the memory store's are at hand.
+  const threadCache = threads.pipelines === true ? new ThreadCache() : undefined
   return {
     model,
     tools,
-    store: threads,
+    store: threadCache ? threadCache.observe(threads) : threads,
+    threadCache,
     eventLog: threads.events ?? memoryEventLog(),
     liveRuns: new Map(),
     runClock: new RunClock(limits.runLeaseMs),

@@ -5,6 +5,7 @@ import type { AnyTool, InferToolContext } from '../tools/types.ts'
 import type { AttachmentStore } from './run/attachments.ts'
 import type { ChatMiddleware } from './run/middleware.ts'
 import type { ToolRegistry } from '../tools/toolRegistry.ts'
+import type { ThreadCache } from './thread/threadCache.ts'
 import type { RunEventLog, ThreadStore } from './thread/threadStore.ts'
 import type { RunClock } from './run/runClock.ts'
 import type { ChatTelemetry } from '../telemetry/hooks.ts'
@@ -192,7 +193,10 @@ export interface ChatLimits {
 export interface ChatConfig {
   readonly model: ChatModel
   readonly tools: ToolRegistry
+  /** The app's store; on a store that `pipelines`, observed by `threadCache`. */
   readonly store: ThreadStore
+  /** The threads this instance wrote last, with their history (thread/threadCache.ts); only beside a store that `pipelines`. */
+  readonly threadCache: ThreadCache | undefined
   readonly limits: Required<ChatLimits>
   readonly maxSteps: number
   readonly authorize: Authorize | undefined

@@ -14,6 +14,7 @@ import { RunStopped } from '../run/Run.ts'
 import { pausedRun, snapshotRun, startDetachedRun, startRun } from '../run/startRun.ts'
 
 import { recoverLostRun } from '../thread/recovery.ts'
+import { claimThread, headToClaim } from '../thread/cachedClaim.ts'
 import { authorizeThread, commitChange, isRunning, loadHead, loadMessages, newHead, updateThread, type ThreadChange } from '../thread/thread.ts'
 import type { OpenStep, ThreadHead } from '../thread/threadStore.ts'
 import { cancelStep, revokeGrant, claimForMessage, claimForResume, claimNewThread, recordAnswers, requestStop, storedSize, takeOver, type RunStart } from '../thread/transitions.ts'
@@ -60,37 +61,42 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     return startRun(config, { request, kind: 'message', runId, head, messages: [user], context, start: claim.start })
   }
 
-  const current = found ? (await authorizeThread(config, request, existing, 'write'), found) : await loadHead(config, request, existing, 'write')
-  const history = readAlong(config, current)
-  const snapshot = body.history ? await checkClientHistory(config, current, body.history) : false
-  const user = await withClientId(fresh, body.messageId, current, history)
-  const context = await config.resolveContext(request)
-  const claimed = await updateThread(config.store, existing, async (head) => {
-    if (isRunning(head, runLeaseMs)) throw threadBusy()
-    const lost = recoverLostRun(head, runLeaseMs, config.tools)
-    // `tool` messages before the new message answer frontend tool calls: their results stand.
-    const recovery = { ...lost, step: await answeredByToolMessages(config, head, lost.step, body, { principal: by, channel: 'chat' }) }
-    const { step } = recovery
-    if (step && step.running.length > 0) {
-      // Idempotent calls a crash cut off run again first; the message follows their step, whose
-      // other calls still waiting for an answer are superseded by it. Room for the step with a
-      // result for each call, the message and a reply, plus one (the margin this check always had).
-      if (storedSize({ messageCount: head.messageCount, step }) + 3 > maxThreadMessages) throw threadFull(`${maxThreadMessages} messages`)
-    } else {
-      // Room for the open step with a result for each call, the message and a reply.
-      if (storedSize({ messageCount: head.messageCount + recovery.append.length, step }) + 2 > maxThreadMessages) throw threadFull(`${maxThreadMessages} messages`)
-      if (head.bytes + userBytes > maxThreadBytes) throw threadFull(`${maxThreadBytes} bytes`)
-    }
-    const settled = step ? await settleInterrupts(step.message, step.interrupts, config.tools, 'supersede', toolFailures(config, head.id, runId)) : undefined
-    const superseded = step && settled ? await recordOutcomes(head, step.interrupts, settled, by) : undefined
-    // Interrupts nobody answered stop waiting here: superseded, or expired before the message came.
-    return { ...claimForMessage(head, { runId, user, by, recovery, superseded, now: Date.now() }), ended: unanswered(step) }
-  }, current)
-  const { head, change } = claimed
+  // Claimed on the head this instance wrote last when it keeps it (an AG-UI client's was just read).
+  const start = found ? (await authorizeThread(config, request, existing, 'write'), { head: found }) : await headToClaim(config, request, existing)
+  const claimed = await claimThread(config.store, start, {
+    prepare: async (current) => {
+      const history = readAlong(config, current)
+      const snapshot = body.history ? await checkClientHistory(config, current, body.history) : false
+      return { current, history, snapshot, user: await withClientId(fresh, body.messageId, current, history) }
+    },
+    resolve: () => config.resolveContext(request),
+    change: ({ user }) => async (head) => {
+      if (isRunning(head, runLeaseMs)) throw threadBusy()
+      const lost = recoverLostRun(head, runLeaseMs, config.tools)
+      // `tool` messages before the new message answer frontend tool calls: their results stand.
+      const recovery = { ...lost, step: await answeredByToolMessages(config, head, lost.step, body, { principal: by, channel: 'chat' }) }
+      const { step } = recovery
+      if (step && step.running.length > 0) {
+        // Idempotent calls a crash cut off run again first; the message follows their step, whose
+        // other calls still waiting for an answer are superseded by it. Room for the step with a
+        // result for each call, the message and a reply, plus one (the margin this check always had).
+        if (storedSize({ messageCount: head.messageCount, step }) + 3 > maxThreadMessages) throw threadFull(`${maxThreadMessages} messages`)
+      } else {
+        // Room for the open step with a result for each call, the message and a reply.
+        if (storedSize({ messageCount: head.messageCount + recovery.append.length, step }) + 2 > maxThreadMessages) throw threadFull(`${maxThreadMessages} messages`)
+        if (head.bytes + userBytes > maxThreadBytes) throw threadFull(`${maxThreadBytes} bytes`)
+      }
+      const settled = step ? await settleInterrupts(step.message, step.interrupts, config.tools, 'supersede', toolFailures(config, head.id, runId)) : undefined
+      const superseded = step && settled ? await recordOutcomes(head, step.interrupts, settled, by) : undefined
+      // Interrupts nobody answered stop waiting here: superseded, or expired before the message came.
+      return { ...claimForMessage(head, { runId, user, by, recovery, superseded, now: Date.now() }), ended: unanswered(step) }
+    },
+  })
+  const { head, change, prepared, resolved: context } = claimed
   void reportDecisions(config, change)
   if (change.ended.length > 0) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.ended, Date.now(), change.decisions))
-  const messages = await historyAfter(current, history, claimed)
-  const held = snapshot ? heldIds(body, user.id) : undefined
+  const messages = await historyAfter(config, prepared, claimed)
+  const held = prepared.snapshot ? heldIds(body, prepared.user.id) : undefined
   return startRun(config, { request, kind: 'message', runId, head, context, start: change.start, ...(held ? { snapshot: held } : {}), ...(messages ? { messages } : {}) })
 }
 
@@ -125,22 +131,29 @@ async function answeredByToolMessages(config: ChatConfig, head: ThreadHead, step
 }
 
 /**
- * The stored history of `head`, read alongside the claim that follows (messages a head counts
- * never change, so the read need not wait for the claim): one round trip off the run's start.
+ * The stored history of `head`: the cache's when it keeps that head, else read alongside the claim
+ * that follows (messages a head counts never change, so the read need not wait for the claim).
  */
 function readAlong(config: ChatConfig, head: ThreadHead): Promise<readonly ThreadMessage[] | undefined> {
-  return loadMessages(config.store, head).catch(() => undefined)
+  const cached = config.threadCache?.history(head)
+  return cached ? Promise.resolve(cached) : loadMessages(config.store, head).catch(() => undefined)
 }
 
-/** The run's history after a claim made of `read`: what was read alongside, then what the claim appended; else the run reads it. */
+/**
+ * The run's history after a claim made of the head `current`: its history, then what the claim
+ * appended (kept in the cache, which the run's writes extend); else the run reads it.
+ */
 async function historyAfter(
-  read: ThreadHead,
-  history: Promise<readonly ThreadMessage[] | undefined>,
-  claimed: { readonly previous: ThreadHead; readonly change: ThreadChange },
+  config: ChatConfig,
+  { current, history }: { readonly current: ThreadHead; readonly history: Promise<readonly ThreadMessage[] | undefined> },
+  claimed: { readonly head: ThreadHead; readonly previous: ThreadHead; readonly change: ThreadChange },
 ): Promise<readonly ThreadMessage[] | undefined> {
-  if (claimed.previous !== read) return undefined
+  if (claimed.previous !== current) return undefined
   const stored = await history
-  return stored && [...stored, ...(claimed.change.append ?? [])]
+  if (!stored) return undefined
+  const messages = [...stored, ...(claimed.change.append ?? [])]
+  config.threadCache?.remember(claimed.head, messages)
+  return messages
 }
 
 /**
@@ -159,19 +172,19 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
     const head = await config.store.head(body.threadId)
     if (toolMessageAnswers(head?.step, body.toolMessages ?? []).answers.length === 0) return connect(config, request, body)
   }
-  const current = await loadHead(config, request, body.threadId, 'write')
-  const history = readAlong(config, current)
-  const snapshot = body.history ? await checkClientHistory(config, current, body.history) : false
-  const context = await config.resolveContext(request)
-  const principal = await config.identify(request)
   const runId = randomId('run_')
-  const claimed = await updateThread(config.store, body.threadId, answersChange(config, body, { principal, channel: 'chat' }, runId), current).catch((error: unknown) => {
+  const claimed = await claimThread(config.store, await headToClaim(config, request, body.threadId), {
+    prepare: async (current) => ({ current, history: readAlong(config, current), snapshot: body.history ? await checkClientHistory(config, current, body.history) : false }),
+    resolve: async () => ({ context: await config.resolveContext(request), principal: await config.identify(request) }),
+    change: (_, { principal }) => answersChange(config, body, { principal, channel: 'chat' }, runId),
+  }).catch((error: unknown) => {
     if (!(error instanceof NothingAnswered)) throw error
     // The input ends with a result for a call the thread no longer waits for: a repeat.
     const last = body.toolMessages?.at(-1)
     throw new HttpError(409, 'INTERRUPT_ALREADY_ANSWERED', `Tool call "${last?.toolCallId}" is already answered`, `messages[${last?.index}].toolCallId`)
   })
-  const { head, change } = claimed
+  const { head, change, prepared } = claimed
+  const { context } = claimed.resolved
   void reportDecisions(config, change)
   if (change.answered) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.answered, Date.now(), change.decisions))
 
@@ -180,8 +193,8 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
     const accepted: ResumeAccepted = { threadId: head.id, interrupts: unanswered(head.step).map((interrupt) => toWire(interrupt, config.tools)) }
     return jsonResponse(202, accepted)
   }
-  const messages = await historyAfter(current, history, claimed)
-  const held = snapshot ? heldIds(body) : undefined
+  const messages = await historyAfter(config, prepared, claimed)
+  const held = prepared.snapshot ? heldIds(body) : undefined
   return startRun(config, { request, kind: 'resume', runId, head, context, start: change.start, ...(held ? { snapshot: held } : {}), ...(messages ? { messages } : {}) })
 }
 

@@ -138,10 +138,15 @@ export class Run {
     }
   }
 
-  /** Reads the stored history, unless the run was given it. */
+  /** Reads the stored history (the cache's, when it keeps the head), unless the run was given it. */
   async load(): Promise<void> {
     if (this.#loaded) return
-    this.messages.unshift(...(await loadMessages(this.config.store, this.head)))
+    const { threadCache } = this.config
+    const head = this.head
+    const cached = threadCache?.history(head)
+    const stored = cached ?? (await loadMessages(this.config.store, head))
+    if (!cached) threadCache?.remember(head, stored)
+    this.messages.unshift(...stored)
     this.#loaded = true
   }
 

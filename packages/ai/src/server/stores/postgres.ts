@@ -195,13 +195,15 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   // One statement: the head row is replaced only if its version is the one before (or inserted),
   // and the new messages are inserted only if it was. Data-modifying CTEs always run to completion.
   // A written head notifies the thread's watchers on commit, as an append of events does. A commit
-  // sent behind one not yet answered (`follows`, $10) also compares the stored head's text with that one's.
+  // sent behind one not yet answered, or made of the head this instance wrote last (`follows`, $10),
+  // also compares the stored head's text with that one's, and finds the thread unexpired (a thread
+  // whose time is up is gone, as `head` says, even before its row is purged).
   const commitHeadSql = `
 WITH head AS (
   INSERT INTO ${t}_threads (id, version, head, expires_at)
   VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond')
   ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, head = EXCLUDED.head, expires_at = EXCLUDED.expires_at
-    WHERE ${t}_threads.version = EXCLUDED.version - 1 AND ($10::text IS NULL OR ${t}_threads.head = $10::text)
+    WHERE ${t}_threads.version = EXCLUDED.version - 1 AND ($10::text IS NULL OR (${t}_threads.head = $10::text AND ${t}_threads.expires_at > now()))
   RETURNING id, pg_notify('${channel}', $9) AS notified
 ), appended AS (
   INSERT INTO ${t}_messages (thread_id, seq, message)
@@ -271,6 +273,8 @@ ON CONFLICT (run_id, seq) DO NOTHING`
 
   /** The text each head was sent as, so a commit that follows it compares that text without making it again. */
   const sentAs = new WeakMap<ThreadHead, string>()
+  /** Commits not yet answered, by the head each writes: one sent behind them may reach the server first. */
+  const unanswered = new WeakMap<ThreadHead, Promise<boolean>>()
 
   return {
     name: 'postgres',
@@ -328,7 +332,18 @@ ON CONFLICT (run_id, seq) DO NOTHING`
       const sql = last ? commitWithEventsSql : commitSql
       if (last) values.push(last.runId, retentionMs, last.events.map((event) => event.seq), last.events.map((event) => event.data))
       const written = async () => Number((await query('commit', sql, values)).rows[0]?.written) === 1
-      if (await written()) return true
+      // The pool may send a commit on another connection than the one it follows, and the server may
+      // take it first: then, once that one has landed, it is tried again (what the caller would do,
+      // but without taking the miss for another writer's head).
+      const before = follows && unanswered.get(follows)
+      const attempt = written()
+      unanswered.set(head, attempt)
+      try {
+        if (await attempt) return true
+      } finally {
+        unanswered.delete(head)
+      }
+      if (before && (await before.catch(() => false))) return written()
       // A new thread whose id an expired one still holds starts afresh: the old rows go, and the
       // commit is tried once more. Only then, so a new thread costs one round trip, not two.
       if (head.version !== 1) return false

@@ -133,10 +133,12 @@ export interface ThreadCommit {
   readonly decisions?: readonly DecisionRecord[]
   /**
    * The head this commit replaces, when it is the head of a commit sent before and not yet
-   * answered (a run sends its next write behind the last, without waiting for it): only a store
-   * that `pipelines` is given it, and writes only if the stored head is that very head, not merely
-   * one of its version. So a write that failed, or another writer's that landed first (a stop
-   * request from another instance), fails every write sent behind it.
+   * answered (a run sends its next write behind the last, without waiting for it), or the head
+   * this instance last wrote and did not read again (a claim made on it: thread/cachedClaim.ts):
+   * only a store that `pipelines` is given it, and writes only if the stored head is that very
+   * head (and the thread has not expired), not merely one of its version. So a write that failed,
+   * or another writer's that landed first (a stop request from another instance), fails every
+   * write sent behind it, and a claim on a head another instance replaced changes nothing.
    */
   readonly follows?: ThreadHead
   /**
@@ -152,8 +154,9 @@ export interface ThreadStore {
   readonly name?: string
   /**
    * The store honours `ThreadCommit.follows`: a run may send a write before the one it follows is
-   * answered (one round trip for both, on a pipelining client). Without it, each write waits for
-   * the last.
+   * answered (one round trip for both, on a pipelining client), and the handler keeps the threads
+   * it wrote last with their history (thread/threadCache.ts). Without it, each write waits for
+   * the last, and every turn reads its head and history.
    */
   readonly pipelines?: boolean
   /**

@@ -1,0 +1,376 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { createClient } from 'redis'
+import pg from 'pg'
+import { StoreError, type ChatModel, type ThreadCommit, type ThreadMessage, type ThreadStore } from '@toolgate/ai/server'
+import { redisStore } from '@toolgate/ai/server/redis'
+import { postgresStore } from '@toolgate/ai/server/postgres'
+import { transferDef, weatherTool } from './fixtures.ts'
+import { stored } from './helpers/store.ts'
+import { closeAll, readTurn, startServer, type TestServer } from './helpers/server.ts'
+import { startRedis, type RedisServer } from '../services/redis.ts'
+import { startPostgres, type PostgresServer } from '../services/postgres.ts'
+
+// An instance keeps the threads it wrote last, with their history, and claims such a thread on the
+// head it wrote (the store writes the claim only on that very head). Whatever other instances do
+// meanwhile, every model call must see exactly the stored history: a wrong cache would show the
+// model a wrong one.
+
+afterEach(closeAll)
+
+let redis: RedisServer
+let postgres: PostgresServer
+const closers: (() => Promise<unknown>)[] = []
+beforeAll(async () => {
+  ;[redis, postgres] = await Promise.all([startRedis(), startPostgres()])
+}, 60_000)
+afterAll(async () => {
+  for (const close of closers) await close().catch(() => {})
+  await redis?.stop()
+  await postgres?.stop()
+})
+
+/**
+ * What a store sends its server, counted as the stores bench counts it: commands by kind, and
+ * round trips of the thread (a command sent while none was in flight; those sent alongside share its wait).
+ */
+class Wire {
+  readonly kinds = new Map<string, number>()
+  roundTrips = 0
+  #inFlight = 0
+  async track<T>(kind: string, send: () => Promise<T>): Promise<T> {
+    this.kinds.set(kind, (this.kinds.get(kind) ?? 0) + 1)
+    if (this.#inFlight++ === 0) this.roundTrips++
+    try {
+      return await send()
+    } finally {
+      this.#inFlight--
+    }
+  }
+  reset(): void {
+    this.kinds.clear()
+    this.roundTrips = 0
+  }
+}
+
+interface Backend {
+  readonly name: 'redis' | 'postgres'
+  /** A store on a connection of its own (an instance of its own), its thread traffic counted by `wire`. */
+  store(wire?: Wire): Promise<ThreadStore>
+  /** Removes the thread as its expiry would (Redis: the keys go; PostgreSQL: the row's time is up). */
+  expire(threadId: string): Promise<void>
+  /** The command that reads a history. */
+  readonly historyRead: string
+}
+
+let tables = 0
+async function redisBackend(): Promise<Backend> {
+  const prefix = `cache${++tables}:`
+  return {
+    name: 'redis',
+    historyRead: 'LRANGE',
+    async store(wire) {
+      const client = await createClient({ url: redis.url }).connect()
+      closers.push(() => client.quit())
+      const counted = wire ? { sendCommand: (args: string[]) => (/:(events|end)$/.test(args[3] ?? '') ? client.sendCommand(args) : wire.track(args[0]!, () => client.sendCommand(args))) } : client
+      return redisStore({ client: counted, prefix })
+    },
+    async expire(threadId) {
+      const client = await createClient({ url: redis.url }).connect()
+      await client.del([`${prefix}{${threadId}}:head`, `${prefix}{${threadId}}:messages`, `${prefix}{${threadId}}:decisions`])
+      await client.quit()
+    },
+  }
+}
+async function postgresBackend(): Promise<Backend> {
+  const table = `cache${++tables}`
+  const admin = new pg.Pool({ connectionString: postgres.connectionString, max: 2 })
+  closers.push(() => admin.end())
+  await postgresStore({ pool: admin, table }).ensureSchema()
+  return {
+    name: 'postgres',
+    historyRead: `SELECT ${table}_messages`,
+    async store(wire) {
+      const pool = new pg.Pool({ connectionString: postgres.connectionString, max: 4 })
+      closers.push(() => pool.end())
+      if (!wire) return postgresStore({ pool, table })
+      return postgresStore({
+        table,
+        namedStatements: true,
+        pool: {
+          query: (statement: string | { text: string }, values?: unknown[]) => {
+            const text = typeof statement === 'string' ? statement : statement.text
+            const kind = `${/^\s*(\w+)/.exec(text)?.[1]?.toUpperCase()} ${/\b(?:FROM|INTO|UPDATE)\s+(\w+)/i.exec(text)?.[1] ?? ''}`
+            const send = () => pool.query(statement as string, values)
+            return /_runs?\b|_run_events\b/.test(kind) ? send() : wire.track(kind, send)
+          },
+        },
+      })
+    },
+    async expire(threadId) {
+      await admin.query(`UPDATE ${table}_threads SET expires_at = now() - interval '1 second' WHERE id = $1`, [threadId])
+    },
+  }
+}
+
+/** A model that records the messages of every call: a message naming the weather gets a tool call, then a reply. */
+function recordingModel() {
+  const calls: ThreadMessage[][] = []
+  const model: ChatModel = {
+    async *stream(request) {
+      calls.push(structuredClone(request.messages) as ThreadMessage[])
+      const last = request.messages.at(-1)!
+      if (last.role === 'user' && /pay/.test(JSON.stringify(last.content))) {
+        const id = `call_${calls.length}`
+        yield { type: 'tool-call-start', toolCallId: id, toolName: 'transfer_money' }
+        yield { type: 'tool-call-delta', toolCallId: id, delta: '{"to":"Ann","amount":500}' }
+        yield { type: 'tool-call-end', toolCallId: id }
+        yield { type: 'finish', reason: 'tool_calls' }
+        return
+      }
+      if (last.role === 'user' && /weather/.test(JSON.stringify(last.content))) {
+        const id = `call_${calls.length}`
+        yield { type: 'tool-call-start', toolCallId: id, toolName: 'get_weather' }
+        yield { type: 'tool-call-delta', toolCallId: id, delta: '{"city":"Oslo"}' }
+        yield { type: 'tool-call-end', toolCallId: id }
+        yield { type: 'finish', reason: 'tool_calls' }
+        return
+      }
+      yield { type: 'text-delta', delta: `reply ${calls.length}` }
+      yield { type: 'finish', reason: 'stop' }
+    },
+  }
+  return { model, calls }
+}
+
+let runs = 0
+/** An AG-UI client's run that sends only its new message (a client with no history of the thread yet: it gets the stored one). */
+const aguiInput = (threadId: string, content: string) => {
+  const runId = `r${++runs}`
+  return { threadId, runId, messages: [{ id: `u-${runId}`, role: 'user', content }], tools: [], context: [], state: {}, forwardedProps: {} }
+}
+
+const transfer = transferDef.server(async ({ to }) => ({ receipt: `r-${to}` }))
+const instance = (store: ThreadStore, model: ChatModel) => startServer({ model, tools: [weatherTool, transfer], store })
+
+/**
+ * Sends `message` and checks what the model was given against the store: every call of the turn saw
+ * the stored history as it then was (a prefix of the thread as stored after the turn), starting with this message.
+ */
+async function turnSeeingStoredHistory(server: TestServer, calls: ThreadMessage[][], observer: ThreadStore, message: string, threadId?: string, agui = false): Promise<string> {
+  const before = calls.length
+  const turn = agui ? await readTurn(await server.post(aguiInput(threadId!, message))) : await server.send(message, threadId)
+  expect(turn.finished, JSON.stringify(turn.body ?? turn.types)).toBeDefined()
+  const thread = await stored(observer, turn.threadId)
+  expect(calls.length).toBeGreaterThan(before)
+  const first = calls[before]!
+  expect(first.at(-1)).toMatchObject({ role: 'user', content: message })
+  for (const call of calls.slice(before)) expect(call).toEqual(thread!.messages.slice(0, call.length))
+  return turn.threadId
+}
+
+describe.each([
+  ['redis', redisBackend],
+  ['postgres', postgresBackend],
+])('the thread cache on %s', (_, backend) => {
+  it('two instances alternating turns on one thread: every model call sees exactly the stored history', async () => {
+    const shared = await backend()
+    const { model, calls } = recordingModel()
+    const [a, b, observer] = [await instance(await shared.store(), model), await instance(await shared.store(), model), await shared.store()]
+    const threadId = await turnSeeingStoredHistory(a, calls, observer, 'one')
+    // a wrote last twice in a row (a hit), then b, a, b, b…: each instance's cache goes stale every other turn.
+    const order: [TestServer, string][] = [[a, 'two: weather?'], [b, 'three'], [a, 'four'], [a, 'five: weather?'], [b, 'six'], [b, 'seven: weather?'], [a, 'eight'], [b, 'nine']]
+    for (const [server, message] of order) await turnSeeingStoredHistory(server, calls, observer, message, threadId)
+    const thread = await stored(observer, threadId)
+    expect(thread!.messages.filter((message) => message.role === 'user').map((message) => message.content)).toEqual(['one', ...order.map(([, message]) => message)])
+  })
+
+  // An AG-UI run reads the head first: its history is the cache's only if that head is the very head kept.
+  it.each([
+    ['a message', false],
+    ['an AG-UI run', true],
+  ])('never serves a thread made again under the same id (after it expired) from the cache: %s', async (_, agui) => {
+    const shared = await backend()
+    const { model, calls } = recordingModel()
+    const [a, b, observer] = [await instance(await shared.store(), model), await instance(await shared.store(), model), await shared.store()]
+    const threadId = `again-${shared.name}-${agui}`
+    await turnSeeingStoredHistory(a, calls, observer, 'old one', threadId, true)
+    await turnSeeingStoredHistory(a, calls, observer, 'old two', threadId)
+    await shared.expire(threadId)
+    await new Promise((resolve) => setTimeout(resolve, 5)) // another createdAt
+    // Made again by the other instance, to the very version and message count the first one keeps.
+    await turnSeeingStoredHistory(b, calls, observer, 'new one', threadId, true)
+    await turnSeeingStoredHistory(b, calls, observer, 'new two', threadId)
+    expect((await stored(observer, threadId))!.head).toMatchObject({ version: 4, messageCount: 4 })
+    await turnSeeingStoredHistory(a, calls, observer, 'new three', threadId, agui)
+    expect(calls.at(-1)!.map((message) => message.content)).toEqual(['new one', 'reply 3', 'new two', 'reply 4', 'new three'])
+  })
+
+  it('does not bring back a thread that expired after this instance wrote it', async () => {
+    const shared = await backend()
+    const { model, calls } = recordingModel()
+    const [a, observer] = [await instance(await shared.store(), model), await shared.store()]
+    const threadId = await turnSeeingStoredHistory(a, calls, observer, 'one')
+    await turnSeeingStoredHistory(a, calls, observer, 'two', threadId)
+    await shared.expire(threadId)
+    const refused = await a.send('three', threadId)
+    expect(refused.status).toBe(404)
+    expect(await observer.head(threadId)).toBeUndefined()
+  })
+
+  it('resumes on the head it wrote: answers given on either instance, every model call sees exactly the stored history', async () => {
+    const shared = await backend()
+    const { model, calls } = recordingModel()
+    const wire = new Wire()
+    const [a, b, observer] = [await instance(await shared.store(wire), model), await instance(await shared.store(), model), await shared.store()]
+    const asked = async (server: TestServer, message: string, threadId?: string) => {
+      const turn = await server.send(message, threadId)
+      expect(turn.interrupts, JSON.stringify(turn.body ?? turn.types)).toHaveLength(1)
+      return turn
+    }
+    const approved = async (server: TestServer, threadId: string, interruptId: string) => {
+      const before = calls.length
+      wire.reset()
+      const turn = await server.resume(threadId, [{ interruptId, approved: true }])
+      expect(turn.finished, JSON.stringify(turn.body ?? turn.types)).toBeDefined()
+      const thread = await stored(observer, threadId)
+      expect(calls.length).toBe(before + 1)
+      expect(calls.at(-1)!.at(-1)).toMatchObject({ role: 'tool' })
+      expect(calls.at(-1)).toEqual(thread!.messages.slice(0, calls.at(-1)!.length))
+      return { historyReads: wire.kinds.get(shared.historyRead) ?? 0, roundTrips: wire.roundTrips }
+    }
+    const first = await asked(a, 'pay one')
+    const { threadId } = first
+    expect((await approved(a, threadId, first.interrupts[0]!.id)).historyReads, 'a resume on the head this instance wrote reads no history').toBe(0)
+    const second = await asked(b, 'pay two', threadId)
+    const miss = await approved(a, threadId, second.interrupts[0]!.id)
+    expect(miss.historyReads).toBe(1)
+    const third = await asked(a, 'pay three', threadId)
+    await approved(b, threadId, third.interrupts[0]!.id)
+    const fourth = await asked(a, 'pay four', threadId)
+    const hit = await approved(a, threadId, fourth.interrupts[0]!.id)
+    expect(hit.historyReads).toBe(0)
+    // On Redis (one connection, answers in order) the counts are exact: the hit waits for the claim
+    // (the head read alongside), the running mark and the release, and for no head read before them.
+    if (shared.name === 'redis') expect(hit.roundTrips).toBe(3)
+    const thread = await stored(observer, threadId)
+    expect(thread!.messages.filter((message) => message.role === 'tool')).toHaveLength(4)
+  })
+
+  it('drops what it keeps when a commit fails: a commit that did not land, and one that landed unanswered; later turns see the stored history', async () => {
+    const shared = await backend()
+    const { model, calls } = recordingModel()
+    const wire = new Wire()
+    const inner = await shared.store(wire)
+    let failing: 'before' | 'after' | undefined
+    const isRelease = (commit: ThreadCommit) => commit.head.activeRun === undefined && commit.append.some((message) => message.role === 'assistant')
+    const store: ThreadStore = {
+      ...inner,
+      async commit(commit) {
+        const mode = failing && isRelease(commit) ? failing : undefined
+        if (mode) failing = undefined
+        if (mode === 'before') throw new StoreError('testStore', 'commit', new Error('injected: no connection'))
+        const written = await inner.commit(commit)
+        if (mode === 'after') throw new StoreError('testStore', 'commit', new Error('injected: the answer was lost'))
+        return written
+      },
+    }
+    const [a, observer] = [await instance(store, model), await shared.store()]
+    const threadId = await turnSeeingStoredHistory(a, calls, observer, 'one')
+    await turnSeeingStoredHistory(a, calls, observer, 'two', threadId)
+    // The release fails once without landing: the run fails, and its own retry lands the release with its reply.
+    failing = 'before'
+    expect((await a.send('three', threadId)).types).toContain('RUN_ERROR')
+    wire.reset()
+    await turnSeeingStoredHistory(a, calls, observer, 'four', threadId)
+    expect(wire.kinds.get(shared.historyRead), 'the turn after a failed commit reads the history').toBe(1)
+    // The release lands, and its answer is lost: the run fails, and the thread holds its reply.
+    failing = 'after'
+    expect((await a.send('five', threadId)).types).toContain('RUN_ERROR')
+    await turnSeeingStoredHistory(a, calls, observer, 'six', threadId)
+    expect(calls.at(-1)!.map((message) => message.content)).toEqual(['one', 'reply 1', 'two', 'reply 2', 'three', 'reply 3', 'four', 'reply 4', 'five', 'reply 5', 'six'])
+  })
+
+  it('saves a round trip on the instance that wrote last, with no history read; a miss costs what a turn cost before', async () => {
+    const shared = await backend()
+    const { model, calls } = recordingModel()
+    const wire = new Wire()
+    const [a, b, observer] = [await instance(await shared.store(wire), model), await instance(await shared.store(), model), await shared.store()]
+    const threadId = await turnSeeingStoredHistory(a, calls, observer, 'one: weather?')
+    const counted = async (server: TestServer, message: string) => {
+      await new Promise((resolve) => setTimeout(resolve, 20)) // writes behind the last turn's response land
+      wire.reset()
+      await turnSeeingStoredHistory(server, calls, observer, message, threadId)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      return { roundTrips: wire.roundTrips, historyReads: wire.kinds.get(shared.historyRead) ?? 0 }
+    }
+    // Before the cache, a next turn waited for 4 in a row: a head read, the claim (the history read
+    // alongside), the running mark and the release (sent behind the closed step).
+    const hits = []
+    const misses = []
+    for (const round of [1, 2]) {
+      hits.push(await counted(a, `hit ${round}: weather?`), await counted(a, `hit ${round} again: weather?`))
+      await turnSeeingStoredHistory(b, calls, observer, `other ${round}: weather?`, threadId)
+      misses.push(await counted(a, `miss ${round}: weather?`))
+    }
+    expect(hits.map((hit) => hit.historyReads)).toEqual([0, 0, 0, 0])
+    expect(misses.map((miss) => miss.historyReads)).toEqual([1, 1])
+    if (shared.name === 'redis') {
+      expect(hits.map((hit) => hit.roundTrips)).toEqual([3, 3, 3, 3])
+      expect(misses.map((miss) => miss.roundTrips)).toEqual([4, 4])
+    } else {
+      // The pool may send a write on another connection than the one it follows, and the server may
+      // take it first: it is then made again, one more round trip (as before the cache). A read the
+      // turn does not wait for may still be answered when a write leaves: they count as one.
+      expect(Math.min(...hits.map((hit) => hit.roundTrips))).toBeLessThanOrEqual(3)
+      expect(Math.min(...misses.map((miss) => miss.roundTrips))).toBeLessThanOrEqual(4)
+    }
+  })
+})
+
+describe('postgresStore: a commit sent behind one on another pool connection', () => {
+  it('is tried again once the one it follows lands, when the server took it first', async () => {
+    const table = `behind${++tables}`
+    const pool = new pg.Pool({ connectionString: postgres.connectionString, max: 4 })
+    closers.push(() => pool.end())
+    let delayed = 0
+    // The first write's statement leaves late: the one sent behind it reaches the server first.
+    const late = {
+      query: (statement: string | { text: string; values?: unknown[] }, values?: unknown[]) => {
+        const given = values ?? (typeof statement === 'string' ? undefined : statement.values)
+        const slow = /INSERT INTO behind\d+_threads/.test(typeof statement === 'string' ? statement : statement.text) && given?.[1] === 2 && delayed++ === 0
+        return slow ? new Promise((resolve) => setTimeout(resolve, 50)).then(() => pool.query(statement as string, values)) : pool.query(statement as string, values)
+      },
+    }
+    const store = postgresStore({ pool: late, table, namedStatements: true })
+    await store.ensureSchema()
+    const user = (id: string): ThreadMessage => ({ role: 'user', id, content: id })
+    const head = (version: number, messageCount: number) => ({ id: 'behind', version, createdAt: 1, updatedAt: version, messageCount, bytes: 0, resolvedInterruptIds: [] })
+    expect(await store.commit({ head: head(1, 1), append: [user('m1')] })).toBe(true)
+    const first = head(2, 2)
+    const sent = store.commit({ head: first, append: [user('m2')], follows: head(1, 1) })
+    const behind = store.commit({ head: head(3, 3), append: [user('m3')], follows: first })
+    expect(await Promise.all([sent, behind])).toEqual([true, true])
+    expect(delayed).toBe(1)
+    expect((await store.messages('behind', 0, 5)).map((message) => message.id)).toEqual(['m1', 'm2', 'm3'])
+  })
+})
+
+describe('the thread cache’s bound', () => {
+  it('keeps the 1,000 threads written last: the least recently used one’s next turn reads its history again', async () => {
+    const shared = await redisBackend()
+    const { model, calls } = recordingModel()
+    const wire = new Wire()
+    const [a, observer] = [await instance(await shared.store(wire), model), await shared.store()]
+    const oldest = await turnSeeingStoredHistory(a, calls, observer, 'first')
+    const threads: string[] = []
+    for (let batch = 0; batch < 125; batch++) threads.push(...(await Promise.all(Array.from({ length: 8 }, async () => (await a.send('another')).threadId))))
+    const historyReads = async (threadId: string) => {
+      wire.reset()
+      await turnSeeingStoredHistory(a, calls, observer, 'again', threadId)
+      return wire.kinds.get(shared.historyRead) ?? 0
+    }
+    // 1,000 threads written since: the first is gone, the last still kept.
+    expect(await historyReads(threads.at(-1)!)).toBe(0)
+    expect(await historyReads(oldest)).toBe(1)
+  }, 60_000)
+})
