@@ -93,7 +93,14 @@ class LogWriter {
     this.#writing = true
     this.#sending = events
     this.#ended = final
-    void appendWithRetries(this.#log, this.#runId, events, final).then(this.#written)
+    // The first try is the store's own promise (most writes need no other); a failure is retried.
+    let appended: Promise<void>
+    try {
+      appended = Promise.resolve(this.#log.append(this.#runId, events, final))
+    } catch (error) {
+      appended = Promise.reject(error)
+    }
+    appended.then(this.#written, (error: unknown) => appendAgain(this.#log, this.#runId, events, final, error).then(this.#written))
   }
 
   readonly #written = () => {
@@ -109,21 +116,23 @@ const LOG_ATTEMPTS = 6
 const LOG_RETRY_MS = 50
 
 /**
- * A blip of the store must not cost readers events: the batch is tried again. If the log stays
- * down, the live stream goes on, and a reader that reattaches finds the gap in the events'
- * numbers and is told to reload the thread (replay.ts), never handed a silent gap.
+ * A blip of the store must not cost readers events: a batch whose first write failed (`error`) is
+ * tried again. If the log stays down, the live stream goes on, and a reader that reattaches finds
+ * the gap in the events' numbers and is told to reload the thread (replay.ts), never handed a
+ * silent gap.
  */
-async function appendWithRetries(log: RunEventLog, runId: string, events: readonly LoggedEvent[], final: boolean): Promise<void> {
+async function appendAgain(log: RunEventLog, runId: string, events: readonly LoggedEvent[], final: boolean, error: unknown): Promise<void> {
   for (let attempt = 1; ; attempt++) {
+    if (attempt >= LOG_ATTEMPTS) {
+      console.error('[toolgate] could not log run events:', error)
+      return
+    }
+    await new Promise((resolve) => setTimeout(resolve, LOG_RETRY_MS * 2 ** (attempt - 1)))
     try {
       await log.append(runId, events, final)
       return
-    } catch (error) {
-      if (attempt >= LOG_ATTEMPTS) {
-        console.error('[toolgate] could not log run events:', error)
-        return
-      }
-      await new Promise((resolve) => setTimeout(resolve, LOG_RETRY_MS * 2 ** (attempt - 1)))
+    } catch (failure) {
+      error = failure
     }
   }
 }
@@ -213,11 +222,20 @@ export function launchRun(log: RunEventLog, runId: string, live: LiveStream | un
         },
       }
     : undefined
-  run(sink, last)
-    .catch((error) => console.error('[toolgate] chat run failed:', error))
-    // The live stream ends once the log holds every event it carried: a client that read to the
-    // end and reads the thread's runs again (a reload, devtools) finds them all.
-    .finally(() => writer.end().then(() => live?.end()).catch((error) => console.error('[toolgate] could not end the live stream:', error)))
+  // The live stream ends once the log holds every event it carried: a client that read to the
+  // end and reads the thread's runs again (a reload, devtools) finds them all.
+  const endLive = () => {
+    try {
+      live?.end()
+    } catch (error) {
+      console.error('[toolgate] could not end the live stream:', error)
+    }
+  }
+  const ended = () => void writer.end().then(endLive)
+  run(sink, last).then(ended, (error: unknown) => {
+    console.error('[toolgate] chat run failed:', error)
+    ended()
+  })
 }
 
 /**
