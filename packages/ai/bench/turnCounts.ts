@@ -107,6 +107,7 @@ if (hasStrace) {
   console.log('  system calls (strace -f -c; futex and epoll_pwait include the runtime\'s own threads and idle waits):')
   for (const name of rowsOf) console.log(`    ${name.padEnd(24)}${servers.map((serve) => per(light.get(serve)!.syscalls!.get(name), light.get(serve)!.done).padStart(12)).join('')}`)
 } else console.log('  (no strace on this machine: system calls not counted)')
+console.log("  (promises as async_hooks sees them: with a hook on, each `await` of a native promise makes one V8 otherwise skips, so awaits count twice)")
 for (const serve of servers) {
   const { reply, done } = promises.get(serve)!
   const folders = Object.entries(reply.counts)
