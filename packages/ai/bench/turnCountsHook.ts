@@ -28,7 +28,8 @@ function madeIn(): string {
     const found = /\/packages\/ai\/(?:dist|src)\/(.+)\/[^/]+\.[jt]s:\d+/.exec(line) ?? /\/packages\/ai\/(?:dist|src)\/([^/]+)\.[jt]s:\d+/.exec(line)
     if (found) return found[1]!
   }
-  return stack.includes('/bench/') ? '(the bench)' : '(node or a dependency)'
+  // An async function resumed from the microtask queue has no caller on its stack.
+  return '(no Toolgate frame: a resumed await, the bench, or a dependency)'
 }
 
 const byFolder = process.env.TURN_COUNTS === 'promises'
