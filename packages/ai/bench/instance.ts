@@ -2,7 +2,8 @@
  * One app process for the benches that measure a server from outside (`startInstance` in
  * workload.ts): the chat handler, the TanStack peer, or a floor, over HTTP on a free port. Prints
  * its port, then serves until killed; answers the message 'cpu' with its `process.cpuUsage()`, and
- * exits on 'exit'; profiles between 'profile-start' and 'profile-stop'.
+ * exits on 'exit'; profiles between 'profile-start' and 'profile-stop'; with TURN_COUNTS set, counts
+ * what it does between 'counts-start' and 'counts-stop' (bench/turnCountsHook.ts).
  *
  * SERVE: see `Serve` in workload.ts. WORKLOAD: weather (default) | text | args.
  */
@@ -83,6 +84,9 @@ async function toolgateChunks(): Promise<Uint8Array[]> {
   for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value)
   return chunks
 }
+
+// TURN_COUNTS (bench/turnCounts.ts): count what the process does between 'counts-start' and 'counts-stop'.
+if (process.env.TURN_COUNTS) await import('./turnCountsHook.ts')
 
 const server = createServer(await listener())
 server.listen(0, '127.0.0.1', () => console.log(`port ${(server.address() as AddressInfo).port}`))

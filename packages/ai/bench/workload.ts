@@ -103,6 +103,8 @@ export interface Instance {
   stop(): void
   /** Sends the process a message (bench/instance.ts says which it answers); its reply. */
   ask(message: string): Promise<unknown>
+  /** The process's id (bench/turnCounts.ts traces its system calls). */
+  readonly pid: number
 }
 
 /**
@@ -145,6 +147,7 @@ export async function startInstance(
       child.removeAllListeners('exit')
       child.kill()
     },
+    pid: child.pid!,
     ask: (message) =>
       new Promise((resolve) => {
         child.once('message', resolve)

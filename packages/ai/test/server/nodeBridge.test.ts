@@ -1,8 +1,10 @@
-import { createServer, type RequestListener, type Server } from 'node:http'
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import * as v from 'valibot'
+import { toolDefinition } from '@toolgate/ai'
 import { createChatClient } from '@toolgate/ai/client'
-import { createChatHandler, scriptedModel, toNodeHandler, type ChatHandler } from '@toolgate/ai/server'
+import { createChatHandler, scriptedModel, toNodeHandler, type ChatHandler, type ChatModel, type ModelChunk } from '@toolgate/ai/server'
 import { readSse } from './helpers/sse.ts'
 
 // toNodeHandler runs a chat handler without a Fetch Request or a response stream: these check
@@ -110,6 +112,56 @@ describe('toNodeHandler', () => {
     expect(deltas).toBe('one two three four five')
     expect(text.trimEnd().endsWith('}')).toBe(true)
     expect(text).toContain('"RUN_FINISHED"')
+  })
+})
+
+describe('what a run writes to the response under toNodeHandler', () => {
+  /** Each `res.write` and `res.end` a request's response gets, with the text it carried. */
+  function recordingWrites(listener: RequestListener, onWrite: (text: string) => void): RequestListener {
+    return (req, res) => {
+      const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean
+      const end = res.end.bind(res) as (chunk?: unknown, ...rest: unknown[]) => ServerResponse
+      res.write = ((chunk: unknown, ...rest: unknown[]) => (onWrite(String(chunk)), write(chunk, ...rest))) as typeof res.write
+      res.end = ((chunk?: unknown, ...rest: unknown[]) => (onWrite(typeof chunk === 'function' || chunk === undefined ? '' : String(chunk)), end(chunk, ...rest))) as typeof res.end
+      return listener(req, res)
+    }
+  }
+
+  it('writes a turn whose events all come in one event-loop turn at once: every frame in one write, with the end', async () => {
+    // The memory store and this model answer in microtasks: the whole turn (a tool call, its result, the answer) is one event-loop turn.
+    const weather = toolDefinition({ name: 'get_weather', description: 'Weather', inputSchema: v.object({ city: v.string() }), outputSchema: v.object({ tempC: v.number() }) }).server(({ city }) => ({ tempC: city.length }))
+    const toolModel = scriptedModel([{ when: /weather in (\w+)/, call: (m) => ({ tool: 'get_weather', input: { city: m[1] } }), then: () => 'It is mild.' }], { tools: [weather] })
+    const writes: string[] = []
+    const url = await serve(recordingWrites(toNodeHandler(createChatHandler({ model: toolModel, tools: [weather] })), (text) => writes.push(text)))
+    const response = await postJson(url, { message: 'weather in Paris' })
+    const types = (await eventsOf(response)).map((event) => event.type)
+    expect(types).toEqual(['RUN_STARTED', 'TOOL_CALL_START', ...types.slice(2, types.indexOf('TOOL_CALL_END')).map(() => 'TOOL_CALL_ARGS'), 'TOOL_CALL_END', 'TOOL_CALL_RESULT', 'TEXT_MESSAGE_START', ...types.slice(types.indexOf('TEXT_MESSAGE_START') + 1, -2).map(() => 'TEXT_MESSAGE_CONTENT'), 'TEXT_MESSAGE_END', 'RUN_FINISHED'])
+    expect(writes).toHaveLength(1)
+    expect([...writes[0]!.matchAll(/^data: /gm)]).toHaveLength(types.length)
+  })
+
+  it('writes a delta the model makes in a later event-loop turn in that turn, before the model makes the next', async () => {
+    const DELTAS = 20
+    let made = 0
+    const streaming: ChatModel = {
+      async *stream(): AsyncGenerator<ModelChunk> {
+        for (let i = 0; i < DELTAS; i++) {
+          await new Promise((resolve) => setImmediate(resolve))
+          made++
+          yield { type: 'text-delta', delta: `d${i} ` }
+        }
+        yield { type: 'finish', reason: 'stop' }
+      },
+    }
+    /** Per write: the deltas it carried, and how many the model had made when it went out. */
+    const writes: { deltas: number[]; made: number }[] = []
+    const url = await serve(recordingWrites(toNodeHandler(createChatHandler({ model: streaming })), (text) => writes.push({ deltas: [...text.matchAll(/"delta":"d(\d+) "/g)].map((match) => Number(match[1])), made })))
+    const events = await eventsOf(await postJson(url, { message: 'go' }))
+    expect(events.filter((event) => event.type === 'TEXT_MESSAGE_CONTENT')).toHaveLength(DELTAS)
+    const carrying = writes.filter((write) => write.deltas.length > 0)
+    // One write per delta, each gone out before the model made the next: none held back to join a later one.
+    expect(carrying.map((write) => write.deltas)).toEqual(Array.from({ length: DELTAS }, (_, i) => [i]))
+    for (const [i, write] of carrying.entries()) expect(write.made).toBe(i + 1)
   })
 })
 

@@ -40,20 +40,23 @@ class LogWriter {
     this.#schedule()
   }
 
-  /** Writes what is queued and marks the log complete; resolves once that write is done (or failed). */
-  end(): Promise<void> {
+  /**
+   * Writes what is queued and marks the log complete; calls `done` once that write is done (or
+   * failed), in the microtask that hears of it: the live stream then ends before the frames of
+   * this event-loop turn would go out alone (`atTurnEnd`).
+   */
+  end(done: () => void): void {
     // Completed by the release: a batch still on its way adds nothing a reader needs.
-    if (this.#completed) return Promise.resolve()
+    if (this.#completed) return done()
     this.#ending = true
-    const complete = new Promise<void>((resolve) => (this.#complete = resolve))
+    this.#complete = done
     this.#schedule()
-    return complete
   }
 
   #schedule(): void {
     if (this.#scheduled || this.#writing || this.#ended) return
     this.#scheduled = true
-    nextTurn(this.#write)
+    atTurnEnd(logWrites, this.#write)
   }
 
   /**
@@ -93,7 +96,14 @@ class LogWriter {
     this.#writing = true
     this.#sending = events
     this.#ended = final
-    void appendWithRetries(this.#log, this.#runId, events, final).then(this.#written)
+    // The first try is the store's own promise (most writes need no other); a failure is retried.
+    let appended: Promise<void>
+    try {
+      appended = Promise.resolve(this.#log.append(this.#runId, events, final))
+    } catch (error) {
+      appended = Promise.reject(error)
+    }
+    appended.then(this.#written, (error: unknown) => appendAgain(this.#log, this.#runId, events, final, error).then(this.#written))
   }
 
   readonly #written = () => {
@@ -104,26 +114,71 @@ class LogWriter {
   }
 }
 
+/**
+ * What every run does at the end of an event-loop turn, in one task for all of them (a run
+ * streaming a delta per turn would otherwise pay one for its log batch and one for its frames):
+ * the log batches first, then, once the microtasks their writes queued have run, the frames. A log
+ * an in-process store answers at once so ends a finished run's stream first, its last frames going
+ * out with the end in one write; a store's round trip holds no frame back.
+ */
+let logWrites: (() => void)[] = []
+let frameFlushes: (() => void)[] = []
+let turnEndScheduled = false
+
+function atTurnEnd(tasks: (() => void)[], task: () => void): void {
+  tasks.push(task)
+  if (turnEndScheduled) return
+  turnEndScheduled = true
+  nextTurn(runTurnEnd)
+}
+
+function runTurnEnd(): void {
+  turnEndScheduled = false
+  const writes = logWrites
+  logWrites = []
+  runEach(writes)
+  // Queued behind the reactions to the writes just made: an answered write's run ends first.
+  if (frameFlushes.length > 0) queueMicrotask(flushFrames)
+}
+
+function flushFrames(): void {
+  const flushes = frameFlushes
+  frameFlushes = []
+  runEach(flushes)
+}
+
+function runEach(tasks: readonly (() => void)[]): void {
+  for (const task of tasks) {
+    try {
+      task()
+    } catch (error) {
+      console.error('[toolgate] could not write a run\'s events:', error)
+    }
+  }
+}
+
 /** How many times a batch of events is written to the log, and the pause before the first retry (it doubles). */
 const LOG_ATTEMPTS = 6
 const LOG_RETRY_MS = 50
 
 /**
- * A blip of the store must not cost readers events: the batch is tried again. If the log stays
- * down, the live stream goes on, and a reader that reattaches finds the gap in the events'
- * numbers and is told to reload the thread (replay.ts), never handed a silent gap.
+ * A blip of the store must not cost readers events: a batch whose first write failed (`error`) is
+ * tried again. If the log stays down, the live stream goes on, and a reader that reattaches finds
+ * the gap in the events' numbers and is told to reload the thread (replay.ts), never handed a
+ * silent gap.
  */
-async function appendWithRetries(log: RunEventLog, runId: string, events: readonly LoggedEvent[], final: boolean): Promise<void> {
+async function appendAgain(log: RunEventLog, runId: string, events: readonly LoggedEvent[], final: boolean, error: unknown): Promise<void> {
   for (let attempt = 1; ; attempt++) {
+    if (attempt >= LOG_ATTEMPTS) {
+      console.error('[toolgate] could not log run events:', error)
+      return
+    }
+    await new Promise((resolve) => setTimeout(resolve, LOG_RETRY_MS * 2 ** (attempt - 1)))
     try {
       await log.append(runId, events, final)
       return
-    } catch (error) {
-      if (attempt >= LOG_ATTEMPTS) {
-        console.error('[toolgate] could not log run events:', error)
-        return
-      }
-      await new Promise((resolve) => setTimeout(resolve, LOG_RETRY_MS * 2 ** (attempt - 1)))
+    } catch (failure) {
+      error = failure
     }
   }
 }
@@ -203,9 +258,10 @@ export function launchRun(log: RunEventLog, runId: string, live: LiveStream | un
         hold: () => void (held = []),
         unlogged: () => ({ runId, events: [...writer.carried(), ...(held ?? []).map((entry) => entry.logged)] }),
         logged: () => {
-          writer.completed()
+          // Told before the log is marked complete: completing it may end the live stream at once.
           for (const { event, logged } of held ?? []) live?.event(event, logged.data, runId, logged.seq)
           held = undefined
+          writer.completed()
         },
         dropped: () => {
           held = undefined
@@ -213,11 +269,20 @@ export function launchRun(log: RunEventLog, runId: string, live: LiveStream | un
         },
       }
     : undefined
-  run(sink, last)
-    .catch((error) => console.error('[toolgate] chat run failed:', error))
-    // The live stream ends once the log holds every event it carried: a client that read to the
-    // end and reads the thread's runs again (a reload, devtools) finds them all.
-    .finally(() => writer.end().then(() => live?.end()).catch((error) => console.error('[toolgate] could not end the live stream:', error)))
+  // The live stream ends once the log holds every event it carried: a client that read to the
+  // end and reads the thread's runs again (a reload, devtools) finds them all.
+  const endLive = () => {
+    try {
+      live?.end()
+    } catch (error) {
+      console.error('[toolgate] could not end the live stream:', error)
+    }
+  }
+  const ended = () => writer.end(endLive)
+  run(sink, last).then(ended, (error: unknown) => {
+    console.error('[toolgate] chat run failed:', error)
+    ended()
+  })
 }
 
 /**
@@ -331,7 +396,7 @@ class DirectFrames implements FrameStream {
 
   write(frame: string): void {
     if (this.#ended) return
-    if (this.#pending === '' && this.#sink) nextTurn(this.#flush)
+    if (this.#pending === '' && this.#sink) atTurnEnd(frameFlushes, this.#flush)
     this.#pending += frame
   }
 
@@ -344,7 +409,7 @@ class DirectFrames implements FrameStream {
   attach(sink: FrameSink): void {
     this.#sink = sink
     if (this.#ended) this.#endSink(sink)
-    else if (this.#pending !== '') nextTurn(this.#flush)
+    else if (this.#pending !== '') atTurnEnd(frameFlushes, this.#flush)
   }
 
   #endSink(sink: FrameSink): void {

@@ -250,15 +250,25 @@ function invalid(message: string, path: string): HttpError {
  * Reads a JSON body without ever buffering more than `maxBytes`. Requiring a JSON content type
  * also makes cross-site form posts impossible (they would need a CORS preflight).
  */
-export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
-  const type = requestHeader(request, 'content-type') ?? ''
-  if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
-    throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with `content-type: application/json`')
+export function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  try {
+    const type = requestHeader(request, 'content-type') ?? ''
+    if (!/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
+      throw new HttpError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as JSON with `content-type: application/json`')
+    }
+    const declared = Number(requestHeader(request, 'content-length'))
+    if (declared > maxBytes) throw tooLarge(maxBytes)
+    // A body read whole under `toNodeHandler` (a chat message) is parsed in one step from its bytes:
+    // no async function per stage, only the promise the bytes come in.
+    const whole = request instanceof NodeRequest ? request.wholeBody() : undefined
+    if (whole) return whole.then((bytes) => parseJson(decodeWhole(bytes, maxBytes)))
+    return readText(request, maxBytes).then(parseJson)
+  } catch (error) {
+    return Promise.reject(error)
   }
-  const declared = Number(requestHeader(request, 'content-length'))
-  if (declared > maxBytes) throw tooLarge(maxBytes)
+}
 
-  const text = await readText(request, maxBytes)
+function parseJson(text: string): unknown {
   // Checked on the text, before parsing: a deep answer would overflow whatever walks it later.
   if (exceedsJsonDepth(text)) throw new HttpError(400, 'JSON_TOO_DEEP', `The body nests deeper than the limit of ${MAX_JSON_DEPTH} levels`)
   try {
@@ -271,13 +281,12 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
 /** Decodes whole bodies: one decoder serves every request (a decoder per call costs more than a short body's parse). */
 const utf8 = new TextDecoder()
 
+function decodeWhole(bytes: Uint8Array, maxBytes: number): string {
+  if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes)
+  return utf8.decode(bytes)
+}
+
 async function readText(request: Request, maxBytes: number): Promise<string> {
-  const whole = request instanceof NodeRequest ? request.wholeBody() : undefined
-  if (whole) {
-    const bytes = await whole
-    if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes)
-    return utf8.decode(bytes)
-  }
   if (!request.body) return ''
   const reader = request.body.getReader()
   const decoder = new TextDecoder()

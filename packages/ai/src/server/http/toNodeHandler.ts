@@ -30,7 +30,10 @@ export function toNodeHandler(handler: (request: Request) => Promise<Response>):
     handlerReached()
     let gone = false
     let onGone: (() => void)[] | undefined
+    /** Ends the wait for a response whose frames go out as they come (`writeFrames`): one listener on close serves both. */
+    let closed: (() => void) | undefined
     res.once('close', () => {
+      closed?.()
       if (res.writableFinished) return
       gone = true
       for (const listener of onGone ?? []) listener()
@@ -54,8 +57,9 @@ export function toNodeHandler(handler: (request: Request) => Promise<Response>):
     // gets the response rather than a reset connection, and the connection stays usable.
     if (!req.readableEnded) body?.discard()
     const frames = request.takeFrames()
-    if (frames) return writeFrames(frames, res)
-    await writeResponse(response, res)
+    if (!frames) return writeResponse(response, res)
+    writeFrames(frames, res)
+    if (!res.closed) return new Promise<void>((resolve) => (closed = resolve))
   }
 }
 
@@ -156,10 +160,9 @@ function preParsed(body: unknown): Uint8Array {
 }
 
 /** A run's frames, as they come: the headers with the first of them, the last with the end. */
-function writeFrames(frames: OfferedFrames, res: ServerResponse): Promise<void> {
+function writeFrames(frames: OfferedFrames, res: ServerResponse): void {
   res.writeHead(200, frames.headers)
   frames.attach(sinkOf(res))
-  return new Promise((resolve) => res.once('close', resolve))
 }
 
 function sinkOf(res: ServerResponse): FrameSink {

@@ -98,7 +98,8 @@ async function drive(run: Run, start: RunStart): Promise<readonly StoredInterrup
     // The last step's write, on its way while the model ran, failed (and aborted this call): what it said is not kept.
     run.throwIfUnsaved()
     steps += 1
-    const message = streamed && !error && !run.signal.aborted ? await run.middleware.modelResponse(streamed) : streamed
+    // Without middleware nothing here waits (as in modelStep): no hook to await.
+    const message = streamed && !error && !run.signal.aborted && run.middleware.any ? await run.middleware.modelResponse(streamed) : streamed
     if (error || run.signal.aborted) {
       // The model failed or the client left mid-step: what it said is kept, its calls will not run.
       if (message) {
@@ -123,7 +124,7 @@ async function drive(run: Run, start: RunStart): Promise<readonly StoredInterrup
 
 /** Plans a step's calls, runs the server tools among them, and stores the step: closed, or open on its interrupts. */
 async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps: number): Promise<StoredInterrupt[]> {
-  const plan = await planToolCalls(message.toolCalls, run.config.tools, run.context, run.failures, { threadId: run.head.id, requester: run.head.turnBy ?? ANONYMOUS, grants: run.head.grants }, (call, tool) => run.middleware.toolInput(call, tool))
+  const plan = await planToolCalls(message.toolCalls, run.config.tools, run.context, run.failures, { threadId: run.head.id, requester: run.head.turnBy ?? ANONYMOUS, grants: run.head.grants }, run.middleware.any ? (call, tool) => run.middleware.toolInput(call, tool) : undefined)
   for (const result of plan.results) run.events.result(result)
   const step: OpenStep = { message, results: plan.results, interrupts: plan.interrupts, running: [], steps }
   const granted = new Map(plan.granted.map((draft) => [draft.toolCallId, summaryOf({ ...draft, seq: 0, previous: null, digest: '', shownDigest: '' })]))

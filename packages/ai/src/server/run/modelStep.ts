@@ -228,16 +228,19 @@ function readUntilAborted<T>(iterator: AsyncIterator<T>, signal: AbortSignal, ea
     const onAbort = () => resolve()
     ends.add(onAbort)
     const read = async () => {
-      while (!signal.aborted) {
-        const next = await iterator.next()
-        // Read after an abort, a chunk is dropped: the step already ended.
-        if (next === undefined || next.done || signal.aborted) return
-        each(next.value)
+      try {
+        while (!signal.aborted) {
+          const next = await iterator.next()
+          // Read after an abort, a chunk is dropped: the step already ended.
+          if (next === undefined || next.done || signal.aborted) return
+          each(next.value)
+        }
+      } finally {
+        // Here rather than in a `finally` on the read's promise: two promises fewer per step.
+        ends.delete(onAbort)
       }
     }
-    read()
-      .then(resolve, reject)
-      .finally(() => ends.delete(onAbort))
+    read().then(resolve, reject)
   })
 }
 

@@ -3,7 +3,7 @@ import type { DecisionRecord } from '../../protocol/decisions.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import { deepFreeze } from '../../util/deepFreeze.ts'
 import { HttpError } from '../errors.ts'
-import type { LoggedEvent, RunEventLog, ThreadHead, ThreadStore } from '../thread/threadStore.ts'
+import type { LoggedEvent, RunEventLog, ThreadCommit, ThreadHead, ThreadStore } from '../thread/threadStore.ts'
 
 export interface MemoryStoreOptions {
   /** Threads kept at most; the least recently used go first. Default 10,000. */
@@ -47,6 +47,13 @@ interface Entry {
   /** The messages' size, as the head counts it. */
   bytes: number
 }
+
+// What the stores' most frequent calls answer (a one-tool turn makes about ten): the same settled
+// promise each time, not an async function's new one. A caller awaiting it resumes as soon;
+// a failure is still a rejected promise, never a throw.
+const TRUE: Promise<boolean> = Promise.resolve(true)
+const FALSE: Promise<boolean> = Promise.resolve(false)
+const NOTHING: Promise<undefined> = Promise.resolve(undefined)
 
 /**
  * A `ThreadStore` in this process's memory: for development, tests and single-instance servers.
@@ -97,46 +104,54 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
     threads.delete(threadId)
     threads.set(threadId, entry)
   }
+  /** Writes a commit made on the stored version; false when another came first. */
+  const commit = ({ head, append, decisions: records = [] }: ThreadCommit): boolean => {
+    const entry = live(head.id)
+    if ((entry?.version ?? 0) !== head.version - 1) return false
+    const starts = head.activeRun !== undefined && !entry?.running
+    if (starts && running >= maxRuns) {
+      throw new HttpError(429, 'TOO_MANY_RUNS', 'The server runs as many conversations as it can at once; try again shortly')
+    }
+    const growth = head.bytes - (entry?.bytes ?? 0)
+    if (growth > 0) evict(head.id, growth)
+    if (growth > 0 && totalBytes + growth > maxBytes) {
+      throw new HttpError(507, 'STORE_FULL', 'The server holds as many conversations as it can; try again later')
+    }
+    const messages = entry?.messages ?? []
+    for (const message of append) messages.push(deepFreeze(message))
+    const decisions = entry?.decisions ?? []
+    for (const record of records) decisions.push(deepFreeze(record))
+    const next: Entry = { head: deepFreeze(head), version: head.version, messages, decisions, touchedAt: 0, running: head.activeRun !== undefined, bytes: head.bytes }
+    totalBytes += growth
+    running += Number(next.running) - Number(entry?.running ?? false)
+    touch(head.id, next)
+    if (threads.size > maxThreads) evict(head.id, 0)
+    const waiting = watchers.get(head.id)
+    if (waiting) for (const wake of waiting) wake()
+    return true
+  }
 
   return {
     name: 'memory',
     events: memoryEventLog({ retentionMs: options.eventRetentionMs, maxEnded: options.maxEndedRunLogs }),
-    async head(threadId) {
+    head(threadId) {
       const entry = live(threadId)
-      if (!entry) return undefined
+      if (!entry) return NOTHING
       touch(threadId, entry)
-      return entry.head
+      return Promise.resolve(entry.head)
     },
-    async messages(threadId, from, to) {
-      return live(threadId)?.messages.slice(from, to) ?? []
+    messages(threadId, from, to) {
+      return Promise.resolve(live(threadId)?.messages.slice(from, to) ?? [])
     },
     async decisions(threadId) {
       return [...(live(threadId)?.decisions ?? [])]
     },
-    async commit({ head, append, decisions: records = [] }) {
-      const entry = live(head.id)
-      if ((entry?.version ?? 0) !== head.version - 1) return false
-      const starts = head.activeRun !== undefined && !entry?.running
-      if (starts && running >= maxRuns) {
-        throw new HttpError(429, 'TOO_MANY_RUNS', 'The server runs as many conversations as it can at once; try again shortly')
+    commit(change) {
+      try {
+        return commit(change) ? TRUE : FALSE
+      } catch (error) {
+        return Promise.reject(error)
       }
-      const growth = head.bytes - (entry?.bytes ?? 0)
-      if (growth > 0) evict(head.id, growth)
-      if (growth > 0 && totalBytes + growth > maxBytes) {
-        throw new HttpError(507, 'STORE_FULL', 'The server holds as many conversations as it can; try again later')
-      }
-      const messages = entry?.messages ?? []
-      for (const message of append) messages.push(deepFreeze(message))
-      const decisions = entry?.decisions ?? []
-      for (const record of records) decisions.push(deepFreeze(record))
-      const next: Entry = { head: deepFreeze(head), version: head.version, messages, decisions, touchedAt: 0, running: head.activeRun !== undefined, bytes: head.bytes }
-      totalBytes += growth
-      running += Number(next.running) - Number(entry?.running ?? false)
-      touch(head.id, next)
-      if (threads.size > maxThreads) evict(head.id, 0)
-      const waiting = watchers.get(head.id)
-      if (waiting) for (const wake of waiting) wake()
-      return true
     },
     async watch(threadId, version, timeoutMs, signal) {
       if ((live(threadId)?.version ?? 0) !== version || signal.aborted) return
@@ -199,23 +214,31 @@ export function memoryEventLog(options: { readonly retentionMs?: number | undefi
     for (const done of waiters) done()
     waiters.clear()
   }
+  const append = (runId: string, events: readonly LoggedEvent[], final: boolean) => {
+    let log = find(runId)
+    if (!log) {
+      log = { events: [], ended: false, expiresAt: Infinity, waiters: early.get(runId) ?? new Set() }
+      early.delete(runId)
+      running.set(runId, log)
+    }
+    log.events.push(...events)
+    if (final && !log.ended) {
+      log.ended = true
+      log.expiresAt = Date.now() + retentionMs
+      running.delete(runId)
+      ended.set(runId, log)
+      dropExpired()
+    }
+    wake(log.waiters)
+  }
   return {
-    async append(runId, events, final) {
-      let log = find(runId)
-      if (!log) {
-        log = { events: [], ended: false, expiresAt: Infinity, waiters: early.get(runId) ?? new Set() }
-        early.delete(runId)
-        running.set(runId, log)
+    append(runId, events, final) {
+      try {
+        append(runId, events, final)
+        return NOTHING
+      } catch (error) {
+        return Promise.reject(error)
       }
-      log.events.push(...events)
-      if (final && !log.ended) {
-        log.ended = true
-        log.expiresAt = Date.now() + retentionMs
-        running.delete(runId)
-        ended.set(runId, log)
-        dropExpired()
-      }
-      wake(log.waiters)
     },
     async read(runId, after, limit = Infinity) {
       const log = find(runId)
