@@ -81,6 +81,9 @@ export class ThreadCache {
         for (const message of commit.append) deepFreeze(message)
         const { id } = commit.head
         const answer = store.commit(commit)
+        // Handled at once: it may fail while an earlier commit's answer is still awaited, before the
+        // chain below reaches it (the caller still gets the failure, through the chain).
+        answer.catch(() => {})
         // Taken in the order they were sent: on a pool, the answer to a write sent behind another
         // may come first, and the entry must have grown by the one it follows before it grows by it.
         // The caller is answered once it is taken (a later commit of the thread waits for the earlier).
