@@ -153,6 +153,8 @@ for (const [version, thisSdk] of SDKS) describe(`AI SDK ${version}: a browser to
     const parts = partsOf(reloaded)
     expect(parts.map((part) => `${part.type}:${part.state}`)).toEqual(['tool-transfer_money:approval-requested', 'tool-get_location:output-available'])
     expect(parts[1]!.output).toEqual({ city: 'Lima' })
+    // The reloaded page holds the call as the page that gave the output does after the server's answer.
+    expect(parts[1]).toEqual(partsOf(first)[1])
     await reloaded.addToolApprovalResponse({ id: parts[0]!.approval!.id, approved: true })
     await vi.waitFor(() => expect(text(reloaded)).toBe('transfer_money: {"receipt":"r-500"}, get_location: {"city":"Lima"}'))
     await settled(reloaded)
