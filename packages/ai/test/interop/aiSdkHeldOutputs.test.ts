@@ -138,6 +138,10 @@ for (const [version, thisSdk] of SDKS) describe(`AI SDK ${version}: a browser to
     const response = await server.post({ id: chat.id, messages, trigger: 'submit-message' })
     expect(response.status).toBe(409)
     expect(((await response.json()) as { error: unknown }).error).toEqual({ code: 'INTERRUPT_ALREADY_ANSWERED', message: expect.any(String), path: `messages[1].parts[${at}].toolCallId` })
+    // The same message sent alone (`prepareSendMessagesRequest` for servers that keep the history): the path is under `message`.
+    const alone = await server.post({ id: chat.id, message: messages[1], trigger: 'submit-message' })
+    expect(alone.status).toBe(409)
+    expect(((await alone.json()) as { error: { path: string } }).error.path).toBe(`message.parts[${at}].toolCallId`)
     expect(transfers).toEqual([])
     expect((await server.get(chat.id)).answers).toEqual([expect.objectContaining({ output: { city: 'Lima' } })])
   })

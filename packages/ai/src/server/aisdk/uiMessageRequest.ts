@@ -84,12 +84,14 @@ export function parseUIMessageRequest(body: Record<string, unknown>): UIMessageR
  */
 export function atRequestPath(error: HttpError, request: UIMessageRequest): HttpError {
   if (request.single && error.path === 'messages[0]') return new HttpError(error.status, error.code, error.message, 'message')
-  // A refused browser output names its `tool` message (the assistant message's index): the part, when the message gave one output.
+  // A refused browser output names its `tool` message (parseUIMessageRequest made one per output):
+  // the part's field when the message gave one output, else the message that gave them.
   const output = /^messages\[\d+\]\.(toolCallId|content|error)$/.exec(error.path ?? '')
   const [given] = request.outputs
-  if (output && given && request.outputs.length === 1 && error.path!.startsWith(given.path.replace(/\.parts\[\d+\]$/, '') + '.')) {
+  if (output && given) {
     const field = output[1] === 'toolCallId' ? '.toolCallId' : output[1] === 'content' ? '.output' : '.errorText'
-    return new HttpError(error.status, error.code, error.message, request.single ? given.path.replace(/^messages\[\d+\]/, 'message') + field : given.path + field)
+    const path = request.outputs.length === 1 ? given.path + field : given.path.replace(/\.parts\[\d+\]$/, '')
+    return new HttpError(error.status, error.code, error.message, path)
   }
   const match = error.path === undefined ? null : /^resume\[(\d+)\](\.interruptId|\.[\w.[\]]+)?$/.exec(error.path)
   const from = match ? request.answerPaths[Number(match[1])] : undefined
