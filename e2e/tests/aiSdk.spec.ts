@@ -133,6 +133,30 @@ for (const { version, path } of versions) {
       await idle(page)
     })
 
+    test("a browser tool's output the server holds while an approval of its step waits: shown after a reload, approving continues the turn, the tool ran once", async ({ page }) => {
+      const to = `tz-${version}-${Date.now()}@example.com`
+      await page.goto(`${page_}${path}`)
+      await send(page, `send my time zone to ${to}`)
+      const info = () => lastAssistant(page).locator('[data-tool=get_browser_info]')
+      const email = () => lastAssistant(page).locator('[data-tool=send_email]')
+      await expect(info()).toHaveAttribute('data-state', 'output-available')
+      await expect(email()).toHaveAttribute('data-state', 'approval-requested')
+      // The page sent the output on its own (useChat's sendAutomaticallyWhen skips server calls): the server holds it.
+      const threadId = new URL(page.url()).searchParams.get('chat')!
+      await expect.poll(async () => ((await (await page.request.get(`/api/chat?threadId=${threadId}`)).json()) as { answers?: unknown[] }).answers?.length ?? 0).toBe(1)
+      await idle(page)
+      await expect(page.locator('body')).toHaveAttribute('data-ran_get_browser_info', '1')
+
+      await page.reload()
+      await expect(info()).toHaveAttribute('data-state', 'output-available')
+      await expect(info().getByTestId('output')).toContainText('timeZone')
+      await email().getByRole('button', { name: 'Approve' }).click()
+      await expect(lastAssistant(page).getByTestId('text').last()).toHaveText(/^Your time zone is .+\. Sent it to /)
+      await idle(page)
+      await expect(page.locator('body')).toHaveAttribute('data-ran_get_browser_info', '1')
+      expect((await outbox(page)).filter((sent) => sent.to === to)).toHaveLength(1)
+    })
+
     test('a reload while an approval waits shows it, and approving it then continues the turn', async ({ page }) => {
       const to = `cy-${version}-${Date.now()}@example.com`
       await page.goto(`${page_}${path}`)

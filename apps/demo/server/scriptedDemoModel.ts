@@ -36,6 +36,22 @@ const LONG_STORY = Array.from(
 ).join(' ')
 
 const rules: ScriptRule<Tools>[] = [
+  // One step with a browser tool and a call that waits for approval: the page may answer the one while the other waits.
+  {
+    when: /\bsend my time ?zone to (\S+@[\w.-]+\w)/i,
+    say: 'Reading your time zone, then emailing it once you approve.',
+    call: (match) => [
+      { tool: 'get_browser_info', input: {} },
+      { tool: 'send_email', input: { to: match[1]!, subject: 'My time zone', body: 'Hi,\n\nMy time zone, as my browser says.\n\nBest regards' } },
+    ],
+    then: (results) => {
+      const info = results.find((r) => r.tool === 'get_browser_info')
+      const email = results.find((r) => r.tool === 'send_email')
+      const zone = info?.tool === 'get_browser_info' && info.ok ? `Your time zone is ${info.output.timeZone}.` : `I could not read your browser: ${info?.content}`
+      if (email?.status === 'denied') return `${zone} ${deniedText(email, 'send the email')}`
+      return email?.tool === 'send_email' && email.ok ? `${zone} Sent it to ${email.input.to}.` : `${zone} The email could not be sent: ${email?.content}`
+    },
+  },
   {
     when: /\b(morning briefing|several tools|all at once)\b/i,
     say: 'Checking a few things at once.',

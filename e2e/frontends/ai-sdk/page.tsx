@@ -36,8 +36,20 @@ interface ChatHelpers {
   addToolApprovalResponse(response: { id: string; approved: boolean; reason?: string }): void | PromiseLike<void>
 }
 
+/** How often the page ran each browser tool, kept across reloads (sessionStorage), so a test sees a tool run once. */
+function ran(name: string): void {
+  const key = `ran:${name}`
+  sessionStorage.setItem(key, String(Number(sessionStorage.getItem(key) ?? 0) + 1))
+  showRuns()
+}
+function showRuns(): void {
+  for (const key of Object.keys(sessionStorage)) if (key.startsWith('ran:')) document.body.dataset[`ran_${key.slice(4)}`] = sessionStorage.getItem(key)!
+}
+showRuns()
+
 /** The browser tools of the demo's server, run here. */
 export function runBrowserTool(name: string, input: unknown): unknown {
+  ran(name)
   if (name === 'set_theme') {
     const { theme } = input as { theme: 'light' | 'dark' }
     document.documentElement.dataset.theme = theme

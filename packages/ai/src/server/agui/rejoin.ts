@@ -15,23 +15,32 @@ import { sendSnapshot, threadAsAgUi } from './threadMessages.ts'
 // what waits (claim/claims.ts, `connect`). While a run holds it, that answer would leave the client
 // with the thread as it was and no way to see the rest of the run: it would take the page for idle,
 // and its next message would be refused as busy. So it rejoins the run instead, as a reader that
-// attaches does: the thread as the run began, then the run's events from its log, to its end.
+// attaches does: the thread as the run began, then the run's events from its log, to its end (a
+// run whose instance died is continued there, as for any reader who may write).
 
 /**
- * The response to an AG-UI input with nothing new while a live run holds the thread: one run that
+ * The response to an AG-UI input with nothing new while a run holds the thread (live, or dead with its lease lapsed): one run that
  * tells the client the thread as the live run began (`MESSAGES_SNAPSHOT`), then the live run's own
  * events from its start, as `GET` + `Accept: text/event-stream` serves them (any instance; a run
- * that died is continued). `undefined` when the input says something, or no run is live.
+ * that died is continued). `undefined` when the input says something, or no run holds the thread
+ * (or a dead one left no events).
  */
 export async function rejoinLiveRun(config: ChatConfig, request: Request, body: ResumeRequest & AguiFields): Promise<Response | undefined> {
   if (body.resume.length > 0 || body.endsWithTool) return undefined
   const head = await config.store.head(body.threadId)
   const runId = head?.activeRun?.runId
-  if (!head || runId === undefined || !isRunning(head, config.limits.runLeaseMs)) return undefined
+  if (!head || runId === undefined) return undefined
   if (toolMessageAnswers(head.step, body.toolMessages ?? []).answers.length > 0) return undefined
   // Named by id, the run is read from its log even if it ends before this read starts. The request
-  // is authorized as any reader's.
-  const events = await followRun(config, request, head.id, { runId, after: 0 })
+  // is authorized as any reader's. A run whose instance died (its lease lapsed) is followed too: at
+  // the end of its log the reader continues its turn (takeover), as a `GET` reader does; were the
+  // page told the thread instead, the turn would wait for a reply until the next message. Its own
+  // events are not told: the run that continues the turn starts again from the stored step (which
+  // the snapshot holds), and an AG-UI client takes no run started inside one never finished.
+  const live = isRunning(head, config.limits.runLeaseMs)
+  const events = await followRun(config, request, head.id, { runId, after: live ? 0 : Number.MAX_SAFE_INTEGER })
+  // A dead run whose events are gone: the thread as it stands (claim/claims.ts, `connect`).
+  if (!live && events.status === 404) return undefined
   if (events.status !== 200 || !events.body) return events
   const { messages } = snapshot(head, await loadMessages(config.store, head), config.limits.runLeaseMs, config.tools)
   const held = (body.history ?? []).flatMap((message) => (message.id === undefined ? [] : [message.id]))

@@ -22,7 +22,7 @@ export function answerUIMessageRequest(
   const chat = parseUIMessageRequest(body)
   return answerTold(
     request,
-    uiMessageFrames(uiStreamOptions(config, request, chat.knownCalls)),
+    uiMessageFrames({ ...uiStreamOptions(config, request, chat.knownCalls), givenOutputs: chat.outputs }),
     async () => {
       try {
         return await post(chat.parsed)

@@ -2,7 +2,8 @@ import type { ResumeAnswer } from '../../protocol/requests.ts'
 import { isRecord } from '../../util/isRecord.ts'
 import type { ClientHistoryMessage } from '../agui/clientHistory.ts'
 import { HttpError } from '../errors.ts'
-import { MAX_THREAD_ID_LENGTH, type ParsedRequest } from '../http/requests.ts'
+import { MAX_THREAD_ID_LENGTH, type ParsedRequest, type ToolResultMessage } from '../http/requests.ts'
+import type { GivenOutput } from './heldOutputs.ts'
 
 // What `useChat` posts through `DefaultChatTransport`: `{ id, messages: UIMessage[], trigger,
 // messageId? }`, whole conversation included, or `{ id, message }` with only the last message (the
@@ -28,6 +29,8 @@ export interface UIMessageRequest {
   readonly answerPaths: readonly AnswerPath[]
   /** The body sent one `message` rather than `messages`. */
   readonly single: boolean
+  /** The browser-tool outputs among the answers, told back as held when the step still waits (heldOutputs.ts). */
+  readonly outputs: readonly GivenOutput[]
 }
 
 /** The part an answer came from, and where in it its interrupt id and its value sit. */
@@ -55,11 +58,11 @@ export function parseUIMessageRequest(body: Record<string, unknown>): UIMessageR
   if (!last) throw invalid('`messages` must end with the new user message, or the assistant message with your answers', 'messages')
 
   if (last.role === 'user') {
-    return { parsed: { threadId: id, message: userText(last), agui: true, history: historyOf(checked.slice(0, -1)) }, knownCalls: new Map(), answerPaths: [], single }
+    return { parsed: { threadId: id, message: userText(last), agui: true, history: historyOf(checked.slice(0, -1)) }, knownCalls: new Map(), answerPaths: [], single, outputs: [] }
   }
   if (last.role !== 'assistant') throw invalid('The last message must be a user message (a new turn) or the assistant message with your answers', `${last.path}.role`)
-  const { answers, paths } = answersOf(last)
-  if (answers.length === 0) {
+  const { answers, paths, outputs } = answersOf(last)
+  if (answers.length === 0 && outputs.length === 0) {
     throw invalid(
       'The last message is the assistant message but answers nothing: respond to an approval (`addToolApprovalResponse`) or add a browser tool output (`addToolOutput`), or send a new user message',
       last.path,
@@ -68,7 +71,10 @@ export function parseUIMessageRequest(body: Record<string, unknown>): UIMessageR
   const knownCalls = new Map(
     last.parts.flatMap((part) => (isToolPart(part) && typeof part.toolCallId === 'string' ? [[part.toolCallId, stringOf(toolgateOf(part.callProviderMetadata)?.messageId)] as const] : [])),
   )
-  return { parsed: { threadId: id, resume: answers, agui: true, history: historyOf(checked) }, knownCalls, answerPaths: paths, single }
+  // Browser outputs go as AG-UI `tool` messages do, by call: one restating the output the server
+  // already holds (a page sends its own record of it again) is then no answer rather than a 409.
+  const toolMessages: ToolResultMessage[] = outputs.map(({ toolCallId, answer }) => ({ index: last.index, id: undefined, toolCallId, answer }))
+  return { parsed: { threadId: id, resume: answers, agui: true, history: historyOf(checked), toolMessages }, knownCalls, answerPaths: paths, single, outputs }
 }
 
 /**
@@ -78,6 +84,15 @@ export function parseUIMessageRequest(body: Record<string, unknown>): UIMessageR
  */
 export function atRequestPath(error: HttpError, request: UIMessageRequest): HttpError {
   if (request.single && error.path === 'messages[0]') return new HttpError(error.status, error.code, error.message, 'message')
+  // A refused browser output names its `tool` message (parseUIMessageRequest made one per output):
+  // the part's field when the message gave one output, else the message that gave them.
+  const output = /^messages\[\d+\]\.(toolCallId|content|error)$/.exec(error.path ?? '')
+  const [given] = request.outputs
+  if (output && given) {
+    const field = output[1] === 'toolCallId' ? '.toolCallId' : output[1] === 'content' ? '.output' : '.errorText'
+    const path = request.outputs.length === 1 ? given.path + field : given.path.replace(/\.parts\[\d+\]$/, '')
+    return new HttpError(error.status, error.code, error.message, path)
+  }
   const match = error.path === undefined ? null : /^resume\[(\d+)\](\.interruptId|\.[\w.[\]]+)?$/.exec(error.path)
   const from = match ? request.answerPaths[Number(match[1])] : undefined
   if (!match || !from) return error
@@ -122,9 +137,10 @@ function userText(message: CheckedMessage): string {
  * The answers in the continued message: approval responses, and outputs of browser tools the
  * server handed over (their part names the interrupt) that it has not stored a result for yet.
  */
-function answersOf(message: CheckedMessage): { answers: ResumeAnswer[]; paths: AnswerPath[] } {
+function answersOf(message: CheckedMessage): { answers: ResumeAnswer[]; paths: AnswerPath[]; outputs: GivenOutput[] } {
   const answers: ResumeAnswer[] = []
   const paths: AnswerPath[] = []
+  const outputs: GivenOutput[] = []
   for (const [at, part] of message.parts.entries()) {
     // A part the server handed out as `answered` repeats an answer it holds: taking it again would refuse the request (409).
     if (!isToolPart(part) || toolgateOf(part.callProviderMetadata)?.answered === true) continue
@@ -141,17 +157,18 @@ function answersOf(message: CheckedMessage): { answers: ResumeAnswer[]; paths: A
     }
     const interruptId = toolgateOf(part.callProviderMetadata)?.interruptId
     if (typeof interruptId !== 'string' || toolgateOf(part.resultProviderMetadata)?.resultId !== undefined) continue
+    let answer: GivenOutput['answer']
     if (part.state === 'output-available') {
       if (part.output === undefined) throw invalid('`output` must be a JSON value', `${path}.output`)
-      answers.push({ interruptId, output: part.output })
-      paths.push({ part: path, interruptId: `${path}.callProviderMetadata.toolgate.interruptId`, value: `${path}.output` })
+      answer = { output: part.output }
     } else if (part.state === 'output-error') {
       if (typeof part.errorText !== 'string') throw invalid('`errorText` must be a string', `${path}.errorText`)
-      answers.push({ interruptId, error: part.errorText })
-      paths.push({ part: path, interruptId: `${path}.callProviderMetadata.toolgate.interruptId`, value: `${path}.errorText` })
-    }
+      answer = { error: part.errorText }
+    } else continue
+    const toolName = part.type === 'dynamic-tool' ? stringOf(part.toolName) ?? '' : part.type.slice('tool-'.length)
+    outputs.push({ toolCallId: String(part.toolCallId), toolName, input: part.input, messageId: stringOf(toolgateOf(part.callProviderMetadata)?.messageId), interruptId, answer, path })
   }
-  return { answers, paths }
+  return { answers, paths, outputs }
 }
 
 /**

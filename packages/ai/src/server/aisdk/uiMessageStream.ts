@@ -8,6 +8,7 @@ import type { AiSdkPartMetadata } from '../../protocol/aiSdk.ts'
 import { approvalMetadata, type UIMessageChunk } from './uiMessageChunks.ts'
 import { nextTurn } from '../../util/nextTurn.ts'
 import type { EventFrames } from '../events/eventFrames.ts'
+import { heldOutputChunks, type GivenOutput } from './heldOutputs.ts'
 
 // A run's AG-UI events, told again in the AI SDK's UI message stream protocol. The run itself is
 // unchanged (its events still go to its log, and it outlives the request); only what this response
@@ -32,6 +33,8 @@ export interface UIMessageStreamOptions {
   readonly knownCalls: ReadonlyMap<string, string | undefined>
   /** Where stored attachments are served: the endpoint's URL path. */
   readonly endpoint: string
+  /** Browser outputs the request gave: told back as held when the run ends with their step still waiting (heldOutputs.ts). */
+  readonly givenOutputs?: readonly GivenOutput[]
 }
 
 /**
@@ -184,7 +187,11 @@ export class UIMessageStreamWriter {
         return this.#result(event)
       case 'RUN_FINISHED':
         this.#closeStep()
-        if (event.outcome?.type === 'interrupt') for (const interrupt of event.outcome.interrupts) this.#interrupt(interrupt)
+        if (event.outcome?.type === 'interrupt') {
+          for (const interrupt of event.outcome.interrupts) this.#interrupt(interrupt)
+          const waiting = new Set(event.outcome.interrupts.map((interrupt) => interrupt.id))
+          for (const given of this.#options.givenOutputs ?? []) if (!waiting.has(given.interruptId)) for (const chunk of heldOutputChunks(given)) this.#emit(chunk)
+        }
         return this.#emit({ type: 'finish' })
       case 'RUN_ERROR':
         this.#closeStep()

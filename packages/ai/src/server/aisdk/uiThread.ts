@@ -20,7 +20,8 @@ type MutablePart = AiSdkToolPart & Record<string, unknown>
  * `approval-requested` (answer with `addToolApprovalResponse`) or, for a browser tool, as
  * `input-available` naming its interrupt (run it and `addToolOutput`). Answers the server holds
  * while the rest of their batch waits show as given (`approval-responded`, or the browser tool's
- * output), marked `answered` so the request that completes the batch does not give them again.
+ * output, told as the server's: `providerExecuted`), marked `answered` so the request that completes
+ * the batch does not give them again.
  */
 export function toAiSdkThread(snapshot: ThreadSnapshot, options: AiSdkThreadOptions): AiSdkThread {
   const messages: AiSdkUIMessage[] = []
@@ -91,8 +92,9 @@ export function toAiSdkThread(snapshot: ThreadSnapshot, options: AiSdkThreadOpti
       const approval = { id: answer.interruptId, approved: answer.approved, ...(answer.reason === undefined ? {} : { reason: answer.reason }) }
       Object.assign(part, { state: 'approval-responded', approval, callProviderMetadata: { toolgate } })
     } else {
+      // As the live stream tells it back (heldOutputs.ts): the server's now, so `useChat` neither runs nor sends it again.
       const settled = 'output' in answer ? { state: 'output-available', output: answer.output } : { state: 'output-error', errorText: answer.error }
-      Object.assign(part, { ...settled, callProviderMetadata: { toolgate: { ...toolgate, interruptId: answer.interruptId } } })
+      Object.assign(part, { ...settled, providerExecuted: true, callProviderMetadata: { toolgate: { ...toolgate, interruptId: answer.interruptId } } })
     }
   }
   const { threadId, status, lastRunError } = snapshot
