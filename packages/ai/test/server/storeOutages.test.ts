@@ -232,7 +232,8 @@ describe('run event notifications come back after an outage', () => {
       return client
     }
     const looks: string[] = []
-    const counting = { query: (text: string, values?: unknown[]) => (looks.push(text), pool.query(text, values)) }
+    // A look counts once answered: one only sent may still be answered after the append below, and find it.
+    const counting = { query: (text: string, values?: unknown[]) => pool.query(text, values).then((result) => (looks.push(text), result)) }
     const reader = postgresStore({ pool: counting, listener, table: 'relisten', onError: () => {} })
     const writer = postgresStore({ pool, table: 'relisten', onError: () => {} })
     await writer.ensureSchema()
@@ -263,7 +264,8 @@ describe('run event notifications come back after an outage', () => {
       return client
     }
     const looks: string[] = []
-    const counting = { query: (text: string, values?: unknown[]) => (looks.push(text), pool.query(text, values)) }
+    // A look counts once answered: one only sent may still be answered after the append below, and find it.
+    const counting = { query: (text: string, values?: unknown[]) => pool.query(text, values).then((result) => (looks.push(text), result)) }
     const reader = postgresStore({ pool: counting, listener, table: 'fallback', onError: () => {} })
     const writer = postgresStore({ pool, table: 'fallback', onError: () => {} })
     await writer.ensureSchema()
@@ -278,7 +280,8 @@ describe('run event notifications come back after an outage', () => {
     looks.length = 0
     const polled = reader.events.wait('run_f', 1, 60_000, new AbortController().signal)
     // The reader has looked once and found nothing new before the event is written: only a poll
-    // can find it now (a fixed pause let a loaded machine look first after the append).
+    // can find it now (a fixed pause let a loaded machine look first after the append; a look
+    // counted when sent let the server answer it after the append).
     await until(() => looks.some((text) => text.includes('AS more')))
     await writer.events.append('run_f', [{ seq: 2, data: '{"n":2}' }], false)
     await polled
