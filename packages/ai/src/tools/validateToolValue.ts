@@ -1,9 +1,7 @@
-import type { StandardSchemaV1 } from '@standard-schema/spec'
 import { ToolValidationError } from '../errors.ts'
 import type { ToolSchema } from '../schema/types.ts'
 import { isToolContentResult, withValidatedOutput } from './toolResult.ts'
 import type { AnyTool } from './types.ts'
-import { isPromiseLike } from '../util/isPromiseLike.ts'
 
 /** Validates a call's input; throws `ToolValidationError` listing every issue with its path. */
 export function validateToolInput(tool: AnyTool, input: unknown): Promise<unknown> {
@@ -20,27 +18,14 @@ export async function validateToolOutput(tool: AnyTool, output: unknown): Promis
   return withValidatedOutput(output, await validateAgainst(tool.name, 'output', tool.outputSchema, output.output))
 }
 
-/**
- * Most schemas validate synchronously (Valibot's, Zod's, plain JSON Schema): their result is
- * settled here, in the promise it is handed back in, rather than awaited through an async function.
- */
-function validateAgainst(
+async function validateAgainst(
   toolName: string,
   target: 'input' | 'output',
   schema: ToolSchema | undefined,
   value: unknown,
 ): Promise<unknown> {
-  if (!schema) return Promise.resolve(value)
-  try {
-    const result = schema['~standard'].validate(value)
-    if (isPromiseLike(result)) return Promise.resolve(result).then((settled) => validated(toolName, target, settled))
-    return Promise.resolve(validated(toolName, target, result))
-  } catch (error) {
-    return Promise.reject(error)
-  }
-}
-
-function validated(toolName: string, target: 'input' | 'output', result: StandardSchemaV1.Result<unknown>): unknown {
+  if (!schema) return value
+  const result = await schema['~standard'].validate(value)
   if (result.issues) throw new ToolValidationError(toolName, target, result.issues)
   return result.value
 }
