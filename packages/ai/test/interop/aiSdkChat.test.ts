@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import * as v from 'valibot'
 import * as ai6 from 'ai'
-import * as ai7 from 'ai7'
-import type { AbstractChat, ChatInit, ChatState, ChatStatus, UIMessage, UIMessageChunk } from 'ai'
+import type { AbstractChat, ChatInit, UIMessage, UIMessageChunk } from 'ai'
 import { toolDefinition, toolResult } from '@toolgate/ai'
 import { scriptedModel, type ChatModel } from '@toolgate/ai/server'
 import { locationDef, shareDef, transferDef, weatherDef, weatherTool } from '../server/fixtures.ts'
+import { MemoryChatState, SDKS, type Sdk } from './helpers/aiSdkChats.ts'
 import { closeAll, deferred, startServer, type TestServer } from '../server/helpers/server.ts'
 
 afterEach(closeAll)
@@ -14,7 +14,6 @@ afterEach(closeAll)
 // chat server: what a `useChat` app sees, and what the server does with what it sends. Every test
 // runs with AI SDK 6 (`ai`) and 7 (`ai7`, an npm alias); both speak the same protocol.
 
-type Sdk = typeof ai6
 /** A model that fails mid-answer with an error naming a secret, which no chat may show. */
 const failingModel: ChatModel = {
   stream: async function* () {
@@ -23,26 +22,10 @@ const failingModel: ChatModel = {
   },
 }
 
-const SDKS: [string, Sdk][] = [
-  ['6', ai6],
-  ['7', ai7 as unknown as Sdk],
-]
 /** The SDK of the test under way. */
 let sdk: Sdk = ai6
 type Chat = AbstractChat<UIMessage>
 
-class MemoryChatState implements ChatState<UIMessage> {
-  status: ChatStatus = 'ready'
-  error: Error | undefined = undefined
-  messages: UIMessage[]
-  constructor(messages: UIMessage[] = []) {
-    this.messages = messages
-  }
-  pushMessage = (message: UIMessage) => void (this.messages = [...this.messages, message])
-  popMessage = () => void (this.messages = this.messages.slice(0, -1))
-  replaceMessage = (index: number, message: UIMessage) => void (this.messages = this.messages.map((old, at) => (at === index ? message : old)))
-  snapshot = <T,>(value: T): T => structuredClone(value)
-}
 
 function newChat(init: ChatInit<UIMessage>): Chat {
   class MemoryChat extends sdk.AbstractChat<UIMessage> {

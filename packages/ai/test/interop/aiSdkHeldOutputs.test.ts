@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import * as ai6 from 'ai'
-import * as ai7 from 'ai7'
-import type { AbstractChat, ChatInit, ChatState, ChatStatus, UIMessage } from 'ai'
+import type { AbstractChat, ChatInit, UIMessage } from 'ai'
 import { scriptedModel } from '@toolgate/ai/server'
 import { locationDef, transferDef } from '../server/fixtures.ts'
+import { MemoryChatState, SDKS, type Sdk } from './helpers/aiSdkChats.ts'
 import { closeAll, startServer, type TestServer } from '../server/helpers/server.ts'
 
 afterEach(closeAll)
@@ -14,26 +14,9 @@ afterEach(closeAll)
 // as `useChat` runs it), versions 6 and 7, against a real HTTP server: the page that gave the output,
 // and a page reloaded from `GET ?format=ai-sdk`, both approve and the run goes on, the tool run once.
 
-type Sdk = typeof ai6
-const SDKS: [string, Sdk][] = [
-  ['6', ai6],
-  ['7', ai7 as unknown as Sdk],
-]
 let sdk: Sdk = ai6
 type Chat = AbstractChat<UIMessage>
 
-class MemoryChatState implements ChatState<UIMessage> {
-  status: ChatStatus = 'ready'
-  error: Error | undefined = undefined
-  messages: UIMessage[]
-  constructor(messages: UIMessage[] = []) {
-    this.messages = messages
-  }
-  pushMessage = (message: UIMessage) => void (this.messages = [...this.messages, message])
-  popMessage = () => void (this.messages = this.messages.slice(0, -1))
-  replaceMessage = (index: number, message: UIMessage) => void (this.messages = this.messages.map((old, at) => (at === index ? message : old)))
-  snapshot = <T,>(value: T): T => structuredClone(value)
-}
 
 const model = scriptedModel([
   {
