@@ -126,7 +126,7 @@ export function replayResponse(log: RunEventLog, threadId: string, from: ReplayF
  * the same stream. RUN_FINISHED, not RUN_ERROR: in AG-UI a RUN_ERROR ends the stream (nothing may
  * follow it), while the turn is not lost here, it goes on in the next run (which starts again
  * from the stored step, so the dead run's calls are not pending). Empty when the reader holds none
- * of the run (not even its RUN_STARTED).
+ * of the run (not even its RUN_STARTED, or it asked to start past the log's end).
  *
  * These events are not in the run's log, so they carry no id: a reader that reconnects after them
  * resumes after the dead run's last logged event (and is told its end again) or, once it got an
@@ -139,7 +139,8 @@ export function replayResponse(log: RunEventLog, threadId: string, from: ReplayF
 async function deadRunEnd(log: RunEventLog, threadId: string, runId: string, after: number): Promise<string> {
   let started = false
   const open = new Map<string, RunEvent>() // what closes each open thing, by what it opens
-  for (let read = 0; read < after; ) {
+  let read = 0
+  while (read < after) {
     const page = await log.read(runId, read, Math.min(REPLAY_PAGE, after - read))
     if (!page || page.events.length === 0) break
     for (const { seq, data } of page.events) {
@@ -157,7 +158,9 @@ async function deadRunEnd(log: RunEventLog, threadId: string, runId: string, aft
       else if (event.type === 'TOOL_CALL_END') open.delete(`call ${event.toolCallId}`)
     }
   }
-  if (!started) return ''
+  // A position past the log's end is no reader's resume point: it asked for none of the run's
+  // events (agui/rejoin.ts tells a dead run's turn from the thread instead), so it holds none.
+  if (!started || read < after) return ''
   // Innermost first: a reasoning message closes before the reasoning that holds it.
   const closing: RunEvent[] = [...open.values()].reverse()
   closing.push({ type: 'RUN_FINISHED', threadId, runId, outcome: { type: 'success' } })
