@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { HttpAgent } from '@ag-ui/client'
 import type { BaseEvent } from '@ag-ui/core'
 import { EventSchemas } from '@ag-ui/core/schemas'
-import { memoryStore, scriptedModel, type ChatModel, type MemoryStore } from '@toolgate/ai/server'
+import { memoryStore, scriptedModel, type ChatModel } from '@toolgate/ai/server'
+import { createChatClient } from '@toolgate/ai/client'
 import { closeAll, startServer } from '../server/helpers/server.ts'
 
 // A stock AG-UI client reading what a reader gets by `GET ?threadId=&runId=` + `Accept: text/event-stream`
@@ -29,15 +30,16 @@ function counting(model: ChatModel): ChatModel & { calls: number } {
 
 /**
  * What an instance killed mid-run leaves: the user's message waiting for a reply, the run's events
- * logged up to the kill (`logged`, after its RUN_STARTED), a lease no one renews.
+ * logged up to the kill (`logged`, after its RUN_STARTED), a lease no one renews (lapsed, or
+ * lapsing `leaseLeftMs` from now: until then the thread reads as running).
  */
-async function deadRun(logged: (threadId: string) => readonly object[]) {
-  const store: MemoryStore = memoryStore()
+async function deadRun(logged: (threadId: string) => readonly object[], { leaseLeftMs = -10 * LEASE_MS } = {}) {
+  const store = memoryStore()
   const model = counting(scriptedModel([{ when: /.*/, reply: 'Hello there.' }]))
   const server = await startServer({ model, store, limits: { runLeaseMs: LEASE_MS, toolTimeoutMs: LEASE_MS / 2 } })
   const { threadId } = await server.send('hello')
   const head = (await store.head(threadId))!
-  const lapsed = Date.now() - 10 * LEASE_MS
+  const lapsed = Date.now() - LEASE_MS + leaseLeftMs
   const user = { role: 'user' as const, id: 'msg_waiting', content: 'hello again' }
   const activeRun = { runId: 'run_dead', startedAt: lapsed, renewedAt: lapsed, fromMessage: head.messageCount + 1 }
   expect(await store.commit({ head: { ...head, version: head.version + 1, messageCount: head.messageCount + 1, activeRun }, append: [user] })).toBe(true)
@@ -68,7 +70,8 @@ describe('a stock AG-UI client following by GET a run whose instance died', () =
       { type: 'TEXT_MESSAGE_START', messageId: 'msg_half', role: 'assistant' },
       { type: 'TEXT_MESSAGE_CONTENT', messageId: 'msg_half', delta: 'Half a rep' },
     ])
-    const { agent, events, types } = await follow(server.url, threadId)
+    const { agent, events, types: eventTypes } = await follow(server.url, threadId)
+    const types: string[] = eventTypes
     const deadEnd = types.indexOf('RUN_FINISHED')
     expect(types.slice(0, deadEnd + 1)).toEqual(['RUN_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'RUN_FINISHED'])
     expect(events[deadEnd - 1]).toMatchObject({ messageId: 'msg_half' })
@@ -93,7 +96,8 @@ describe('a stock AG-UI client following by GET a run whose instance died', () =
       { type: 'TOOL_CALL_START', toolCallId: 'call_half', toolCallName: 'get_weather', parentMessageId: 'msg_step' },
       { type: 'TOOL_CALL_ARGS', toolCallId: 'call_half', delta: '{"ci' },
     ])
-    const { agent, events, types } = await follow(server.url, threadId)
+    const { agent, events, types: eventTypes } = await follow(server.url, threadId)
+    const types: string[] = eventTypes
     const deadEnd = types.indexOf('RUN_FINISHED')
     expect(types.slice(0, deadEnd + 1)).toEqual(['RUN_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'RUN_FINISHED'])
     expect(events[deadEnd - 1]).toMatchObject({ toolCallId: 'call_half' })
@@ -124,5 +128,27 @@ describe('a stock AG-UI client following by GET a run whose instance died', () =
     ])
     expect(frames[2]).toMatchObject({ id: expect.stringMatching(/^run_.+:1$/), event: { type: 'RUN_STARTED' } })
     expect(frames.at(-1)).toMatchObject({ id: expect.stringMatching(/:\d+$/), event: { type: 'RUN_FINISHED' } })
+  })
+})
+
+describe("Toolgate's client reading the same stream", () => {
+  it('a reload onto a thread whose run died mid-text follows the continuing run to its end, not stopping at the dead run\'s end', async () => {
+    const { server, model, threadId } = await deadRun(() => [
+      { type: 'TEXT_MESSAGE_START', messageId: 'msg_half', role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'msg_half', delta: 'Half a rep' },
+    ], { leaseLeftMs: LEASE_MS / 2 })
+    // The thread reads as running: the client follows the run by GET, and the run is found dead
+    // there (a reader waits a second of silence before it asks), its lease lapsed by then.
+    const client = createChatClient({ endpoint: server.url, threadId })
+    await client.load()
+    expect(model.calls).toBe(1)
+    const state = client.getSnapshot()
+    expect(state).toMatchObject({ status: 'idle', error: undefined })
+    const stored = (await server.get(threadId)).messages
+    expect(stored.at(-1)).toMatchObject({ role: 'assistant', content: 'Hello there.' })
+    // Each message once, the continued reply last. The dead run's half text stays shown as it was
+    // streamed (as before its end was told): it is not in the stored thread.
+    const ids = stored.map((message) => message.id)
+    expect(state.messages.map((message) => message.id)).toEqual([...ids.slice(0, -1), 'msg_half', ids.at(-1)])
   })
 })
