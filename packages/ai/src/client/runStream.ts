@@ -152,9 +152,11 @@ export class RunStream {
     if (!response.body) throw new ChatError('BAD_RESPONSE', 'The server sent an event stream without a body')
     let interrupts: readonly ToolInterrupt[] | undefined
     let toolgateStream = false
+    let logged = false // the event being read carried an id: it is in its run's log
     const onId = (id: string) => {
       const match = /^(.+):(\d+)$/.exec(id)
       if (!match) return
+      logged = true
       if (!toolgateStream) void runReattach.load().catch(() => {}) // tried again if it is ever needed
       toolgateStream = true
       this.#cursor = { runId: match[1]!, after: Number(match[2]) }
@@ -162,6 +164,8 @@ export class RunStream {
     try {
       for await (const data of readSseData(response.body, signal, { flushAtEnd: false, onId })) {
         const event = parseEvent(data)
+        const inLog = logged
+        logged = false
         if (!event) continue
         // A call's arguments stream into a parser loaded on first use (not with the page).
         if (event.type === 'TOOL_CALL_START') await argumentsParser.load()
@@ -176,6 +180,9 @@ export class RunStream {
           this.#cursor = undefined
           throw new ChatError((event.code ?? 'INTERNAL') as ChatErrorCode, event.message)
         } else if (event.type === 'RUN_FINISHED') {
+          // One without an id ends a run that died, for the run that continues its turn next in
+          // this stream (server/events/replay.ts): read on, from where the cursor stands.
+          if (toolgateStream && !inLog) continue
           this.#cursor = undefined
           interrupts = paused ?? []
           // Toolgate's server ends the stream with its run (and released the thread before saying

@@ -1,5 +1,6 @@
 import { SSE_HEADERS, sseFrame } from './liveStream.ts'
 import { RunEvents } from './runEvents.ts'
+import type { RunEvent } from '../../protocol/events.ts'
 import type { RunEventLog } from '../thread/threadStore.ts'
 
 /** Where a reader (re)attaches: after event `after` of run `runId`. */
@@ -31,7 +32,8 @@ export interface ReplayRuns {
  * The rest of a run for a reader that (re)attaches: the logged events after `from.after`, then
  * the live ones as they are logged, until the run's last event. A run that died without one (its
  * process was killed) is continued by a new run once its lease lapsed, and the reader follows
- * that one; when nothing continues it, the stream ends with a RUN_ERROR that says so.
+ * that one, after the dead run's end (`deadRunEnd`); when nothing continues it, the stream ends
+ * with a RUN_ERROR that says so.
  */
 export function replayResponse(log: RunEventLog, threadId: string, from: ReplayFrom, requestSignal: AbortSignal, runs: ReplayRuns): Response {
   const encoder = new TextEncoder()
@@ -86,6 +88,9 @@ export function replayResponse(log: RunEventLog, threadId: string, from: ReplayF
                 break
               }
               if (next !== undefined && next !== runId) {
+                const end = await deadRunEnd(log, threadId, runId, after)
+                if (requestSignal.aborted) break
+                if (end !== '') controller.enqueue(encoder.encode(end))
                 runId = next
                 after = 0
                 quietSince = Date.now()
@@ -112,4 +117,52 @@ export function replayResponse(log: RunEventLog, threadId: string, from: ReplayF
     },
   }, new ByteLengthQueuingStrategy({ highWaterMark: 64 * 1024 }))
   return new Response(body, { status: 200, headers: SSE_HEADERS })
+}
+
+/**
+ * The end of a run that died, for a reader that holds its events up to `after`: what it left open
+ * (text and reasoning messages, tool calls) closed, then RUN_FINISHED. An AG-UI client takes no
+ * RUN_STARTED inside a run that never finished, and the run that continues the turn comes next in
+ * the same stream. RUN_FINISHED, not RUN_ERROR: in AG-UI a RUN_ERROR ends the stream (nothing may
+ * follow it), while the turn is not lost here, it goes on in the next run (which starts again
+ * from the stored step, so the dead run's calls are not pending). Empty when the reader holds none
+ * of the run (not even its RUN_STARTED, or it asked to start past the log's end).
+ *
+ * These events are not in the run's log, so they carry no id: a reader that reconnects after them
+ * resumes after the dead run's last logged event (and is told its end again) or, once it got an
+ * event of the continuing run, in that run. An id such as `<deadRun>:<after + 1>` would name an
+ * event the log never had. Toolgate's client keeps reading past a RUN_FINISHED without an id.
+ *
+ * The log is read again from its start (a page at a time): a takeover is rare, and a reader that
+ * resumed mid-run (`Last-Event-ID`) holds events this stream never sent.
+ */
+async function deadRunEnd(log: RunEventLog, threadId: string, runId: string, after: number): Promise<string> {
+  let started = false
+  const open = new Map<string, RunEvent>() // what closes each open thing, by what it opens
+  let read = 0
+  while (read < after) {
+    const page = await log.read(runId, read, Math.min(REPLAY_PAGE, after - read))
+    if (!page || page.events.length === 0) break
+    for (const { seq, data } of page.events) {
+      if (seq > after) break
+      read = seq
+      const event = JSON.parse(data) as RunEvent
+      if (event.type === 'RUN_STARTED') started = true
+      else if (event.type === 'TEXT_MESSAGE_START') open.set(`text ${event.messageId}`, { type: 'TEXT_MESSAGE_END', messageId: event.messageId })
+      else if (event.type === 'TEXT_MESSAGE_END') open.delete(`text ${event.messageId}`)
+      else if (event.type === 'REASONING_START') open.set(`reasoning ${event.messageId}`, { type: 'REASONING_END', messageId: event.messageId })
+      else if (event.type === 'REASONING_END') open.delete(`reasoning ${event.messageId}`)
+      else if (event.type === 'REASONING_MESSAGE_START') open.set(`thought ${event.messageId}`, { type: 'REASONING_MESSAGE_END', messageId: event.messageId })
+      else if (event.type === 'REASONING_MESSAGE_END') open.delete(`thought ${event.messageId}`)
+      else if (event.type === 'TOOL_CALL_START') open.set(`call ${event.toolCallId}`, { type: 'TOOL_CALL_END', toolCallId: event.toolCallId })
+      else if (event.type === 'TOOL_CALL_END') open.delete(`call ${event.toolCallId}`)
+    }
+  }
+  // A position past the log's end is no reader's resume point: it asked for none of the run's
+  // events (agui/rejoin.ts tells a dead run's turn from the thread instead), so it holds none.
+  if (!started || read < after) return ''
+  // Innermost first: a reasoning message closes before the reasoning that holds it.
+  const closing: RunEvent[] = [...open.values()].reverse()
+  closing.push({ type: 'RUN_FINISHED', threadId, runId, outcome: { type: 'success' } })
+  return closing.map((event) => `data: ${JSON.stringify(event)}\n\n`).join('')
 }

@@ -1,0 +1,154 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { HttpAgent } from '@ag-ui/client'
+import type { BaseEvent } from '@ag-ui/core'
+import { EventSchemas } from '@ag-ui/core/schemas'
+import { memoryStore, scriptedModel, type ChatModel } from '@toolgate/ai/server'
+import { createChatClient } from '@toolgate/ai/client'
+import { closeAll, startServer } from '../server/helpers/server.ts'
+
+// A stock AG-UI client reading what a reader gets by `GET ?threadId=&runId=` + `Accept: text/event-stream`
+// when the run it follows died (its instance was killed, its lease lapsed): the dead run's logged
+// events, then the run that continues the turn. The client's verifier takes no `RUN_STARTED` inside
+// a run that never finished, so the dead run must be ended in the stream first.
+
+afterEach(closeAll)
+
+/** A stock `HttpAgent` that follows a thread's run by GET instead of posting a run input. */
+class Follower extends HttpAgent {
+  protected override requestInit(): RequestInit {
+    return { method: 'GET', headers: { accept: 'text/event-stream' }, signal: this.abortController.signal }
+  }
+}
+
+const LEASE_MS = 1000
+
+function counting(model: ChatModel): ChatModel & { calls: number } {
+  const counted = { ...model, calls: 0 } as ChatModel & { calls: number }
+  counted.stream = (request) => (counted.calls++, model.stream(request))
+  return counted
+}
+
+/**
+ * What an instance killed mid-run leaves: the user's message waiting for a reply, the run's events
+ * logged up to the kill (`logged`, after its RUN_STARTED), a lease no one renews (lapsed, or
+ * lapsing `leaseLeftMs` from now: until then the thread reads as running).
+ */
+async function deadRun(logged: (threadId: string) => readonly object[], { leaseLeftMs = -10 * LEASE_MS } = {}) {
+  const store = memoryStore()
+  const model = counting(scriptedModel([{ when: /.*/, reply: 'Hello there.' }]))
+  const server = await startServer({ model, store, limits: { runLeaseMs: LEASE_MS, toolTimeoutMs: LEASE_MS / 2 } })
+  const { threadId } = await server.send('hello')
+  const head = (await store.head(threadId))!
+  const lapsed = Date.now() - LEASE_MS + leaseLeftMs
+  const user = { role: 'user' as const, id: 'msg_waiting', content: 'hello again' }
+  const activeRun = { runId: 'run_dead', startedAt: lapsed, renewedAt: lapsed, fromMessage: head.messageCount + 1 }
+  expect(await store.commit({ head: { ...head, version: head.version + 1, messageCount: head.messageCount + 1, activeRun }, append: [user] })).toBe(true)
+  const events = [{ type: 'RUN_STARTED', threadId, runId: 'run_dead' }, ...logged(threadId)]
+  await store.events!.append('run_dead', events.map((event, i) => ({ seq: i + 1, data: JSON.stringify(event) })), false)
+  model.calls = 0
+  return { server, model, threadId }
+}
+
+/** Follows the dead run (as a page that read the thread running attaches) with a stock client; every event it got is checked against @ag-ui/core. */
+async function follow(url: string, threadId: string) {
+  const agent = new Follower({ url: `${url}?threadId=${threadId}&runId=run_dead`, threadId })
+  const events: BaseEvent[] = []
+  await agent.runAgent({}, {
+    onEvent: ({ event }) => {
+      expect(EventSchemas.safeParse(event).success, JSON.stringify(event)).toBe(true)
+      events.push(event)
+    },
+  })
+  return { agent, events, types: events.map((event) => event.type) }
+}
+
+const runIds = (events: readonly BaseEvent[], type: string) => events.filter((event) => event.type === type).map((event) => (event as unknown as { runId: string }).runId)
+
+describe('a stock AG-UI client following by GET a run whose instance died', () => {
+  it('mid-text: the dead run ends (its text closed) before the run that continues the turn, which it follows to its end', async () => {
+    const { server, model, threadId } = await deadRun(() => [
+      { type: 'TEXT_MESSAGE_START', messageId: 'msg_half', role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'msg_half', delta: 'Half a rep' },
+    ])
+    const { agent, events, types: eventTypes } = await follow(server.url, threadId)
+    const types: string[] = eventTypes
+    const deadEnd = types.indexOf('RUN_FINISHED')
+    expect(types.slice(0, deadEnd + 1)).toEqual(['RUN_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'RUN_FINISHED'])
+    expect(events[deadEnd - 1]).toMatchObject({ messageId: 'msg_half' })
+    expect(runIds(events, 'RUN_STARTED')).toEqual(['run_dead', expect.not.stringMatching(/^run_dead$/)])
+    expect(runIds(events, 'RUN_FINISHED')).toEqual(runIds(events, 'RUN_STARTED'))
+    expect(types).not.toContain('RUN_ERROR')
+    expect(model.calls).toBe(1)
+    // Each message once: the dead run's half text, then the continued turn's reply.
+    const ids = agent.messages.map((message) => message.id)
+    expect(new Set(ids).size).toBe(ids.length)
+    expect(agent.messages.filter((message) => message.content === 'Half a rep')).toHaveLength(1)
+    expect(agent.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Hello there.' })
+    expect((await server.get(threadId)).messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Hello there.' })
+    expect((await server.get(threadId)).status).toBe('idle')
+  })
+
+  it('mid-tool-call: the dead run ends (its call closed) before the run that continues the turn', async () => {
+    const { server, model, threadId } = await deadRun(() => [
+      { type: 'TEXT_MESSAGE_START', messageId: 'msg_step', role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'msg_step', delta: 'Let me look.' },
+      { type: 'TEXT_MESSAGE_END', messageId: 'msg_step' },
+      { type: 'TOOL_CALL_START', toolCallId: 'call_half', toolCallName: 'get_weather', parentMessageId: 'msg_step' },
+      { type: 'TOOL_CALL_ARGS', toolCallId: 'call_half', delta: '{"ci' },
+    ])
+    const { agent, events, types: eventTypes } = await follow(server.url, threadId)
+    const types: string[] = eventTypes
+    const deadEnd = types.indexOf('RUN_FINISHED')
+    expect(types.slice(0, deadEnd + 1)).toEqual(['RUN_STARTED', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'RUN_FINISHED'])
+    expect(events[deadEnd - 1]).toMatchObject({ toolCallId: 'call_half' })
+    expect(types.filter((type) => type === 'TEXT_MESSAGE_END')).toHaveLength(types.filter((type) => type === 'TEXT_MESSAGE_START').length)
+    expect(runIds(events, 'RUN_FINISHED')).toEqual(runIds(events, 'RUN_STARTED'))
+    expect(runIds(events, 'RUN_STARTED')).toHaveLength(2)
+    expect(model.calls).toBe(1)
+    const ids = agent.messages.map((message) => message.id)
+    expect(new Set(ids).size).toBe(ids.length)
+    expect(agent.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Hello there.' })
+  })
+
+  it('resuming mid-run (`Last-Event-ID`): what was open before the resume point is closed too, and the closing events carry no id', async () => {
+    const { server, threadId } = await deadRun(() => [
+      { type: 'TEXT_MESSAGE_START', messageId: 'msg_half', role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'msg_half', delta: 'Half a rep' },
+    ])
+    const response = await fetch(`${server.url}?threadId=${threadId}`, { headers: { accept: 'text/event-stream', 'last-event-id': 'run_dead:3' } })
+    const frames = (await response.text()).split('\n\n').filter((block) => block.includes('data: ')).map((block) => {
+      const lines = block.split('\n')
+      return { id: lines.find((line) => line.startsWith('id: '))?.slice(4), event: JSON.parse(lines.find((line) => line.startsWith('data: '))!.slice(6)) }
+    })
+    // Nothing of the dead run is sent again; its end is told, without an id: a reconnect resumes
+    // after the dead run's last logged event (or in the continuing run), never after its end.
+    expect(frames.slice(0, 2)).toEqual([
+      { id: undefined, event: { type: 'TEXT_MESSAGE_END', messageId: 'msg_half' } },
+      { id: undefined, event: expect.objectContaining({ type: 'RUN_FINISHED', threadId, runId: 'run_dead' }) },
+    ])
+    expect(frames[2]).toMatchObject({ id: expect.stringMatching(/^run_.+:1$/), event: { type: 'RUN_STARTED' } })
+    expect(frames.at(-1)).toMatchObject({ id: expect.stringMatching(/:\d+$/), event: { type: 'RUN_FINISHED' } })
+  })
+})
+
+describe("Toolgate's client reading the same stream", () => {
+  it('a reload onto a thread whose run died mid-text follows the continuing run to its end, not stopping at the dead run\'s end', async () => {
+    const { server, model, threadId } = await deadRun(() => [
+      { type: 'TEXT_MESSAGE_START', messageId: 'msg_half', role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'msg_half', delta: 'Half a rep' },
+    ], { leaseLeftMs: LEASE_MS / 2 })
+    // The thread reads as running: the client follows the run by GET, and the run is found dead
+    // there (a reader waits a second of silence before it asks), its lease lapsed by then.
+    const client = createChatClient({ endpoint: server.url, threadId })
+    await client.load()
+    expect(model.calls).toBe(1)
+    const state = client.getSnapshot()
+    expect(state).toMatchObject({ status: 'idle', error: undefined })
+    const stored = (await server.get(threadId)).messages
+    expect(stored.at(-1)).toMatchObject({ role: 'assistant', content: 'Hello there.' })
+    // Each message once, the continued reply last. The dead run's half text stays shown as it was
+    // streamed (as before its end was told): it is not in the stored thread.
+    const ids = stored.map((message) => message.id)
+    expect(state.messages.map((message) => message.id)).toEqual([...ids.slice(0, -1), 'msg_half', ids.at(-1)])
+  })
+})
