@@ -152,20 +152,18 @@ export class RunStream {
     if (!response.body) throw new ChatError('BAD_RESPONSE', 'The server sent an event stream without a body')
     let interrupts: readonly ToolInterrupt[] | undefined
     let toolgateStream = false
-    let logged = false // the event being read carried an id: it is in its run's log
-    const onId = (id: string) => {
-      const match = /^(.+):(\d+)$/.exec(id)
-      if (!match) return
-      logged = true
+    // The `<runId>:<seq>` id of the event being read, when it has one: the event is in its run's log.
+    let logged: RegExpExecArray | null = null
+    const onId = (id: string | undefined) => {
+      logged = id ? /^(.+):(\d+)$/.exec(id) : null
+      if (!logged) return
       if (!toolgateStream) void runReattach.load().catch(() => {}) // tried again if it is ever needed
       toolgateStream = true
-      this.#cursor = { runId: match[1]!, after: Number(match[2]) }
+      this.#cursor = { runId: logged[1]!, after: Number(logged[2]) }
     }
     try {
       for await (const data of readSseData(response.body, signal, { flushAtEnd: false, onId })) {
         const event = parseEvent(data)
-        const inLog = logged
-        logged = false
         if (!event) continue
         // A call's arguments stream into a parser loaded on first use (not with the page).
         if (event.type === 'TOOL_CALL_START') await argumentsParser.load()
@@ -182,7 +180,7 @@ export class RunStream {
         } else if (event.type === 'RUN_FINISHED') {
           // One without an id ends a run that died, for the run that continues its turn next in
           // this stream (server/events/replay.ts): read on, from where the cursor stands.
-          if (toolgateStream && !inLog) continue
+          if (toolgateStream && !logged) continue
           this.#cursor = undefined
           interrupts = paused ?? []
           // Toolgate's server ends the stream with its run (and released the thread before saying

@@ -4,8 +4,8 @@ export interface ReadSseOptions {
    * run that ends that way broke off); model providers may close without the blank line.
    */
   readonly flushAtEnd: boolean
-  /** Called with an event's `id` field just before the event is yielded. */
-  readonly onId?: (id: string) => void
+  /** Called with each event's `id` field (`undefined` when it has none) just before the event is yielded. */
+  readonly onId?: (id: string | undefined) => void
 }
 
 /**
@@ -49,7 +49,7 @@ export async function* readSseData(
         start = i + 1
         if (line === '') {
           if (data.length > 0) {
-            if (id !== undefined) onId?.(id)
+            onId?.(id)
             yield data.join('\n')
           }
           data = []
