@@ -390,13 +390,22 @@ describe.each([
   it('an AG-UI run on a thread this instance wrote, which expired since, makes it again (a thread it creates)', async () => {
     const shared = await backend()
     const { model, calls } = recordingModel()
-    const [a, observer] = [await instance(await shared.store(), model), await shared.store()]
+    const actions: string[] = []
+    const a = await startServer({
+      model,
+      tools: [weatherTool, transfer],
+      store: await shared.store(),
+      authorize: (_request, _threadId, { action }) => (actions.push(action), true),
+    })
+    const observer = await shared.store()
     const threadId = `agui-expired-${shared.name}`
     await turnSeeingStoredHistory(a, calls, observer, 'old one', threadId, true)
     await turnSeeingStoredHistory(a, calls, observer, 'old two', threadId, true, asAgUiHistory((await stored(observer, threadId))!.messages))
     await shared.expire(threadId)
     await turnSeeingStoredHistory(a, calls, observer, 'new one', threadId, true)
     expect(calls.at(-1)!.map((message) => message.content)).toEqual(['new one'])
+    // The run on the thread the cache knew was authorized to write it; the one that made it again, to create it.
+    expect(actions).toEqual(['create', 'write', 'write', 'create'])
     expect((await stored(observer, threadId))!.head).toMatchObject({ version: 2, messageCount: 2 })
   })
 })
