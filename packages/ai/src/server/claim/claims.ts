@@ -64,7 +64,13 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
   if (existing === undefined || created) return create(existing ?? randomId('thread_'))
 
   // Claimed on the head this instance wrote last when it keeps it (an AG-UI client's was just read when it does not).
-  const start = found ? (await authorizeThread(config, request, existing, 'write'), { head: found }) : await headToClaim(config, request, existing)
+  // The thread this instance wrote last may be gone (it expired): an AG-UI client's id then makes it again, as on first use.
+  const gone = (error: unknown) => {
+    if (known && error instanceof HttpError && error.code === 'THREAD_NOT_FOUND') return undefined
+    throw error
+  }
+  const start = found ? (await authorizeThread(config, request, existing, 'write'), { head: found }) : await headToClaim(config, request, existing).catch(gone)
+  if (!start) return create(existing)
   const claimed = await claimThread(config.store, start, {
     prepare: async (current) => {
       const { history, snapshot } = await readAndCheck(config, current, body)
@@ -92,11 +98,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
       // Interrupts nobody answered stop waiting here: superseded, or expired before the message came.
       return { ...claimForMessage(head, { runId, user, by, recovery, superseded, now: Date.now() }), ended: unanswered(step) }
     },
-  }).catch((error: unknown) => {
-    // The thread this instance wrote last is gone (it expired): an AG-UI client's id makes it again, as on first use.
-    if (known && error instanceof HttpError && error.code === 'THREAD_NOT_FOUND') return undefined
-    throw error
-  })
+  }).catch(gone)
   if (!claimed) return create(existing)
   const { head, change, prepared, resolved: context } = claimed
   void reportDecisions(config, change)
