@@ -111,6 +111,29 @@ async function turn(handler: ChatHandler, threadId?: string): Promise<string> {
   return threadId ?? /"threadId":"([^"]+)"/.exec(text)![1]!
 }
 
+let aguiRuns = 0
+/** An AG-UI client's next turn (CopilotKit's): its own thread id, and the whole history it holds before the new message. */
+async function aguiTurn(handler: ChatHandler, threadId: string, history: readonly unknown[]): Promise<void> {
+  const runId = `bench-run-${++aguiRuns}`
+  const messages = [...history, { id: `u-${runId}`, role: 'user', content: 'weather in Oslo' }]
+  const body = JSON.stringify({ threadId, runId, messages, tools: [], context: [], state: {}, forwardedProps: {} })
+  const response = await handler(new Request('http://bench.local/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body }))
+  const text = await response.text()
+  if (response.status !== 200 || !text.includes('"RUN_FINISHED"') || text.includes('"MESSAGES_SNAPSHOT"')) throw new Error(`AG-UI turn failed (${response.status}): ${text.slice(-300)}`)
+}
+
+/** The stored thread as an AG-UI client that got every event holds it. */
+async function aguiHistory(store: ThreadStore, threadId: string): Promise<unknown[]> {
+  const head = (await store.head(threadId))!
+  const messages = await store.messages(threadId, 0, head.messageCount)
+  return messages.map((message) => {
+    if (message.role === 'user') return { id: message.id, role: 'user', content: message.content }
+    if (message.role === 'tool') return { id: message.id, role: 'tool', toolCallId: message.toolCallId, content: message.content }
+    const toolCalls = message.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }))
+    return { id: message.id, role: 'assistant', ...(message.content === '' ? {} : { content: message.content }), ...(toolCalls.length > 0 ? { toolCalls } : {}) }
+  })
+}
+
 // The peer (bench/tanstackPeer.ts), in-process.
 const answerTanstack = tanstackHandler(weather)
 async function tanstackTurn(): Promise<void> {
@@ -270,6 +293,23 @@ try {
     for (const threadId of threads) await turn(handler, threadId)
     await settle()
     console.log(`  ${name.padEnd(9)} next turn after another instance wrote: ${wire.describe(COUNTED)}`)
+    // An AG-UI client's next turn, sending its whole history (CopilotKit does, every turn): on the
+    // instance that wrote last, it waits for what a Toolgate turn does; after another instance, for
+    // the head read, the history read (its check) and what the turn writes. Histories are read first, uncounted.
+    const reader = make(new Wire())
+    let histories = await Promise.all(threads.map((threadId) => aguiHistory(reader, threadId)))
+    await settle()
+    wire.reset()
+    for (const [index, threadId] of threads.entries()) await aguiTurn(handler, threadId, histories[index]!)
+    await settle()
+    console.log(`  ${name.padEnd(9)} AG-UI next turn (its whole history sent): ${wire.describe(COUNTED)}`)
+    for (const threadId of threads) await turn(other, threadId)
+    histories = await Promise.all(threads.map((threadId) => aguiHistory(reader, threadId)))
+    await settle()
+    wire.reset()
+    for (const [index, threadId] of threads.entries()) await aguiTurn(handler, threadId, histories[index]!)
+    await settle()
+    console.log(`  ${name.padEnd(9)} AG-UI next turn after another instance wrote: ${wire.describe(COUNTED)}`)
   }
 
   // What one round trip costs here: a turn waits for at least its commits and its last event-log write, one after another.

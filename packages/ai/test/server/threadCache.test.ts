@@ -144,10 +144,25 @@ function recordingModel() {
 
 let runs = 0
 /** An AG-UI client's run that sends only its new message (a client with no history of the thread yet: it gets the stored one). */
-const aguiInput = (threadId: string, content: string) => {
+const aguiInput = (threadId: string, content: string, history: readonly unknown[] = []) => {
   const runId = `r${++runs}`
-  return { threadId, runId, messages: [{ id: `u-${runId}`, role: 'user', content }], tools: [], context: [], state: {}, forwardedProps: {} }
+  return { threadId, runId, messages: [...history, { id: `u-${runId}`, role: 'user', content }], tools: [], context: [], state: {}, forwardedProps: {} }
 }
+
+/** The stored thread as an AG-UI client that got every event holds it (CopilotKit sends it all with every run). */
+const asAgUiHistory = (messages: readonly ThreadMessage[]) =>
+  messages.map((message) =>
+    message.role === 'user'
+      ? { id: message.id, role: 'user', content: message.content }
+      : message.role === 'tool'
+        ? { id: message.id, role: 'tool', toolCallId: message.toolCallId, content: message.content }
+        : {
+            id: message.id,
+            role: 'assistant',
+            ...(message.content === '' ? {} : { content: message.content }),
+            ...(message.toolCalls.length > 0 ? { toolCalls: message.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) } : {}),
+          },
+  )
 
 const transfer = transferDef.server(async ({ to }) => ({ receipt: `r-${to}` }))
 const instance = (store: ThreadStore, model: ChatModel) => startServer({ model, tools: [weatherTool, transfer], store })
@@ -156,10 +171,20 @@ const instance = (store: ThreadStore, model: ChatModel) => startServer({ model, 
  * Sends `message` and checks what the model was given against the store: every call of the turn saw
  * the stored history as it then was (a prefix of the thread as stored after the turn), starting with this message.
  */
-async function turnSeeingStoredHistory(server: TestServer, calls: ThreadMessage[][], observer: ThreadStore, message: string, threadId?: string, agui = false): Promise<string> {
+async function turnSeeingStoredHistory(
+  server: TestServer,
+  calls: ThreadMessage[][],
+  observer: ThreadStore,
+  message: string,
+  threadId?: string,
+  agui = false,
+  history?: readonly unknown[],
+): Promise<string> {
   const before = calls.length
-  const turn = agui ? await readTurn(await server.post(aguiInput(threadId!, message))) : await server.send(message, threadId)
+  const turn = agui ? await readTurn(await server.post(aguiInput(threadId!, message, history))) : await server.send(message, threadId)
   expect(turn.finished, JSON.stringify(turn.body ?? turn.types)).toBeDefined()
+  // A client that sent the whole stored history is in step: no snapshot.
+  if (history) expect(turn.types).not.toContain('MESSAGES_SNAPSHOT')
   const thread = await stored(observer, turn.threadId)
   expect(calls.length).toBeGreaterThan(before)
   const first = calls[before]!
@@ -325,6 +350,64 @@ describe.each([
       expect(Math.min(...hits.map((hit) => hit.roundTrips))).toBeLessThanOrEqual(3)
       expect(Math.min(...misses.map((miss) => miss.roundTrips))).toBeLessThanOrEqual(5)
     }
+  })
+
+  it('an AG-UI next turn sending its whole history waits for what a Toolgate turn does, its history checked on the cached history; a miss costs what it did before', async () => {
+    const shared = await backend()
+    const { model, calls } = recordingModel()
+    const wire = new Wire()
+    const [a, b, observer] = [await instance(await shared.store(wire), model), await instance(await shared.store(), model), await shared.store()]
+    const threadId = `agui-turns-${shared.name}`
+    await turnSeeingStoredHistory(a, calls, observer, 'one: weather?', threadId, true)
+    const counted = async (server: TestServer, message: string) => {
+      await new Promise((resolve) => setTimeout(resolve, 20)) // writes behind the last turn's response land
+      const history = asAgUiHistory((await stored(observer, threadId))!.messages)
+      wire.reset()
+      await turnSeeingStoredHistory(server, calls, observer, message, threadId, true, history)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      return { roundTrips: wire.roundTrips, historyReads: wire.kinds.get(shared.historyRead) ?? 0 }
+    }
+    // Before, an AG-UI next turn read the head, then the history (its check of the client's), then
+    // waited for what a Toolgate turn does: 5 in a row on the instance that wrote last, as on a miss.
+    const hits = []
+    const misses = []
+    for (const round of [1, 2]) {
+      hits.push(await counted(a, `hit ${round}: weather?`), await counted(a, `hit ${round} again: weather?`))
+      await turnSeeingStoredHistory(b, calls, observer, `other ${round}: weather?`, threadId, true, asAgUiHistory((await stored(observer, threadId))!.messages))
+      misses.push(await counted(a, `miss ${round}: weather?`))
+    }
+    console.log(`${shared.name}: AG-UI next turn round trips, hits ${hits.map((hit) => hit.roundTrips)}, misses ${misses.map((miss) => miss.roundTrips)}; history reads, hits ${hits.map((hit) => hit.historyReads)}, misses ${misses.map((miss) => miss.historyReads)}`)
+    expect(hits.map((hit) => hit.historyReads)).toEqual([0, 0, 0, 0])
+    expect(misses.map((miss) => miss.historyReads)).toEqual([1, 1])
+    if (shared.name === 'redis') {
+      expect(hits.map((hit) => hit.roundTrips)).toEqual([3, 3, 3, 3])
+      expect(misses.map((miss) => miss.roundTrips)).toEqual([5, 5])
+    } else {
+      expect(Math.min(...hits.map((hit) => hit.roundTrips))).toBeLessThanOrEqual(3)
+      expect(Math.min(...misses.map((miss) => miss.roundTrips))).toBeLessThanOrEqual(5)
+    }
+  })
+
+  it('an AG-UI run on a thread this instance wrote, which expired since, makes it again (a thread it creates)', async () => {
+    const shared = await backend()
+    const { model, calls } = recordingModel()
+    const actions: string[] = []
+    const a = await startServer({
+      model,
+      tools: [weatherTool, transfer],
+      store: await shared.store(),
+      authorize: (_request, _threadId, { action }) => (actions.push(action), true),
+    })
+    const observer = await shared.store()
+    const threadId = `agui-expired-${shared.name}`
+    await turnSeeingStoredHistory(a, calls, observer, 'old one', threadId, true)
+    await turnSeeingStoredHistory(a, calls, observer, 'old two', threadId, true, asAgUiHistory((await stored(observer, threadId))!.messages))
+    await shared.expire(threadId)
+    await turnSeeingStoredHistory(a, calls, observer, 'new one', threadId, true)
+    expect(calls.at(-1)!.map((message) => message.content)).toEqual(['new one'])
+    // The run on the thread the cache knew was authorized to write it; the one that made it again, to create it.
+    expect(actions).toEqual(['create', 'write', 'write', 'create'])
+    expect((await stored(observer, threadId))!.head).toMatchObject({ version: 2, messageCount: 2 })
   })
 })
 

@@ -44,18 +44,33 @@ export function clientHistoryOf(messages: readonly unknown[]): ClientHistoryMess
 }
 
 /**
+ * The thread a client's history is checked against: a head and exactly the stored messages it
+ * counts, as the claim has them (the thread cache's, or read alongside the claim), so the check
+ * waits for no read of its own.
+ */
+export interface StoredThread {
+  readonly head: ThreadHead
+  readonly messages: Promise<readonly ThreadMessage[]>
+}
+
+/**
  * Refuses (409 `HISTORY_CONFLICT`, with the message's path) a client history that contradicts the
- * stored thread. `head` undefined: the thread does not exist yet, so any history contradicts it.
+ * stored thread. `thread` undefined: the thread does not exist yet, so any history contradicts it.
  * Returns whether the client is behind the thread without contradicting it (it missed the end of a
  * run: an assistant message cut short, results or messages it never got; or it sent no history at
  * all to a thread that has one): its run then begins with the stored thread (`MESSAGES_SNAPSHOT`).
  */
-export async function checkClientHistory(config: ChatConfig, head: ThreadHead | undefined, history: readonly ClientHistoryMessage[]): Promise<boolean> {
-  if (!head) {
+export async function checkClientHistory(
+  config: ChatConfig,
+  thread: StoredThread | undefined,
+  history: readonly ClientHistoryMessage[],
+): Promise<boolean> {
+  if (!thread) {
     if (history.length > 0) throw conflict(history[0]!, 'The thread has no history yet: send only the new user message')
     return false
   }
-  const stored = [...(await config.store.messages(head.id, 0, head.messageCount)), ...(head.step ? [head.step.message, ...head.step.results] : [])]
+  const { head } = thread
+  const stored = [...(await thread.messages), ...(head.step ? [head.step.message, ...head.step.results] : [])]
   // A client may carry its own answer to a call that waits (it answers through `resume` too).
   const waiting = new Set(head.step?.interrupts.map((interrupt) => interrupt.toolCallId))
   const compared = history.filter((message) => !(message.role === 'tool' && message.toolCallId !== undefined && waiting.has(message.toolCallId)))

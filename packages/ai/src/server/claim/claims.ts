@@ -45,12 +45,13 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
   // claimed, so a context function that throws leaves nothing held. An AG-UI client picks its own
   // thread id: the thread is created on first use, as when the server picks it.
   const by = await config.identify(request)
-  // An AG-UI client's thread is looked up to learn whether this creates it; once it exists, that
-  // read is the claim's (after the request is authorized to write), not a second round trip.
-  const found = existing !== undefined && body.agui ? await config.store.head(existing) : undefined
-  const created = existing === undefined || (body.agui && !found)
-  if (existing === undefined || created) {
-    const threadId = existing ?? randomId('thread_')
+  // An AG-UI client's thread is looked up to learn whether this creates it, unless this instance
+  // wrote it last (its cache knows it exists); once it exists, that read is the claim's (after the
+  // request is authorized to write), not a second round trip.
+  const known = existing !== undefined && body.agui ? config.threadCache?.lastHead(existing) !== undefined : false
+  const found = existing !== undefined && body.agui && !known ? await config.store.head(existing) : undefined
+  const created = existing === undefined || (body.agui && !known && !found)
+  const create = async (threadId: string) => {
     await authorizeThread(config, request, threadId, 'create')
     if (body.history) await checkClientHistory(config, undefined, body.history)
     const context = await config.resolveContext(request)
@@ -60,13 +61,19 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     if (!head) throw new HttpError(409, 'VERSION_CONFLICT', 'A thread with this id already exists')
     return startRun(config, { request, kind: 'message', runId, head, messages: [user], context, start: claim.start })
   }
+  if (existing === undefined || created) return create(existing ?? randomId('thread_'))
 
-  // Claimed on the head this instance wrote last when it keeps it (an AG-UI client's was just read).
-  const start = found ? (await authorizeThread(config, request, existing, 'write'), { head: found }) : await headToClaim(config, request, existing)
+  // Claimed on the head this instance wrote last when it keeps it (an AG-UI client's was just read when it does not).
+  // The thread this instance wrote last may be gone (it expired): an AG-UI client's id then makes it again, as on first use.
+  const gone = (error: unknown) => {
+    if (known && error instanceof HttpError && error.code === 'THREAD_NOT_FOUND') return undefined
+    throw error
+  }
+  const start = found ? (await authorizeThread(config, request, existing, 'write'), { head: found }) : await headToClaim(config, request, existing).catch(gone)
+  if (!start) return create(existing)
   const claimed = await claimThread(config.store, start, {
     prepare: async (current) => {
-      const history = readAlong(config, current)
-      const snapshot = body.history ? await checkClientHistory(config, current, body.history) : false
+      const { history, snapshot } = await readAndCheck(config, current, body)
       return { current, history, snapshot, user: await withClientId(fresh, body.messageId, current, history) }
     },
     resolve: () => config.resolveContext(request),
@@ -91,7 +98,8 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
       // Interrupts nobody answered stop waiting here: superseded, or expired before the message came.
       return { ...claimForMessage(head, { runId, user, by, recovery, superseded, now: Date.now() }), ended: unanswered(step) }
     },
-  })
+  }).catch(gone)
+  if (!claimed) return create(existing)
   const { head, change, prepared, resolved: context } = claimed
   void reportDecisions(config, change)
   if (change.ended.length > 0) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.ended, Date.now(), change.decisions))
@@ -134,9 +142,21 @@ async function answeredByToolMessages(config: ChatConfig, head: ThreadHead, step
  * The stored history of `head`: the cache's when it keeps that head, else read alongside the claim
  * that follows (messages a head counts never change, so the read need not wait for the claim).
  */
-function readAlong(config: ChatConfig, head: ThreadHead): Promise<readonly ThreadMessage[] | undefined> {
+function storedHistory(config: ChatConfig, head: ThreadHead): Promise<readonly ThreadMessage[]> {
   const cached = config.threadCache?.history(head)
-  return cached ? Promise.resolve(cached) : loadMessages(config.store, head).catch(() => undefined)
+  return cached ? Promise.resolve(cached) : loadMessages(config.store, head)
+}
+
+/**
+ * The history read alongside the claim (`undefined` when the read fails: the run reads it again),
+ * and an AG-UI client's history checked against that very history: no read of its own, none at all
+ * on a cached head. A failed read fails the check.
+ */
+async function readAndCheck(config: ChatConfig, head: ThreadHead, body: AguiFields) {
+  const messages = storedHistory(config, head)
+  const history = messages.catch(() => undefined)
+  const snapshot = body.history ? await checkClientHistory(config, { head, messages }, body.history) : false
+  return { history, snapshot }
 }
 
 /**
@@ -174,7 +194,7 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
   }
   const runId = randomId('run_')
   const claimed = await claimThread(config.store, await headToClaim(config, request, body.threadId), {
-    prepare: async (current) => ({ current, history: readAlong(config, current), snapshot: body.history ? await checkClientHistory(config, current, body.history) : false }),
+    prepare: async (current) => ({ current, ...(await readAndCheck(config, current, body)) }),
     resolve: async () => ({ context: await config.resolveContext(request), principal: await config.identify(request) }),
     change: (_, { principal }) => answersChange(config, body, { principal, channel: 'chat' }, runId),
   }).catch((error: unknown) => {
