@@ -1,9 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { HttpAgent } from '@ag-ui/client'
-import type { BaseEvent, Message, RunAgentInput } from '@ag-ui/core'
-import { EventSchemas } from '@ag-ui/core/schemas'
 import { scriptedModel } from '@toolgate/ai/server'
 import { TEMPS, transferDef, weatherDef } from '../server/fixtures.ts'
+import { reload, shape, ToolgateAgent } from './helpers/agUiPages.ts'
 import { closeAll, deferred, startServer, type TestServer } from '../server/helpers/server.ts'
 
 afterEach(closeAll)
@@ -11,12 +9,6 @@ afterEach(closeAll)
 // A page that reloads is a new stock AG-UI agent on the same thread id: CopilotKit v2 calls its
 // `connect` on mount, which the docs' `ToolgateAgent` makes a run with nothing new. These check what
 // that agent ends up holding when the page reloads mid-run and while an approval waits.
-
-class ToolgateAgent extends HttpAgent {
-  protected override connect(input: RunAgentInput) {
-    return this.run(input)
-  }
-}
 
 const story = Array.from({ length: 40 }, (_, i) => `part ${i}. `).join('')
 let transfers: { to: string; amount: number }[] = []
@@ -61,22 +53,7 @@ async function setUp(delayMs = 0, withRights = false): Promise<TestServer> {
 
 const newThread = () => `t-${Math.random().toString(36).slice(2)}`
 
-/** Connects a fresh agent (a reloaded page) and returns it with the events it got, each checked against @ag-ui/core. */
-async function reload(server: TestServer, threadId: string, onFirstEvent?: () => void, headers?: Record<string, string>) {
-  const agent = new ToolgateAgent({ url: server.url, threadId, ...(headers ? { headers } : {}) })
-  const events: BaseEvent[] = []
-  await agent.connectAgent({}, {
-    onEvent: ({ event }) => {
-      expect(EventSchemas.safeParse(event).success, JSON.stringify(event)).toBe(true)
-      if (events.push(event) === 1) onFirstEvent?.()
-    },
-  })
-  return { agent, events, types: events.map((event) => event.type) }
-}
 
-function shape(messages: readonly Message[]) {
-  return messages.map((message) => ({ id: message.id, role: message.role, content: message.content ?? '', ...('toolCalls' in message && message.toolCalls ? { calls: message.toolCalls.map((call) => call.id) } : {}) }))
-}
 
 async function stored(server: TestServer, threadId: string) {
   return (await server.get(threadId)).messages

@@ -1,23 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createClient } from 'redis'
-import { HttpAgent } from '@ag-ui/client'
-import type { BaseEvent, RunAgentInput } from '@ag-ui/core'
-import { EventSchemas } from '@ag-ui/core/schemas'
 import { scriptedModel, type ChatModel, type ChatHandlerOptions } from '@toolgate/ai/server'
 import { redisStore, type RedisStore } from '@toolgate/ai/server/redis'
 import { TEMPS, weatherDef } from '../server/fixtures.ts'
+import { reload, shape, ToolgateAgent } from './helpers/agUiPages.ts'
 import { closeAll, deferred, startServer, type TestServer } from '../server/helpers/server.ts'
 import { startRedis, type RedisServer } from '../services/redis.ts'
 
 // A reloaded AG-UI page (a stock `HttpAgent` whose `connect` sends an input with nothing new, as the
 // docs' `ToolgateAgent` does for CopilotKit v2) that lands on another instance than the one running
 // the turn: two chat handlers, each with its own clients of one real Redis.
-
-class ToolgateAgent extends HttpAgent {
-  protected override connect(input: RunAgentInput) {
-    return this.run(input)
-  }
-}
 
 let redis: RedisServer
 const clients: { quit(): Promise<unknown> }[] = []
@@ -69,23 +61,7 @@ async function twoInstances(options: Partial<ChatHandlerOptions<any>> = {}): Pro
 
 const newThread = () => `t-${Math.random().toString(36).slice(2)}`
 
-/** A fresh agent (a reloaded page) on `server`, with the events it got, each checked against @ag-ui/core. */
-async function reload(server: TestServer, threadId: string, onFirstEvent?: () => void, headers?: Record<string, string>) {
-  const agent = new ToolgateAgent({ url: server.url, threadId, ...(headers ? { headers } : {}) })
-  const events: BaseEvent[] = []
-  await agent.connectAgent({}, {
-    onEvent: ({ event }) => {
-      expect(EventSchemas.safeParse(event).success, JSON.stringify(event)).toBe(true)
-      if (events.push(event) === 1) onFirstEvent?.()
-    },
-  })
-  return { agent, events, types: events.map((event) => event.type) }
-}
 
-/** What a page shows of its messages: role, content and calls, in order. */
-function shape(messages: readonly { id: string; role: string; content?: unknown; toolCalls?: { id: string }[] }[]) {
-  return messages.map((message) => ({ id: message.id, role: message.role, content: message.content ?? '', ...(message.toolCalls ? { calls: message.toolCalls.map((call) => call.id) } : {}) }))
-}
 
 describe('an AG-UI page that reloads onto another instance (two handlers, one Redis)', () => {
   it('mid-run on A: connecting to B follows the run to its end, each message once; a connect after it ended gets the finished thread', async () => {
