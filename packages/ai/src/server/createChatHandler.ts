@@ -8,7 +8,7 @@ import { verifiedDecisions } from './decisions/records.ts'
 import { review } from './claim/reviews.ts'
 import { decide, type DecideInput, type DecideResult } from './claim/decide.ts'
 import { withFrontendTools } from './agui/frontendTools.ts'
-import { rejoinLiveRun } from './agui/rejoin.ts'
+import { rejoinRun } from './agui/rejoin.ts'
 import { parsePostRequest, readJsonBody, type ParsedRequest } from './http/requests.ts'
 import { answerUIMessageRequest } from './aisdk/uiMessageChat.ts'
 import { isUIMessageRequest } from './aisdk/uiMessageRequest.ts'
@@ -121,5 +121,5 @@ async function answer(config: ChatConfig, request: Request, body: ParsedRequest)
   const scoped = body.declaredTools ? withFrontendTools(config, body.declaredTools) : config
   if (!('resume' in body)) return startTurn(scoped, request, body)
   // An AG-UI client connecting while a run holds the thread (a page reloaded mid-run) follows the run.
-  return (body.agui ? await rejoinLiveRun(scoped, request, body) : undefined) ?? resume(scoped, request, body)
+  return (body.agui ? await rejoinRun(scoped, request, body) : undefined) ?? resume(scoped, request, body)
 }

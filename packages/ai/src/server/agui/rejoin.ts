@@ -25,7 +25,7 @@ import { sendSnapshot, threadAsAgUi } from './threadMessages.ts'
  * that died is continued). `undefined` when the input says something, or no run holds the thread
  * (or a dead one left no events).
  */
-export async function rejoinLiveRun(config: ChatConfig, request: Request, body: ResumeRequest & AguiFields): Promise<Response | undefined> {
+export async function rejoinRun(config: ChatConfig, request: Request, body: ResumeRequest & AguiFields): Promise<Response | undefined> {
   if (body.resume.length > 0 || body.endsWithTool) return undefined
   const head = await config.store.head(body.threadId)
   const runId = head?.activeRun?.runId
