@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createClient } from 'redis'
 import pg from 'pg'
-import { StoreError, type ChatModel, type ThreadCommit, type ThreadMessage, type ThreadStore } from '@toolgate/ai/server'
+import { StoreError, type ChatModel, type ThreadCommit, type ThreadMessage, type ThreadSnapshot, type ThreadStore } from '@toolgate/ai/server'
 import { redisStore } from '@toolgate/ai/server/redis'
 import { postgresStore } from '@toolgate/ai/server/postgres'
 import { transferDef, weatherTool } from './fixtures.ts'
@@ -226,6 +226,8 @@ describe.each([
     await turnSeeingStoredHistory(b, calls, observer, 'new one', threadId, true)
     await turnSeeingStoredHistory(b, calls, observer, 'new two', threadId)
     expect((await stored(observer, threadId))!.head).toMatchObject({ version: 4, messageCount: 4 })
+    // A read on the first instance sees the new thread, though its cache keeps a head of that very version and count.
+    expect((await a.get(threadId)).messages.map((message) => message.content)).toEqual(['new one', 'reply 3', 'new two', 'reply 4'])
     await turnSeeingStoredHistory(a, calls, observer, 'new three', threadId, agui)
     expect(calls.at(-1)!.map((message) => message.content)).toEqual(['new one', 'reply 3', 'new two', 'reply 4', 'new three'])
   })
@@ -342,6 +344,48 @@ describe.each([
     expectRoundTrips(shared.name, counts, { hit: 3, miss: 5 })
   })
 
+  // A read's head always comes from the store (only the store knows whether another instance wrote
+  // since); the history that head counts comes from the cache when the head is the very head kept.
+  it('GET reads the stored head and, on the instance that wrote last, the history from its cache; another instance’s write is seen', async () => {
+    const shared = await backend()
+    const { model, calls } = recordingModel()
+    const wire = new Wire()
+    const [a, b, observer] = [await instance(await shared.store(wire), model), await instance(await shared.store(), model), await shared.store()]
+    const threadId = await turnSeeingStoredHistory(a, calls, observer, 'one')
+    const read = async () => {
+      const whole = await a.get(threadId)
+      const page = (await (await fetch(`${a.url}?threadId=${threadId}&limit=2`)).json()) as ThreadSnapshot
+      const thread = (await stored(observer, threadId))!
+      expect(whole.messages).toEqual(thread.messages)
+      expect(page.messages).toEqual(thread.messages.slice(-2))
+      expect(page.window).toEqual({ from: thread.messages.length - 2, total: thread.messages.length })
+    }
+    // Before, each of the two reads waited for 2 in a row (the head, then the messages) on a hit as on a miss.
+    const counts = await readsAfterWrites(wire, shared.historyRead, read, (server, message) => turnSeeingStoredHistory(server, calls, observer, message, threadId), a, b)
+    printRoundTrips(`${shared.name} GET (whole + page)`, counts)
+    expectRoundTrips(shared.name, counts, { hit: 2, miss: 4 }, 2)
+  })
+
+  it('an AG-UI connect (nothing new) answers the stored thread from one head read, its history from the cache on the instance that wrote last', async () => {
+    const shared = await backend()
+    const { model, calls } = recordingModel()
+    const wire = new Wire()
+    const [a, b, observer] = [await instance(await shared.store(wire), model), await instance(await shared.store(), model), await shared.store()]
+    const threadId = `agui-connect-${shared.name}`
+    await turnSeeingStoredHistory(a, calls, observer, 'one', threadId, true)
+    const connect = async () => {
+      const thread = (await stored(observer, threadId))!
+      const turn = await readTurn(await a.post({ threadId, runId: `c${++runs}`, messages: asAgUiHistory(thread.messages), tools: [], context: [], state: {}, forwardedProps: {} }))
+      expect(turn.finished?.outcome, JSON.stringify(turn.body ?? turn.types)).toEqual({ type: 'success' })
+      const snapshot = turn.events.find((event) => event.type === 'MESSAGES_SNAPSHOT')
+      expect(snapshot && 'messages' in snapshot ? snapshot.messages.map((message) => message.id) : undefined).toEqual(thread.messages.map((message) => message.id))
+    }
+    // Before, a connect read the head three times (rejoin, resume, connect) and then the history: 4 in a row.
+    const counts = await readsAfterWrites(wire, shared.historyRead, connect, (server, message) => turnSeeingStoredHistory(server, calls, observer, message, threadId, true), a, b)
+    printRoundTrips(`${shared.name} AG-UI connect`, counts)
+    expectRoundTrips(shared.name, counts, { hit: 1, miss: 2 })
+  })
+
   it('an AG-UI run on a thread this instance wrote, which expired since, makes it again (a thread it creates)', async () => {
     const shared = await backend()
     const { model, calls } = recordingModel()
@@ -440,10 +484,45 @@ async function hitsAndMisses(wire: Wire, historyRead: string, turn: (server: Tes
   return { hits, misses }
 }
 
-/** Hits read no history and wait for `hit` round trips in a row; misses read it once and wait for `miss`. */
-function expectRoundTrips(store: string, { hits, misses }: { hits: readonly Counted[]; misses: readonly Counted[] }, expected: { hit: number; miss: number }) {
+/**
+ * Two rounds of: a write on `a` then two reads on `a` (hits: the thread's head is the one `a` wrote), a
+ * write on `b` then a read on `a` (a miss), each read counted on `a`'s wire once the writes behind it landed.
+ */
+async function readsAfterWrites(
+  wire: Wire,
+  historyRead: string,
+  read: () => Promise<unknown>,
+  write: (server: TestServer, message: string) => Promise<unknown>,
+  a: TestServer,
+  b: TestServer,
+) {
+  const counted = async (): Promise<Counted> => {
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    wire.reset()
+    await read()
+    return { roundTrips: wire.roundTrips, historyReads: wire.kinds.get(historyRead) ?? 0 }
+  }
+  const hits: Counted[] = []
+  const misses: Counted[] = []
+  for (const round of [1, 2]) {
+    await write(a, `by a ${round}`)
+    hits.push(await counted(), await counted())
+    await write(b, `by b ${round}`)
+    misses.push(await counted())
+  }
+  return { hits, misses }
+}
+
+/** Round trips in a row and history reads, one line (`{round trips}/{history reads}` per hit and per miss). */
+function printRoundTrips(what: string, { hits, misses }: { hits: readonly Counted[]; misses: readonly Counted[] }) {
+  const line = (counted: readonly Counted[]) => counted.map((one) => `${one.roundTrips}/${one.historyReads}`).join(' ')
+  console.log(`${what}: round trips/history reads: hits ${line(hits)}; misses ${line(misses)}`)
+}
+
+/** Hits read no history and wait for `hit` round trips in a row; misses read it `reads` times and wait for `miss`. */
+function expectRoundTrips(store: string, { hits, misses }: { hits: readonly Counted[]; misses: readonly Counted[] }, expected: { hit: number; miss: number }, reads = 1) {
   expect(hits.map((hit) => hit.historyReads)).toEqual([0, 0, 0, 0])
-  expect(misses.map((miss) => miss.historyReads)).toEqual([1, 1])
+  expect(misses.map((miss) => miss.historyReads)).toEqual([reads, reads])
   if (store === 'redis') {
     expect(hits.map((hit) => hit.roundTrips)).toEqual([expected.hit, expected.hit, expected.hit, expected.hit])
     expect(misses.map((miss) => miss.roundTrips)).toEqual([expected.miss, expected.miss])

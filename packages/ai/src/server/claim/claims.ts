@@ -4,18 +4,19 @@ import { messageBytes } from '../../util/jsonBytes.ts'
 import { randomId } from '../../util/randomId.ts'
 import { checkClientHistory } from '../agui/clientHistory.ts'
 import { runOutcome } from '../agui/frontendTools.ts'
-import { threadAsAgUi } from '../agui/threadMessages.ts'
+import { connect } from '../agui/connect.ts'
 import { HttpError, messageTooLarge, threadBusy, threadFull, toolFailures } from '../errors.ts'
 import { jsonResponse } from '../http/responses.ts'
 import type { AguiFields } from '../http/requests.ts'
 import type { ChatConfig } from '../options.ts'
 import { endedWaits, toWire, unanswered, settleInterrupts } from '../run/interrupts.ts'
 import { RunStopped } from '../run/Run.ts'
-import { pausedRun, snapshotRun, startDetachedRun, startRun } from '../run/startRun.ts'
+import { pausedRun, startDetachedRun, startRun } from '../run/startRun.ts'
 
 import { recoverLostRun } from '../thread/recovery.ts'
 import { claimThread, headToClaim } from '../thread/cachedClaim.ts'
-import { authorizeThread, commitChange, isRunning, loadHead, loadMessages, newHead, updateThread, type ThreadChange } from '../thread/thread.ts'
+import { authorizeThread, commitChange, isRunning, loadHead, newHead, updateThread, type ThreadChange } from '../thread/thread.ts'
+import { storedHistory } from '../thread/storedHistory.ts'
 import type { OpenStep, ThreadHead } from '../thread/threadStore.ts'
 import { cancelStep, revokeGrant, claimForMessage, claimForResume, claimNewThread, recordAnswers, requestStop, storedSize, takeOver, type RunStart } from '../thread/transitions.ts'
 import { checkAnswers, checkReplay, type Answerer } from './answers.ts'
@@ -139,15 +140,6 @@ async function answeredByToolMessages(config: ChatConfig, head: ThreadHead, step
 }
 
 /**
- * The stored history of `head`: the cache's when it keeps that head, else read alongside the claim
- * that follows (messages a head counts never change, so the read need not wait for the claim).
- */
-function storedHistory(config: ChatConfig, head: ThreadHead): Promise<readonly ThreadMessage[]> {
-  const cached = config.threadCache?.history(head)
-  return cached ? Promise.resolve(cached) : loadMessages(config.store, head)
-}
-
-/**
  * The history read alongside the claim (`undefined` when the read fails: the run reads it again),
  * and an AG-UI client's history checked against that very history: no read of its own, none at all
  * on a cached head. A failed read fails the check.
@@ -187,22 +179,41 @@ async function historyAfter(
  * and the run continues.
  */
 export async function resume(config: ChatConfig, request: Request, body: ResumeRequest & AguiFields): Promise<Response> {
-  if (body.agui && body.resume.length === 0 && !body.endsWithTool) {
-    // An AG-UI input with nothing new may still answer frontend calls with `tool` messages; else it asks where the thread stands.
-    const head = await config.store.head(body.threadId)
-    if (toolMessageAnswers(head?.step, body.toolMessages ?? []).answers.length === 0) return connect(config, request, body)
+  // An AG-UI input with nothing new may still answer frontend calls with `tool` messages; else it
+  // asks where the thread stands (agui/connect.ts). When the head this instance wrote last says they
+  // answer calls, they are claimed on it with no read first; its claim proves it, and a miss decides
+  // again on the stored head, where answering nothing is a connect, as without the cache. Any other
+  // answer needs the stored head: the cache cannot say that no other instance wrote since.
+  const nothingNew = body.agui === true && body.resume.length === 0 && !body.endsWithTool
+  const answersCalls = (head: ThreadHead | undefined) => toolMessageAnswers(head?.step, body.toolMessages ?? []).answers.length > 0
+  if (nothingNew) {
+    const cached = config.threadCache?.lastHead(body.threadId)
+    if (!cached || !answersCalls(cached)) {
+      const head = await config.store.head(body.threadId)
+      if (!answersCalls(head)) return connect(config, request, body, { head })
+    }
   }
   const runId = randomId('run_')
-  const claimed = await claimThread(config.store, await headToClaim(config, request, body.threadId), {
-    prepare: async (current) => ({ current, ...(await readAndCheck(config, current, body)) }),
-    resolve: async () => ({ context: await config.resolveContext(request), principal: await config.identify(request) }),
-    change: (_, { principal }) => answersChange(config, body, { principal, channel: 'chat' }, runId),
-  }).catch((error: unknown) => {
+  /** The head the last change was decided on: the cached one, or the stored one after a miss. */
+  let decidedOn: ThreadHead | undefined
+  let claimed
+  try {
+    claimed = await claimThread(config.store, await headToClaim(config, request, body.threadId), {
+      prepare: async (current) => ({ current, ...(await readAndCheck(config, current, body)) }),
+      resolve: async () => ({ context: await config.resolveContext(request), principal: await config.identify(request) }),
+      change: (_, { principal }) => {
+        const change = answersChange(config, body, { principal, channel: 'chat' }, runId)
+        return (head) => ((decidedOn = head), change(head))
+      },
+    })
+  } catch (error) {
     if (!(error instanceof NothingAnswered)) throw error
+    // Claimed on the cached head, which a miss showed another instance moved on from: its stored head waits for nothing they answer.
+    if (nothingNew && !answersCalls(decidedOn)) return connect(config, request, body)
     // The input ends with a result for a call the thread no longer waits for: a repeat.
     const last = body.toolMessages?.at(-1)
     throw new HttpError(409, 'INTERRUPT_ALREADY_ANSWERED', `Tool call "${last?.toolCallId}" is already answered`, `messages[${last?.index}].toolCallId`)
-  })
+  }
   const { head, change, prepared } = claimed
   const { context } = claimed.resolved
   void reportDecisions(config, change)
@@ -216,20 +227,6 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
   const messages = await historyAfter(config, prepared, claimed)
   const held = prepared.snapshot ? heldIds(body) : undefined
   return startRun(config, { request, kind: 'resume', runId, head, context, start: change.start, ...(held ? { snapshot: held } : {}), ...(messages ? { messages } : {}) })
-}
-
-/**
- * An AG-UI input that neither sends a message nor answers anything: a client reloading, or
- * reconnecting after a dropped stream, asks where the thread stands. It gets a run that changes
- * nothing: `MESSAGES_SNAPSHOT` of the stored thread (empty for a thread not yet created), then
- * `RUN_FINISHED` with what still waits (interrupts, or frontend calls as `pendingToolCallIds`).
- */
-async function connect(config: ChatConfig, request: Request, body: ResumeRequest & AguiFields): Promise<Response> {
-  await authorizeThread(config, request, body.threadId, 'read')
-  const head = await config.store.head(body.threadId)
-  const stored = head ? await loadMessages(config.store, head) : []
-  const waiting = head && !isRunning(head, config.limits.runLeaseMs) ? unanswered(head.step) : []
-  return snapshotRun(config, body.threadId, randomId('run_'), threadAsAgUi(stored, head), runOutcome(config, waiting), request)
 }
 
 type Answered = ThreadChange & { readonly start?: RunStart; readonly answered?: readonly StoredInterrupt[] }
