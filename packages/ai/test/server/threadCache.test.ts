@@ -127,6 +127,14 @@ function recordingModel() {
         yield { type: 'finish', reason: 'tool_calls' }
         return
       }
+      if (last.role === 'user' && /plan/.test(JSON.stringify(last.content))) {
+        const id = `call_${calls.length}`
+        yield { type: 'tool-call-start', toolCallId: id, toolName: 'confirm_plan' }
+        yield { type: 'tool-call-delta', toolCallId: id, delta: '{"plan":"ship"}' }
+        yield { type: 'tool-call-end', toolCallId: id }
+        yield { type: 'finish', reason: 'tool_calls' }
+        return
+      }
       if (last.role === 'user' && /weather/.test(JSON.stringify(last.content))) {
         const id = `call_${calls.length}`
         yield { type: 'tool-call-start', toolCallId: id, toolName: 'get_weather' }
@@ -386,6 +394,47 @@ describe.each([
     expectRoundTrips(shared.name, counts, { hit: 1, miss: 2 })
   })
 
+  it('an AG-UI input with nothing new whose tool messages answer a frontend call is claimed on the cached head; a miss answers as before', async () => {
+    const shared = await backend()
+    const { model, calls } = recordingModel()
+    const wire = new Wire()
+    const frontend = async (store: ThreadStore) => startServer({ model, tools: [weatherTool, transfer], store, frontendTools: ['confirm_plan'] })
+    const [a, b, observer] = [await frontend(await shared.store(wire)), await frontend(await shared.store()), await shared.store()]
+    const threadId = `agui-answers-${shared.name}`
+    const confirm = { name: 'confirm_plan', description: 'Asks the user to confirm a plan', parameters: { type: 'object', properties: { plan: { type: 'string' } } } }
+    const input = (messages: readonly unknown[]) => ({ threadId, runId: `p${++runs}`, messages, tools: [confirm], context: [], state: {}, forwardedProps: {} })
+    const planned = async (server: TestServer, message: string) => {
+      const thread = await stored(observer, threadId)
+      const turn = await readTurn(await server.post(input([...asAgUiHistory(thread?.messages ?? []), { id: `u-${++runs}`, role: 'user', content: `plan: ${message}` }])))
+      // The call waits for the browser: the run ends `success` (the client derives `pendingToolCallIds` from the calls it was told).
+      expect(turn.finished, JSON.stringify(turn.body ?? turn.types)).toMatchObject({ outcome: { type: 'success' } })
+      const after = (await stored(observer, threadId))!
+      expect(after.head.step?.message.toolCalls.map((call) => call.name), JSON.stringify(after)).toEqual(['confirm_plan'])
+    }
+    // The client's answer, then a message of no turn (a system note it keeps): nothing new, so the
+    // input is a connect unless its `tool` message answers a call the thread waits for. It does.
+    const answered = async () => {
+      const { head, messages } = (await stored(observer, threadId))!
+      const callId = head.step!.message.toolCalls[0]!.id
+      const history = asAgUiHistory([...messages, head.step!.message])
+      const before = calls.length
+      const turn = await readTurn(await a.post(input([...history, { id: `tm-${callId}`, role: 'tool', toolCallId: callId, content: '"ok"' }, { id: `s-${callId}`, role: 'system', content: 'note' }])))
+      expect(turn.finished, JSON.stringify(turn.body ?? turn.types)).toMatchObject({ outcome: { type: 'success' } })
+      expect(calls.length).toBe(before + 1)
+      const thread = (await stored(observer, threadId))!
+      expect(thread.head.step).toBeUndefined()
+      expect(calls.at(-1)).toEqual(thread.messages.slice(0, calls.at(-1)!.length))
+      expect(calls.at(-1)!.at(-1)).toMatchObject({ role: 'tool', toolCallId: callId })
+    }
+    await planned(a, 'plan zero')
+    await answered()
+    const counts = await readsAfterWrites(wire, shared.historyRead, answered, planned, a, b, 1)
+    printRoundTrips(`${shared.name} AG-UI tool messages with nothing new`, counts)
+    // Before, 4 in a row on a hit (a head read to rejoin, another to tell a connect from answers, the
+    // claim, the release) and 6 on a miss (the claim went on from the cached head and missed).
+    expectRoundTrips(shared.name, counts, { hit: 3, miss: 5 })
+  })
+
   it('an AG-UI run on a thread this instance wrote, which expired since, makes it again (a thread it creates)', async () => {
     const shared = await backend()
     const { model, calls } = recordingModel()
@@ -485,8 +534,8 @@ async function hitsAndMisses(wire: Wire, historyRead: string, turn: (server: Tes
 }
 
 /**
- * Two rounds of: a write on `a` then two reads on `a` (hits: the thread's head is the one `a` wrote), a
- * write on `b` then a read on `a` (a miss), each read counted on `a`'s wire once the writes behind it landed.
+ * Two rounds of: writes on `a` each followed by reads on `a` (two hits: the thread's head is the one `a`
+ * wrote), a write on `b` then a read on `a` (a miss), each read counted on `a`'s wire once the writes behind it landed.
  */
 async function readsAfterWrites(
   wire: Wire,
@@ -495,6 +544,8 @@ async function readsAfterWrites(
   write: (server: TestServer, message: string) => Promise<unknown>,
   a: TestServer,
   b: TestServer,
+  /** Reads after each write: 1 for a read that answers what the write left (a write before each of the two hits). */
+  readsPerWrite: 1 | 2 = 2,
 ) {
   const counted = async (): Promise<Counted> => {
     await new Promise((resolve) => setTimeout(resolve, 20))
@@ -505,8 +556,10 @@ async function readsAfterWrites(
   const hits: Counted[] = []
   const misses: Counted[] = []
   for (const round of [1, 2]) {
-    await write(a, `by a ${round}`)
-    hits.push(await counted(), await counted())
+    for (let write_ = 0; write_ < 2 / readsPerWrite; write_++) {
+      await write(a, `by a ${round}.${write_}`)
+      for (let read_ = 0; read_ < readsPerWrite; read_++) hits.push(await counted())
+    }
     await write(b, `by b ${round}`)
     misses.push(await counted())
   }

@@ -183,22 +183,26 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
   // asks where the thread stands (agui/connect.ts). When the head this instance wrote last says they
   // answer calls, they are claimed on it with no read first; its claim proves it, and a miss decides
   // again on the stored head, where answering nothing is a connect, as without the cache. Any other
-  // answer needs the stored head: the cache cannot say that no other instance wrote since.
+  // answer needs the stored head (the cache cannot say that no other instance wrote since), and the
+  // claim then starts from the head read for it.
   const nothingNew = body.agui === true && body.resume.length === 0 && !body.endsWithTool
   const answersCalls = (head: ThreadHead | undefined) => toolMessageAnswers(head?.step, body.toolMessages ?? []).answers.length > 0
+  let read: ThreadHead | undefined
   if (nothingNew) {
     const cached = config.threadCache?.lastHead(body.threadId)
     if (!cached || !answersCalls(cached)) {
       const head = await config.store.head(body.threadId)
       if (!answersCalls(head)) return connect(config, request, body, { head })
+      read = head
     }
   }
+  const start = read ? (await authorizeThread(config, request, body.threadId, 'write'), { head: read }) : await headToClaim(config, request, body.threadId)
   const runId = randomId('run_')
   /** The head the last change was decided on: the cached one, or the stored one after a miss. */
   let decidedOn: ThreadHead | undefined
   let claimed
   try {
-    claimed = await claimThread(config.store, await headToClaim(config, request, body.threadId), {
+    claimed = await claimThread(config.store, start, {
       prepare: async (current) => ({ current, ...(await readAndCheck(config, current, body)) }),
       resolve: async () => ({ context: await config.resolveContext(request), principal: await config.identify(request) }),
       change: (_, { principal }) => {
