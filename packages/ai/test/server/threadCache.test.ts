@@ -435,6 +435,42 @@ describe.each([
     expectRoundTrips(shared.name, counts, { hit: 3, miss: 5 })
   })
 
+  it('an AG-UI input with nothing new claimed on the cached head, whose calls another instance answered meanwhile, is a connect, as before the cache', async () => {
+    const shared = await backend()
+    const { model, calls } = recordingModel()
+    const inner = await shared.store()
+    /** Runs once, right after the next head read of `a` is answered: another instance's write between two reads of one request. */
+    let afterHeadRead: (() => Promise<unknown>) | undefined
+    const racing: ThreadStore = {
+      ...inner,
+      async head(threadId) {
+        const head = await inner.head(threadId)
+        const hook = afterHeadRead
+        afterHeadRead = undefined
+        await hook?.()
+        return head
+      },
+    }
+    const frontend = (store: ThreadStore) => startServer({ model, tools: [weatherTool, transfer], store, frontendTools: ['confirm_plan'] })
+    const [a, b, observer] = [await frontend(racing), await frontend(await shared.store()), await shared.store()]
+    const threadId = `agui-raced-${shared.name}`
+    const confirm = { name: 'confirm_plan', description: 'Asks the user to confirm a plan', parameters: { type: 'object', properties: { plan: { type: 'string' } } } }
+    const input = (messages: readonly unknown[]) => ({ threadId, runId: `q${++runs}`, messages, tools: [confirm], context: [], state: {}, forwardedProps: {} })
+    expect((await readTurn(await a.post(input([{ id: 'u-raced', role: 'user', content: 'plan it' }])))).finished).toBeDefined()
+    const { head, messages } = (await stored(observer, threadId))!
+    const callId = head.step!.message.toolCalls[0]!.id
+    const answer = input([...asAgUiHistory([...messages, head.step!.message]), { id: `tm-${callId}`, role: 'tool', toolCallId: callId, content: '"ok"' }, { id: 's-raced', role: 'system', content: 'note' }])
+    // `a` reads the head (it waits for the answer), then `b` takes the same answer and finishes its run.
+    afterHeadRead = async () => expect((await readTurn(await b.post(answer))).finished).toMatchObject({ outcome: { type: 'success' } })
+    const turn = await readTurn(await a.post(answer))
+    expect(turn.types, JSON.stringify(turn.body)).toEqual(['RUN_STARTED', 'MESSAGES_SNAPSHOT', 'RUN_FINISHED'])
+    const thread = (await stored(observer, threadId))!
+    const snapshot = turn.events.find((event) => event.type === 'MESSAGES_SNAPSHOT')
+    expect(snapshot && 'messages' in snapshot ? snapshot.messages.map((message) => message.id) : undefined).toEqual(thread.messages.map((message) => message.id))
+    expect(calls).toHaveLength(2) // the plan, and b's continued turn: the answer ran once
+    expect(thread.messages.filter((message) => message.role === 'tool')).toHaveLength(1)
+  })
+
   it('an AG-UI run on a thread this instance wrote, which expired since, makes it again (a thread it creates)', async () => {
     const shared = await backend()
     const { model, calls } = recordingModel()
