@@ -475,19 +475,23 @@ describe.each([
     const shared = await backend()
     const { model, calls } = recordingModel()
     const actions: string[] = []
+    let contexts = 0
     const a = await startServer({
       model,
       tools: [weatherTool, transfer],
       store: await shared.store(),
       authorize: (_request, _threadId, { action }) => (actions.push(action), true),
+      context: () => (contexts++, {}),
     })
     const observer = await shared.store()
     const threadId = `agui-expired-${shared.name}`
     await turnSeeingStoredHistory(a, calls, observer, 'old one', threadId, true)
     await turnSeeingStoredHistory(a, calls, observer, 'old two', threadId, true, asAgUiHistory((await stored(observer, threadId))!.messages))
     await shared.expire(threadId)
+    contexts = 0
     await turnSeeingStoredHistory(a, calls, observer, 'new one', threadId, true)
     expect(calls.at(-1)!.map((message) => message.content)).toEqual(['new one'])
+    expect(contexts, 'the app’s context is resolved once for the request').toBe(1)
     // The run on the thread the cache knew was authorized to write it; the one that made it again, to create it.
     expect(actions).toEqual(['create', 'write', 'write', 'create'])
     expect((await stored(observer, threadId))!.head).toMatchObject({ version: 2, messageCount: 2 })

@@ -52,10 +52,13 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
   const known = existing !== undefined && body.agui ? config.threadCache?.lastHead(existing) !== undefined : false
   const found = existing !== undefined && body.agui && !known ? await config.store.head(existing) : undefined
   const created = existing === undefined || (body.agui && !known && !found)
+  // Resolved once: a claim on the cached head that finds the thread gone makes it again with the context it resolved.
+  let resolving: Promise<unknown> | undefined
+  const resolveContext = () => (resolving ??= config.resolveContext(request))
   const create = async (threadId: string) => {
     await authorizeThread(config, request, threadId, 'create')
     if (body.history) await checkClientHistory(config, undefined, body.history)
-    const context = await config.resolveContext(request)
+    const context = await resolveContext()
     const user = body.messageId === undefined ? fresh : { ...fresh, id: body.messageId }
     const claim = claimNewThread({ runId, user, by, now: Date.now() })
     const head = await commitChange(config.store, newHead(threadId), claim)
@@ -77,7 +80,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
       const { history, snapshot } = await readAndCheck(config, current, body)
       return { current, history, snapshot, user: await withClientId(fresh, body.messageId, current, history) }
     },
-    resolve: () => config.resolveContext(request),
+    resolve: resolveContext,
     change: ({ user }) => async (head) => {
       if (isRunning(head, runLeaseMs)) throw threadBusy()
       const lost = recoverLostRun(head, runLeaseMs, config.tools)
