@@ -6,7 +6,7 @@ import { capabilitiesOf } from '../agui/capabilities.ts'
 
 import { isRunning, loadHead, mayAccess, snapshot } from '../thread/thread.ts'
 import { storedHistory } from '../thread/storedHistory.ts'
-import { takeOverLostRun } from '../claim/claims.ts'
+import { takeOverLostRun } from '../claim/takeOver.ts'
 import { reviewView } from '../claim/reviews.ts'
 import { settleDueExpiries } from '../claim/expiry.ts'
 import { checkedThreadId } from './requests.ts'
