@@ -8,7 +8,7 @@ import type { AguiFields } from '../http/requests.ts'
 import type { ChatConfig } from '../options.ts'
 import { endedWaits, toWire, unanswered } from '../run/interrupts.ts'
 import { pausedRun, startRun } from '../run/startRun.ts'
-import { claimThread, headToClaim } from '../thread/cachedClaim.ts'
+import { claimThread, headToClaim, type ClaimStart } from '../thread/cachedClaim.ts'
 import { recoverLostRun } from '../thread/recovery.ts'
 import { authorizeThread, isRunning, updateThread, type ThreadChange } from '../thread/thread.ts'
 import type { StoredInterrupt, ThreadHead } from '../thread/threadStore.ts'
@@ -34,24 +34,9 @@ import { atMessagePath, markAnsweredByMessage, toolMessageAnswers } from './tool
  * and the run continues.
  */
 export async function resume(config: ChatConfig, request: Request, body: ResumeRequest & AguiFields): Promise<Response> {
-  // An AG-UI input with nothing new may still answer frontend calls with `tool` messages; else it
-  // asks where the thread stands (agui/connect.ts). When the head this instance wrote last says they
-  // answer calls, they are claimed on it with no read first; its claim proves it, and a miss decides
-  // again on the stored head, where answering nothing is a connect, as without the cache. Any other
-  // answer needs the stored head (the cache cannot say that no other instance wrote since), and the
-  // claim then starts from the head read for it.
   const nothingNew = body.agui === true && body.resume.length === 0 && !body.endsWithTool
-  const answersCalls = (head: ThreadHead | undefined) => toolMessageAnswers(head?.step, body.toolMessages ?? []).answers.length > 0
-  let read: ThreadHead | undefined
-  if (nothingNew) {
-    const cached = config.threadCache?.lastHead(body.threadId)
-    if (!cached || !answersCalls(cached)) {
-      const head = await config.store.head(body.threadId)
-      if (!answersCalls(head)) return connect(config, request, body, { head })
-      read = head
-    }
-  }
-  const start = read ? (await authorizeThread(config, request, body.threadId, 'write'), { head: read }) : await headToClaim(config, request, body.threadId)
+  const start = nothingNew ? await startOfToolMessages(config, request, body) : await headToClaim(config, request, body.threadId)
+  if (start instanceof Response) return start
   const runId = randomId('run_')
   /** The head the last change was decided on: the cached one, or the stored one after a miss. */
   let decidedOn: ThreadHead | undefined
@@ -68,7 +53,7 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
   } catch (error) {
     if (!(error instanceof NothingAnswered)) throw error
     // Claimed on the cached head, which a miss showed another instance moved on from: its stored head waits for nothing they answer.
-    if (nothingNew && !answersCalls(decidedOn)) return connect(config, request, body)
+    if (nothingNew && !answersCalls(body, decidedOn)) return connect(config, request, body)
     // The input ends with a result for a call the thread no longer waits for: a repeat.
     const last = body.toolMessages?.at(-1)
     throw new HttpError(409, 'INTERRUPT_ALREADY_ANSWERED', `Tool call "${last?.toolCallId}" is already answered`, `messages[${last?.index}].toolCallId`)
@@ -86,6 +71,28 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
   const messages = await historyAfter(config, prepared, claimed)
   const held = prepared.snapshot ? heldIds(body) : undefined
   return startRun(config, { request, kind: 'resume', runId, head, context, start: change.start, ...(held ? { snapshot: held } : {}), ...(messages ? { messages } : {}) })
+}
+
+/**
+ * An AG-UI input with nothing new may still answer frontend calls with `tool` messages; else it
+ * asks where the thread stands (agui/connect.ts). When the head this instance wrote last says they
+ * answer calls, they are claimed on it with no read first: the claim proves it, and a miss decides
+ * again on the stored head, where answering nothing is a connect, as without the cache. Any other
+ * answer needs the stored head (the cache cannot say that no other instance wrote since), and the
+ * claim then starts from the head read for it.
+ */
+async function startOfToolMessages(config: ChatConfig, request: Request, body: ResumeRequest & AguiFields): Promise<ClaimStart | Response> {
+  const cached = config.threadCache?.lastHead(body.threadId)
+  if (cached && answersCalls(body, cached)) return headToClaim(config, request, body.threadId)
+  const head = await config.store.head(body.threadId)
+  if (!head || !answersCalls(body, head)) return connect(config, request, body, { head })
+  await authorizeThread(config, request, body.threadId, 'write')
+  return { head }
+}
+
+/** Whether the input's `tool` messages answer calls that wait in `head`. */
+function answersCalls(body: AguiFields, head: ThreadHead | undefined): boolean {
+  return toolMessageAnswers(head?.step, body.toolMessages ?? []).answers.length > 0
 }
 
 type Answered = ThreadChange & { readonly start?: RunStart; readonly answered?: readonly StoredInterrupt[] }
