@@ -6,7 +6,8 @@ import { redisStore } from '@toolgate/ai/server/redis'
 import { postgresStore } from '@toolgate/ai/server/postgres'
 import { transferDef, weatherTool } from './fixtures.ts'
 import { stored } from './helpers/store.ts'
-import { closeAll, readTurn, startServer, type TestServer } from './helpers/server.ts'
+import { closeAll, deferred, readTurn, startServer, type TestServer } from './helpers/server.ts'
+import { readSse } from './helpers/sse.ts'
 import { startRedis, type RedisServer } from '../services/redis.ts'
 import { startPostgres, type PostgresServer } from '../services/postgres.ts'
 
@@ -71,7 +72,9 @@ async function redisBackend(): Promise<Backend> {
     async store(wire) {
       const client = await createClient({ url: redis.url }).connect()
       closers.push(() => client.quit())
-      const counted = wire ? { sendCommand: (args: string[]) => (/:(events|end)$/.test(args[3] ?? '') ? client.sendCommand(args) : wire.track(args[0]!, () => client.sendCommand(args))) } : client
+      // A run's event log (its writes name their keys at [3], a reader's reads at [1]) is not the thread's traffic.
+      const logged = (args: string[]) => /:(events|end)$/.test(args[3] ?? '') || /:(events|end)$/.test(args[1] ?? '')
+      const counted = wire ? { sendCommand: (args: string[]) => (logged(args) ? client.sendCommand(args) : wire.track(args[0]!, () => client.sendCommand(args))) } : client
       return redisStore({ client: counted, prefix })
     },
     async expire(threadId) {
@@ -392,6 +395,52 @@ describe.each([
     const counts = await readsAfterWrites(wire, shared.historyRead, connect, (server, message) => turnSeeingStoredHistory(server, calls, observer, message, threadId, true), a, b)
     printRoundTrips(`${shared.name} AG-UI connect`, counts)
     expectRoundTrips(shared.name, counts, { hit: 1, miss: 2 })
+  })
+
+  it('an AG-UI connect mid-run on the instance running the run rejoins it from one head read, the thread as the run began from its cache', async () => {
+    const shared = await backend()
+    const wire = new Wire()
+    const { model: recording, calls } = recordingModel()
+    let held = { started: deferred(), gate: deferred() }
+    // A run whose message says "slow" waits at its model call, after its claim landed: nothing of it is in flight.
+    const model: ChatModel = {
+      async *stream(request) {
+        if (/slow/.test(JSON.stringify(request.messages.at(-1)))) {
+          held.started.resolve()
+          await held.gate.promise
+        }
+        yield* recording.stream(request)
+      },
+    }
+    const [a, b, observer] = [await instance(await shared.store(wire), model), await instance(await shared.store(), model), await shared.store()]
+    const threadId = `agui-midrun-${shared.name}`
+    await turnSeeingStoredHistory(a, calls, observer, 'one', threadId, true)
+    const counts: Counted[] = []
+    for (const server of [a, a, b]) {
+      held = { started: deferred(), gate: deferred() }
+      const running = server.post(aguiInput(threadId, 'slow one'))
+      await held.started.promise
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      const thread = (await stored(observer, threadId))!
+      wire.reset()
+      const rejoined = await a.post({ threadId, runId: `m${++runs}`, messages: asAgUiHistory(thread.messages.slice(0, -1)), tools: [], context: [], state: {}, forwardedProps: {} })
+      // Counted once the response starts: the reads it waits for are done, and the run it follows is still held.
+      counts.push({ roundTrips: wire.roundTrips, historyReads: wire.kinds.get(shared.historyRead) ?? 0 })
+      held.gate.resolve()
+      const events: { type: string; messages?: { id: string }[]; delta?: string }[] = []
+      for await (const data of readSse(rejoined)) events.push(data as (typeof events)[number])
+      await readTurn(await running)
+      // The thread as the run began (its message included), then the run's events to its end.
+      const snapshot = events.find((event) => event.type === 'MESSAGES_SNAPSHOT')
+      expect(snapshot?.messages?.map((message) => message.id)).toEqual(thread.messages.slice(0, thread.head.activeRun!.fromMessage).map((message) => message.id))
+      expect(events.at(-1)?.type).toBe('RUN_FINISHED')
+      expect(events.map((event) => event.delta ?? '').join('')).toBe(`reply ${calls.length}`)
+    }
+    const line = counts.map((one) => `${one.roundTrips}/${one.historyReads}`).join(' ')
+    console.log(`${shared.name} AG-UI connect mid-run: round trips/history reads: run on a ${line.split(' ').slice(0, 2).join(' ')}; run on b ${line.split(' ')[2]}`)
+    // Before, 3 in a row (a head read to rejoin, another to follow the run, the history) wherever the run was.
+    expect(counts.map((one) => one.historyReads)).toEqual([0, 0, 1])
+    if (shared.name === 'redis') expect(counts.map((one) => one.roundTrips)).toEqual([1, 1, 2])
   })
 
   it('an AG-UI input with nothing new whose tool messages answer a frontend call is claimed on the cached head; a miss answers as before', async () => {

@@ -4,7 +4,8 @@ import type { ChatConfig } from '../options.ts'
 import { HttpError } from '../errors.ts'
 import { capabilitiesOf } from '../agui/capabilities.ts'
 
-import { isRunning, loadHead, mayAccess, snapshot } from '../thread/thread.ts'
+import { authorizeThread, isRunning, loadHead, mayAccess, snapshot } from '../thread/thread.ts'
+import type { ThreadHead } from '../thread/threadStore.ts'
 import { storedHistory } from '../thread/storedHistory.ts'
 import { takeOverLostRun } from '../claim/takeOver.ts'
 import { reviewView } from '../claim/reviews.ts'
@@ -102,10 +103,11 @@ function attach(config: ChatConfig, request: Request, threadId: string, params: 
 
 /**
  * The events of the thread's run `from.runId` after `from.after` (else of its live run, else 204), to
- * a reader of the thread: `request` is authorized to read it, and its signal ends the stream.
+ * a reader of the thread: `request` is authorized to read it, and its signal ends the stream. `read`:
+ * the stored head as the caller just read it (an AG-UI rejoin), so it is not read twice.
  */
-export async function followRun(config: ChatConfig, request: Request, threadId: string, from: { runId: string; after: number } | undefined): Promise<Response> {
-  const head = await loadHead(config, request, threadId, 'read')
+export async function followRun(config: ChatConfig, request: Request, threadId: string, from: { runId: string; after: number } | undefined, read?: ThreadHead): Promise<Response> {
+  const head = read ? (await authorizeThread(config, request, threadId, 'read'), read) : await loadHead(config, request, threadId, 'read')
   const active = isRunning(head, config.limits.runLeaseMs) ? head.activeRun?.runId : undefined
   const runId = from?.runId ?? active
   if (runId === undefined) return new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } })
