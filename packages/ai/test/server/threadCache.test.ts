@@ -154,11 +154,14 @@ function recordingModel() {
 }
 
 let runs = 0
+/** An AG-UI client's run input: `messages` as it holds them, `tools` the frontend tools it declares. */
+const runInput = (threadId: string, messages: readonly unknown[], tools: readonly unknown[] = []) =>
+  ({ threadId, runId: `r${++runs}`, messages, tools, context: [], state: {}, forwardedProps: {} })
 /** An AG-UI client's run that sends only its new message (a client with no history of the thread yet: it gets the stored one). */
-const aguiInput = (threadId: string, content: string, history: readonly unknown[] = []) => {
-  const runId = `r${++runs}`
-  return { threadId, runId, messages: [...history, { id: `u-${runId}`, role: 'user', content }], tools: [], context: [], state: {}, forwardedProps: {} }
-}
+const aguiInput = (threadId: string, content: string, history: readonly unknown[] = []) => runInput(threadId, [...history, { id: `u-r${runs + 1}`, role: 'user', content }])
+
+/** A frontend tool an AG-UI client declares (and the server accepts: `frontendTools`): the model's "plan" calls it. */
+const confirmPlan = { name: 'confirm_plan', description: 'Asks the user to confirm a plan', parameters: { type: 'object', properties: { plan: { type: 'string' } } } }
 
 /** The stored thread as an AG-UI client that got every event holds it (CopilotKit sends it all with every run). */
 const asAgUiHistory = (messages: readonly ThreadMessage[]) =>
@@ -386,7 +389,7 @@ describe.each([
     await turnSeeingStoredHistory(a, calls, observer, 'one', threadId, true)
     const connect = async () => {
       const thread = (await stored(observer, threadId))!
-      const turn = await readTurn(await a.post({ threadId, runId: `c${++runs}`, messages: asAgUiHistory(thread.messages), tools: [], context: [], state: {}, forwardedProps: {} }))
+      const turn = await readTurn(await a.post(runInput(threadId, asAgUiHistory(thread.messages))))
       expect(turn.finished?.outcome, JSON.stringify(turn.body ?? turn.types)).toEqual({ type: 'success' })
       const snapshot = turn.events.find((event) => event.type === 'MESSAGES_SNAPSHOT')
       expect(snapshot && 'messages' in snapshot ? snapshot.messages.map((message) => message.id) : undefined).toEqual(thread.messages.map((message) => message.id))
@@ -423,7 +426,7 @@ describe.each([
       await new Promise((resolve) => setTimeout(resolve, 20))
       const thread = (await stored(observer, threadId))!
       wire.reset()
-      const rejoined = await a.post({ threadId, runId: `m${++runs}`, messages: asAgUiHistory(thread.messages.slice(0, -1)), tools: [], context: [], state: {}, forwardedProps: {} })
+      const rejoined = await a.post(runInput(threadId, asAgUiHistory(thread.messages.slice(0, -1))))
       // Counted once the response starts: the reads it waits for are done, and the run it follows is still held.
       counts.push({ roundTrips: wire.roundTrips, historyReads: wire.kinds.get(shared.historyRead) ?? 0 })
       held.gate.resolve()
@@ -450,8 +453,7 @@ describe.each([
     const frontend = async (store: ThreadStore) => startServer({ model, tools: [weatherTool, transfer], store, frontendTools: ['confirm_plan'] })
     const [a, b, observer] = [await frontend(await shared.store(wire)), await frontend(await shared.store()), await shared.store()]
     const threadId = `agui-answers-${shared.name}`
-    const confirm = { name: 'confirm_plan', description: 'Asks the user to confirm a plan', parameters: { type: 'object', properties: { plan: { type: 'string' } } } }
-    const input = (messages: readonly unknown[]) => ({ threadId, runId: `p${++runs}`, messages, tools: [confirm], context: [], state: {}, forwardedProps: {} })
+    const input = (messages: readonly unknown[]) => runInput(threadId, messages, [confirmPlan])
     const planned = async (server: TestServer, message: string) => {
       const thread = await stored(observer, threadId)
       const turn = await readTurn(await server.post(input([...asAgUiHistory(thread?.messages ?? []), { id: `u-${++runs}`, role: 'user', content: `plan: ${message}` }])))
@@ -503,8 +505,7 @@ describe.each([
     const frontend = (store: ThreadStore) => startServer({ model, tools: [weatherTool, transfer], store, frontendTools: ['confirm_plan'] })
     const [a, b, observer] = [await frontend(racing), await frontend(await shared.store()), await shared.store()]
     const threadId = `agui-raced-${shared.name}`
-    const confirm = { name: 'confirm_plan', description: 'Asks the user to confirm a plan', parameters: { type: 'object', properties: { plan: { type: 'string' } } } }
-    const input = (messages: readonly unknown[]) => ({ threadId, runId: `q${++runs}`, messages, tools: [confirm], context: [], state: {}, forwardedProps: {} })
+    const input = (messages: readonly unknown[]) => runInput(threadId, messages, [confirmPlan])
     expect((await readTurn(await a.post(input([{ id: 'u-raced', role: 'user', content: 'plan it' }])))).finished).toBeDefined()
     const { head, messages } = (await stored(observer, threadId))!
     const callId = head.step!.message.toolCalls[0]!.id
