@@ -14,6 +14,7 @@ export async function revokeGrantOf(config: ChatConfig, request: Request, body: 
   return jsonResponse(200, { threadId: body.threadId, revoked: body.revokeGrant })
 }
 
+/** Revokes the thread's grant `grantId` (404 `GRANT_NOT_FOUND` without it), with one compare-and-set. */
 export async function revoke(config: ChatConfig, threadId: string, grantId: string): Promise<void> {
   await updateThread(config.store, threadId, (head) => {
     if (!head.grants?.some((grant) => grant.id === grantId)) {
