@@ -12,7 +12,10 @@ import { rejoinRun } from './agui/rejoin.ts'
 import { parsePostRequest, readJsonBody, type ParsedRequest } from './http/requests.ts'
 import { answerUIMessageRequest } from './aisdk/uiMessageChat.ts'
 import { isUIMessageRequest } from './aisdk/uiMessageRequest.ts'
-import { resume, revoke, revokeGrantOf, startTurn, stopRun } from './claim/claims.ts'
+import { startTurn } from './claim/startTurn.ts'
+import { resume } from './claim/resume.ts'
+import { stopRun } from './claim/stop.ts'
+import { revoke, revokeGrantOf } from './claim/grantRevocation.ts'
 import { read } from './http/reads.ts'
 import { requestHeader, takesNodeRequests } from './http/nodeRequest.ts'
 import { answerTanStack, isTanStackRequest } from './tanstack/tanStackChat.ts'
@@ -41,7 +44,7 @@ export interface ChatRecords {
  * answers interrupts; both stream AG-UI events as Server-Sent Events. `GET ?threadId=` returns
  * the thread. Refusals are JSON `{ error: { code, message, path? } }`.
  *
- * A turn, top to bottom: `http/requests.ts` checks the body; `claim/claims.ts` claims the thread
+ * A turn, top to bottom: `http/requests.ts` checks the body; `claim/startTurn.ts` (or `resume.ts`) claims the thread
  * (one compare-and-set of a change from `thread/transitions.ts`) and ends in `run/startRun.ts`;
  * `run/driveRun.ts` drives the run (`modelStep.ts` streams the model, `toolCalls.ts` plans, settles
  * and runs the calls); `events/runEvents.ts` writes every event. GETs are `http/reads.ts`.

@@ -1,12 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createClient } from 'redis'
 import pg from 'pg'
-import { StoreError, type ChatModel, type ThreadCommit, type ThreadMessage, type ThreadStore } from '@toolgate/ai/server'
+import { StoreError, type ChatModel, type ThreadCommit, type ThreadMessage, type ThreadSnapshot, type ThreadStore } from '@toolgate/ai/server'
 import { redisStore } from '@toolgate/ai/server/redis'
 import { postgresStore } from '@toolgate/ai/server/postgres'
 import { transferDef, weatherTool } from './fixtures.ts'
 import { stored } from './helpers/store.ts'
-import { closeAll, readTurn, startServer, type TestServer } from './helpers/server.ts'
+import { closeAll, deferred, readTurn, startServer, type TestServer } from './helpers/server.ts'
+import { readSse } from './helpers/sse.ts'
 import { startRedis, type RedisServer } from '../services/redis.ts'
 import { startPostgres, type PostgresServer } from '../services/postgres.ts'
 
@@ -71,7 +72,9 @@ async function redisBackend(): Promise<Backend> {
     async store(wire) {
       const client = await createClient({ url: redis.url }).connect()
       closers.push(() => client.quit())
-      const counted = wire ? { sendCommand: (args: string[]) => (/:(events|end)$/.test(args[3] ?? '') ? client.sendCommand(args) : wire.track(args[0]!, () => client.sendCommand(args))) } : client
+      // A run's event log (its writes name their keys at [3], a reader's reads at [1]) is not the thread's traffic.
+      const logged = (args: string[]) => /:(events|end)$/.test(args[3] ?? '') || /:(events|end)$/.test(args[1] ?? '')
+      const counted = wire ? { sendCommand: (args: string[]) => (logged(args) ? client.sendCommand(args) : wire.track(args[0]!, () => client.sendCommand(args))) } : client
       return redisStore({ client: counted, prefix })
     },
     async expire(threadId) {
@@ -127,6 +130,14 @@ function recordingModel() {
         yield { type: 'finish', reason: 'tool_calls' }
         return
       }
+      if (last.role === 'user' && /plan/.test(JSON.stringify(last.content))) {
+        const id = `call_${calls.length}`
+        yield { type: 'tool-call-start', toolCallId: id, toolName: 'confirm_plan' }
+        yield { type: 'tool-call-delta', toolCallId: id, delta: '{"plan":"ship"}' }
+        yield { type: 'tool-call-end', toolCallId: id }
+        yield { type: 'finish', reason: 'tool_calls' }
+        return
+      }
       if (last.role === 'user' && /weather/.test(JSON.stringify(last.content))) {
         const id = `call_${calls.length}`
         yield { type: 'tool-call-start', toolCallId: id, toolName: 'get_weather' }
@@ -143,11 +154,14 @@ function recordingModel() {
 }
 
 let runs = 0
+/** An AG-UI client's run input: `messages` as it holds them, `tools` the frontend tools it declares. */
+const runInput = (threadId: string, messages: readonly unknown[], tools: readonly unknown[] = []) =>
+  ({ threadId, runId: `r${++runs}`, messages, tools, context: [], state: {}, forwardedProps: {} })
 /** An AG-UI client's run that sends only its new message (a client with no history of the thread yet: it gets the stored one). */
-const aguiInput = (threadId: string, content: string, history: readonly unknown[] = []) => {
-  const runId = `r${++runs}`
-  return { threadId, runId, messages: [...history, { id: `u-${runId}`, role: 'user', content }], tools: [], context: [], state: {}, forwardedProps: {} }
-}
+const aguiInput = (threadId: string, content: string, history: readonly unknown[] = []) => runInput(threadId, [...history, { id: `u-r${runs + 1}`, role: 'user', content }])
+
+/** A frontend tool an AG-UI client declares (and the server accepts: `frontendTools`): the model's "plan" calls it. */
+const confirmPlan = { name: 'confirm_plan', description: 'Asks the user to confirm a plan', parameters: { type: 'object', properties: { plan: { type: 'string' } } } }
 
 /** The stored thread as an AG-UI client that got every event holds it (CopilotKit sends it all with every run). */
 const asAgUiHistory = (messages: readonly ThreadMessage[]) =>
@@ -226,6 +240,8 @@ describe.each([
     await turnSeeingStoredHistory(b, calls, observer, 'new one', threadId, true)
     await turnSeeingStoredHistory(b, calls, observer, 'new two', threadId)
     expect((await stored(observer, threadId))!.head).toMatchObject({ version: 4, messageCount: 4 })
+    // A read on the first instance sees the new thread, though its cache keeps a head of that very version and count.
+    expect((await a.get(threadId)).messages.map((message) => message.content)).toEqual(['new one', 'reply 3', 'new two', 'reply 4'])
     await turnSeeingStoredHistory(a, calls, observer, 'new three', threadId, agui)
     expect(calls.at(-1)!.map((message) => message.content)).toEqual(['new one', 'reply 3', 'new two', 'reply 4', 'new three'])
   })
@@ -342,23 +358,190 @@ describe.each([
     expectRoundTrips(shared.name, counts, { hit: 3, miss: 5 })
   })
 
+  // A read's head always comes from the store (only the store knows whether another instance wrote
+  // since); the history that head counts comes from the cache when the head is the very head kept.
+  it('GET reads the stored head and, on the instance that wrote last, the history from its cache; another instance’s write is seen', async () => {
+    const shared = await backend()
+    const { model, calls } = recordingModel()
+    const wire = new Wire()
+    const [a, b, observer] = [await instance(await shared.store(wire), model), await instance(await shared.store(), model), await shared.store()]
+    const threadId = await turnSeeingStoredHistory(a, calls, observer, 'one')
+    const read = async () => {
+      const whole = await a.get(threadId)
+      const page = (await (await fetch(`${a.url}?threadId=${threadId}&limit=2`)).json()) as ThreadSnapshot
+      const thread = (await stored(observer, threadId))!
+      expect(whole.messages).toEqual(thread.messages)
+      expect(page.messages).toEqual(thread.messages.slice(-2))
+      expect(page.window).toEqual({ from: thread.messages.length - 2, total: thread.messages.length })
+    }
+    // Before, each of the two reads waited for 2 in a row (the head, then the messages) on a hit as on a miss.
+    const counts = await readsAfterWrites(wire, shared.historyRead, read, (server, message) => turnSeeingStoredHistory(server, calls, observer, message, threadId), a, b)
+    printRoundTrips(`${shared.name} GET (whole + page)`, counts)
+    expectRoundTrips(shared.name, counts, { hit: 2, miss: 4 }, 2)
+  })
+
+  it('an AG-UI connect (nothing new) answers the stored thread from one head read, its history from the cache on the instance that wrote last', async () => {
+    const shared = await backend()
+    const { model, calls } = recordingModel()
+    const wire = new Wire()
+    const [a, b, observer] = [await instance(await shared.store(wire), model), await instance(await shared.store(), model), await shared.store()]
+    const threadId = `agui-connect-${shared.name}`
+    await turnSeeingStoredHistory(a, calls, observer, 'one', threadId, true)
+    const connect = async () => {
+      const thread = (await stored(observer, threadId))!
+      const turn = await readTurn(await a.post(runInput(threadId, asAgUiHistory(thread.messages))))
+      expect(turn.finished?.outcome, JSON.stringify(turn.body ?? turn.types)).toEqual({ type: 'success' })
+      const snapshot = turn.events.find((event) => event.type === 'MESSAGES_SNAPSHOT')
+      expect(snapshot && 'messages' in snapshot ? snapshot.messages.map((message) => message.id) : undefined).toEqual(thread.messages.map((message) => message.id))
+    }
+    // Before, a connect read the head three times (rejoin, resume, connect) and then the history: 4 in a row.
+    const counts = await readsAfterWrites(wire, shared.historyRead, connect, (server, message) => turnSeeingStoredHistory(server, calls, observer, message, threadId, true), a, b)
+    printRoundTrips(`${shared.name} AG-UI connect`, counts)
+    expectRoundTrips(shared.name, counts, { hit: 1, miss: 2 })
+  })
+
+  it('an AG-UI connect mid-run on the instance running the run rejoins it from one head read, the thread as the run began from its cache', async () => {
+    const shared = await backend()
+    const wire = new Wire()
+    const { model: recording, calls } = recordingModel()
+    let held = { started: deferred(), gate: deferred() }
+    // A run whose message says "slow" waits at its model call, after its claim landed: nothing of it is in flight.
+    const model: ChatModel = {
+      async *stream(request) {
+        if (/slow/.test(JSON.stringify(request.messages.at(-1)))) {
+          held.started.resolve()
+          await held.gate.promise
+        }
+        yield* recording.stream(request)
+      },
+    }
+    const [a, b, observer] = [await instance(await shared.store(wire), model), await instance(await shared.store(), model), await shared.store()]
+    const threadId = `agui-midrun-${shared.name}`
+    await turnSeeingStoredHistory(a, calls, observer, 'one', threadId, true)
+    const counts: Counted[] = []
+    for (const server of [a, a, b]) {
+      held = { started: deferred(), gate: deferred() }
+      const running = server.post(aguiInput(threadId, 'slow one'))
+      await held.started.promise
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      const thread = (await stored(observer, threadId))!
+      wire.reset()
+      const rejoined = await a.post(runInput(threadId, asAgUiHistory(thread.messages.slice(0, -1))))
+      // Counted once the response starts: the reads it waits for are done, and the run it follows is still held.
+      counts.push({ roundTrips: wire.roundTrips, historyReads: wire.kinds.get(shared.historyRead) ?? 0 })
+      held.gate.resolve()
+      const events: { type: string; messages?: { id: string }[]; delta?: string }[] = []
+      for await (const data of readSse(rejoined)) events.push(data as (typeof events)[number])
+      await readTurn(await running)
+      // The thread as the run began (its message included), then the run's events to its end.
+      const snapshot = events.find((event) => event.type === 'MESSAGES_SNAPSHOT')
+      expect(snapshot?.messages?.map((message) => message.id)).toEqual(thread.messages.slice(0, thread.head.activeRun!.fromMessage).map((message) => message.id))
+      expect(events.at(-1)?.type).toBe('RUN_FINISHED')
+      expect(events.map((event) => event.delta ?? '').join('')).toBe(`reply ${calls.length}`)
+    }
+    const line = counts.map((one) => `${one.roundTrips}/${one.historyReads}`).join(' ')
+    console.log(`${shared.name} AG-UI connect mid-run: round trips/history reads: run on a ${line.split(' ').slice(0, 2).join(' ')}; run on b ${line.split(' ')[2]}`)
+    // Before, 3 in a row (a head read to rejoin, another to follow the run, the history) wherever the run was.
+    expect(counts.map((one) => one.historyReads)).toEqual([0, 0, 1])
+    if (shared.name === 'redis') expect(counts.map((one) => one.roundTrips)).toEqual([1, 1, 2])
+  })
+
+  it('an AG-UI input with nothing new whose tool messages answer a frontend call is claimed on the cached head; a miss answers as before', async () => {
+    const shared = await backend()
+    const { model, calls } = recordingModel()
+    const wire = new Wire()
+    const frontend = async (store: ThreadStore) => startServer({ model, tools: [weatherTool, transfer], store, frontendTools: ['confirm_plan'] })
+    const [a, b, observer] = [await frontend(await shared.store(wire)), await frontend(await shared.store()), await shared.store()]
+    const threadId = `agui-answers-${shared.name}`
+    const input = (messages: readonly unknown[]) => runInput(threadId, messages, [confirmPlan])
+    const planned = async (server: TestServer, message: string) => {
+      const thread = await stored(observer, threadId)
+      const turn = await readTurn(await server.post(input([...asAgUiHistory(thread?.messages ?? []), { id: `u-${++runs}`, role: 'user', content: `plan: ${message}` }])))
+      // The call waits for the browser: the run ends `success` (the client derives `pendingToolCallIds` from the calls it was told).
+      expect(turn.finished, JSON.stringify(turn.body ?? turn.types)).toMatchObject({ outcome: { type: 'success' } })
+      const after = (await stored(observer, threadId))!
+      expect(after.head.step?.message.toolCalls.map((call) => call.name), JSON.stringify(after)).toEqual(['confirm_plan'])
+    }
+    // The client's answer, then a message of no turn (a system note it keeps): nothing new, so the
+    // input is a connect unless its `tool` message answers a call the thread waits for. It does.
+    const answered = async () => {
+      const { head, messages } = (await stored(observer, threadId))!
+      const callId = head.step!.message.toolCalls[0]!.id
+      const history = asAgUiHistory([...messages, head.step!.message])
+      const before = calls.length
+      const turn = await readTurn(await a.post(input([...history, { id: `tm-${callId}`, role: 'tool', toolCallId: callId, content: '"ok"' }, { id: `s-${callId}`, role: 'system', content: 'note' }])))
+      expect(turn.finished, JSON.stringify(turn.body ?? turn.types)).toMatchObject({ outcome: { type: 'success' } })
+      expect(calls.length).toBe(before + 1)
+      const thread = (await stored(observer, threadId))!
+      expect(thread.head.step).toBeUndefined()
+      expect(calls.at(-1)).toEqual(thread.messages.slice(0, calls.at(-1)!.length))
+      expect(calls.at(-1)!.at(-1)).toMatchObject({ role: 'tool', toolCallId: callId })
+    }
+    await planned(a, 'plan zero')
+    await answered()
+    const counts = await readsAfterWrites(wire, shared.historyRead, answered, planned, a, b, 1)
+    printRoundTrips(`${shared.name} AG-UI tool messages with nothing new`, counts)
+    // Before, 4 in a row on a hit (a head read to rejoin, another to tell a connect from answers, the
+    // claim, the release) and 6 on a miss (the claim went on from the cached head and missed).
+    expectRoundTrips(shared.name, counts, { hit: 3, miss: 5 })
+  })
+
+  it('an AG-UI input with nothing new claimed on the cached head, whose calls another instance answered meanwhile, is a connect, as before the cache', async () => {
+    const shared = await backend()
+    const { model, calls } = recordingModel()
+    const inner = await shared.store()
+    /** Runs once, right after the next head read of `a` is answered: another instance's write between two reads of one request. */
+    let afterHeadRead: (() => Promise<unknown>) | undefined
+    const racing: ThreadStore = {
+      ...inner,
+      async head(threadId) {
+        const head = await inner.head(threadId)
+        const hook = afterHeadRead
+        afterHeadRead = undefined
+        await hook?.()
+        return head
+      },
+    }
+    const frontend = (store: ThreadStore) => startServer({ model, tools: [weatherTool, transfer], store, frontendTools: ['confirm_plan'] })
+    const [a, b, observer] = [await frontend(racing), await frontend(await shared.store()), await shared.store()]
+    const threadId = `agui-raced-${shared.name}`
+    const input = (messages: readonly unknown[]) => runInput(threadId, messages, [confirmPlan])
+    expect((await readTurn(await a.post(input([{ id: 'u-raced', role: 'user', content: 'plan it' }])))).finished).toBeDefined()
+    const { head, messages } = (await stored(observer, threadId))!
+    const callId = head.step!.message.toolCalls[0]!.id
+    const answer = input([...asAgUiHistory([...messages, head.step!.message]), { id: `tm-${callId}`, role: 'tool', toolCallId: callId, content: '"ok"' }, { id: 's-raced', role: 'system', content: 'note' }])
+    // `a` reads the head (it waits for the answer), then `b` takes the same answer and finishes its run.
+    afterHeadRead = async () => expect((await readTurn(await b.post(answer))).finished).toMatchObject({ outcome: { type: 'success' } })
+    const turn = await readTurn(await a.post(answer))
+    expect(turn.types, JSON.stringify(turn.body)).toEqual(['RUN_STARTED', 'MESSAGES_SNAPSHOT', 'RUN_FINISHED'])
+    const thread = (await stored(observer, threadId))!
+    const snapshot = turn.events.find((event) => event.type === 'MESSAGES_SNAPSHOT')
+    expect(snapshot && 'messages' in snapshot ? snapshot.messages.map((message) => message.id) : undefined).toEqual(thread.messages.map((message) => message.id))
+    expect(calls).toHaveLength(2) // the plan, and b's continued turn: the answer ran once
+    expect(thread.messages.filter((message) => message.role === 'tool')).toHaveLength(1)
+  })
+
   it('an AG-UI run on a thread this instance wrote, which expired since, makes it again (a thread it creates)', async () => {
     const shared = await backend()
     const { model, calls } = recordingModel()
     const actions: string[] = []
+    let contexts = 0
     const a = await startServer({
       model,
       tools: [weatherTool, transfer],
       store: await shared.store(),
       authorize: (_request, _threadId, { action }) => (actions.push(action), true),
+      context: () => (contexts++, {}),
     })
     const observer = await shared.store()
     const threadId = `agui-expired-${shared.name}`
     await turnSeeingStoredHistory(a, calls, observer, 'old one', threadId, true)
     await turnSeeingStoredHistory(a, calls, observer, 'old two', threadId, true, asAgUiHistory((await stored(observer, threadId))!.messages))
     await shared.expire(threadId)
+    contexts = 0
     await turnSeeingStoredHistory(a, calls, observer, 'new one', threadId, true)
     expect(calls.at(-1)!.map((message) => message.content)).toEqual(['new one'])
+    expect(contexts, 'the app’s context is resolved once for the request').toBe(1)
     // The run on the thread the cache knew was authorized to write it; the one that made it again, to create it.
     expect(actions).toEqual(['create', 'write', 'write', 'create'])
     expect((await stored(observer, threadId))!.head).toMatchObject({ version: 2, messageCount: 2 })
@@ -440,10 +623,49 @@ async function hitsAndMisses(wire: Wire, historyRead: string, turn: (server: Tes
   return { hits, misses }
 }
 
-/** Hits read no history and wait for `hit` round trips in a row; misses read it once and wait for `miss`. */
-function expectRoundTrips(store: string, { hits, misses }: { hits: readonly Counted[]; misses: readonly Counted[] }, expected: { hit: number; miss: number }) {
+/**
+ * Two rounds of: writes on `a` each followed by reads on `a` (two hits: the thread's head is the one `a`
+ * wrote), a write on `b` then a read on `a` (a miss), each read counted on `a`'s wire once the writes behind it landed.
+ */
+async function readsAfterWrites(
+  wire: Wire,
+  historyRead: string,
+  read: () => Promise<unknown>,
+  write: (server: TestServer, message: string) => Promise<unknown>,
+  a: TestServer,
+  b: TestServer,
+  /** Reads after each write: 1 for a read that answers what the write left (a write before each of the two hits). */
+  readsPerWrite: 1 | 2 = 2,
+) {
+  const counted = async (): Promise<Counted> => {
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    wire.reset()
+    await read()
+    return { roundTrips: wire.roundTrips, historyReads: wire.kinds.get(historyRead) ?? 0 }
+  }
+  const hits: Counted[] = []
+  const misses: Counted[] = []
+  for (const round of [1, 2]) {
+    for (let write_ = 0; write_ < 2 / readsPerWrite; write_++) {
+      await write(a, `by a ${round}.${write_}`)
+      for (let read_ = 0; read_ < readsPerWrite; read_++) hits.push(await counted())
+    }
+    await write(b, `by b ${round}`)
+    misses.push(await counted())
+  }
+  return { hits, misses }
+}
+
+/** Round trips in a row and history reads, one line (`{round trips}/{history reads}` per hit and per miss). */
+function printRoundTrips(what: string, { hits, misses }: { hits: readonly Counted[]; misses: readonly Counted[] }) {
+  const line = (counted: readonly Counted[]) => counted.map((one) => `${one.roundTrips}/${one.historyReads}`).join(' ')
+  console.log(`${what}: round trips/history reads: hits ${line(hits)}; misses ${line(misses)}`)
+}
+
+/** Hits read no history and wait for `hit` round trips in a row; misses read it `reads` times and wait for `miss`. */
+function expectRoundTrips(store: string, { hits, misses }: { hits: readonly Counted[]; misses: readonly Counted[] }, expected: { hit: number; miss: number }, reads = 1) {
   expect(hits.map((hit) => hit.historyReads)).toEqual([0, 0, 0, 0])
-  expect(misses.map((miss) => miss.historyReads)).toEqual([1, 1])
+  expect(misses.map((miss) => miss.historyReads)).toEqual([reads, reads])
   if (store === 'redis') {
     expect(hits.map((hit) => hit.roundTrips)).toEqual([expected.hit, expected.hit, expected.hit, expected.hit])
     expect(misses.map((miss) => miss.roundTrips)).toEqual([expected.miss, expected.miss])

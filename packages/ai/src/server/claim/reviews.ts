@@ -9,7 +9,7 @@ import { summaryOf } from '../decisions/records.ts'
 import { verifyReviewLink, type ReviewClaims } from '../decisions/reviewLinks.ts'
 import { isReviewer } from '../decisions/reviewers.ts'
 import { digestOf } from '../../util/digest.ts'
-import { storeAnswers } from './claims.ts'
+import { storeAnswers } from './resume.ts'
 import type { Answerer } from './answers.ts'
 
 // A reviewer's way in: a signed link instead of access to the thread. The token is the authority

@@ -4,8 +4,10 @@ import type { ChatConfig } from '../options.ts'
 import { HttpError } from '../errors.ts'
 import { capabilitiesOf } from '../agui/capabilities.ts'
 
-import { isRunning, loadHead, loadMessages, mayAccess, snapshot } from '../thread/thread.ts'
-import { takeOverLostRun } from '../claim/claims.ts'
+import { authorizeThread, isRunning, loadHead, mayAccess, snapshot } from '../thread/thread.ts'
+import type { ThreadHead } from '../thread/threadStore.ts'
+import { storedHistory } from '../thread/storedHistory.ts'
+import { takeOverLostRun } from '../claim/takeOver.ts'
 import { reviewView } from '../claim/reviews.ts'
 import { settleDueExpiries } from '../claim/expiry.ts'
 import { checkedThreadId } from './requests.ts'
@@ -18,7 +20,10 @@ import { watchResponse } from './watch.ts'
 
 // GET: reading a thread (whole, or a page at a time), (re)attaching to a run's events, and
 // serving a tool's file. Nothing here writes, except a takeover of a run found dead and the
-// settling of an approval found expired.
+// settling of an approval found expired. A read always reads the thread's head from the store
+// (beside a shared store, another instance may have written since this one did); the messages
+// that head counts come from this instance's cache when it is the very head kept
+// (thread/storedHistory.ts), so a read on the instance that wrote last waits for that one read.
 
 /** `GET ?threadId=&attachmentId=`: the file, to a reader of the thread (authorized by the caller). */
 export async function attachmentResponse(store: AttachmentStore, threadId: string, id: string): Promise<Response> {
@@ -71,13 +76,13 @@ export async function read(config: ChatConfig, request: Request): Promise<Respon
   const attachmentId = params.get('attachmentId')
   if (attachmentId && !/^[\w.:-]{1,128}$/.test(attachmentId)) throw new HttpError(400, 'INVALID_REQUEST', '`attachmentId` is not an attachment id', 'attachmentId')
   if (attachmentId) return attachmentResponse(config.attachments, head.id, attachmentId)
-  if (aiSdk) return jsonResponse(200, uiThreadOf(config, request, snapshot(head, await loadMessages(config.store, head), config.limits.runLeaseMs, config.tools)))
+  if (aiSdk) return jsonResponse(200, uiThreadOf(config, request, snapshot(head, await storedHistory(config, head), config.limits.runLeaseMs, config.tools)))
   if (limit === undefined && before === undefined) {
-    return jsonResponse(200, snapshot(head, await loadMessages(config.store, head), config.limits.runLeaseMs, config.tools))
+    return jsonResponse(200, snapshot(head, await storedHistory(config, head), config.limits.runLeaseMs, config.tools))
   }
   const to = Math.min(before ?? head.messageCount, head.messageCount)
   const from = Math.max(0, to - (limit ?? to))
-  const messages = to > from ? await config.store.messages(head.id, from, to) : []
+  const messages = await storedHistory(config, head, from, to)
   const window = { from, total: head.messageCount }
   return jsonResponse(200, snapshot(head, messages, config.limits.runLeaseMs, config.tools, { window, withStep: to === head.messageCount }))
 }
@@ -98,10 +103,11 @@ function attach(config: ChatConfig, request: Request, threadId: string, params: 
 
 /**
  * The events of the thread's run `from.runId` after `from.after` (else of its live run, else 204), to
- * a reader of the thread: `request` is authorized to read it, and its signal ends the stream.
+ * a reader of the thread: `request` is authorized to read it, and its signal ends the stream. `read`:
+ * the stored head as the caller just read it (an AG-UI rejoin), so it is not read twice.
  */
-export async function followRun(config: ChatConfig, request: Request, threadId: string, from: { runId: string; after: number } | undefined): Promise<Response> {
-  const head = await loadHead(config, request, threadId, 'read')
+export async function followRun(config: ChatConfig, request: Request, threadId: string, from: { runId: string; after: number } | undefined, read?: ThreadHead): Promise<Response> {
+  const head = read ? (await authorizeThread(config, request, threadId, 'read'), read) : await loadHead(config, request, threadId, 'read')
   const active = isRunning(head, config.limits.runLeaseMs) ? head.activeRun?.runId : undefined
   const runId = from?.runId ?? active
   if (runId === undefined) return new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } })

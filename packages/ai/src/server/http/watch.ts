@@ -9,7 +9,10 @@ import { jsonResponse } from './responses.ts'
 // learns of a decision made anywhere (a review link, another instance, the API) as soon as it is
 // committed: the store wakes the watch on every commit of the thread (Redis pub/sub, Postgres
 // NOTIFY, in-process for memory), and a store that cannot is looked at every second. The answer
-// says only "it changed, at version N": the client reads the thread itself.
+// says only "it changed, at version N": the client reads the thread itself. It reads heads only, and
+// never this instance's cached one (thread/threadCache.ts): whether another instance wrote since, or
+// the thread went and was made again under its id, only the store knows, and the answer must be the
+// store's version (a version from the cache could wake a watcher of a thread made again at once, and again).
 
 /** 200 `{ threadId, version }` once the head is past `version`; 204 when `limits.watchMs` passes first (ask again). */
 export async function watchResponse(config: ChatConfig, request: Request, threadId: string, version: number): Promise<Response> {

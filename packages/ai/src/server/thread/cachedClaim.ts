@@ -10,6 +10,13 @@ import type { ThreadHead, ThreadStore } from './threadStore.ts'
 // instance wrote since (or the thread went), the claim changes nothing and everything the request
 // made of the cached head is made again of the head that read returned: as many round trips one
 // after another as a claim that read the head first.
+//
+// So a thread that went (it expired) since this instance wrote it is found gone only by the claim,
+// after `plan.resolve` ran the app's context: the claim, the only proof on a hit that the thread
+// still has the cached head, must follow the context (a context that throws leaves nothing held),
+// and learning sooner that it went would mean waiting for the stored head before the context on
+// every hit, the very round trip the cache saves. Such a request resolves the context once, writes
+// nothing and gets 404 (an AG-UI client's makes the thread again, with that same context).
 
 /** The head a claim is made of; `stored`, when it is the cache's: reads the stored head (once), for a miss. */
 export interface ClaimStart {

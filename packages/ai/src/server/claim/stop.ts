@@ -1,0 +1,70 @@
+import type { StopAccepted, StopRequest } from '../../protocol/requests.ts'
+import { toolFailures } from '../errors.ts'
+import { jsonResponse } from '../http/responses.ts'
+import type { ChatConfig } from '../options.ts'
+import { endedWaits, settleInterrupts, unanswered } from '../run/interrupts.ts'
+import { RunStopped } from '../run/Run.ts'
+import { recoverLostRun } from '../thread/recovery.ts'
+import { isRunning, loadHead, updateThread } from '../thread/thread.ts'
+import type { StoredInterrupt } from '../thread/threadStore.ts'
+import { cancelStep, requestStop } from '../thread/transitions.ts'
+import { recordOutcomes } from '../decisions/records.ts'
+import { reportDecisions } from '../decisions/report.ts'
+import { Unchanged } from './unchanged.ts'
+
+// Stopping: the only way a run ends early (a client that drops does not stop it). A stop with no
+// run cancels what waits for answers instead.
+
+/**
+ * `POST { threadId, stop: true }`: stops the thread's active run. A run of this process stops at
+ * once; a run of another instance sees the request in the thread's head within a second.
+ */
+export async function stopRun(config: ChatConfig, request: Request, body: StopRequest): Promise<Response> {
+  const head = await loadHead(config, request, body.threadId, 'write')
+  const runId = head.activeRun?.runId
+  if (runId === undefined || !isRunning(head, config.limits.runLeaseMs)) {
+    if (unanswered(head.step).length === 0) return jsonResponse(200, stopAccepted(head.id, false))
+    return cancelWaiting(config, request, head.id)
+  }
+  const local = config.liveRuns.get(runId)
+  if (local) {
+    local.abort(new RunStopped())
+    return jsonResponse(200, stopAccepted(head.id, true))
+  }
+  const { change } = await updateThread(config.store, body.threadId, (current) =>
+    current.activeRun?.runId === runId && isRunning(current, config.limits.runLeaseMs) ? requestStop(current, { runId }) : { head: {} },
+  )
+  return jsonResponse(200, stopAccepted(head.id, 'stopRequested' in change.head))
+}
+
+function stopAccepted(threadId: string, stopped: boolean, cancelled?: readonly string[]): StopAccepted {
+  return { threadId, stopped, ...(cancelled && cancelled.length > 0 ? { cancelled } : {}) }
+}
+
+/**
+ * A stop while calls wait for answers (no run holds the thread): what waits is `cancelled` (or
+ * `expired`, if no one answered in time), recorded as decided by whoever stopped, and the step
+ * joins the history. The model reads it on the next message.
+ */
+async function cancelWaiting(config: ChatConfig, request: Request, threadId: string): Promise<Response> {
+  const by = await config.identify(request)
+  const { runLeaseMs } = config.limits
+  let cancelled: string[] = []
+  let ended: StoredInterrupt[] = []
+  try {
+    const { change } = await updateThread(config.store, threadId, async (head) => {
+      const recovery = recoverLostRun(head, runLeaseMs, config.tools)
+      const { step } = recovery
+      if (isRunning(head, runLeaseMs) || !step || unanswered(step).length === 0 || step.running.length > 0) throw new Unchanged()
+      const settled = await recordOutcomes(head, step.interrupts, await settleInterrupts(step.message, step.interrupts, config.tools, 'cancel', toolFailures(config, head.id, '')), by)
+      ended = unanswered(step)
+      cancelled = ended.map((interrupt) => interrupt.id)
+      return cancelStep(head, { recovery, step, settled, decided: settled.decided })
+    })
+    void reportDecisions(config, change)
+    config.telemetry?.waitsEnded(request, endedWaits(threadId, ended, Date.now(), change.decisions, 'cancelled'))
+  } catch (error) {
+    if (!(error instanceof Unchanged)) throw error
+  }
+  return jsonResponse(200, stopAccepted(threadId, false, cancelled))
+}
