@@ -103,8 +103,8 @@ export class RunStream {
   async *follow(from: Response | string, threadId: string | undefined, signal: AbortSignal): AsyncGenerator<StreamSignal, readonly ToolInterrupt[]> {
     const thread = { id: threadId }
     let broken: unknown
-    if (typeof from === 'string') this.#cursor = { runId: from, after: 0 }
-    else {
+    this.#cursor = typeof from === 'string' ? { runId: from, after: 0 } : undefined
+    if (typeof from !== 'string') {
       try {
         return yield* this.#read(from, thread, signal)
       } catch (error) {
@@ -151,7 +151,8 @@ export class RunStream {
   async *#read(response: Response, thread: { id: string | undefined }, signal: AbortSignal): AsyncGenerator<StreamSignal, readonly ToolInterrupt[]> {
     if (!response.body) throw new ChatError('BAD_RESPONSE', 'The server sent an event stream without a body')
     let interrupts: readonly ToolInterrupt[] | undefined
-    let toolgateStream = false
+    // Toolgate's once an event carries a run's cursor, or from the start when one brought the client here (a reload, a reattach).
+    let toolgateStream = this.#cursor !== undefined
     // The `<runId>:<seq>` id of the event being read, when it has one: the event is in its run's log.
     let logged: RegExpExecArray | null = null
     const onId = (id: string | undefined) => {
@@ -178,10 +179,11 @@ export class RunStream {
           this.#cursor = undefined
           throw new ChatError((event.code ?? 'INTERNAL') as ChatErrorCode, event.message)
         } else if (event.type === 'RUN_FINISHED') {
-          // One without an id ends a run that died, for the run that continues its turn next in
-          // this stream (server/events/replay.ts): read on, from where the cursor stands.
-          if (toolgateStream && !logged) continue
           this.#cursor = undefined
+          // One without an id ends a run that died (server/events/replay.ts). The run that continues
+          // its turn began from the stored thread, which holds nothing the dead run had not stored (its
+          // half-streamed text or call): the thread is read again and that run followed, as on a reload.
+          if (toolgateStream && !logged) return yield* this.load(thread.id!, signal)
           interrupts = paused ?? []
           // Toolgate's server ends the stream with its run (and released the thread before saying
           // so): no need to wait for it to close. Other AG-UI servers may run again in one stream.
