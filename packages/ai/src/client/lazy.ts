@@ -1,7 +1,7 @@
 /** A module loaded when first needed instead of with the page: `load()` (once) before `get()`. */
 export interface Lazy<T> {
   load(): Promise<T>
-  /** The module; only once `load()` has resolved (every caller loads first: before, this is `undefined`). */
+  /** The module once `load()` has resolved; `undefined` before (what `pendingForm.ts` checks; other callers load first). */
   get(): T
 }
 
