@@ -3,7 +3,7 @@ import type { ChatRequest, ResumeAnswer } from '../protocol/requests.ts'
 import type { ThreadSnapshot } from '../protocol/thread.ts'
 import type { Fetch } from '../util/Fetch.ts'
 import { readSseData } from '../util/readSseData.ts'
-import { argumentsParser } from './argumentsParser.ts'
+import { callReader } from './callReader.ts'
 import { ChatError, type ChatErrorCode } from './chatError.ts'
 import { lazy } from './lazy.ts'
 import { pauseBook } from './pauseBook.ts'
@@ -164,10 +164,11 @@ export class RunStream {
     }
     try {
       for await (const data of readSseData(response.body, signal, { flushAtEnd: false, onId })) {
-        const event = parseEvent(data)
-        if (!event) continue
-        // A call's arguments stream into a parser loaded on first use (not with the page).
-        if (event.type === 'TOOL_CALL_START') await argumentsParser.load()
+        const parsed = parseEvent(data)
+        if (!parsed) continue
+        // A call's arguments stream into a parser, and its result is read, by a chunk loaded on first use (not with the page).
+        if (parsed.type === 'TOOL_CALL_START' || parsed.type === 'TOOL_CALL_RESULT') await callReader.load()
+        const event = parsed.type === 'TOOL_CALL_RESULT' ? callReader.get().readResult(parsed) : parsed
         // A run that pauses: its interrupts are read by the pause's chunk, loaded now.
         const paused = event.type === 'RUN_FINISHED' && event.outcome?.type === 'interrupt' ? (await pauseBook.load()).toolInterrupts(event.outcome.interrupts) : undefined
         yield { type: 'event', event }
