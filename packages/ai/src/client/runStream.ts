@@ -178,6 +178,10 @@ export class RunStream {
           interrupts = undefined // a stream may hold several runs: the last one counts
         } else if (event.type === 'RUN_ERROR') {
           this.#cursor = undefined
+          // A run that died with nothing to continue its turn (server/events/replay.ts): the stored thread
+          // says where the turn stands (its last run lost, or an approval that still waits), without
+          // the dead run's half-streamed text, as a reload shows it.
+          if (toolgateStream && event.code === 'RUN_LOST') return yield* this.load(thread.id!, signal)
           throw new ChatError((event.code ?? 'INTERNAL') as ChatErrorCode, event.message)
         } else if (event.type === 'RUN_FINISHED') {
           this.#cursor = undefined

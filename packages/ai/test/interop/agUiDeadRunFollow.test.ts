@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { HttpAgent } from '@ag-ui/client'
 import type { BaseEvent } from '@ag-ui/core'
 import { EventSchemas } from '@ag-ui/core/schemas'
-import { memoryStore, scriptedModel, type ChatModel } from '@toolgate/ai/server'
+import { memoryStore, scriptedModel, type ChatHandlerOptions, type ChatModel } from '@toolgate/ai/server'
 import { createChatClient, type ChatMessage } from '@toolgate/ai/client'
 import { closeAll, startServer } from '../server/helpers/server.ts'
 
@@ -21,6 +21,8 @@ class Follower extends HttpAgent {
 }
 
 const LEASE_MS = 1000
+/** Who may write, when the server asks (`authorize`); any other reader may only read. */
+const WRITER = { 'x-user': 'ada' }
 
 function counting(model: ChatModel): ChatModel & { calls: number } {
   const counted = { ...model, calls: 0 } as ChatModel & { calls: number }
@@ -33,11 +35,11 @@ function counting(model: ChatModel): ChatModel & { calls: number } {
  * logged up to the kill (`logged`, after its RUN_STARTED), a lease no one renews (lapsed, or
  * lapsing `leaseLeftMs` from now: until then the thread reads as running).
  */
-async function deadRun(logged: (threadId: string) => readonly object[], { leaseLeftMs = -10 * LEASE_MS } = {}) {
+async function deadRun(logged: (threadId: string) => readonly object[], { leaseLeftMs = -10 * LEASE_MS, authorize }: Pick<ChatHandlerOptions, 'authorize'> & { leaseLeftMs?: number } = {}) {
   const store = memoryStore()
   const model = counting(scriptedModel([{ when: /.*/, reply: 'Hello there.' }]))
-  const server = await startServer({ model, store, limits: { runLeaseMs: LEASE_MS, toolTimeoutMs: LEASE_MS / 2 } })
-  const { threadId } = await server.send('hello')
+  const server = await startServer({ model, store, authorize, limits: { runLeaseMs: LEASE_MS, toolTimeoutMs: LEASE_MS / 2 } })
+  const { threadId } = await server.send('hello', undefined, WRITER)
   const head = (await store.head(threadId))!
   const lapsed = Date.now() - LEASE_MS + leaseLeftMs
   const user = { role: 'user' as const, id: 'msg_waiting', content: 'hello again' }
@@ -174,6 +176,28 @@ describe("Toolgate's client reading the same stream", () => {
     expect(texts(state.messages)).not.toContain('Let me look.')
     expect(state.messages.at(-1)).toMatchObject({ role: 'assistant', parts: [{ type: 'text', text: 'Hello there.' }] })
     expect(state.messages).toEqual(await hydrated(server.url, threadId))
+  })
+})
+
+describe("Toolgate's client reading a dead run nothing continues", () => {
+  it('a page that may only read: the half text is gone and the thread shows its last run lost, as a reload does; nothing is written', async () => {
+    const { server, model, threadId } = await deadRun(() => [
+      { type: 'TEXT_MESSAGE_START', messageId: 'msg_half', role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'msg_half', delta: 'Half a rep' },
+    ], { leaseLeftMs: LEASE_MS / 2, authorize: (request, _threadId, { action }) => action === 'read' || request.headers.get('x-user') === WRITER['x-user'] })
+    const client = createChatClient({ endpoint: server.url, threadId })
+    const shown: string[] = []
+    client.subscribe(() => shown.push(...texts(client.getSnapshot().messages)))
+    await client.load()
+    expect(model.calls).toBe(0)
+    expect(shown).toContain('Half a rep')
+    const state = client.getSnapshot()
+    expect(state).toMatchObject({ status: 'error', error: { code: 'RUN_LOST' } })
+    expect(texts(state.messages)).not.toContain('Half a rep')
+    const page = createChatClient({ endpoint: server.url, threadId })
+    await page.load()
+    expect(page.getSnapshot()).toMatchObject({ status: 'error', error: { code: 'RUN_LOST' } })
+    expect(state.messages).toEqual(page.getSnapshot().messages)
   })
 })
 
