@@ -11,11 +11,11 @@ import { StreamProcessor } from '@tanstack/ai'
 import type { ChatEvent } from '../src/protocol/events.ts'
 import { applyEvent } from '../src/client/applyEvent.ts'
 import { ThreadDraft } from '../src/client/draft.ts'
-import { argumentsParser } from '../src/client/argumentsParser.ts'
+import { callReader } from '../src/client/callReader.ts'
 
 // The run stream loads the partial JSON parser before it hands on a TOOL_CALL_START; here the
 // events go to the draft directly, so load it first (as the browser has by then).
-await argumentsParser.load()
+await callReader.load()
 
 const SIZES_KB = [10, 20, 40, 80]
 const DELTA = 16

@@ -80,10 +80,7 @@ export class SchemaConversionError extends ToolgateError {
   readonly io: 'input' | 'output'
 
   constructor(toolName: string, io: 'input' | 'output', reason: string, options?: ErrorOptions) {
-    const hint = reason.includes('toJsonSchema')
-      ? ''
-      : `\nGive the tool a toJsonSchema hook that returns it, e.g. toJsonSchema: (schema, { io }) => (io === '${io}' ? { type: 'object', properties: { ... } } : undefined)`
-    super('SCHEMA_CONVERSION', `Cannot emit JSON Schema for the ${io} of tool "${toolName}": ${reason}${hint}`, options)
+    super('SCHEMA_CONVERSION', `Cannot emit JSON Schema for the ${io} of tool "${toolName}": ${reason}`, options)
     this.toolName = toolName
     this.io = io
   }

@@ -1,7 +1,7 @@
 import type { ThreadAttachment } from '../protocol/messages.ts'
 import type { AnyTool, ToolMetadata } from '../tools/types.ts'
 import { localId } from './localId.ts'
-import { argumentsParser } from './argumentsParser.ts'
+import { callReader } from './callReader.ts'
 import type { PartialJsonParser } from './partialJson.ts'
 import type { ChatMessage, MessagePart, PendingApproval, TextPart, ToolApproval, ToolCallPart, ToolCallState, ToolDecision } from './parts.ts'
 
@@ -162,7 +162,7 @@ export class ThreadDraft {
     if (input) {
       call.state = 'input-available'
       call.input = input.value
-    } else call.parser = new (argumentsParser.get().PartialJsonParser)()
+    } else call.parser = new (callReader.get().PartialJsonParser)()
     message.parts.push(call)
     this.#calls.set(toolCallId, call)
     this.#touchMessage(message)
@@ -188,7 +188,7 @@ export class ThreadDraft {
     const { parser } = call as CallRecord
     if (!parser) return
     const read = parser.value()
-    const result = argumentsParser.get().finishPartialJson(parser)
+    const result = callReader.get().finishPartialJson(parser)
     this.#set(call, { state: 'input-available', input: 'value' in result ? result.value : read })
   }
 

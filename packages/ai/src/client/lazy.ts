@@ -1,7 +1,7 @@
 /** A module loaded when first needed instead of with the page: `load()` (once) before `get()`. */
 export interface Lazy<T> {
   load(): Promise<T>
-  /** The module; only once `load()` has resolved. */
+  /** The module once `load()` has resolved; `undefined` before (what `pendingForm.ts` checks; other callers load first). */
   get(): T
 }
 
@@ -17,9 +17,6 @@ export function lazy<T>(importer: () => Promise<T>): Lazy<T> {
           throw error
         },
       )),
-    get: () => {
-      if (loaded === undefined) throw new Error('A lazily loaded module was used before it loaded')
-      return loaded
-    },
+    get: () => loaded!,
   }
 }

@@ -1,5 +1,4 @@
-import type { RunEvent, RunFinishedEvent, ToolCallResultEvent, ToolResultMetadata } from '../protocol/events.ts'
-import type { ToolResultStatus } from '../protocol/messages.ts'
+import type { RunEvent, RunFinishedEvent, ToolCallResultEvent } from '../protocol/events.ts'
 import { ChatError } from './chatError.ts'
 import { isRecord } from '../util/isRecord.ts'
 
@@ -8,6 +7,15 @@ import { isRecord } from '../util/isRecord.ts'
  * that pauses needs them read (`toolInterrupts`, in the pause's lazy chunk; see `pauseBook.ts`).
  */
 export type ReadEvent = Exclude<RunEvent, RunFinishedEvent> | (Omit<RunFinishedEvent, 'outcome'> & { readonly outcome?: ReadOutcome })
+
+/**
+ * An event as `parseEvent` checked it: a result's `metadata` is as sent, read by `readResult`
+ * (`resultStatus.ts`, in the calls' lazy chunk) into the `ReadEvent`.
+ */
+export type ParsedEvent = Exclude<ReadEvent, ToolCallResultEvent> | UnreadResult
+
+/** A `TOOL_CALL_RESULT` whose `metadata` is not read yet: another server may send none. */
+export type UnreadResult = Omit<ToolCallResultEvent, 'metadata'> & { readonly metadata?: unknown }
 
 export type ReadOutcome =
   | { readonly type: 'success'; readonly pendingToolCallIds?: readonly string[] }
@@ -33,12 +41,12 @@ const REQUIRED: Partial<Record<RunEvent['type'], readonly string[]>> = {
 }
 
 /**
- * Turns one event's data into a `ReadEvent`. Any spec-valid AG-UI stream reads: Toolgate's extensions
- * (in `metadata`) are used when present and inferred when not (a result's status, an interrupt's tool), and
- * event types this client does not know are skipped (`undefined`). Anything malformed throws
- * `BAD_RESPONSE`: a client that guessed would show a conversation the server never had.
+ * Turns one event's data into a `ParsedEvent`. Any spec-valid AG-UI stream reads: Toolgate's extensions
+ * (in `metadata`) are used when present and inferred when not (a result's status by `readResult`, an
+ * interrupt's tool), and event types this client does not know are skipped (`undefined`). Anything
+ * malformed throws `BAD_RESPONSE`: a client that guessed would show a conversation the server never had.
  */
-export function parseEvent(data: string): ReadEvent | undefined {
+export function parseEvent(data: string): ParsedEvent | undefined {
   let event: unknown
   try {
     event = JSON.parse(data)
@@ -51,47 +59,17 @@ export function parseEvent(data: string): ReadEvent | undefined {
   for (const field of required) {
     if (typeof event[field] !== 'string') throw malformed(`a ${event.type} event without a string \`${field}\``)
   }
-  if (event.type === 'TOOL_CALL_RESULT') return withStatus(event)
   if (event.type === 'RUN_FINISHED') return checkOutcome(event)
-  return event as unknown as ReadEvent
-}
-
-const STATUSES: ReadonlySet<unknown> = new Set<ToolResultStatus>(['success', 'error', 'denied', 'expired', 'cancelled'])
-
-/**
- * AG-UI's result is `content` text only. Without Toolgate's `metadata.status`, JSON content is the
- * output, except `{ "error": "..." }` (how servers commonly report a failed tool); other text is the output as is.
- */
-function withStatus(event: Record<string, unknown>): ToolCallResultEvent {
-  const result = event as unknown as ToolCallResultEvent
-  const metadata = isRecord(event.metadata) ? event.metadata : {}
-  if (STATUSES.has(metadata.status)) {
-    const known = metadata as unknown as ToolResultMetadata
-    if (known.status === 'success' && !('output' in known)) return { ...result, metadata: { ...known, output: parseJson(result.content) } }
-    return { ...result, metadata: known }
-  }
-  const output = parseJson(result.content)
-  const failed = isRecord(output) && typeof output.error === 'string' && Object.keys(output).length === 1
-  return failed
-    ? { ...result, content: output.error as string, metadata: { ...metadata, status: 'error' } }
-    : { ...result, metadata: { ...metadata, status: 'success', output } }
+  return event as unknown as ParsedEvent
 }
 
 /** A run's outcome, if any, is an object; an interrupt outcome has a list of `interrupts` (read by `toolInterrupts`). */
-function checkOutcome(event: Record<string, unknown>): ReadEvent {
+function checkOutcome(event: Record<string, unknown>): ParsedEvent {
   const { outcome } = event
-  if (outcome === undefined) return event as unknown as ReadEvent
+  if (outcome === undefined) return event as unknown as ParsedEvent
   if (!isRecord(outcome)) throw malformed('a RUN_FINISHED event whose `outcome` is not an object')
   if (outcome.type === 'interrupt' && !Array.isArray(outcome.interrupts)) throw malformed('an interrupt outcome without `interrupts`')
-  return event as unknown as ReadEvent
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return text
-  }
+  return event as unknown as ParsedEvent
 }
 
 function malformed(what: string): ChatError {

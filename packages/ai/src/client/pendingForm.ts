@@ -9,11 +9,8 @@ import { pauseBook } from './pauseBook.ts'
  * then that chunk has loaded.
  */
 export function formOfPendingApproval(approval: FormApproval, tools: readonly AnyTool[]): ApprovalForm {
-  let book: ReturnType<typeof pauseBook.get>
-  try {
-    book = pauseBook.get()
-  } catch {
-    throw new Error(`The approval of ${approval.toolName} (${approval.toolCallId}) is not one this chat waits for: no run of it has paused yet`)
-  }
+  // Undefined until the chunk loaded (`lazy.ts`): no run of this chat has paused.
+  const book = pauseBook.get() as ReturnType<typeof pauseBook.get> | undefined
+  if (!book) throw new Error(`The approval of ${approval.toolName} (${approval.toolCallId}) is not one this chat waits for: no run of it has paused yet`)
   return new book.ApprovalForm(approval, tools.find((tool) => tool.name === approval.toolName))
 }

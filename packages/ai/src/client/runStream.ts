@@ -3,7 +3,7 @@ import type { ChatRequest, ResumeAnswer } from '../protocol/requests.ts'
 import type { ThreadSnapshot } from '../protocol/thread.ts'
 import type { Fetch } from '../util/Fetch.ts'
 import { readSseData } from '../util/readSseData.ts'
-import { argumentsParser } from './argumentsParser.ts'
+import { callReader } from './callReader.ts'
 import { ChatError, type ChatErrorCode } from './chatError.ts'
 import { lazy } from './lazy.ts'
 import { pauseBook } from './pauseBook.ts'
@@ -103,8 +103,8 @@ export class RunStream {
   async *follow(from: Response | string, threadId: string | undefined, signal: AbortSignal): AsyncGenerator<StreamSignal, readonly ToolInterrupt[]> {
     const thread = { id: threadId }
     let broken: unknown
-    if (typeof from === 'string') this.#cursor = { runId: from, after: 0 }
-    else {
+    this.#cursor = typeof from === 'string' ? { runId: from, after: 0 } : undefined
+    if (typeof from !== 'string') {
       try {
         return yield* this.#read(from, thread, signal)
       } catch (error) {
@@ -151,7 +151,8 @@ export class RunStream {
   async *#read(response: Response, thread: { id: string | undefined }, signal: AbortSignal): AsyncGenerator<StreamSignal, readonly ToolInterrupt[]> {
     if (!response.body) throw new ChatError('BAD_RESPONSE', 'The server sent an event stream without a body')
     let interrupts: readonly ToolInterrupt[] | undefined
-    let toolgateStream = false
+    // Toolgate's once an event carries a run's cursor, or from the start when one brought the client here (a reload, a reattach).
+    let toolgateStream = this.#cursor !== undefined
     // The `<runId>:<seq>` id of the event being read, when it has one: the event is in its run's log.
     let logged: RegExpExecArray | null = null
     const onId = (id: string | undefined) => {
@@ -163,10 +164,11 @@ export class RunStream {
     }
     try {
       for await (const data of readSseData(response.body, signal, { flushAtEnd: false, onId })) {
-        const event = parseEvent(data)
-        if (!event) continue
-        // A call's arguments stream into a parser loaded on first use (not with the page).
-        if (event.type === 'TOOL_CALL_START') await argumentsParser.load()
+        const parsed = parseEvent(data)
+        if (!parsed) continue
+        // A call's arguments stream into a parser, and its result is read, by a chunk loaded on first use (not with the page).
+        if (parsed.type === 'TOOL_CALL_START' || parsed.type === 'TOOL_CALL_RESULT') await callReader.load()
+        const event = parsed.type === 'TOOL_CALL_RESULT' ? callReader.get().readResult(parsed) : parsed
         // A run that pauses: its interrupts are read by the pause's chunk, loaded now.
         const paused = event.type === 'RUN_FINISHED' && event.outcome?.type === 'interrupt' ? (await pauseBook.load()).toolInterrupts(event.outcome.interrupts) : undefined
         yield { type: 'event', event }
@@ -176,12 +178,17 @@ export class RunStream {
           interrupts = undefined // a stream may hold several runs: the last one counts
         } else if (event.type === 'RUN_ERROR') {
           this.#cursor = undefined
+          // A run that died with nothing to continue its turn (server/events/replay.ts): the stored thread
+          // says where the turn stands (its last run lost, or an approval that still waits), without
+          // the dead run's half-streamed text, as a reload shows it.
+          if (toolgateStream && event.code === 'RUN_LOST') return yield* this.load(thread.id!, signal)
           throw new ChatError((event.code ?? 'INTERNAL') as ChatErrorCode, event.message)
         } else if (event.type === 'RUN_FINISHED') {
-          // One without an id ends a run that died, for the run that continues its turn next in
-          // this stream (server/events/replay.ts): read on, from where the cursor stands.
-          if (toolgateStream && !logged) continue
           this.#cursor = undefined
+          // One without an id ends a run that died (server/events/replay.ts). The run that continues
+          // its turn began from the stored thread, which holds nothing the dead run had not stored (its
+          // half-streamed text or call): the thread is read again and that run followed, as on a reload.
+          if (toolgateStream && !logged) return yield* this.load(thread.id!, signal)
           interrupts = paused ?? []
           // Toolgate's server ends the stream with its run (and released the thread before saying
           // so): no need to wait for it to close. Other AG-UI servers may run again in one stream.

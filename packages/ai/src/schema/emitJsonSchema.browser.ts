@@ -22,6 +22,6 @@ export function emitJsonSchema(
   throw new SchemaConversionError(
     context.toolName,
     context.io,
-    'this is a browser build, which leaves JSON Schema emission out; emit JSON Schema on the server',
+    'this is a browser build, which leaves JSON Schema emission out: emit JSON Schema on the server, or give the tool a toJsonSchema hook',
   )
 }

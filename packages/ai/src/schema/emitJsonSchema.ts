@@ -58,13 +58,9 @@ export function emitJsonSchema(
     case 'json-schema':
       return deepFreeze(structuredClone(source as JsonSchema))
     case 'standard-schema':
-      throw new SchemaConversionError(
-        toolName,
-        io,
-        'its schema library has no JSON Schema support (no ~standard.jsonSchema)',
-      )
+      throw conversionError(context, 'its schema library has no JSON Schema support (no ~standard.jsonSchema)')
     default:
-      throw new SchemaConversionError(toolName, io, 'the schema is neither a Standard Schema nor a JSON Schema object')
+      throw conversionError(context, 'the schema is neither a Standard Schema nor a JSON Schema object')
   }
 }
 
@@ -74,14 +70,26 @@ function attempt(context: EmitContext, convert: () => unknown): JsonSchema {
     result = convert()
   } catch (cause) {
     const reason = cause instanceof Error ? cause.message : String(cause)
-    throw new SchemaConversionError(context.toolName, context.io, reason, { cause })
+    throw conversionError(context, reason, { cause })
   }
   return assertJsonSchema(result, context, 'the converter returned a non-object')
 }
 
 function assertJsonSchema(value: unknown, context: EmitContext, reason: string): JsonSchema {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new SchemaConversionError(context.toolName, context.io, reason)
+    throw conversionError(context, reason)
   }
   return deepFreeze(value as JsonSchema)
+}
+
+/**
+ * A schema this emitter could not turn into JSON Schema, with the fix: the tool's own hook (unless
+ * the hook is what failed). The hint is made here, not in the error, so browser bundles, which emit
+ * nothing but a hook's result (emitJsonSchema.browser.ts), do not carry it.
+ */
+function conversionError({ toolName, io }: EmitContext, reason: string, options?: ErrorOptions): SchemaConversionError {
+  const hint = reason.includes('toJsonSchema')
+    ? ''
+    : `\nGive the tool a toJsonSchema hook that returns it, e.g. toJsonSchema: (schema, { io }) => (io === '${io}' ? { type: 'object', properties: { ... } } : undefined)`
+  return new SchemaConversionError(toolName, io, reason + hint, options)
 }

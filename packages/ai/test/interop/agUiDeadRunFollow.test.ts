@@ -2,8 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { HttpAgent } from '@ag-ui/client'
 import type { BaseEvent } from '@ag-ui/core'
 import { EventSchemas } from '@ag-ui/core/schemas'
-import { memoryStore, scriptedModel, type ChatModel } from '@toolgate/ai/server'
-import { createChatClient } from '@toolgate/ai/client'
+import { memoryStore, scriptedModel, type ChatHandlerOptions, type ChatModel } from '@toolgate/ai/server'
+import { createChatClient, type ChatMessage } from '@toolgate/ai/client'
 import { closeAll, startServer } from '../server/helpers/server.ts'
 
 // A stock AG-UI client reading what a reader gets by `GET ?threadId=&runId=` + `Accept: text/event-stream`
@@ -21,6 +21,8 @@ class Follower extends HttpAgent {
 }
 
 const LEASE_MS = 1000
+/** Who may write, when the server asks (`authorize`); any other reader may only read. */
+const WRITER = { 'x-user': 'ada' }
 
 function counting(model: ChatModel): ChatModel & { calls: number } {
   const counted = { ...model, calls: 0 } as ChatModel & { calls: number }
@@ -33,11 +35,11 @@ function counting(model: ChatModel): ChatModel & { calls: number } {
  * logged up to the kill (`logged`, after its RUN_STARTED), a lease no one renews (lapsed, or
  * lapsing `leaseLeftMs` from now: until then the thread reads as running).
  */
-async function deadRun(logged: (threadId: string) => readonly object[], { leaseLeftMs = -10 * LEASE_MS } = {}) {
+async function deadRun(logged: (threadId: string) => readonly object[], { leaseLeftMs = -10 * LEASE_MS, authorize }: Pick<ChatHandlerOptions, 'authorize'> & { leaseLeftMs?: number } = {}) {
   const store = memoryStore()
   const model = counting(scriptedModel([{ when: /.*/, reply: 'Hello there.' }]))
-  const server = await startServer({ model, store, limits: { runLeaseMs: LEASE_MS, toolTimeoutMs: LEASE_MS / 2 } })
-  const { threadId } = await server.send('hello')
+  const server = await startServer({ model, store, authorize, limits: { runLeaseMs: LEASE_MS, toolTimeoutMs: LEASE_MS / 2 } })
+  const { threadId } = await server.send('hello', undefined, WRITER)
   const head = (await store.head(threadId))!
   const lapsed = Date.now() - LEASE_MS + leaseLeftMs
   const user = { role: 'user' as const, id: 'msg_waiting', content: 'hello again' }
@@ -132,7 +134,7 @@ describe('a stock AG-UI client following by GET a run whose instance died', () =
 })
 
 describe("Toolgate's client reading the same stream", () => {
-  it('a reload onto a thread whose run died mid-text follows the continuing run to its end, not stopping at the dead run\'s end', async () => {
+  it('a reload onto a thread whose run died mid-text follows the continuing run to its end, and shows the stored thread: the dead run\'s half text is gone', async () => {
     const { server, model, threadId } = await deadRun(() => [
       { type: 'TEXT_MESSAGE_START', messageId: 'msg_half', role: 'assistant' },
       { type: 'TEXT_MESSAGE_CONTENT', messageId: 'msg_half', delta: 'Half a rep' },
@@ -140,15 +142,74 @@ describe("Toolgate's client reading the same stream", () => {
     // The thread reads as running: the client follows the run by GET, and the run is found dead
     // there (a reader waits a second of silence before it asks), its lease lapsed by then.
     const client = createChatClient({ endpoint: server.url, threadId })
+    const shown: string[] = []
+    client.subscribe(() => shown.push(...texts(client.getSnapshot().messages)))
     await client.load()
     expect(model.calls).toBe(1)
+    // The page did show the dead run's half text while it followed that run.
+    expect(shown).toContain('Half a rep')
     const state = client.getSnapshot()
     expect(state).toMatchObject({ status: 'idle', error: undefined })
     const stored = (await server.get(threadId)).messages
     expect(stored.at(-1)).toMatchObject({ role: 'assistant', content: 'Hello there.' })
-    // Each message once, the continued reply last. The dead run's half text stays shown as it was
-    // streamed (as before its end was told): it is not in the stored thread.
-    const ids = stored.map((message) => message.id)
-    expect(state.messages.map((message) => message.id)).toEqual([...ids.slice(0, -1), 'msg_half', ids.at(-1)])
+    // The continuing run began from the stored thread, which never held the dead run's half text:
+    // the page shows what the thread holds, each message once, as a page loaded afterwards does.
+    expect(state.messages.map((message) => message.id)).toEqual(stored.filter((message) => message.role !== 'tool').map((message) => message.id))
+    expect(texts(state.messages)).not.toContain('Half a rep')
+    expect(state.messages).toEqual(await hydrated(server.url, threadId))
+  })
+
+  it('a reload onto a thread whose run died mid-tool-call: the half call and the text of its unstored step are gone too', async () => {
+    const { server, model, threadId } = await deadRun(() => [
+      { type: 'TEXT_MESSAGE_START', messageId: 'msg_step', role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'msg_step', delta: 'Let me look.' },
+      { type: 'TEXT_MESSAGE_END', messageId: 'msg_step' },
+      { type: 'TOOL_CALL_START', toolCallId: 'call_half', toolCallName: 'get_weather', parentMessageId: 'msg_step' },
+      { type: 'TOOL_CALL_ARGS', toolCallId: 'call_half', delta: '{"ci' },
+    ], { leaseLeftMs: LEASE_MS / 2 })
+    const client = createChatClient({ endpoint: server.url, threadId })
+    await client.load()
+    expect(model.calls).toBe(1)
+    const state = client.getSnapshot()
+    expect(state).toMatchObject({ status: 'idle', error: undefined })
+    expect(state.messages.flatMap((message) => message.parts).filter((part) => part.type === 'tool-call')).toEqual([])
+    expect(texts(state.messages)).not.toContain('Let me look.')
+    expect(state.messages.at(-1)).toMatchObject({ role: 'assistant', parts: [{ type: 'text', text: 'Hello there.' }] })
+    expect(state.messages).toEqual(await hydrated(server.url, threadId))
   })
 })
+
+describe("Toolgate's client reading a dead run nothing continues", () => {
+  it('a page that may only read: the half text is gone and the thread shows its last run lost, as a reload does; nothing is written', async () => {
+    const { server, model, threadId } = await deadRun(() => [
+      { type: 'TEXT_MESSAGE_START', messageId: 'msg_half', role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'msg_half', delta: 'Half a rep' },
+    ], { leaseLeftMs: LEASE_MS / 2, authorize: (request, _threadId, { action }) => action === 'read' || request.headers.get('x-user') === WRITER['x-user'] })
+    const client = createChatClient({ endpoint: server.url, threadId })
+    const shown: string[] = []
+    client.subscribe(() => shown.push(...texts(client.getSnapshot().messages)))
+    await client.load()
+    expect(model.calls).toBe(0)
+    expect(shown).toContain('Half a rep')
+    const state = client.getSnapshot()
+    expect(state).toMatchObject({ status: 'error', error: { code: 'RUN_LOST' } })
+    expect(texts(state.messages)).not.toContain('Half a rep')
+    const page = createChatClient({ endpoint: server.url, threadId })
+    await page.load()
+    expect(page.getSnapshot()).toMatchObject({ status: 'error', error: { code: 'RUN_LOST' } })
+    expect(state.messages).toEqual(page.getSnapshot().messages)
+  })
+})
+
+/** Every text part shown. */
+function texts(messages: readonly ChatMessage[]): string[] {
+  return messages.flatMap((message) => message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])))
+}
+
+/** What a page that loads the thread once its turn is over shows. */
+async function hydrated(url: string, threadId: string): Promise<readonly ChatMessage[]> {
+  const page = createChatClient({ endpoint: url, threadId })
+  await page.load()
+  expect(page.getSnapshot()).toMatchObject({ status: 'idle', error: undefined })
+  return page.getSnapshot().messages
+}
