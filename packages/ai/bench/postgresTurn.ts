@@ -90,11 +90,8 @@ try {
     },
   })
   await store.ensureSchema()
-  // Experiments on the schema, for the breakdown (PG_TRY=nofk,noexpiry,unlogged).
+  // Experiments on the schema, for the breakdown (PG_TRY=noexpiry,unlogged).
   const tries = (process.env.PG_TRY ?? '').split(',').filter(Boolean)
-  if (tries.includes('nofk')) {
-    for (const table of ['messages', 'decisions', 'run_events']) await stats.query(`ALTER TABLE toolgate_${table} DROP CONSTRAINT toolgate_${table}_${table === 'run_events' ? 'run_id' : 'thread_id'}_fkey`)
-  }
   if (tries.includes('noexpiry')) await stats.query('DROP INDEX toolgate_threads_expires_at; DROP INDEX toolgate_runs_expires_at')
   if (tries.includes('unlogged')) await stats.query('ALTER TABLE toolgate_run_events SET UNLOGGED; ALTER TABLE toolgate_runs SET UNLOGGED')
   if (tries.length > 0) console.log(`  schema experiments: ${tries.join(', ')}`)

@@ -156,6 +156,55 @@ describe('on a real PostgreSQL', () => {
     expect(() => postgresStore({ pool, table: 'x; DROP TABLE y' })).toThrow(/table/)
   })
 
+  it('upgrades a schema made with foreign keys on messages, decisions and run events (it drops them), and purgeExpired still takes a thread’s rows and an ended run’s events along', async () => {
+    // The schema as versions before this one made it.
+    await pool.query(`
+      CREATE TABLE old_threads (id text PRIMARY KEY, version integer NOT NULL, head text NOT NULL, expires_at timestamptz NOT NULL);
+      CREATE INDEX old_threads_expires_at ON old_threads (expires_at);
+      CREATE TABLE old_messages (thread_id text NOT NULL REFERENCES old_threads (id) ON DELETE CASCADE, seq integer NOT NULL, message text NOT NULL, PRIMARY KEY (thread_id, seq));
+      CREATE TABLE old_decisions (thread_id text NOT NULL REFERENCES old_threads (id) ON DELETE CASCADE, seq integer NOT NULL, record text NOT NULL, PRIMARY KEY (thread_id, seq));
+      CREATE TABLE old_runs (run_id text PRIMARY KEY, ended boolean NOT NULL, expires_at timestamptz NOT NULL);
+      CREATE INDEX old_runs_expires_at ON old_runs (expires_at);
+      CREATE TABLE old_run_events (run_id text NOT NULL REFERENCES old_runs (run_id) ON DELETE CASCADE, seq integer NOT NULL, data text NOT NULL, PRIMARY KEY (run_id, seq));
+      CREATE TABLE old_attachments (thread_id text NOT NULL REFERENCES old_threads (id) ON DELETE CASCADE, id text NOT NULL, media_type text NOT NULL, filename text, data bytea NOT NULL, PRIMARY KEY (thread_id, id));`)
+    const foreignKeys = async () =>
+      (
+        await pool.query(
+          `SELECT conrelid::regclass::text AS owner FROM pg_constraint WHERE contype = 'f' AND conrelid::regclass::text LIKE 'old\\_%' ORDER BY 1`,
+        )
+      ).rows.map((row) => row.owner)
+    expect(await foreignKeys()).toEqual(['old_attachments', 'old_decisions', 'old_messages', 'old_run_events'])
+    const store = postgresStore({ pool, table: 'old', threadTtlMs: 300, eventRetentionMs: 300 })
+    await store.ensureSchema()
+    // The files' key stays: it is checked once per file, not once per message or event.
+    expect(await foreignKeys()).toEqual(['old_attachments'])
+
+    const head = (id: string, version: number, messageCount: number, decisions?: number) => ({
+      id, version, createdAt: 0, updatedAt: 0, messageCount, bytes: 0, resolvedInterruptIds: [], ...(decisions ? { decisions: { count: decisions, last: 'd' } } : {}),
+    })
+    const message = (id: string) => ({ role: 'user' as const, id, content: id })
+    const record = { id: 'd', digest: 'd' } as never
+    expect(await store.commit({ head: head('gone', 1, 2, 1), append: [message('a'), message('b')], decisions: [record] })).toBe(true)
+    await store.attachments.put('gone', 'att_1', { data: new Uint8Array([1, 2, 3]), mediaType: 'image/png' })
+    await store.events.append('run_gone', [{ seq: 1, data: '{"n":1}' }, { seq: 2, data: '{"n":2}' }], true)
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    // Written after the others expired: it stays, with its rows.
+    expect(await store.commit({ head: head('kept', 1, 1), append: [message('c')] })).toBe(true)
+    await store.events.append('run_kept', [{ seq: 1, data: '{"n":1}' }], false)
+    await store.purgeExpired()
+    const left = async (table: string, column: string) =>
+      (await pool.query(`SELECT ${column} AS id, count(*)::int AS n FROM old_${table} GROUP BY 1 ORDER BY 1`)).rows.map((row) => `${row.id}:${row.n}`)
+    expect(await left('threads', 'id')).toEqual(['kept:1'])
+    expect(await left('messages', 'thread_id')).toEqual(['kept:1'])
+    expect(await left('decisions', 'thread_id')).toEqual([])
+    expect(await left('attachments', 'thread_id')).toEqual([])
+    expect(await left('runs', 'run_id')).toEqual(['run_kept:1'])
+    expect(await left('run_events', 'run_id')).toEqual(['run_kept:1'])
+    // The id is free again, from scratch.
+    expect(await store.commit({ head: head('gone', 1, 1), append: [message('z')] })).toBe(true)
+    expect(await store.messages('gone', 0, 2)).toEqual([message('z')])
+  })
+
   it('names its statements on a node-postgres pool, so the server plans each once per connection; anything else gets query(text, values)', async () => {
     const single = new pg.Pool({ connectionString: server.connectionString, max: 1 })
     try {

@@ -89,13 +89,13 @@ CREATE TABLE IF NOT EXISTS ${t}_threads (
 );
 CREATE INDEX IF NOT EXISTS ${t}_threads_expires_at ON ${t}_threads (expires_at);
 CREATE TABLE IF NOT EXISTS ${t}_messages (
-  thread_id   text NOT NULL REFERENCES ${t}_threads (id) ON DELETE CASCADE,
+  thread_id   text NOT NULL,
   seq         integer NOT NULL,
   message     text NOT NULL,
   PRIMARY KEY (thread_id, seq)
 );
 CREATE TABLE IF NOT EXISTS ${t}_decisions (
-  thread_id   text NOT NULL REFERENCES ${t}_threads (id) ON DELETE CASCADE,
+  thread_id   text NOT NULL,
   seq         integer NOT NULL,
   record      text NOT NULL,
   PRIMARY KEY (thread_id, seq)
@@ -107,7 +107,7 @@ CREATE TABLE IF NOT EXISTS ${t}_runs (
 );
 CREATE INDEX IF NOT EXISTS ${t}_runs_expires_at ON ${t}_runs (expires_at);
 CREATE TABLE IF NOT EXISTS ${t}_run_events (
-  run_id      text NOT NULL REFERENCES ${t}_runs (run_id) ON DELETE CASCADE,
+  run_id      text NOT NULL,
   seq         integer NOT NULL,
   data        text NOT NULL,
   PRIMARY KEY (run_id, seq)
@@ -119,7 +119,21 @@ CREATE TABLE IF NOT EXISTS ${t}_attachments (
   filename    text,
   data        bytea NOT NULL,
   PRIMARY KEY (thread_id, id)
-);`
+);
+-- Messages, decisions and run events carry no foreign key: each row is written by the statement
+-- that writes its thread's or run's row, and deleted with it by the store (purgeExpired, an expired
+-- id used again), so the key's per-row check (a trigger, a lookup and a row lock for every message
+-- and event) bought nothing. Schemas made before drop theirs.
+DO $toolgate_keys$
+DECLARE key record;
+BEGIN
+  FOR key IN SELECT conrelid::regclass AS owner, conname FROM pg_constraint
+    WHERE contype = 'f' AND conrelid IN ('${t}_messages'::regclass, '${t}_decisions'::regclass, '${t}_run_events'::regclass)
+  LOOP
+    EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', key.owner, key.conname);
+  END LOOP;
+END
+$toolgate_keys$;`
 }
 
 /**
@@ -241,6 +255,13 @@ INSERT INTO ${t}_run_events (run_id, seq, data)
 SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(seq, data)
 ON CONFLICT (run_id, seq) DO NOTHING`
 
+  /** Deletes the threads `where` picks, with their messages and decisions (their files go by their foreign key), in one statement. */
+  const deleteThreadsSql = (where: string) => `
+WITH gone AS (DELETE FROM ${t}_threads WHERE ${where} RETURNING id),
+messages AS (DELETE FROM ${t}_messages WHERE thread_id IN (SELECT id FROM gone)),
+decisions AS (DELETE FROM ${t}_decisions WHERE thread_id IN (SELECT id FROM gone))
+SELECT count(*) AS deleted FROM gone`
+
   const readRun = async (runId: string, after: number, limit?: number) => {
     const [run, rows] = await Promise.all([
       query('read run', `SELECT ended FROM ${t}_runs WHERE run_id = $1 AND expires_at > now()`, [runId]),
@@ -285,8 +306,12 @@ ON CONFLICT (run_id, seq) DO NOTHING`
       await query('ensureSchema', lockedSchema(t))
     },
     async purgeExpired() {
-      await query('purgeExpired', `DELETE FROM ${t}_threads WHERE expires_at <= now()`)
-      await query('purgeExpired', `DELETE FROM ${t}_runs WHERE expires_at <= now()`)
+      await query('purgeExpired', deleteThreadsSql('expires_at <= now()'))
+      await query(
+        'purgeExpired',
+        `WITH gone AS (DELETE FROM ${t}_runs WHERE expires_at <= now() RETURNING run_id)
+DELETE FROM ${t}_run_events WHERE run_id IN (SELECT run_id FROM gone)`,
+      )
     },
     async head(threadId) {
       const { rows } = await query('head', `SELECT head FROM ${t}_threads WHERE id = $1 AND expires_at > now()`, [threadId])
@@ -347,8 +372,8 @@ ON CONFLICT (run_id, seq) DO NOTHING`
       // A new thread whose id an expired one still holds starts afresh: the old rows go, and the
       // commit is tried once more. Only then, so a new thread costs one round trip, not two.
       if (head.version !== 1) return false
-      const { rows } = await query('commit', `DELETE FROM ${t}_threads WHERE id = $1 AND expires_at <= now() RETURNING id`, [head.id])
-      return rows.length > 0 && (await written())
+      const { rows } = await query('commit', deleteThreadsSql('id = $1 AND expires_at <= now()'), [head.id])
+      return Number(rows[0]?.deleted) > 0 && (await written())
     },
   }
 }
