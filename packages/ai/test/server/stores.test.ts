@@ -205,6 +205,41 @@ describe('on a real PostgreSQL', () => {
     expect(await store.messages('gone', 0, 2)).toEqual([message('z')])
   })
 
+  it('writes a live run’s event batch without waiting for the disk, on that transaction alone: a run’s last batch, thread commits and the connection’s next statements wait for it', async () => {
+    const single = new pg.Pool({ connectionString: server.connectionString, max: 1 })
+    // The WAL writer asleep for 10 s (its longest), so only a durable commit flushes what is written.
+    await pool.query(`ALTER SYSTEM SET wal_writer_delay = '10s'`)
+    await pool.query('SELECT pg_reload_conf()')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    try {
+      const store = postgresStore({ pool: single, table: 'durable' })
+      await store.ensureSchema()
+      const setting = async () => (await single.query('SHOW synchronous_commit')).rows[0].synchronous_commit
+      const before = await setting()
+      const written = async () => (await single.query('SELECT pg_current_wal_insert_lsn() AS lsn')).rows[0].lsn as string
+      /** Whether the WAL is on disk up to `lsn` (all of it, without one). */
+      const flushed = async (lsn?: string) =>
+        (await single.query('SELECT pg_current_wal_flush_lsn() >= coalesce($1::pg_lsn, pg_current_wal_insert_lsn()) AS flushed', [lsn ?? null])).rows[0].flushed
+      await store.events.append('run_live', [{ seq: 1, data: '{"n":1}' }], false)
+      expect(await flushed()).toBe(false)
+      expect(await setting()).toBe(before)
+      let lsn = await written()
+      await store.events.append('run_live', [{ seq: 2, data: '{"n":2}' }], true)
+      expect(await flushed(lsn)).toBe(true)
+      await store.events.append('run_next', [{ seq: 1, data: '{"n":1}' }], false)
+      expect(await flushed()).toBe(false)
+      lsn = await written()
+      const head = { id: 'durable', version: 1, createdAt: 0, updatedAt: 0, messageCount: 1, bytes: 0, resolvedInterruptIds: [] }
+      expect(await store.commit({ head, append: [{ role: 'user', id: 'm1', content: 'one' }] })).toBe(true)
+      expect(await flushed(lsn)).toBe(true)
+      expect((await store.events.read('run_live', 0))?.events.map((event) => event.seq)).toEqual([1, 2])
+    } finally {
+      await single.end()
+      await pool.query('ALTER SYSTEM RESET wal_writer_delay')
+      await pool.query('SELECT pg_reload_conf()')
+    }
+  })
+
   it('names its statements on a node-postgres pool, so the server plans each once per connection; anything else gets query(text, values)', async () => {
     const single = new pg.Pool({ connectionString: server.connectionString, max: 1 })
     try {

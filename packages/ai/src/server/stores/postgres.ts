@@ -242,14 +242,20 @@ SELECT count(*) AS written FROM head`
 SELECT count(*) AS written FROM head`
 
   // The run's row is upserted (so it returns one row), and its RETURNING notifies waiting readers
-  // on commit: one statement, the events visible when the notification lands.
+  // on commit: one statement, the events visible when the notification lands. A batch of a live run
+  // commits without waiting for the WAL to reach the disk (`synchronous_commit` off for this
+  // transaction alone): it is seen at once as any commit is, the thread's next commit (a durable one)
+  // flushes it, and only a crash of the server in between can lose it, which a reader finds as a gap
+  // in the run's numbers and is told to reload the thread, as after a batch the log refused. The
+  // last batch, and every thread commit with the events it carries, wait for the disk.
   const appendEventsSql = `
 WITH run AS (
   INSERT INTO ${t}_runs (run_id, ended, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
   ON CONFLICT (run_id) DO UPDATE SET ended = ${t}_runs.ended OR EXCLUDED.ended,
     -- a batch landing after the release that ended the log (it carried the batch too) keeps the log's retention
     expires_at = CASE WHEN ${t}_runs.ended THEN ${t}_runs.expires_at ELSE EXCLUDED.expires_at END
-  RETURNING run_id, pg_notify('${channel}', run_id) AS notified
+  RETURNING run_id, pg_notify('${channel}', run_id) AS notified,
+    set_config('synchronous_commit', CASE WHEN $2 THEN current_setting('synchronous_commit') ELSE 'off' END, true) AS relaxed
 )
 INSERT INTO ${t}_run_events (run_id, seq, data)
 SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(seq, data)
