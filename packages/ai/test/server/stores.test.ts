@@ -240,6 +240,38 @@ describe('on a real PostgreSQL', () => {
     }
   })
 
+  it('moves a thread’s and a live run’s expiry only once less than their time is left (the row is updated in place), never to sooner than their time after the write', async () => {
+    const expiry = async (table: string, column: string, id: string) =>
+      (await pool.query(`SELECT (extract(epoch FROM expires_at - now()) * 1000)::float8 AS left, extract(epoch FROM expires_at)::text AS at FROM ${table} WHERE ${column} = $1`, [id])).rows[0] as { left: number; at: string }
+    const head = (id: string, version: number) => ({ id, version, createdAt: 0, updatedAt: 0, messageCount: version, bytes: 0, resolvedInterruptIds: [] })
+    const message = (id: string) => ({ role: 'user' as const, id, content: id })
+    const DAY = 24 * 3600_000
+    const store = postgresStore({ pool, table: 'renew' })
+    await store.ensureSchema()
+    expect(await store.commit({ head: head('long', 1), append: [message('a')] })).toBe(true)
+    const first = await expiry('renew_threads', 'id', 'long')
+    expect(first.left).toBeGreaterThanOrEqual(30 * DAY)
+    expect(await store.commit({ head: head('long', 2), append: [message('b')] })).toBe(true)
+    expect((await expiry('renew_threads', 'id', 'long')).at).toBe(first.at)
+    await store.events.append('run_renew', [{ seq: 1, data: '{"n":1}' }], false)
+    const live = await expiry('renew_runs', 'run_id', 'run_renew')
+    expect(live.left).toBeGreaterThanOrEqual(DAY)
+    await store.events.append('run_renew', [{ seq: 2, data: '{"n":2}' }], false)
+    expect((await expiry('renew_runs', 'run_id', 'run_renew')).at).toBe(live.at)
+    // The run's last batch sets the log's retention (5 minutes), sooner than the live run's day.
+    await store.events.append('run_renew', [{ seq: 3, data: '{"n":3}' }], true)
+    expect((await expiry('renew_runs', 'run_id', 'run_renew')).left).toBeLessThan(DAY)
+
+    // A short TTL: each write a while after the last has less than the TTL left, and moves it.
+    const short = postgresStore({ pool, table: 'renew', threadTtlMs: 300 })
+    expect(await short.commit({ head: head('short', 1), append: [message('a')] })).toBe(true)
+    const before = await expiry('renew_threads', 'id', 'short')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(await short.commit({ head: head('short', 2), append: [message('b')] })).toBe(true)
+    const after = await expiry('renew_threads', 'id', 'short')
+    expect(Number(after.at)).toBeGreaterThan(Number(before.at))
+  })
+
   it('names its statements on a node-postgres pool, so the server plans each once per connection; anything else gets query(text, values)', async () => {
     const single = new pg.Pool({ connectionString: server.connectionString, max: 1 })
     try {

@@ -50,7 +50,10 @@ export interface PostgresStoreOptions {
    * for anything else (PGlite, a wrapper of your own), which gets `query(text, values)` as before.
    */
   readonly namedStatements?: boolean
-  /** A thread untouched for this long expires (`purgeExpired()` deletes it). Default 30 days. */
+  /**
+   * A thread untouched for this long expires (`purgeExpired()` deletes it), or up to 1/64 of it
+   * later: a write moves the expiry only once less than this is left. Default 30 days.
+   */
   readonly threadTtlMs?: number
   /** How long a run's events stay readable after it ends. Default 5 minutes. */
   readonly eventRetentionMs?: number
@@ -154,6 +157,14 @@ $toolgate$`
 /** The advisory lock's first key: "tg" in ASCII, so it does not collide with an app's single-key locks by chance. */
 const SCHEMA_LOCK = 0x7467
 
+/**
+ * A thread's (or a live run's) expiry is set this many TTLs ahead, and a write moves it only once
+ * less than one TTL is left: most writes then leave every indexed column as it was, so PostgreSQL
+ * updates the row in place (a HOT update: no new entry in the primary key's or the expiry's index,
+ * less WAL). A thread thus expires between its TTL and 1/64 of it more after its last write, never sooner.
+ */
+const RENEWED = 1 + 1 / 64
+
 /** How long the listener waits before connecting again, doubling from the first to the last. */
 const LISTENER_BACKOFF_MS = [100, 200, 400, 800, 1600, 3200, 5000]
 
@@ -207,6 +218,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   })
 
   // One statement: the head row is replaced only if its version is the one before (or inserted),
+  // its expiry moved only when less than the TTL is left (see RENEWED),
   // and the new messages are inserted only if it was. Data-modifying CTEs always run to completion.
   // A written head notifies the thread's watchers on commit, as an append of events does. A commit
   // sent behind one not yet answered, or made of the head this instance wrote last (`follows`, $10),
@@ -215,8 +227,9 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   const commitHeadSql = `
 WITH head AS (
   INSERT INTO ${t}_threads (id, version, head, expires_at)
-  VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond')
-  ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, head = EXCLUDED.head, expires_at = EXCLUDED.expires_at
+  VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond' * ${RENEWED})
+  ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, head = EXCLUDED.head,
+    expires_at = CASE WHEN ${t}_threads.expires_at >= now() + $4 * interval '1 millisecond' THEN ${t}_threads.expires_at ELSE EXCLUDED.expires_at END
     WHERE ${t}_threads.version = EXCLUDED.version - 1 AND ($10::text IS NULL OR (${t}_threads.head = $10::text AND ${t}_threads.expires_at > now()))
   RETURNING id, pg_notify('${channel}', $9) AS notified
 ), appended AS (
@@ -250,10 +263,12 @@ SELECT count(*) AS written FROM head`
   // last batch, and every thread commit with the events it carries, wait for the disk.
   const appendEventsSql = `
 WITH run AS (
-  INSERT INTO ${t}_runs (run_id, ended, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
+  INSERT INTO ${t}_runs (run_id, ended, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond' * ${RENEWED})
   ON CONFLICT (run_id) DO UPDATE SET ended = ${t}_runs.ended OR EXCLUDED.ended,
-    -- a batch landing after the release that ended the log (it carried the batch too) keeps the log's retention
-    expires_at = CASE WHEN ${t}_runs.ended THEN ${t}_runs.expires_at ELSE EXCLUDED.expires_at END
+    -- a batch landing after the release that ended the log (it carried the batch too) keeps the log's
+    -- retention; a live run's expiry still a day away is kept (see RENEWED)
+    expires_at = CASE WHEN ${t}_runs.ended OR (NOT EXCLUDED.ended AND ${t}_runs.expires_at >= now() + $3 * interval '1 millisecond')
+      THEN ${t}_runs.expires_at ELSE EXCLUDED.expires_at END
   RETURNING run_id, pg_notify('${channel}', run_id) AS notified,
     set_config('synchronous_commit', CASE WHEN $2 THEN current_setting('synchronous_commit') ELSE 'off' END, true) AS relaxed
 )
