@@ -108,11 +108,13 @@ try {
   await settle()
 
   const snapshot = async () => {
+    // Exact: transaction ids handed out (one per transaction that writes) and the WAL's position.
+    // Approximate: pg_stat_wal's writes and syncs, which each backend reports when it next flushes its counters.
     const [db, wal] = await Promise.all([
-      stats.query(`SELECT xact_commit::bigint AS commits FROM pg_stat_database WHERE datname = current_database()`),
-      stats.query(`SELECT wal_records::bigint AS records, wal_bytes::bigint AS bytes, wal_write::bigint AS writes, wal_sync::bigint AS syncs, wal_sync_time AS sync_ms FROM pg_stat_wal`),
+      stats.query(`SELECT (txid_snapshot_xmax(txid_current_snapshot()))::bigint AS xids, (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::bigint AS lsn`),
+      stats.query(`SELECT wal_write::bigint AS writes, wal_sync::bigint AS syncs FROM pg_stat_wal`),
     ])
-    return { commits: Number(db.rows[0].commits), ...Object.fromEntries(Object.entries(wal.rows[0]).map(([key, value]) => [key, Number(value)])) } as Record<string, number>
+    return { xids: Number(db.rows[0].xids), lsn: Number(db.rows[0].lsn), ...Object.fromEntries(Object.entries(wal.rows[0]).map(([key, value]) => [key, Number(value)])) } as Record<string, number>
   }
 
   const phase = async (name: string, run: () => Promise<void>, profileOut?: string) => {
@@ -147,7 +149,7 @@ try {
     console.log(`\n  ${name}: ${(ms / TURNS).toFixed(3)} ms per turn (${((TURNS / ms) * 1000).toFixed(0)} turns/s); bench process CPU ${((used.user + used.system) / 1000 / TURNS).toFixed(3)} ms per turn (user ${(used.user / 1000 / TURNS).toFixed(3)}, system ${(used.system / 1000 / TURNS).toFixed(3)})`)
     const delta = (key: string) => after[key]! - before[key]!
     console.log(
-      `  server per turn: CPU of every PostgreSQL process ${per(serverCpuMs).toFixed(3)} ms, ${per(delta('commits')).toFixed(2)} commits (stats queries included: 2 per phase), WAL ${per(delta('records')).toFixed(1)} records ${per(delta('bytes')).toFixed(0)} B, ${per(delta('writes')).toFixed(2)} WAL writes, ${per(delta('syncs')).toFixed(2)} WAL syncs (${per(delta('sync_ms')).toFixed(3)} ms)`,
+      `  server per turn: CPU of every PostgreSQL process ${per(serverCpuMs).toFixed(3)} ms, ${per(delta('xids')).toFixed(2)} writing transactions, WAL ${per(delta('lsn')).toFixed(0)} B; about ${per(delta('writes')).toFixed(2)} WAL writes and ${per(delta('syncs')).toFixed(2)} WAL syncs (as the backends reported them)`,
     )
     const statements = await stats.query(
       `SELECT query, calls, total_exec_time, total_plan_time, rows, wal_records, wal_bytes, shared_blks_hit, shared_blks_read, shared_blks_dirtied FROM pg_stat_statements
@@ -160,6 +162,8 @@ try {
         `    server ${kindOf(row.query).padEnd(32)} ${per(Number(row.calls)).toFixed(2)} calls, exec ${(row.total_exec_time / Number(row.calls)).toFixed(3)} ms plan ${(row.total_plan_time / Number(row.calls)).toFixed(3)} ms per call, ${(Number(row.rows) / Number(row.calls)).toFixed(1)} rows, WAL ${(Number(row.wal_records) / Number(row.calls)).toFixed(1)} records ${(Number(row.wal_bytes) / Number(row.calls)).toFixed(0)} B, buffers hit ${(Number(row.shared_blks_hit) / Number(row.calls)).toFixed(1)} dirtied ${(Number(row.shared_blks_dirtied) / Number(row.calls)).toFixed(1)}`,
       )
     }
+    const tables = await stats.query(`SELECT relname, n_tup_ins, n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname LIKE 'toolgate_%' AND n_tup_ins + n_tup_upd > 0 ORDER BY relname`)
+    console.log(`    rows so far (inserted, updated, of which in place: HOT): ${tables.rows.map((row) => `${row.relname.replace('toolgate_', '')} ${row.n_tup_ins}/${row.n_tup_upd}/${row.n_tup_hot_upd}`).join(', ')}`)
     let clientMs = 0
     for (const [kind, entry] of client) {
       clientMs += entry.ms
