@@ -156,6 +156,122 @@ describe('on a real PostgreSQL', () => {
     expect(() => postgresStore({ pool, table: 'x; DROP TABLE y' })).toThrow(/table/)
   })
 
+  it('upgrades a schema made with foreign keys on messages, decisions and run events (it drops them), and purgeExpired still takes a thread’s rows and an ended run’s events along', async () => {
+    // The schema as versions before this one made it.
+    await pool.query(`
+      CREATE TABLE old_threads (id text PRIMARY KEY, version integer NOT NULL, head text NOT NULL, expires_at timestamptz NOT NULL);
+      CREATE INDEX old_threads_expires_at ON old_threads (expires_at);
+      CREATE TABLE old_messages (thread_id text NOT NULL REFERENCES old_threads (id) ON DELETE CASCADE, seq integer NOT NULL, message text NOT NULL, PRIMARY KEY (thread_id, seq));
+      CREATE TABLE old_decisions (thread_id text NOT NULL REFERENCES old_threads (id) ON DELETE CASCADE, seq integer NOT NULL, record text NOT NULL, PRIMARY KEY (thread_id, seq));
+      CREATE TABLE old_runs (run_id text PRIMARY KEY, ended boolean NOT NULL, expires_at timestamptz NOT NULL);
+      CREATE INDEX old_runs_expires_at ON old_runs (expires_at);
+      CREATE TABLE old_run_events (run_id text NOT NULL REFERENCES old_runs (run_id) ON DELETE CASCADE, seq integer NOT NULL, data text NOT NULL, PRIMARY KEY (run_id, seq));
+      CREATE TABLE old_attachments (thread_id text NOT NULL REFERENCES old_threads (id) ON DELETE CASCADE, id text NOT NULL, media_type text NOT NULL, filename text, data bytea NOT NULL, PRIMARY KEY (thread_id, id));`)
+    const foreignKeys = async () =>
+      (
+        await pool.query(
+          `SELECT conrelid::regclass::text AS owner FROM pg_constraint WHERE contype = 'f' AND conrelid::regclass::text LIKE 'old\\_%' ORDER BY 1`,
+        )
+      ).rows.map((row) => row.owner)
+    expect(await foreignKeys()).toEqual(['old_attachments', 'old_decisions', 'old_messages', 'old_run_events'])
+    const store = postgresStore({ pool, table: 'old', threadTtlMs: 300, eventRetentionMs: 300 })
+    await store.ensureSchema()
+    // The files' key stays: it is checked once per file, not once per message or event.
+    expect(await foreignKeys()).toEqual(['old_attachments'])
+
+    const head = (id: string, version: number, messageCount: number, decisions?: number) => ({
+      id, version, createdAt: 0, updatedAt: 0, messageCount, bytes: 0, resolvedInterruptIds: [], ...(decisions ? { decisions: { count: decisions, last: 'd' } } : {}),
+    })
+    const message = (id: string) => ({ role: 'user' as const, id, content: id })
+    const record = { id: 'd', digest: 'd' } as never
+    expect(await store.commit({ head: head('gone', 1, 2, 1), append: [message('a'), message('b')], decisions: [record] })).toBe(true)
+    await store.attachments.put('gone', 'att_1', { data: new Uint8Array([1, 2, 3]), mediaType: 'image/png' })
+    await store.events.append('run_gone', [{ seq: 1, data: '{"n":1}' }, { seq: 2, data: '{"n":2}' }], true)
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    // Written after the others expired: it stays, with its rows.
+    expect(await store.commit({ head: head('kept', 1, 1), append: [message('c')] })).toBe(true)
+    await store.events.append('run_kept', [{ seq: 1, data: '{"n":1}' }], false)
+    await store.purgeExpired()
+    const left = async (table: string, column: string) =>
+      (await pool.query(`SELECT ${column} AS id, count(*)::int AS n FROM old_${table} GROUP BY 1 ORDER BY 1`)).rows.map((row) => `${row.id}:${row.n}`)
+    expect(await left('threads', 'id')).toEqual(['kept:1'])
+    expect(await left('messages', 'thread_id')).toEqual(['kept:1'])
+    expect(await left('decisions', 'thread_id')).toEqual([])
+    expect(await left('attachments', 'thread_id')).toEqual([])
+    expect(await left('runs', 'run_id')).toEqual(['run_kept:1'])
+    expect(await left('run_events', 'run_id')).toEqual(['run_kept:1'])
+    // The id is free again, from scratch.
+    expect(await store.commit({ head: head('gone', 1, 1), append: [message('z')] })).toBe(true)
+    expect(await store.messages('gone', 0, 2)).toEqual([message('z')])
+  })
+
+  it('writes a live run’s event batch without waiting for the disk, on that transaction alone: a run’s last batch, thread commits and the connection’s next statements wait for it', async () => {
+    const single = new pg.Pool({ connectionString: server.connectionString, max: 1 })
+    // The WAL writer asleep for 10 s (its longest), so only a durable commit flushes what is written.
+    await pool.query(`ALTER SYSTEM SET wal_writer_delay = '10s'`)
+    await pool.query('SELECT pg_reload_conf()')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    try {
+      const store = postgresStore({ pool: single, table: 'durable' })
+      await store.ensureSchema()
+      const setting = async () => (await single.query('SHOW synchronous_commit')).rows[0].synchronous_commit
+      const before = await setting()
+      const written = async () => (await single.query('SELECT pg_current_wal_insert_lsn() AS lsn')).rows[0].lsn as string
+      /** Whether the WAL is on disk up to `lsn` (all of it, without one). */
+      const flushed = async (lsn?: string) =>
+        (await single.query('SELECT pg_current_wal_flush_lsn() >= coalesce($1::pg_lsn, pg_current_wal_insert_lsn()) AS flushed', [lsn ?? null])).rows[0].flushed
+      await store.events.append('run_live', [{ seq: 1, data: '{"n":1}' }], false)
+      expect(await flushed()).toBe(false)
+      expect(await setting()).toBe(before)
+      let lsn = await written()
+      await store.events.append('run_live', [{ seq: 2, data: '{"n":2}' }], true)
+      expect(await flushed(lsn)).toBe(true)
+      await store.events.append('run_next', [{ seq: 1, data: '{"n":1}' }], false)
+      expect(await flushed()).toBe(false)
+      lsn = await written()
+      const head = { id: 'durable', version: 1, createdAt: 0, updatedAt: 0, messageCount: 1, bytes: 0, resolvedInterruptIds: [] }
+      expect(await store.commit({ head, append: [{ role: 'user', id: 'm1', content: 'one' }] })).toBe(true)
+      expect(await flushed(lsn)).toBe(true)
+      expect((await store.events.read('run_live', 0))?.events.map((event) => event.seq)).toEqual([1, 2])
+    } finally {
+      await single.end()
+      await pool.query('ALTER SYSTEM RESET wal_writer_delay')
+      await pool.query('SELECT pg_reload_conf()')
+    }
+  })
+
+  it('moves a thread’s and a live run’s expiry only once less than their time is left (the row is updated in place), never to sooner than their time after the write', async () => {
+    const expiry = async (table: string, column: string, id: string) =>
+      (await pool.query(`SELECT (extract(epoch FROM expires_at - now()) * 1000)::float8 AS left, extract(epoch FROM expires_at)::text AS at FROM ${table} WHERE ${column} = $1`, [id])).rows[0] as { left: number; at: string }
+    const head = (id: string, version: number) => ({ id, version, createdAt: 0, updatedAt: 0, messageCount: version, bytes: 0, resolvedInterruptIds: [] })
+    const message = (id: string) => ({ role: 'user' as const, id, content: id })
+    const DAY = 24 * 3600_000
+    const store = postgresStore({ pool, table: 'renew' })
+    await store.ensureSchema()
+    expect(await store.commit({ head: head('long', 1), append: [message('a')] })).toBe(true)
+    const first = await expiry('renew_threads', 'id', 'long')
+    expect(first.left).toBeGreaterThanOrEqual(30 * DAY)
+    expect(await store.commit({ head: head('long', 2), append: [message('b')] })).toBe(true)
+    expect((await expiry('renew_threads', 'id', 'long')).at).toBe(first.at)
+    await store.events.append('run_renew', [{ seq: 1, data: '{"n":1}' }], false)
+    const live = await expiry('renew_runs', 'run_id', 'run_renew')
+    expect(live.left).toBeGreaterThanOrEqual(DAY)
+    await store.events.append('run_renew', [{ seq: 2, data: '{"n":2}' }], false)
+    expect((await expiry('renew_runs', 'run_id', 'run_renew')).at).toBe(live.at)
+    // The run's last batch sets the log's retention (5 minutes), sooner than the live run's day.
+    await store.events.append('run_renew', [{ seq: 3, data: '{"n":3}' }], true)
+    expect((await expiry('renew_runs', 'run_id', 'run_renew')).left).toBeLessThan(DAY)
+
+    // A short TTL: each write a while after the last has less than the TTL left, and moves it.
+    const short = postgresStore({ pool, table: 'renew', threadTtlMs: 300 })
+    expect(await short.commit({ head: head('short', 1), append: [message('a')] })).toBe(true)
+    const before = await expiry('renew_threads', 'id', 'short')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(await short.commit({ head: head('short', 2), append: [message('b')] })).toBe(true)
+    const after = await expiry('renew_threads', 'id', 'short')
+    expect(Number(after.at)).toBeGreaterThan(Number(before.at))
+  })
+
   it('names its statements on a node-postgres pool, so the server plans each once per connection; anything else gets query(text, values)', async () => {
     const single = new pg.Pool({ connectionString: server.connectionString, max: 1 })
     try {

@@ -22,7 +22,15 @@ export interface PostgresServer {
   thaw(): void
 }
 
-export async function startPostgres(): Promise<PostgresServer> {
+export interface PostgresServerOptions {
+  /**
+   * Flush WAL to disk as a stock server does (`fsync=on`). Off by default: the tests' commits then
+   * skip the disk, which changes no behaviour they check. A benchmark of what a user's server costs sets it.
+   */
+  readonly fsync?: boolean
+}
+
+export async function startPostgres(options: PostgresServerOptions = {}): Promise<PostgresServer> {
   if (!existsSync(join(BIN, 'initdb'))) throw new Error(`${BIN}/initdb is missing: run "npm run setup:services" (it installs Debian's postgresql)`)
   const root = process.getuid?.() === 0
   const dir = mkdtempSync(join(tmpdir(), 'toolgate-pg-'))
@@ -36,7 +44,7 @@ export async function startPostgres(): Promise<PostgresServer> {
   }
   const port = await freePort()
   asOwner('initdb', ['-D', data, '--auth=trust', '-U', 'postgres', '--encoding=UTF8', '--no-sync'])
-  const start = () => asOwner('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, 'start'])
+  const start = () => asOwner('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=${options.fsync ? 'on' : 'off'}`, 'start'])
   start()
   /** The postmaster and its children (backends, checkpointer, ...). */
   const processes = () => {

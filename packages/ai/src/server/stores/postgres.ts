@@ -50,7 +50,10 @@ export interface PostgresStoreOptions {
    * for anything else (PGlite, a wrapper of your own), which gets `query(text, values)` as before.
    */
   readonly namedStatements?: boolean
-  /** A thread untouched for this long expires (`purgeExpired()` deletes it). Default 30 days. */
+  /**
+   * A thread untouched for this long expires (`purgeExpired()` deletes it), or up to 1/64 of it
+   * later: a write moves the expiry only once less than this is left. Default 30 days.
+   */
   readonly threadTtlMs?: number
   /** How long a run's events stay readable after it ends. Default 5 minutes. */
   readonly eventRetentionMs?: number
@@ -89,13 +92,13 @@ CREATE TABLE IF NOT EXISTS ${t}_threads (
 );
 CREATE INDEX IF NOT EXISTS ${t}_threads_expires_at ON ${t}_threads (expires_at);
 CREATE TABLE IF NOT EXISTS ${t}_messages (
-  thread_id   text NOT NULL REFERENCES ${t}_threads (id) ON DELETE CASCADE,
+  thread_id   text NOT NULL,
   seq         integer NOT NULL,
   message     text NOT NULL,
   PRIMARY KEY (thread_id, seq)
 );
 CREATE TABLE IF NOT EXISTS ${t}_decisions (
-  thread_id   text NOT NULL REFERENCES ${t}_threads (id) ON DELETE CASCADE,
+  thread_id   text NOT NULL,
   seq         integer NOT NULL,
   record      text NOT NULL,
   PRIMARY KEY (thread_id, seq)
@@ -107,7 +110,7 @@ CREATE TABLE IF NOT EXISTS ${t}_runs (
 );
 CREATE INDEX IF NOT EXISTS ${t}_runs_expires_at ON ${t}_runs (expires_at);
 CREATE TABLE IF NOT EXISTS ${t}_run_events (
-  run_id      text NOT NULL REFERENCES ${t}_runs (run_id) ON DELETE CASCADE,
+  run_id      text NOT NULL,
   seq         integer NOT NULL,
   data        text NOT NULL,
   PRIMARY KEY (run_id, seq)
@@ -119,7 +122,21 @@ CREATE TABLE IF NOT EXISTS ${t}_attachments (
   filename    text,
   data        bytea NOT NULL,
   PRIMARY KEY (thread_id, id)
-);`
+);
+-- Messages, decisions and run events carry no foreign key: each row is written by the statement
+-- that writes its thread's or run's row, and deleted with it by the store (purgeExpired, an expired
+-- id used again), so the key's per-row check (a trigger, a lookup and a row lock for every message
+-- and event) bought nothing. Schemas made before drop theirs.
+DO $toolgate_keys$
+DECLARE key record;
+BEGIN
+  FOR key IN SELECT conrelid::regclass AS owner, conname FROM pg_constraint
+    WHERE contype = 'f' AND conrelid IN ('${t}_messages'::regclass, '${t}_decisions'::regclass, '${t}_run_events'::regclass)
+  LOOP
+    EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', key.owner, key.conname);
+  END LOOP;
+END
+$toolgate_keys$;`
 }
 
 /**
@@ -139,6 +156,14 @@ $toolgate$`
 
 /** The advisory lock's first key: "tg" in ASCII, so it does not collide with an app's single-key locks by chance. */
 const SCHEMA_LOCK = 0x7467
+
+/**
+ * A thread's (or a live run's) expiry is set this many TTLs ahead, and a write moves it only once
+ * less than one TTL is left: most writes then leave every indexed column as it was, so PostgreSQL
+ * updates the row in place (a HOT update: no new entry in the primary key's or the expiry's index,
+ * less WAL). A thread thus expires between its TTL and 1/64 of it more after its last write, never sooner.
+ */
+const RENEWED = 1 + 1 / 64
 
 /** How long the listener waits before connecting again, doubling from the first to the last. */
 const LISTENER_BACKOFF_MS = [100, 200, 400, 800, 1600, 3200, 5000]
@@ -193,6 +218,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   })
 
   // One statement: the head row is replaced only if its version is the one before (or inserted),
+  // its expiry moved only when less than the TTL is left (see RENEWED),
   // and the new messages are inserted only if it was. Data-modifying CTEs always run to completion.
   // A written head notifies the thread's watchers on commit, as an append of events does. A commit
   // sent behind one not yet answered, or made of the head this instance wrote last (`follows`, $10),
@@ -201,8 +227,9 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   const commitHeadSql = `
 WITH head AS (
   INSERT INTO ${t}_threads (id, version, head, expires_at)
-  VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond')
-  ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, head = EXCLUDED.head, expires_at = EXCLUDED.expires_at
+  VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond' * ${RENEWED})
+  ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, head = EXCLUDED.head,
+    expires_at = CASE WHEN ${t}_threads.expires_at >= now() + $4 * interval '1 millisecond' THEN ${t}_threads.expires_at ELSE EXCLUDED.expires_at END
     WHERE ${t}_threads.version = EXCLUDED.version - 1 AND ($10::text IS NULL OR (${t}_threads.head = $10::text AND ${t}_threads.expires_at > now()))
   RETURNING id, pg_notify('${channel}', $9) AS notified
 ), appended AS (
@@ -228,18 +255,33 @@ SELECT count(*) AS written FROM head`
 SELECT count(*) AS written FROM head`
 
   // The run's row is upserted (so it returns one row), and its RETURNING notifies waiting readers
-  // on commit: one statement, the events visible when the notification lands.
+  // on commit: one statement, the events visible when the notification lands. A batch of a live run
+  // commits without waiting for the WAL to reach the disk (`synchronous_commit` off for this
+  // transaction alone): it is seen at once as any commit is, the thread's next commit (a durable one)
+  // flushes it, and only a crash of the server in between can lose it, which a reader finds as a gap
+  // in the run's numbers and is told to reload the thread, as after a batch the log refused. The
+  // last batch, and every thread commit with the events it carries, wait for the disk.
   const appendEventsSql = `
 WITH run AS (
-  INSERT INTO ${t}_runs (run_id, ended, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
+  INSERT INTO ${t}_runs (run_id, ended, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond' * ${RENEWED})
   ON CONFLICT (run_id) DO UPDATE SET ended = ${t}_runs.ended OR EXCLUDED.ended,
-    -- a batch landing after the release that ended the log (it carried the batch too) keeps the log's retention
-    expires_at = CASE WHEN ${t}_runs.ended THEN ${t}_runs.expires_at ELSE EXCLUDED.expires_at END
-  RETURNING run_id, pg_notify('${channel}', run_id) AS notified
+    -- a batch landing after the release that ended the log (it carried the batch too) keeps the log's
+    -- retention; a live run's expiry still a day away is kept (see RENEWED)
+    expires_at = CASE WHEN ${t}_runs.ended OR (NOT EXCLUDED.ended AND ${t}_runs.expires_at >= now() + $3 * interval '1 millisecond')
+      THEN ${t}_runs.expires_at ELSE EXCLUDED.expires_at END
+  RETURNING run_id, pg_notify('${channel}', run_id) AS notified,
+    set_config('synchronous_commit', CASE WHEN $2 THEN current_setting('synchronous_commit') ELSE 'off' END, true) AS relaxed
 )
 INSERT INTO ${t}_run_events (run_id, seq, data)
 SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(seq, data)
 ON CONFLICT (run_id, seq) DO NOTHING`
+
+  /** Deletes the threads `where` picks, with their messages and decisions (their files go by their foreign key), in one statement. */
+  const deleteThreadsSql = (where: string) => `
+WITH gone AS (DELETE FROM ${t}_threads WHERE ${where} RETURNING id),
+messages AS (DELETE FROM ${t}_messages WHERE thread_id IN (SELECT id FROM gone)),
+decisions AS (DELETE FROM ${t}_decisions WHERE thread_id IN (SELECT id FROM gone))
+SELECT count(*) AS deleted FROM gone`
 
   const readRun = async (runId: string, after: number, limit?: number) => {
     const [run, rows] = await Promise.all([
@@ -285,8 +327,12 @@ ON CONFLICT (run_id, seq) DO NOTHING`
       await query('ensureSchema', lockedSchema(t))
     },
     async purgeExpired() {
-      await query('purgeExpired', `DELETE FROM ${t}_threads WHERE expires_at <= now()`)
-      await query('purgeExpired', `DELETE FROM ${t}_runs WHERE expires_at <= now()`)
+      await query('purgeExpired', deleteThreadsSql('expires_at <= now()'))
+      await query(
+        'purgeExpired',
+        `WITH gone AS (DELETE FROM ${t}_runs WHERE expires_at <= now() RETURNING run_id)
+DELETE FROM ${t}_run_events WHERE run_id IN (SELECT run_id FROM gone)`,
+      )
     },
     async head(threadId) {
       const { rows } = await query('head', `SELECT head FROM ${t}_threads WHERE id = $1 AND expires_at > now()`, [threadId])
@@ -347,8 +393,8 @@ ON CONFLICT (run_id, seq) DO NOTHING`
       // A new thread whose id an expired one still holds starts afresh: the old rows go, and the
       // commit is tried once more. Only then, so a new thread costs one round trip, not two.
       if (head.version !== 1) return false
-      const { rows } = await query('commit', `DELETE FROM ${t}_threads WHERE id = $1 AND expires_at <= now() RETURNING id`, [head.id])
-      return rows.length > 0 && (await written())
+      const { rows } = await query('commit', deleteThreadsSql('id = $1 AND expires_at <= now()'), [head.id])
+      return Number(rows[0]?.deleted) > 0 && (await written())
     },
   }
 }
