@@ -25,6 +25,11 @@ function madeIn(): string {
   const stack = new Error().stack ?? ''
   Error.stackTraceLimit = limit
   for (const line of stack.split('\n').slice(2)) {
+    if (byLine) {
+      const at = /at (?:async )?(\S+) .*\/packages\/ai\/(?:dist|src)\/(.+\.[jt]s:\d+)/.exec(line) ?? /\/packages\/ai\/(?:dist|src)\/(.+\.[jt]s:\d+)/.exec(line)
+      if (at) return at.length > 2 ? `${at[2]} (${at[1]})` : at[1]!
+      continue
+    }
     const found = /\/packages\/ai\/(?:dist|src)\/(.+)\/[^/]+\.[jt]s:\d+/.exec(line) ?? /\/packages\/ai\/(?:dist|src)\/([^/]+)\.[jt]s:\d+/.exec(line)
     if (found) return found[1]!
   }
@@ -33,6 +38,8 @@ function madeIn(): string {
 }
 
 const byFolder = process.env.TURN_COUNTS === 'promises'
+/** TURN_COUNTS_BY=line names the file, line and function instead of the folder. */
+const byLine = process.env.TURN_COUNTS_BY === 'line'
 const hook = createHook({
   init(_id, type) {
     count(`async ${type}`)

@@ -63,10 +63,12 @@ export class Run {
   /** The next write may be sent behind the last (it is no heartbeat, and nothing failed since). */
   #followable = false
   #inFlight = 0
+  /** Writes asked for and not yet settled: with none, the next is made and sent at once, waiting for nothing. */
+  #asked = 0
   /** Resolves once the last write is sent: writes are made and sent in the order they are asked for. */
   #sendTurn: Promise<void> = Promise.resolve()
-  /** Settles (never rejecting) once the last write is answered, with its failure if it failed. */
-  #answered: Promise<unknown> = Promise.resolve(undefined)
+  /** The last write asked for: the next one, if asked before it settles, waits for its answer. */
+  #lastWrite: Promise<void> = Promise.resolve()
   /** How a write the run did not wait for (`send`) failed. */
   #failed: unknown
   /**
@@ -234,57 +236,70 @@ export class Run {
     /** The run's last events, carried by this write (the release) into the store's log. */
     last?: LastEvents,
   ): Promise<void> {
+    // With no write unsettled (a run's writes seldom overlap) there is no turn to wait for, no
+    // answer to wait for and no head to follow: the write is made and sent before this returns
+    // (unless its transition is asynchronous), with one promise for its answer instead of seven.
+    const waits = this.#asked > 0
     const turn = this.#sendTurn
-    const answered = this.#answered
-    let sent!: () => void
-    this.#sendTurn = new Promise<void>((resolve) => (sent = resolve))
+    /** Settles (never rejecting) once the last write is answered, with its failure if it failed. */
+    const answered = waits ? this.#lastWrite.then(nothing, failureOf) : undefined
+    let sent: (() => void) | undefined
+    if (waits) this.#sendTurn = new Promise<void>((resolve) => (sent = resolve))
+    this.#asked++
     const write = (async () => {
-      let follows: ThreadHead | undefined
-      let to!: number
-      let next!: ThreadHead
-      let committing!: Promise<boolean>
       try {
-        await turn
-        follows = withMessages && this.#followable && this.config.store.pipelines === true ? this.#latest : undefined
-        if (!follows) await answered
-        if (this.#lost) throw this.#lost
-        const base = follows ?? this.#head
-        if (!withMessages && !base.activeRun) return
-        const from = follows ? this.#sent : this.#saved
-        to = withMessages ? this.#appended.length : from
-        const change = await transition(base, this.#appended.slice(from, to))
-        next = nextHead(base, change)
-        committing = this.config.store.commit(commitOf(next, change, follows, last?.unlogged()))
-        this.#inFlight++
-        this.#latest = next
-        this.#sent = to
-        this.#followable = withMessages
+        let follows: ThreadHead | undefined
+        let to!: number
+        let next!: ThreadHead
+        let committing!: Promise<boolean>
+        try {
+          if (waits) await turn
+          follows = withMessages && this.#followable && this.config.store.pipelines === true ? this.#latest : undefined
+          if (!follows && waits) await answered
+          if (this.#lost) throw this.#lost
+          const base = follows ?? this.#head
+          if (!withMessages && !base.activeRun) return
+          const from = follows ? this.#sent : this.#saved
+          to = withMessages ? this.#appended.length : from
+          let change = transition(base, this.#appended.slice(from, to))
+          if (change instanceof Promise) {
+            // Made asynchronously: a write asked meanwhile waits until this one is sent.
+            if (!sent) this.#sendTurn = new Promise<void>((resolve) => (sent = resolve))
+            change = await change
+          }
+          next = nextHead(base, change)
+          committing = this.config.store.commit(commitOf(next, change, follows, last?.unlogged()))
+          this.#inFlight++
+          this.#latest = next
+          this.#sent = to
+          this.#followable = withMessages
+        } finally {
+          sent?.()
+        }
+        let written: boolean | undefined
+        let failure: unknown
+        try {
+          written = await committing
+        } catch (error) {
+          failure = error ?? new Error('The store failed without an error')
+        }
+        // Only a write that followed another cares how that one went (and only one that waited can have followed).
+        const before = follows ? await answered : undefined
+        this.#inFlight--
+        if (failure === undefined && written) return this.#written(next, to, follows !== undefined)
+        if (failure === undefined && follows && before !== undefined) failure = before
+        if (failure !== undefined) {
+          this.#latest = undefined
+          this.#followable = false
+          throw failure
+        }
+        if (this.#inFlight === 0) this.#latest = undefined
+        await this.#writeAgain(transition, to, follows !== undefined, last)
       } finally {
-        sent()
+        this.#asked--
       }
-      let written: boolean | undefined
-      let failure: unknown
-      try {
-        written = await committing
-      } catch (error) {
-        failure = error ?? new Error('The store failed without an error')
-      }
-      const before = await answered
-      this.#inFlight--
-      if (failure === undefined && written) return this.#written(next, to, follows !== undefined)
-      if (failure === undefined && follows && before !== undefined) failure = before
-      if (failure !== undefined) {
-        this.#latest = undefined
-        this.#followable = false
-        throw failure
-      }
-      if (this.#inFlight === 0) this.#latest = undefined
-      await this.#writeAgain(transition, to, follows !== undefined, last)
     })()
-    this.#answered = write.then(
-      () => undefined,
-      (error: unknown) => error,
-    )
+    this.#lastWrite = write
     return write
   }
 
@@ -331,6 +346,9 @@ export class Run {
   }
 }
 
+
+const nothing = (): undefined => undefined
+const failureOf = (error: unknown): unknown => error
 
 /** Why a run's signal aborts when a user stops it. */
 export class RunStopped extends Error {
