@@ -15,6 +15,7 @@ import { release, renewLease, saveStep, type StepFields } from '../thread/transi
 import { chainDecisions, type DecisionDraft } from '../decisions/records.ts'
 import { reportDecisions } from '../decisions/report.ts'
 import type { RunTrace } from '../../telemetry/hooks.ts'
+import type { RunAbort } from './runAbort.ts'
 
 /** Token counts summed over a run's model calls. */
 export interface UsageTotals {
@@ -76,7 +77,7 @@ export class Run {
    * instance), a stop asked of another instance (it says so in the head), or the thread lost to
    * another writer.
    */
-  readonly #abort: AbortController
+  readonly #abort: RunAbort
   /** Set once another writer took the thread: every later write fails with it. */
   #lost: StoreConflictError | undefined
   /** When the run last wrote (each write renews the lease) and last looked for a stop asked elsewhere. */
@@ -89,7 +90,7 @@ export class Run {
     context: unknown
     events: RunEvents
     /** Aborts the run; the caller keeps it to stop the run. */
-    abort: AbortController
+    abort: RunAbort
     head: ThreadHead
     /** The stored history, when the caller has it; else `load` reads it. */
     messages?: readonly ThreadMessage[]
@@ -122,6 +123,11 @@ export class Run {
       this.#checkedAt = now
       void this.#checkStop()
     }
+  }
+
+  /** Calls `end` once the run's signal aborts (never, if it already has); returns what cancels that. */
+  whenAborted(end: () => void): () => void {
+    return this.#abort.whenAborted(end)
   }
 
   /** The head as last written by this run: the last write sent, while it is on its way. */

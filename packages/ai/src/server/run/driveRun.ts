@@ -186,6 +186,7 @@ async function runAndStore(
   }
   const executed = await executeToolCalls(executions, {
     signal: run.signal,
+    whenAborted: (end) => run.whenAborted(end),
     context: run.context,
     timeoutMs: run.config.limits.toolTimeoutMs,
     maxOutputBytes: run.config.limits.maxMessageBytes,

@@ -90,7 +90,7 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
   let iterator: AsyncIterator<ModelChunk> | undefined
   try {
     iterator = run.config.model.stream({ ...request, signal, loadAttachment: attachmentLoader(run.config.attachments, run.head.id) })[Symbol.asyncIterator]()
-    await readUntilAborted(iterator, signal, (chunk) => {
+    await readUntilAborted(iterator, run, (chunk) => {
       trace?.firstChunk()
       onChunk(checkedChunk(chunk))
     })
@@ -200,33 +200,17 @@ function uniqueCallId(modelId: string, used: Set<string>): string {
 }
 
 /**
- * What a run's signal ends when it aborts: the steps under way. One listener per signal for all of
- * a run's steps: adding and removing one per step cost more than a hundredth of a short turn.
- */
-const stepEnds = new WeakMap<AbortSignal, Set<() => void>>()
-
-function endsOf(signal: AbortSignal): Set<() => void> {
-  let ends = stepEnds.get(signal)
-  if (!ends) {
-    const created = new Set<() => void>()
-    signal.addEventListener('abort', () => created.forEach((end) => end()), { once: true })
-    stepEnds.set(signal, (ends = created))
-  }
-  return ends
-}
-
-/**
- * Hands `each` the iterator's values until it is done or `signal` aborts, and settles as soon as it
+ * Hands `each` the iterator's values until it is done or the run aborts, and settles as soon as it
  * aborts (never rejecting for it): a model that ignores its signal must not keep the run alive.
  * The reads await the iterator's own promises; one promise per step, not one per chunk, stands
- * for the abort (a model streams thousands of chunks a turn).
+ * for the abort (a model streams thousands of chunks a turn), and the run, not a listener on its
+ * signal, says when it aborts (run/runAbort.ts).
  */
-function readUntilAborted<T>(iterator: AsyncIterator<T>, signal: AbortSignal, each: (value: T) => void): Promise<void> {
+function readUntilAborted<T>(iterator: AsyncIterator<T>, run: Run, each: (value: T) => void): Promise<void> {
+  const { signal } = run
   if (signal.aborted) return Promise.resolve()
-  const ends = endsOf(signal)
   return new Promise<void>((resolve, reject) => {
-    const onAbort = () => resolve()
-    ends.add(onAbort)
+    const cancel = run.whenAborted(() => resolve())
     const read = async () => {
       try {
         while (!signal.aborted) {
@@ -237,7 +221,7 @@ function readUntilAborted<T>(iterator: AsyncIterator<T>, signal: AbortSignal, ea
         }
       } finally {
         // Here rather than in a `finally` on the read's promise: two promises fewer per step.
-        ends.delete(onAbort)
+        cancel()
       }
     }
     read().then(resolve, reject)
