@@ -169,11 +169,14 @@ export class Run {
     // Nothing is written (no call marked running, no tool started) once a write sent before failed.
     this.throwIfUnsaved()
     let written: ThreadChange | undefined
-    const saved = this.#write(async (head, append) => {
-      // Chained on the head as this write finds it: the run is the thread's one writer meanwhile.
-      const decided = drafts.length > 0 ? await chainDecisions(head.decisions, drafts) : undefined
-      return (written = saveStep(head, { fields, append, now: Date.now(), decided }))
-    }, true)
+    const saved =
+      drafts.length > 0
+        ? this.#writeInTurn(async (head, append) => {
+            // Chained on the head as this write finds it: the run is the thread's one writer meanwhile.
+            const decided = await chainDecisions(head.decisions, drafts)
+            return (written = saveStep(head, { fields, append, now: Date.now(), decided }))
+          }, true)
+        : this.#write((head, append) => saveStep(head, { fields, append, now: Date.now() }), true)
     try {
       await saved
       this.#unsavedFields = undefined
@@ -237,14 +240,65 @@ export class Run {
    * save; a failure other than losing the thread is retried on the next beat.
    */
   #write(
-    transition: (head: ThreadHead, append: readonly ThreadMessage[]) => ThreadChange | Promise<ThreadChange>,
+    transition: (head: ThreadHead, append: readonly ThreadMessage[]) => ThreadChange,
     withMessages: boolean,
     /** The run's last events, carried by this write (the release) into the store's log. */
     last?: LastEvents,
   ): Promise<void> {
-    // With no write unsettled (a run's writes seldom overlap) there is no turn to wait for, no
-    // answer to wait for and no head to follow: the write is made and sent before this returns
-    // (unless its transition is asynchronous), with one promise for its answer instead of seven.
+    // A run's writes seldom overlap. With none unsettled there is no turn to wait for, no answer to
+    // wait for and no head to follow: the write is made and sent here, and one reaction to the
+    // store's answer settles it (the general way costs an async function and seven promises).
+    if (this.#asked > 0) return this.#writeInTurn(transition, withMessages, last)
+    if (this.#lost) return Promise.reject(this.#lost)
+    const base = this.#head
+    if (!withMessages && !base.activeRun) return Promise.resolve()
+    const to = withMessages ? this.#appended.length : this.#saved
+    let next: ThreadHead
+    let committing: Promise<boolean>
+    try {
+      const change = transition(base, this.#appended.slice(this.#saved, to))
+      next = nextHead(base, change)
+      committing = Promise.resolve(this.config.store.commit(commitOf(next, change, undefined, last?.unlogged())))
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    this.#inFlight++
+    this.#asked++
+    this.#latest = next
+    this.#sent = to
+    this.#followable = withMessages
+    const write = committing.then(
+      (written) => {
+        this.#inFlight--
+        if (written) {
+          this.#asked--
+          return this.#written(next, to, false)
+        }
+        if (this.#inFlight === 0) this.#latest = undefined
+        return this.#writeAgain(transition, to, false, last).finally(() => this.#asked--)
+      },
+      (error: unknown) => {
+        this.#inFlight--
+        this.#asked--
+        this.#latest = undefined
+        this.#followable = false
+        throw error ?? new Error('The store failed without an error')
+      },
+    )
+    this.#lastWrite = write
+    return write
+  }
+
+  /**
+   * The general way of `#write`: made once the last write is sent, and sent behind it (a store
+   * that pipelines) or once it is answered; the way of a write asked while another is unsettled,
+   * and of one whose transition is asynchronous.
+   */
+  #writeInTurn(
+    transition: (head: ThreadHead, append: readonly ThreadMessage[]) => ThreadChange | Promise<ThreadChange>,
+    withMessages: boolean,
+    last?: LastEvents,
+  ): Promise<void> {
     const waits = this.#asked > 0
     const turn = this.#sendTurn
     /** Settles (never rejecting) once the last write is answered, with its failure if it failed. */
