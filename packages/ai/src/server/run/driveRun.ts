@@ -127,7 +127,7 @@ async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps:
   const plan = await planToolCalls(message.toolCalls, run.config.tools, run.context, run.failures, { threadId: run.head.id, requester: run.head.turnBy ?? ANONYMOUS, grants: run.head.grants }, run.middleware.any ? (call, tool) => run.middleware.toolInput(call, tool) : undefined)
   for (const result of plan.results) run.events.result(result)
   const step: OpenStep = { message, results: plan.results, interrupts: plan.interrupts, running: [], steps }
-  const granted = new Map(plan.granted.map((draft) => [draft.toolCallId, summaryOf({ ...draft, seq: 0, previous: null, digest: '', shownDigest: '' })]))
+  const granted = plan.granted.length === 0 ? NONE_DECIDED : new Map(plan.granted.map((draft) => [draft.toolCallId, summaryOf({ ...draft, seq: 0, previous: null, digest: '', shownDigest: '' })]))
   return runAndStore(run, step, plan.executions, [], granted, plan.granted)
 }
 
@@ -153,6 +153,9 @@ async function settleStep(run: Run, answered: OpenStep): Promise<StoredInterrupt
   return runAndStore(run, step, [...rerun.executions, ...settlement.executions], answered.interrupts, decided)
 }
 
+/** No call decided by anyone: one map for every step without a grant or an answered approval (never written to). */
+const NONE_DECIDED: ReadonlyMap<string, DecisionSummary> = new Map()
+
 /** Who decided each answered approval, by call. */
 function decisionsOf(interrupts: readonly StoredInterrupt[]): ReadonlyMap<string, DecisionSummary> {
   const decided = new Map<string, DecisionSummary>()
@@ -176,7 +179,7 @@ async function runAndStore(
   step: OpenStep,
   executions: readonly Execution[],
   resolved: readonly StoredInterrupt[],
-  decided: ReadonlyMap<string, DecisionSummary> = new Map(),
+  decided: ReadonlyMap<string, DecisionSummary> = NONE_DECIDED,
   drafts: readonly DecisionDraft[] = [],
 ): Promise<StoredInterrupt[]> {
   const resolvedInterruptIds = resolved.length > 0 ? rememberResolved(run.head.resolvedInterruptIds, resolved) : run.head.resolvedInterruptIds

@@ -35,9 +35,10 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
   const messageId = randomId('msg_')
   const calls: OpenCall[] = []
   const reasoning: ThreadReasoning[] = []
-  /** The call a model id currently stands for; ids a model reuses get a new call each time. */
-  const byModelId = new Map<string, OpenCall>()
-  const usedIds = toolCallIds(run.messages)
+  /** The call a model id currently stands for; ids a model reuses get a new call each time. Made at the step's first call. */
+  let byModelId: Map<string, OpenCall> | undefined
+  /** Every call id the thread uses, gathered at the step's first call: a step that calls nothing does not walk the history. */
+  let usedIds: Set<string> | undefined
   let text = ''
   // Before the step starts: a middleware that throws ends the run, and is never taken for a model error.
   // Without a tool search or middleware nothing here waits: two awaits fewer per model call.
@@ -60,20 +61,21 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
         reasoning.push(chunk.providerMetadata ? { text: chunk.text, providerMetadata: chunk.providerMetadata } : { text: chunk.text })
         return
       case 'tool-call-start': {
-        if (byModelId.get(chunk.toolCallId)?.open) return
-        const call: OpenCall = { id: uniqueCallId(chunk.toolCallId, usedIds), name: chunk.toolName, args: '', open: true, providerMetadata: undefined }
+        if (byModelId?.get(chunk.toolCallId)?.open) return
+        const call: OpenCall = { id: uniqueCallId(chunk.toolCallId, (usedIds ??= toolCallIds(run.messages))), name: chunk.toolName, args: '', open: true, providerMetadata: undefined }
+        byModelId ??= new Map()
         byModelId.set(chunk.toolCallId, call)
         calls.push(call)
         return events.toolCallStart(call.id, call.name)
       }
       case 'tool-call-delta': {
-        const call = byModelId.get(chunk.toolCallId)
+        const call = byModelId?.get(chunk.toolCallId)
         if (!call?.open) return
         call.args += chunk.delta
         return events.toolCallArgs(call.id, chunk.delta)
       }
       case 'tool-call-end': {
-        const call = byModelId.get(chunk.toolCallId)
+        const call = byModelId?.get(chunk.toolCallId)
         if (!call?.open) return
         call.open = false
         call.providerMetadata = chunk.providerMetadata
