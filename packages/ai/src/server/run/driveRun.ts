@@ -197,11 +197,15 @@ async function runAndStore(
     attachments: { store: run.config.attachments, threadId: run.head.id, maxBytes: run.config.limits.maxAttachmentBytes },
     onResult: (result) => run.events.result(result),
     trace: run.trace,
-    onOutput: async (result, execution) =>
-      withDecision(
-        await run.middleware.toolOutput(result, execution.input, execution.entry.tool, (output) => withAttachmentsOf(result, successResult(execution, output, execution.editedArgs))),
-        decided,
-      ),
+    // Without middleware or a decision to carry, a result goes out as the tool made it: no hook to await per call.
+    onOutput:
+      run.middleware.any || decided.size > 0
+        ? async (result, execution) =>
+            withDecision(
+              await run.middleware.toolOutput(result, execution.input, execution.entry.tool, (output) => withAttachmentsOf(result, successResult(execution, output, execution.editedArgs))),
+              decided,
+            )
+        : undefined,
   })
   const results = [...step.results, ...executed]
   if (step.interrupts.length > 0) {
