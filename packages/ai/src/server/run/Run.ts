@@ -146,9 +146,15 @@ export class Run {
     }
   }
 
-  /** Reads the stored history (the cache's, when it keeps the head), unless the run was given it. */
-  async load(): Promise<void> {
-    if (this.#loaded) return
+  /**
+   * Reads the stored history (the cache's, when it keeps the head), unless the run was given it:
+   * then there is nothing to wait for (`undefined`, not a promise to await).
+   */
+  load(): Promise<void> | undefined {
+    return this.#loaded ? undefined : this.#read()
+  }
+
+  async #read(): Promise<void> {
     const { threadCache } = this.config
     const head = this.head
     const cached = threadCache?.history(head)
@@ -165,9 +171,9 @@ export class Run {
   }
 
   /** Writes the appended messages and the step's progress (`saveStep`); while the run holds the thread, the write renews its lease. */
-  async save(fields: StepFields = {}, drafts: readonly DecisionDraft[] = []): Promise<void> {
+  save(fields: StepFields = {}, drafts: readonly DecisionDraft[] = []): Promise<void> {
     // Nothing is written (no call marked running, no tool started) once a write sent before failed.
-    this.throwIfUnsaved()
+    if (this.#failed !== undefined) return Promise.reject(this.#failed)
     let written: ThreadChange | undefined
     const saved =
       drafts.length > 0
@@ -177,14 +183,17 @@ export class Run {
             return (written = saveStep(head, { fields, append, now: Date.now(), decided }))
           }, true)
         : this.#write((head, append) => saveStep(head, { fields, append, now: Date.now() }), true)
-    try {
-      await saved
-      this.#unsavedFields = undefined
-    } catch (error) {
-      this.#unsavedFields = { ...this.#unsavedFields, ...fields }
-      throw error
-    }
-    if (drafts.length > 0) void reportDecisions(this.config, written!)
+    // One reaction, not an async function: a turn saves twice.
+    return saved.then(
+      () => {
+        this.#unsavedFields = undefined
+        if (drafts.length > 0) void reportDecisions(this.config, written!)
+      },
+      (error: unknown) => {
+        this.#unsavedFields = { ...this.#unsavedFields, ...fields }
+        throw error
+      },
+    )
   }
 
   /**

@@ -29,7 +29,8 @@ export async function driveRun(run: Run, start: RunStart, snapshot?: readonly st
   const { events } = run
   events.started()
   try {
-    await run.load()
+    const loading = run.load()
+    if (loading) await loading
     // An AG-UI client that was behind gets the stored thread first (results announced here are in it).
     if (snapshot) sendSnapshot(events, threadAsAgUi(run.messages, run.head, start.message ? [start.message] : []), snapshot)
     else for (const result of start.announced ?? []) events.result(result)
