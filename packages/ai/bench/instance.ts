@@ -106,6 +106,15 @@ process.on('message', async (message) => {
     process.send!('profiling')
   }
   if (message === 'profile-stop') process.send!({ profile: (await post('Profiler.stop')).profile })
+  // 'alloc-start' and 'alloc-stop': V8's sampling heap profile of what is allocated in between, collected or not.
+  if (message === 'alloc-start') {
+    inspector = new Session()
+    inspector.connect()
+    await post('HeapProfiler.enable')
+    await post('HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true })
+    process.send!('allocating')
+  }
+  if (message === 'alloc-stop') process.send!({ profile: (await post('HeapProfiler.stopSampling')).profile })
   if (message === 'exit') {
     server.closeAllConnections()
     server.close(() => process.exit(0))

@@ -8,6 +8,7 @@
  * turn stays server.bench.ts's figure (the counting hooks slow the process).
  *
  * Run: npm run build, then tsx bench/turnCounts.ts [weather|text|args] [turns] [concurrency] [servers, comma-separated]
+ * (TURN_COUNTS_BY=line names each promise's file, line and function instead of its folder)
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -114,5 +115,6 @@ for (const serve of servers) {
     .filter(([key]) => key.startsWith('promise from '))
     .sort((a, b) => b[1] - a[1])
     .map(([key, value]) => `${key.slice('promise from '.length)} ${(value / done).toFixed(1)}`)
-  if (folders.length > 0) console.log(`  ${serve} promises by where they were made: ${folders.join(', ')}`)
+  // TURN_COUNTS_BY=line: by file, line and function, one a line.
+  if (folders.length > 0) console.log(`  ${serve} promises by where they were made: ${folders.join(process.env.TURN_COUNTS_BY === 'line' ? '\n    ' : ', ')}`)
 }

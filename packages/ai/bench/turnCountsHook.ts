@@ -25,6 +25,11 @@ function madeIn(): string {
   const stack = new Error().stack ?? ''
   Error.stackTraceLimit = limit
   for (const line of stack.split('\n').slice(2)) {
+    if (byLine) {
+      const at = /at (?:async )?(\S+) .*\/packages\/ai\/(?:dist|src)\/(.+\.[jt]s:\d+)/.exec(line) ?? /\/packages\/ai\/(?:dist|src)\/(.+\.[jt]s:\d+)/.exec(line)
+      if (at) return at.length > 2 ? `${at[2]} (${at[1]})` : at[1]!
+      continue
+    }
     const found = /\/packages\/ai\/(?:dist|src)\/(.+)\/[^/]+\.[jt]s:\d+/.exec(line) ?? /\/packages\/ai\/(?:dist|src)\/([^/]+)\.[jt]s:\d+/.exec(line)
     if (found) return found[1]!
   }
@@ -33,6 +38,8 @@ function madeIn(): string {
 }
 
 const byFolder = process.env.TURN_COUNTS === 'promises'
+/** TURN_COUNTS_BY=line names the file, line and function instead of the folder. */
+const byLine = process.env.TURN_COUNTS_BY === 'line'
 const hook = createHook({
   init(_id, type) {
     count(`async ${type}`)
@@ -58,13 +65,21 @@ EventEmitter.prototype.addListener = EventEmitter.prototype.on
 wrap(EventTarget.prototype, 'addEventListener', (args) => `EventTarget listener ${String(args[0])}`)
 wrap(ServerResponse.prototype, 'write', () => 'res.write')
 wrap(ServerResponse.prototype, 'end', () => 'res.end')
-const NativeAbortController = globalThis.AbortController
-globalThis.AbortController = class extends NativeAbortController {
-  constructor() {
-    super()
-    count('AbortController')
-  }
-}
+// Counted on the prototype, so a subclass made before this hook loaded (the run's RunAbort) counts too:
+// each controller once, when its signal is first asked for (Node makes the signal then).
+const signalGetter = Object.getOwnPropertyDescriptor(AbortController.prototype, 'signal')!.get!
+const counted = new WeakSet<AbortController>()
+Object.defineProperty(AbortController.prototype, 'signal', {
+  configurable: true,
+  enumerable: true,
+  get(this: AbortController) {
+    if (!counted.has(this)) {
+      counted.add(this)
+      count('AbortController')
+    }
+    return signalGetter.call(this)
+  },
+})
 
 let gc: InstanceType<typeof v8.GCProfiler> | undefined
 /** Bytes in use in the young generation when counting started. */

@@ -67,6 +67,25 @@ describe('toNodeHandler', () => {
     }
   })
 
+  it('settles the request whose client left halfway through a small body: the handler is not left waiting for the rest', async () => {
+    const { connect } = await import('node:net')
+    const handle = toNodeHandler(createChatHandler({ model }))
+    const settled: Promise<void>[] = []
+    const url = new URL(await serve((req, res) => void settled.push(handle(req, res))))
+    const body = JSON.stringify({ message: 'hello' })
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(url.port), '127.0.0.1', () => {
+        socket.write(`POST /chat HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body.slice(0, 10)}`)
+        // Destroyed once the server has the request (its handler runs): the body stays half sent.
+        const waitForHandler = () => (settled.length > 0 ? socket.destroy() : setImmediate(waitForHandler))
+        waitForHandler()
+      })
+      socket.on('close', () => resolve())
+      socket.on('error', reject)
+    })
+    await expect(settled[0]).resolves.toBeUndefined()
+  })
+
   it('hands any other Fetch handler a real Request with its body, headers and URL', async () => {
     const handler: ChatHandler = async (request) => {
       const clone = new Request(request)

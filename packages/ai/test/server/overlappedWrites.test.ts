@@ -117,6 +117,51 @@ describe('a closed step written while the next model call runs', () => {
   })
 })
 
+describe('a write asked while the one before it is unanswered, on a store that does not pipeline (memory)', () => {
+  it('is sent only once that one lands, made of the head it leaves: every commit lands, one version after the last', async () => {
+    // The closed step is held; the model's next call ends meanwhile and the run asks for its release.
+    const { store: held, held: threadIdOf, open } = heldStore(memoryStore(), isClosedStep)
+    const commits: { version: number; landed: boolean }[] = []
+    const store: ThreadStore = {
+      ...held,
+      async commit(commit) {
+        const landed = await held.commit(commit)
+        commits.push({ version: commit.head.version, landed })
+        return landed
+      },
+    }
+    const scripted = scriptedModel([weatherRule])
+    const secondCallDone = deferred()
+    let calls = 0
+    const model: ChatModel = {
+      async *stream(request) {
+        const call = ++calls
+        yield* scripted.stream(request)
+        if (call === 2) secondCallDone.resolve()
+      },
+    }
+    const server = await startServer({ model, tools: [weatherTool], store })
+    const turn = server.send('weather in Oslo')
+    const threadId = await threadIdOf
+    await secondCallDone.promise
+    // Let the run ask for its release (a few event-loop turns: nothing else here waits).
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
+    const beforeOpen = commits.length
+    open()
+    const done = await turn
+    expect(done.types).not.toContain('RUN_ERROR')
+    expect(done.text).toBe('It is 4 degrees')
+    // Nothing reached the store while the closed step was held: the release waited for it.
+    expect(commits.slice(beforeOpen).map((commit) => commit.landed)).toEqual([true, true])
+    expect(commits.every((commit) => commit.landed)).toBe(true)
+    expect(commits.map((commit) => commit.version)).toEqual(commits.map((_, index) => commits[0]!.version + index))
+    const thread = (await stored(store, threadId))!
+    expect(thread.head.activeRun).toBeUndefined()
+    expect(thread.head.messageCount).toBe(thread.messages.length)
+    expect(thread.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
+  })
+})
+
 /** A stop request from another instance lands while a run's closed step is on its way, with the release sent behind it. */
 async function stopDuringOverlappedWrite(make: () => Promise<ThreadStore>) {
   const { store, held, behind, open } = heldStore(await make(), isClosedStep)

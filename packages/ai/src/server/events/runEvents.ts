@@ -97,7 +97,8 @@ export class RunEvents {
   /** Ends whatever the model left open: the step is over. */
   stepEnded(): void {
     this.#closeMessages()
-    for (const toolCallId of [...this.#openCalls]) this.toolCallEnd(toolCallId)
+    // Copied only when a call is open: every step start and end comes here.
+    if (this.#openCalls.size > 0) for (const toolCallId of [...this.#openCalls]) this.toolCallEnd(toolCallId)
   }
 
   result(result: ThreadToolMessage): void {

@@ -32,13 +32,17 @@ export function toNodeHandler(handler: (request: Request) => Promise<Response>):
     let onGone: (() => void)[] | undefined
     /** Ends the wait for a response whose frames go out as they come (`writeFrames`): one listener on close serves both. */
     let closed: (() => void) | undefined
-    res.once('close', () => {
+    /** Ends the read of a small body whose client left halfway (`readSmall`). */
+    let cutShort: (() => void) | undefined
+    // `on`, not `once`: 'close' comes once, and `once` costs a wrapper per request.
+    res.on('close', () => {
       closed?.()
       if (res.writableFinished) return
       gone = true
+      cutShort?.()
       for (const listener of onGone ?? []) listener()
     })
-    const body = requestBody(req)
+    const body = requestBody(req, (cut) => (cutShort = cut))
     const request = new NodeRequest({
       req,
       url: () => urlOf(req),
@@ -98,13 +102,13 @@ interface RequestBody {
  * stream does the same) without resetting the connection. A small body with a declared length
  * is handed over whole: a stream costs more than the few bytes of a chat message.
  */
-function requestBody(req: IncomingMessage): RequestBody | undefined {
+function requestBody(req: IncomingMessage, onCut: (cut: () => void) => void): RequestBody | undefined {
   if (req.method === 'GET' || req.method === 'HEAD') return undefined
   const parsed = (req as { body?: unknown }).body
   if (req.readableEnded && parsed !== undefined) return { content: Promise.resolve(preParsed(parsed)), discard: () => {} }
   const declared = Number(req.headers['content-length'])
   if (req.headers['content-length'] !== undefined && declared <= SMALL_BODY_BYTES) {
-    return { content: readSmall(req), discard: () => req.resume() }
+    return { content: readSmall(req, onCut), discard: () => req.resume() }
   }
   let open = true
   let discarding = false
@@ -141,16 +145,20 @@ function requestBody(req: IncomingMessage): RequestBody | undefined {
   return { content: stream, discard }
 }
 
-/** Reads a body whose declared length is small (Node's parser holds it to that length). */
-function readSmall(req: IncomingMessage): Promise<Uint8Array> {
+/**
+ * Reads a body whose declared length is small (Node's parser holds it to that length). A client
+ * that leaves mid-body closes the response with the connection, which calls `onCut`'s function (no
+ * listener of its own on the request: a request that errs unheard is destroyed with its socket, and
+ * Node emits its 'error' only to listeners).
+ */
+function readSmall(req: IncomingMessage, onCut: (cut: () => void) => void): Promise<Uint8Array> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = []
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)))
-    // A client that left mid-body: no partial JSON reaches the handler, and the request's signal is aborted.
-    const gone = () => resolve(new Uint8Array())
-    req.once('error', gone)
-    req.once('close', gone)
+    // `on`, not `once`: 'end' comes once.
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)))
+    // No partial JSON reaches the handler, and the request's signal is aborted.
+    onCut(() => resolve(new Uint8Array()))
   })
 }
 

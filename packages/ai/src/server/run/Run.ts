@@ -15,6 +15,7 @@ import { release, renewLease, saveStep, type StepFields } from '../thread/transi
 import { chainDecisions, type DecisionDraft } from '../decisions/records.ts'
 import { reportDecisions } from '../decisions/report.ts'
 import type { RunTrace } from '../../telemetry/hooks.ts'
+import type { RunAbort } from './runAbort.ts'
 
 /** Token counts summed over a run's model calls. */
 export interface UsageTotals {
@@ -63,10 +64,12 @@ export class Run {
   /** The next write may be sent behind the last (it is no heartbeat, and nothing failed since). */
   #followable = false
   #inFlight = 0
+  /** Writes asked for and not yet settled: with none, the next is made and sent at once, waiting for nothing. */
+  #asked = 0
   /** Resolves once the last write is sent: writes are made and sent in the order they are asked for. */
   #sendTurn: Promise<void> = Promise.resolve()
-  /** Settles (never rejecting) once the last write is answered, with its failure if it failed. */
-  #answered: Promise<unknown> = Promise.resolve(undefined)
+  /** The last write asked for: the next one, if asked before it settles, waits for its answer. */
+  #lastWrite: Promise<void> = Promise.resolve()
   /** How a write the run did not wait for (`send`) failed. */
   #failed: unknown
   /**
@@ -74,7 +77,7 @@ export class Run {
    * instance), a stop asked of another instance (it says so in the head), or the thread lost to
    * another writer.
    */
-  readonly #abort: AbortController
+  readonly #abort: RunAbort
   /** Set once another writer took the thread: every later write fails with it. */
   #lost: StoreConflictError | undefined
   /** When the run last wrote (each write renews the lease) and last looked for a stop asked elsewhere. */
@@ -87,7 +90,7 @@ export class Run {
     context: unknown
     events: RunEvents
     /** Aborts the run; the caller keeps it to stop the run. */
-    abort: AbortController
+    abort: RunAbort
     head: ThreadHead
     /** The stored history, when the caller has it; else `load` reads it. */
     messages?: readonly ThreadMessage[]
@@ -122,6 +125,11 @@ export class Run {
     }
   }
 
+  /** Calls `end` once the run's signal aborts (never, if it already has); returns what cancels that. */
+  whenAborted(end: () => void): () => void {
+    return this.#abort.whenAborted(end)
+  }
+
   /** The head as last written by this run: the last write sent, while it is on its way. */
   get head(): ThreadHead {
     return this.#latest ?? this.#head
@@ -138,9 +146,15 @@ export class Run {
     }
   }
 
-  /** Reads the stored history (the cache's, when it keeps the head), unless the run was given it. */
-  async load(): Promise<void> {
-    if (this.#loaded) return
+  /**
+   * Reads the stored history (the cache's, when it keeps the head), unless the run was given it:
+   * then there is nothing to wait for (`undefined`, not a promise to await).
+   */
+  load(): Promise<void> | undefined {
+    return this.#loaded ? undefined : this.#read()
+  }
+
+  async #read(): Promise<void> {
     const { threadCache } = this.config
     const head = this.head
     const cached = threadCache?.history(head)
@@ -157,23 +171,29 @@ export class Run {
   }
 
   /** Writes the appended messages and the step's progress (`saveStep`); while the run holds the thread, the write renews its lease. */
-  async save(fields: StepFields = {}, drafts: readonly DecisionDraft[] = []): Promise<void> {
+  save(fields: StepFields = {}, drafts: readonly DecisionDraft[] = []): Promise<void> {
     // Nothing is written (no call marked running, no tool started) once a write sent before failed.
-    this.throwIfUnsaved()
+    if (this.#failed !== undefined) return Promise.reject(this.#failed)
     let written: ThreadChange | undefined
-    const saved = this.#write(async (head, append) => {
-      // Chained on the head as this write finds it: the run is the thread's one writer meanwhile.
-      const decided = drafts.length > 0 ? await chainDecisions(head.decisions, drafts) : undefined
-      return (written = saveStep(head, { fields, append, now: Date.now(), decided }))
-    }, true)
-    try {
-      await saved
-      this.#unsavedFields = undefined
-    } catch (error) {
-      this.#unsavedFields = { ...this.#unsavedFields, ...fields }
-      throw error
-    }
-    if (drafts.length > 0) void reportDecisions(this.config, written!)
+    const saved =
+      drafts.length > 0
+        ? this.#writeInTurn(async (head, append) => {
+            // Chained on the head as this write finds it: the run is the thread's one writer meanwhile.
+            const decided = await chainDecisions(head.decisions, drafts)
+            return (written = saveStep(head, { fields, append, now: Date.now(), decided }))
+          }, true)
+        : this.#write((head, append) => saveStep(head, { fields, append, now: Date.now() }), true)
+    // One reaction, not an async function: a turn saves twice.
+    return saved.then(
+      () => {
+        this.#unsavedFields = undefined
+        if (drafts.length > 0) void reportDecisions(this.config, written!)
+      },
+      (error: unknown) => {
+        this.#unsavedFields = { ...this.#unsavedFields, ...fields }
+        throw error
+      },
+    )
   }
 
   /**
@@ -229,62 +249,126 @@ export class Run {
    * save; a failure other than losing the thread is retried on the next beat.
    */
   #write(
-    transition: (head: ThreadHead, append: readonly ThreadMessage[]) => ThreadChange | Promise<ThreadChange>,
+    transition: (head: ThreadHead, append: readonly ThreadMessage[]) => ThreadChange,
     withMessages: boolean,
     /** The run's last events, carried by this write (the release) into the store's log. */
     last?: LastEvents,
   ): Promise<void> {
-    const turn = this.#sendTurn
-    const answered = this.#answered
-    let sent!: () => void
-    this.#sendTurn = new Promise<void>((resolve) => (sent = resolve))
-    const write = (async () => {
-      let follows: ThreadHead | undefined
-      let to!: number
-      let next!: ThreadHead
-      let committing!: Promise<boolean>
-      try {
-        await turn
-        follows = withMessages && this.#followable && this.config.store.pipelines === true ? this.#latest : undefined
-        if (!follows) await answered
-        if (this.#lost) throw this.#lost
-        const base = follows ?? this.#head
-        if (!withMessages && !base.activeRun) return
-        const from = follows ? this.#sent : this.#saved
-        to = withMessages ? this.#appended.length : from
-        const change = await transition(base, this.#appended.slice(from, to))
-        next = nextHead(base, change)
-        committing = this.config.store.commit(commitOf(next, change, follows, last?.unlogged()))
-        this.#inFlight++
-        this.#latest = next
-        this.#sent = to
-        this.#followable = withMessages
-      } finally {
-        sent()
-      }
-      let written: boolean | undefined
-      let failure: unknown
-      try {
-        written = await committing
-      } catch (error) {
-        failure = error ?? new Error('The store failed without an error')
-      }
-      const before = await answered
-      this.#inFlight--
-      if (failure === undefined && written) return this.#written(next, to, follows !== undefined)
-      if (failure === undefined && follows && before !== undefined) failure = before
-      if (failure !== undefined) {
+    // A run's writes seldom overlap. With none unsettled there is no turn to wait for, no answer to
+    // wait for and no head to follow: the write is made and sent here, and one reaction to the
+    // store's answer settles it (the general way costs an async function and seven promises).
+    if (this.#asked > 0) return this.#writeInTurn(transition, withMessages, last)
+    if (this.#lost) return Promise.reject(this.#lost)
+    const base = this.#head
+    if (!withMessages && !base.activeRun) return Promise.resolve()
+    const to = withMessages ? this.#appended.length : this.#saved
+    let next: ThreadHead
+    let committing: Promise<boolean>
+    try {
+      const change = transition(base, this.#appended.slice(this.#saved, to))
+      next = nextHead(base, change)
+      committing = Promise.resolve(this.config.store.commit(commitOf(next, change, undefined, last?.unlogged())))
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    this.#inFlight++
+    this.#asked++
+    this.#latest = next
+    this.#sent = to
+    this.#followable = withMessages
+    const write = committing.then(
+      (written) => {
+        this.#inFlight--
+        if (written) {
+          this.#asked--
+          return this.#written(next, to, false)
+        }
+        if (this.#inFlight === 0) this.#latest = undefined
+        return this.#writeAgain(transition, to, false, last).finally(() => this.#asked--)
+      },
+      (error: unknown) => {
+        this.#inFlight--
+        this.#asked--
         this.#latest = undefined
         this.#followable = false
-        throw failure
-      }
-      if (this.#inFlight === 0) this.#latest = undefined
-      await this.#writeAgain(transition, to, follows !== undefined, last)
-    })()
-    this.#answered = write.then(
-      () => undefined,
-      (error: unknown) => error,
+        throw error ?? new Error('The store failed without an error')
+      },
     )
+    this.#lastWrite = write
+    return write
+  }
+
+  /**
+   * The general way of `#write`: made once the last write is sent, and sent behind it (a store
+   * that pipelines) or once it is answered; the way of a write asked while another is unsettled,
+   * and of one whose transition is asynchronous.
+   */
+  #writeInTurn(
+    transition: (head: ThreadHead, append: readonly ThreadMessage[]) => ThreadChange | Promise<ThreadChange>,
+    withMessages: boolean,
+    last?: LastEvents,
+  ): Promise<void> {
+    const waits = this.#asked > 0
+    const turn = this.#sendTurn
+    /** Settles (never rejecting) once the last write is answered, with its failure if it failed. */
+    const answered = waits ? this.#lastWrite.then(nothing, failureOf) : undefined
+    let sent: (() => void) | undefined
+    if (waits) this.#sendTurn = new Promise<void>((resolve) => (sent = resolve))
+    this.#asked++
+    const write = (async () => {
+      try {
+        let follows: ThreadHead | undefined
+        let to!: number
+        let next!: ThreadHead
+        let committing!: Promise<boolean>
+        try {
+          if (waits) await turn
+          follows = withMessages && this.#followable && this.config.store.pipelines === true ? this.#latest : undefined
+          if (!follows && waits) await answered
+          if (this.#lost) throw this.#lost
+          const base = follows ?? this.#head
+          if (!withMessages && !base.activeRun) return
+          const from = follows ? this.#sent : this.#saved
+          to = withMessages ? this.#appended.length : from
+          let change = transition(base, this.#appended.slice(from, to))
+          if (change instanceof Promise) {
+            // Made asynchronously: a write asked meanwhile waits until this one is sent.
+            if (!sent) this.#sendTurn = new Promise<void>((resolve) => (sent = resolve))
+            change = await change
+          }
+          next = nextHead(base, change)
+          committing = this.config.store.commit(commitOf(next, change, follows, last?.unlogged()))
+          this.#inFlight++
+          this.#latest = next
+          this.#sent = to
+          this.#followable = withMessages
+        } finally {
+          sent?.()
+        }
+        let written: boolean | undefined
+        let failure: unknown
+        try {
+          written = await committing
+        } catch (error) {
+          failure = error ?? new Error('The store failed without an error')
+        }
+        // Only a write that followed another cares how that one went (and only one that waited can have followed).
+        const before = follows ? await answered : undefined
+        this.#inFlight--
+        if (failure === undefined && written) return this.#written(next, to, follows !== undefined)
+        if (failure === undefined && follows && before !== undefined) failure = before
+        if (failure !== undefined) {
+          this.#latest = undefined
+          this.#followable = false
+          throw failure
+        }
+        if (this.#inFlight === 0) this.#latest = undefined
+        await this.#writeAgain(transition, to, follows !== undefined, last)
+      } finally {
+        this.#asked--
+      }
+    })()
+    this.#lastWrite = write
     return write
   }
 
@@ -331,6 +415,9 @@ export class Run {
   }
 }
 
+
+const nothing = (): undefined => undefined
+const failureOf = (error: unknown): unknown => error
 
 /** Why a run's signal aborts when a user stops it. */
 export class RunStopped extends Error {

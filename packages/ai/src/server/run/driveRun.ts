@@ -29,7 +29,8 @@ export async function driveRun(run: Run, start: RunStart, snapshot?: readonly st
   const { events } = run
   events.started()
   try {
-    await run.load()
+    const loading = run.load()
+    if (loading) await loading
     // An AG-UI client that was behind gets the stored thread first (results announced here are in it).
     if (snapshot) sendSnapshot(events, threadAsAgUi(run.messages, run.head, start.message ? [start.message] : []), snapshot)
     else for (const result of start.announced ?? []) events.result(result)
@@ -127,7 +128,7 @@ async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps:
   const plan = await planToolCalls(message.toolCalls, run.config.tools, run.context, run.failures, { threadId: run.head.id, requester: run.head.turnBy ?? ANONYMOUS, grants: run.head.grants }, run.middleware.any ? (call, tool) => run.middleware.toolInput(call, tool) : undefined)
   for (const result of plan.results) run.events.result(result)
   const step: OpenStep = { message, results: plan.results, interrupts: plan.interrupts, running: [], steps }
-  const granted = new Map(plan.granted.map((draft) => [draft.toolCallId, summaryOf({ ...draft, seq: 0, previous: null, digest: '', shownDigest: '' })]))
+  const granted = plan.granted.length === 0 ? NONE_DECIDED : new Map(plan.granted.map((draft) => [draft.toolCallId, summaryOf({ ...draft, seq: 0, previous: null, digest: '', shownDigest: '' })]))
   return runAndStore(run, step, plan.executions, [], granted, plan.granted)
 }
 
@@ -153,6 +154,9 @@ async function settleStep(run: Run, answered: OpenStep): Promise<StoredInterrupt
   return runAndStore(run, step, [...rerun.executions, ...settlement.executions], answered.interrupts, decided)
 }
 
+/** No call decided by anyone: one map for every step without a grant or an answered approval (never written to). */
+const NONE_DECIDED: ReadonlyMap<string, DecisionSummary> = new Map()
+
 /** Who decided each answered approval, by call. */
 function decisionsOf(interrupts: readonly StoredInterrupt[]): ReadonlyMap<string, DecisionSummary> {
   const decided = new Map<string, DecisionSummary>()
@@ -176,7 +180,7 @@ async function runAndStore(
   step: OpenStep,
   executions: readonly Execution[],
   resolved: readonly StoredInterrupt[],
-  decided: ReadonlyMap<string, DecisionSummary> = new Map(),
+  decided: ReadonlyMap<string, DecisionSummary> = NONE_DECIDED,
   drafts: readonly DecisionDraft[] = [],
 ): Promise<StoredInterrupt[]> {
   const resolvedInterruptIds = resolved.length > 0 ? rememberResolved(run.head.resolvedInterruptIds, resolved) : run.head.resolvedInterruptIds
@@ -186,6 +190,7 @@ async function runAndStore(
   }
   const executed = await executeToolCalls(executions, {
     signal: run.signal,
+    whenAborted: (end) => run.whenAborted(end),
     context: run.context,
     timeoutMs: run.config.limits.toolTimeoutMs,
     maxOutputBytes: run.config.limits.maxMessageBytes,
@@ -193,11 +198,15 @@ async function runAndStore(
     attachments: { store: run.config.attachments, threadId: run.head.id, maxBytes: run.config.limits.maxAttachmentBytes },
     onResult: (result) => run.events.result(result),
     trace: run.trace,
-    onOutput: async (result, execution) =>
-      withDecision(
-        await run.middleware.toolOutput(result, execution.input, execution.entry.tool, (output) => withAttachmentsOf(result, successResult(execution, output, execution.editedArgs))),
-        decided,
-      ),
+    // Without middleware or a decision to carry, a result goes out as the tool made it: no hook to await per call.
+    onOutput:
+      run.middleware.any || decided.size > 0
+        ? async (result, execution) =>
+            withDecision(
+              await run.middleware.toolOutput(result, execution.input, execution.entry.tool, (output) => withAttachmentsOf(result, successResult(execution, output, execution.editedArgs))),
+              decided,
+            )
+        : undefined,
   })
   const results = [...step.results, ...executed]
   if (step.interrupts.length > 0) {

@@ -35,9 +35,10 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
   const messageId = randomId('msg_')
   const calls: OpenCall[] = []
   const reasoning: ThreadReasoning[] = []
-  /** The call a model id currently stands for; ids a model reuses get a new call each time. */
-  const byModelId = new Map<string, OpenCall>()
-  const usedIds = toolCallIds(run.messages)
+  /** The call a model id currently stands for; ids a model reuses get a new call each time. Made at the step's first call. */
+  let byModelId: Map<string, OpenCall> | undefined
+  /** Every call id the thread uses, gathered at the step's first call: a step that calls nothing does not walk the history. */
+  let usedIds: Set<string> | undefined
   let text = ''
   // Before the step starts: a middleware that throws ends the run, and is never taken for a model error.
   // Without a tool search or middleware nothing here waits: two awaits fewer per model call.
@@ -60,20 +61,21 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
         reasoning.push(chunk.providerMetadata ? { text: chunk.text, providerMetadata: chunk.providerMetadata } : { text: chunk.text })
         return
       case 'tool-call-start': {
-        if (byModelId.get(chunk.toolCallId)?.open) return
-        const call: OpenCall = { id: uniqueCallId(chunk.toolCallId, usedIds), name: chunk.toolName, args: '', open: true, providerMetadata: undefined }
+        if (byModelId?.get(chunk.toolCallId)?.open) return
+        const call: OpenCall = { id: uniqueCallId(chunk.toolCallId, (usedIds ??= toolCallIds(run.messages))), name: chunk.toolName, args: '', open: true, providerMetadata: undefined }
+        byModelId ??= new Map()
         byModelId.set(chunk.toolCallId, call)
         calls.push(call)
         return events.toolCallStart(call.id, call.name)
       }
       case 'tool-call-delta': {
-        const call = byModelId.get(chunk.toolCallId)
+        const call = byModelId?.get(chunk.toolCallId)
         if (!call?.open) return
         call.args += chunk.delta
         return events.toolCallArgs(call.id, chunk.delta)
       }
       case 'tool-call-end': {
-        const call = byModelId.get(chunk.toolCallId)
+        const call = byModelId?.get(chunk.toolCallId)
         if (!call?.open) return
         call.open = false
         call.providerMetadata = chunk.providerMetadata
@@ -90,7 +92,7 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
   let iterator: AsyncIterator<ModelChunk> | undefined
   try {
     iterator = run.config.model.stream({ ...request, signal, loadAttachment: attachmentLoader(run.config.attachments, run.head.id) })[Symbol.asyncIterator]()
-    await readUntilAborted(iterator, signal, (chunk) => {
+    await readUntilAborted(iterator, run, (chunk) => {
       trace?.firstChunk()
       onChunk(checkedChunk(chunk))
     })
@@ -200,33 +202,17 @@ function uniqueCallId(modelId: string, used: Set<string>): string {
 }
 
 /**
- * What a run's signal ends when it aborts: the steps under way. One listener per signal for all of
- * a run's steps: adding and removing one per step cost more than a hundredth of a short turn.
- */
-const stepEnds = new WeakMap<AbortSignal, Set<() => void>>()
-
-function endsOf(signal: AbortSignal): Set<() => void> {
-  let ends = stepEnds.get(signal)
-  if (!ends) {
-    const created = new Set<() => void>()
-    signal.addEventListener('abort', () => created.forEach((end) => end()), { once: true })
-    stepEnds.set(signal, (ends = created))
-  }
-  return ends
-}
-
-/**
- * Hands `each` the iterator's values until it is done or `signal` aborts, and settles as soon as it
+ * Hands `each` the iterator's values until it is done or the run aborts, and settles as soon as it
  * aborts (never rejecting for it): a model that ignores its signal must not keep the run alive.
  * The reads await the iterator's own promises; one promise per step, not one per chunk, stands
- * for the abort (a model streams thousands of chunks a turn).
+ * for the abort (a model streams thousands of chunks a turn), and the run, not a listener on its
+ * signal, says when it aborts (run/runAbort.ts).
  */
-function readUntilAborted<T>(iterator: AsyncIterator<T>, signal: AbortSignal, each: (value: T) => void): Promise<void> {
+function readUntilAborted<T>(iterator: AsyncIterator<T>, run: Run, each: (value: T) => void): Promise<void> {
+  const { signal } = run
   if (signal.aborted) return Promise.resolve()
-  const ends = endsOf(signal)
   return new Promise<void>((resolve, reject) => {
-    const onAbort = () => resolve()
-    ends.add(onAbort)
+    const cancel = run.whenAborted(() => resolve())
     const read = async () => {
       try {
         while (!signal.aborted) {
@@ -237,7 +223,7 @@ function readUntilAborted<T>(iterator: AsyncIterator<T>, signal: AbortSignal, ea
         }
       } finally {
         // Here rather than in a `finally` on the read's promise: two promises fewer per step.
-        ends.delete(onAbort)
+        cancel()
       }
     }
     read().then(resolve, reject)

@@ -8,6 +8,7 @@ import type { RunStart } from '../thread/transitions.ts'
 import type { StoredInterrupt, ThreadHead } from '../thread/threadStore.ts'
 import { driveRun } from './driveRun.ts'
 import { Run } from './Run.ts'
+import { RunAbort } from './runAbort.ts'
 import type { RunKind } from '../../telemetry/hooks.ts'
 
 // Where every claim ends: the thread is held by `runId`; the run starts and outlives its request.
@@ -89,7 +90,7 @@ export function snapshotRun(config: ChatConfig, threadId: string, runId: string,
 
 function launch(config: ChatConfig, claimed: ClaimedRun, live: LiveStream | undefined): void {
   const { runId, head, messages, context, start, kind } = claimed
-  const abort = new AbortController()
+  const abort = new RunAbort()
   config.liveRuns.set(runId, abort)
   config.devtools?.add(head.id, { runId, startedAt: Date.now(), kind })
   const trace = config.telemetry?.run(claimed.request, {

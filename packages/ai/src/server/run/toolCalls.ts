@@ -110,6 +110,8 @@ export async function rerunPlan(step: OpenStep, toolCallIds: readonly string[], 
 export interface ExecuteOptions {
   /** Aborted when the run stops: the client went away, or the run lost its thread. */
   readonly signal: AbortSignal
+  /** Calls `end` once `signal` aborts (never, if it already has); returns what cancels that (Run.whenAborted). */
+  readonly whenAborted: (end: () => void) => () => void
   readonly context: unknown
   readonly timeoutMs: number
   /** A larger output is replaced by an error the model reads (the tool ran; its result is not stored). */
@@ -210,8 +212,7 @@ async function untilStopped(returned: PromiseLike<unknown>, wait: CallWait, opti
       reject(reason)
     }
   })
-  const onRunAbort = () => stop(options.signal.reason)
-  options.signal.addEventListener('abort', onRunAbort, { once: true })
+  const cancel = options.whenAborted(() => stop(options.signal.reason))
   const timer = setTimeout(() => {
     wait.timedOut = true
     stop(new Timeout())
@@ -220,7 +221,7 @@ async function untilStopped(returned: PromiseLike<unknown>, wait: CallWait, opti
     return await Promise.race([returned, stopped])
   } finally {
     clearTimeout(timer)
-    options.signal.removeEventListener('abort', onRunAbort)
+    cancel()
   }
 }
 
