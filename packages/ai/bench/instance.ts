@@ -52,7 +52,7 @@ async function listener(): Promise<RequestListener> {
       })
     }
     case 'bare': {
-      const chunks = await toolgateChunks()
+      const writes = await toolgateNodeWrites()
       return (req, res) => {
         let body = ''
         req.setEncoding('utf8')
@@ -60,11 +60,11 @@ async function listener(): Promise<RequestListener> {
         req.on('end', async () => {
           JSON.parse(body)
           res.writeHead(200, SSE_HEADERS)
-          for (const chunk of chunks.slice(0, -1)) {
+          for (const chunk of writes.slice(0, -1)) {
             res.write(chunk)
             await nextLoopTurn()
           }
-          res.end(chunks.at(-1))
+          res.end(writes.at(-1))
         })
       }
     }
@@ -83,6 +83,37 @@ async function toolgateChunks(): Promise<Uint8Array[]> {
   const reader = response.body!.getReader()
   for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value)
   return chunks
+}
+
+/**
+ * The writes of one Toolgate turn of the workload as its Node path makes them (`toNodeHandler`,
+ * recorded on a real `ServerResponse`): what the bare floor writes, in as many writes. Taken from
+ * the Node path and not from the Fetch body's chunks, so the floor never pays for more writes than
+ * Toolgate makes on the same server.
+ */
+async function toolgateNodeWrites(): Promise<(string | Uint8Array)[]> {
+  const handle = toNodeHandler(createChatHandler({ model, tools: [weather] }))
+  const writes: (string | Uint8Array)[] = []
+  const recorder = createServer((req, res) => {
+    const { write, end } = res
+    res.write = ((...args: unknown[]) => {
+      writes.push(args[0] as string | Uint8Array)
+      return Reflect.apply(write, res, args)
+    }) as typeof res.write
+    res.end = ((...args: unknown[]) => {
+      if (typeof args[0] === 'string' || args[0] instanceof Uint8Array) writes.push(args[0])
+      return Reflect.apply(end, res, args)
+    }) as typeof res.end
+    void handle(req, res)
+  })
+  await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', resolve))
+  const { port } = recorder.address() as AddressInfo
+  const response = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message }) })
+  if (response.status !== 200) throw new Error(`toolgate turn failed: ${response.status}`)
+  await response.text()
+  recorder.closeAllConnections()
+  await new Promise((resolve) => recorder.close(resolve))
+  return writes
 }
 
 // TURN_COUNTS (bench/turnCounts.ts): count what the process does between 'counts-start' and 'counts-stop'.
