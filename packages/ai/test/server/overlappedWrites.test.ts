@@ -240,8 +240,11 @@ describe('a run’s last events carried by its release (PostgreSQL: the log is w
     expect(turn.text).toBe('It is 4 degrees')
     const runId = (turn.events[0] as { runId: string }).runId
     const writes = statements.filter((kind) => kind !== 'read')
-    expect(writes.at(-1)).toBe('commit+events')
-    expect(writes.filter((kind) => kind === 'commit+events')).toHaveLength(1)
+    // The release is the last write. It may be sent again (it reached the server on another pool
+    // connection before the commit it follows, and found that head not yet there), but nothing else follows it.
+    const release = writes.indexOf('commit+events')
+    expect(release).toBeGreaterThan(-1)
+    expect(writes.slice(release).every((kind) => kind === 'commit+events')).toBe(true)
     const log = await logOf(store, runId)
     expect(log.ended).toBe(true)
     expect(log.types).toEqual(turn.types)
