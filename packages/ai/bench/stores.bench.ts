@@ -1,7 +1,8 @@
 /**
  * The thread stores side by side: memory, Redis and PostgreSQL (throwaway servers from Debian's
  * binaries, as the tests start them). For each: turns per second through the chat handler (one
- * server tool per turn, two model steps, a new thread each turn); the cost of one more turn on a
+ * server tool per turn, two model steps, a new thread each turn, and the next turn on a thread the
+ * instance wrote last, the common case in a chat); the cost of one more turn on a
  * thread that already holds 1, 10, 50 and 200 turns (time, and bytes the store is sent: both must
  * stay flat, since a write sends what changed and never the thread); and two app instances
  * against one on a shared Redis. First, the memory store's turn beside TanStack AI's `chat()`
@@ -109,6 +110,28 @@ async function turn(handler: ChatHandler, threadId?: string): Promise<string> {
   const text = await response.text()
   if (response.status !== 200 || !text.includes('"RUN_FINISHED"')) throw new Error(`turn failed (${response.status}): ${text.slice(-300)}`)
   return threadId ?? /"threadId":"([^"]+)"/.exec(text)![1]!
+}
+
+/** Turns a chat of the next-turn line holds: its thread's history stays short (one turn's cost is flat there). */
+const CHAT_TURNS = 10
+
+/**
+ * Threads made beforehand (one turn each, uncounted), enough for every turn `measure` may take:
+ * `nextTurn` takes the next turn on an idle one, `CHAT_TURNS` turns each, so no two workers ever
+ * share a thread (no 409) and a worker's chat goes on where it left off.
+ */
+async function existingChats(handler: ChatHandler, concurrency: number) {
+  const count = Math.ceil((LIMITS.warmup + LIMITS.maxTurns) / CHAT_TURNS) + concurrency
+  const fresh: string[] = []
+  for (let i = 0; i < count; i += 8) fresh.push(...(await Promise.all(Array.from({ length: Math.min(8, count - i) }, () => turn(handler)))))
+  const idle: { threadId: string; turns: number }[] = []
+  return {
+    async nextTurn(): Promise<void> {
+      const chat = idle.pop() ?? { threadId: fresh.shift()!, turns: 0 }
+      await turn(handler, chat.threadId)
+      if (++chat.turns < CHAT_TURNS) idle.push(chat)
+    },
+  }
 }
 
 let aguiRuns = 0
@@ -249,6 +272,24 @@ try {
     }
   }
   for (const [index, { name }] of stores.entries()) console.log(`  ${name.padEnd(9)} ${rows[index]!.join('   ')}`)
+
+  // The common case in a chat: the next turn on a thread this instance wrote last (its cache
+  // applies). Each worker holds a chat of CHAT_TURNS turns at a time, on threads made beforehand.
+  console.log(`\n  turns/s, the next turn on an existing thread (chats of ${CHAT_TURNS} turns, threads made beforehand; the stores alternating, the best of two rounds each):`)
+  const nextRows = stores.map(() => [] as string[])
+  for (const concurrency of [1, 8]) {
+    const best = stores.map(() => 0)
+    for (let round = 0; round < 2; round++) {
+      for (const [index, handler] of handlers.entries()) {
+        const chats = await existingChats(handler, concurrency)
+        best[index] = Math.max(best[index]!, (await measure(() => chats.nextTurn(), concurrency, LIMITS)).perSecond)
+      }
+    }
+    for (const [index, perSecond] of best.entries()) {
+      nextRows[index]!.push(`concurrency ${concurrency}: ${perSecond.toFixed(0).padStart(5)} turns/s (${(perSecond / best[0]!).toFixed(2)}× memory)`)
+    }
+  }
+  for (const [index, { name }] of stores.entries()) console.log(`  ${name.padEnd(9)} ${nextRows[index]!.join('   ')}`)
 
   // How much of a shared store's turn is its event log: the same store with the run's events kept
   // in memory instead (on Redis the log's last write, after the thread is let go, is one more round
