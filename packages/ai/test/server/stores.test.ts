@@ -120,6 +120,21 @@ describe('on a real Redis', () => {
     expect(await reader.events!.read(runId, 0)).toEqual(logged)
   })
 
+  it('keeps a run’s log a day while it streams and `eventRetentionMs` once its release ended it, which a late batch does not extend', async () => {
+    const store = redisStore({ client, prefix: 'retention:', eventRetentionMs: 60_000 })
+    const head = (version: number) => ({ id: 't_r', version, createdAt: 0, updatedAt: 0, messageCount: 0, bytes: 0, resolvedInterruptIds: [] })
+    const ttl = async (key: string) => Number(await client.sendCommand(['PTTL', `retention:{t_r}:run:run_r:${key}`]))
+    expect(await store.commit({ head: head(1), append: [] })).toBe(true)
+    await store.events!.append('run_r', [{ seq: 1, data: '{"n":1}' }], false, 't_r')
+    expect(await ttl('events')).toBeGreaterThan(60_000)
+    expect(await store.commit({ head: head(2), append: [], events: { runId: 'run_r', events: [{ seq: 2, data: '{"n":2}' }] } })).toBe(true)
+    expect(await ttl('events')).toBeLessThanOrEqual(60_000)
+    expect(await ttl('end')).toBeLessThanOrEqual(60_000)
+    await store.events!.append('run_r', [{ seq: 2, data: '{"n":2}' }], false, 't_r')
+    expect(await ttl('events')).toBeLessThanOrEqual(60_000)
+    expect(await ttl('events')).toBeGreaterThan(0)
+  })
+
   it('still reads a run logged before its log moved to the thread’s slot (a deployment mid-upgrade), given the thread or not', async () => {
     const store = redisStore({ client, prefix: 'upgrade:' })
     // What a store before this layout wrote: the run's log in its own slot.
