@@ -73,19 +73,17 @@ export interface RedisStore extends ThreadStore {
 // as APPEND_EVENTS writes it; ARGV[9] the log's retention, ARGV[10] the run's id to publish): they
 // end its log only if the head is written, in the same script.
 const COMMIT = `
-local version = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
-if version ~= tonumber(ARGV[1]) - 1 then return 0 end
-if ARGV[7] ~= '' and redis.call('HGET', KEYS[1], 'h') ~= ARGV[7] then return 0 end
+local stored = redis.call('HMGET', KEYS[1], 'v', 'h')
+if tonumber(stored[1] or '0') ~= tonumber(ARGV[1]) - 1 then return 0 end
+if ARGV[7] ~= '' and stored[2] ~= ARGV[7] then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[1], 'h', ARGV[2])
 local messages = 11 + tonumber(ARGV[4])
 local decisions = messages + tonumber(ARGV[8])
 for i = 11, messages - 1 do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 for i = messages, decisions - 1 do redis.call('RPUSH', KEYS[3], ARGV[i]) end
-local ttl = tonumber(ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ttl)
-if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PEXPIRE', KEYS[2], ttl) end
-if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('PEXPIRE', KEYS[3], ttl) end
-if redis.call('EXISTS', KEYS[4]) == 1 then redis.call('PEXPIRE', KEYS[4], ttl) end
+-- PEXPIRE on a key that does not exist (no messages, records or files yet) does nothing.
+local ttl = ARGV[3]
+for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ttl) end
 redis.call('PUBLISH', ARGV[5], ARGV[6])
 if KEYS[5] then
   for i = decisions, #ARGV do
@@ -116,8 +114,11 @@ for i = 5, #ARGV do
 end
 local ttl = tonumber(ARGV[2])
 if ARGV[1] == '1' then redis.call('SET', KEYS[2], '1', 'PX', ttl)
-elseif redis.call('EXISTS', KEYS[2]) == 1 then ttl = redis.call('PTTL', KEYS[2]) end
-if ttl > 0 and redis.call('EXISTS', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ttl) end
+else
+  local ended = redis.call('PTTL', KEYS[2])
+  if ended ~= -2 then ttl = ended end
+end
+if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
 redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1
 `
