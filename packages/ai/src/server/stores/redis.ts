@@ -309,20 +309,23 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
   }
 }
 
-/** Runs a Lua script by its SHA, loading it on the first NOSCRIPT (after a restart or a failover too). */
+/**
+ * Runs a Lua script by its SHA, loading it on the first NOSCRIPT (after a restart or a failover
+ * too). Once its SHA is known, a script is one command with nothing awaited in between.
+ */
 function scriptRunner(send: (args: string[]) => Promise<unknown>) {
   const shas = new Map<string, string>()
-  return async (source: string, keys: string[], args: string[]): Promise<unknown> => {
-    let sha = shas.get(source)
-    if (sha === undefined) {
-      sha = (await send(['SCRIPT', 'LOAD', source])) as string
-      shas.set(source, sha)
-    }
-    try {
-      return await send(['EVALSHA', sha, String(keys.length), ...keys, ...args])
-    } catch (error) {
+  const run = (source: string, sha: string, keys: string[], args: string[]) =>
+    send(['EVALSHA', sha, String(keys.length), ...keys, ...args]).catch((error: unknown) => {
       if (!String(((error as StoreError).cause as Error | undefined)?.message).includes('NOSCRIPT')) throw error
       return send(['EVAL', source, String(keys.length), ...keys, ...args])
-    }
+    })
+  return (source: string, keys: string[], args: string[]): Promise<unknown> => {
+    const sha = shas.get(source)
+    if (sha !== undefined) return run(source, sha, keys, args)
+    return send(['SCRIPT', 'LOAD', source]).then((loaded) => {
+      shas.set(source, loaded as string)
+      return run(source, loaded as string, keys, args)
+    })
   }
 }
