@@ -93,6 +93,64 @@ describe('on a real Redis', () => {
     ])
   })
 
+  it('ends a run’s log with its release, in the thread’s hash slot: no log write follows it, and a reader on another instance gets every event', async () => {
+    const sent: string[][] = []
+    const spy = { sendCommand: (args: string[]) => (sent.push(args), client.sendCommand(args)) }
+    const model = scriptedModel([{ when: /hello/, reply: 'hi there' }])
+    const handler = createChatHandler({ model, store: redisStore({ client: spy, prefix: 'release:' }) })
+    const response = await handler(new Request('http://test.local/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hello' }) }))
+    const live = await response.text()
+    const threadId = /"threadId":"([^"]+)"/.exec(live)![1]!
+    const runId = /"runId":"([^"]+)"/.exec(live)![1]!
+    const scripts = sent.filter((args) => args[0] === 'EVALSHA' || args[0] === 'EVAL')
+    const release = scripts.at(-1)!
+    // The last script is the release: the thread's head and the run's log, in one slot.
+    expect(release.slice(3, 9)).toEqual(expect.arrayContaining([`release:{${threadId}}:head`, `release:{${threadId}}:run:${runId}:events`, `release:{${threadId}}:run:${runId}:end`]))
+    expect(release.slice(3).some((arg) => arg.includes('"RUN_FINISHED"'))).toBe(true)
+    // Every key a script names is in one hash slot (Redis Cluster).
+    for (const args of scripts) {
+      const keys = args.slice(3, 3 + Number(args[2]))
+      expect(new Set(keys.map((key) => /\{([^}]*)\}/.exec(key)![1]))).toEqual(new Set([keys[0]!.match(/\{([^}]*)\}/)![1]]))
+    }
+    const reader = redisStore({ client, prefix: 'release:' })
+    const logged = await reader.events!.read(runId, 0, undefined, threadId)
+    expect(logged?.ended).toBe(true)
+    expect(logged?.events.map((event) => `id: ${runId}:${event.seq}\ndata: ${event.data}\n\n`).join('')).toBe(live)
+    // By the run's id alone (a TanStack rejoin), too.
+    expect(await reader.events!.read(runId, 0)).toEqual(logged)
+  })
+
+  it('keeps a run’s log a day while it streams and `eventRetentionMs` once its release ended it, which a late batch does not extend', async () => {
+    const store = redisStore({ client, prefix: 'retention:', eventRetentionMs: 60_000 })
+    const head = (version: number) => ({ id: 't_r', version, createdAt: 0, updatedAt: 0, messageCount: 0, bytes: 0, resolvedInterruptIds: [] })
+    const ttl = async (key: string) => Number(await client.sendCommand(['PTTL', `retention:{t_r}:run:run_r:${key}`]))
+    expect(await store.commit({ head: head(1), append: [] })).toBe(true)
+    await store.events!.append('run_r', [{ seq: 1, data: '{"n":1}' }], false, 't_r')
+    expect(await ttl('events')).toBeGreaterThan(60_000)
+    expect(await store.commit({ head: head(2), append: [], events: { runId: 'run_r', events: [{ seq: 2, data: '{"n":2}' }] } })).toBe(true)
+    expect(await ttl('events')).toBeLessThanOrEqual(60_000)
+    expect(await ttl('end')).toBeLessThanOrEqual(60_000)
+    await store.events!.append('run_r', [{ seq: 2, data: '{"n":2}' }], false, 't_r')
+    expect(await ttl('events')).toBeLessThanOrEqual(60_000)
+    expect(await ttl('events')).toBeGreaterThan(0)
+  })
+
+  it('still reads a run logged before its log moved to the thread’s slot (a deployment mid-upgrade), given the thread or not', async () => {
+    const store = redisStore({ client, prefix: 'upgrade:' })
+    // What a store before this layout wrote: the run's log in its own slot.
+    const events = ['1:{"type":"RUN_STARTED","threadId":"t_old","runId":"run_old"}', '2:{"type":"RUN_FINISHED"}']
+    await client.sendCommand(['ZADD', 'upgrade:{run_old}:events', '1', events[0]!, '2', events[1]!])
+    const reader = redisStore({ client, prefix: 'upgrade:' })
+    const started = { seq: 1, data: events[0]!.slice(2) }
+    expect(await reader.events!.read('run_old', 0, undefined, 't_old')).toEqual({ events: [started, { seq: 2, data: '{"type":"RUN_FINISHED"}' }], ended: false })
+    // A minute's wait, polled (no subscriber): only a look where the run was logged ends it within the test's time.
+    const waiting = reader.events!.wait('run_old', 2, 60_000, new AbortController().signal, 't_old')
+    await client.sendCommand(['SET', 'upgrade:{run_old}:end', '1'])
+    await waiting
+    expect(await reader.events!.read('run_old', 1, undefined, 't_old')).toEqual({ events: [{ seq: 2, data: '{"type":"RUN_FINISHED"}' }], ended: true })
+    expect(await store.events!.read('run_old', 0)).toEqual({ events: [started, { seq: 2, data: '{"type":"RUN_FINISHED"}' }], ended: true })
+  })
+
   it('detects a decision record altered in Redis by its digest: GET ?decisions is refused and the handler throws', async () => {
     const store = redisStore({ client, prefix: 'tamper:' })
     const { threadId, handler } = await decidedThread(store)

@@ -19,7 +19,7 @@ export async function devtoolsResponse(config: ChatConfig, request: Request, thr
   const known = [...devtools.of(threadId)]
   const active = head.activeRun
   if (active && !known.some((run) => run.runId === active.runId)) known.push({ runId: active.runId, startedAt: active.startedAt, kind: '' })
-  const runs = await Promise.all(known.map((run) => devtoolsRun(config, run)))
+  const runs = await Promise.all(known.map((run) => devtoolsRun(config, run, threadId)))
   const snapshot: DevtoolsSnapshot = {
     threadId: head.id,
     status: threadStatus(head, runLeaseMs),
@@ -41,8 +41,8 @@ export async function devtoolsResponse(config: ChatConfig, request: Request, thr
   return jsonResponse(200, snapshot)
 }
 
-async function devtoolsRun(config: ChatConfig, run: { readonly runId: string; readonly startedAt: number; readonly kind: string }): Promise<DevtoolsRun> {
-  const logged = await config.eventLog.read(run.runId, 0)
+async function devtoolsRun(config: ChatConfig, run: { readonly runId: string; readonly startedAt: number; readonly kind: string }, threadId: string): Promise<DevtoolsRun> {
+  const logged = await config.eventLog.read(run.runId, 0, undefined, threadId)
   return {
     runId: run.runId,
     ...(run.kind === '' ? {} : { kind: run.kind }),

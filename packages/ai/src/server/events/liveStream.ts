@@ -17,6 +17,7 @@ import { nextTurn } from '../../util/nextTurn.ts'
  */
 class LogWriter {
   readonly #log: RunEventLog
+  readonly #threadId: string
   readonly #runId: string
   #queued: LoggedEvent[] = []
   /** The batch on its way. */
@@ -30,8 +31,9 @@ class LogWriter {
   #ended = false
   #complete: (() => void) | undefined
 
-  constructor(log: RunEventLog, runId: string) {
+  constructor(log: RunEventLog, threadId: string, runId: string) {
     this.#log = log
+    this.#threadId = threadId
     this.#runId = runId
   }
 
@@ -99,11 +101,11 @@ class LogWriter {
     // The first try is the store's own promise (most writes need no other); a failure is retried.
     let appended: Promise<void>
     try {
-      appended = Promise.resolve(this.#log.append(this.#runId, events, final))
+      appended = Promise.resolve(this.#log.append(this.#runId, events, final, this.#threadId))
     } catch (error) {
       appended = Promise.reject(error)
     }
-    appended.then(this.#written, (error: unknown) => appendAgain(this.#log, this.#runId, events, final, error).then(this.#written))
+    appended.then(this.#written, (error: unknown) => appendAgain(this.#log, this.#threadId, this.#runId, events, final, error).then(this.#written))
   }
 
   readonly #written = () => {
@@ -167,7 +169,7 @@ const LOG_RETRY_MS = 50
  * the gap in the events' numbers and is told to reload the thread (replay.ts), never handed a
  * silent gap.
  */
-async function appendAgain(log: RunEventLog, runId: string, events: readonly LoggedEvent[], final: boolean, error: unknown): Promise<void> {
+async function appendAgain(log: RunEventLog, threadId: string, runId: string, events: readonly LoggedEvent[], final: boolean, error: unknown): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     if (attempt >= LOG_ATTEMPTS) {
       console.error('[toolgate] could not log run events:', error)
@@ -175,7 +177,7 @@ async function appendAgain(log: RunEventLog, runId: string, events: readonly Log
     }
     await new Promise((resolve) => setTimeout(resolve, LOG_RETRY_MS * 2 ** (attempt - 1)))
     try {
-      await log.append(runId, events, final)
+      await log.append(runId, events, final, threadId)
       return
     } catch (failure) {
       error = failure
@@ -244,8 +246,8 @@ export interface LastEvents {
  * and to `live`. The log is complete once the run ends. `run` is given `LastEvents` when the log
  * can be completed by its thread store's commit.
  */
-export function launchRun(log: RunEventLog, runId: string, live: LiveStream | undefined, run: (sink: EventSink, last?: LastEvents) => Promise<void>, withCommits = false): void {
-  const writer = new LogWriter(log, runId)
+export function launchRun(log: RunEventLog, threadId: string, runId: string, live: LiveStream | undefined, run: (sink: EventSink, last?: LastEvents) => Promise<void>, withCommits = false): void {
+  const writer = new LogWriter(log, threadId, runId)
   let held: { readonly event: RunEvent; readonly logged: LoggedEvent }[] | undefined
   const sink: EventSink = (event, seq) => {
     const data = JSON.stringify(event)

@@ -60,7 +60,7 @@ export function replayResponse(log: RunEventLog, threadId: string, from: ReplayF
           while (!requestSignal.aborted) {
             await demand(controller)
             if (requestSignal.aborted) break
-            const read = await log.read(runId, after, REPLAY_PAGE)
+            const read = await log.read(runId, after, REPLAY_PAGE, threadId)
             let page = ''
             for (const event of read?.events ?? []) {
               if (event.seq !== after + 1) {
@@ -78,7 +78,7 @@ export function replayResponse(log: RunEventLog, threadId: string, from: ReplayF
             if (read?.ended) break
             // Silence: a run that no longer holds its thread will not write its last event.
             if (Date.now() - quietSince >= REPLAY_POLL_MS && !(await runs.isLive(runId))) {
-              const late = await log.read(runId, after, 1)
+              const late = await log.read(runId, after, 1, threadId)
               if (late?.events.length || late?.ended) continue
               const next = await runs.takeOver(runId)
               // Not part of the run's log, so without an id: a reconnect must not resume after it.
@@ -99,7 +99,7 @@ export function replayResponse(log: RunEventLog, threadId: string, from: ReplayF
               lost.lost()
               break
             }
-            await log.wait(runId, after, REPLAY_POLL_MS, requestSignal)
+            await log.wait(runId, after, REPLAY_POLL_MS, requestSignal, threadId)
           }
         } catch (error) {
           console.error('[toolgate] replaying run events failed:', error)
@@ -141,7 +141,7 @@ async function deadRunEnd(log: RunEventLog, threadId: string, runId: string, aft
   const open = new Map<string, RunEvent>() // what closes each open thing, by what it opens
   let read = 0
   while (read < after) {
-    const page = await log.read(runId, read, Math.min(REPLAY_PAGE, after - read))
+    const page = await log.read(runId, read, Math.min(REPLAY_PAGE, after - read), threadId)
     if (!page || page.events.length === 0) break
     for (const { seq, data } of page.events) {
       if (seq > after) break

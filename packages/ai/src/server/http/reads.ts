@@ -124,7 +124,7 @@ export async function followRun(config: ChatConfig, request: Request, threadId: 
   // run's first event, RUN_STARTED, must name this thread, whatever position the reader resumes
   // from (a read after it would not show it). The thread's active run is its own.
   if (runId !== active) {
-    const logged = await config.eventLog.read(runId, 0, 1) // its first event only, whatever the run's length
+    const logged = await config.eventLog.read(runId, 0, 1, threadId) // its first event only, whatever the run's length
     if (logged === undefined || !belongsTo(logged.events, threadId)) {
       throw new HttpError(404, 'RUN_NOT_FOUND', `No events of run "${runId}" are kept; read the thread instead`, 'runId')
     }

@@ -64,7 +64,7 @@ export function pausedRun(
   })
   return runStreamResponse(
     (live) =>
-      launchRun(config.eventLog, runId, live, async (sink) => {
+      launchRun(config.eventLog, threadId, runId, live, async (sink) => {
         const events = new RunEvents(threadId, runId, sink, { timestamps: config.devtools !== undefined })
         events.started()
         events.finished(outcome)
@@ -78,7 +78,7 @@ export function pausedRun(
 export function snapshotRun(config: ChatConfig, threadId: string, runId: string, messages: readonly AgUiMessage[], outcome: RunOutcome, request: Request): Response {
   return runStreamResponse(
     (live) =>
-      launchRun(config.eventLog, runId, live, async (sink) => {
+      launchRun(config.eventLog, threadId, runId, live, async (sink) => {
         const events = new RunEvents(threadId, runId, sink, { timestamps: config.devtools !== undefined })
         events.started()
         events.messagesSnapshot(messages)
@@ -105,6 +105,7 @@ function launch(config: ChatConfig, claimed: ClaimedRun, live: LiveStream | unde
   const withCommits = config.eventLog.inCommits === true && config.store.events === config.eventLog
   launchRun(
     config.eventLog,
+    head.id,
     runId,
     live,
     async (sink, last) => {

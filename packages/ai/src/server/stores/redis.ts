@@ -64,25 +64,38 @@ export interface RedisStore extends ThreadStore {
 }
 
 // A thread is keys in one hash slot (so a cluster keeps them together): a hash with the head's
-// version `v` and JSON `h`, a list of its messages as JSON, a list of its decision records, and a
-// hash of its files. A commit is one Lua script: compare the version, set the head, push the new
-// messages and records, renew the TTLs, and publish the thread's wakeup key on the store's channel
-// (ARGV[5], ARGV[6]) for its watchers on any instance. Nothing is read back. A commit sent behind
-// one not yet answered (`follows`, ARGV[7]) also compares the stored head's text with that one's.
+// version `v` and JSON `h`, a list of its messages as JSON, a list of its decision records, a
+// hash of its files, and its runs' event logs. A commit is one Lua script: compare the version,
+// set the head, push the new messages and records, renew the TTLs, and publish the thread's wakeup
+// key on the store's channel (ARGV[5], ARGV[6]) for its watchers on any instance. Nothing is read
+// back. A commit sent behind one not yet answered (`follows`, ARGV[7]) also compares the stored
+// head's text with that one's. A run's release carries its last events (KEYS[5], KEYS[6]: its log,
+// as APPEND_EVENTS writes it; ARGV[9] the log's retention, ARGV[10] the run's id to publish): they
+// end its log only if the head is written, in the same script.
 const COMMIT = `
-local version = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
-if version ~= tonumber(ARGV[1]) - 1 then return 0 end
-if ARGV[7] ~= '' and redis.call('HGET', KEYS[1], 'h') ~= ARGV[7] then return 0 end
+local stored = redis.call('HMGET', KEYS[1], 'v', 'h')
+if tonumber(stored[1] or '0') ~= tonumber(ARGV[1]) - 1 then return 0 end
+if ARGV[7] ~= '' and stored[2] ~= ARGV[7] then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[1], 'h', ARGV[2])
-local split = 8 + tonumber(ARGV[4])
-for i = 8, split - 1 do redis.call('RPUSH', KEYS[2], ARGV[i]) end
-for i = split, #ARGV do redis.call('RPUSH', KEYS[3], ARGV[i]) end
-local ttl = tonumber(ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ttl)
-if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PEXPIRE', KEYS[2], ttl) end
-if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('PEXPIRE', KEYS[3], ttl) end
-if redis.call('EXISTS', KEYS[4]) == 1 then redis.call('PEXPIRE', KEYS[4], ttl) end
+local messages = 11 + tonumber(ARGV[4])
+local decisions = messages + tonumber(ARGV[8])
+for i = 11, messages - 1 do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+for i = messages, decisions - 1 do redis.call('RPUSH', KEYS[3], ARGV[i]) end
+-- PEXPIRE on a key that does not exist (no messages, records or files yet) does nothing.
+local ttl = ARGV[3]
+for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ttl) end
 redis.call('PUBLISH', ARGV[5], ARGV[6])
+if KEYS[5] then
+  for i = decisions, #ARGV do
+    local member = ARGV[i]
+    local seq = string.sub(member, 1, string.find(member, ':', 1, true) - 1)
+    if redis.call('ZCOUNT', KEYS[5], seq, seq) == 0 then redis.call('ZADD', KEYS[5], seq, member) end
+  end
+  local retention = tonumber(ARGV[9])
+  redis.call('SET', KEYS[6], '1', 'PX', retention)
+  redis.call('PEXPIRE', KEYS[5], retention)
+  redis.call('PUBLISH', ARGV[5], ARGV[10])
+end
 return 1
 `
 
@@ -90,21 +103,33 @@ return 1
 // even for two events of equal data), so ids come from the log, and a write Redis lost leaves a
 // gap that readers see instead of renumbering what follows; and, once the run ended, an `end`
 // marker. Both expire: `retention` after the end, a day after the last write for a run whose
-// process died. Each append publishes the run's id on the store's channel (ARGV[3]), for waiting
-// readers on any instance.
+// process died. The first event of a `seq` is kept: a batch that lands after the release that
+// carried it too changes nothing, nor the ended log's retention. Each append publishes the run's
+// id on the store's channel (ARGV[3]), for waiting readers on any instance.
 const APPEND_EVENTS = `
 for i = 5, #ARGV do
   local member = ARGV[i]
-  redis.call('ZADD', KEYS[1], tonumber(string.sub(member, 1, string.find(member, ':', 1, true) - 1)), member)
+  local seq = string.sub(member, 1, string.find(member, ':', 1, true) - 1)
+  if redis.call('ZCOUNT', KEYS[1], seq, seq) == 0 then redis.call('ZADD', KEYS[1], seq, member) end
 end
 local ttl = tonumber(ARGV[2])
-if ARGV[1] == '1' then redis.call('SET', KEYS[2], '1', 'PX', ttl) end
-if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ttl) end
+if ARGV[1] == '1' then redis.call('SET', KEYS[2], '1', 'PX', ttl)
+else
+  local ended = redis.call('PTTL', KEYS[2])
+  if ended ~= -2 then ttl = ended end
+end
+if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
 redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1
 `
 
 const DAY_MS = 24 * 60 * 60 * 1000
+
+/** A run's log: its events' sorted set and its end marker. */
+type LogKeys = readonly [events: string, end: string]
+
+/** How many runs logged under the keys of their own slot a store remembers (see `legacyRuns`). */
+const LEGACY_RUNS = 1000
 
 /** How often a waiting reader looks for new events without a subscriber (a blocking read would hold the shared client). */
 const POLL_MS = 50
@@ -143,8 +168,19 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
   const headKey = (threadId: string) => `${prefix}{${threadId}}:head`
   const messagesKey = (threadId: string) => `${prefix}{${threadId}}:messages`
   const decisionsKey = (threadId: string) => `${prefix}{${threadId}}:decisions`
-  const eventsKey = (runId: string) => `${prefix}{${runId}}:events`
-  const endKey = (runId: string) => `${prefix}{${runId}}:end`
+  // A run's log lives in its thread's slot, so the release that ends the run can end its log in
+  // the same script. A reader given only the run's id finds its thread by `threadKey`, written
+  // with the log's first event (in the run's own slot: a command of its own, sent alongside).
+  const threadLogKeys = (runId: string, threadId: string): LogKeys => [`${prefix}{${threadId}}:run:${runId}:events`, `${prefix}{${threadId}}:run:${runId}:end`]
+  const logKeys = (runId: string, threadId: string | undefined): LogKeys =>
+    threadId === undefined || legacyRuns.has(runId) ? [`${prefix}{${runId}}:events`, `${prefix}{${runId}}:end`] : threadLogKeys(runId, threadId)
+  const threadKey = (runId: string) => `${prefix}{${runId}}:thread`
+  /**
+   * Runs found only under the keys of a run's own slot, as stores before this layout logged every
+   * run (a deployment mid-upgrade: an instance not yet upgraded still writes there): read and
+   * waited for there. Bounded; a run forgotten is looked for again.
+   */
+  const legacyRuns = new Set<string>()
   const filesKey = (threadId: string) => `${prefix}{${threadId}}:files`
   const channel = `${prefix}run-events`
   const { subscriber } = options
@@ -167,37 +203,53 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
       }),
   })
 
-  const readEvents = async (runId: string, after: number, limit?: number) => {
+  /** The log at `keys`: `undefined` when it holds nothing (no event yet, or expired). */
+  const readLog = async ([events, end]: LogKeys, after: number, limit?: number) => {
     const page = limit === undefined ? [] : ['LIMIT', '0', String(limit + 1)]
-    const [items, end] = await Promise.all([
-      send(['ZRANGEBYSCORE', eventsKey(runId), `(${Math.max(0, after)}`, '+inf', ...page]) as Promise<string[]>,
-      send(['EXISTS', endKey(runId)]) as Promise<number>,
+    const [items, ended] = await Promise.all([
+      send(['ZRANGEBYSCORE', events, `(${Math.max(0, after)}`, '+inf', ...page]) as Promise<string[]>,
+      send(['EXISTS', end]) as Promise<number>,
     ])
+    if (items.length === 0 && Number(ended) !== 1 && Number(await send(['EXISTS', events])) === 0) return undefined
     const more = limit !== undefined && items.length > limit
-    const events = (more ? items.slice(0, limit) : items).map((item) => {
+    const read = (more ? items.slice(0, limit) : items).map((item) => {
       const colon = item.indexOf(':')
       return { seq: Number(item.slice(0, colon)), data: item.slice(colon + 1) }
     })
-    return { events, ended: Number(end) === 1 && !more }
+    return { events: read, ended: Number(ended) === 1 && !more }
+  }
+
+  /** Appends `logged` to the run's log; the first event also tells readers given only the run's id where its thread is. */
+  const indexed = (runId: string, threadId: string | undefined, logged: readonly LoggedEvent[]) => {
+    if (threadId === undefined || logged[0]?.seq !== 1) return undefined
+    return send(['SET', threadKey(runId), threadId, 'PX', String(DAY_MS)])
   }
 
   const events: RunEventLog = {
-    async append(runId, logged: readonly LoggedEvent[], final) {
+    inCommits: true,
+    async append(runId, logged: readonly LoggedEvent[], final, threadId) {
       const ttl = final ? retentionMs : DAY_MS
-      await script(APPEND_EVENTS, [eventsKey(runId), endKey(runId)], [final ? '1' : '0', String(ttl), channel, runId, ...logged.map((event) => `${event.seq}:${event.data}`)])
+      const index = indexed(runId, threadId, logged)
+      await script(APPEND_EVENTS, [...logKeys(runId, threadId)], [final ? '1' : '0', String(ttl), channel, runId, ...logged.map((event) => `${event.seq}:${event.data}`)])
+      await index
     },
-    async read(runId, after, limit) {
-      const read = await readEvents(runId, after, limit)
-      if (read.events.length === 0 && !read.ended && Number(await send(['EXISTS', eventsKey(runId)])) === 0) return undefined
-      return read
+    async read(runId, after, limit, threadId) {
+      const thread = threadId ?? ((await send(['GET', threadKey(runId)])) as string | null) ?? undefined
+      const read = await readLog(logKeys(runId, thread), after, limit)
+      if (read !== undefined || thread === undefined || legacyRuns.has(runId)) return read
+      // Not in its thread's slot: a run an instance not yet upgraded logged in its own.
+      const legacy = await readLog(logKeys(runId, undefined), after, limit)
+      if (legacy !== undefined) {
+        if (legacyRuns.size >= LEGACY_RUNS) legacyRuns.delete(legacyRuns.values().next().value!)
+        legacyRuns.add(runId)
+      }
+      return legacy
     },
-    wait(runId, after, timeoutMs, signal) {
+    wait(runId, after, timeoutMs, signal, threadId) {
       const hasMore = async () => {
-        const [newer, end] = await Promise.all([
-          send(['ZCOUNT', eventsKey(runId), `(${after}`, '+inf']) as Promise<number>,
-          send(['EXISTS', endKey(runId)]) as Promise<number>,
-        ])
-        return Number(newer) > 0 || Number(end) === 1
+        const [events, end] = logKeys(runId, threadId)
+        const [newer, ended] = await Promise.all([send(['ZCOUNT', events, `(${after}`, '+inf']) as Promise<number>, send(['EXISTS', end]) as Promise<number>])
+        return Number(newer) > 0 || Number(ended) === 1
       }
       return wakeups.wait(runId, hasMore, timeoutMs, signal)
     },
@@ -228,7 +280,7 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
       const moved = async () => Number((await send(['HGET', headKey(threadId), 'v'])) ?? 0) !== version
       return wakeups.wait(threadWakeKey(threadId), moved, timeoutMs, signal, THREAD_WATCH_POLL_MS)
     },
-    async commit({ head, append, decisions = [], follows }) {
+    async commit({ head, append, decisions = [], follows, events: last }) {
       const json = JSON.stringify(head)
       sentAs.set(head, json)
       const args = [
@@ -239,28 +291,41 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
         channel,
         threadWakeKey(head.id),
         follows === undefined ? '' : (sentAs.get(follows) ?? JSON.stringify(follows)),
+        String(decisions.length),
+        String(retentionMs),
+        last?.runId ?? '',
         ...append.map((message) => JSON.stringify(message)),
         ...decisions.map((record) => JSON.stringify(record)),
       ]
-      return Number(await script(COMMIT, [headKey(head.id), messagesKey(head.id), decisionsKey(head.id), filesKey(head.id)], args)) === 1
+      const keys = [headKey(head.id), messagesKey(head.id), decisionsKey(head.id), filesKey(head.id)]
+      if (last) {
+        keys.push(...threadLogKeys(last.runId, head.id))
+        for (const event of last.events) args.push(`${event.seq}:${event.data}`)
+        // Only readers given the run's id alone need it: its failure fails no release.
+        indexed(last.runId, head.id, last.events)?.catch(reportFrom('commit'))
+      }
+      return Number(await script(COMMIT, keys, args)) === 1
     },
   }
 }
 
-/** Runs a Lua script by its SHA, loading it on the first NOSCRIPT (after a restart or a failover too). */
+/**
+ * Runs a Lua script by its SHA, loading it on the first NOSCRIPT (after a restart or a failover
+ * too). Once its SHA is known, a script is one command with nothing awaited in between.
+ */
 function scriptRunner(send: (args: string[]) => Promise<unknown>) {
   const shas = new Map<string, string>()
-  return async (source: string, keys: string[], args: string[]): Promise<unknown> => {
-    let sha = shas.get(source)
-    if (sha === undefined) {
-      sha = (await send(['SCRIPT', 'LOAD', source])) as string
-      shas.set(source, sha)
-    }
-    try {
-      return await send(['EVALSHA', sha, String(keys.length), ...keys, ...args])
-    } catch (error) {
+  const run = (source: string, sha: string, keys: string[], args: string[]) =>
+    send(['EVALSHA', sha, String(keys.length), ...keys, ...args]).catch((error: unknown) => {
       if (!String(((error as StoreError).cause as Error | undefined)?.message).includes('NOSCRIPT')) throw error
       return send(['EVAL', source, String(keys.length), ...keys, ...args])
-    }
+    })
+  return (source: string, keys: string[], args: string[]): Promise<unknown> => {
+    const sha = shas.get(source)
+    if (sha !== undefined) return run(source, sha, keys, args)
+    return send(['SCRIPT', 'LOAD', source]).then((loaded) => {
+      shas.set(source, loaded as string)
+      return run(source, loaded as string, keys, args)
+    })
   }
 }

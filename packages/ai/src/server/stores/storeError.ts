@@ -74,14 +74,70 @@ export class StoreTimeoutError extends Error {
  * `operation`'s answer, or a `StoreError` when it fails or takes longer than `timeoutMs` (a frozen
  * server, a connection that waits to reconnect): a request fails with 503 instead of hanging.
  */
-export async function storeCall<T>(store: string, operation: string, timeoutMs: number, call: () => Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new StoreTimeoutError(timeoutMs)), timeoutMs)))
-  try {
-    return await Promise.race([call(), timeout])
-  } catch (error) {
-    throw new StoreError(store, operation, error)
-  } finally {
-    clearTimeout(timer)
+export function storeCall<T>(store: string, operation: string, timeoutMs: number, call: () => Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const deadline = deadlinesOf(timeoutMs).add(() => reject(new StoreError(store, operation, new StoreTimeoutError(timeoutMs))))
+    const failed = (error: unknown) => {
+      deadline.cancel()
+      reject(new StoreError(store, operation, error))
+    }
+    let answer: Promise<T>
+    try {
+      answer = call()
+    } catch (error) {
+      return failed(error)
+    }
+    answer.then((value) => {
+      deadline.cancel()
+      resolve(value)
+    }, failed)
+  })
+}
+
+/** The calls waiting for an answer under one timeout (every call of a store has the same). */
+const deadlines = new Map<number, Deadlines>()
+const deadlinesOf = (timeoutMs: number) => deadlines.get(timeoutMs) ?? deadlines.set(timeoutMs, new Deadlines(timeoutMs)).get(timeoutMs)!
+
+/**
+ * One timer for all the calls waiting under a timeout, set for the oldest one's deadline (a timer
+ * set and cleared per call cost a store's turn more than its own code). Calls are kept in the
+ * order they were made, so the oldest is first; unref'd: the client's connection, not this timer,
+ * keeps the process up while a call waits.
+ */
+class Deadlines {
+  readonly #timeoutMs: number
+  readonly #waiting = new Set<Deadline>()
+  #timer: ReturnType<typeof setTimeout> | undefined
+
+  constructor(timeoutMs: number) {
+    this.#timeoutMs = timeoutMs
   }
+
+  add(expire: () => void): { cancel(): void } {
+    const deadline: Deadline = { at: Date.now() + this.#timeoutMs, expire, cancel: () => void this.#waiting.delete(deadline) }
+    this.#waiting.add(deadline)
+    if (this.#timer === undefined) this.#arm(this.#timeoutMs)
+    return deadline
+  }
+
+  #arm(ms: number): void {
+    this.#timer = setTimeout(this.#expire, ms)
+    ;(this.#timer as { unref?: () => void }).unref?.()
+  }
+
+  readonly #expire = () => {
+    this.#timer = undefined
+    const now = Date.now()
+    for (const deadline of this.#waiting) {
+      if (deadline.at > now) return this.#arm(deadline.at - now)
+      this.#waiting.delete(deadline)
+      deadline.expire()
+    }
+  }
+}
+
+interface Deadline {
+  readonly at: number
+  readonly expire: () => void
+  readonly cancel: () => void
 }

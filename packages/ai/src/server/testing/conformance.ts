@@ -185,14 +185,19 @@ export function threadStoreConformance(name: string, factory: StoreFactory, { de
       const runId = `run_${id}`
       const event = (seq: number, data = `{"n":${seq}}`) => ({ seq, data })
       expect(await store.commit({ head: headOf(id, 1, 0), append: [] })).toBe(true)
-      await store.events.append(runId, [event(1), event(2)], false)
+      // As the runtime writes a run's log: with its thread.
+      await store.events.append(runId, [event(1), event(2)], false, id)
       expect(await store.commit({ head: headOf(id, 1, 0), append: [], events: { runId, events: [event(3)] } })).toBe(false)
-      expect(await store.events.read(runId, 0)).toEqual({ events: [event(1), event(2)], ended: false })
+      expect(await store.events.read(runId, 0, undefined, id)).toEqual({ events: [event(1), event(2)], ended: false })
+      const ended = store.events.wait(runId, 2, 5000, new AbortController().signal, id)
       expect(await store.commit({ head: headOf(id, 2, 0), append: [], events: { runId, events: [event(2, '{"again":true}'), event(3)] } })).toBe(true)
-      expect(await store.events.read(runId, 0)).toEqual({ events: [event(1), event(2), event(3)], ended: true })
+      await ended
+      expect(await store.events.read(runId, 0, undefined, id)).toEqual({ events: [event(1), event(2), event(3)], ended: true })
       // A batch that was on its way lands after: nothing changes.
-      await store.events.append(runId, [event(2, '{"late":true}')], false)
-      expect(await store.events.read(runId, 0)).toEqual({ events: [event(1), event(2), event(3)], ended: true })
+      await store.events.append(runId, [event(2, '{"late":true}')], false, id)
+      expect(await store.events.read(runId, 0, undefined, id)).toEqual({ events: [event(1), event(2), event(3)], ended: true })
+      // A reader given the run's id alone (a TanStack rejoin) finds it too.
+      expect(await store.events.read(runId, 1)).toEqual({ events: [event(2), event(3)], ended: true })
     })
 
     it('lets exactly one of many concurrent writes of the same version win', async () => {
@@ -299,6 +304,23 @@ export function threadStoreConformance(name: string, factory: StoreFactory, { de
       const stopped = store.watch(id, 2, 60_000, aborted.signal)
       aborted.abort()
       await stopped
+    })
+
+    it('keeps a run’s events logged with its thread for readers given the thread, or the run’s id alone, and wakes the thread’s waiters', async () => {
+      const store = await factory({})
+      const log = store.events
+      if (!log) return
+      const threadId = freshId()
+      const runId = `run_${threadId}`
+      const started = { seq: 1, data: `{"type":"RUN_STARTED","threadId":"${threadId}"}` }
+      expect(await log.read(runId, 0, undefined, threadId)).toBeUndefined()
+      await log.append(runId, [started], false, threadId)
+      expect(await log.read(runId, 0, 1, threadId)).toEqual({ events: [started], ended: false })
+      const waiting = log.wait(runId, 1, 5000, new AbortController().signal, threadId)
+      await log.append(runId, [{ seq: 2, data: '{"type":"RUN_FINISHED"}' }], true, threadId)
+      await waiting
+      expect(await log.read(runId, 1, undefined, threadId)).toEqual({ events: [{ seq: 2, data: '{"type":"RUN_FINISHED"}' }], ended: true })
+      expect(await log.read(runId, 0)).toEqual({ events: [started, { seq: 2, data: '{"type":"RUN_FINISHED"}' }], ended: true })
     })
 
     it('keeps runs’ events in order for readers that reattach, and marks the end', async () => {

@@ -207,7 +207,10 @@ export interface LoggedEvent {
 /**
  * The events of each run, kept while it streams and a while after it ends, so a client whose
  * connection dropped (or that reloaded, or that reaches another instance) reads the rest of the
- * run: the events it missed, then the live ones.
+ * run: the events it missed, then the live ones. The runtime gives every call the run's thread
+ * (`threadId`), so a log may keep a run beside its thread (Redis keeps it in the thread's hash
+ * slot, where the release's script can end it); a log must still find a run written with its
+ * thread when read by its id alone (a TanStack rejoin), and may ignore the argument.
  */
 export interface RunEventLog {
   /**
@@ -221,13 +224,13 @@ export interface RunEventLog {
    * Appends events in `seq` order (one writer per run: the run itself). `final` marks the run's
    * last batch; its log may then be dropped after the store's retention time.
    */
-  append(runId: string, events: readonly LoggedEvent[], final: boolean): Promise<void>
+  append(runId: string, events: readonly LoggedEvent[], final: boolean, threadId?: string): Promise<void>
   /**
    * The events after `after`, in order, at most `limit` of them when given (`ended` is then true
    * only when the run's last event is among them); `undefined` when the log holds nothing of the
    * run (none yet, or expired).
    */
-  read(runId: string, after: number, limit?: number): Promise<{ readonly events: readonly LoggedEvent[]; readonly ended: boolean } | undefined>
+  read(runId: string, after: number, limit?: number, threadId?: string): Promise<{ readonly events: readonly LoggedEvent[]; readonly ended: boolean } | undefined>
   /** Resolves once events after `after` may have arrived, after at most `timeoutMs`, or when `signal` aborts. */
-  wait(runId: string, after: number, timeoutMs: number, signal: AbortSignal): Promise<void>
+  wait(runId: string, after: number, timeoutMs: number, signal: AbortSignal, threadId?: string): Promise<void>
 }
