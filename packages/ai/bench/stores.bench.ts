@@ -25,6 +25,8 @@ interface Service {
   stop(): Promise<void>
 }
 
+/** PG_FSYNC=on: the PostgreSQL server flushes its WAL to disk, as a stock one does (off by default, as the tests' server: the figures then leave out the disk). */
+const PG_FSYNC = process.env.PG_FSYNC === 'on'
 const LIMITS = { warmup: 300, maxTurns: 2000, budgetMs: 1500 }
 const HISTORY = [1, 10, 50, 200]
 const SAMPLE = 41
@@ -218,7 +220,7 @@ try {
   console.log(`  (no Redis: ${(error as Error).message})`)
 }
 try {
-  const postgres = await startPostgres()
+  const postgres = await startPostgres({ fsync: PG_FSYNC })
   services.push(postgres)
   const pool = new pg.Pool({ connectionString: postgres.connectionString, max: 16 })
   closers.push(() => pool.end())
@@ -246,6 +248,7 @@ try {
 
 try {
   console.log(`stores.bench: the chat handler in-process (Fetch, no HTTP), one server tool per turn (node ${process.version}, ≤${LIMITS.maxTurns} turns or ${LIMITS.budgetMs} ms each)`)
+  console.log(`  PostgreSQL: a throwaway server with fsync=${PG_FSYNC ? 'on (WAL flushed to disk, as a stock server)' : 'off (its commits skip the disk; PG_FSYNC=on for a stock server\'s flushes)'}`)
   console.log('\n  memory store beside TanStack AI chat() (which stores no thread), in-process:')
   const memoryHandler = handlerFor(memoryStore())
   for (const concurrency of [1, 8, 32]) {
