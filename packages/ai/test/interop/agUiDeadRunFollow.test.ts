@@ -64,14 +64,26 @@ async function follow(url: string, threadId: string) {
   return { agent, events, types: events.map((event) => event.type) }
 }
 
+/** What a run that died mid-text had logged: a message started, half its text. */
+const MID_TEXT = [
+  { type: 'TEXT_MESSAGE_START', messageId: 'msg_half', role: 'assistant' },
+  { type: 'TEXT_MESSAGE_CONTENT', messageId: 'msg_half', delta: 'Half a rep' },
+]
+
+/** What a run that died mid-tool-call had logged: its step's text, then a call's first argument bytes. */
+const MID_TOOL_CALL = [
+  { type: 'TEXT_MESSAGE_START', messageId: 'msg_step', role: 'assistant' },
+  { type: 'TEXT_MESSAGE_CONTENT', messageId: 'msg_step', delta: 'Let me look.' },
+  { type: 'TEXT_MESSAGE_END', messageId: 'msg_step' },
+  { type: 'TOOL_CALL_START', toolCallId: 'call_half', toolCallName: 'get_weather', parentMessageId: 'msg_step' },
+  { type: 'TOOL_CALL_ARGS', toolCallId: 'call_half', delta: '{"ci' },
+]
+
 const runIds = (events: readonly BaseEvent[], type: string) => events.filter((event) => event.type === type).map((event) => (event as unknown as { runId: string }).runId)
 
 describe('a stock AG-UI client following by GET a run whose instance died', () => {
   it('mid-text: the dead run ends (its text closed) before the run that continues the turn, which it follows to its end', async () => {
-    const { server, model, threadId } = await deadRun(() => [
-      { type: 'TEXT_MESSAGE_START', messageId: 'msg_half', role: 'assistant' },
-      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'msg_half', delta: 'Half a rep' },
-    ])
+    const { server, model, threadId } = await deadRun(() => MID_TEXT)
     const { agent, events, types: eventTypes } = await follow(server.url, threadId)
     const types: string[] = eventTypes
     const deadEnd = types.indexOf('RUN_FINISHED')
@@ -91,13 +103,7 @@ describe('a stock AG-UI client following by GET a run whose instance died', () =
   })
 
   it('mid-tool-call: the dead run ends (its call closed) before the run that continues the turn', async () => {
-    const { server, model, threadId } = await deadRun(() => [
-      { type: 'TEXT_MESSAGE_START', messageId: 'msg_step', role: 'assistant' },
-      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'msg_step', delta: 'Let me look.' },
-      { type: 'TEXT_MESSAGE_END', messageId: 'msg_step' },
-      { type: 'TOOL_CALL_START', toolCallId: 'call_half', toolCallName: 'get_weather', parentMessageId: 'msg_step' },
-      { type: 'TOOL_CALL_ARGS', toolCallId: 'call_half', delta: '{"ci' },
-    ])
+    const { server, model, threadId } = await deadRun(() => MID_TOOL_CALL)
     const { agent, events, types: eventTypes } = await follow(server.url, threadId)
     const types: string[] = eventTypes
     const deadEnd = types.indexOf('RUN_FINISHED')
@@ -113,10 +119,7 @@ describe('a stock AG-UI client following by GET a run whose instance died', () =
   })
 
   it('resuming mid-run (`Last-Event-ID`): what was open before the resume point is closed too, and the closing events carry no id', async () => {
-    const { server, threadId } = await deadRun(() => [
-      { type: 'TEXT_MESSAGE_START', messageId: 'msg_half', role: 'assistant' },
-      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'msg_half', delta: 'Half a rep' },
-    ])
+    const { server, threadId } = await deadRun(() => MID_TEXT)
     const response = await fetch(`${server.url}?threadId=${threadId}`, { headers: { accept: 'text/event-stream', 'last-event-id': 'run_dead:3' } })
     const frames = (await response.text()).split('\n\n').filter((block) => block.includes('data: ')).map((block) => {
       const lines = block.split('\n')
@@ -135,10 +138,7 @@ describe('a stock AG-UI client following by GET a run whose instance died', () =
 
 describe("Toolgate's client reading the same stream", () => {
   it('a reload onto a thread whose run died mid-text follows the continuing run to its end, and shows the stored thread: the dead run\'s half text is gone', async () => {
-    const { server, model, threadId } = await deadRun(() => [
-      { type: 'TEXT_MESSAGE_START', messageId: 'msg_half', role: 'assistant' },
-      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'msg_half', delta: 'Half a rep' },
-    ], { leaseLeftMs: LEASE_MS / 2 })
+    const { server, model, threadId } = await deadRun(() => MID_TEXT, { leaseLeftMs: LEASE_MS / 2 })
     // The thread reads as running: the client follows the run by GET, and the run is found dead
     // there (a reader waits a second of silence before it asks), its lease lapsed by then.
     const client = createChatClient({ endpoint: server.url, threadId })
@@ -160,13 +160,7 @@ describe("Toolgate's client reading the same stream", () => {
   })
 
   it('a reload onto a thread whose run died mid-tool-call: the half call and the text of its unstored step are gone too', async () => {
-    const { server, model, threadId } = await deadRun(() => [
-      { type: 'TEXT_MESSAGE_START', messageId: 'msg_step', role: 'assistant' },
-      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'msg_step', delta: 'Let me look.' },
-      { type: 'TEXT_MESSAGE_END', messageId: 'msg_step' },
-      { type: 'TOOL_CALL_START', toolCallId: 'call_half', toolCallName: 'get_weather', parentMessageId: 'msg_step' },
-      { type: 'TOOL_CALL_ARGS', toolCallId: 'call_half', delta: '{"ci' },
-    ], { leaseLeftMs: LEASE_MS / 2 })
+    const { server, model, threadId } = await deadRun(() => MID_TOOL_CALL, { leaseLeftMs: LEASE_MS / 2 })
     const client = createChatClient({ endpoint: server.url, threadId })
     await client.load()
     expect(model.calls).toBe(1)
@@ -181,10 +175,7 @@ describe("Toolgate's client reading the same stream", () => {
 
 describe("Toolgate's client reading a dead run nothing continues", () => {
   it('a page that may only read: the half text is gone and the thread shows its last run lost, as a reload does; nothing is written', async () => {
-    const { server, model, threadId } = await deadRun(() => [
-      { type: 'TEXT_MESSAGE_START', messageId: 'msg_half', role: 'assistant' },
-      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'msg_half', delta: 'Half a rep' },
-    ], { leaseLeftMs: LEASE_MS / 2, authorize: (request, _threadId, { action }) => action === 'read' || request.headers.get('x-user') === WRITER['x-user'] })
+    const { server, model, threadId } = await deadRun(() => MID_TEXT, { leaseLeftMs: LEASE_MS / 2, authorize: (request, _threadId, { action }) => action === 'read' || request.headers.get('x-user') === WRITER['x-user'] })
     const client = createChatClient({ endpoint: server.url, threadId })
     const shown: string[] = []
     client.subscribe(() => shown.push(...texts(client.getSnapshot().messages)))
