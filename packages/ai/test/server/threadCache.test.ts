@@ -72,8 +72,10 @@ async function redisBackend(): Promise<Backend> {
     async store(wire) {
       const client = await createClient({ url: redis.url }).connect()
       closers.push(() => client.quit())
-      // A run's event log (its writes name their keys at [3], a reader's reads at [1]) is not the thread's traffic.
-      const logged = (args: string[]) => /:(events|end)$/.test(args[3] ?? '') || /:(events|end)$/.test(args[1] ?? '')
+      // A run's event log (its writes name their keys at [3], a reader's reads at [1]; its first
+      // write also sets the run's index, `{runId}:thread`) is not the thread's traffic, nor is a
+      // script's load (once per connection, before its first use).
+      const logged = (args: string[]) => args[0] === 'SCRIPT' || /:(events|end)$/.test(args[3] ?? '') || /:(events|end|thread)$/.test(args[1] ?? '')
       const counted = wire ? { sendCommand: (args: string[]) => (logged(args) ? client.sendCommand(args) : wire.track(args[0]!, () => client.sendCommand(args))) } : client
       return redisStore({ client: counted, prefix })
     },
@@ -115,33 +117,25 @@ async function postgresBackend(): Promise<Backend> {
   }
 }
 
-/** A model that records the messages of every call: a message naming the weather gets a tool call, then a reply. */
+/** The tool call a user message asks for, by a word in it (the first that matches); any other message gets a reply. */
+const CALLS_ASKED: readonly { word: RegExp; toolName: string; args: string }[] = [
+  { word: /pay/, toolName: 'transfer_money', args: '{"to":"Ann","amount":500}' },
+  { word: /plan/, toolName: 'confirm_plan', args: '{"plan":"ship"}' },
+  { word: /weather/, toolName: 'get_weather', args: '{"city":"Oslo"}' },
+]
+
+/** A model that records the messages of every call: a message naming the weather (or paying, or a plan) gets a tool call, then a reply. */
 function recordingModel() {
   const calls: ThreadMessage[][] = []
   const model: ChatModel = {
     async *stream(request) {
       calls.push(structuredClone(request.messages) as ThreadMessage[])
       const last = request.messages.at(-1)!
-      if (last.role === 'user' && /pay/.test(JSON.stringify(last.content))) {
+      const asked = last.role === 'user' ? CALLS_ASKED.find(({ word }) => word.test(JSON.stringify(last.content))) : undefined
+      if (asked) {
         const id = `call_${calls.length}`
-        yield { type: 'tool-call-start', toolCallId: id, toolName: 'transfer_money' }
-        yield { type: 'tool-call-delta', toolCallId: id, delta: '{"to":"Ann","amount":500}' }
-        yield { type: 'tool-call-end', toolCallId: id }
-        yield { type: 'finish', reason: 'tool_calls' }
-        return
-      }
-      if (last.role === 'user' && /plan/.test(JSON.stringify(last.content))) {
-        const id = `call_${calls.length}`
-        yield { type: 'tool-call-start', toolCallId: id, toolName: 'confirm_plan' }
-        yield { type: 'tool-call-delta', toolCallId: id, delta: '{"plan":"ship"}' }
-        yield { type: 'tool-call-end', toolCallId: id }
-        yield { type: 'finish', reason: 'tool_calls' }
-        return
-      }
-      if (last.role === 'user' && /weather/.test(JSON.stringify(last.content))) {
-        const id = `call_${calls.length}`
-        yield { type: 'tool-call-start', toolCallId: id, toolName: 'get_weather' }
-        yield { type: 'tool-call-delta', toolCallId: id, delta: '{"city":"Oslo"}' }
+        yield { type: 'tool-call-start', toolCallId: id, toolName: asked.toolName }
+        yield { type: 'tool-call-delta', toolCallId: id, delta: asked.args }
         yield { type: 'tool-call-end', toolCallId: id }
         yield { type: 'finish', reason: 'tool_calls' }
         return
