@@ -12,8 +12,9 @@ import { nextTurn } from '../../util/nextTurn.ts'
 
 /**
  * Events are written to the log in batches: those of one event-loop turn together, one write in
- * flight per run, the rest queued behind it; the last write marks the log complete (on a log
- * `inCommits`, the run's release does, carrying what this writer had not yet written).
+ * flight per run, the rest queued behind it; the last write marks the log complete. On a log
+ * `inCommits`, a thread commit the run sends while a batch waits here carries it instead (`ride`),
+ * as the one write in flight, and the run's release carries what this writer had not yet written.
  */
 class LogWriter {
   readonly #log: RunEventLog
@@ -55,6 +56,27 @@ class LogWriter {
     this.#schedule()
   }
 
+  /**
+   * The queued batch, for a thread commit being sent now to carry instead of this writer (`rode`
+   * says how that went): only while no write of the log is on its way, so batches land in order,
+   * and those queued behind it wait for its answer as they would for a batch's.
+   */
+  ride(): readonly LoggedEvent[] | undefined {
+    if (this.#writing || this.#ended || this.#queued.length === 0) return undefined
+    const events = this.#queued
+    this.#queued = []
+    this.#writing = true
+    this.#sending = events
+    return events
+  }
+
+  /** The commit that carried `events` (`ride`) was answered: written (`landed`), or else they are written here, first. */
+  rode(events: readonly LoggedEvent[], landed: boolean): void {
+    if (this.#sending !== events) return
+    if (!landed && !this.#ended) this.#queued = [...events, ...this.#queued]
+    this.#written()
+  }
+
   #schedule(): void {
     if (this.#scheduled || this.#writing || this.#ended) return
     this.#scheduled = true
@@ -90,7 +112,8 @@ class LogWriter {
 
   readonly #write = () => {
     this.#scheduled = false
-    if (this.#ended) return
+    // A commit carrying a batch was sent since this write was scheduled: its answer schedules the next.
+    if (this.#ended || this.#writing) return
     const events = this.#queued
     const final = this.#ending
     if (events.length === 0 && !final) return
@@ -226,11 +249,16 @@ function told(frames: EventFrames, out: FrameStream): LiveStream {
 }
 
 /**
- * A run's last events on a log its thread store writes with commits (`RunEventLog.inCommits`):
- * held back from the live stream and the log until the release that carries them lands, so no
- * reader sees a run finish whose release failed.
+ * A run's events on a log its thread store writes with commits (`RunEventLog.inCommits`): the
+ * run's writes carry the batch its log writer has not sent (`ride`), and its last events are held
+ * back from the live stream and the log until the release that carries them lands, so no reader
+ * sees a run finish whose release failed.
  */
 export interface LastEvents {
+  /** The events not yet sent to the log, for a thread commit being sent now to carry; `undefined` when there are none it may take. */
+  ride(): RiddenEvents | undefined
+  /** The commit that carried `events` was answered: `landed`, or failed or refused (the log writer then writes them). */
+  rode(events: RiddenEvents, landed: boolean): void
   /** Events from now on are held back. */
   hold(): void
   /** What the release carries: every event the log has not acknowledged, the held ones last. */
@@ -239,6 +267,13 @@ export interface LastEvents {
   logged(): void
   /** The release failed: the held events were never told (the run fails instead). */
   dropped(): void
+}
+
+/** Events a run's thread commit carries into the log: not its last (`final: false`). */
+export interface RiddenEvents {
+  readonly runId: string
+  readonly events: readonly LoggedEvent[]
+  readonly final: false
 }
 
 /**
@@ -257,6 +292,11 @@ export function launchRun(log: RunEventLog, threadId: string, runId: string, liv
   }
   const last: LastEvents | undefined = withCommits
     ? {
+        ride: () => {
+          const events = writer.ride()
+          return events && { runId, events, final: false }
+        },
+        rode: (ridden, landed) => writer.rode(ridden.events, landed),
         hold: () => void (held = []),
         unlogged: () => ({ runId, events: [...writer.carried(), ...(held ?? []).map((entry) => entry.logged)] }),
         logged: () => {

@@ -5,7 +5,7 @@ import { StoreConflictError, ThreadFullError, type ToolFailures, toolFailures } 
 import type { RunEvents } from '../events/runEvents.ts'
 import { messageBytes } from '../../util/jsonBytes.ts'
 import { commitChange, commitOf, loadMessages, nextHead, type ThreadChange } from '../thread/thread.ts'
-import type { LastEvents } from '../events/liveStream.ts'
+import type { LastEvents, RiddenEvents } from '../events/liveStream.ts'
 
 import { appContext } from './context.ts'
 import { RunMiddleware } from './middleware.ts'
@@ -83,6 +83,8 @@ export class Run {
   /** When the run last wrote (each write renews the lease) and last looked for a stop asked elsewhere. */
   #renewedAt = Date.now()
   #checkedAt = Date.now()
+  /** The run's log, when its thread store writes it with commits: each write carries the events it has not sent. */
+  readonly #log: LastEvents | undefined
 
   constructor(options: {
     config: ChatConfig
@@ -95,7 +97,10 @@ export class Run {
     /** The stored history, when the caller has it; else `load` reads it. */
     messages?: readonly ThreadMessage[]
     trace?: RunTrace | undefined
+    /** The run's log, when its thread store writes it with commits (`RunEventLog.inCommits`). */
+    log?: LastEvents | undefined
   }) {
+    this.#log = options.log
     this.trace = options.trace
     this.config = options.config
     this.runId = options.runId
@@ -264,11 +269,14 @@ export class Run {
     const to = withMessages ? this.#appended.length : this.#saved
     let next: ThreadHead
     let committing: Promise<boolean>
+    let riding: RiddenEvents | undefined
     try {
       const change = transition(base, this.#appended.slice(this.#saved, to))
       next = nextHead(base, change)
-      committing = Promise.resolve(this.config.store.commit(commitOf(next, change, undefined, last?.unlogged())))
+      riding = last ? undefined : this.#log?.ride()
+      committing = Promise.resolve(this.config.store.commit(commitOf(next, change, undefined, last?.unlogged() ?? riding)))
     } catch (error) {
+      if (riding) this.#log!.rode(riding, false)
       return Promise.reject(error)
     }
     this.#inFlight++
@@ -279,6 +287,7 @@ export class Run {
     const write = committing.then(
       (written) => {
         this.#inFlight--
+        if (riding) this.#log!.rode(riding, written)
         if (written) {
           this.#asked--
           return this.#written(next, to, false)
@@ -289,6 +298,7 @@ export class Run {
       (error: unknown) => {
         this.#inFlight--
         this.#asked--
+        if (riding) this.#log!.rode(riding, false)
         this.#latest = undefined
         this.#followable = false
         throw error ?? new Error('The store failed without an error')
@@ -321,6 +331,7 @@ export class Run {
         let to!: number
         let next!: ThreadHead
         let committing!: Promise<boolean>
+        let riding: RiddenEvents | undefined
         try {
           if (waits) await turn
           follows = withMessages && this.#followable && this.config.store.pipelines === true ? this.#latest : undefined
@@ -337,7 +348,13 @@ export class Run {
             change = await change
           }
           next = nextHead(base, change)
-          committing = this.config.store.commit(commitOf(next, change, follows, last?.unlogged()))
+          riding = last ? undefined : this.#log?.ride()
+          try {
+            committing = this.config.store.commit(commitOf(next, change, follows, last?.unlogged() ?? riding))
+          } catch (error) {
+            if (riding) this.#log!.rode(riding, false)
+            throw error
+          }
           this.#inFlight++
           this.#latest = next
           this.#sent = to
@@ -352,6 +369,7 @@ export class Run {
         } catch (error) {
           failure = error ?? new Error('The store failed without an error')
         }
+        if (riding) this.#log!.rode(riding, failure === undefined && written === true)
         // Only a write that followed another cares how that one went (and only one that waited can have followed).
         const before = follows ? await answered : undefined
         this.#inFlight--

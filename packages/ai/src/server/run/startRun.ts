@@ -101,7 +101,8 @@ function launch(config: ChatConfig, claimed: ClaimedRun, live: LiveStream | unde
     model: config.model.name,
     store: config.store.name,
   })
-  // A log the thread store writes with its commits: the release carries the run's last events.
+  // A log the thread store writes with its commits: the run's writes carry the events it has not
+  // sent, and the release the run's last events.
   const withCommits = config.eventLog.inCommits === true && config.store.events === config.eventLog
   launchRun(
     config.eventLog,
@@ -111,7 +112,7 @@ function launch(config: ChatConfig, claimed: ClaimedRun, live: LiveStream | unde
     async (sink, last) => {
       const events = new RunEvents(head.id, runId, sink, { timestamps: config.devtools !== undefined })
       try {
-        await driveRun(new Run({ config, runId, context, events, abort, head, trace, ...(messages ? { messages } : {}) }), start, claimed.snapshot, last)
+        await driveRun(new Run({ config, runId, context, events, abort, head, trace, log: last, ...(messages ? { messages } : {}) }), start, claimed.snapshot, last)
       } finally {
         config.liveRuns.delete(runId)
       }

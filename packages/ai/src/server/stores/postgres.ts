@@ -241,11 +241,16 @@ WITH head AS (
 )`
   const commitSql = `${commitHeadSql}
 SELECT count(*) AS written FROM head`
-  // A run's release with its last events: they end its log only if the head is written (its run row
-  // is upserted from the head's row), in the same statement; a batch still on its way keeps its rows.
+  // A run's write with the events its log had not sent, or its release with its last events ($15
+  // true): written, and the last ones end its log, only if the head is (its run row is upserted from
+  // the head's row), in the same statement, durable as every thread commit is; a batch still on its
+  // way keeps its rows. A live run's row keeps its expiry as `appendEventsSql` does.
   const commitWithEventsSql = `${commitHeadSql}, run AS (
-  INSERT INTO ${t}_runs (run_id, ended, expires_at) SELECT $11, true, now() + $12 * interval '1 millisecond' FROM head
-  ON CONFLICT (run_id) DO UPDATE SET ended = true, expires_at = EXCLUDED.expires_at
+  INSERT INTO ${t}_runs (run_id, ended, expires_at)
+  SELECT $11, $15::boolean, now() + $12 * interval '1 millisecond' * CASE WHEN $15 THEN 1 ELSE ${RENEWED} END FROM head
+  ON CONFLICT (run_id) DO UPDATE SET ended = ${t}_runs.ended OR EXCLUDED.ended,
+    expires_at = CASE WHEN NOT EXCLUDED.ended AND (${t}_runs.ended OR ${t}_runs.expires_at >= now() + $12 * interval '1 millisecond')
+      THEN ${t}_runs.expires_at ELSE EXCLUDED.expires_at END
   RETURNING run_id, pg_notify('${channel}', run_id) AS notified
 ), logged AS (
   INSERT INTO ${t}_run_events (run_id, seq, data)
@@ -376,7 +381,10 @@ DELETE FROM ${t}_run_events WHERE run_id IN (SELECT run_id FROM gone)`,
         follows === undefined ? null : (sentAs.get(follows) ?? JSON.stringify(follows)),
       ]
       const sql = last ? commitWithEventsSql : commitSql
-      if (last) values.push(last.runId, retentionMs, last.events.map((event) => event.seq), last.events.map((event) => event.data))
+      if (last) {
+        const final = last.final !== false
+        values.push(last.runId, final ? retentionMs : DAY_MS, last.events.map((event) => event.seq), last.events.map((event) => event.data), final)
+      }
       const written = async () => Number((await query('commit', sql, values)).rows[0]?.written) === 1
       // The pool may send a commit on another connection than the one it follows, and the server may
       // take it first: then, once that one has landed, it is tried again (what the caller would do,

@@ -69,17 +69,18 @@ export interface RedisStore extends ThreadStore {
 // set the head, push the new messages and records, renew the TTLs, and publish the thread's wakeup
 // key on the store's channel (ARGV[5], ARGV[6]) for its watchers on any instance. Nothing is read
 // back. A commit sent behind one not yet answered (`follows`, ARGV[7]) also compares the stored
-// head's text with that one's. A run's release carries its last events (KEYS[5], KEYS[6]: its log,
-// as APPEND_EVENTS writes it; ARGV[9] the log's retention, ARGV[10] the run's id to publish): they
-// end its log only if the head is written, in the same script.
+// head's text with that one's. A run's writes carry the events its log had not sent (KEYS[5],
+// KEYS[6]: its log, as APPEND_EVENTS writes it; ARGV[9] the log's time to live, ARGV[10] the run's
+// id to publish, ARGV[11] '1' when they are the run's last, carried by its release): written, and
+// the last ones end its log, only if the head is written, in the same script.
 const COMMIT = `
 local stored = redis.call('HMGET', KEYS[1], 'v', 'h')
 if tonumber(stored[1] or '0') ~= tonumber(ARGV[1]) - 1 then return 0 end
 if ARGV[7] ~= '' and stored[2] ~= ARGV[7] then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[1], 'h', ARGV[2])
-local messages = 11 + tonumber(ARGV[4])
+local messages = 12 + tonumber(ARGV[4])
 local decisions = messages + tonumber(ARGV[8])
-for i = 11, messages - 1 do redis.call('RPUSH', KEYS[2], ARGV[i]) end
+for i = 12, messages - 1 do redis.call('RPUSH', KEYS[2], ARGV[i]) end
 for i = messages, decisions - 1 do redis.call('RPUSH', KEYS[3], ARGV[i]) end
 -- PEXPIRE on a key that does not exist (no messages, records or files yet) does nothing.
 local ttl = ARGV[3]
@@ -92,8 +93,12 @@ if KEYS[5] then
     if redis.call('ZCOUNT', KEYS[5], seq, seq) == 0 then redis.call('ZADD', KEYS[5], seq, member) end
   end
   local retention = tonumber(ARGV[9])
-  redis.call('SET', KEYS[6], '1', 'PX', retention)
-  redis.call('PEXPIRE', KEYS[5], retention)
+  if ARGV[11] == '1' then redis.call('SET', KEYS[6], '1', 'PX', retention)
+  else
+    local ended = redis.call('PTTL', KEYS[6])
+    if ended ~= -2 then retention = ended end
+  end
+  if retention > 0 then redis.call('PEXPIRE', KEYS[5], retention) end
   redis.call('PUBLISH', ARGV[5], ARGV[10])
 end
 return 1
@@ -292,8 +297,9 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
         threadWakeKey(head.id),
         follows === undefined ? '' : (sentAs.get(follows) ?? JSON.stringify(follows)),
         String(decisions.length),
-        String(retentionMs),
+        String(last?.final === false ? DAY_MS : retentionMs),
         last?.runId ?? '',
+        last?.final === false ? '0' : '1',
         ...append.map((message) => JSON.stringify(message)),
         ...decisions.map((record) => JSON.stringify(record)),
       ]

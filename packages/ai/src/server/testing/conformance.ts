@@ -200,6 +200,25 @@ export function threadStoreConformance(name: string, factory: StoreFactory, { de
       expect(await store.events.read(runId, 1)).toEqual({ events: [event(2), event(3)], ended: true })
     })
 
+    it('writes a live run’s events a commit carries (`final: false`, a log `inCommits`) with its head only, leaving the log open for the batches that follow', async () => {
+      const store = await factory({})
+      if (!store.events?.inCommits) return
+      const id = freshId()
+      const runId = `run_${id}`
+      const event = (seq: number) => ({ seq, data: `{"n":${seq}}` })
+      expect(await store.commit({ head: headOf(id, 1, 0), append: [], events: { runId, events: [event(1)], final: false } })).toBe(true)
+      expect(await store.commit({ head: headOf(id, 1, 0), append: [], events: { runId, events: [event(2)], final: false } })).toBe(false)
+      expect(await store.events.read(runId, 0, undefined, id)).toEqual({ events: [event(1)], ended: false })
+      // The events of the refused commit, written by the log itself, then the next commit's.
+      await store.events.append(runId, [event(2)], false, id)
+      expect(await store.commit({ head: headOf(id, 2, 0), append: [], events: { runId, events: [event(3)], final: false } })).toBe(true)
+      expect(await store.events.read(runId, 0, undefined, id)).toEqual({ events: [event(1), event(2), event(3)], ended: false })
+      // A reader given the run's id alone (a TanStack rejoin) finds it too.
+      expect(await store.events.read(runId, 1)).toEqual({ events: [event(2), event(3)], ended: false })
+      expect(await store.commit({ head: headOf(id, 3, 0), append: [], events: { runId, events: [event(4)] } })).toBe(true)
+      expect(await store.events.read(runId, 2, undefined, id)).toEqual({ events: [event(3), event(4)], ended: true })
+    })
+
     it('lets exactly one of many concurrent writes of the same version win', async () => {
       const store = await factory({})
       const id = freshId()

@@ -142,11 +142,13 @@ export interface ThreadCommit {
    */
   readonly follows?: ThreadHead
   /**
-   * A run's last events (through its RUN_FINISHED), for the store's own run event log, when that log
-   * says `inCommits`: written in the same atomic write, and only if the head is, so no reader sees
-   * a run finish whose release did not land. They end the run's log (`final`).
+   * A run's events, for the store's own run event log, when that log says `inCommits`: written in
+   * the same atomic write, and only if the head is. The release carries the run's last ones
+   * (through its RUN_FINISHED), so no reader sees a run finish whose release did not land: they end
+   * the run's log (`final`, unless it is `false`). A run's other writes carry the events its log
+   * had not yet sent (`final: false`), saving the log a write of its own.
    */
-  readonly events?: { readonly runId: string; readonly events: readonly LoggedEvent[] }
+  readonly events?: { readonly runId: string; readonly events: readonly LoggedEvent[]; readonly final?: boolean }
 }
 
 export interface ThreadStore {
@@ -215,7 +217,8 @@ export interface LoggedEvent {
 export interface RunEventLog {
   /**
    * The thread store this log belongs to writes `ThreadCommit.events` into it, in the commit's
-   * atomic write: a run's release carries its last events (one round trip for both). Events may
+   * atomic write: a run's writes carry the events not yet logged, its release its last events (one
+   * round trip for both). Events may
    * then arrive twice (a batch still on its way), and a log that says so keeps the first of a `seq`.
    * A store that wraps another and hands on its log must hand `ThreadCommit.events` on to its commit.
    */
