@@ -63,6 +63,35 @@ export interface RedisStore extends ThreadStore {
   readonly attachments: AttachmentStore
 }
 
+/**
+ * A run's events: a sorted set scored by each event's seq (its member is `<seq>:<data>`, unique
+ * even for two events of equal data), so ids come from the log, and a write Redis lost leaves a
+ * gap that readers see instead of renumbering what follows; and, once the run ended, an `end`
+ * marker. Both expire: `retention` after the end, a day after the last write for a run whose
+ * process died. The first event of a `seq` is kept: a batch that lands after the release that
+ * carried it too changes nothing, nor the ended log's retention. Each write publishes the run's id
+ * on the store's channel, for waiting readers on any instance.
+ *
+ * This is the Lua of that write (the events at ARGV[from..]; `last` is '1' for the run's last),
+ * shared by the commit (the events a run's write carries) and the log's own append, so both keep
+ * the one rule.
+ */
+const logEvents = (keys: { events: string; end: string }, argv: { from: string; last: string; retention: string; channel: string; runId: string }) => `
+for i = ${argv.from}, #ARGV do
+  local member = ARGV[i]
+  local seq = string.sub(member, 1, string.find(member, ':', 1, true) - 1)
+  if redis.call('ZCOUNT', ${keys.events}, seq, seq) == 0 then redis.call('ZADD', ${keys.events}, seq, member) end
+end
+local retention = tonumber(${argv.retention})
+if ${argv.last} == '1' then redis.call('SET', ${keys.end}, '1', 'PX', retention)
+else
+  local ended = redis.call('PTTL', ${keys.end})
+  if ended ~= -2 then retention = ended end
+end
+if retention > 0 then redis.call('PEXPIRE', ${keys.events}, retention) end
+redis.call('PUBLISH', ${argv.channel}, ${argv.runId})
+`
+
 // A thread is keys in one hash slot (so a cluster keeps them together): a hash with the head's
 // version `v` and JSON `h`, a list of its messages as JSON, a list of its decision records, a
 // hash of its files, and its runs' event logs. A commit is one Lua script: compare the version,
@@ -86,45 +115,13 @@ for i = messages, decisions - 1 do redis.call('RPUSH', KEYS[3], ARGV[i]) end
 local ttl = ARGV[3]
 for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ttl) end
 redis.call('PUBLISH', ARGV[5], ARGV[6])
-if KEYS[5] then
-  for i = decisions, #ARGV do
-    local member = ARGV[i]
-    local seq = string.sub(member, 1, string.find(member, ':', 1, true) - 1)
-    if redis.call('ZCOUNT', KEYS[5], seq, seq) == 0 then redis.call('ZADD', KEYS[5], seq, member) end
-  end
-  local retention = tonumber(ARGV[9])
-  if ARGV[11] == '1' then redis.call('SET', KEYS[6], '1', 'PX', retention)
-  else
-    local ended = redis.call('PTTL', KEYS[6])
-    if ended ~= -2 then retention = ended end
-  end
-  if retention > 0 then redis.call('PEXPIRE', KEYS[5], retention) end
-  redis.call('PUBLISH', ARGV[5], ARGV[10])
-end
+if KEYS[5] then${logEvents({ events: 'KEYS[5]', end: 'KEYS[6]' }, { from: 'decisions', last: 'ARGV[11]', retention: 'ARGV[9]', channel: 'ARGV[5]', runId: 'ARGV[10]' })}end
 return 1
 `
 
-// A run's events: a sorted set scored by each event's seq (its member is `<seq>:<data>`, unique
-// even for two events of equal data), so ids come from the log, and a write Redis lost leaves a
-// gap that readers see instead of renumbering what follows; and, once the run ended, an `end`
-// marker. Both expire: `retention` after the end, a day after the last write for a run whose
-// process died. The first event of a `seq` is kept: a batch that lands after the release that
-// carried it too changes nothing, nor the ended log's retention. Each append publishes the run's
-// id on the store's channel (ARGV[3]), for waiting readers on any instance.
-const APPEND_EVENTS = `
-for i = 5, #ARGV do
-  local member = ARGV[i]
-  local seq = string.sub(member, 1, string.find(member, ':', 1, true) - 1)
-  if redis.call('ZCOUNT', KEYS[1], seq, seq) == 0 then redis.call('ZADD', KEYS[1], seq, member) end
-end
-local ttl = tonumber(ARGV[2])
-if ARGV[1] == '1' then redis.call('SET', KEYS[2], '1', 'PX', ttl)
-else
-  local ended = redis.call('PTTL', KEYS[2])
-  if ended ~= -2 then ttl = ended end
-end
-if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
-redis.call('PUBLISH', ARGV[3], ARGV[4])
+// The log's own append: KEYS the log (events, end); ARGV[1] '1' for the run's last events,
+// ARGV[2] the retention, ARGV[3] the channel, ARGV[4] the run's id, the events from ARGV[5].
+const APPEND_EVENTS = `${logEvents({ events: 'KEYS[1]', end: 'KEYS[2]' }, { from: '5', last: 'ARGV[1]', retention: 'ARGV[2]', channel: 'ARGV[3]', runId: 'ARGV[4]' })}
 return 1
 `
 
