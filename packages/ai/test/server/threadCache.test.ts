@@ -147,6 +147,13 @@ function recordingModel() {
   return { model, calls }
 }
 
+/** Instance `a` (its thread traffic counted by `wire`) and instance `b`, both with `model` on the backend's store, and an observer of that store. */
+async function twoInstances(shared: Backend, model: ChatModel) {
+  const wire = new Wire()
+  const [a, b, observer] = [await instance(await shared.store(wire), model), await instance(await shared.store(), model), await shared.store()]
+  return { wire, a, b, observer }
+}
+
 let runs = 0
 /** An AG-UI client's run input: `messages` as it holds them, `tools` the frontend tools it declares. */
 const runInput = (threadId: string, messages: readonly unknown[], tools: readonly unknown[] = []) =>
@@ -255,8 +262,7 @@ describe.each([
   it('resumes on the head it wrote: answers given on either instance, every model call sees exactly the stored history', async () => {
     const shared = await backend()
     const { model, calls } = recordingModel()
-    const wire = new Wire()
-    const [a, b, observer] = [await instance(await shared.store(wire), model), await instance(await shared.store(), model), await shared.store()]
+    const { wire, a, b, observer } = await twoInstances(shared, model)
     const asked = async (server: TestServer, message: string, threadId?: string) => {
       const turn = await server.send(message, threadId)
       expect(turn.interrupts, JSON.stringify(turn.body ?? turn.types)).toHaveLength(1)
@@ -328,8 +334,7 @@ describe.each([
   it('saves a round trip on the instance that wrote last, with no history read; a miss costs what a turn cost before', async () => {
     const shared = await backend()
     const { model, calls } = recordingModel()
-    const wire = new Wire()
-    const [a, b, observer] = [await instance(await shared.store(wire), model), await instance(await shared.store(), model), await shared.store()]
+    const { wire, a, b, observer } = await twoInstances(shared, model)
     const threadId = await turnSeeingStoredHistory(a, calls, observer, 'one: weather?')
     // Before the cache, a next turn waited for 4 in a row: a head read, the claim (the history read
     // alongside), the running mark and the release (sent behind the closed step).
@@ -340,8 +345,7 @@ describe.each([
   it('an AG-UI next turn sending its whole history waits for what a Toolgate turn does, its history checked on the cached history; a miss costs what it did before', async () => {
     const shared = await backend()
     const { model, calls } = recordingModel()
-    const wire = new Wire()
-    const [a, b, observer] = [await instance(await shared.store(wire), model), await instance(await shared.store(), model), await shared.store()]
+    const { wire, a, b, observer } = await twoInstances(shared, model)
     const threadId = `agui-turns-${shared.name}`
     await turnSeeingStoredHistory(a, calls, observer, 'one: weather?', threadId, true)
     const aguiTurn = async (server: TestServer, message: string) =>
@@ -357,8 +361,7 @@ describe.each([
   it('GET reads the stored head and, on the instance that wrote last, the history from its cache; another instance’s write is seen', async () => {
     const shared = await backend()
     const { model, calls } = recordingModel()
-    const wire = new Wire()
-    const [a, b, observer] = [await instance(await shared.store(wire), model), await instance(await shared.store(), model), await shared.store()]
+    const { wire, a, b, observer } = await twoInstances(shared, model)
     const threadId = await turnSeeingStoredHistory(a, calls, observer, 'one')
     const read = async () => {
       const whole = await a.get(threadId)
@@ -377,8 +380,7 @@ describe.each([
   it('an AG-UI connect (nothing new) answers the stored thread from one head read, its history from the cache on the instance that wrote last', async () => {
     const shared = await backend()
     const { model, calls } = recordingModel()
-    const wire = new Wire()
-    const [a, b, observer] = [await instance(await shared.store(wire), model), await instance(await shared.store(), model), await shared.store()]
+    const { wire, a, b, observer } = await twoInstances(shared, model)
     const threadId = `agui-connect-${shared.name}`
     await turnSeeingStoredHistory(a, calls, observer, 'one', threadId, true)
     const connect = async () => {
@@ -396,7 +398,6 @@ describe.each([
 
   it('an AG-UI connect mid-run on the instance running the run rejoins it from one head read, the thread as the run began from its cache', async () => {
     const shared = await backend()
-    const wire = new Wire()
     const { model: recording, calls } = recordingModel()
     let held = { started: deferred(), gate: deferred() }
     // A run whose message says "slow" waits at its model call, after its claim landed: nothing of it is in flight.
@@ -409,7 +410,7 @@ describe.each([
         yield* recording.stream(request)
       },
     }
-    const [a, b, observer] = [await instance(await shared.store(wire), model), await instance(await shared.store(), model), await shared.store()]
+    const { wire, a, b, observer } = await twoInstances(shared, model)
     const threadId = `agui-midrun-${shared.name}`
     await turnSeeingStoredHistory(a, calls, observer, 'one', threadId, true)
     const counts: Counted[] = []
