@@ -132,6 +132,14 @@ const follow = (url: string, threadId: string, runId: string) =>
   fetch(`${url}?threadId=${encodeURIComponent(threadId)}`, { headers: { accept: 'text/event-stream', 'last-event-id': `${runId}:0` } })
 
 const idsOf = (text: string) => [...text.matchAll(/^id: (.*)$/gm)].map((match) => match[1]!)
+
+/** A reader following the run at `url` (another instance) gets exactly the live stream, every event once: ids the run's 1..n. */
+async function expectFollowerGetsLive(url: string, live: string): Promise<void> {
+  const followed = await (await follow(url, threadOf(live), runOf(live))).text()
+  expect(followed).toBe(live)
+  const ids = idsOf(followed)
+  expect(ids).toEqual(ids.map((_, index) => `${runOf(live)}:${index + 1}`))
+}
 const runOf = (text: string) => /"runId":"([^"]+)"/.exec(text)![1]!
 const threadOf = (text: string) => /"threadId":"([^"]+)"/.exec(text)![1]!
 
@@ -146,10 +154,7 @@ describe.each([
     const live = await (await a.post({ message: 'weather in Oslo' })).text()
     expect(live).toContain('"RUN_FINISHED"')
     expect(stores.logWrites(stores.sent)).toEqual([])
-    const followed = await (await follow(b.url, threadOf(live), runOf(live))).text()
-    expect(followed).toBe(live)
-    const ids = idsOf(followed)
-    expect(ids).toEqual(ids.map((_, index) => `${runOf(live)}:${index + 1}`))
+    await expectFollowerGetsLive(b.url, live)
   })
 
   it('lets a reader on another instance see the events a commit carried while the run still waits on a tool, then the rest, each once', async () => {
@@ -187,10 +192,7 @@ describe.each([
     expect(failed).toBeGreaterThan(0)
     expect(live).toContain('"RUN_ERROR"')
     expect(live).not.toContain('"RUN_FINISHED"')
-    const followed = await (await follow(b.url, threadOf(live), runOf(live))).text()
-    expect(followed).toBe(live)
-    const ids = idsOf(followed)
-    expect(ids).toEqual(ids.map((_, index) => `${runOf(live)}:${index + 1}`))
+    await expectFollowerGetsLive(b.url, live)
   })
 
   it('still logs the events a commit carried when a stop request from another instance got ahead of it: the commit is refused, the run stops, and a reader gets every event', async () => {
@@ -209,10 +211,7 @@ describe.each([
     const live = await (await a.post({ message: 'weather in Oslo' })).text()
     expect(refused).toBeGreaterThan(0)
     expect(live).toMatch(/"RUN_FINISHED"|"RUN_ERROR"/)
-    const followed = await (await follow(b.url, threadOf(live), runOf(live))).text()
-    expect(followed).toBe(live)
-    const ids = idsOf(followed)
-    expect(ids).toEqual(ids.map((_, index) => `${runOf(live)}:${index + 1}`))
+    await expectFollowerGetsLive(b.url, live)
     // The thread is let go.
     expect((await stores.b.head(threadOf(live)))?.activeRun).toBeUndefined()
   })
