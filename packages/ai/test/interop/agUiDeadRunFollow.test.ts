@@ -141,10 +141,7 @@ describe("Toolgate's client reading the same stream", () => {
     const { server, model, threadId } = await deadRun(() => MID_TEXT, { leaseLeftMs: LEASE_MS / 2 })
     // The thread reads as running: the client follows the run by GET, and the run is found dead
     // there (a reader waits a second of silence before it asks), its lease lapsed by then.
-    const client = createChatClient({ endpoint: server.url, threadId })
-    const shown: string[] = []
-    client.subscribe(() => shown.push(...texts(client.getSnapshot().messages)))
-    await client.load()
+    const { client, shown } = await loadedPage(server.url, threadId)
     expect(model.calls).toBe(1)
     // The page did show the dead run's half text while it followed that run.
     expect(shown).toContain('Half a rep')
@@ -176,10 +173,7 @@ describe("Toolgate's client reading the same stream", () => {
 describe("Toolgate's client reading a dead run nothing continues", () => {
   it('a page that may only read: the half text is gone and the thread shows its last run lost, as a reload does; nothing is written', async () => {
     const { server, model, threadId } = await deadRun(() => MID_TEXT, { leaseLeftMs: LEASE_MS / 2, authorize: (request, _threadId, { action }) => action === 'read' || request.headers.get('x-user') === WRITER['x-user'] })
-    const client = createChatClient({ endpoint: server.url, threadId })
-    const shown: string[] = []
-    client.subscribe(() => shown.push(...texts(client.getSnapshot().messages)))
-    await client.load()
+    const { client, shown } = await loadedPage(server.url, threadId)
     expect(model.calls).toBe(0)
     expect(shown).toContain('Half a rep')
     const state = client.getSnapshot()
@@ -193,6 +187,15 @@ describe("Toolgate's client reading a dead run nothing continues", () => {
 })
 
 /** Every text part shown. */
+/** A page loading the thread with Toolgate's client, and every text it showed on the way. */
+async function loadedPage(url: string, threadId: string) {
+  const client = createChatClient({ endpoint: url, threadId })
+  const shown: string[] = []
+  client.subscribe(() => shown.push(...texts(client.getSnapshot().messages)))
+  await client.load()
+  return { client, shown }
+}
+
 function texts(messages: readonly ChatMessage[]): string[] {
   return messages.flatMap((message) => message.parts.flatMap((part) => (part.type === 'text' ? [part.text] : [])))
 }
