@@ -589,6 +589,28 @@ describe('the thread cache’s bound', () => {
     expect(await historyReads(threads.at(-1)!)).toBe(0)
     expect(await historyReads(oldest)).toBe(1)
   }, 60_000)
+
+  it('keeps 16 MB of stored messages: of three threads of 6 MB, the least recently used one’s next turn reads its history again', async () => {
+    const shared = await redisBackend()
+    const { model, calls } = recordingModel()
+    const wire = new Wire()
+    // Limits that let one user message fill a thread with 6 MB (far from the 1,000 threads the count allows).
+    const limits = { maxBodyBytes: 7 * 1024 * 1024, maxMessageBytes: 7 * 1024 * 1024 }
+    const a = await startServer({ model, tools: [weatherTool, transfer], store: await shared.store(wire), limits })
+    const observer = await shared.store()
+    const large = (word: string) => `${word}: ${'x'.repeat(6 * 1024 * 1024)}`
+    const threads: string[] = []
+    for (const word of ['first', 'second', 'third']) threads.push(await turnSeeingStoredHistory(a, calls, observer, large(word)))
+    const historyReads = async (threadId: string) => {
+      wire.reset()
+      await turnSeeingStoredHistory(a, calls, observer, 'again', threadId)
+      return wire.kinds.get(shared.historyRead) ?? 0
+    }
+    // 18 MB written: the first thread went to make room, the two written after it are kept.
+    expect(await historyReads(threads[2]!)).toBe(0)
+    expect(await historyReads(threads[1]!)).toBe(0)
+    expect(await historyReads(threads[0]!)).toBe(1)
+  }, 60_000)
 })
 
 interface Counted {
