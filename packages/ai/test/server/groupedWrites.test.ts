@@ -144,3 +144,33 @@ describe('a closed step whose next model call needs I/O (memory)', () => {
     expect(commits).toEqual(['claim', 'calls running', 'closed step', 'release'])
   })
 })
+
+describe('a heartbeat due while a write is on its way (memory)', () => {
+  it('is not a commit of its own: the write it would wait for renews the lease when it lands', async () => {
+    const LEASE_MS = 1500
+    const { store: inner, commits } = counted(memoryStore())
+    const landed = deferred()
+    let open!: () => void
+    const gate = new Promise<void>((resolve) => (open = resolve))
+    const store: ThreadStore = {
+      ...inner,
+      async commit(commit) {
+        // The calls' running mark stays unanswered past the heartbeat's due time (a third of the lease).
+        if (kindOf(commit) === 'calls running') {
+          landed.resolve()
+          await gate
+        }
+        return inner.commit(commit)
+      },
+    }
+    const server = await startServer({ model: scriptedModel([weatherRule]), tools: [weatherTool], store, limits: { runLeaseMs: LEASE_MS, toolTimeoutMs: LEASE_MS / 2 } })
+    const turn = server.send('weather in Oslo')
+    await landed.promise
+    // Half the lease: the run's clock (a tick every sixth of it) has found the heartbeat due.
+    await new Promise((resolve) => setTimeout(resolve, LEASE_MS / 2))
+    open()
+    const done = await turn
+    expect(done.text).toBe('It is 4 degrees')
+    expect(commits).toEqual(['claim', 'calls running', 'release with the closed step'])
+  })
+})

@@ -122,7 +122,9 @@ export class Run {
 
   /** The clock's tick (run/runClock.ts): a heartbeat when a slow model or tool left the lease unrenewed for a third of it, and a look for a stop asked elsewhere. */
   tick(now: number): void {
-    if (now - this.#renewedAt >= this.config.limits.runLeaseMs / 3) {
+    // A write unsettled or not yet made renews the lease when it lands, and a heartbeat could land
+    // only after it (it is never sent behind one): none is sent then.
+    if (now - this.#renewedAt >= this.config.limits.runLeaseMs / 3 && this.#asked === 0 && !this.#open) {
       this.#renewedAt = now
       void this.#write((head) => renewLease(head, { now: Date.now() }), false).catch(() => {})
     }
