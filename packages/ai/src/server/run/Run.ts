@@ -216,11 +216,14 @@ export class Run {
    * error: the run fails as if `save` had thrown.
    */
   send(fields: StepFields): void {
-    this.#ask((head, append) => saveStep(head, { fields, append, now: Date.now() }), false, undefined, true).catch((error: unknown) => {
-      this.#unsavedFields = { ...this.#unsavedFields, ...fields }
-      this.#failed ??= error
-      this.#abort.abort(error)
-    })
+    this.#hold(
+      (head, append) => saveStep(head, { fields, append, now: Date.now() }),
+      (error: unknown) => {
+        this.#unsavedFields = { ...this.#unsavedFields, ...fields }
+        this.#failed ??= error
+        this.#abort.abort(error)
+      },
+    )
   }
 
   /** Throws the error of a write the run did not wait for (`send`), if one failed. */
@@ -255,36 +258,51 @@ export class Run {
   /**
    * Group commit: a write with messages joins the writes asked for and not yet made, if any (they
    * go out as one commit, one compare-and-set: each transition made of the head the one before it
-   * leaves, the messages of all, the head of the last), else it opens a batch of its own, sent now
-   * or (`deferred`, a write nobody waits for) once the event loop turns. A batch is made, and
-   * closed to later writes, when it is sent: at once with nothing unsettled, else behind the last
-   * write (once that is sent, on a store that pipelines; answered, on one that does not). Every
-   * write of a batch settles with its commit. At most one batch waits at a time.
+   * leaves, the messages of all, the head of the last), else it opens a batch of its own. A batch
+   * is made, and closed to later writes, when it is sent: at once with nothing unsettled, else
+   * behind the last write (once that is sent, on a store that pipelines; answered, on one that
+   * does not). Every write of a batch settles with its commit. At most one batch waits at a time.
    */
-  #ask(part: Transition, async: boolean, last?: LastEvents, deferred = false): Promise<void> {
+  #ask(part: Transition, async: boolean, last?: LastEvents): Promise<void> {
     const open = this.#open
     if (open) {
       open.parts.push(part)
       open.async ||= async
       if (last) open.last = last
       // Someone waits for this write: a batch held for the loop's turn goes now.
-      if (!deferred && open.held) this.#flush(open)
+      if (open.held) this.#flush(open)
       return open.promise!
     }
-    const batch: Batch = { parts: [part], async, last, held: deferred, promise: undefined, settle: undefined }
+    const batch: Batch = { parts: [part], async, last, held: false, promise: undefined, failed: undefined }
     this.#open = batch
-    if (!deferred) return (batch.promise = this.#sendBatch(batch))
-    batch.promise = new Promise<void>((resolve, reject) => (batch.settle = { resolve, reject }))
+    return (batch.promise = this.#sendBatch(batch))
+  }
+
+  /**
+   * A write nobody waits for (`failed` hears if it fails): it joins the open batch, or opens one
+   * held until the event loop turns, so writes asked meanwhile go out with it.
+   */
+  #hold(part: Transition, failed: (error: unknown) => void): void {
+    const open = this.#open
+    if (open) {
+      open.parts.push(part)
+      if (!open.held) return void open.promise!.catch(failed)
+      const before = open.failed
+      open.failed = before ? (error) => (before(error), failed(error)) : failed
+      return
+    }
+    const batch: Batch = { parts: [part], async: false, last: undefined, held: true, promise: undefined, failed }
+    this.#open = batch
     nextTurn(() => {
       if (batch.held) this.#flush(batch)
     })
-    return batch.promise
   }
 
-  /** Sends a batch that was held for the loop's turn; its promise settles with the commit. */
+  /** Sends a batch that was held for the loop's turn. */
   #flush(batch: Batch): void {
     batch.held = false
-    this.#sendBatch(batch).then(batch.settle!.resolve, batch.settle!.reject)
+    batch.promise = this.#sendBatch(batch)
+    batch.promise.catch(batch.failed!)
   }
 
   #sendBatch(batch: Batch): Promise<void> {
@@ -504,11 +522,12 @@ interface Batch {
   async: boolean
   /** The run's last events, when its release is one of the parts. */
   last: LastEvents | undefined
-  /** Held for the loop's turn (a write nobody waits for), not yet handed to the writer. */
+  /** Held for the loop's turn (opened by a write nobody waits for), not yet handed to the writer. */
   held: boolean
+  /** Settles with the batch's commit, once it is handed to the writer. */
   promise: Promise<void> | undefined
-  /** Settles the promise of a batch that was held. */
-  settle: { resolve(): void; reject(error: unknown): void } | undefined
+  /** What the held write that opened the batch does if the commit fails. */
+  failed: ((error: unknown) => void) | undefined
 }
 
 /**
@@ -521,7 +540,7 @@ function merged(parts: readonly Transition[], from: number, head: ThreadHead, ap
     const made = parts[index]!(head, index === 0 ? append : NO_MESSAGES)
     if (made instanceof Promise) return made.then((change) => merged(parts, index + 1, nextHead(head, change), append, joined(sum, change)))
     sum = joined(sum, made)
-    head = nextHead(head, made)
+    if (index + 1 < parts.length) head = nextHead(head, made)
   }
   return sum!
 }
