@@ -32,8 +32,9 @@ export interface UsageTotals {
  * its event stream, and the lease that keeps other requests off the thread while it lives.
  * Writes go out in order, each a compare-and-set on the head the one before writes: on a store
  * that `pipelines`, a write is sent before the last is answered (it follows that one, and fails if
- * that one did not land). Each renews the lease, and a heartbeat renews it while a slow model or
- * tool writes nothing. A run that finds its thread taken over stops.
+ * that one did not land). Writes asked while one is not yet made go out with it, as one commit
+ * (`#ask`). Each renews the lease, and a heartbeat renews it while a slow model or tool writes
+ * nothing. A run that finds its thread taken over stops.
  */
 export class Run {
   readonly config: ChatConfig
