@@ -39,6 +39,21 @@ const weatherRule = {
 }
 
 /**
+ * The weather model reading the network, as a provider's does: each call gets its answer a turn of
+ * the event loop later. (A call that needs no I/O ends before the closed step is sent, and its
+ * write carries the closed step: nothing overlaps then; groupedWrites.test.ts covers that.)
+ */
+function networkModel(): ChatModel {
+  const scripted = scriptedModel([weatherRule])
+  return {
+    async *stream(request) {
+      await new Promise((resolve) => setImmediate(resolve))
+      yield* scripted.stream(request)
+    },
+  }
+}
+
+/**
  * Commits from the first that `hold` picks wait, in order, until `open()`: another writer can get
  * ahead of them. `held` says the thread, `behind` that a second commit waits behind the first.
  */
@@ -130,7 +145,7 @@ describe('a write asked while the one before it is unanswered, on a store that d
         return landed
       },
     }
-    const scripted = scriptedModel([weatherRule])
+    const scripted = networkModel()
     const secondCallDone = deferred()
     let calls = 0
     const model: ChatModel = {
@@ -165,7 +180,7 @@ describe('a write asked while the one before it is unanswered, on a store that d
 /** A stop request from another instance lands while a run's closed step is on its way, with the release sent behind it. */
 async function stopDuringOverlappedWrite(make: () => Promise<ThreadStore>) {
   const { store, held, behind, open } = heldStore(await make(), isClosedStep)
-  const model = scriptedModel([weatherRule])
+  const model = networkModel()
   const running = await startServer({ model, tools: [weatherTool], store })
   const other = await startServer({ model, tools: [weatherTool], store: await make() })
   const turn = running.send('weather in Oslo')

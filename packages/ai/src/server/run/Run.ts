@@ -16,6 +16,7 @@ import { chainDecisions, type DecisionDraft } from '../decisions/records.ts'
 import { reportDecisions } from '../decisions/report.ts'
 import type { RunTrace } from '../../telemetry/hooks.ts'
 import type { RunAbort } from './runAbort.ts'
+import { nextTurn } from '../../util/nextTurn.ts'
 
 /** Token counts summed over a run's model calls. */
 export interface UsageTotals {
@@ -31,8 +32,9 @@ export interface UsageTotals {
  * its event stream, and the lease that keeps other requests off the thread while it lives.
  * Writes go out in order, each a compare-and-set on the head the one before writes: on a store
  * that `pipelines`, a write is sent before the last is answered (it follows that one, and fails if
- * that one did not land). Each renews the lease, and a heartbeat renews it while a slow model or
- * tool writes nothing. A run that finds its thread taken over stops.
+ * that one did not land). Writes asked while one is not yet made go out with it, as one commit
+ * (`#ask`). Each renews the lease, and a heartbeat renews it while a slow model or tool writes
+ * nothing. A run that finds its thread taken over stops.
  */
 export class Run {
   readonly config: ChatConfig
@@ -72,6 +74,8 @@ export class Run {
   #lastWrite: Promise<void> = Promise.resolve()
   /** How a write the run did not wait for (`send`) failed. */
   #failed: unknown
+  /** Writes asked for and not yet made: a write asked meanwhile joins them, and they go out as one commit. */
+  #open: Batch | undefined
   /**
    * One controller behind `signal`, whatever aborts it: the caller (a stop asked of this
    * instance), a stop asked of another instance (it says so in the head), or the thread lost to
@@ -119,7 +123,9 @@ export class Run {
 
   /** The clock's tick (run/runClock.ts): a heartbeat when a slow model or tool left the lease unrenewed for a third of it, and a look for a stop asked elsewhere. */
   tick(now: number): void {
-    if (now - this.#renewedAt >= this.config.limits.runLeaseMs / 3) {
+    // A write unsettled or not yet made renews the lease when it lands, and a heartbeat could land
+    // only after it (it is never sent behind one): none is sent then.
+    if (now - this.#renewedAt >= this.config.limits.runLeaseMs / 3 && this.#asked === 0 && !this.#open) {
       this.#renewedAt = now
       void this.#write((head) => renewLease(head, { now: Date.now() }), false).catch(() => {})
     }
@@ -182,12 +188,12 @@ export class Run {
     let written: ThreadChange | undefined
     const saved =
       drafts.length > 0
-        ? this.#writeInTurn(async (head, append) => {
+        ? this.#ask(async (head, append) => {
             // Chained on the head as this write finds it: the run is the thread's one writer meanwhile.
             const decided = await chainDecisions(head.decisions, drafts)
             return (written = saveStep(head, { fields, append, now: Date.now(), decided }))
           }, true)
-        : this.#write((head, append) => saveStep(head, { fields, append, now: Date.now() }), true)
+        : this.#ask((head, append) => saveStep(head, { fields, append, now: Date.now() }), false)
     // One reaction, not an async function: a turn saves twice.
     return saved.then(
       () => {
@@ -203,16 +209,22 @@ export class Run {
 
   /**
    * Writes like `save`, without waiting for the store's answer: the run goes on (the next model
-   * call) while the write lands, and the next write is sent behind it. If it fails, the run's
-   * signal aborts (the model call under way ends), every write sent behind it fails too, and
-   * `throwIfUnsaved` throws its error: the run fails as if `save` had thrown.
+   * call) while the write lands, and the next write is sent behind it. The write is made once the
+   * event loop turns: the next model call is under way by then (its request sent, when it reads the
+   * network), and a call that needed no I/O has ended and asked for its own write, which this one
+   * joins (one commit for both). If it fails, the run's signal aborts (the model call under way
+   * ends), every write sent behind it or merged with it fails too, and `throwIfUnsaved` throws its
+   * error: the run fails as if `save` had thrown.
    */
   send(fields: StepFields): void {
-    this.#write((head, append) => saveStep(head, { fields, append, now: Date.now() }), true).catch((error: unknown) => {
-      this.#unsavedFields = { ...this.#unsavedFields, ...fields }
-      this.#failed ??= error
-      this.#abort.abort(error)
-    })
+    this.#hold(
+      (head, append) => saveStep(head, { fields, append, now: Date.now() }),
+      (error: unknown) => {
+        this.#unsavedFields = { ...this.#unsavedFields, ...fields }
+        this.#failed ??= error
+        this.#abort.abort(error)
+      },
+    )
   }
 
   /** Throws the error of a write the run did not wait for (`send`), if one failed. */
@@ -226,7 +238,7 @@ export class Run {
    * run's failure, if it failed, for a reloaded page to read.
    */
   async release(failure?: Omit<RunFailure, 'runId'>, last?: LastEvents): Promise<void> {
-    await this.#write((head, append) => release(head, { append, fields: this.#unsavedFields, failure }), true, last)
+    await this.#ask((head, append) => release(head, { append, fields: this.#unsavedFields, failure }), false, last)
     this.#unsavedFields = undefined
   }
 
@@ -245,6 +257,66 @@ export class Run {
   }
 
   /**
+   * Group commit: a write with messages joins the writes asked for and not yet made, if any (they
+   * go out as one commit, one compare-and-set: each transition made of the head the one before it
+   * leaves, the messages of all, the head of the last), else it opens a batch of its own. A batch
+   * is made, and closed to later writes, when it is sent: at once with nothing unsettled, else
+   * behind the last write (once that is sent, on a store that pipelines; answered, on one that
+   * does not). Every write of a batch settles with its commit. At most one batch waits at a time.
+   */
+  #ask(part: Transition, async: boolean, last?: LastEvents): Promise<void> {
+    const open = this.#open
+    if (open) {
+      open.parts.push(part)
+      open.async ||= async
+      if (last) open.last = last
+      // Someone waits for this write: a batch held for the loop's turn goes now.
+      if (open.held) this.#flush(open)
+      return open.promise!
+    }
+    const batch: Batch = { parts: [part], async, last, held: false, promise: undefined, failed: undefined }
+    this.#open = batch
+    return (batch.promise = this.#sendBatch(batch))
+  }
+
+  /**
+   * A write nobody waits for (`failed` hears if it fails): it joins the open batch, or opens one
+   * held until the event loop turns, so writes asked meanwhile go out with it.
+   */
+  #hold(part: Transition, failed: (error: unknown) => void): void {
+    const open = this.#open
+    if (open) {
+      open.parts.push(part)
+      if (!open.held) return void open.promise!.catch(failed)
+      const before = open.failed
+      open.failed = before ? (error) => (before(error), failed(error)) : failed
+      return
+    }
+    const batch: Batch = { parts: [part], async: false, last: undefined, held: true, promise: undefined, failed }
+    this.#open = batch
+    nextTurn(() => {
+      if (batch.held) this.#flush(batch)
+    })
+  }
+
+  /** Sends a batch that was held for the loop's turn. */
+  #flush(batch: Batch): void {
+    batch.held = false
+    batch.promise = this.#sendBatch(batch)
+    batch.promise.catch(batch.failed!)
+  }
+
+  #sendBatch(batch: Batch): Promise<void> {
+    const transition = (head: ThreadHead, append: readonly ThreadMessage[]): ThreadChange | Promise<ThreadChange> => {
+      // Made now: a write asked from here on opens the next batch.
+      if (this.#open === batch) this.#open = undefined
+      return batch.parts.length === 1 ? batch.parts[0]!(head, append) : merged(batch.parts, 0, head, append, undefined)
+    }
+    // A transition that may be asynchronous goes the general way (it holds the next write until it is made).
+    return batch.async ? this.#writeInTurn(transition, true, batch) : this.#write(transition as SyncTransition, true, batch)
+  }
+
+  /**
    * The writes, in order: the change a transition makes of the head as the last write leaves it.
    * On a store that `pipelines`, a write with messages is sent at once behind one on its way (it
    * `follows` that one's head); else it waits for the last to be answered. A write that followed
@@ -254,24 +326,29 @@ export class Run {
    * save; a failure other than losing the thread is retried on the next beat.
    */
   #write(
-    transition: (head: ThreadHead, append: readonly ThreadMessage[]) => ThreadChange,
+    transition: SyncTransition,
     withMessages: boolean,
-    /** The run's last events, carried by this write (the release) into the store's log. */
-    last?: LastEvents,
+    /** The batch this write makes, when it carries the run's last events (its release) into the store's log. */
+    batch?: Batch,
   ): Promise<void> {
     // A run's writes seldom overlap. With none unsettled there is no turn to wait for, no answer to
     // wait for and no head to follow: the write is made and sent here, and one reaction to the
     // store's answer settles it (the general way costs an async function and seven promises).
-    if (this.#asked > 0) return this.#writeInTurn(transition, withMessages, last)
-    if (this.#lost) return Promise.reject(this.#lost)
+    if (this.#asked > 0) return this.#writeInTurn(transition, withMessages, batch)
+    if (this.#lost) {
+      if (this.#open === batch) this.#open = undefined
+      return Promise.reject(this.#lost)
+    }
     const base = this.#head
     if (!withMessages && !base.activeRun) return Promise.resolve()
     const to = withMessages ? this.#appended.length : this.#saved
     let next: ThreadHead
     let committing: Promise<boolean>
     let riding: RiddenEvents | undefined
+    let last: LastEvents | undefined
     try {
       const change = transition(base, this.#appended.slice(this.#saved, to))
+      last = batch?.last
       next = nextHead(base, change)
       riding = last ? undefined : this.#log?.ride()
       committing = Promise.resolve(this.config.store.commit(commitOf(next, change, undefined, last?.unlogged() ?? riding)))
@@ -313,11 +390,7 @@ export class Run {
    * that pipelines) or once it is answered; the way of a write asked while another is unsettled,
    * and of one whose transition is asynchronous.
    */
-  #writeInTurn(
-    transition: (head: ThreadHead, append: readonly ThreadMessage[]) => ThreadChange | Promise<ThreadChange>,
-    withMessages: boolean,
-    last?: LastEvents,
-  ): Promise<void> {
+  #writeInTurn(transition: Transition, withMessages: boolean, batch?: Batch): Promise<void> {
     const waits = this.#asked > 0
     const turn = this.#sendTurn
     /** Settles (never rejecting) once the last write is answered, with its failure if it failed. */
@@ -332,11 +405,15 @@ export class Run {
         let next!: ThreadHead
         let committing!: Promise<boolean>
         let riding: RiddenEvents | undefined
+        let last: LastEvents | undefined
         try {
           if (waits) await turn
           follows = withMessages && this.#followable && this.config.store.pipelines === true ? this.#latest : undefined
           if (!follows && waits) await answered
-          if (this.#lost) throw this.#lost
+          if (this.#lost) {
+            if (this.#open === batch) this.#open = undefined
+            throw this.#lost
+          }
           const base = follows ?? this.#head
           if (!withMessages && !base.activeRun) return
           const from = follows ? this.#sent : this.#saved
@@ -347,6 +424,7 @@ export class Run {
             if (!sent) this.#sendTurn = new Promise<void>((resolve) => (sent = resolve))
             change = await change
           }
+          last = batch?.last
           next = nextHead(base, change)
           riding = last ? undefined : this.#log?.ride()
           try {
@@ -397,7 +475,7 @@ export class Run {
    * Anything else means the thread was lost to another writer.
    */
   async #writeAgain(
-    transition: (head: ThreadHead, append: readonly ThreadMessage[]) => ThreadChange | Promise<ThreadChange>,
+    transition: Transition,
     to: number,
     /** It was made of the head of a write on its way: first make it again of the head that write left. */
     followed: boolean,
@@ -433,6 +511,48 @@ export class Run {
   }
 }
 
+
+/** A write: the change a transition makes of the head as the write before it leaves it, with the messages appended since. */
+type Transition = (head: ThreadHead, append: readonly ThreadMessage[]) => ThreadChange | Promise<ThreadChange>
+type SyncTransition = (head: ThreadHead, append: readonly ThreadMessage[]) => ThreadChange
+
+/** Writes asked for and not yet made, to go out as one commit (`Run.#ask`). */
+interface Batch {
+  readonly parts: Transition[]
+  /** One of the parts may be asynchronous (a save with decisions to chain). */
+  async: boolean
+  /** The run's last events, when its release is one of the parts. */
+  last: LastEvents | undefined
+  /** Held for the loop's turn (opened by a write nobody waits for), not yet handed to the writer. */
+  held: boolean
+  /** Settles with the batch's commit, once it is handed to the writer. */
+  promise: Promise<void> | undefined
+  /** What the held write that opened the batch does if the commit fails. */
+  failed: ((error: unknown) => void) | undefined
+}
+
+/**
+ * The one change of several transitions, each made of the head the one before leaves: the fields
+ * of the last that set them, the messages (all the batch's, with the first part) and decision
+ * records of all. Asynchronous parts are waited for in order.
+ */
+function merged(parts: readonly Transition[], from: number, head: ThreadHead, append: readonly ThreadMessage[], sum: ThreadChange | undefined): ThreadChange | Promise<ThreadChange> {
+  for (let index = from; index < parts.length; index++) {
+    const made = parts[index]!(head, index === 0 ? append : NO_MESSAGES)
+    if (made instanceof Promise) return made.then((change) => merged(parts, index + 1, nextHead(head, change), append, joined(sum, change)))
+    sum = joined(sum, made)
+    if (index + 1 < parts.length) head = nextHead(head, made)
+  }
+  return sum!
+}
+
+function joined(sum: ThreadChange | undefined, change: ThreadChange): ThreadChange {
+  if (!sum) return change
+  const decisions = [...(sum.decisions ?? []), ...(change.decisions ?? [])]
+  return { head: { ...sum.head, ...change.head }, append: [...(sum.append ?? []), ...(change.append ?? [])], ...(decisions.length > 0 ? { decisions } : {}) }
+}
+
+const NO_MESSAGES: readonly ThreadMessage[] = []
 
 const nothing = (): undefined => undefined
 const failureOf = (error: unknown): unknown => error

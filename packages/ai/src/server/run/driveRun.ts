@@ -183,10 +183,12 @@ async function runAndStore(
   decided: ReadonlyMap<string, DecisionSummary> = NONE_DECIDED,
   drafts: readonly DecisionDraft[] = [],
 ): Promise<StoredInterrupt[]> {
-  const resolvedInterruptIds = resolved.length > 0 ? rememberResolved(run.head.resolvedInterruptIds, resolved) : run.head.resolvedInterruptIds
+  // Only a step that resolved interrupts writes the list: `run.head` may not yet hold what a write
+  // still to be made (a closed step's, merged with this one) sets.
+  const remembered = resolved.length > 0 ? { resolvedInterruptIds: rememberResolved(run.head.resolvedInterruptIds, resolved) } : undefined
   // Calls run under a grant are recorded with the write that marks them running: before they run.
   if (executions.length > 0) {
-    await run.save({ step: { ...step, running: executions.map((execution) => execution.toolCallId) }, resolvedInterruptIds }, drafts)
+    await run.save({ step: { ...step, running: executions.map((execution) => execution.toolCallId) }, ...remembered }, drafts)
   }
   const executed = await executeToolCalls(executions, {
     signal: run.signal,
@@ -211,7 +213,7 @@ async function runAndStore(
   const results = [...step.results, ...executed]
   if (step.interrupts.length > 0) {
     const interrupts = asked(step.interrupts, run.config.limits.interruptTtlMs, run.trace?.traceparent)
-    await run.save({ step: { ...step, results, interrupts, running: [] }, resolvedInterruptIds })
+    await run.save({ step: { ...step, results, interrupts, running: [] }, ...remembered })
     void requestReviews(run.config, run.head.id, interrupts)
     watchExpiry(run.config, run.head.id, interrupts)
     run.middleware.throwIfFailed()
@@ -219,9 +221,10 @@ async function runAndStore(
   }
   run.append(stoppedIfSo(run, step.message), ...inCallOrder(step.message, results))
   // The closed step is on its way while the next model call runs (the run's writes land in order,
-  // the next one behind it): a crash before it lands leaves its calls reported as interrupted,
-  // never run again; if it fails, the model call is aborted and the run fails.
-  run.send({ step: undefined, resolvedInterruptIds })
+  // the next one behind it; a call that needs no I/O ends first and its write carries this one): a
+  // crash before it lands leaves its calls reported as interrupted, never run again; if it fails,
+  // the model call is aborted and the run fails.
+  run.send({ step: undefined, ...remembered })
   run.middleware.throwIfFailed() // the step is sent whole; then a failed toolOutput hook ends the run
   return []
 }
