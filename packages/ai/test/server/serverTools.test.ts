@@ -105,6 +105,28 @@ describe('server tools', () => {
     expect(turn.text).toMatch(/That failed: Invalid output/)
   })
 
+  // Valibot's schemas answer at once, and the server then awaits nothing; an asynchronous schema takes the other way.
+  it('validates with an asynchronous schema: input issues with their paths reach the model, and the output is the validated one', async () => {
+    const asyncWeather = toolDefinition({
+      name: 'get_weather',
+      description: 'Current weather in a city',
+      inputSchema: v.objectAsync({ city: v.pipeAsync(v.string(), v.checkAsync(async (city) => city.length >= 2, 'name a city')) }),
+      outputSchema: v.objectAsync({ city: v.string(), tempC: v.pipeAsync(v.number(), v.transformAsync(async (tempC) => tempC + 0.5)) }),
+    }).server(async ({ city }) => ({ city, tempC: TEMPS[city] ?? 10 }))
+    const model = scriptedModel([
+      {
+        when: 'weather',
+        call: () => ({ tool: 'get_weather', input: { city: 'P' } }),
+        then: ([r], { round }) => (round === 1 ? { call: { tool: 'get_weather', input: { city: 'Paris' } } } : `Fixed: ${r.output?.tempC}°C`),
+      },
+    ], { tools: [asyncWeather] })
+    const server = await startServer({ model, tools: [asyncWeather] })
+    const turn = await server.send('weather')
+    expect(turn.results[0]!.content).toBe('Invalid input for tool "get_weather":\n- city: name a city')
+    expect(turn.results[1]!.content).toBe(JSON.stringify({ city: 'Paris', tempC: 18.5 }))
+    expect(turn.text).toBe('Fixed: 18.5°C')
+  })
+
   it("tells the model a tool failed, without the exception's text (see secrets.test.ts)", async () => {
     const tool = weatherDef.server(async () => {
       throw new Error('service down')

@@ -5,7 +5,7 @@ import { isToolError, ToolValidationError } from '../../errors.ts'
 import type { ThreadToolCall, ThreadToolMessage } from '../../protocol/messages.ts'
 import { evaluateApproval, fixedApproval } from '../../tools/approval.ts'
 import type { AnyTool } from '../../tools/types.ts'
-import { validateToolOutput } from '../../tools/validateToolValue.ts'
+import { toolOutputNow } from '../../tools/validateToolValue.ts'
 import { parseToolArguments } from '../../util/parseToolArguments.ts'
 import { utf8Bytes } from '../../util/jsonBytes.ts'
 import { isPromiseLike } from '../../util/isPromiseLike.ts'
@@ -52,7 +52,8 @@ export async function planToolCalls(
       plan.results.push(errorResult(ref, `The arguments of tool "${call.name}" ${problem}; send one JSON object.`))
       continue
     }
-    const checked = await validateInput(entry.tool, args.value, ref, failures)
+    const validated = validateInput(entry.tool, args.value, ref, failures)
+    const checked = validated instanceof Promise ? await validated : validated
     if (!checked.ok) {
       plan.results.push(errorResult(ref, checked.error))
       continue
@@ -100,7 +101,8 @@ export async function rerunPlan(step: OpenStep, toolCallIds: readonly string[], 
       plan.results.push(errorResult(ref, `Tool "${ref.toolName}" could not run again after the server restarted`))
       continue
     }
-    const checked = await validateInput(entry.tool, args.value, ref, failures)
+    const validated = validateInput(entry.tool, args.value, ref, failures)
+    const checked = validated instanceof Promise ? await validated : validated
     if (checked.ok) plan.executions.push({ ...ref, entry, input: checked.value })
     else plan.results.push(errorResult(ref, checked.error))
   }
@@ -168,7 +170,9 @@ async function executeOne(execution: Execution, options: ExecuteOptions): Promis
       },
       context: contextFor(options.context, toolName),
     })
-    const output = await validateToolOutput(entry.tool, isPromiseLike(returned) ? await untilStopped(returned, wait, options) : returned)
+    // Validated as the schema answers: a synchronous one's value is not awaited.
+    const validated = toolOutputNow(entry.tool, isPromiseLike(returned) ? await untilStopped(returned, wait, options) : returned)
+    const output = isPromiseLike(validated) ? await validated : validated
     if (isToolContentResult(output) && options.attachments) {
       return await contentResultMessage(execution, output, options.attachments, editedNote(execution.editedArgs))
     }
