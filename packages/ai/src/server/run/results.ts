@@ -27,15 +27,18 @@ export function successResult(call: CallRef, result: unknown, editedArgs?: unkno
   }
   const edited = editedArgs !== undefined
   const content = edited ? `${editedNote(editedArgs)}\nResult: ${json}` : json
-  return {
+  // Keys set in place, not spread from `callRef` and a conditional literal: one object per result.
+  const message: { -readonly [K in keyof ThreadToolMessage]: ThreadToolMessage[K] } = {
     role: 'tool',
     id: randomId('msg_'),
-    ...callRef(call),
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
     content,
     status: 'success',
     output: JSON.parse(json),
-    ...(edited ? { edited: true } : {}),
   }
+  if (edited) message.edited = true
+  return message
 }
 
 export function editedNote(editedArgs: unknown): string | undefined {

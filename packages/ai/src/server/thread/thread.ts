@@ -65,9 +65,9 @@ export async function commitChange(store: ThreadStore, head: ThreadHead, change:
 /** The head `change` makes of `head`: its count, size and version follow. */
 export function nextHead(head: ThreadHead, change: ThreadChange): ThreadHead {
   let bytes = head.bytes
-  const append = change.append ?? []
-  for (const message of append) bytes += messageBytes(message)
-  return { ...head, ...change.head, version: head.version + 1, messageCount: head.messageCount + append.length, bytes, updatedAt: Date.now() }
+  const { append } = change
+  if (append) for (const message of append) bytes += messageBytes(message)
+  return { ...head, ...change.head, version: head.version + 1, messageCount: head.messageCount + (append ? append.length : 0), bytes, updatedAt: Date.now() }
 }
 
 /**
@@ -75,9 +75,16 @@ export function nextHead(head: ThreadHead, change: ThreadChange): ThreadHead {
  * replaces, sent and not yet answered; `events`: a run's last events, for the store's log.
  */
 export function commitOf(next: ThreadHead, change: ThreadChange, follows?: ThreadHead, events?: ThreadCommit['events']): ThreadCommit {
-  const decisions = change.decisions ?? []
-  return { head: next, append: change.append ?? [], ...(decisions.length > 0 ? { decisions } : {}), ...(follows ? { follows } : {}), ...(events ? { events } : {}) }
+  // Set key by key, not spread from conditional literals: a run commits four times a turn.
+  const commit: { -readonly [K in keyof ThreadCommit]: ThreadCommit[K] } = { head: next, append: change.append ?? NO_MESSAGES }
+  const { decisions } = change
+  if (decisions && decisions.length > 0) commit.decisions = decisions
+  if (follows) commit.follows = follows
+  if (events) commit.events = events
+  return commit
 }
+
+const NO_MESSAGES: readonly ThreadMessage[] = Object.freeze([])
 
 const ATTEMPTS = 5
 
