@@ -65,6 +65,31 @@ describe('server tools', () => {
     expect(turn.results).toHaveLength(2)
   })
 
+  // A tool that returns at once, with a synchronous schema, is settled without a wait: the same
+  // results, the same errors, in the same order, and stored as streamed.
+  it('answers calls of a tool that returns at once (a result, an invalid output, a throw) as it does an async tool', async () => {
+    const tool = weatherDef.server(({ city }) => {
+      if (city === 'Lima') throw new Error('service down')
+      return (city === 'Rome' ? { city, tempC: 'warm' } : { city, tempC: TEMPS[city]! }) as never
+    })
+    const model = scriptedModel([
+      {
+        when: 'compare',
+        call: () => ['Oslo', 'Rome', 'Lima'].map((city) => ({ tool: 'get_weather', input: { city } })),
+        then: (results) => results.map((r) => (r.ok ? `${r.output.city}: ${r.output.tempC}°C` : 'failed')).join(', '),
+      },
+    ], { tools: [tool] })
+    const server = await startServer({ model, tools: [tool] })
+    const turn = await server.send('compare Oslo, Rome and Lima')
+    expect(turn.results.map((result) => [result.metadata.status, result.content])).toEqual([
+      ['success', JSON.stringify({ city: 'Oslo', tempC: 4 })],
+      ['error', expect.stringMatching(/^Invalid output for tool "get_weather":\n- tempC: /)],
+      ['error', 'Tool "get_weather" failed'],
+    ])
+    expect(turn.text).toBe('Oslo: 4°C, failed, failed')
+    expectReloadToMatchStream((await server.get(turn.threadId)).messages, turn.events)
+  })
+
   it('turns malformed arguments into an error the model sees, and the run goes on', async () => {
     const model = scriptedModel([
       { when: 'broken', call: () => ({ tool: 'get_weather', rawArguments: '{"city": "Par' }), then: ([r]) => `Oops: ${r.content}` },

@@ -188,7 +188,7 @@ async function runAndStore(
   if (executions.length > 0) {
     await run.save({ step: { ...step, running: executions.map((execution) => execution.toolCallId) }, resolvedInterruptIds }, drafts)
   }
-  const executed = await executeToolCalls(executions, {
+  const executing = executeToolCalls(executions, {
     signal: run.signal,
     whenAborted: (end) => run.whenAborted(end),
     context: run.context,
@@ -208,6 +208,8 @@ async function runAndStore(
             )
         : undefined,
   })
+  // Calls that all answered at once come back as they are: nothing to await.
+  const executed = executing instanceof Promise ? await executing : executing
   const results = [...step.results, ...executed]
   if (step.interrupts.length > 0) {
     const interrupts = asked(step.interrupts, run.config.limits.interruptTtlMs, run.trace?.traceparent)
