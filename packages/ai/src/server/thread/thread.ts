@@ -30,8 +30,12 @@ export async function loadHead(config: ChatConfig, request: Request, threadId: s
   return head
 }
 
-export async function authorizeThread(config: ChatConfig, request: Request, threadId: string, action: ThreadAction): Promise<void> {
-  if (!(await mayAccess(config, request, threadId, action))) throw new HttpError(403, 'FORBIDDEN', 'You may not access this thread', 'threadId')
+/** Throws 403 unless `authorize` lets the request do `action`; without an `authorize` option there is nothing to ask, and nothing to wait for (`undefined`). */
+export function authorizeThread(config: ChatConfig, request: Request, threadId: string, action: ThreadAction): Promise<void> | undefined {
+  if (!config.authorize) return undefined
+  return mayAccess(config, request, threadId, action).then((allowed) => {
+    if (!allowed) throw new HttpError(403, 'FORBIDDEN', 'You may not access this thread', 'threadId')
+  })
 }
 
 /** Whether `authorize` lets the request do `action` to the thread. */
