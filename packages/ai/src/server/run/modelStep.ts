@@ -50,7 +50,10 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
   let usage: ModelUsage | undefined
   let finishReason: FinishReason | undefined
 
-  const onChunk = (chunk: ModelChunk) => {
+  // Every chunk is checked where it enters (`checkedChunk`); one function per step reads them all.
+  const onChunk = (value: ModelChunk) => {
+    trace?.firstChunk()
+    const chunk = checkedChunk(value)
     switch (chunk.type) {
       case 'text-delta':
         text += chunk.delta
@@ -92,10 +95,7 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
   let iterator: AsyncIterator<ModelChunk> | undefined
   try {
     iterator = run.config.model.stream({ ...request, signal, loadAttachment: attachmentLoader(run.config.attachments, run.head.id) })[Symbol.asyncIterator]()
-    await readUntilAborted(iterator, run, (chunk) => {
-      trace?.firstChunk()
-      onChunk(checkedChunk(chunk))
-    })
+    await readUntilAborted(iterator, run, onChunk)
   } catch (failure) {
     if (!signal.aborted) error = new ModelError(failure)
   }

@@ -65,6 +65,8 @@ export function deniedResult(call: CallRef, reason: string | undefined, rejectMe
 
 /** Results are stored in the order the model made the calls, whatever order they settled in. */
 export function inCallOrder(message: ThreadAssistantMessage, results: readonly ThreadToolMessage[]): ThreadToolMessage[] {
+  // One result (most steps call one tool) is in order: no map of the calls to sort it by.
+  if (results.length < 2) return [...results]
   const order = new Map(message.toolCalls.map((call, index) => [call.id, index]))
   return [...results].sort((a, b) => (order.get(a.toolCallId) ?? 0) - (order.get(b.toolCallId) ?? 0))
 }
