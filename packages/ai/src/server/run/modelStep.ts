@@ -1,6 +1,6 @@
 import type { FinishReason, ModelChunk, ModelUsage } from '../../model/chatModel.ts'
 import { ModelProviderError } from '../../model/ModelProviderError.ts'
-import type { ProviderMetadata, ThreadAssistantMessage, ThreadMessage, ThreadReasoning } from '../../protocol/messages.ts'
+import type { ProviderMetadata, ThreadAssistantMessage, ThreadMessage, ThreadReasoning, ThreadToolCall } from '../../protocol/messages.ts'
 import { randomId } from '../../util/randomId.ts'
 import { ToolgateError } from '../../errors.ts'
 import { isRecord } from '../../util/isRecord.ts'
@@ -109,19 +109,14 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
   })
 
   if (text === '' && calls.length === 0 && reasoning.length === 0) return { message: undefined, error }
-  const toolCalls = calls.map(({ id, name, args, providerMetadata }) => ({
-    id,
-    name,
-    arguments: args,
-    ...(providerMetadata ? { providerMetadata } : {}),
-  }))
-  const message: ThreadAssistantMessage = {
-    role: 'assistant',
-    id: messageId,
-    content: text,
-    toolCalls,
-    ...(reasoning.length > 0 ? { reasoning } : {}),
-  }
+  // Optional keys set in place, not spread from conditional literals: a step's message is made once, its calls one by one.
+  const toolCalls = calls.map(({ id, name, args, providerMetadata }) => {
+    const call: { -readonly [K in keyof ThreadToolCall]: ThreadToolCall[K] } = { id, name, arguments: args }
+    if (providerMetadata) call.providerMetadata = providerMetadata
+    return call
+  })
+  const message: { -readonly [K in keyof ThreadAssistantMessage]: ThreadAssistantMessage[K] } = { role: 'assistant', id: messageId, content: text, toolCalls }
+  if (reasoning.length > 0) message.reasoning = reasoning
   return { message, error }
 }
 
