@@ -1,5 +1,6 @@
 import { ToolValidationError } from '../errors.ts'
 import type { ToolSchema } from '../schema/types.ts'
+import { isPromiseLike } from '../util/isPromiseLike.ts'
 import { isToolContentResult, withValidatedOutput } from './toolResult.ts'
 import type { AnyTool } from './types.ts'
 
@@ -18,6 +19,8 @@ export async function validateToolOutput(tool: AnyTool, output: unknown): Promis
   return withValidatedOutput(output, await validateAgainst(tool.name, 'output', tool.outputSchema, output.output))
 }
 
+// The browser validates with the two above (async, as written: the client bundle pays no byte for
+// the server's way below, which it never imports).
 async function validateAgainst(
   toolName: string,
   target: 'input' | 'output',
@@ -25,7 +28,35 @@ async function validateAgainst(
   value: unknown,
 ): Promise<unknown> {
   if (!schema) return value
-  const result = await schema['~standard'].validate(value)
+  return valueOf(toolName, target, await schema['~standard'].validate(value))
+}
+
+/**
+ * `validateToolInput` as the schema answers it: the valid value at once from a synchronous schema
+ * (a Standard Schema's `validate` may return its result or a promise of it), a promise only from an
+ * asynchronous one. A synchronous schema's issues are thrown here. The server's turn validates
+ * every call's input and output: most schemas (Valibot, Zod) answer at once, and an await each
+ * would cost the turn an async function and its promises.
+ */
+export function toolInputNow(tool: AnyTool, input: unknown): unknown {
+  return validateNow(tool.name, 'input', tool.inputSchema, input)
+}
+
+/** `validateToolOutput` as the schema answers it (see `toolInputNow`). */
+export function toolOutputNow(tool: AnyTool, output: unknown): unknown {
+  if (!isToolContentResult(output)) return validateNow(tool.name, 'output', tool.outputSchema, output)
+  if (output.output === undefined && !tool.outputSchema) return output
+  const checked = validateNow(tool.name, 'output', tool.outputSchema, output.output)
+  return isPromiseLike(checked) ? Promise.resolve(checked).then((value) => withValidatedOutput(output, value)) : withValidatedOutput(output, checked)
+}
+
+function validateNow(toolName: string, target: 'input' | 'output', schema: ToolSchema | undefined, value: unknown): unknown {
+  if (!schema) return value
+  const result = schema['~standard'].validate(value)
+  return isPromiseLike(result) ? Promise.resolve(result).then((settled) => valueOf(toolName, target, settled)) : valueOf(toolName, target, result)
+}
+
+function valueOf(toolName: string, target: 'input' | 'output', result: Awaited<ReturnType<ToolSchema['~standard']['validate']>>): unknown {
   if (result.issues) throw new ToolValidationError(toolName, target, result.issues)
   return result.value
 }

@@ -65,6 +65,31 @@ describe('server tools', () => {
     expect(turn.results).toHaveLength(2)
   })
 
+  // A tool that returns at once, with a synchronous schema, is settled without a wait: the same
+  // results, the same errors, in the same order, and stored as streamed.
+  it('answers calls of a tool that returns at once (a result, an invalid output, a throw) as it does an async tool', async () => {
+    const tool = weatherDef.server(({ city }) => {
+      if (city === 'Lima') throw new Error('service down')
+      return (city === 'Rome' ? { city, tempC: 'warm' } : { city, tempC: TEMPS[city]! }) as never
+    })
+    const model = scriptedModel([
+      {
+        when: 'compare',
+        call: () => ['Oslo', 'Rome', 'Lima'].map((city) => ({ tool: 'get_weather', input: { city } })),
+        then: (results) => results.map((r) => (r.ok ? `${r.output.city}: ${r.output.tempC}°C` : 'failed')).join(', '),
+      },
+    ], { tools: [tool] })
+    const server = await startServer({ model, tools: [tool] })
+    const turn = await server.send('compare Oslo, Rome and Lima')
+    expect(turn.results.map((result) => [result.metadata.status, result.content])).toEqual([
+      ['success', JSON.stringify({ city: 'Oslo', tempC: 4 })],
+      ['error', expect.stringMatching(/^Invalid output for tool "get_weather":\n- tempC: /)],
+      ['error', 'Tool "get_weather" failed'],
+    ])
+    expect(turn.text).toBe('Oslo: 4°C, failed, failed')
+    expectReloadToMatchStream((await server.get(turn.threadId)).messages, turn.events)
+  })
+
   it('turns malformed arguments into an error the model sees, and the run goes on', async () => {
     const model = scriptedModel([
       { when: 'broken', call: () => ({ tool: 'get_weather', rawArguments: '{"city": "Par' }), then: ([r]) => `Oops: ${r.content}` },
@@ -103,6 +128,28 @@ describe('server tools', () => {
     const turn = await server.send('weather in Paris')
     expect(turn.results[0]!.content).toMatch(/^Invalid output for tool "get_weather":\n- tempC: /)
     expect(turn.text).toMatch(/That failed: Invalid output/)
+  })
+
+  // Valibot's schemas answer at once, and the server then awaits nothing; an asynchronous schema takes the other way.
+  it('validates with an asynchronous schema: input issues with their paths reach the model, and the output is the validated one', async () => {
+    const asyncWeather = toolDefinition({
+      name: 'get_weather',
+      description: 'Current weather in a city',
+      inputSchema: v.objectAsync({ city: v.pipeAsync(v.string(), v.checkAsync(async (city) => city.length >= 2, 'name a city')) }),
+      outputSchema: v.objectAsync({ city: v.string(), tempC: v.pipeAsync(v.number(), v.transformAsync(async (tempC) => tempC + 0.5)) }),
+    }).server(async ({ city }) => ({ city, tempC: TEMPS[city] ?? 10 }))
+    const model = scriptedModel([
+      {
+        when: 'weather',
+        call: () => ({ tool: 'get_weather', input: { city: 'P' } }),
+        then: ([r], { round }) => (round === 1 ? { call: { tool: 'get_weather', input: { city: 'Paris' } } } : `Fixed: ${r.output?.tempC}°C`),
+      },
+    ], { tools: [asyncWeather] })
+    const server = await startServer({ model, tools: [asyncWeather] })
+    const turn = await server.send('weather')
+    expect(turn.results[0]!.content).toBe('Invalid input for tool "get_weather":\n- city: name a city')
+    expect(turn.results[1]!.content).toBe(JSON.stringify({ city: 'Paris', tempC: 18.5 }))
+    expect(turn.text).toBe('Fixed: 18.5°C')
   })
 
   it("tells the model a tool failed, without the exception's text (see secrets.test.ts)", async () => {

@@ -1,4 +1,4 @@
-import type { AgUiMessage, RunEvent, TokenUsage, ToolResultMetadata } from '../../protocol/events.ts'
+import type { AgUiMessage, RunEvent, RunFinishedEvent, TokenUsage, ToolCallStartEvent, ToolResultMetadata } from '../../protocol/events.ts'
 import type { AgUiInterrupt, AgUiRunOutcome, RunOutcome, ToolInterrupt } from '../../protocol/interrupts.ts'
 import type { ThreadToolMessage } from '../../protocol/messages.ts'
 import type { ErrorCode } from '../../protocol/errors.ts'
@@ -83,7 +83,10 @@ export class RunEvents {
     this.#openCalls.add(toolCallId)
     this.#unansweredCalls.add(toolCallId)
     const parent = this.#step?.messageId
-    this.#emit({ type: 'TOOL_CALL_START', toolCallId, toolCallName, ...(parent === undefined ? {} : { parentMessageId: parent }) })
+    // The optional key set in place, not spread from a conditional literal (so in `finished`).
+    const event: { -readonly [K in keyof ToolCallStartEvent]: ToolCallStartEvent[K] } = { type: 'TOOL_CALL_START', toolCallId, toolCallName }
+    if (parent !== undefined) event.parentMessageId = parent
+    this.#emit(event)
   }
 
   toolCallArgs(toolCallId: string, delta: string): void {
@@ -120,7 +123,9 @@ export class RunEvents {
 
   finished(outcome: RunOutcome, usage?: TokenUsage): void {
     this.stepEnded()
-    this.#emit({ type: 'RUN_FINISHED', threadId: this.threadId, runId: this.runId, outcome: toAgUi(outcome, this.#unansweredCalls), ...(usage ? { usage: [usage] } : {}) })
+    const event: { -readonly [K in keyof RunFinishedEvent]: RunFinishedEvent[K] } = { type: 'RUN_FINISHED', threadId: this.threadId, runId: this.runId, outcome: toAgUi(outcome, this.#unansweredCalls) }
+    if (usage) event.usage = [usage]
+    this.#emit(event)
     this.#ended = true
   }
 

@@ -69,9 +69,9 @@ export class Run {
   /** Writes asked for and not yet settled: with none, the next is made and sent at once, waiting for nothing. */
   #asked = 0
   /** Resolves once the last write is sent: writes are made and sent in the order they are asked for. */
-  #sendTurn: Promise<void> = Promise.resolve()
+  #sendTurn: Promise<void> = SETTLED
   /** The last write asked for: the next one, if asked before it settles, waits for its answer. */
-  #lastWrite: Promise<void> = Promise.resolve()
+  #lastWrite: Promise<void> = SETTLED
   /** How a write the run did not wait for (`send`) failed. */
   #failed: unknown
   /** Writes asked for and not yet made: a write asked meanwhile joins them, and they go out as one commit. */
@@ -554,6 +554,8 @@ function joined(sum: ThreadChange | undefined, change: ThreadChange): ThreadChan
 
 const NO_MESSAGES: readonly ThreadMessage[] = []
 
+/** No write yet: one settled promise for every run, not two made per run. */
+const SETTLED: Promise<void> = Promise.resolve()
 const nothing = (): undefined => undefined
 const failureOf = (error: unknown): unknown => error
 

@@ -3,7 +3,8 @@ import type { CallRef } from './results.ts'
 import { ToolValidationError } from '../../errors.ts'
 import type { ThreadToolMessage } from '../../protocol/messages.ts'
 import type { AnyTool } from '../../tools/types.ts'
-import { validateToolInput } from '../../tools/validateToolValue.ts'
+import { toolInputNow } from '../../tools/validateToolValue.ts'
+import { isPromiseLike } from '../../util/isPromiseLike.ts'
 import type { StoredInterrupt } from '../thread/threadStore.ts'
 import type { DecisionSummary } from '../../protocol/decisions.ts'
 
@@ -33,13 +34,24 @@ export interface CallPlan {
 
 export type Checked = { ok: true; value: unknown } | { ok: false; error: string }
 
-/** Input issues go back to the model with their paths, so it can correct the call. */
-export async function validateInput(tool: AnyTool, value: unknown, call: CallRef, failures: ToolFailures): Promise<Checked> {
+/**
+ * Input issues go back to the model with their paths, so it can correct the call. Checked as the
+ * schema answers: at once from a synchronous one (no promise to await), else a promise.
+ */
+export function validateInput(tool: AnyTool, value: unknown, call: CallRef, failures: ToolFailures): Checked | Promise<Checked> {
+  let checked: unknown
   try {
-    return { ok: true, value: await validateToolInput(tool, value) }
+    checked = toolInputNow(tool, value)
   } catch (error) {
-    if (error instanceof ToolValidationError) return { ok: false, error: error.message }
-    // The schema itself threw: its message is the library's, not written for the model.
-    return { ok: false, error: failures.tool(error, call) }
+    return invalid(error, call, failures)
   }
+  return isPromiseLike(checked) ? Promise.resolve(checked).then(valid, (error: unknown) => invalid(error, call, failures)) : { ok: true, value: checked }
+}
+
+const valid = (value: unknown): Checked => ({ ok: true, value })
+
+function invalid(error: unknown, call: CallRef, failures: ToolFailures): Checked {
+  if (error instanceof ToolValidationError) return { ok: false, error: error.message }
+  // The schema itself threw: its message is the library's, not written for the model.
+  return { ok: false, error: failures.tool(error, call) }
 }

@@ -32,7 +32,13 @@ export function appContext(context: unknown): unknown {
  * tool and the paths that failed; the issues themselves, which may quote the values, go to the
  * server log only.
  */
-export async function checkContext(tools: ToolRegistry, app: unknown): Promise<unknown> {
+export function checkContext(tools: ToolRegistry, app: unknown): unknown {
+  // Most apps' tools declare no contextSchema: then the context is the app's as it is, at once.
+  for (const name of tools.names) if (tools.get(name)?.tool.contextSchema) return checkContextSchemas(tools, app)
+  return app
+}
+
+async function checkContextSchemas(tools: ToolRegistry, app: unknown): Promise<unknown> {
   const byTool = new Map<string, unknown>()
   const failures: { toolName: string; issues: readonly StandardSchemaV1.Issue[] }[] = []
   for (const name of tools.names) {

@@ -190,7 +190,7 @@ async function runAndStore(
   if (executions.length > 0) {
     await run.save({ step: { ...step, running: executions.map((execution) => execution.toolCallId) }, ...remembered }, drafts)
   }
-  const executed = await executeToolCalls(executions, {
+  const executing = executeToolCalls(executions, {
     signal: run.signal,
     whenAborted: (end) => run.whenAborted(end),
     context: run.context,
@@ -210,6 +210,8 @@ async function runAndStore(
             )
         : undefined,
   })
+  // Calls that all answered at once come back as they are: nothing to await.
+  const executed = executing instanceof Promise ? await executing : executing
   const results = [...step.results, ...executed]
   if (step.interrupts.length > 0) {
     const interrupts = asked(step.interrupts, run.config.limits.interruptTtlMs, run.trace?.traceparent)
@@ -298,14 +300,15 @@ function usageOf(run: Run): TokenUsage | undefined {
   const { usage } = run
   if (!usage.reported) return undefined
   const model = run.config.model.name
-  return {
-    ...(model ? { model } : {}),
-    inputTokens: usage.inputTokens,
-    outputTokens: usage.outputTokens,
-    totalTokens: usage.inputTokens + usage.outputTokens,
-    ...(usage.cachedInputTokens > 0 ? { cachedInputTokens: usage.cachedInputTokens } : {}),
-    ...(usage.reasoningTokens > 0 ? { reasoningTokens: usage.reasoningTokens } : {}),
-  }
+  // Set key by key (in the order RUN_FINISHED shows them), not spread from conditional literals.
+  const totals: { -readonly [K in keyof TokenUsage]: TokenUsage[K] } = {}
+  if (model) totals.model = model
+  totals.inputTokens = usage.inputTokens
+  totals.outputTokens = usage.outputTokens
+  totals.totalTokens = usage.inputTokens + usage.outputTokens
+  if (usage.cachedInputTokens > 0) totals.cachedInputTokens = usage.cachedInputTokens
+  if (usage.reasoningTokens > 0) totals.reasoningTokens = usage.reasoningTokens
+  return totals
 }
 
 /** A result rebuilt from a replaced output keeps the files of the one it replaces. */

@@ -180,7 +180,8 @@ export async function settleInterrupts(
       const edited = 'editedArgs' in answer && !deepEqual(answer.editedArgs, interrupt.input)
       const args = edited ? answer.editedArgs : interrupt.input
       if (edited) edits.set(interrupt.toolCallId, JSON.stringify(args))
-      const checked = await validateInput(entry.tool, args, ref, failures)
+      const validated = validateInput(entry.tool, args, ref, failures)
+      const checked = validated instanceof Promise ? await validated : validated
       if (!checked.ok) plan.results.push(errorResult(ref, checked.error))
       else if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, args, edited))
       else plan.executions.push({ ...ref, entry, input: checked.value, ...(edited ? { editedArgs: args } : {}), ...(answer.decision ? { decision: answer.decision } : {}) })

@@ -1,6 +1,6 @@
 import type { FinishReason, ModelChunk, ModelUsage } from '../../model/chatModel.ts'
 import { ModelProviderError } from '../../model/ModelProviderError.ts'
-import type { ProviderMetadata, ThreadAssistantMessage, ThreadMessage, ThreadReasoning } from '../../protocol/messages.ts'
+import type { ProviderMetadata, ThreadAssistantMessage, ThreadMessage, ThreadReasoning, ThreadToolCall } from '../../protocol/messages.ts'
 import { randomId } from '../../util/randomId.ts'
 import { ToolgateError } from '../../errors.ts'
 import { isRecord } from '../../util/isRecord.ts'
@@ -50,7 +50,10 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
   let usage: ModelUsage | undefined
   let finishReason: FinishReason | undefined
 
-  const onChunk = (chunk: ModelChunk) => {
+  // Every chunk is checked where it enters (`checkedChunk`); one function per step reads them all.
+  const onChunk = (value: ModelChunk) => {
+    trace?.firstChunk()
+    const chunk = checkedChunk(value)
     switch (chunk.type) {
       case 'text-delta':
         text += chunk.delta
@@ -92,10 +95,7 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
   let iterator: AsyncIterator<ModelChunk> | undefined
   try {
     iterator = run.config.model.stream({ ...request, signal, loadAttachment: attachmentLoader(run.config.attachments, run.head.id) })[Symbol.asyncIterator]()
-    await readUntilAborted(iterator, run, (chunk) => {
-      trace?.firstChunk()
-      onChunk(checkedChunk(chunk))
-    })
+    await readUntilAborted(iterator, run, onChunk)
   } catch (failure) {
     if (!signal.aborted) error = new ModelError(failure)
   }
@@ -109,19 +109,14 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
   })
 
   if (text === '' && calls.length === 0 && reasoning.length === 0) return { message: undefined, error }
-  const toolCalls = calls.map(({ id, name, args, providerMetadata }) => ({
-    id,
-    name,
-    arguments: args,
-    ...(providerMetadata ? { providerMetadata } : {}),
-  }))
-  const message: ThreadAssistantMessage = {
-    role: 'assistant',
-    id: messageId,
-    content: text,
-    toolCalls,
-    ...(reasoning.length > 0 ? { reasoning } : {}),
-  }
+  // Optional keys set in place, not spread from conditional literals: a step's message is made once, its calls one by one.
+  const toolCalls = calls.map(({ id, name, args, providerMetadata }) => {
+    const call: { -readonly [K in keyof ThreadToolCall]: ThreadToolCall[K] } = { id, name, arguments: args }
+    if (providerMetadata) call.providerMetadata = providerMetadata
+    return call
+  })
+  const message: { -readonly [K in keyof ThreadAssistantMessage]: ThreadAssistantMessage[K] } = { role: 'assistant', id: messageId, content: text, toolCalls }
+  if (reasoning.length > 0) message.reasoning = reasoning
   return { message, error }
 }
 
@@ -213,20 +208,23 @@ function readUntilAborted<T>(iterator: AsyncIterator<T>, run: Run, each: (value:
   if (signal.aborted) return Promise.resolve()
   return new Promise<void>((resolve, reject) => {
     const cancel = run.whenAborted(() => resolve())
+    // Settles the step's promise itself, rather than through a reaction to its own: a promise fewer per step.
     const read = async () => {
       try {
         while (!signal.aborted) {
           const next = await iterator.next()
           // Read after an abort, a chunk is dropped: the step already ended.
-          if (next === undefined || next.done || signal.aborted) return
+          if (next === undefined || next.done || signal.aborted) break
           each(next.value)
         }
+        resolve()
+      } catch (error) {
+        reject(error)
       } finally {
-        // Here rather than in a `finally` on the read's promise: two promises fewer per step.
         cancel()
       }
     }
-    read().then(resolve, reject)
+    void read()
   })
 }
 

@@ -27,15 +27,18 @@ export function successResult(call: CallRef, result: unknown, editedArgs?: unkno
   }
   const edited = editedArgs !== undefined
   const content = edited ? `${editedNote(editedArgs)}\nResult: ${json}` : json
-  return {
+  // Keys set in place, not spread from `callRef` and a conditional literal: one object per result.
+  const message: { -readonly [K in keyof ThreadToolMessage]: ThreadToolMessage[K] } = {
     role: 'tool',
     id: randomId('msg_'),
-    ...callRef(call),
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
     content,
     status: 'success',
     output: JSON.parse(json),
-    ...(edited ? { edited: true } : {}),
   }
+  if (edited) message.edited = true
+  return message
 }
 
 export function editedNote(editedArgs: unknown): string | undefined {
@@ -62,6 +65,8 @@ export function deniedResult(call: CallRef, reason: string | undefined, rejectMe
 
 /** Results are stored in the order the model made the calls, whatever order they settled in. */
 export function inCallOrder(message: ThreadAssistantMessage, results: readonly ThreadToolMessage[]): ThreadToolMessage[] {
+  // One result (most steps call one tool) is in order: no map of the calls to sort it by.
+  if (results.length < 2) return [...results]
   const order = new Map(message.toolCalls.map((call, index) => [call.id, index]))
   return [...results].sort((a, b) => (order.get(a.toolCallId) ?? 0) - (order.get(b.toolCallId) ?? 0))
 }

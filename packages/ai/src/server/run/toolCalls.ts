@@ -5,7 +5,7 @@ import { isToolError, ToolValidationError } from '../../errors.ts'
 import type { ThreadToolCall, ThreadToolMessage } from '../../protocol/messages.ts'
 import { evaluateApproval, fixedApproval } from '../../tools/approval.ts'
 import type { AnyTool } from '../../tools/types.ts'
-import { validateToolOutput } from '../../tools/validateToolValue.ts'
+import { toolOutputNow } from '../../tools/validateToolValue.ts'
 import { parseToolArguments } from '../../util/parseToolArguments.ts'
 import { utf8Bytes } from '../../util/jsonBytes.ts'
 import { isPromiseLike } from '../../util/isPromiseLike.ts'
@@ -52,7 +52,8 @@ export async function planToolCalls(
       plan.results.push(errorResult(ref, `The arguments of tool "${call.name}" ${problem}; send one JSON object.`))
       continue
     }
-    const checked = await validateInput(entry.tool, args.value, ref, failures)
+    const validated = validateInput(entry.tool, args.value, ref, failures)
+    const checked = validated instanceof Promise ? await validated : validated
     if (!checked.ok) {
       plan.results.push(errorResult(ref, checked.error))
       continue
@@ -100,7 +101,8 @@ export async function rerunPlan(step: OpenStep, toolCallIds: readonly string[], 
       plan.results.push(errorResult(ref, `Tool "${ref.toolName}" could not run again after the server restarted`))
       continue
     }
-    const checked = await validateInput(entry.tool, args.value, ref, failures)
+    const validated = validateInput(entry.tool, args.value, ref, failures)
+    const checked = validated instanceof Promise ? await validated : validated
     if (checked.ok) plan.executions.push({ ...ref, entry, input: checked.value })
     else plan.results.push(errorResult(ref, checked.error))
   }
@@ -127,24 +129,42 @@ export interface ExecuteOptions {
   readonly trace?: RunTrace | undefined
 }
 
-/** Runs calls in parallel; never throws. Results come back in the order of `executions`. */
-export function executeToolCalls(executions: readonly Execution[], options: ExecuteOptions): Promise<ThreadToolMessage[]> {
-  return Promise.all(
-    executions.map(async (execution) => {
-      const { trace } = options
-      const executed = trace
-        ? await trace.toolCall(execution, () => executeOne(execution, options))
-        : await executeOne(execution, options)
-      const result = options.onOutput ? await options.onOutput(executed, execution) : executed
-      options.onResult?.(result)
-      return result
-    }),
-  )
+/**
+ * Runs calls in parallel; never throws. Results come back in the order of `executions`. A call
+ * whose tool and output schema answer at once (and that nothing awaits: no trace, no `toolOutput`
+ * hook) is told and settled here, without a promise of its own; with every call so, the results
+ * come back as they are, not as a promise.
+ */
+export function executeToolCalls(executions: readonly Execution[], options: ExecuteOptions): ThreadToolMessage[] | Promise<ThreadToolMessage[]> {
+  let waits = false
+  const settled = executions.map((execution) => {
+    const { trace } = options
+    const executed = trace ? trace.toolCall(execution, async () => executeOne(execution, options)) : executeOne(execution, options)
+    if (isPromiseLike(executed) || options.onOutput) {
+      waits = true
+      return told(execution, executed, options)
+    }
+    options.onResult?.(executed)
+    return executed
+  })
+  return waits ? Promise.all(settled) : (settled as ThreadToolMessage[])
+}
+
+/** A call's result once it is in (and through the `toolOutput` hook), told as it comes. */
+async function told(execution: Execution, executed: ThreadToolMessage | Promise<ThreadToolMessage>, options: ExecuteOptions): Promise<ThreadToolMessage> {
+  const done = await executed
+  const result = options.onOutput ? await options.onOutput(done, execution) : done
+  options.onResult?.(result)
+  return result
 }
 
 class Timeout extends Error {}
 
-async function executeOne(execution: Execution, options: ExecuteOptions): Promise<ThreadToolMessage> {
+/**
+ * Runs one call: its result at once when the tool and its output schema answer at once (most
+ * tools of a turn do), else a promise of it.
+ */
+function executeOne(execution: Execution, options: ExecuteOptions): ThreadToolMessage | Promise<ThreadToolMessage> {
   const { entry, input, toolCallId, toolName } = execution
   // The run already stopped (the client left right after approving, say): the tool must not start.
   if (options.signal.aborted) return notRun(execution)
@@ -168,26 +188,53 @@ async function executeOne(execution: Execution, options: ExecuteOptions): Promis
       },
       context: contextFor(options.context, toolName),
     })
-    const output = await validateToolOutput(entry.tool, isPromiseLike(returned) ? await untilStopped(returned, wait, options) : returned)
+    if (isPromiseLike(returned)) {
+      const output = untilStopped(returned, wait, options).then((value) => toolOutputNow(entry.tool, value))
+      return completed(execution, output, wait, options)
+    }
+    // Validated as the schema answers: a synchronous one's value is not awaited.
+    const output = toolOutputNow(entry.tool, returned)
+    if (isPromiseLike(output) || (isToolContentResult(output) && options.attachments)) return completed(execution, output, wait, options)
+    return sized(execution, output, options)
+  } catch (error) {
+    return failed(error, execution, wait, options)
+  }
+}
+
+/** The result of a call whose output (validated: a value or a promise of it) takes a wait: an asynchronous tool or schema, or files to store. */
+async function completed(execution: Execution, validated: unknown, wait: CallWait, options: ExecuteOptions): Promise<ThreadToolMessage> {
+  try {
+    const output = isPromiseLike(validated) ? await validated : validated
     if (isToolContentResult(output) && options.attachments) {
       return await contentResultMessage(execution, output, options.attachments, editedNote(execution.editedArgs))
     }
-    const result = successResult(execution, output, execution.editedArgs)
-    const bytes = utf8Bytes(result.content)
-    if (bytes <= options.maxOutputBytes) return result
-    return errorResult(execution, `Tool "${toolName}" ran, but its output is ${bytes} bytes, more than the limit of ${options.maxOutputBytes}; it was not kept`)
+    return sized(execution, output, options)
   } catch (error) {
-    // The tool started and was cut off: it may have done its work (sent the mail, moved the money) anyway.
-    if (wait.timedOut) {
-      return errorResult(execution, `Tool "${toolName}" timed out after ${options.timeoutMs} ms; it may still have taken effect`)
-    }
-    if (options.signal.aborted) {
-      return errorResult(execution, `Tool "${toolName}" was aborted: the run stopped before it finished; it may still have taken effect`)
-    }
-    if (error instanceof ToolValidationError) return errorResult(execution, error.message)
-    if (isToolError(error)) return errorResult(execution, `Tool "${toolName}" failed: ${error.message}`)
-    return errorResult(execution, options.failures.tool(error, execution))
+    return failed(error, execution, wait, options)
   }
+}
+
+/** The output as the model reads it, unless it is larger than a result may be. */
+function sized(execution: Execution, output: unknown, options: ExecuteOptions): ThreadToolMessage {
+  const result = successResult(execution, output, execution.editedArgs)
+  const bytes = utf8Bytes(result.content)
+  if (bytes <= options.maxOutputBytes) return result
+  return errorResult(execution, `Tool "${execution.toolName}" ran, but its output is ${bytes} bytes, more than the limit of ${options.maxOutputBytes}; it was not kept`)
+}
+
+/** What the model reads of a call that threw, was cut off, or returned an invalid output. */
+function failed(error: unknown, execution: Execution, wait: CallWait, options: ExecuteOptions): ThreadToolMessage {
+  const { toolName } = execution
+  // The tool started and was cut off: it may have done its work (sent the mail, moved the money) anyway.
+  if (wait.timedOut) {
+    return errorResult(execution, `Tool "${toolName}" timed out after ${options.timeoutMs} ms; it may still have taken effect`)
+  }
+  if (options.signal.aborted) {
+    return errorResult(execution, `Tool "${toolName}" was aborted: the run stopped before it finished; it may still have taken effect`)
+  }
+  if (error instanceof ToolValidationError) return errorResult(execution, error.message)
+  if (isToolError(error)) return errorResult(execution, `Tool "${toolName}" failed: ${error.message}`)
+  return errorResult(execution, options.failures.tool(error, execution))
 }
 
 /** A running call's wait: what cut it short (the run's stop or the timer), and the tool's signal if it asked for one. */

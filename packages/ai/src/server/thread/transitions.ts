@@ -171,7 +171,11 @@ export function takeOver(
 
 /** The run's heartbeat: it still holds the thread. */
 export function renewLease(head: ThreadHead, input: { readonly now: number }): ThreadChange {
-  return { head: { activeRun: head.activeRun && { ...head.activeRun, renewedAt: input.now } } }
+  return { head: { activeRun: renewedLease(head, input.now) } }
+}
+
+function renewedLease(head: ThreadHead, now: number): ActiveRun | undefined {
+  return head.activeRun && { ...head.activeRun, renewedAt: now }
 }
 
 /** What a run writes as it goes: the open step (or none, once it joined the history) and the interrupts it resolved. */
@@ -185,8 +189,11 @@ export function saveStep(
   head: ThreadHead,
   input: { readonly fields: StepFields; readonly append: readonly ThreadMessage[]; readonly now: number; readonly decided?: Decided | undefined },
 ): ThreadChange {
-  const { fields, append, now } = input
-  return { head: { ...fields, ...renewLease(head, { now }).head, ...chained(input) }, append, ...records(input) }
+  const { fields, append, now, decided } = input
+  // Without decisions (nearly every save) no records or tip to chain: no objects made for them.
+  const activeRun = renewedLease(head, now)
+  if (!decided || decided.records.length === 0) return { head: { ...fields, activeRun }, append }
+  return { head: { ...fields, activeRun, ...chained(input) }, append, ...records(input) }
 }
 
 /** A grant is revoked: later calls it covered ask again. */
