@@ -110,19 +110,20 @@ async function post(config: ChatConfig, request: Request): Promise<Response> {
   const raw = await readJsonBody(request, config.limits.maxBodyBytes)
   // The AI SDK's `useChat` (aisdk/): its body becomes a ParsedRequest, its answer a UI message stream
   // (the run tells its events in that dialect: events/eventFrames.ts).
-  if (isUIMessageRequest(raw)) return answerUIMessageRequest(config, request, raw, (body) => answer(config, request, body))
-  return answer(config, request, parsePostRequest(raw))
+  // `return await`: a promise returned unawaited from an async function settles it through an extra promise job, two microtask turns later.
+  if (isUIMessageRequest(raw)) return await answerUIMessageRequest(config, request, raw, (body) => answer(config, request, body))
+  return await answer(config, request, parsePostRequest(raw))
 }
 
 
 async function answer(config: ChatConfig, request: Request, body: ParsedRequest): Promise<Response> {
-  if ('review' in body) return review(config, request, body)
-  if ('revokeGrant' in body) return revokeGrantOf(config, request, body)
+  if ('review' in body) return await review(config, request, body)
+  if ('revokeGrant' in body) return await revokeGrantOf(config, request, body)
   const kind = 'stop' in body ? 'stop' : 'resume' in body ? 'resume' : 'message'
   config.telemetry?.describeRequest(request, { kind, threadId: body.threadId })
-  if ('stop' in body) return stopRun(config, request, body)
+  if ('stop' in body) return await stopRun(config, request, body)
   const scoped = body.declaredTools ? withFrontendTools(config, body.declaredTools) : config
-  if (!('resume' in body)) return startTurn(scoped, request, body)
+  if (!('resume' in body)) return await startTurn(scoped, request, body)
   // An AG-UI client connecting while a run holds the thread (a page reloaded mid-run) follows the run.
-  return (body.agui ? await rejoinRun(scoped, request, body) : undefined) ?? resume(scoped, request, body)
+  return (body.agui ? await rejoinRun(scoped, request, body) : undefined) ?? (await resume(scoped, request, body))
 }
