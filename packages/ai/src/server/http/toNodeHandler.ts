@@ -61,9 +61,10 @@ export function toNodeHandler(handler: (request: Request) => Promise<Response>):
     // gets the response rather than a reset connection, and the connection stays usable.
     if (!req.readableEnded) body?.discard()
     const frames = request.takeFrames()
-    if (!frames) return writeResponse(response, res)
+    // Awaited, not returned: a promise returned from an async function settles it a promise job later.
+    if (!frames) return await writeResponse(response, res)
     writeFrames(frames, res)
-    if (!res.closed) return new Promise<void>((resolve) => (closed = resolve))
+    if (!res.closed) await new Promise<void>((resolve) => (closed = resolve))
   }
 }
 
