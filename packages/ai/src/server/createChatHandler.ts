@@ -85,16 +85,24 @@ function requestHandler(config: ChatConfig) {
   })
 }
 
-async function handle(config: ChatConfig, request: Request): Promise<Response> {
+/**
+ * Not async: an async function's frame (a few hundred bytes held while it waits) for every request
+ * would only re-throw into `errorResponse`, which the answer's own promise can do.
+ */
+function handle(config: ChatConfig, request: Request): Promise<Response> {
   try {
-    // TanStack AI's `useChat` (tanstack/), chosen by `?client=tanstack`: same runs, its shapes.
-    if (isTanStackRequest(request)) return await answerTanStack(config, request, post)
-    if (request.method === 'POST') return await post(config, request)
-    if (request.method === 'GET') return await read(config, request)
-    throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${request.method}`)
+    return answerOf(config, request).catch(errorResponse)
   } catch (error) {
-    return errorResponse(error)
+    return Promise.resolve(errorResponse(error))
   }
+}
+
+function answerOf(config: ChatConfig, request: Request): Promise<Response> {
+  // TanStack AI's `useChat` (tanstack/), chosen by `?client=tanstack`: same runs, its shapes.
+  if (isTanStackRequest(request)) return answerTanStack(config, request, post)
+  if (request.method === 'POST') return post(config, request)
+  if (request.method === 'GET') return read(config, request)
+  throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${request.method}`)
 }
 
 /** The `code` of a JSON refusal, read from a copy so the response goes out whole. */
