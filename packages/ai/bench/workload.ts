@@ -136,7 +136,7 @@ export async function startInstance(
   env: Record<string, string> = {},
   options: { workload?: Workload } = {},
 ): Promise<Instance> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('instance.ts', import.meta.url))], {
+  const child = spawn(process.execPath, [...(process.env.INSTANCE_FLAGS ? process.env.INSTANCE_FLAGS.split(' ') : []), '--import', 'tsx', fileURLToPath(new URL('instance.ts', import.meta.url))], {
     env: { ...process.env, ...env, SERVE: serve, WORKLOAD: options.workload ?? 'weather' },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   })
