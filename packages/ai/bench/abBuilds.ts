@@ -11,14 +11,14 @@
  */
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { measure, postJson, type Workload } from './workload.ts'
+import { isShortTurn, measure, postJson, type Workload } from './workload.ts'
 
 const base = process.argv[2]
 if (!base) throw new Error('usage: tsx bench/abBuilds.ts <base package dir> [workload] [concurrency] [rounds] [turns per round]')
 const workload = (process.argv[3] ?? 'weather') as Workload
 const concurrency = Number(process.argv[4] ?? 8)
 const rounds = Number(process.argv[5] ?? 20)
-const turns = Number(process.argv[6] ?? (workload === 'weather' ? 600 : 40))
+const turns = Number(process.argv[6] ?? (isShortTurn(workload) ? 600 : 40))
 const builds = { base, new: fileURLToPath(new URL('..', import.meta.url)) }
 type Build = keyof typeof builds
 
@@ -38,7 +38,7 @@ const turnOf = (build: Build) => async () => {
 }
 const cpu: Record<Build, number[]> = { base: [], new: [] }
 try {
-  for (const build of ['base', 'new'] as const) for (let i = 0; i < (workload === 'weather' ? 500 : 20); i++) await turnOf(build)()
+  for (const build of ['base', 'new'] as const) for (let i = 0; i < (isShortTurn(workload) ? 500 : 20); i++) await turnOf(build)()
   for (let round = 0; round < rounds; round++) {
     for (const build of (round % 2 === 0 ? ['base', 'new'] : ['new', 'base']) as Build[]) {
       const before = await instances[build].cpuMs()

@@ -8,7 +8,7 @@
  */
 import { writeFileSync } from 'node:fs'
 import { checkTanstackTurn } from './tanstackPeer.ts'
-import { measure, postJson, startInstance, type Serve, type Workload } from './workload.ts'
+import { isShortTurn, measure, postJson, startInstance, type Serve, type Workload } from './workload.ts'
 
 const serve = (process.argv[2] ?? 'toolgate') as Serve
 const workload = (process.argv[3] ?? 'weather') as Workload
@@ -22,7 +22,7 @@ const turn = async () => {
   if (serve === 'tanstack') return checkTanstackTurn(text, workload)
   if (status !== 200 || !text.includes('"RUN_FINISHED"')) throw new Error(`turn failed (${status}): ${text.slice(-300)}`)
 }
-const limits = workload === 'weather' ? { warmup: 500, maxTurns: 6000, budgetMs: 5000 } : { warmup: 20, maxTurns: 400, budgetMs: 5000 }
+const limits = isShortTurn(workload) ? { warmup: 500, maxTurns: 6000, budgetMs: 5000 } : { warmup: 20, maxTurns: 400, budgetMs: 5000 }
 for (let i = 0; i < limits.warmup; i++) await turn()
 await instance.ask('profile-start')
 const { done } = await measure(turn, concurrency, { ...limits, warmup: 0 })

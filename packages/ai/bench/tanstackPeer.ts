@@ -20,7 +20,7 @@ function adapterFor(workload: Workload): AnyTextAdapter {
       const chunk = (fields: Record<string, unknown>) => ({ ...fields, timestamp: Date.now() })
       const afterTool = options.messages.at(-1)?.role === 'tool'
       yield chunk({ type: 'RUN_STARTED', threadId: 't', runId })
-      if (afterTool || workload === 'text') {
+      if (afterTool || workload === 'text' || workload === 'hello') {
         yield chunk({ type: 'TEXT_MESSAGE_START', messageId: `${runId}m`, role: 'assistant' })
         if (workload === 'text') {
           for (const delta of textDeltas(STREAMED_TEXT_DELTAS)) {
@@ -28,7 +28,7 @@ function adapterFor(workload: Workload): AnyTextAdapter {
             yield chunk({ type: 'TEXT_MESSAGE_CONTENT', messageId: `${runId}m`, delta })
           }
         } else {
-          yield chunk({ type: 'TEXT_MESSAGE_CONTENT', messageId: `${runId}m`, delta: workload === 'args' ? 'Done.' : 'It is 5°C.' })
+          yield chunk({ type: 'TEXT_MESSAGE_CONTENT', messageId: `${runId}m`, delta: workload === 'args' ? 'Done.' : workload === 'hello' ? 'Hello.' : 'It is 5°C.' })
         }
         yield chunk({ type: 'TEXT_MESSAGE_END', messageId: `${runId}m` })
         yield chunk({ type: 'RUN_FINISHED', threadId: 't', runId, finishReason: 'stop' })
@@ -61,6 +61,6 @@ export function tanstackHandler(weather: AnyTool, workload: Workload = 'weather'
 
 /** Throws unless a TanStack turn's SSE text finished with the model's answer. */
 export function checkTanstackTurn(text: string, workload: Workload = 'weather'): void {
-  const ending = { weather: 'It is 5°C.', text: '"RUN_FINISHED"', args: 'Done.' }[workload]
+  const ending = { weather: 'It is 5°C.', text: '"RUN_FINISHED"', args: 'Done.', hello: 'Hello.' }[workload]
   if (!text.includes(ending) || !text.includes('"RUN_FINISHED"')) throw new Error(`TanStack turn did not finish: ${text.slice(-200)}`)
 }

@@ -15,10 +15,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { checkTanstackTurn } from './tanstackPeer.ts'
-import { measure, postJson, startInstance, type Serve, type Workload } from './workload.ts'
+import { isShortTurn, measure, postJson, startInstance, type Serve, type Workload } from './workload.ts'
 
 const workload = (process.argv[2] ?? 'weather') as Workload
-const turns = Number(process.argv[3] ?? (workload === 'weather' ? 2000 : 50))
+const turns = Number(process.argv[3] ?? (isShortTurn(workload) ? 2000 : 50))
 const concurrency = Number(process.argv[4] ?? 1)
 const servers = (process.argv[5] ?? 'toolgate,bare').split(',') as Serve[]
 const message = workload === 'weather' ? 'weather in Paris' : 'go'

@@ -68,10 +68,21 @@ export const streamingArgsModel: ChatModel = {
   },
 }
 
-/** What a turn does: one quick server tool, a 1,000-delta answer, or a call whose arguments stream in 200 deltas. */
-export type Workload = 'weather' | 'text' | 'args'
+/** A model that answers at once with one text delta: a turn that does nothing, so what is left is what any request costs. */
+export const helloModel: ChatModel = {
+  async *stream(): AsyncGenerator<ModelChunk> {
+    yield { type: 'text-delta', delta: 'Hello.' }
+    yield { type: 'finish', reason: 'stop' }
+  },
+}
 
-export const modelOf: Record<Workload, ChatModel> = { weather: weatherModel, text: streamingTextModel, args: streamingArgsModel }
+/** What a turn does: one quick server tool, a 1,000-delta answer, a call whose arguments stream in 200 deltas, or one text delta (hello). */
+export type Workload = 'weather' | 'text' | 'args' | 'hello'
+
+export const modelOf: Record<Workload, ChatModel> = { weather: weatherModel, text: streamingTextModel, args: streamingArgsModel, hello: helloModel }
+
+/** A turn short enough to run by the thousand (weather, hello), not a streaming one. */
+export const isShortTurn = (workload: Workload) => workload === 'weather' || workload === 'hello'
 
 export interface MeasureLimits {
   readonly warmup: number
@@ -125,7 +136,7 @@ export async function startInstance(
   env: Record<string, string> = {},
   options: { workload?: Workload } = {},
 ): Promise<Instance> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('instance.ts', import.meta.url))], {
+  const child = spawn(process.execPath, [...(process.env.INSTANCE_FLAGS ? process.env.INSTANCE_FLAGS.split(' ') : []), '--import', 'tsx', fileURLToPath(new URL('instance.ts', import.meta.url))], {
     env: { ...process.env, ...env, SERVE: serve, WORKLOAD: options.workload ?? 'weather' },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   })

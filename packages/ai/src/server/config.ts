@@ -66,16 +66,30 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
     toolSearch: search,
     attachments: attachmentsOf(options.attachments, threads),
     frontendTools: frontendToolNames(options.frontendTools, tools),
-    identify: async (request) => checkPrincipal(identify ? await identify(request) : undefined),
+    identify: identify ? async (request) => checkPrincipal(await identify(request)) : () => ANONYMOUS_PRINCIPAL,
     onDecision,
     reviewLinks: resolveReviewLinks(options.reviewLinks),
     onApprovalRequested: checkedFunction(options.onApprovalRequested, 'onApprovalRequested'),
     onExpired: checkedFunction(options.onExpired, 'onExpired'),
     telemetry,
     devtools: devtoolsRuns(options.devtools),
-    resolveContext: async (request) =>
-      checkContext(tools, typeof context === 'function' ? await (context as (request: Request) => unknown)(fetchRequest(request)) : context),
+    resolveContext: contextResolver(tools, context),
   }
+}
+
+/** Who a request is when the app has no `identify`: one settled answer serves every request (no promise made per request). */
+const ANONYMOUS_PRINCIPAL = Promise.resolve(ANONYMOUS)
+
+/**
+ * The app's context for a request, checked against the tools' `contextSchema`s. A context that is
+ * not a function, with no schema to check it, is the same for every request: one settled answer
+ * serves them all (with a schema it is checked per request, as the app may change the object).
+ */
+function contextResolver(tools: ToolRegistry, context: unknown): ChatConfig['resolveContext'] {
+  if (typeof context === 'function') return async (request) => checkContext(tools, await (context as (request: Request) => unknown)(fetchRequest(request)))
+  if (tools.names.some((name) => tools.get(name)?.tool.contextSchema !== undefined)) return () => checkContext(tools, context)
+  const same = Promise.resolve(context)
+  return () => same
 }
 
 function checkedFunction<T>(value: T | undefined, option: string): T | undefined {

@@ -9,7 +9,8 @@ import { review } from './claim/reviews.ts'
 import { decide, type DecideInput, type DecideResult } from './claim/decide.ts'
 import { withFrontendTools } from './agui/frontendTools.ts'
 import { rejoinRun } from './agui/rejoin.ts'
-import { parsePostRequest, readJsonBody, type ParsedRequest } from './http/requests.ts'
+import { parsePostRequest, readJsonBody, type AguiFields, type ParsedRequest } from './http/requests.ts'
+import type { ResumeRequest } from '../protocol/requests.ts'
 import { answerUIMessageRequest } from './aisdk/uiMessageChat.ts'
 import { isUIMessageRequest } from './aisdk/uiMessageRequest.ts'
 import { startTurn } from './claim/startTurn.ts'
@@ -84,16 +85,24 @@ function requestHandler(config: ChatConfig) {
   })
 }
 
-async function handle(config: ChatConfig, request: Request): Promise<Response> {
+/**
+ * Not async: an async function's frame (a few hundred bytes held while it waits) for every request
+ * would only re-throw into `errorResponse`, which the answer's own promise can do.
+ */
+function handle(config: ChatConfig, request: Request): Promise<Response> {
   try {
-    // TanStack AI's `useChat` (tanstack/), chosen by `?client=tanstack`: same runs, its shapes.
-    if (isTanStackRequest(request)) return await answerTanStack(config, request, post)
-    if (request.method === 'POST') return await post(config, request)
-    if (request.method === 'GET') return await read(config, request)
-    throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${request.method}`)
+    return answerOf(config, request).catch(errorResponse)
   } catch (error) {
-    return errorResponse(error)
+    return Promise.resolve(errorResponse(error))
   }
+}
+
+function answerOf(config: ChatConfig, request: Request): Promise<Response> {
+  // TanStack AI's `useChat` (tanstack/), chosen by `?client=tanstack`: same runs, its shapes.
+  if (isTanStackRequest(request)) return answerTanStack(config, request, post)
+  if (request.method === 'POST') return post(config, request)
+  if (request.method === 'GET') return read(config, request)
+  throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${request.method}`)
 }
 
 /** The `code` of a JSON refusal, read from a copy so the response goes out whole. */
@@ -110,12 +119,17 @@ async function post(config: ChatConfig, request: Request): Promise<Response> {
   const raw = await readJsonBody(request, config.limits.maxBodyBytes)
   // The AI SDK's `useChat` (aisdk/): its body becomes a ParsedRequest, its answer a UI message stream
   // (the run tells its events in that dialect: events/eventFrames.ts).
-  if (isUIMessageRequest(raw)) return answerUIMessageRequest(config, request, raw, (body) => answer(config, request, body))
-  return answer(config, request, parsePostRequest(raw))
+  // `return await`: a promise returned unawaited from an async function settles it through an extra promise job, two microtask turns later.
+  if (isUIMessageRequest(raw)) return await answerUIMessageRequest(config, request, raw, (body) => answer(config, request, body))
+  return await answer(config, request, parsePostRequest(raw))
 }
 
 
-async function answer(config: ChatConfig, request: Request, body: ParsedRequest): Promise<Response> {
+/**
+ * Not async: each branch hands on the promise of the function that answers, one promise and one
+ * await fewer per request. (A throw here is `post`'s to turn into its refusal, as it awaits this.)
+ */
+function answer(config: ChatConfig, request: Request, body: ParsedRequest): Promise<Response> {
   if ('review' in body) return review(config, request, body)
   if ('revokeGrant' in body) return revokeGrantOf(config, request, body)
   const kind = 'stop' in body ? 'stop' : 'resume' in body ? 'resume' : 'message'
@@ -123,6 +137,10 @@ async function answer(config: ChatConfig, request: Request, body: ParsedRequest)
   if ('stop' in body) return stopRun(config, request, body)
   const scoped = body.declaredTools ? withFrontendTools(config, body.declaredTools) : config
   if (!('resume' in body)) return startTurn(scoped, request, body)
-  // An AG-UI client connecting while a run holds the thread (a page reloaded mid-run) follows the run.
-  return (body.agui ? await rejoinRun(scoped, request, body) : undefined) ?? resume(scoped, request, body)
+  return body.agui ? followOrResume(scoped, request, body) : resume(scoped, request, body)
+}
+
+/** An AG-UI client connecting while a run holds the thread (a page reloaded mid-run) follows the run. */
+async function followOrResume(config: ChatConfig, request: Request, body: ResumeRequest & AguiFields): Promise<Response> {
+  return (await rejoinRun(config, request, body)) ?? (await resume(config, request, body))
 }

@@ -106,3 +106,32 @@ describe('contextSchema', () => {
     createChatHandler({ model, tools: [lookup, echo] })
   })
 })
+
+describe('a context object (not a function)', () => {
+  it('is read again each turn: a tool sees what the app changed in it since the last turn', async () => {
+    seen.length = 0
+    const { model } = countingModel()
+    const context = { crmApiKey: 'k-1' }
+    const server = await startServer({ model, tools: [lookup], context })
+    await server.send('look up ada@example.com')
+    context.crmApiKey = 'k-2'
+    await server.send('look up bob@example.com')
+    expect(seen).toEqual([{ crmApiKey: 'k-1', locale: 'en' }, { crmApiKey: 'k-2', locale: 'en' }])
+  })
+
+  it('reaches a tool without a contextSchema as the app’s own object', async () => {
+    const contexts: unknown[] = []
+    const plain = toolDefinition({ name: 'crm_lookup', description: 'Looks a customer up', inputSchema: v.object({ email: v.string() }) }).server((_input, ctx) => {
+      contexts.push(ctx.context)
+      return 'ok'
+    })
+    const { model } = countingModel()
+    const context = { tenant: 't-1' }
+    const server = await startServer({ model, tools: [plain], context })
+    await server.send('look up ada@example.com')
+    await server.send('look up bob@example.com')
+    expect(contexts).toHaveLength(2)
+    expect(contexts[0]).toBe(context)
+    expect(contexts[1]).toBe(context)
+  })
+})

@@ -86,6 +86,41 @@ describe('toNodeHandler', () => {
     await expect(settled[0]).resolves.toBeUndefined()
   })
 
+  it('answers 500 for a handler that throws or rejects, and settles', async () => {
+    const errors: unknown[] = []
+    const spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void errors.push(args))
+    try {
+      for (const handler of [
+        (() => {
+          throw new Error('thrown')
+        }) as unknown as ChatHandler,
+        (async () => {
+          throw new Error('rejected')
+        }) as ChatHandler,
+      ]) {
+        const handle = toNodeHandler(handler)
+        const settled: Promise<void>[] = []
+        const url = await serve((req, res) => void settled.push(handle(req, res)))
+        const response = await postJson(url, { message: 'hello' })
+        expect(response.status).toBe(500)
+        expect(await response.json()).toEqual({ error: { code: 'INTERNAL', message: 'The chat handler failed; see the server log' } })
+        await expect(settled[0]).resolves.toBeUndefined()
+      }
+      expect(errors).toHaveLength(2)
+    } finally {
+      spy.mockRestore()
+    }
+  })
+
+  it("settles a chat turn's request once its response is finished, not before", async () => {
+    const handle = toNodeHandler(createChatHandler({ model }))
+    const finishedWhenSettled: boolean[] = []
+    const url = await serve((req, res) => void handle(req, res).then(() => finishedWhenSettled.push(res.writableFinished)))
+    const events = await eventsOf(await postJson(url, { message: 'hello' }))
+    expect(events.at(-1)?.type).toBe('RUN_FINISHED')
+    await vi.waitFor(() => expect(finishedWhenSettled).toEqual([true]))
+  })
+
   it('hands any other Fetch handler a real Request with its body, headers and URL', async () => {
     const handler: ChatHandler = async (request) => {
       const clone = new Request(request)

@@ -50,7 +50,8 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
   let resolving: Promise<unknown> | undefined
   const resolveContext = () => (resolving ??= config.resolveContext(request))
   const create = async (threadId: string) => {
-    await authorizeThread(config, request, threadId, 'create')
+    // Without `authorize` every request may create: not asking saves the check's promises on every new thread.
+    if (config.authorize) await authorizeThread(config, request, threadId, 'create')
     if (body.history) await checkClientHistory(config, undefined, body.history)
     const context = await resolveContext()
     const user = body.messageId === undefined ? fresh : { ...fresh, id: body.messageId }
@@ -59,7 +60,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     if (!head) throw new HttpError(409, 'VERSION_CONFLICT', 'A thread with this id already exists')
     return startRun(config, { request, kind: 'message', runId, head, messages: [user], context, start: claim.start })
   }
-  if (existing === undefined || created) return create(existing ?? randomId('thread_'))
+  if (existing === undefined || created) return await create(existing ?? randomId('thread_'))
 
   // Claimed on the head this instance wrote last when it keeps it (an AG-UI client's was just read when it does not).
   // The thread this instance wrote last may be gone (it expired): an AG-UI client's id then makes it again, as on first use.
@@ -68,7 +69,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     throw error
   }
   const start = found ? (await authorizeThread(config, request, existing, 'write'), { head: found }) : await headToClaim(config, request, existing).catch(gone)
-  if (!start) return create(existing)
+  if (!start) return await create(existing)
   const claimed = await claimThread(config.store, start, {
     prepare: async (current) => {
       const { history, snapshot } = await readAndCheck(config, current, body)
@@ -77,7 +78,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     resolve: resolveContext,
     change: ({ user }) => messageChange(config, body, { runId, user, by, userBytes }),
   }).catch(gone)
-  if (!claimed) return create(existing)
+  if (!claimed) return await create(existing)
   const { head, change, prepared, resolved: context } = claimed
   void reportDecisions(config, change)
   if (change.ended.length > 0) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.ended, Date.now(), change.decisions))

@@ -47,6 +47,11 @@ export class NodeRequest {
     return this.#source.url()
   }
 
+  /** The request target as the client sent it (path and query), without building the absolute URL. */
+  get target(): string {
+    return this.#source.req.url ?? '/'
+  }
+
   get headers(): Headers {
     this.#headers ??= headersOf(this.#source.req)
     return this.#headers
@@ -171,6 +176,14 @@ export function takesNodeRequest(handler: object): boolean {
 /** What the app's own code gets: a real `Request` (a stand-in cannot be cloned or passed to `fetch`). */
 export function fetchRequest(request: Request): Request {
   return request instanceof NodeRequest ? request.real() : request
+}
+
+/**
+ * Where to look for a query parameter before parsing the URL: a `NodeRequest`'s target as sent
+ * (its absolute URL is not built), any other request's URL.
+ */
+export function requestTarget(request: Request): string {
+  return request instanceof NodeRequest ? request.target : request.url
 }
 
 /** One header of any request, without building a `NodeRequest`'s `Headers`. */

@@ -26,7 +26,9 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise
 export function toNodeHandler(handler: (request: Request) => Promise<Response>): NodeHandler {
   const lazy = takesNodeRequest(handler)
   watchForUnreachedHandler()
-  return async (req, res) => {
+  // Not an async function: its frame would be held for the whole response. One promise, settled
+  // when the response is written (or its frames' stream closes), is all a request makes here.
+  return (req, res) => {
     handlerReached()
     let gone = false
     let onGone: (() => void)[] | undefined
@@ -50,20 +52,33 @@ export function toNodeHandler(handler: (request: Request) => Promise<Response>):
       gone: () => gone,
       onGone: (listener) => (onGone ??= []).push(listener),
     })
-    let response: Response
-    try {
-      response = await handler(lazy ? (request as unknown as Request) : await request.realToRead())
-    } catch (error) {
-      console.error('[toolgate] handler threw:', error)
-      response = Response.json(errorBody('INTERNAL', 'The chat handler failed; see the server log'), { status: 500 })
-    }
-    // A refusal may come before the body was read (413, 415): read the rest away so the client
-    // gets the response rather than a reset connection, and the connection stays usable.
-    if (!req.readableEnded) body?.discard()
-    const frames = request.takeFrames()
-    if (!frames) return writeResponse(response, res)
-    writeFrames(frames, res)
-    if (!res.closed) return new Promise<void>((resolve) => (closed = resolve))
+    return new Promise<void>((settle, fail) => {
+      const respond = (response: Response) => {
+        try {
+          // A refusal may come before the body was read (413, 415): read the rest away so the client
+          // gets the response rather than a reset connection, and the connection stays usable.
+          if (!req.readableEnded) body?.discard()
+          const frames = request.takeFrames()
+          if (!frames) return void writeResponse(response, res).then(settle, fail)
+          writeFrames(frames, res)
+          if (res.closed) settle()
+          else closed = settle
+        } catch (error) {
+          fail(error)
+        }
+      }
+      const failed = (error: unknown) => {
+        console.error('[toolgate] handler threw:', error)
+        respond(Response.json(errorBody('INTERNAL', 'The chat handler failed; see the server log'), { status: 500 }))
+      }
+      try {
+        // `Promise.resolve`: a handler that answers without a promise is served too (a native promise passes as it is).
+        const answered = lazy ? Promise.resolve(handler(request as unknown as Request)) : request.realToRead().then(handler)
+        answered.then(respond, failed)
+      } catch (error) {
+        failed(error)
+      }
+    })
   }
 }
 

@@ -7,7 +7,7 @@ import { authorizeThread } from '../thread/thread.ts'
 import { jsonResponse } from '../http/responses.ts'
 import { asTanStackStream, TANSTACK_FRAMES } from './tanStackStream.ts'
 import { answerTold } from '../events/eventFrames.ts'
-import { fetchRequest } from '../http/nodeRequest.ts'
+import { fetchRequest, requestTarget } from '../http/nodeRequest.ts'
 import { toTanStackThread, type TanStackThread } from './tanStackThread.ts'
 
 /**
@@ -16,8 +16,10 @@ import { toTanStackThread, type TanStackThread } from './tanStackThread.ts'
  * Its POST is already an AG-UI `RunAgentInput`; only what goes back differs.
  */
 export function isTanStackRequest(request: Request): boolean {
-  // Every request passes here: the URL is parsed only when it may say so.
-  return request.url.includes('client=tanstack') && new URL(request.url).searchParams.get('client') === 'tanstack'
+  // Every request passes here: the URL is built and parsed only when its target may say so. (Under
+  // `toNodeHandler` the target is as sent; Node's parser refuses one with a tab or line break, the
+  // only characters the URL parser drops, so the raw target says what the URL would.)
+  return requestTarget(request).includes('client=tanstack') && new URL(request.url).searchParams.get('client') === 'tanstack'
 }
 
 /**
