@@ -87,7 +87,7 @@ const ANONYMOUS_PRINCIPAL = Promise.resolve(ANONYMOUS)
  */
 function contextResolver(tools: ToolRegistry, context: unknown): ChatConfig['resolveContext'] {
   if (typeof context === 'function') return async (request) => checkContext(tools, await (context as (request: Request) => unknown)(fetchRequest(request)))
-  if (tools.names.some((name) => tools.get(name)?.tool.contextSchema !== undefined)) return () => checkContext(tools, context)
+  if (tools.names.some((name) => tools.get(name)?.tool.contextSchema !== undefined)) return () => Promise.resolve(checkContext(tools, context))
   const same = Promise.resolve(context)
   return () => same
 }
