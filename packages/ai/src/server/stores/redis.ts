@@ -5,6 +5,7 @@ import type { ThreadMessage } from '../../protocol/messages.ts'
 import type { AttachmentStore } from '../run/attachments.ts'
 import { THREAD_WATCH_POLL_MS, threadWakeKey, type LoggedEvent, type RunEventLog, type ThreadHead, type ThreadStore } from '../thread/threadStore.ts'
 import { redisAttachments } from './redisAttachments.ts'
+import { hashSlot, runIdInSlot } from './redisSlots.ts'
 import { RunWakeups } from './runWakeups.ts'
 import { defaultStoreErrorListener, storeCall, StoreError, survivesErrors, type StoreErrorListener } from './storeError.ts'
 
@@ -130,8 +131,8 @@ const DAY_MS = 24 * 60 * 60 * 1000
 /** A run's log: its events' sorted set and its end marker. */
 type LogKeys = readonly [events: string, end: string]
 
-/** How many runs logged under the keys of their own slot a store remembers (see `legacyRuns`). */
-const LEGACY_RUNS = 1000
+/** How many runs logged elsewhere than their ids say a store remembers (see `movedRuns`). */
+const MOVED_RUNS = 1000
 
 /** How often a waiting reader looks for new events without a subscriber (a blocking read would hold the shared client). */
 const POLL_MS = 50
@@ -170,19 +171,32 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
   const headKey = (threadId: string) => `${prefix}{${threadId}}:head`
   const messagesKey = (threadId: string) => `${prefix}{${threadId}}:messages`
   const decisionsKey = (threadId: string) => `${prefix}{${threadId}}:decisions`
-  // A run's log lives in its thread's slot, so the release that ends the run can end its log in
-  // the same script. A reader given only the run's id finds its thread by `threadKey`, written
-  // with the log's first event (in the run's own slot: a command of its own, sent alongside).
+  // A run's log is kept in its thread's slot, so the thread's commits write it and the release that
+  // ends the run ends its log in the same script. The store mints run ids (`events.newRunId`) that
+  // hash to their thread's slot (`redisSlots.ts`): the log is then under the run's own id
+  // (`{<runId>}:events`), where a reader given that id alone finds it. A run whose id the store did
+  // not mint (an app's, or one minted by an instance of a version before) is logged under its
+  // thread's tag instead, with an index from run to thread written beside its first event.
+  const runLogKeys = (runId: string): LogKeys => [`${prefix}{${runId}}:events`, `${prefix}{${runId}}:end`]
   const threadLogKeys = (runId: string, threadId: string): LogKeys => [`${prefix}{${threadId}}:run:${runId}:events`, `${prefix}{${threadId}}:run:${runId}:end`]
-  const logKeys = (runId: string, threadId: string | undefined): LogKeys =>
-    threadId === undefined || legacyRuns.has(runId) ? [`${prefix}{${runId}}:events`, `${prefix}{${runId}}:end`] : threadLogKeys(runId, threadId)
+  const inThreadSlot = (runId: string, threadId: string) => hashSlot(runLogKeys(runId)[0]) === hashSlot(headKey(threadId))
+  /** Where a run of `threadId` is logged: under its id when that shares the thread's slot (or given no thread). */
+  const writtenAt = (runId: string, threadId: string | undefined): LogKeys =>
+    threadId === undefined || inThreadSlot(runId, threadId) ? runLogKeys(runId) : threadLogKeys(runId, threadId)
+  /** Where a reader looks first. */
+  const logKeys = (runId: string, threadId: string | undefined): LogKeys => movedRuns.get(runId) ?? writtenAt(runId, threadId)
   const threadKey = (runId: string) => `${prefix}{${runId}}:thread`
   /**
-   * Runs found only under the keys of a run's own slot, as stores before this layout logged every
-   * run (a deployment mid-upgrade: an instance not yet upgraded still writes there): read and
-   * waited for there. Bounded; a run forgotten is looked for again.
+   * Runs a reader found logged elsewhere than `writtenAt` says (by the index, given the run's id
+   * alone; by instances of versions before: in the run's own slot, or under its thread's tag with
+   * an id that hashes to the thread's slot by chance): read and waited for there. Bounded; a run
+   * forgotten is looked for again.
    */
-  const legacyRuns = new Set<string>()
+  const movedRuns = new Map<string, LogKeys>()
+  const remember = (runId: string, keys: LogKeys) => {
+    if (movedRuns.size >= MOVED_RUNS) movedRuns.delete(movedRuns.keys().next().value!)
+    movedRuns.set(runId, keys)
+  }
   const filesKey = (threadId: string) => `${prefix}{${threadId}}:files`
   const channel = `${prefix}run-events`
   const { subscriber } = options
@@ -221,31 +235,34 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
     return { events: read, ended: Number(ended) === 1 && !more }
   }
 
-  /** Appends `logged` to the run's log; the first event also tells readers given only the run's id where its thread is. */
+  /** A run logged under its thread's tag: its first event also tells readers given only the run's id where its thread is. */
   const indexed = (runId: string, threadId: string | undefined, logged: readonly LoggedEvent[]) => {
-    if (threadId === undefined || logged[0]?.seq !== 1) return undefined
+    if (threadId === undefined || logged[0]?.seq !== 1 || inThreadSlot(runId, threadId)) return undefined
     return send(['SET', threadKey(runId), threadId, 'PX', String(DAY_MS)])
   }
 
   const events: RunEventLog = {
     inCommits: true,
+    newRunId: (threadId) => runIdInSlot(hashSlot(headKey(threadId))),
     async append(runId, logged: readonly LoggedEvent[], final, threadId) {
       const ttl = final ? retentionMs : DAY_MS
       const index = indexed(runId, threadId, logged)
-      await script(APPEND_EVENTS, [...logKeys(runId, threadId)], [final ? '1' : '0', String(ttl), channel, runId, ...logged.map((event) => `${event.seq}:${event.data}`)])
+      await script(APPEND_EVENTS, [...writtenAt(runId, threadId)], [final ? '1' : '0', String(ttl), channel, runId, ...logged.map((event) => `${event.seq}:${event.data}`)])
       await index
     },
     async read(runId, after, limit, threadId) {
+      const keys = logKeys(runId, threadId)
+      const read = await readLog(keys, after, limit)
+      if (read !== undefined || movedRuns.has(runId)) return read
+      // Not where its id says: logged under its thread's tag, by a version before or with an id
+      // the store did not mint (given its id alone: found by the index), or in its own slot by a
+      // version before the thread's tag.
       const thread = threadId ?? ((await send(['GET', threadKey(runId)])) as string | null) ?? undefined
-      const read = await readLog(logKeys(runId, thread), after, limit)
-      if (read !== undefined || thread === undefined || legacyRuns.has(runId)) return read
-      // Not in its thread's slot: a run an instance not yet upgraded logged in its own.
-      const legacy = await readLog(logKeys(runId, undefined), after, limit)
-      if (legacy !== undefined) {
-        if (legacyRuns.size >= LEGACY_RUNS) legacyRuns.delete(legacyRuns.values().next().value!)
-        legacyRuns.add(runId)
-      }
-      return legacy
+      if (thread === undefined) return undefined
+      const other = keys[0] === runLogKeys(runId)[0] ? threadLogKeys(runId, thread) : runLogKeys(runId)
+      const moved = await readLog(other, after, limit)
+      if (moved !== undefined) remember(runId, other)
+      return moved
     },
     wait(runId, after, timeoutMs, signal, threadId) {
       const hasMore = async () => {
@@ -302,9 +319,9 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
       ]
       const keys = [headKey(head.id), messagesKey(head.id), decisionsKey(head.id), filesKey(head.id)]
       if (last) {
-        keys.push(...threadLogKeys(last.runId, head.id))
+        keys.push(...writtenAt(last.runId, head.id))
         for (const event of last.events) args.push(`${event.seq}:${event.data}`)
-        // Only readers given the run's id alone need it: its failure fails no release.
+        // Only readers given the run's id alone need an index: its failure fails no release.
         indexed(last.runId, head.id, last.events)?.catch(reportFrom('commit'))
       }
       return Number(await script(COMMIT, keys, args)) === 1
