@@ -91,6 +91,16 @@ describe('on a real Redis', () => {
       { seq: 5, data: '{"n":5}' },
       { seq: 6, data: '{"n":6}' },
     ])
+    // Late, events 3 and 4 land after all (with 2 again, changed): the gap fills, the first 2 stays.
+    await store.events!.append('run_g', [{ seq: 2, data: '{"again":2}' }, { seq: 3, data: '{"n":3}' }, { seq: 4, data: '{"n":4}' }], false)
+    expect((await store.events!.read('run_g', 0))?.events.map((event) => event.data)).toEqual(['{"n":1}', '{"n":1}', '{"n":3}', '{"n":4}', '{"n":5}', '{"n":6}'])
+  })
+
+  it('logs a batch of any size in one write (a long streamed answer)', async () => {
+    const store = redisStore({ client, prefix: 'batch:' })
+    const batch = Array.from({ length: 2500 }, (_, i) => ({ seq: i + 1, data: `{"delta":"w${i}"}` }))
+    await store.events!.append('run_b', batch, true)
+    expect(await store.events!.read('run_b', 0)).toEqual({ events: batch, ended: true })
   })
 
   it('keeps a run’s log a day while it streams and `eventRetentionMs` once its release ended it, which a late batch does not extend', async () => {

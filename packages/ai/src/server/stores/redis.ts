@@ -78,11 +78,20 @@ export interface RedisStore extends ThreadStore {
  * the one rule.
  */
 const logEvents = (keys: { events: string; end: string }, argv: { from: string; last: string; retention: string; channel: string; runId: string }) => `
+-- Events past the log's highest seq (every event but one of a batch sent again, or of a gap
+-- filled late) are new: one ZADD for them all, and a look per event only for the others.
+local top = redis.call('ZRANGE', ${keys.events}, -1, -1, 'WITHSCORES')
+local highest = tonumber(top[2] or '0')
+local fresh = {}
 for i = ${argv.from}, #ARGV do
   local member = ARGV[i]
   local seq = string.sub(member, 1, string.find(member, ':', 1, true) - 1)
-  if redis.call('ZCOUNT', ${keys.events}, seq, seq) == 0 then redis.call('ZADD', ${keys.events}, seq, member) end
+  if tonumber(seq) > highest or redis.call('ZCOUNT', ${keys.events}, seq, seq) == 0 then
+    fresh[#fresh + 1] = seq
+    fresh[#fresh + 1] = member
+  end
 end
+for i = 1, #fresh, 1000 do redis.call('ZADD', ${keys.events}, unpack(fresh, i, math.min(i + 999, #fresh))) end
 local retention = tonumber(${argv.retention})
 if ${argv.last} == '1' then redis.call('SET', ${keys.end}, '1', 'PX', retention)
 else
