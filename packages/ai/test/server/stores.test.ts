@@ -118,6 +118,30 @@ describe('on a real Redis', () => {
     expect(await ttl('events')).toBeGreaterThan(0)
   })
 
+  it('moves a thread’s TTL only once less than `threadTtlMs` is left, to a 64th more, so its keys never expire sooner than `threadTtlMs` after a write; a list a commit makes meanwhile gets as long', async () => {
+    const ttlMs = 6_400_000
+    const renewed = ttlMs + ttlMs / 64
+    const store = redisStore({ client, prefix: 'ttl:', threadTtlMs: ttlMs })
+    const head = (version: number, messageCount: number) => ({ id: 't_ttl', version, createdAt: 0, updatedAt: 0, messageCount, bytes: 0, resolvedInterruptIds: [] })
+    const ttl = async (key: string) => Number(await client.sendCommand(['PTTL', `ttl:{t_ttl}:${key}`]))
+    expect(await store.commit({ head: head(1, 0), append: [] })).toBe(true)
+    expect(await ttl('head')).toBeGreaterThan(ttlMs)
+    expect(await ttl('head')).toBeLessThanOrEqual(renewed)
+    // More than the TTL left: a write leaves it, and the messages list it makes gets as long as a move would give.
+    await client.sendCommand(['PEXPIRE', 'ttl:{t_ttl}:head', String(ttlMs + 1000)])
+    expect(await store.commit({ head: head(2, 1), append: [{ role: 'user', id: 'm1', content: 'one' }] })).toBe(true)
+    expect(await ttl('head')).toBeLessThanOrEqual(ttlMs + 1000)
+    expect(await ttl('messages')).toBeGreaterThan(ttlMs + 1000)
+    expect(await ttl('messages')).toBeLessThanOrEqual(renewed)
+    // Less than the TTL left: a write moves every key's.
+    for (const key of ['head', 'messages']) await client.sendCommand(['PEXPIRE', `ttl:{t_ttl}:${key}`, String(ttlMs - 1000)])
+    expect(await store.commit({ head: head(3, 2), append: [{ role: 'user', id: 'm2', content: 'two' }] })).toBe(true)
+    for (const key of ['head', 'messages']) expect(await ttl(key)).toBeGreaterThan(ttlMs)
+    // A file is given as long as a move gives, so it never expires before its thread.
+    await store.attachments.put('t_ttl', 'att_1', { data: new Uint8Array([1]), mediaType: 'application/octet-stream' })
+    expect(await ttl('files')).toBeGreaterThan(ttlMs)
+  })
+
   it('still reads a run logged before its log moved to the thread’s slot (a deployment mid-upgrade), given the thread or not', async () => {
     const store = redisStore({ client, prefix: 'upgrade:' })
     // What a store before this layout wrote: the run's log in its own slot.

@@ -41,7 +41,11 @@ export interface RedisStoreOptions {
   readonly subscriber?: RedisSubscriberLike
   /** Prefix of every key. Default `toolgate:`. */
   readonly prefix?: string
-  /** A thread untouched for this long expires (its keys carry a TTL, renewed by every write). Default 30 days. */
+  /**
+   * A thread untouched for this long expires (its keys carry a TTL). Default 30 days. A write moves
+   * the TTL only once less than this is left, to a 64th more (so most writes leave it alone): a
+   * thread expires up to a 64th of this later than this after its last write, never sooner.
+   */
   readonly threadTtlMs?: number
   /** How long a run's events stay readable after it ends. Default 5 minutes. */
   readonly eventRetentionMs?: number
@@ -105,25 +109,38 @@ redis.call('PUBLISH', ${argv.channel}, ${argv.runId})
 // A thread is keys in one hash slot (so a cluster keeps them together): a hash with the head's
 // version `v` and JSON `h`, a list of its messages as JSON, a list of its decision records, a
 // hash of its files, and its runs' event logs. A commit is one Lua script: compare the version,
-// set the head, push the new messages and records, renew the TTLs, and publish the thread's wakeup
+// set the head, push the new messages and records, renew the TTLs when due, and publish the thread's wakeup
 // key on the store's channel (ARGV[5], ARGV[6]) for its watchers on any instance. Nothing is read
 // back. A commit sent behind one not yet answered (`follows`, ARGV[7]) also compares the stored
 // head's text with that one's. A run's writes carry the events its log had not sent (KEYS[5],
 // KEYS[6]: its log, as APPEND_EVENTS writes it; ARGV[9] the log's time to live, ARGV[10] the run's
 // id to publish, ARGV[11] '1' when they are the run's last, carried by its release): written, and
-// the last ones end its log, only if the head is written, in the same script.
+// the last ones end its log, only if the head is written, in the same script. ARGV[3] is the
+// thread's TTL and ARGV[12] what its keys are given when it moves; messages start at ARGV[13].
 const COMMIT = `
 local stored = redis.call('HMGET', KEYS[1], 'v', 'h')
 if tonumber(stored[1] or '0') ~= tonumber(ARGV[1]) - 1 then return 0 end
 if ARGV[7] ~= '' and stored[2] ~= ARGV[7] then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[1], 'h', ARGV[2])
-local messages = 12 + tonumber(ARGV[4])
+local messages = 13 + tonumber(ARGV[4])
 local decisions = messages + tonumber(ARGV[8])
-for i = 12, messages - 1 do redis.call('RPUSH', KEYS[2], ARGV[i]) end
-for i = messages, decisions - 1 do redis.call('RPUSH', KEYS[3], ARGV[i]) end
--- PEXPIRE on a key that does not exist (no messages, records or files yet) does nothing.
-local ttl = ARGV[3]
-for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ttl) end
+-- Pushes ARGV[from .. to - 1]; true when that made the list.
+local function push(key, from, to)
+  local length = 0
+  for i = from, to - 1, 1000 do length = redis.call('RPUSH', key, unpack(ARGV, i, math.min(i + 999, to - 1))) end
+  return length > 0 and length == to - from
+end
+local madeMessages = push(KEYS[2], 13, messages)
+local madeRecords = push(KEYS[3], messages, decisions)
+-- Expiry moves only once less than the thread's TTL (ARGV[3]) is left, to a 64th more (ARGV[12]),
+-- on every key of the thread (PEXPIRE on one that does not exist does nothing); a list made
+-- meanwhile gets as long. So each key holds at least the TTL after a write, and the head expires first.
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then
+  for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[12]) end
+else
+  if madeMessages then redis.call('PEXPIRE', KEYS[2], ARGV[12]) end
+  if madeRecords then redis.call('PEXPIRE', KEYS[3], ARGV[12]) end
+end
 redis.call('PUBLISH', ARGV[5], ARGV[6])
 if KEYS[5] then${logEvents({ events: 'KEYS[5]', end: 'KEYS[6]' }, { from: 'decisions', last: 'ARGV[11]', retention: 'ARGV[9]', channel: 'ARGV[5]', runId: 'ARGV[10]' })}end
 return 1
@@ -172,6 +189,8 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
   const prefix = options.prefix ?? 'toolgate:'
   const ttlMs = options.threadTtlMs ?? 30 * DAY_MS
   const retentionMs = options.eventRetentionMs ?? 5 * 60 * 1000
+  /** What a thread's keys are given when their TTL moves (see `threadTtlMs`); a file is given as much, so it never expires before its thread. */
+  const renewedTtl = String(ttlMs + Math.floor(ttlMs / 64))
   if (typeof prefix !== 'string') throw new InvalidOptionError('redisStore', 'prefix', 'must be a string')
   if (!Number.isSafeInteger(ttlMs) || ttlMs < 1) throw new InvalidOptionError('redisStore', 'threadTtlMs', 'must be a positive integer of milliseconds')
   if (!Number.isSafeInteger(retentionMs) || retentionMs < 1) throw new InvalidOptionError('redisStore', 'eventRetentionMs', 'must be a positive integer of milliseconds')
@@ -290,7 +309,7 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
     name: 'redis',
     pipelines: true,
     events,
-    attachments: redisAttachments({ script, send, filesKey, ttlMs }),
+    attachments: redisAttachments({ script, send, filesKey, ttl: renewedTtl }),
     async head(threadId) {
       const json = (await send(['HGET', headKey(threadId), 'h'])) as string | null
       return json == null ? undefined : (JSON.parse(json) as ThreadHead)
@@ -323,6 +342,7 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
         String(last?.final === false ? DAY_MS : retentionMs),
         last?.runId ?? '',
         last?.final === false ? '0' : '1',
+        renewedTtl,
         ...append.map((message) => JSON.stringify(message)),
         ...decisions.map((record) => JSON.stringify(record)),
       ]
