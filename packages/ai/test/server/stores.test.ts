@@ -45,6 +45,25 @@ describe('on a real Redis', () => {
     expect(Math.abs(sizes.at(-1)! - sizes[0]!)).toBeLessThan(20)
   })
 
+  it('sends a commit that follows a head with a token of the commit that sent it, not the head again; a writer of the version before that wrote no token cannot pass for it', async () => {
+    const sent: string[][] = []
+    const spy = { sendCommand: (args: string[]) => (sent.push(args), client.sendCommand(args)) }
+    const store = redisStore({ client: spy, prefix: 'follow:' })
+    const head = (version: number, mark: string) => ({ id: 't_f', version, createdAt: 0, updatedAt: 0, messageCount: 0, bytes: 0, resolvedInterruptIds: [mark] })
+    const first = head(1, 'first')
+    const behind = head(2, 'behind')
+    const [a, b] = await Promise.all([store.commit({ head: first, append: [] }), store.commit({ head: behind, append: [], follows: first })])
+    expect([a, b]).toEqual([true, true])
+    const follower = sent.filter((args) => args[0] === 'EVALSHA' || args[0] === 'EVAL').at(-1)!
+    expect(follower.filter((arg) => arg.includes('"first"'))).toEqual([])
+    // A writer of the version before writes version 3 (its head text only); the commit it raced was refused.
+    const lost = head(3, 'lost')
+    await client.sendCommand(['HSET', 'follow:{t_f}:head', 'v', '3', 'h', JSON.stringify(head(3, 'old writer'))])
+    expect(await store.commit({ head: lost, append: [] })).toBe(false)
+    expect(await store.commit({ head: head(4, 'after lost'), append: [], follows: lost })).toBe(false)
+    expect((await store.head('t_f'))?.resolvedInterruptIds).toEqual(['old writer'])
+  })
+
   it('with a subscriber, a reader on another instance is woken by pub/sub when events land, instead of polling', async () => {
     const subscriber = client.duplicate()
     await subscriber.connect()

@@ -2,6 +2,7 @@
 import { InvalidOptionError } from '../../errors.ts'
 import type { DecisionRecord } from '../../protocol/decisions.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
+import { randomId } from '../../util/randomId.ts'
 import type { AttachmentStore } from '../run/attachments.ts'
 import { THREAD_WATCH_POLL_MS, threadWakeKey, type LoggedEvent, type RunEventLog, type ThreadHead, type ThreadStore } from '../thread/threadStore.ts'
 import { redisAttachments } from './redisAttachments.ts'
@@ -111,18 +112,23 @@ redis.call('PUBLISH', ${argv.channel}, ${argv.runId})
 // hash of its files, and its runs' event logs. A commit is one Lua script: compare the version,
 // set the head, push the new messages and records, renew the TTLs when due, and publish the thread's wakeup
 // key on the store's channel (ARGV[5], ARGV[6]) for its watchers on any instance. Nothing is read
-// back. A commit sent behind one not yet answered (`follows`, ARGV[7]) also compares the stored
-// head's text with that one's. A run's writes carry the events its log had not sent (KEYS[5],
+// back. A commit sent behind one not yet answered (`follows`, ARGV[7]) also checks that the stored
+// head is that one: by the token of the commit that sent it (`#…`, kept in the hash as `t`, ARGV[13]
+// this commit's), or for a head this store did not send, by its text. A run's writes carry the events its log had not sent (KEYS[5],
 // KEYS[6]: its log, as APPEND_EVENTS writes it; ARGV[9] the log's time to live, ARGV[10] the run's
 // id to publish, ARGV[11] '1' when they are the run's last, carried by its release): written, and
 // the last ones end its log, only if the head is written, in the same script. ARGV[3] is the
-// thread's TTL and ARGV[12] what its keys are given when it moves; messages start at ARGV[13].
+// thread's TTL and ARGV[12] what its keys are given when it moves; messages start at ARGV[14].
 const COMMIT = `
-local stored = redis.call('HMGET', KEYS[1], 'v', 'h')
+local stored = redis.call('HMGET', KEYS[1], 'v', 't')
 if tonumber(stored[1] or '0') ~= tonumber(ARGV[1]) - 1 then return 0 end
-if ARGV[7] ~= '' and stored[2] ~= ARGV[7] then return 0 end
-redis.call('HSET', KEYS[1], 'v', ARGV[1], 'h', ARGV[2])
-local messages = 13 + tonumber(ARGV[4])
+if ARGV[7] ~= '' then
+  if string.byte(ARGV[7]) == 35 then
+    if stored[2] ~= ARGV[7] then return 0 end
+  elseif redis.call('HGET', KEYS[1], 'h') ~= ARGV[7] then return 0 end
+end
+redis.call('HSET', KEYS[1], 'v', ARGV[1], 'h', ARGV[2], 't', ARGV[13])
+local messages = 14 + tonumber(ARGV[4])
 local decisions = messages + tonumber(ARGV[8])
 -- Pushes ARGV[from .. to - 1]; true when that made the list.
 local function push(key, from, to)
@@ -130,7 +136,7 @@ local function push(key, from, to)
   for i = from, to - 1, 1000 do length = redis.call('RPUSH', key, unpack(ARGV, i, math.min(i + 999, to - 1))) end
   return length > 0 and length == to - from
 end
-local madeMessages = push(KEYS[2], 13, messages)
+local madeMessages = push(KEYS[2], 14, messages)
 local madeRecords = push(KEYS[3], messages, decisions)
 -- Expiry moves only once less than the thread's TTL (ARGV[3]) is left, to a 64th more (ARGV[12]),
 -- on every key of the thread (PEXPIRE on one that does not exist does nothing); a list made
@@ -302,8 +308,13 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
     },
   }
 
-  /** The text each head was sent as, so a commit that follows it compares that text without making it again. */
-  const sentAs = new WeakMap<ThreadHead, string>()
+  /**
+   * The token of the commit that sent each head (this store's own prefix, then a count): a commit
+   * that follows the head sends it, not the head's text again. A head sent twice keeps its first.
+   */
+  const tokens = new WeakMap<ThreadHead, string>()
+  const tokenPrefix = `#${randomId()}:`
+  let sent = 0
 
   return {
     name: 'redis',
@@ -328,21 +339,22 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
       return wakeups.wait(threadWakeKey(threadId), moved, timeoutMs, signal, THREAD_WATCH_POLL_MS)
     },
     async commit({ head, append, decisions = [], follows, events: last }) {
-      const json = JSON.stringify(head)
-      sentAs.set(head, json)
+      let token = tokens.get(head)
+      if (token === undefined) tokens.set(head, (token = tokenPrefix + (sent++).toString(36)))
       const args = [
         String(head.version),
-        json,
+        JSON.stringify(head),
         String(ttlMs),
         String(append.length),
         channel,
         threadWakeKey(head.id),
-        follows === undefined ? '' : (sentAs.get(follows) ?? JSON.stringify(follows)),
+        follows === undefined ? '' : (tokens.get(follows) ?? JSON.stringify(follows)),
         String(decisions.length),
         String(last?.final === false ? DAY_MS : retentionMs),
         last?.runId ?? '',
         last?.final === false ? '0' : '1',
         renewedTtl,
+        token,
         ...append.map((message) => JSON.stringify(message)),
         ...decisions.map((record) => JSON.stringify(record)),
       ]
