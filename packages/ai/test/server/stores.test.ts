@@ -45,6 +45,25 @@ describe('on a real Redis', () => {
     expect(Math.abs(sizes.at(-1)! - sizes[0]!)).toBeLessThan(20)
   })
 
+  it('sends a commit that follows a head with a token of the commit that sent it, not the head again; a writer of the version before that wrote no token cannot pass for it', async () => {
+    const sent: string[][] = []
+    const spy = { sendCommand: (args: string[]) => (sent.push(args), client.sendCommand(args)) }
+    const store = redisStore({ client: spy, prefix: 'follow:' })
+    const head = (version: number, mark: string) => ({ id: 't_f', version, createdAt: 0, updatedAt: 0, messageCount: 0, bytes: 0, resolvedInterruptIds: [mark] })
+    const first = head(1, 'first')
+    const behind = head(2, 'behind')
+    const [a, b] = await Promise.all([store.commit({ head: first, append: [] }), store.commit({ head: behind, append: [], follows: first })])
+    expect([a, b]).toEqual([true, true])
+    const follower = sent.filter((args) => args[0] === 'EVALSHA' || args[0] === 'EVAL').at(-1)!
+    expect(follower.filter((arg) => arg.includes('"first"'))).toEqual([])
+    // A writer of the version before writes version 3 (its head text only); the commit it raced was refused.
+    const lost = head(3, 'lost')
+    await client.sendCommand(['HSET', 'follow:{t_f}:head', 'v', '3', 'h', JSON.stringify(head(3, 'old writer'))])
+    expect(await store.commit({ head: lost, append: [] })).toBe(false)
+    expect(await store.commit({ head: head(4, 'after lost'), append: [], follows: lost })).toBe(false)
+    expect((await store.head('t_f'))?.resolvedInterruptIds).toEqual(['old writer'])
+  })
+
   it('with a subscriber, a reader on another instance is woken by pub/sub when events land, instead of polling', async () => {
     const subscriber = client.duplicate()
     await subscriber.connect()
@@ -91,33 +110,16 @@ describe('on a real Redis', () => {
       { seq: 5, data: '{"n":5}' },
       { seq: 6, data: '{"n":6}' },
     ])
+    // Late, events 3 and 4 land after all (with 2 again, changed): the gap fills, the first 2 stays.
+    await store.events!.append('run_g', [{ seq: 2, data: '{"again":2}' }, { seq: 3, data: '{"n":3}' }, { seq: 4, data: '{"n":4}' }], false)
+    expect((await store.events!.read('run_g', 0))?.events.map((event) => event.data)).toEqual(['{"n":1}', '{"n":1}', '{"n":3}', '{"n":4}', '{"n":5}', '{"n":6}'])
   })
 
-  it('ends a run’s log with its release, in the thread’s hash slot: no log write follows it, and a reader on another instance gets every event', async () => {
-    const sent: string[][] = []
-    const spy = { sendCommand: (args: string[]) => (sent.push(args), client.sendCommand(args)) }
-    const model = scriptedModel([{ when: /hello/, reply: 'hi there' }])
-    const handler = createChatHandler({ model, store: redisStore({ client: spy, prefix: 'release:' }) })
-    const response = await handler(new Request('http://test.local/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hello' }) }))
-    const live = await response.text()
-    const threadId = /"threadId":"([^"]+)"/.exec(live)![1]!
-    const runId = /"runId":"([^"]+)"/.exec(live)![1]!
-    const scripts = sent.filter((args) => args[0] === 'EVALSHA' || args[0] === 'EVAL')
-    const release = scripts.at(-1)!
-    // The last script is the release: the thread's head and the run's log, in one slot.
-    expect(release.slice(3, 9)).toEqual(expect.arrayContaining([`release:{${threadId}}:head`, `release:{${threadId}}:run:${runId}:events`, `release:{${threadId}}:run:${runId}:end`]))
-    expect(release.slice(3).some((arg) => arg.includes('"RUN_FINISHED"'))).toBe(true)
-    // Every key a script names is in one hash slot (Redis Cluster).
-    for (const args of scripts) {
-      const keys = args.slice(3, 3 + Number(args[2]))
-      expect(new Set(keys.map((key) => /\{([^}]*)\}/.exec(key)![1]))).toEqual(new Set([keys[0]!.match(/\{([^}]*)\}/)![1]]))
-    }
-    const reader = redisStore({ client, prefix: 'release:' })
-    const logged = await reader.events!.read(runId, 0, undefined, threadId)
-    expect(logged?.ended).toBe(true)
-    expect(logged?.events.map((event) => `id: ${runId}:${event.seq}\ndata: ${event.data}\n\n`).join('')).toBe(live)
-    // By the run's id alone (a TanStack rejoin), too.
-    expect(await reader.events!.read(runId, 0)).toEqual(logged)
+  it('logs a batch of any size in one write (a long streamed answer)', async () => {
+    const store = redisStore({ client, prefix: 'batch:' })
+    const batch = Array.from({ length: 2500 }, (_, i) => ({ seq: i + 1, data: `{"delta":"w${i}"}` }))
+    await store.events!.append('run_b', batch, true)
+    expect(await store.events!.read('run_b', 0)).toEqual({ events: batch, ended: true })
   })
 
   it('keeps a run’s log a day while it streams and `eventRetentionMs` once its release ended it, which a late batch does not extend', async () => {
@@ -135,6 +137,30 @@ describe('on a real Redis', () => {
     expect(await ttl('events')).toBeGreaterThan(0)
   })
 
+  it('moves a thread’s TTL only once less than `threadTtlMs` is left, to a 64th more, so its keys never expire sooner than `threadTtlMs` after a write; a list a commit makes meanwhile gets as long', async () => {
+    const ttlMs = 6_400_000
+    const renewed = ttlMs + ttlMs / 64
+    const store = redisStore({ client, prefix: 'ttl:', threadTtlMs: ttlMs })
+    const head = (version: number, messageCount: number) => ({ id: 't_ttl', version, createdAt: 0, updatedAt: 0, messageCount, bytes: 0, resolvedInterruptIds: [] })
+    const ttl = async (key: string) => Number(await client.sendCommand(['PTTL', `ttl:{t_ttl}:${key}`]))
+    expect(await store.commit({ head: head(1, 0), append: [] })).toBe(true)
+    expect(await ttl('head')).toBeGreaterThan(ttlMs)
+    expect(await ttl('head')).toBeLessThanOrEqual(renewed)
+    // More than the TTL left: a write leaves it, and the messages list it makes gets as long as a move would give.
+    await client.sendCommand(['PEXPIRE', 'ttl:{t_ttl}:head', String(ttlMs + 1000)])
+    expect(await store.commit({ head: head(2, 1), append: [{ role: 'user', id: 'm1', content: 'one' }] })).toBe(true)
+    expect(await ttl('head')).toBeLessThanOrEqual(ttlMs + 1000)
+    expect(await ttl('messages')).toBeGreaterThan(ttlMs + 1000)
+    expect(await ttl('messages')).toBeLessThanOrEqual(renewed)
+    // Less than the TTL left: a write moves every key's.
+    for (const key of ['head', 'messages']) await client.sendCommand(['PEXPIRE', `ttl:{t_ttl}:${key}`, String(ttlMs - 1000)])
+    expect(await store.commit({ head: head(3, 2), append: [{ role: 'user', id: 'm2', content: 'two' }] })).toBe(true)
+    for (const key of ['head', 'messages']) expect(await ttl(key)).toBeGreaterThan(ttlMs)
+    // A file is given as long as a move gives, so it never expires before its thread.
+    await store.attachments.put('t_ttl', 'att_1', { data: new Uint8Array([1]), mediaType: 'application/octet-stream' })
+    expect(await ttl('files')).toBeGreaterThan(ttlMs)
+  })
+
   it('still reads a run logged before its log moved to the thread’s slot (a deployment mid-upgrade), given the thread or not', async () => {
     const store = redisStore({ client, prefix: 'upgrade:' })
     // What a store before this layout wrote: the run's log in its own slot.
@@ -149,6 +175,23 @@ describe('on a real Redis', () => {
     await waiting
     expect(await reader.events!.read('run_old', 1, undefined, 't_old')).toEqual({ events: [{ seq: 2, data: '{"type":"RUN_FINISHED"}' }], ended: true })
     expect(await store.events!.read('run_old', 0)).toEqual({ events: [started, { seq: 2, data: '{"type":"RUN_FINISHED"}' }], ended: true })
+  })
+
+  it('still reads a run an instance of the version before logged under its thread’s tag, with its index (a deployment mid-upgrade), given the thread or its id alone', async () => {
+    const events = ['1:{"type":"RUN_STARTED","threadId":"t_tag","runId":"run_tag"}', '2:{"type":"RUN_FINISHED"}']
+    const started = { seq: 1, data: events[0]!.slice(2) }
+    // What that version wrote: the log under the thread's tag, and the run's thread beside it.
+    await client.sendCommand(['ZADD', 'tagged:{t_tag}:run:run_tag:events', '1', events[0]!, '2', events[1]!])
+    await client.sendCommand(['SET', 'tagged:{run_tag}:thread', 't_tag'])
+    const byId = redisStore({ client, prefix: 'tagged:' })
+    expect(await byId.events!.read('run_tag', 0)).toEqual({ events: [started, { seq: 2, data: '{"type":"RUN_FINISHED"}' }], ended: false })
+    const reader = redisStore({ client, prefix: 'tagged:' })
+    expect(await reader.events!.read('run_tag', 1, undefined, 't_tag')).toEqual({ events: [{ seq: 2, data: '{"type":"RUN_FINISHED"}' }], ended: false })
+    // A minute's wait, polled (no subscriber): only a look where the run was logged ends it within the test's time.
+    const waiting = byId.events!.wait('run_tag', 2, 60_000, new AbortController().signal)
+    await client.sendCommand(['SET', 'tagged:{t_tag}:run:run_tag:end', '1'])
+    await waiting
+    expect(await byId.events!.read('run_tag', 1)).toEqual({ events: [{ seq: 2, data: '{"type":"RUN_FINISHED"}' }], ended: true })
   })
 
   it('detects a decision record altered in Redis by its digest: GET ?decisions is refused and the handler throws', async () => {
@@ -180,6 +223,63 @@ describe('on a real Redis', () => {
     own.on('error', () => {})
     redisStore({ client: own })
     expect(own.listenerCount('error')).toBe(1)
+  })
+})
+
+describe('on a Redis Cluster node (one node holding every slot: a script whose keys span slots fails there, as on any cluster)', () => {
+  let server: RedisServer
+  let client: ReturnType<typeof createClient>
+  beforeAll(async () => {
+    server = await startRedis({ cluster: true })
+    client = await createClient({ url: server.url }).connect()
+  }, 30_000)
+  afterAll(async () => {
+    await client?.quit()
+    await server?.stop()
+  })
+  let prefix = 0
+  threadStoreConformance('redisStore on a cluster', ({ threadTtlMs }) => redisStore({ client, prefix: `c${prefix++}:`, ...(threadTtlMs ? { threadTtlMs } : {}) }), runner)
+
+  const turn = async (store: ThreadStore) => {
+    const handler = createChatHandler({ model: scriptedModel([{ when: /hello/, reply: 'hi there' }]), store })
+    const live = await (await handler(new Request('http://test.local/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hello' }) }))).text()
+    return { live, threadId: /"threadId":"([^"]+)"/.exec(live)![1]!, runId: /"runId":"([^"]+)"/.exec(live)![1]! }
+  }
+  const slotOf = async (key: string) => Number(await client.sendCommand(['CLUSTER', 'KEYSLOT', key]))
+
+  it('ends a run’s log with its release, in the thread’s hash slot: no log write follows it, and a reader on another instance gets every event', async () => {
+    const sent: string[][] = []
+    const spy = { sendCommand: (args: string[]) => (sent.push(args), client.sendCommand(args)) }
+    const { live, threadId, runId } = await turn(redisStore({ client: spy, prefix: 'release:' }))
+    const scripts = sent.filter((args) => args[0] === 'EVALSHA' || args[0] === 'EVAL')
+    const release = scripts.at(-1)!
+    // The last script is the release: the thread's head and the run's log, which its id places in the thread's slot.
+    expect(release.slice(3, 9)).toEqual(expect.arrayContaining([`release:{${threadId}}:head`, `release:{${runId}}:events`, `release:{${runId}}:end`]))
+    expect(release.slice(3).some((arg) => arg.includes('"RUN_FINISHED"'))).toBe(true)
+    // Every key a script names is in one hash slot, as the cluster computes it (it ran them all too).
+    for (const args of scripts) {
+      const slots = await Promise.all(args.slice(3, 3 + Number(args[2])).map(slotOf))
+      expect(new Set(slots).size).toBe(1)
+    }
+    const reader = redisStore({ client, prefix: 'release:' })
+    const logged = await reader.events!.read(runId, 0, undefined, threadId)
+    expect(logged?.ended).toBe(true)
+    expect(logged?.events.map((event) => `id: ${runId}:${event.seq}\ndata: ${event.data}\n\n`).join('')).toBe(live)
+    // By the run's id alone (a TanStack rejoin), too.
+    expect(await reader.events!.read(runId, 0)).toEqual(logged)
+  })
+
+  it('mints a run’s id in its thread’s slot: a turn sends no index from run to thread, and a reader given the run’s id alone (a TanStack rejoin) finds the run', async () => {
+    const sent: string[][] = []
+    const spy = { sendCommand: (args: string[]) => (sent.push(args), client.sendCommand(args)) }
+    const { live, threadId, runId } = await turn(redisStore({ client: spy, prefix: 'minted:' }))
+    expect(runId).toMatch(/^run_[\w-]{1,64}$/)
+    expect(await slotOf(runId)).toBe(await slotOf(threadId))
+    expect(sent.map((args) => args[0])).not.toContain('SET')
+    const reader = redisStore({ client, prefix: 'minted:' })
+    const logged = await reader.events!.read(runId, 0)
+    expect(logged?.ended).toBe(true)
+    expect(logged?.events.map((event) => `id: ${runId}:${event.seq}\ndata: ${event.data}\n\n`).join('')).toBe(live)
   })
 })
 

@@ -1,5 +1,4 @@
 import type { ResumeAccepted, ResumeRequest } from '../../protocol/requests.ts'
-import { randomId } from '../../util/randomId.ts'
 import { connect } from '../agui/connect.ts'
 import { runOutcome } from '../agui/frontendTools.ts'
 import { HttpError, threadBusy } from '../errors.ts'
@@ -18,6 +17,7 @@ import { reportDecisions } from '../decisions/report.ts'
 import { checkAnswers, checkReplay, type Answerer } from './answers.ts'
 import { heldIds, historyAfter, readAndCheck } from './claimedHistory.ts'
 import { atMessagePath, markAnsweredByMessage, toolMessageAnswers } from './toolMessages.ts'
+import { newRunId } from './runId.ts'
 
 // Answers resume a turn: each is checked against the open step's interrupts (answers.ts) and stored
 // with one compare-and-set; the request that completes the step claims the thread, and the turn's
@@ -37,7 +37,7 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
   const nothingNew = body.agui === true && body.resume.length === 0 && !body.endsWithTool
   const start = nothingNew ? await startOfToolMessages(config, request, body) : await headToClaim(config, request, body.threadId)
   if (start instanceof Response) return start
-  const runId = randomId('run_')
+  const runId = newRunId(config.eventLog, body.threadId)
   /** The head the last change was decided on: the cached one, or the stored one after a miss. */
   let decidedOn: ThreadHead | undefined
   let claimed
@@ -147,7 +147,7 @@ async function expiredRefusal(config: ChatConfig, head: ThreadHead, body: Resume
 
 /** Stores answers a reviewer gave through a link (claim/reviews.ts): the same change as a resume's. */
 export async function storeAnswers(config: ChatConfig, request: Request, body: ResumeRequest, who: Answerer) {
-  const runId = randomId('run_')
+  const runId = newRunId(config.eventLog, body.threadId)
   const { head, change } = await updateThread(config.store, body.threadId, answersChange(config, body, who, runId))
   void reportDecisions(config, change)
   if (change.answered) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.answered, Date.now(), change.decisions))

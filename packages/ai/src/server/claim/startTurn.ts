@@ -10,6 +10,7 @@ import type { ChatConfig } from '../options.ts'
 import { endedWaits, settleInterrupts, unanswered } from '../run/interrupts.ts'
 import { startRun } from '../run/startRun.ts'
 import { claimThread, headToClaim } from '../thread/cachedClaim.ts'
+import { newRunId } from './runId.ts'
 import { recoverLostRun } from '../thread/recovery.ts'
 import { authorizeThread, commitChange, isRunning, newHead } from '../thread/thread.ts'
 import type { OpenStep, ThreadHead } from '../thread/threadStore.ts'
@@ -29,8 +30,10 @@ import { atMessagePath, markAnsweredByMessage, toolMessageAnswers } from './tool
  * they are denied and the turn proceeds.
  */
 export async function startTurn(config: ChatConfig, request: Request, body: MessageRequest & AguiFields): Promise<Response> {
-  const runId = randomId('run_')
   const { threadId: existing } = body
+  // A new thread's id first: the run's id may be minted for its thread (`RunEventLog.newRunId`).
+  const threadId = existing ?? randomId('thread_')
+  const runId = newRunId(config.eventLog, threadId)
   const fresh: ThreadUserMessage = { role: 'user', id: randomId('msg_'), content: body.message }
   const userBytes = messageBytes(fresh)
   const { maxMessageBytes } = config.limits
@@ -49,7 +52,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
   // Resolved once: a claim on the cached head that finds the thread gone makes it again with the context it resolved.
   let resolving: Promise<unknown> | undefined
   const resolveContext = () => (resolving ??= config.resolveContext(request))
-  const create = async (threadId: string) => {
+  const create = async () => {
     // Without `authorize` every request may create: not asking saves the check's promises on every new thread.
     if (config.authorize) await authorizeThread(config, request, threadId, 'create')
     if (body.history) await checkClientHistory(config, undefined, body.history)
@@ -60,7 +63,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     if (!head) throw new HttpError(409, 'VERSION_CONFLICT', 'A thread with this id already exists')
     return startRun(config, { request, kind: 'message', runId, head, messages: [user], context, start: claim.start })
   }
-  if (existing === undefined || created) return await create(existing ?? randomId('thread_'))
+  if (existing === undefined || created) return await create()
 
   // Claimed on the head this instance wrote last when it keeps it (an AG-UI client's was just read when it does not).
   // The thread this instance wrote last may be gone (it expired): an AG-UI client's id then makes it again, as on first use.
@@ -69,7 +72,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     throw error
   }
   const start = found ? (await authorizeThread(config, request, existing, 'write'), { head: found }) : await headToClaim(config, request, existing).catch(gone)
-  if (!start) return await create(existing)
+  if (!start) return await create()
   const claimed = await claimThread(config.store, start, {
     prepare: async (current) => {
       const { history, snapshot } = await readAndCheck(config, current, body)
@@ -78,7 +81,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
     resolve: resolveContext,
     change: ({ user }) => messageChange(config, body, { runId, user, by, userBytes }),
   }).catch(gone)
-  if (!claimed) return await create(existing)
+  if (!claimed) return await create()
   const { head, change, prepared, resolved: context } = claimed
   void reportDecisions(config, change)
   if (change.ended.length > 0) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.ended, Date.now(), change.decisions))

@@ -1,10 +1,10 @@
-import { randomId } from '../../util/randomId.ts'
 import type { ChatConfig } from '../options.ts'
 import { startDetachedRun } from '../run/startRun.ts'
 import { recoverLostRun } from '../thread/recovery.ts'
 import { isRunning, updateThread } from '../thread/thread.ts'
 import { takeOver } from '../thread/transitions.ts'
 import { Unchanged } from './unchanged.ts'
+import { newRunId } from './runId.ts'
 
 // A reader continues a turn whose run died: the third way a run begins, beside a message
 // (startTurn.ts) and answers (resume.ts). Readers reach it through `GET` (http/reads.ts) and an
@@ -18,7 +18,7 @@ import { Unchanged } from './unchanged.ts'
  * `undefined` when there is nothing to continue.
  */
 export async function takeOverLostRun(config: ChatConfig, request: Request, threadId: string, lostRunId: string): Promise<string | undefined> {
-  const runId = randomId('run_')
+  const runId = newRunId(config.eventLog, threadId)
   const { runLeaseMs } = config.limits
   let taken
   try {

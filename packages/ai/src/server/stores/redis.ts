@@ -2,9 +2,11 @@
 import { InvalidOptionError } from '../../errors.ts'
 import type { DecisionRecord } from '../../protocol/decisions.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
+import { randomId } from '../../util/randomId.ts'
 import type { AttachmentStore } from '../run/attachments.ts'
 import { THREAD_WATCH_POLL_MS, threadWakeKey, type LoggedEvent, type RunEventLog, type ThreadHead, type ThreadStore } from '../thread/threadStore.ts'
 import { redisAttachments } from './redisAttachments.ts'
+import { hashSlot, runIdInSlot } from './redisSlots.ts'
 import { RunWakeups } from './runWakeups.ts'
 import { defaultStoreErrorListener, storeCall, StoreError, survivesErrors, type StoreErrorListener } from './storeError.ts'
 
@@ -40,7 +42,11 @@ export interface RedisStoreOptions {
   readonly subscriber?: RedisSubscriberLike
   /** Prefix of every key. Default `toolgate:`. */
   readonly prefix?: string
-  /** A thread untouched for this long expires (its keys carry a TTL, renewed by every write). Default 30 days. */
+  /**
+   * A thread untouched for this long expires (its keys carry a TTL). Default 30 days. A write moves
+   * the TTL only once less than this is left, to a 64th more (so most writes leave it alone): a
+   * thread expires up to a 64th of this later than this after its last write, never sooner.
+   */
   readonly threadTtlMs?: number
   /** How long a run's events stay readable after it ends. Default 5 minutes. */
   readonly eventRetentionMs?: number
@@ -77,11 +83,20 @@ export interface RedisStore extends ThreadStore {
  * the one rule.
  */
 const logEvents = (keys: { events: string; end: string }, argv: { from: string; last: string; retention: string; channel: string; runId: string }) => `
+-- Events past the log's highest seq (every event but one of a batch sent again, or of a gap
+-- filled late) are new: one ZADD for them all, and a look per event only for the others.
+local top = redis.call('ZRANGE', ${keys.events}, -1, -1, 'WITHSCORES')
+local highest = tonumber(top[2] or '0')
+local fresh = {}
 for i = ${argv.from}, #ARGV do
   local member = ARGV[i]
   local seq = string.sub(member, 1, string.find(member, ':', 1, true) - 1)
-  if redis.call('ZCOUNT', ${keys.events}, seq, seq) == 0 then redis.call('ZADD', ${keys.events}, seq, member) end
+  if tonumber(seq) > highest or redis.call('ZCOUNT', ${keys.events}, seq, seq) == 0 then
+    fresh[#fresh + 1] = seq
+    fresh[#fresh + 1] = member
+  end
 end
+for i = 1, #fresh, 1000 do redis.call('ZADD', ${keys.events}, unpack(fresh, i, math.min(i + 999, #fresh))) end
 local retention = tonumber(${argv.retention})
 if ${argv.last} == '1' then redis.call('SET', ${keys.end}, '1', 'PX', retention)
 else
@@ -95,25 +110,43 @@ redis.call('PUBLISH', ${argv.channel}, ${argv.runId})
 // A thread is keys in one hash slot (so a cluster keeps them together): a hash with the head's
 // version `v` and JSON `h`, a list of its messages as JSON, a list of its decision records, a
 // hash of its files, and its runs' event logs. A commit is one Lua script: compare the version,
-// set the head, push the new messages and records, renew the TTLs, and publish the thread's wakeup
+// set the head, push the new messages and records, renew the TTLs when due, and publish the thread's wakeup
 // key on the store's channel (ARGV[5], ARGV[6]) for its watchers on any instance. Nothing is read
-// back. A commit sent behind one not yet answered (`follows`, ARGV[7]) also compares the stored
-// head's text with that one's. A run's writes carry the events its log had not sent (KEYS[5],
+// back. A commit sent behind one not yet answered (`follows`, ARGV[7]) also checks that the stored
+// head is that one: by the token of the commit that sent it (`#…`, kept in the hash as `t`, ARGV[13]
+// this commit's), or for a head this store did not send, by its text. A run's writes carry the events its log had not sent (KEYS[5],
 // KEYS[6]: its log, as APPEND_EVENTS writes it; ARGV[9] the log's time to live, ARGV[10] the run's
 // id to publish, ARGV[11] '1' when they are the run's last, carried by its release): written, and
-// the last ones end its log, only if the head is written, in the same script.
+// the last ones end its log, only if the head is written, in the same script. ARGV[3] is the
+// thread's TTL and ARGV[12] what its keys are given when it moves; messages start at ARGV[14].
 const COMMIT = `
-local stored = redis.call('HMGET', KEYS[1], 'v', 'h')
+local stored = redis.call('HMGET', KEYS[1], 'v', 't')
 if tonumber(stored[1] or '0') ~= tonumber(ARGV[1]) - 1 then return 0 end
-if ARGV[7] ~= '' and stored[2] ~= ARGV[7] then return 0 end
-redis.call('HSET', KEYS[1], 'v', ARGV[1], 'h', ARGV[2])
-local messages = 12 + tonumber(ARGV[4])
+if ARGV[7] ~= '' then
+  if string.byte(ARGV[7]) == 35 then
+    if stored[2] ~= ARGV[7] then return 0 end
+  elseif redis.call('HGET', KEYS[1], 'h') ~= ARGV[7] then return 0 end
+end
+redis.call('HSET', KEYS[1], 'v', ARGV[1], 'h', ARGV[2], 't', ARGV[13])
+local messages = 14 + tonumber(ARGV[4])
 local decisions = messages + tonumber(ARGV[8])
-for i = 12, messages - 1 do redis.call('RPUSH', KEYS[2], ARGV[i]) end
-for i = messages, decisions - 1 do redis.call('RPUSH', KEYS[3], ARGV[i]) end
--- PEXPIRE on a key that does not exist (no messages, records or files yet) does nothing.
-local ttl = ARGV[3]
-for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ttl) end
+-- Pushes ARGV[from .. to - 1]; true when that made the list.
+local function push(key, from, to)
+  local length = 0
+  for i = from, to - 1, 1000 do length = redis.call('RPUSH', key, unpack(ARGV, i, math.min(i + 999, to - 1))) end
+  return length > 0 and length == to - from
+end
+local madeMessages = push(KEYS[2], 14, messages)
+local madeRecords = push(KEYS[3], messages, decisions)
+-- Expiry moves only once less than the thread's TTL (ARGV[3]) is left, to a 64th more (ARGV[12]),
+-- on every key of the thread (PEXPIRE on one that does not exist does nothing); a list made
+-- meanwhile gets as long. So each key holds at least the TTL after a write, and the head expires first.
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then
+  for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[12]) end
+else
+  if madeMessages then redis.call('PEXPIRE', KEYS[2], ARGV[12]) end
+  if madeRecords then redis.call('PEXPIRE', KEYS[3], ARGV[12]) end
+end
 redis.call('PUBLISH', ARGV[5], ARGV[6])
 if KEYS[5] then${logEvents({ events: 'KEYS[5]', end: 'KEYS[6]' }, { from: 'decisions', last: 'ARGV[11]', retention: 'ARGV[9]', channel: 'ARGV[5]', runId: 'ARGV[10]' })}end
 return 1
@@ -130,8 +163,8 @@ const DAY_MS = 24 * 60 * 60 * 1000
 /** A run's log: its events' sorted set and its end marker. */
 type LogKeys = readonly [events: string, end: string]
 
-/** How many runs logged under the keys of their own slot a store remembers (see `legacyRuns`). */
-const LEGACY_RUNS = 1000
+/** How many runs logged elsewhere than their ids say a store remembers (see `movedRuns`). */
+const MOVED_RUNS = 1000
 
 /** How often a waiting reader looks for new events without a subscriber (a blocking read would hold the shared client). */
 const POLL_MS = 50
@@ -162,6 +195,8 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
   const prefix = options.prefix ?? 'toolgate:'
   const ttlMs = options.threadTtlMs ?? 30 * DAY_MS
   const retentionMs = options.eventRetentionMs ?? 5 * 60 * 1000
+  /** What a thread's keys are given when their TTL moves (see `threadTtlMs`); a file is given as much, so it never expires before its thread. */
+  const renewedTtl = String(ttlMs + Math.floor(ttlMs / 64))
   if (typeof prefix !== 'string') throw new InvalidOptionError('redisStore', 'prefix', 'must be a string')
   if (!Number.isSafeInteger(ttlMs) || ttlMs < 1) throw new InvalidOptionError('redisStore', 'threadTtlMs', 'must be a positive integer of milliseconds')
   if (!Number.isSafeInteger(retentionMs) || retentionMs < 1) throw new InvalidOptionError('redisStore', 'eventRetentionMs', 'must be a positive integer of milliseconds')
@@ -170,19 +205,32 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
   const headKey = (threadId: string) => `${prefix}{${threadId}}:head`
   const messagesKey = (threadId: string) => `${prefix}{${threadId}}:messages`
   const decisionsKey = (threadId: string) => `${prefix}{${threadId}}:decisions`
-  // A run's log lives in its thread's slot, so the release that ends the run can end its log in
-  // the same script. A reader given only the run's id finds its thread by `threadKey`, written
-  // with the log's first event (in the run's own slot: a command of its own, sent alongside).
+  // A run's log is kept in its thread's slot, so the thread's commits write it and the release that
+  // ends the run ends its log in the same script. The store mints run ids (`events.newRunId`) that
+  // hash to their thread's slot (`redisSlots.ts`): the log is then under the run's own id
+  // (`{<runId>}:events`), where a reader given that id alone finds it. A run whose id the store did
+  // not mint (an app's, or one minted by an instance of a version before) is logged under its
+  // thread's tag instead, with an index from run to thread written beside its first event.
+  const runLogKeys = (runId: string): LogKeys => [`${prefix}{${runId}}:events`, `${prefix}{${runId}}:end`]
   const threadLogKeys = (runId: string, threadId: string): LogKeys => [`${prefix}{${threadId}}:run:${runId}:events`, `${prefix}{${threadId}}:run:${runId}:end`]
-  const logKeys = (runId: string, threadId: string | undefined): LogKeys =>
-    threadId === undefined || legacyRuns.has(runId) ? [`${prefix}{${runId}}:events`, `${prefix}{${runId}}:end`] : threadLogKeys(runId, threadId)
+  const inThreadSlot = (runId: string, threadId: string) => hashSlot(runLogKeys(runId)[0]) === hashSlot(headKey(threadId))
+  /** Where a run of `threadId` is logged: under its id when that shares the thread's slot (or given no thread). */
+  const writtenAt = (runId: string, threadId: string | undefined): LogKeys =>
+    threadId === undefined || inThreadSlot(runId, threadId) ? runLogKeys(runId) : threadLogKeys(runId, threadId)
+  /** Where a reader looks first. */
+  const logKeys = (runId: string, threadId: string | undefined): LogKeys => movedRuns.get(runId) ?? writtenAt(runId, threadId)
   const threadKey = (runId: string) => `${prefix}{${runId}}:thread`
   /**
-   * Runs found only under the keys of a run's own slot, as stores before this layout logged every
-   * run (a deployment mid-upgrade: an instance not yet upgraded still writes there): read and
-   * waited for there. Bounded; a run forgotten is looked for again.
+   * Runs a reader found logged elsewhere than `writtenAt` says (by the index, given the run's id
+   * alone; by instances of versions before: in the run's own slot, or under its thread's tag with
+   * an id that hashes to the thread's slot by chance): read and waited for there. Bounded; a run
+   * forgotten is looked for again.
    */
-  const legacyRuns = new Set<string>()
+  const movedRuns = new Map<string, LogKeys>()
+  const remember = (runId: string, keys: LogKeys) => {
+    if (movedRuns.size >= MOVED_RUNS) movedRuns.delete(movedRuns.keys().next().value!)
+    movedRuns.set(runId, keys)
+  }
   const filesKey = (threadId: string) => `${prefix}{${threadId}}:files`
   const channel = `${prefix}run-events`
   const { subscriber } = options
@@ -221,31 +269,34 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
     return { events: read, ended: Number(ended) === 1 && !more }
   }
 
-  /** Appends `logged` to the run's log; the first event also tells readers given only the run's id where its thread is. */
+  /** A run logged under its thread's tag: its first event also tells readers given only the run's id where its thread is. */
   const indexed = (runId: string, threadId: string | undefined, logged: readonly LoggedEvent[]) => {
-    if (threadId === undefined || logged[0]?.seq !== 1) return undefined
+    if (threadId === undefined || logged[0]?.seq !== 1 || inThreadSlot(runId, threadId)) return undefined
     return send(['SET', threadKey(runId), threadId, 'PX', String(DAY_MS)])
   }
 
   const events: RunEventLog = {
     inCommits: true,
+    newRunId: (threadId) => runIdInSlot(hashSlot(headKey(threadId))),
     async append(runId, logged: readonly LoggedEvent[], final, threadId) {
       const ttl = final ? retentionMs : DAY_MS
       const index = indexed(runId, threadId, logged)
-      await script(APPEND_EVENTS, [...logKeys(runId, threadId)], [final ? '1' : '0', String(ttl), channel, runId, ...logged.map((event) => `${event.seq}:${event.data}`)])
+      await script(APPEND_EVENTS, [...writtenAt(runId, threadId)], [final ? '1' : '0', String(ttl), channel, runId, ...logged.map((event) => `${event.seq}:${event.data}`)])
       await index
     },
     async read(runId, after, limit, threadId) {
+      const keys = logKeys(runId, threadId)
+      const read = await readLog(keys, after, limit)
+      if (read !== undefined || movedRuns.has(runId)) return read
+      // Not where its id says: logged under its thread's tag, by a version before or with an id
+      // the store did not mint (given its id alone: found by the index), or in its own slot by a
+      // version before the thread's tag.
       const thread = threadId ?? ((await send(['GET', threadKey(runId)])) as string | null) ?? undefined
-      const read = await readLog(logKeys(runId, thread), after, limit)
-      if (read !== undefined || thread === undefined || legacyRuns.has(runId)) return read
-      // Not in its thread's slot: a run an instance not yet upgraded logged in its own.
-      const legacy = await readLog(logKeys(runId, undefined), after, limit)
-      if (legacy !== undefined) {
-        if (legacyRuns.size >= LEGACY_RUNS) legacyRuns.delete(legacyRuns.values().next().value!)
-        legacyRuns.add(runId)
-      }
-      return legacy
+      if (thread === undefined) return undefined
+      const other = keys[0] === runLogKeys(runId)[0] ? threadLogKeys(runId, thread) : runLogKeys(runId)
+      const moved = await readLog(other, after, limit)
+      if (moved !== undefined) remember(runId, other)
+      return moved
     },
     wait(runId, after, timeoutMs, signal, threadId) {
       const hasMore = async () => {
@@ -257,14 +308,19 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
     },
   }
 
-  /** The text each head was sent as, so a commit that follows it compares that text without making it again. */
-  const sentAs = new WeakMap<ThreadHead, string>()
+  /**
+   * The token of the commit that sent each head (this store's own prefix, then a count): a commit
+   * that follows the head sends it, not the head's text again. A head sent twice keeps its first.
+   */
+  const tokens = new WeakMap<ThreadHead, string>()
+  const tokenPrefix = `#${randomId()}:`
+  let sent = 0
 
   return {
     name: 'redis',
     pipelines: true,
     events,
-    attachments: redisAttachments({ script, send, filesKey, ttlMs }),
+    attachments: redisAttachments({ script, send, filesKey, ttl: renewedTtl }),
     async head(threadId) {
       const json = (await send(['HGET', headKey(threadId), 'h'])) as string | null
       return json == null ? undefined : (JSON.parse(json) as ThreadHead)
@@ -283,28 +339,30 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
       return wakeups.wait(threadWakeKey(threadId), moved, timeoutMs, signal, THREAD_WATCH_POLL_MS)
     },
     async commit({ head, append, decisions = [], follows, events: last }) {
-      const json = JSON.stringify(head)
-      sentAs.set(head, json)
+      let token = tokens.get(head)
+      if (token === undefined) tokens.set(head, (token = tokenPrefix + (sent++).toString(36)))
       const args = [
         String(head.version),
-        json,
+        JSON.stringify(head),
         String(ttlMs),
         String(append.length),
         channel,
         threadWakeKey(head.id),
-        follows === undefined ? '' : (sentAs.get(follows) ?? JSON.stringify(follows)),
+        follows === undefined ? '' : (tokens.get(follows) ?? JSON.stringify(follows)),
         String(decisions.length),
         String(last?.final === false ? DAY_MS : retentionMs),
         last?.runId ?? '',
         last?.final === false ? '0' : '1',
+        renewedTtl,
+        token,
         ...append.map((message) => JSON.stringify(message)),
         ...decisions.map((record) => JSON.stringify(record)),
       ]
       const keys = [headKey(head.id), messagesKey(head.id), decisionsKey(head.id), filesKey(head.id)]
       if (last) {
-        keys.push(...threadLogKeys(last.runId, head.id))
+        keys.push(...writtenAt(last.runId, head.id))
         for (const event of last.events) args.push(`${event.seq}:${event.data}`)
-        // Only readers given the run's id alone need it: its failure fails no release.
+        // Only readers given the run's id alone need an index: its failure fails no release.
         indexed(last.runId, head.id, last.events)?.catch(reportFrom('commit'))
       }
       return Number(await script(COMMIT, keys, args)) === 1

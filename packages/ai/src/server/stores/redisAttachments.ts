@@ -3,12 +3,13 @@ import type { AttachmentStore, StoredAttachment } from '../run/attachments.ts'
 
 // A thread's files in one Redis hash beside its head and messages (same hash slot), field = the
 // attachment id, value = JSON with the bytes in base64 (a client decodes replies as UTF-8 text, so
-// raw bytes would not survive). The hash shares the thread's TTL: the thread's commit script
-// renews it, so files live exactly as long as the thread that refers to them.
+// raw bytes would not survive). The hash shares the thread's TTL: a file is given as much as the
+// thread's commit script gives the thread when it moves its TTL (never less than the head has
+// left), and that script moves both, so files live as long as the thread that refers to them.
 
 const PUT = `
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `
 
@@ -16,14 +17,15 @@ export interface RedisAttachmentsDeps {
   readonly script: (source: string, keys: string[], args: string[]) => Promise<unknown>
   readonly send: (args: string[], operation?: string) => Promise<unknown>
   readonly filesKey: (threadId: string) => string
-  readonly ttlMs: number
+  /** The TTL a file is given, in ms (as text). */
+  readonly ttl: string
 }
 
-export function redisAttachments({ script, send, filesKey, ttlMs }: RedisAttachmentsDeps): AttachmentStore {
+export function redisAttachments({ script, send, filesKey, ttl }: RedisAttachmentsDeps): AttachmentStore {
   return {
     async put(threadId, id, attachment) {
       const value = JSON.stringify({ m: attachment.mediaType, f: attachment.filename, d: encodeBase64(attachment.data) })
-      await script(PUT, [filesKey(threadId)], [id, value, String(ttlMs)])
+      await script(PUT, [filesKey(threadId)], [id, value, ttl])
     },
     async get(threadId, id) {
       const json = (await send(['HGET', filesKey(threadId), id], 'HGET attachment')) as string | null

@@ -224,6 +224,13 @@ export interface RunEventLog {
    */
   readonly inCommits?: boolean
   /**
+   * Mints the id of a new run of `threadId` (`run_` then 1 to 64 letters, digits, `_` or `-`, and
+   * unguessable), for a log that finds a run by its id alone more cheaply when it chose the id (Redis
+   * mints ids that hash to their thread's slot, so a run needs no index from its id to its thread).
+   * Without it, run ids are random.
+   */
+  newRunId?(threadId: string): string
+  /**
    * Appends events in `seq` order (one writer per run: the run itself). `final` marks the run's
    * last batch; its log may then be dropped after the store's retention time.
    */
