@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import pg from 'pg'
+import { StoreError, type ThreadHead } from '@toolgate/ai/server'
+import { postgresStore } from '@toolgate/ai/server/postgres'
+import { stored } from './helpers/store.ts'
+import { startPostgres, type PostgresServer } from '../services/postgres.ts'
+
+// On a node-postgres Pool, a run's commit sent behind one not yet answered goes on that one's
+// connection: the server takes them in order, so the follower is never refused for coming first
+// and sent again, and a connection that breaks between them loses neither write nor makes one twice.
+
+let server: PostgresServer
+beforeAll(async () => {
+  server = await startPostgres()
+}, 60_000)
+afterAll(() => server?.stop())
+
+const head = (id: string, version: number): ThreadHead => ({ id, version, createdAt: 0, updatedAt: 0, messageCount: version, bytes: 0, resolvedInterruptIds: [] })
+const message = (id: string) => ({ role: 'user' as const, id, content: id })
+
+type Query = (...args: unknown[]) => unknown
+
+/**
+ * A real pg.Pool whose connections each send their statements in order, a statement `slow` picks
+ * after a delay (a slow link to the server), and tell `answered` of each commit's answer before the
+ * store hears it; counts the commits sent.
+ */
+function pooled(slow: (text: string) => number, answered?: (client: pg.PoolClient) => Promise<void>, pipeline = false) {
+  // `pipeline` (node-postgres 8.2x) writes each statement as soon as it is asked, not once the last is answered.
+  const pool = new pg.Pool({ connectionString: server.connectionString, max: 4, ...(pipeline ? { pipeline: true } : {}) } as pg.PoolConfig)
+  const sent = { commits: 0 }
+  pool.on('connect', (client) => {
+    const send = client.query.bind(client) as Query
+    let queue: Promise<unknown> = Promise.resolve()
+    ;(client as unknown as { query: Query }).query = (...args: unknown[]) => {
+      const callback = typeof args.at(-1) === 'function' ? (args.pop() as (error: unknown, result?: unknown) => void) : undefined
+      const statement = args[0] as string | { text: string }
+      const text = typeof statement === 'string' ? statement : statement.text
+      const commit = /INSERT INTO \w+_threads/.test(text)
+      if (commit) sent.commits++
+      const delay = slow(text)
+      const turn = queue.then(() => (delay > 0 ? new Promise((resolve) => setTimeout(resolve, delay)) : undefined))
+      const answer = turn.then(async () => {
+        const result = await (send(...args) as Promise<unknown>)
+        if (commit && answered) await answered(client)
+        return result
+      })
+      queue = answer.catch(() => {})
+      if (!callback) return answer
+      answer.then((result) => callback(undefined, result), (error) => callback(error))
+      return undefined
+    }
+  })
+  return { pool, sent }
+}
+
+describe('a commit sent behind one not yet answered (PostgreSQL, a node-postgres Pool)', () => {
+  it.each([
+    ['sent once that one is answered', false],
+    ['written at once behind it, on a pool that pipelines', true],
+  ])('lands after it on its first try even when the first one’s link is slower (%s): sent once, never refused for coming first', async (_, pipeline) => {
+    let delayNext = false
+    const { pool, sent } = pooled(
+      (text) => {
+        if (!delayNext || !/INSERT INTO chain_threads/.test(text)) return 0
+        delayNext = false
+        return 50
+      },
+      undefined,
+      pipeline,
+    )
+    try {
+      const store = postgresStore({ pool, table: 'chain' })
+      await store.ensureSchema()
+      const id = pipeline ? 'slow-pipelined' : 'slow'
+      const [one, two, three] = [head(id, 1), head(id, 2), head(id, 3)]
+      expect(await store.commit({ head: one, append: [message('a')] })).toBe(true)
+      // Two connections open and idle: on separate ones the second commit would reach the server first.
+      await Promise.all([pool.query('SELECT 1'), pool.query('SELECT 1')])
+      sent.commits = 0
+      delayNext = true
+      const second = store.commit({ head: two, append: [message('b')], follows: one })
+      const third = store.commit({ head: three, append: [message('c')], follows: two })
+      expect(await Promise.all([second, third])).toEqual([true, true])
+      expect(sent.commits).toBe(2)
+      const thread = (await stored(store, id))!
+      expect(thread.head).toEqual(three)
+      expect(thread.messages.map((m) => m.id)).toEqual(['a', 'b', 'c'])
+    } finally {
+      await pool.end()
+    }
+  })
+
+  it('loses neither write nor makes one twice when the connection breaks after the first landed, before its answer: the follower lands on another connection, and the broken one is not used again', async () => {
+    const admin = new pg.Client({ connectionString: server.connectionString })
+    await admin.connect()
+    let breakAfterNext = false
+    const broken: pg.PoolClient[] = []
+    const { pool, sent } = pooled(
+      () => 0,
+      async (client) => {
+        if (!breakAfterNext) return
+        breakAfterNext = false
+        // The first commit has landed; its connection goes before its answer is read.
+        broken.push(client)
+        const ended = new Promise((resolve) => client.once('end', resolve))
+        await admin.query('SELECT pg_terminate_backend($1)', [(client as unknown as { processID: number }).processID])
+        await ended
+        throw new Error('connection terminated before the answer was read')
+      },
+    )
+    pool.on('error', () => {})
+    try {
+      const store = postgresStore({ pool, table: 'chain' })
+      await store.ensureSchema()
+      const [one, two, three] = [head('cut', 1), head('cut', 2), head('cut', 3)]
+      expect(await store.commit({ head: one, append: [message('a')] })).toBe(true)
+      sent.commits = 0
+      breakAfterNext = true
+      const second = store.commit({ head: two, append: [message('b')], follows: one })
+      const third = store.commit({ head: three, append: [message('c')], follows: two })
+      await expect(second).rejects.toBeInstanceOf(StoreError)
+      expect(await third).toBe(true)
+      expect(broken).toHaveLength(1)
+      const thread = (await stored(store, 'cut'))!
+      expect(thread.head).toEqual(three)
+      expect(thread.messages.map((m) => m.id)).toEqual(['a', 'b', 'c'])
+      // The pool gave the broken connection up: the next commits go through.
+      expect(await store.commit({ head: head('cut', 4), append: [message('d')], follows: three })).toBe(true)
+      expect(await store.commit({ head: head('cut', 5), append: [message('e')] })).toBe(true)
+      expect(pool.totalCount).toBeLessThanOrEqual(4)
+      expect((await stored(store, 'cut'))!.messages.map((m) => m.id)).toEqual(['a', 'b', 'c', 'd', 'e'])
+    } finally {
+      await admin.end()
+      await pool.end()
+    }
+  })
+})
