@@ -240,8 +240,12 @@ WITH head AS (
   INSERT INTO ${t}_decisions (thread_id, seq, record)
   SELECT head.id, $7 + d.ord - 1, d.record FROM head, unnest($8::text[]) WITH ORDINALITY AS d(record, ord)
 )`
-  const commitSql = `${commitHeadSql}
-SELECT count(*) AS written FROM head`
+  // What a commit answers: whether it wrote, and when it did not, the thread's head as stored (none
+  // when it is gone), which answers a read of the head asked in the same tick (see \`head\`). The
+  // head's subquery runs only then (an uncorrelated subquery in a CASE is evaluated when reached).
+  const commitAnswerSql = `
+SELECT count(*) AS written, CASE WHEN count(*) = 0 THEN (SELECT head FROM ${t}_threads WHERE id = $1 AND expires_at > now()) END AS stored FROM head`
+  const commitSql = `${commitHeadSql}${commitAnswerSql}`
   // A run's write with the events its log had not sent, or its release with its last events ($15
   // true): written, and the last ones end its log, only if the head is (its run row is upserted from
   // the head's row), in the same statement, durable as every thread commit is; a batch still on its
@@ -257,8 +261,7 @@ SELECT count(*) AS written FROM head`
   INSERT INTO ${t}_run_events (run_id, seq, data)
   SELECT run.run_id, e.seq, e.data FROM run, unnest($13::int[], $14::text[]) AS e(seq, data)
   ON CONFLICT (run_id, seq) DO NOTHING
-)
-SELECT count(*) AS written FROM head`
+)${commitAnswerSql}`
 
   // The run's row is upserted (so it returns one row), and its RETURNING notifies waiting readers
   // on commit: one statement, the events visible when the notification lands. A batch of a live run
@@ -337,7 +340,16 @@ SELECT count(*) AS deleted FROM gone`
       if (!(error instanceof StoreError && error.cause instanceof UnsentCommit)) throw error
       answer = await query('commit', sql, values)
     }
-    return Number(answer.rows[0]?.written) === 1
+    return answer.rows[0] as CommitAnswer
+  }
+  /**
+   * Reads of a thread's head asked in this tick, by thread id, not yet sent: a commit of that
+   * thread sent in the same tick answers them, and they cost no statement of their own.
+   */
+  const headReads = new Map<string, HeadRead>()
+  const readHead = async (threadId: string) => {
+    const { rows } = await query('head', `SELECT head FROM ${t}_threads WHERE id = $1 AND expires_at > now()`, [threadId])
+    return rows.length === 0 ? undefined : (JSON.parse(rows[0].head) as ThreadHead)
   }
 
   return {
@@ -356,9 +368,23 @@ SELECT count(*) AS deleted FROM gone`
 DELETE FROM ${t}_run_events WHERE run_id IN (SELECT run_id FROM gone)`,
       )
     },
-    async head(threadId) {
-      const { rows } = await query('head', `SELECT head FROM ${t}_threads WHERE id = $1 AND expires_at > now()`, [threadId])
-      return rows.length === 0 ? undefined : (JSON.parse(rows[0].head) as ThreadHead)
+    // A claim on the head this instance wrote last reads the stored head in the tick it sends the
+    // claim (thread/cachedClaim.ts), for a miss to go on from: the read waits for the end of the
+    // tick, and when a commit of the thread was sent meanwhile, that commit's answer is the read's
+    // (its head when it wrote, else the head it found). Either was the stored head at some point
+    // after the read was asked, as a statement of its own would have found. Else it is sent alone.
+    head(threadId) {
+      const asked = headReads.get(threadId)
+      if (asked) return asked.answer
+      let settle!: (answer: Promise<ThreadHead | undefined>) => void
+      const read: HeadRead = { answer: new Promise((resolve) => (settle = resolve)), settle: (answer) => settle(answer) }
+      headReads.set(threadId, read)
+      queueMicrotask(() => {
+        if (headReads.get(threadId) !== read) return
+        headReads.delete(threadId)
+        read.settle(readHead(threadId))
+      })
+      return read.answer
     },
     async messages(threadId, from, to) {
       if (to <= from) return []
@@ -402,13 +428,20 @@ DELETE FROM ${t}_run_events WHERE run_id IN (SELECT run_id FROM gone)`,
         const final = last.final !== false
         values.push(last.runId, final ? retentionMs : DAY_MS, last.events.map((event) => event.seq), last.events.map((event) => event.data), final)
       }
-      const written = async () => Number((await query('commit', sql, values)).rows[0]?.written) === 1
+      const answered = async () => (await query('commit', sql, values)).rows[0] as CommitAnswer
+      const written = async () => isWritten(await answered())
       const before = follows && unanswered.get(follows)
       // On a node-postgres Pool, a commit sent behind one not yet answered goes on that one's
       // connection, after it (see connectionChains): the server takes them in order, so it is
       // never refused for coming first and sent again.
       const chain = chains && ((before && chains.of(follows)) || chains.open())
-      const attempt = chain ? chainedCommit(chain, head, sql, values) : written()
+      const answer = chain ? chainedCommit(chain, head, sql, values) : answered()
+      const read = headReads.get(head.id)
+      if (read) {
+        headReads.delete(head.id)
+        read.settle(answer.then((row) => (isWritten(row) ? head : row?.stored == null ? undefined : (JSON.parse(row.stored) as ThreadHead)), () => readHead(head.id)))
+      }
+      const attempt = answer.then(isWritten)
       unanswered.set(head, attempt)
       try {
         if (await attempt) return true
@@ -506,6 +539,20 @@ interface PgPoolClient {
   removeListener(event: 'error', listener: (error: Error) => void): unknown
   /** node-postgres 8.2x: writes each query as soon as it is asked, not once the last is answered. */
   pipeline?: boolean
+}
+
+/** A commit's answer: `written` is 1 when it wrote, else `stored` is the head it found (null: none). */
+interface CommitAnswer {
+  readonly written: string | number
+  readonly stored: string | null
+}
+
+const isWritten = (answer: CommitAnswer | undefined) => Number(answer?.written) === 1
+
+/** A read of a thread's head waiting for the end of its tick (see the store's `head`). */
+interface HeadRead {
+  readonly answer: Promise<ThreadHead | undefined>
+  settle(answer: Promise<ThreadHead | undefined>): void
 }
 
 /** A commit that was to be sent behind one whose connection failed, and was not: it can be sent on another. */

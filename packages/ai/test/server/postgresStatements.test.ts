@@ -1,13 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
-import { StoreError, type ThreadHead } from '@toolgate/ai/server'
+import { scriptedModel, StoreError, type ThreadHead } from '@toolgate/ai/server'
 import { postgresStore } from '@toolgate/ai/server/postgres'
+import { weatherTool } from './fixtures.ts'
 import { stored } from './helpers/store.ts'
+import { closeAll, startServer } from './helpers/server.ts'
 import { startPostgres, type PostgresServer } from '../services/postgres.ts'
 
-// On a node-postgres Pool, a run's commit sent behind one not yet answered goes on that one's
-// connection: the server takes them in order, so the follower is never refused for coming first
-// and sent again, and a connection that breaks between them loses neither write nor makes one twice.
+// What a turn sends PostgreSQL, on a real server through a stock pg Pool. On a node-postgres Pool,
+// a run's commit sent behind one not yet answered goes on that one's connection: the server takes
+// them in order, so the follower is never refused for coming first and sent again, and a connection
+// that breaks between them loses neither write nor makes one twice. A read of the head asked in the
+// tick a commit of that thread is sent is answered by that commit.
+
+afterEach(closeAll)
 
 let server: PostgresServer
 beforeAll(async () => {
@@ -28,7 +34,7 @@ type Query = (...args: unknown[]) => unknown
 function pooled(slow: (text: string) => number, answered?: (client: pg.PoolClient) => Promise<void>, pipeline = false) {
   // `pipeline` (node-postgres 8.2x) writes each statement as soon as it is asked, not once the last is answered.
   const pool = new pg.Pool({ connectionString: server.connectionString, max: 4, ...(pipeline ? { pipeline: true } : {}) } as pg.PoolConfig)
-  const sent = { commits: 0 }
+  const sent = { commits: 0, headReads: 0 }
   pool.on('connect', (client) => {
     const send = client.query.bind(client) as Query
     let queue: Promise<unknown> = Promise.resolve()
@@ -38,6 +44,7 @@ function pooled(slow: (text: string) => number, answered?: (client: pg.PoolClien
       const text = typeof statement === 'string' ? statement : statement.text
       const commit = /INSERT INTO \w+_threads/.test(text)
       if (commit) sent.commits++
+      if (/^SELECT head FROM \w+_threads/.test(text)) sent.headReads++
       const delay = slow(text)
       const turn = queue.then(() => (delay > 0 ? new Promise((resolve) => setTimeout(resolve, delay)) : undefined))
       const answer = turn.then(async () => {
@@ -132,6 +139,59 @@ describe('a commit sent behind one not yet answered (PostgreSQL, a node-postgres
       expect((await stored(store, 'cut'))!.messages.map((m) => m.id)).toEqual(['a', 'b', 'c', 'd', 'e'])
     } finally {
       await admin.end()
+      await pool.end()
+    }
+  })
+})
+
+describe('a read of a thread’s head asked in the tick a commit of that thread is sent (PostgreSQL)', () => {
+  it('is answered by that commit, with no statement of its own: the head it wrote, the head it found when it did not write, none when the thread is gone', async () => {
+    const { pool, sent } = pooled(() => 0)
+    try {
+      const store = postgresStore({ pool, table: 'reads' })
+      await store.ensureSchema()
+      const one = head('read', 1)
+      expect(await store.commit({ head: one, append: [message('a')] })).toBe(true)
+      sent.commits = 0
+      // Written: the read gets the head the commit wrote.
+      const two = head('read', 2)
+      const [afterWrite, wrote] = await Promise.all([store.head('read'), store.commit({ head: two, append: [message('b')], follows: one })])
+      expect(wrote).toBe(true)
+      expect(afterWrite).toEqual(two)
+      // Not written (it follows a head the thread no longer has): the read gets the stored head. Asked before the commit, in the same tick.
+      const found = store.head('read')
+      expect(await store.commit({ head: head('read', 3), append: [message('c')], follows: one })).toBe(false)
+      expect(await found).toEqual(two)
+      // Gone (expired): none.
+      await pool.query(`UPDATE reads_threads SET expires_at = now() - interval '1 second' WHERE id = 'read'`)
+      const gone = store.head('read')
+      expect(await store.commit({ head: head('read', 3), append: [message('c')], follows: two })).toBe(false)
+      expect(await gone).toBeUndefined()
+      expect(sent).toEqual({ commits: 3, headReads: 0 })
+      // A read with no commit of its thread sent after it in its tick is sent alone.
+      expect(await store.head('read')).toBeUndefined()
+      expect(await Promise.all([store.head('other'), store.commit({ head: head('another', 1), append: [message('x')] })])).toEqual([undefined, true])
+      expect(sent.headReads).toBe(2)
+    } finally {
+      await pool.end()
+    }
+  })
+
+  it('so a next turn on the thread this instance wrote last sends no head read: its claim answers it', async () => {
+    const { pool, sent } = pooled(() => 0)
+    try {
+      const store = postgresStore({ pool, table: 'turns' })
+      await store.ensureSchema()
+      const rule = { when: /weather in (\w+)/i, call: (m: RegExpMatchArray) => ({ tool: 'get_weather', input: { city: m[1] } }), then: ([r]: any[]) => `It is ${r.output?.tempC} degrees` }
+      const app = await startServer({ model: scriptedModel([rule]), tools: [weatherTool], store })
+      const first = await app.send('weather in Oslo')
+      expect(first.text).toBe('It is 4 degrees')
+      sent.headReads = 0
+      const next = await app.send('weather in Oslo', first.threadId)
+      expect(next.text).toBe('It is 4 degrees')
+      expect(sent.headReads).toBe(0)
+      expect((await stored(store, first.threadId))!.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant', 'tool', 'assistant'])
+    } finally {
       await pool.end()
     }
   })
