@@ -40,7 +40,7 @@ function cpuMs(pid: number, children = false): number {
 
 const server = await startPostgres(fsync ? { fsync: true } : {})
 const admin = new pg.Client({ connectionString: server.connectionString })
-const pool = new pg.Pool({ connectionString: server.connectionString, max: 16 })
+const pool = new pg.Pool({ connectionString: server.connectionString, max: 16, pipeline: true })
 try {
   await admin.connect()
   await admin.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`)

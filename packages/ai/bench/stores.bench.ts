@@ -222,7 +222,8 @@ try {
 try {
   const postgres = await startPostgres({ fsync: PG_FSYNC })
   services.push(postgres)
-  const pool = new pg.Pool({ connectionString: postgres.connectionString, max: 16 })
+  // `pipeline: true` (node-postgres 8.2x), as docs/deployment.md advises for the store's pool: a run's commits that follow one another are written on one connection.
+  const pool = new pg.Pool({ connectionString: postgres.connectionString, max: 16, pipeline: true })
   closers.push(() => pool.end())
   bareRoundTrips.push({ name: 'postgres SELECT 1', send: () => pool.query({ name: 'bench_select_1', text: 'SELECT 1', values: [] }) })
   await postgresStore({ pool }).ensureSchema()
@@ -230,9 +231,9 @@ try {
   countedStores.push({
     name: 'postgres',
     make: (wire) => {
-      // A pg Pool as the store is given (it holds a connection for a run's commits that follow one
-      // another), each of whose connections counts what it sends.
-      const counted = new pg.Pool({ connectionString: postgres.connectionString, max: 16 })
+      // A pg Pool as the store's own (it writes a run's commits that follow one another on one
+      // connection), each of whose connections counts what it sends.
+      const counted = new pg.Pool({ connectionString: postgres.connectionString, max: 16, pipeline: true })
       closers.push(() => counted.end())
       counted.on('connect', (connection) => {
         const send = connection.query.bind(connection) as (...args: unknown[]) => Promise<unknown> | undefined

@@ -210,7 +210,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     storeCall('postgresStore', operation, timeoutMs, () =>
       named && values !== undefined ? (pool as unknown as NamedQueryable).query({ name: statementName(text), text, values }) : pool.query(text, values),
     )
-  const chains = isPgPool(pool) ? connectionChains(pool, named) : undefined
+  const chains = pipelinedPool(pool) ? connectionChains(pool, named) : undefined
   const channel = `${t}_run_events`
   const wakeups = new RunWakeups({
     pollMs: POLL_MS,
@@ -326,22 +326,8 @@ SELECT count(*) AS deleted FROM gone`
   const sentAs = new WeakMap<ThreadHead, string>()
   /** Commits not yet answered, by the head each writes: one sent behind them may reach the server first. */
   const unanswered = new WeakMap<ThreadHead, Promise<boolean>>()
-  /**
-   * A commit on the connection of the one it follows. When that connection fails before this one
-   * is sent, it is sent on another, where it lands only if the one it follows did (its `follows`
-   * check): neither lost with the connection nor written twice. One sent before the failure fails
-   * as any commit whose answer was lost does.
-   */
-  const chainedCommit = async (chain: ConnectionChain, head: ThreadHead, sql: string, values: unknown[]) => {
-    let answer: { rows: any[] }
-    try {
-      answer = await storeCall('postgresStore', 'commit', timeoutMs, () => chain.send(head, sql, values))
-    } catch (error) {
-      if (!(error instanceof StoreError && error.cause instanceof UnsentCommit)) throw error
-      answer = await query('commit', sql, values)
-    }
-    return answer.rows[0] as CommitAnswer
-  }
+  const chainedCommit = async (chain: ConnectionChain, head: ThreadHead, sql: string, values: unknown[]) =>
+    (await storeCall('postgresStore', 'commit', timeoutMs, () => chain.send(head, sql, values))).rows[0] as CommitAnswer
   /**
    * Reads of a thread's head asked in this tick, by thread id, not yet sent: a commit of that
    * thread sent in the same tick answers them, and they cost no statement of their own.
@@ -431,9 +417,9 @@ DELETE FROM ${t}_run_events WHERE run_id IN (SELECT run_id FROM gone)`,
       const answered = async () => (await query('commit', sql, values)).rows[0] as CommitAnswer
       const written = async () => isWritten(await answered())
       const before = follows && unanswered.get(follows)
-      // On a node-postgres Pool, a commit sent behind one not yet answered goes on that one's
-      // connection, after it (see connectionChains): the server takes them in order, so it is
-      // never refused for coming first and sent again.
+      // On a node-postgres Pool that pipelines, a commit sent behind one not yet answered is written
+      // behind it on its connection (see connectionChains): the server takes them in order, so it
+      // is never refused for coming first and sent again.
       const chain = chains && ((before && chains.of(follows)) || chains.open())
       const answer = chain ? chainedCommit(chain, head, sql, values) : answered()
       const read = headReads.get(head.id)
@@ -450,7 +436,9 @@ DELETE FROM ${t}_run_events WHERE run_id IN (SELECT run_id FROM gone)`,
       }
       // Any other pool may send it on another connection than the one it follows, and the server
       // may take it first: then, once that one has landed, it is tried again (what the caller would
-      // do, but without taking the miss for another writer's head).
+      // do, but without taking the miss for another writer's head). Holding the first one's
+      // connection would cost more: a client that does not pipeline sends the second only once the
+      // first is answered, a round trip after it.
       if (before && !chains && (await before.catch(() => false))) return written()
       // A new thread whose id an expired one still holds starts afresh: the old rows go, and the
       // commit is tried once more. Only then, so a new thread costs one round trip, not two.
@@ -526,21 +514,6 @@ async function listen(
   await attach(first)
 }
 
-/** A node-postgres Pool's `connect()`: a connection of the pool's held until released. */
-interface PgPool {
-  connect(): Promise<PgPoolClient>
-}
-
-interface PgPoolClient {
-  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: any[] }>
-  /** With an error (or `true`), the pool closes the connection instead of keeping it. */
-  release(error?: Error | boolean): void
-  on(event: 'error', listener: (error: Error) => void): unknown
-  removeListener(event: 'error', listener: (error: Error) => void): unknown
-  /** node-postgres 8.2x: writes each query as soon as it is asked, not once the last is answered. */
-  pipeline?: boolean
-}
-
 /** A commit's answer: `written` is 1 when it wrote, else `stored` is the head it found (null: none). */
 interface CommitAnswer {
   readonly written: string | number
@@ -555,31 +528,35 @@ interface HeadRead {
   settle(answer: Promise<ThreadHead | undefined>): void
 }
 
-/** A commit that was to be sent behind one whose connection failed, and was not: it can be sent on another. */
-class UnsentCommit extends Error {
-  constructor(cause: unknown) {
-    super('not sent: the connection failed before it', { cause })
-    this.name = 'UnsentCommit'
-  }
-}
-
 const nothing = () => {}
 
-/** A run's chain of commits on one connection, each sent behind the last. */
+/** A node-postgres Pool's `connect()`: a connection of the pool's held until released. */
+interface PgPool {
+  connect(): Promise<PgPoolClient>
+}
+
+interface PgPoolClient {
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: any[] }>
+  /** With an error (or `true`), the pool closes the connection instead of keeping it. */
+  release(error?: Error | boolean): void
+  on(event: 'error', listener: (error: Error) => void): unknown
+  removeListener(event: 'error', listener: (error: Error) => void): unknown
+}
+
+/** A run's chain of commits on one connection, each written behind the last. */
 interface ConnectionChain {
-  /** Fails with `UnsentCommit` when the commit was not sent (the connection failed before it). */
   send(head: ThreadHead, text: string, values: unknown[]): Promise<{ rows: any[] }>
 }
 
 /**
- * Commits of a run that follow one another, on one connection of a node-postgres Pool: a commit
- * asked while the one it follows is unanswered goes on that one's connection, which the server
- * reads in order, so it lands after it. (On two connections the server may take the second first:
- * its check of the head it follows refuses it, and it must be sent again, a round trip more.) The
- * connection is taken at a chain's first commit and given back once every commit on it is
- * answered, so a chain holds it no longer than `pool.query` would hold one per commit; a
- * connection that failed is given back closed. On a node-postgres client that pipelines
- * (`pipeline: true`, 8.2x) the follower is written at once behind the first; else once it is answered.
+ * Commits of a run that follow one another, on one connection of a node-postgres Pool that
+ * pipelines: a commit asked while the one it follows is unanswered is written behind it on that
+ * one's connection, which the server reads in order, so it lands after it. (On two connections
+ * the server may take the second first: its check of the head it follows refuses it, and it must
+ * be sent again, a round trip more; 20-40% of releases were.) The connection is taken at a chain's
+ * first commit and given back once every commit on it is answered, so a chain holds it no longer
+ * than `pool.query` would hold one per commit; one that failed is given back to be closed, and
+ * every commit on it fails as a commit whose answer was lost does (each lands whole or not at all).
  */
 function connectionChains(pool: PgPool, named: boolean) {
   const byHead = new WeakMap<ThreadHead, ConnectionChain>()
@@ -590,8 +567,6 @@ function connectionChains(pool: PgPool, named: boolean) {
       let connecting: Promise<PgPoolClient> | undefined
       let pending = 0
       let failure: unknown
-      /** The last commit sent, settled: a client that does not pipeline sends the next after it. */
-      let last: Promise<unknown> = Promise.resolve()
       const failed = (error: unknown) => void (failure ??= error ?? new Error('connection failed'))
       const chain: ConnectionChain = {
         send(head, text, values) {
@@ -602,15 +577,7 @@ function connectionChains(pool: PgPool, named: boolean) {
             return client
           })
           const config = named ? { name: statementName(text), text, values } : { text, values }
-          const after = last
-          const answer = connecting.then((client) => {
-            if (client.pipeline) return client.query(config)
-            return after.then(() => {
-              if (failure !== undefined) throw new UnsentCommit(failure)
-              return client.query(config)
-            })
-          })
-          last = answer.then(nothing, failed)
+          const answer = connecting.then((client) => client.query(config))
           const settled = () => {
             byHead.delete(head)
             if (--pending > 0) return
@@ -619,10 +586,13 @@ function connectionChains(pool: PgPool, named: boolean) {
                 client.removeListener('error', failed)
                 client.release(failure === undefined ? undefined : failure instanceof Error ? failure : true)
               },
-              () => {},
+              nothing,
             )
           }
-          answer.then(settled, settled)
+          answer.then(settled, (error) => {
+            failed(error)
+            settled()
+          })
           return answer
         },
       }
@@ -631,10 +601,13 @@ function connectionChains(pool: PgPool, named: boolean) {
   }
 }
 
-/** A node-postgres Pool (pg-pool, which Neon's Pool extends too), whose connections can be held. */
-function isPgPool(pool: PostgresQueryable): pool is PostgresQueryable & PgPool {
-  const candidate = pool as object
-  return typeof (candidate as { connect?: unknown }).connect === 'function' && 'totalCount' in candidate
+/**
+ * A node-postgres Pool (pg-pool, which Neon's Pool extends too) made with `pipeline: true`
+ * (node-postgres 8.2x), whose connections write each query as soon as it is asked.
+ */
+function pipelinedPool(pool: PostgresQueryable): pool is PostgresQueryable & PgPool {
+  const candidate = pool as { connect?: unknown; totalCount?: unknown; options?: { pipeline?: unknown } }
+  return typeof candidate.connect === 'function' && 'totalCount' in candidate && candidate.options?.pipeline === true
 }
 
 /** node-postgres' other form of `query`: a statement with a name is prepared once per connection. */
