@@ -40,7 +40,7 @@ function cpuMs(pid: number, children = false): number {
 
 const server = await startPostgres(fsync ? { fsync: true } : {})
 const admin = new pg.Client({ connectionString: server.connectionString })
-const pool = new pg.Pool({ connectionString: server.connectionString, max: 16 })
+const pool = new pg.Pool({ connectionString: server.connectionString, max: 16, pipeline: true })
 try {
   await admin.connect()
   await admin.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`)
@@ -68,27 +68,33 @@ try {
     const withEvents = /_run_events \(run_id, seq, data\)\s+SELECT run\.run_id/.test(text) && verb === 'WITH' && table.endsWith('_threads') ? ' +events' : ''
     return `${verb} ${table}${withEvents}`
   }
-  const store = postgresStore({
-    namedStatements: true,
-    pool: {
-      query: async (statement: string | { text: string; values?: unknown[] }, values?: unknown[]) => {
-        const text = typeof statement === 'string' ? statement : statement.text
-        const sent = typeof statement === 'string' ? values : statement.values
-        const kind = kindOf(text)
-        const entry = client.get(kind) ?? { calls: 0, ms: 0, bytes: 0 }
-        client.set(kind, entry)
-        entry.calls++
-        entry.bytes += JSON.stringify(sent ?? []).length
-        const start = performance.now()
-        try {
-          return await pool.query(statement as string, values)
-        } finally {
-          entry.ms += performance.now() - start
-          trace?.push(`${kind} ${(start - traceStart).toFixed(3)} → ${(performance.now() - traceStart).toFixed(3)} ms`)
-        }
-      },
-    },
+  // Each connection's statements are timed where they are sent (the store sends on the pool, and a
+  // run's commits that follow one another on one connection it holds), so the store runs as on any pg Pool.
+  pool.on('connect', (connection) => {
+    const send = connection.query.bind(connection) as (...args: unknown[]) => unknown
+    ;(connection as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const callback = typeof args.at(-1) === 'function' ? (args.pop() as (error: unknown, result?: unknown) => void) : undefined
+      const statement = args[0] as string | { text: string; values?: unknown[] }
+      const text = typeof statement === 'string' ? statement : statement.text
+      const sent = typeof statement === 'string' ? args[1] : statement.values
+      const kind = kindOf(text)
+      const entry = client.get(kind) ?? { calls: 0, ms: 0, bytes: 0 }
+      client.set(kind, entry)
+      entry.calls++
+      entry.bytes += JSON.stringify(sent ?? []).length
+      const start = performance.now()
+      const answer = send(...args) as Promise<unknown>
+      const done = () => {
+        entry.ms += performance.now() - start
+        trace?.push(`${kind} ${(start - traceStart).toFixed(3)} → ${(performance.now() - traceStart).toFixed(3)} ms`)
+      }
+      answer.then(done, done)
+      if (!callback) return answer
+      answer.then((result) => callback(undefined, result), (error) => callback(error))
+      return undefined
+    }
   })
+  const store = postgresStore({ pool })
   await store.ensureSchema()
   // Experiments on the schema, for the breakdown (PG_TRY=noexpiry,unlogged).
   const tries = (process.env.PG_TRY ?? '').split(',').filter(Boolean)

@@ -222,25 +222,34 @@ try {
 try {
   const postgres = await startPostgres({ fsync: PG_FSYNC })
   services.push(postgres)
-  const pool = new pg.Pool({ connectionString: postgres.connectionString, max: 16 })
+  // `pipeline: true` (node-postgres 8.2x), as docs/deployment.md advises for the store's pool: a run's commits that follow one another are written on one connection.
+  const pool = new pg.Pool({ connectionString: postgres.connectionString, max: 16, pipeline: true })
   closers.push(() => pool.end())
   bareRoundTrips.push({ name: 'postgres SELECT 1', send: () => pool.query({ name: 'bench_select_1', text: 'SELECT 1', values: [] }) })
   await postgresStore({ pool }).ensureSchema()
   stores.push({ name: 'postgres', make: () => postgresStore({ pool }) })
   countedStores.push({
     name: 'postgres',
-    make: (wire) =>
-      postgresStore({
-        // Named statements as on the pool itself (the wrapper is not a pg Pool, so it says so).
-        namedStatements: true,
-        pool: {
-          query: (statement: string | { text: string }, values?: unknown[]) => {
-            const kind = sqlKind(typeof statement === 'string' ? statement : statement.text)
-            // The part is the table the statement first names: a commit also names the log's channel.
-            return wire.track(kind, /_runs?$|_run_events$/.test(kind) ? 'log' : 'thread', () => pool.query(statement as string, values))
-          },
-        },
-      }),
+    make: (wire) => {
+      // A pg Pool as the store's own (it writes a run's commits that follow one another on one
+      // connection), each of whose connections counts what it sends.
+      const counted = new pg.Pool({ connectionString: postgres.connectionString, max: 16, pipeline: true })
+      closers.push(() => counted.end())
+      counted.on('connect', (connection) => {
+        const send = connection.query.bind(connection) as (...args: unknown[]) => Promise<unknown> | undefined
+        ;(connection as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+          const callback = typeof args.at(-1) === 'function' ? (args.pop() as (error: unknown, result?: unknown) => void) : undefined
+          const statement = args[0] as string | { text: string }
+          const kind = sqlKind(typeof statement === 'string' ? statement : statement.text)
+          // The part is the table the statement first names: a commit also names the log's channel.
+          const answer = wire.track(kind, /_runs?$|_run_events$/.test(kind) ? 'log' : 'thread', () => send(...args) as Promise<unknown>)
+          if (!callback) return answer
+          answer.then((result) => callback(undefined, result), (error) => callback(error))
+          return undefined
+        }
+      })
+      return postgresStore({ pool: counted })
+    },
   })
 } catch (error) {
   console.log(`  (no PostgreSQL: ${(error as Error).message})`)

@@ -286,24 +286,30 @@ describe('on a Redis Cluster node (one node holding every slot: a script whose k
 describe('on a real PostgreSQL', () => {
   let server: PostgresServer
   let pool: pg.Pool
+  /** A pool made with `pipeline: true`: the store writes a run's commits that follow one another on one of its connections. */
+  let pipelined: pg.Pool
   beforeAll(async () => {
     server = await startPostgres()
     pool = new pg.Pool({ connectionString: server.connectionString, max: 20 })
+    pipelined = new pg.Pool({ connectionString: server.connectionString, max: 20, pipeline: true })
   }, 60_000)
   afterAll(async () => {
     await pool?.end()
+    await pipelined?.end()
     await server?.stop()
   })
   let table = 0
-  threadStoreConformance(
-    'postgresStore',
-    async ({ threadTtlMs }) => {
-      const store = postgresStore({ pool, table: `t${table++}`, ...(threadTtlMs ? { threadTtlMs } : {}) })
-      await store.ensureSchema()
-      return store
-    },
-    runner,
-  )
+  for (const [name, of] of [['postgresStore', () => pool], ['postgresStore on a pool that pipelines', () => pipelined]] as const) {
+    threadStoreConformance(
+      name,
+      async ({ threadTtlMs }) => {
+        const store = postgresStore({ pool: of(), table: `t${table++}`, ...(threadTtlMs ? { threadTtlMs } : {}) })
+        await store.ensureSchema()
+        return store
+      },
+      runner,
+    )
+  }
 
   it('creates its schema idempotently and refuses a table name that is not an identifier', async () => {
     const store = postgresStore({ pool, table: 'idem' })

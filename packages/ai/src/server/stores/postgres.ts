@@ -210,6 +210,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     storeCall('postgresStore', operation, timeoutMs, () =>
       named && values !== undefined ? (pool as unknown as NamedQueryable).query({ name: statementName(text), text, values }) : pool.query(text, values),
     )
+  const chains = pipelinedPool(pool) ? connectionChains(pool, named) : undefined
   const channel = `${t}_run_events`
   const wakeups = new RunWakeups({
     pollMs: POLL_MS,
@@ -239,8 +240,12 @@ WITH head AS (
   INSERT INTO ${t}_decisions (thread_id, seq, record)
   SELECT head.id, $7 + d.ord - 1, d.record FROM head, unnest($8::text[]) WITH ORDINALITY AS d(record, ord)
 )`
-  const commitSql = `${commitHeadSql}
-SELECT count(*) AS written FROM head`
+  // What a commit answers: whether it wrote, and when it did not, the thread's head as stored (none
+  // when it is gone), which answers a read of the head asked in the same tick (see \`head\`). The
+  // head's subquery runs only then (an uncorrelated subquery in a CASE is evaluated when reached).
+  const commitAnswerSql = `
+SELECT count(*) AS written, CASE WHEN count(*) = 0 THEN (SELECT head FROM ${t}_threads WHERE id = $1 AND expires_at > now()) END AS stored FROM head`
+  const commitSql = `${commitHeadSql}${commitAnswerSql}`
   // A run's write with the events its log had not sent, or its release with its last events ($15
   // true): written, and the last ones end its log, only if the head is (its run row is upserted from
   // the head's row), in the same statement, durable as every thread commit is; a batch still on its
@@ -256,8 +261,7 @@ SELECT count(*) AS written FROM head`
   INSERT INTO ${t}_run_events (run_id, seq, data)
   SELECT run.run_id, e.seq, e.data FROM run, unnest($13::int[], $14::text[]) AS e(seq, data)
   ON CONFLICT (run_id, seq) DO NOTHING
-)
-SELECT count(*) AS written FROM head`
+)${commitAnswerSql}`
 
   // The run's row is upserted (so it returns one row), and its RETURNING notifies waiting readers
   // on commit: one statement, the events visible when the notification lands. A batch of a live run
@@ -322,6 +326,17 @@ SELECT count(*) AS deleted FROM gone`
   const sentAs = new WeakMap<ThreadHead, string>()
   /** Commits not yet answered, by the head each writes: one sent behind them may reach the server first. */
   const unanswered = new WeakMap<ThreadHead, Promise<boolean>>()
+  const chainedCommit = async (chain: ConnectionChain, head: ThreadHead, sql: string, values: unknown[]) =>
+    (await storeCall('postgresStore', 'commit', timeoutMs, () => chain.send(head, sql, values))).rows[0] as CommitAnswer
+  /**
+   * Reads of a thread's head asked in this tick, by thread id, not yet sent: a commit of that
+   * thread sent in the same tick answers them, and they cost no statement of their own.
+   */
+  const headReads = new Map<string, HeadRead>()
+  const readHead = async (threadId: string) => {
+    const { rows } = await query('head', `SELECT head FROM ${t}_threads WHERE id = $1 AND expires_at > now()`, [threadId])
+    return rows.length === 0 ? undefined : (JSON.parse(rows[0].head) as ThreadHead)
+  }
 
   return {
     name: 'postgres',
@@ -339,9 +354,23 @@ SELECT count(*) AS deleted FROM gone`
 DELETE FROM ${t}_run_events WHERE run_id IN (SELECT run_id FROM gone)`,
       )
     },
-    async head(threadId) {
-      const { rows } = await query('head', `SELECT head FROM ${t}_threads WHERE id = $1 AND expires_at > now()`, [threadId])
-      return rows.length === 0 ? undefined : (JSON.parse(rows[0].head) as ThreadHead)
+    // A claim on the head this instance wrote last reads the stored head in the tick it sends the
+    // claim (thread/cachedClaim.ts), for a miss to go on from: the read waits for the end of the
+    // tick, and when a commit of the thread was sent meanwhile, that commit's answer is the read's
+    // (its head when it wrote, else the head it found). Either was the stored head at some point
+    // after the read was asked, as a statement of its own would have found. Else it is sent alone.
+    head(threadId) {
+      const asked = headReads.get(threadId)
+      if (asked) return asked.answer
+      let settle!: (answer: Promise<ThreadHead | undefined>) => void
+      const read: HeadRead = { answer: new Promise((resolve) => (settle = resolve)), settle: (answer) => settle(answer) }
+      headReads.set(threadId, read)
+      queueMicrotask(() => {
+        if (headReads.get(threadId) !== read) return
+        headReads.delete(threadId)
+        read.settle(readHead(threadId))
+      })
+      return read.answer
     },
     async messages(threadId, from, to) {
       if (to <= from) return []
@@ -385,19 +414,32 @@ DELETE FROM ${t}_run_events WHERE run_id IN (SELECT run_id FROM gone)`,
         const final = last.final !== false
         values.push(last.runId, final ? retentionMs : DAY_MS, last.events.map((event) => event.seq), last.events.map((event) => event.data), final)
       }
-      const written = async () => Number((await query('commit', sql, values)).rows[0]?.written) === 1
-      // The pool may send a commit on another connection than the one it follows, and the server may
-      // take it first: then, once that one has landed, it is tried again (what the caller would do,
-      // but without taking the miss for another writer's head).
+      const answered = async () => (await query('commit', sql, values)).rows[0] as CommitAnswer
+      const written = async () => isWritten(await answered())
       const before = follows && unanswered.get(follows)
-      const attempt = written()
+      // On a node-postgres Pool that pipelines, a commit sent behind one not yet answered is written
+      // behind it on its connection (see connectionChains): the server takes them in order, so it
+      // is never refused for coming first and sent again.
+      const chain = chains && ((before && chains.of(follows)) || chains.open())
+      const answer = chain ? chainedCommit(chain, head, sql, values) : answered()
+      const read = headReads.get(head.id)
+      if (read) {
+        headReads.delete(head.id)
+        read.settle(answer.then((row) => (isWritten(row) ? head : row?.stored == null ? undefined : (JSON.parse(row.stored) as ThreadHead)), () => readHead(head.id)))
+      }
+      const attempt = answer.then(isWritten)
       unanswered.set(head, attempt)
       try {
         if (await attempt) return true
       } finally {
         unanswered.delete(head)
       }
-      if (before && (await before.catch(() => false))) return written()
+      // Any other pool may send it on another connection than the one it follows, and the server
+      // may take it first: then, once that one has landed, it is tried again (what the caller would
+      // do, but without taking the miss for another writer's head). Holding the first one's
+      // connection would cost more: a client that does not pipeline sends the second only once the
+      // first is answered, a round trip after it.
+      if (before && !chains && (await before.catch(() => false))) return written()
       // A new thread whose id an expired one still holds starts afresh: the old rows go, and the
       // commit is tried once more. Only then, so a new thread costs one round trip, not two.
       if (head.version !== 1) return false
@@ -470,6 +512,102 @@ async function listen(
     throw error
   }
   await attach(first)
+}
+
+/** A commit's answer: `written` is 1 when it wrote, else `stored` is the head it found (null: none). */
+interface CommitAnswer {
+  readonly written: string | number
+  readonly stored: string | null
+}
+
+const isWritten = (answer: CommitAnswer | undefined) => Number(answer?.written) === 1
+
+/** A read of a thread's head waiting for the end of its tick (see the store's `head`). */
+interface HeadRead {
+  readonly answer: Promise<ThreadHead | undefined>
+  settle(answer: Promise<ThreadHead | undefined>): void
+}
+
+const nothing = () => {}
+
+/** A node-postgres Pool's `connect()`: a connection of the pool's held until released. */
+interface PgPool {
+  connect(): Promise<PgPoolClient>
+}
+
+interface PgPoolClient {
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: any[] }>
+  /** With an error (or `true`), the pool closes the connection instead of keeping it. */
+  release(error?: Error | boolean): void
+  on(event: 'error', listener: (error: Error) => void): unknown
+  removeListener(event: 'error', listener: (error: Error) => void): unknown
+}
+
+/** A run's chain of commits on one connection, each written behind the last. */
+interface ConnectionChain {
+  send(head: ThreadHead, text: string, values: unknown[]): Promise<{ rows: any[] }>
+}
+
+/**
+ * Commits of a run that follow one another, on one connection of a node-postgres Pool that
+ * pipelines: a commit asked while the one it follows is unanswered is written behind it on that
+ * one's connection, which the server reads in order, so it lands after it. (On two connections
+ * the server may take the second first: its check of the head it follows refuses it, and it must
+ * be sent again, a round trip more; 20-40% of releases were.) The connection is taken at a chain's
+ * first commit and given back once every commit on it is answered, so a chain holds it no longer
+ * than `pool.query` would hold one per commit; one that failed is given back to be closed, and
+ * every commit on it fails as a commit whose answer was lost does (each lands whole or not at all).
+ */
+function connectionChains(pool: PgPool, named: boolean) {
+  const byHead = new WeakMap<ThreadHead, ConnectionChain>()
+  return {
+    /** The chain of a commit not yet answered. */
+    of: (head: ThreadHead) => byHead.get(head),
+    open(): ConnectionChain {
+      let connecting: Promise<PgPoolClient> | undefined
+      let pending = 0
+      let failure: unknown
+      const failed = (error: unknown) => void (failure ??= error ?? new Error('connection failed'))
+      const chain: ConnectionChain = {
+        send(head, text, values) {
+          pending++
+          byHead.set(head, chain)
+          connecting ??= pool.connect().then((client) => {
+            client.on('error', failed)
+            return client
+          })
+          const config = named ? { name: statementName(text), text, values } : { text, values }
+          const answer = connecting.then((client) => client.query(config))
+          const settled = () => {
+            byHead.delete(head)
+            if (--pending > 0) return
+            connecting!.then(
+              (client) => {
+                client.removeListener('error', failed)
+                client.release(failure === undefined ? undefined : failure instanceof Error ? failure : true)
+              },
+              nothing,
+            )
+          }
+          answer.then(settled, (error) => {
+            failed(error)
+            settled()
+          })
+          return answer
+        },
+      }
+      return chain
+    },
+  }
+}
+
+/**
+ * A node-postgres Pool (pg-pool, which Neon's Pool extends too) made with `pipeline: true`
+ * (node-postgres 8.2x), whose connections write each query as soon as it is asked.
+ */
+function pipelinedPool(pool: PostgresQueryable): pool is PostgresQueryable & PgPool {
+  const candidate = pool as { connect?: unknown; totalCount?: unknown; options?: { pipeline?: unknown } }
+  return typeof candidate.connect === 'function' && 'totalCount' in candidate && candidate.options?.pipeline === true
 }
 
 /** node-postgres' other form of `query`: a statement with a name is prepared once per connection. */
