@@ -266,7 +266,9 @@ describe('run event notifications come back after an outage', () => {
     const looks: string[] = []
     // A look counts once answered: one only sent may still be answered after the append below, and find it.
     const counting = { query: (text: string, values?: unknown[]) => pool.query(text, values).then((result) => (looks.push(text), result)) }
-    const reader = postgresStore({ pool: counting, listener, table: 'fallback', onError: () => {} })
+    // The reader's listener reports its connection's loss right after it tells its waits to poll.
+    const dropped: unknown[] = []
+    const reader = postgresStore({ pool: counting, listener, table: 'fallback', onError: (error) => dropped.push(error) })
     const writer = postgresStore({ pool, table: 'fallback', onError: () => {} })
     await writer.ensureSchema()
     await writer.events.append('run_f', [{ seq: 1, data: '{"n":1}' }], false)
@@ -277,6 +279,9 @@ describe('run event notifications come back after an outage', () => {
     open = false
     await pool.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN fallback_run_events'`)
     await waitForListeners(pool, 'fallback_run_events', 0)
+    // The server may show the listener gone before its client hears of it: a wait begun in between
+    // would take the reader's later "down" for a wake-up and return without polling.
+    await until(() => dropped.length > 0)
     looks.length = 0
     const polled = reader.events.wait('run_f', 1, 60_000, new AbortController().signal)
     // The reader has looked once and found nothing new before the event is written: only a poll
