@@ -80,3 +80,29 @@ async function attachRun(fetch: Fetch, endpoint: string, threadId: string, from:
 function reconnectDelay(attempt: number): number {
   return 250 * 2 ** attempt * (0.75 + Math.random() * 0.5)
 }
+
+/** What waiting out a run needs of the run stream (`RunStream`), given structurally so this chunk does not import it. */
+export interface ThreadReader {
+  ask(threadId: string, query: string, signal: AbortSignal): Promise<Response>
+  resync(threadId: string, signal: AbortSignal): AsyncGenerator<StreamSignal, ThreadSnapshot | undefined>
+  follow(runId: string, threadId: string, signal: AbortSignal): AsyncGenerator<StreamSignal, readonly ToolInterrupt[]>
+}
+
+/**
+ * After `EVENTS_LOST` (the store lost some of run `lostRun`'s events): reads the stored thread, as a
+ * reload does, and again on each commit of it (`GET ?watch=<version>`, a long poll) while `lostRun`
+ * still streams on it, so the page shows the run's outcome once it ends. That run is never attached
+ * to again: its log has the same gap, so the server would end the stream the same way, again and
+ * again. A run that comes after it is followed, as on a reload.
+ */
+export async function* outlive(stream: ThreadReader, threadId: string, lostRun: string, signal: AbortSignal): AsyncGenerator<StreamSignal, readonly ToolInterrupt[]> {
+  // Version 0 is answered at once with the thread's version: read before the thread, so a commit after that read ends the next watch.
+  for (let version = 0; ; ) {
+    const changed = await stream.ask(threadId, `&watch=${version}`, signal)
+    if (changed.status === 204) continue // the server's wait ended first: ask again
+    version = ((await changed.json()) as { version: number }).version
+    const snapshot = yield* stream.resync(threadId, signal)
+    if (snapshot?.status !== 'running' || snapshot.runId === undefined) return snapshot?.interrupts ?? []
+    if (snapshot.runId !== lostRun) return yield* stream.follow(snapshot.runId, threadId, signal)
+  }
+}

@@ -89,7 +89,7 @@ export class RunStream {
 
   /** Reads a thread, as after a reload; a run still streaming on it is followed from its start, over what it began from. */
   async *load(threadId: string, signal: AbortSignal): AsyncGenerator<StreamSignal, readonly ToolInterrupt[]> {
-    const snapshot = yield* this.#resync(threadId, signal)
+    const snapshot = yield* this.resync(threadId, signal)
     if (snapshot?.status === 'running' && snapshot.runId !== undefined) return yield* this.follow(snapshot.runId, threadId, signal)
     return snapshot?.interrupts ?? []
   }
@@ -124,14 +124,14 @@ export class RunStream {
       read: (response: Response) => this.#read(response, thread, signal),
       resync: () => {
         this.#cursor = undefined // the server keeps no more of the run: nothing to pick up, or to stop
-        return this.#resync(thread.id!, signal)
+        return this.resync(thread.id!, signal)
       },
     }
     return yield* reattach(run, broken, signal)
   }
 
   /** Reads the stored thread and hands it on (it replaces what the client shows); `undefined` once aborted. */
-  async *#resync(threadId: string, signal: AbortSignal): AsyncGenerator<StreamSignal, ThreadSnapshot | undefined> {
+  async *resync(threadId: string, signal: AbortSignal): AsyncGenerator<StreamSignal, ThreadSnapshot | undefined> {
     // The chunk that reads it loads while the thread is asked for.
     const [response] = await Promise.all([this.ask(threadId, '', signal), threadRestore.load()])
     const snapshot = await threadRestore.get().readThread(response, signal)
@@ -177,11 +177,22 @@ export class RunStream {
           yield { type: 'thread', threadId: event.threadId }
           interrupts = undefined // a stream may hold several runs: the last one counts
         } else if (event.type === 'RUN_ERROR') {
+          const lostRun = this.#cursor?.runId
           this.#cursor = undefined
           // A run that died with nothing to continue its turn (server/events/replay.ts): the stored thread
           // says where the turn stands (its last run lost, or an approval that still waits), without
           // the dead run's half-streamed text, as a reload shows it.
           if (toolgateStream && event.code === 'RUN_LOST') return yield* this.load(thread.id!, signal)
+          // A gap in the run's log: the stored thread is read as on a reload, but that run, if still live, is not
+          // followed (its log has the same gap: it would end the same way, again); the thread is read again once it ends.
+          if (lostRun && event.code === 'EVENTS_LOST') {
+            this.#cursor = { runId: lostRun, after: 0 } // what stop() stops while the page waits for it
+            try {
+              return yield* (await runReattach.load()).outlive(this, thread.id!, lostRun, signal)
+            } finally {
+              this.#cursor = undefined
+            }
+          }
           throw new ChatError((event.code ?? 'INTERNAL') as ChatErrorCode, event.message)
         } else if (event.type === 'RUN_FINISHED') {
           this.#cursor = undefined
