@@ -90,8 +90,8 @@ export interface ThreadReader {
 
 /**
  * After `EVENTS_LOST` (the store lost some of run `lostRun`'s events): reads the stored thread, as a
- * reload does, and again on each commit of it (`GET ?watch=<version>`, a long poll) while `lostRun`
- * still streams on it, so the page shows the run's outcome once it ends. That run is never attached
+ * reload does, and again on each commit of it (`GET ?watch=<version>`, a long poll) or when the
+ * server's wait ends (25 s by default) while `lostRun` still streams on it, so the page shows the run's outcome once it ends. That run is never attached
  * to again: its log has the same gap, so the server would end the stream the same way, again and
  * again. A run that comes after it is followed, as on a reload.
  */
@@ -99,8 +99,9 @@ export async function* outlive(stream: ThreadReader, threadId: string, lostRun: 
   // Version 0 is answered at once with the thread's version: read before the thread, so a commit after that read ends the next watch.
   for (let version = 0; ; ) {
     const changed = await stream.ask(threadId, `&watch=${version}`, signal)
-    if (changed.status === 204) continue // the server's wait ended first: ask again
-    version = ((await changed.json()) as { version: number }).version
+    // 204: the server's wait ended first. The thread is read all the same: a run that died (its process
+    // killed) commits nothing, only a read past its lease shows it lost, as a reload would.
+    if (changed.status !== 204) version = ((await changed.json()) as { version: number }).version
     const snapshot = yield* stream.resync(threadId, signal)
     if (snapshot?.status !== 'running' || snapshot.runId === undefined) return snapshot?.interrupts ?? []
     if (snapshot.runId !== lostRun) return yield* stream.follow(snapshot.runId, threadId, signal)
