@@ -24,24 +24,14 @@ export function countUtf8Bytes(text: string): number {
   return bytes
 }
 
-/** How many recently measured messages `messageBytes` remembers: more than one run's turn asks again for, at many runs at once. */
-const RECENT = 64
-const recentMessages: (object | undefined)[] = new Array<object | undefined>(RECENT).fill(undefined)
-const recentSizes: number[] = new Array<number>(RECENT).fill(0)
-let nextSlot = 0
+const messageSizes = new WeakMap<object, number>()
 
 /**
- * `jsonBytes` of a stored message. The runtime never changes a message once made, and a turn asks
- * for a message's size again soon after (the room check before a model call, then the commit): the
- * last few measured are remembered by identity. A WeakMap did this at the cost of a serialization
- * (an entry made and looked up cost about as much as measuring, and weak entries slow every
- * scavenge); a miss only measures again.
+ * `jsonBytes` of a stored message, measured once: the runtime never changes a message once made,
+ * and a turn asks for each one's size more than once (the room check before a model call, the commit).
  */
 export function messageBytes(message: object): number {
-  for (let index = 0; index < RECENT; index++) if (recentMessages[index] === message) return recentSizes[index]!
-  const bytes = jsonBytes(message)
-  recentMessages[nextSlot] = message
-  recentSizes[nextSlot] = bytes
-  nextSlot = (nextSlot + 1) % RECENT
+  let bytes = messageSizes.get(message)
+  if (bytes === undefined) messageSizes.set(message, (bytes = jsonBytes(message)))
   return bytes
 }
