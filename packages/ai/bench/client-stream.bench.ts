@@ -9,9 +9,9 @@
  */
 import { StreamProcessor } from '@tanstack/ai'
 import type { ChatEvent } from '../src/protocol/events.ts'
-import { applyEvent } from '../src/client/applyEvent.ts'
-import { ThreadDraft } from '../src/client/draft.ts'
-import { callReader } from '../src/client/callReader.ts'
+import { applyEvent } from '../src/client/draft/applyEvent.ts'
+import { ThreadDraft } from '../src/client/draft/threadDraft.ts'
+import { callReader } from '../src/client/chunks/callReader.ts'
 
 // The run stream loads the partial JSON parser before it hands on a TOOL_CALL_START; here the
 // events go to the draft directly, so load it first (as the browser has by then).

@@ -1,4 +1,4 @@
-import * as fields from './formFields.ts'
+import * as fields from './forms/formFields.ts'
 
 // Form helpers kept for one release so apps keep working; each says what replaces it. Remove in
 // the next minor release, with its CHANGELOG line. (`new ChatClient` is kept in createChatClient.ts.)

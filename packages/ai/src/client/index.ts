@@ -7,14 +7,14 @@
 export { ChatClient, createChatClient } from './createChatClient.ts'
 export type { ApproveOptions, ChatClientOptions } from './options.ts'
 export { ChatError, type ChatErrorCode } from './chatError.ts'
-export { attachmentUrl } from './attachmentUrl.ts'
-export { ApprovalForm, type ApprovalFormState, type FormApproval } from './approvalForm.ts'
-export { formOfPendingApproval } from './pendingForm.ts'
-export { ReviewClient, type ReviewClientOptions, type ReviewState } from './review.ts'
-export type { FieldKind, FieldPath, FormField } from './formFields.ts'
-export { userRequests, type UserRequest, type UserRequests } from './userRequest.ts'
+export { attachmentUrl } from './http/attachmentUrl.ts'
+export { ApprovalForm, type ApprovalFormState, type FormApproval } from './forms/approvalForm.ts'
+export { formOfPendingApproval } from './forms/pendingApprovalForm.ts'
+export { ReviewClient, type ReviewClientOptions, type ReviewState } from './review/reviewClient.ts'
+export type { FieldKind, FieldPath, FormField } from './forms/formFields.ts'
+export { userRequests, type UserRequest, type UserRequests } from './forms/userRequests.ts'
 export type { ThreadAttachment } from '../protocol/messages.ts'
-export type { NotifyScheduler } from './scheduleNotify.ts'
+export type { NotifyScheduler } from './store/scheduleNotify.ts'
 export type { Fetch } from '../util/Fetch.ts'
 // What a view renders: UI types, named for the screen. The wire types the server sends (events,
 // requests, `Thread*` messages) are `@toolgate/ai/protocol`'s; the client maps one to the other.
@@ -35,6 +35,6 @@ export type {
   ToolCallPartOf,
   ToolCallState,
   UserMessage,
-} from './parts.ts'
+} from './draft/parts.ts'
 // Deprecated form helpers, kept for one release (see CHANGELOG).
 export { fieldProblem, formFields, pathName, valueAt } from './deprecated.ts'
