@@ -10,9 +10,10 @@ module.exports = {
       severity: 'error',
       comment:
         'No import cycle, type-only imports included: a cycle means two modules are one concept split in two, or a leaf (options, errors, contracts) grew a dependency. ' +
-        "The schema converter's recursion in providers/convert/ is the one cycle by nature.",
+        "The schema converter's recursion in providers/convert/ is the one cycle by nature. " +
+        "A circle closed by a dynamic import (the client's lazily loaded chunks, client/chunks/index.ts) loads after its importers ran: it is not one.",
       from: { path: '^packages/[^/]+/src/', pathNot: '^packages/ai/src/providers/convert/' },
-      to: { circular: true },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['dynamic-import'] } },
     },
     {
       name: 'client-stays-in-the-browser',
@@ -20,6 +21,38 @@ module.exports = {
       comment: 'The browser entry never pulls in the server runtime or the provider adapters, directly or through another module.',
       from: { path: '^packages/ai/src/client/' },
       to: { path: '^packages/ai/src/(server|providers)/', reachable: true },
+    },
+    {
+      name: 'client-folders-meet-at-their-index',
+      severity: 'error',
+      comment:
+        "client/'s folders (one concept each, Valibot's filing) use each other through the folder's index.ts, its face; " +
+        "the chunk barrels in client/chunks/ pick the modules a lazily loaded chunk holds, file by file.",
+      from: { path: '^packages/ai/src/client/([^/]+)/', pathNot: '^packages/ai/src/client/chunks/' },
+      to: { path: '^packages/ai/src/client/[^/]+/', pathNot: ['^packages/ai/src/client/$1/', '^packages/ai/src/client/[^/]+/index\\.ts$'] },
+    },
+    {
+      name: 'client-root-meets-folders-at-their-index',
+      severity: 'error',
+      comment: 'The same for the client itself (ChatClient, options, the entry): a folder is used through its index.ts.',
+      from: { path: '^packages/ai/src/client/[^/]+$' },
+      to: { path: '^packages/ai/src/client/[^/]+/', pathNot: '^packages/ai/src/client/[^/]+/index\\.ts$' },
+    },
+    {
+      name: 'client-chunks-load-only-through-chunks',
+      severity: 'error',
+      comment:
+        "The client's lazily loaded chunks are declared in one module, client/chunks/index.ts: its dynamic imports are the only ones, " +
+        'and only it imports the barrels that say what each chunk holds (a static import of one would pull the chunk into the page).',
+      from: { path: '^packages/ai/src/client/', pathNot: '^packages/ai/src/client/chunks/index\\.ts$' },
+      to: { path: '^packages/ai/src/client/chunks/', pathNot: '^packages/ai/src/client/chunks/index\\.ts$' },
+    },
+    {
+      name: 'client-dynamic-imports-only-in-chunks',
+      severity: 'error',
+      comment: 'A lazily loaded chunk is declared in client/chunks/index.ts, with the other four, not where it is used.',
+      from: { path: '^packages/ai/src/client/', pathNot: '^packages/ai/src/client/chunks/index\\.ts$' },
+      to: { dependencyTypes: ['dynamic-import'] },
     },
     {
       name: 'core-has-no-react',

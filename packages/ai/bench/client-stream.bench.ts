@@ -9,13 +9,12 @@
  */
 import { StreamProcessor } from '@tanstack/ai'
 import type { ChatEvent } from '../src/protocol/events.ts'
-import { applyEvent } from '../src/client/draft/applyEvent.ts'
-import { ThreadDraft } from '../src/client/draft/threadDraft.ts'
-import { callReader } from '../src/client/chunks/callReader.ts'
+import { callReading } from '../src/client/chunks/index.ts'
+import { applyEvent, ThreadDraft } from '../src/client/draft/index.ts'
 
 // The run stream loads the partial JSON parser before it hands on a TOOL_CALL_START; here the
 // events go to the draft directly, so load it first (as the browser has by then).
-await callReader.load()
+await callReading.load()
 
 const SIZES_KB = [10, 20, 40, 80]
 const DELTA = 16

@@ -7,14 +7,22 @@
 export { ChatClient, createChatClient } from './createChatClient.ts'
 export type { ApproveOptions, ChatClientOptions } from './options.ts'
 export { ChatError, type ChatErrorCode } from './chatError.ts'
-export { attachmentUrl } from './http/attachmentUrl.ts'
-export { ApprovalForm, type ApprovalFormState, type FormApproval } from './forms/approvalForm.ts'
-export { formOfPendingApproval } from './forms/pendingApprovalForm.ts'
-export { ReviewClient, type ReviewClientOptions, type ReviewState } from './review/reviewClient.ts'
-export type { FieldKind, FieldPath, FormField } from './forms/formFields.ts'
-export { userRequests, type UserRequest, type UserRequests } from './forms/userRequests.ts'
+export { attachmentUrl } from './http/index.ts'
+export {
+  ApprovalForm,
+  formOfPendingApproval,
+  userRequests,
+  type ApprovalFormState,
+  type FieldKind,
+  type FieldPath,
+  type FormApproval,
+  type FormField,
+  type UserRequest,
+  type UserRequests,
+} from './forms/index.ts'
+export { ReviewClient, type ReviewClientOptions, type ReviewState } from './review/index.ts'
 export type { ThreadAttachment } from '../protocol/messages.ts'
-export type { NotifyScheduler } from './store/scheduleNotify.ts'
+export type { NotifyScheduler } from './store/index.ts'
 export type { Fetch } from '../util/Fetch.ts'
 // What a view renders: UI types, named for the screen. The wire types the server sends (events,
 // requests, `Thread*` messages) are `@toolgate/ai/protocol`'s; the client maps one to the other.
@@ -35,6 +43,6 @@ export type {
   ToolCallPartOf,
   ToolCallState,
   UserMessage,
-} from './draft/parts.ts'
+} from './draft/index.ts'
 // Deprecated form helpers, kept for one release (see CHANGELOG).
 export { fieldProblem, formFields, pathName, valueAt } from './deprecated.ts'

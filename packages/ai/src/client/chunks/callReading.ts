@@ -1,6 +1,3 @@
-/**
- * Reading tool calls as they stream, one chunk loaded when first needed (`callReader.ts`): their
- * arguments (the partial JSON parser) and their results (`readResult`).
- */
+/** The chunk that reads tool calls as they stream (`callReading` in `index.ts`): their arguments (the partial JSON parser) and their results. */
 export { PartialJsonParser, finishPartialJson } from '../draft/partialJson.ts'
 export { readResult } from '../stream/readResult.ts'

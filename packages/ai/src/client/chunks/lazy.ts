@@ -1,8 +1,8 @@
-/** A module loaded when first needed instead of with the page: `load()` (once) before `get()`. */
+/** A module loaded when first needed instead of with the page: `load()` it (once), or `get()` it if it has loaded. */
 export interface Lazy<T> {
   load(): Promise<T>
-  /** The module once `load()` has resolved; `undefined` before (what `pendingForm.ts` checks; other callers load first). */
-  get(): T
+  /** The module once `load()` has resolved; `undefined` before. */
+  get(): T | undefined
 }
 
 export function lazy<T>(importer: () => Promise<T>): Lazy<T> {
@@ -17,6 +17,14 @@ export function lazy<T>(importer: () => Promise<T>): Lazy<T> {
           throw error
         },
       )),
-    get: () => loaded!,
+    get: () => loaded,
   }
+}
+
+/**
+ * For a caller whose flow loaded the chunk before it got here (the stream loads a chunk before it
+ * hands on what needs it): a chunk that is still missing is a bug in that order, said as such.
+ */
+export function notLoaded(chunk: string): never {
+  throw new Error(`Toolgate's client used its ${chunk} chunk before loading it`)
 }

@@ -1,5 +1,5 @@
 import type { RunEvent, ToolCallResultEvent } from '../../protocol/events.ts'
-import type { ReadEvent } from '../stream/parseEvent.ts'
+import type { ReadEvent } from '../stream/index.ts'
 import { hasEnded, type CallOutcome, type ThreadDraft, type ToolCallDraft } from './threadDraft.ts'
 
 /**

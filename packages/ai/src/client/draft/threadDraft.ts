@@ -1,7 +1,7 @@
 import type { ThreadAttachment } from '../../protocol/messages.ts'
 import type { AnyTool, ToolMetadata } from '../../tools/types.ts'
 import { localId } from './localId.ts'
-import { callReader } from '../chunks/callReader.ts'
+import { callReading, notLoaded } from '../chunks/index.ts'
 import type { PartialJsonParser } from './partialJson.ts'
 import type { ChatMessage, MessagePart, PendingApproval, TextPart, ToolApproval, ToolCallPart, ToolCallState, ToolDecision } from './parts.ts'
 
@@ -162,7 +162,7 @@ export class ThreadDraft {
     if (input) {
       call.state = 'input-available'
       call.input = input.value
-    } else call.parser = new (callReader.get().PartialJsonParser)()
+    } else call.parser = new (reading().PartialJsonParser)()
     message.parts.push(call)
     this.#calls.set(toolCallId, call)
     this.#touchMessage(message)
@@ -188,7 +188,7 @@ export class ThreadDraft {
     const { parser } = call as CallRecord
     if (!parser) return
     const read = parser.value()
-    const result = callReader.get().finishPartialJson(parser)
+    const result = reading().finishPartialJson(parser)
     this.#set(call, { state: 'input-available', input: 'value' in result ? result.value : read })
   }
 
@@ -333,4 +333,9 @@ function callSnapshot(call: CallRecord): ToolCallPart {
 function sameItems<T>(previous: readonly T[], next: readonly T[]): readonly T[] {
   if (previous.length === next.length && previous.every((item, i) => item === next[i])) return previous
   return Object.freeze(next)
+}
+
+/** The call-reading chunk, which the stream loads before it hands on a call (`chunks/`), so drafts create parsers synchronously. */
+function reading() {
+  return callReading.get() ?? notLoaded('call-reading')
 }

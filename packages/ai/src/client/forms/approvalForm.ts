@@ -4,7 +4,7 @@ import type { AnyTool } from '../../tools/types.ts'
 import { deepEqual } from '../../util/deepEqual.ts'
 import { isRecord } from '../../util/isRecord.ts'
 import { emptyValueOf, fieldProblem, formFields, pathName, valueAt, withValueAt, type FieldPath, type FormField } from './formFields.ts'
-import { Subscribable } from '../store/subscribable.ts'
+import { Subscribable } from '../store/index.ts'
 
 // An approval dialog's form, without a framework: the fields a tool's input JSON Schema asks for
 // (as the server sends it with the approval), the values (the model's arguments, then the user's

@@ -1,5 +1,5 @@
 import type { ToolContext } from '../../tools/types.ts'
-import { Subscribable } from '../store/subscribable.ts'
+import { Subscribable } from '../store/index.ts'
 
 // Client tools that need the user (a confirmation, a picker): the tool's `execute` waits until the
 // UI answers, and the UI finds what to ask by the call's id. CopilotKit calls this "render and wait

@@ -1,8 +1,8 @@
 import type { ChatRequest } from '../../protocol/requests.ts'
 import { ChatError } from '../chatError.ts'
 import type { Fetch } from '../../util/Fetch.ts'
-import { lazy } from '../chunks/lazy.ts'
-import { untilAborted } from './untilAborted.ts'
+import { failedResponse } from '../chunks/index.ts'
+import { untilAborted } from '../../util/untilAborted.ts'
 
 /** POSTs a turn or a resume; resolves with a successful response, else throws a `ChatError`. */
 export function postChat(fetch: Fetch, endpoint: string, body: ChatRequest, signal: AbortSignal): Promise<Response> {
@@ -53,13 +53,7 @@ function requested(init: RequestInit, url: string): string {
   return `${init.method ?? 'GET'} ${absolute}`
 }
 
-/**
- * Reading a failed response (`failedResponse.ts`: the server's error, or what to check when
- * something else answered, in long helpful words) is needed only when a request fails, so it stays
- * out of the page's startup bundle. If even that module cannot load, the status alone is reported.
- */
-const failedResponse = lazy(() => import('./failedResponse.ts'))
-
+// Reading a failed response is a chunk loaded when a request fails (`chunks/`); if even that cannot load, the status alone is reported.
 async function errorFrom(response: Response, request: string): Promise<ChatError> {
   const text = await response.text().catch(() => '')
   const { status, statusText } = response

@@ -3,7 +3,7 @@ import type { ResumeAnswer } from '../../protocol/requests.ts'
 import { internalsOf } from '../../tools/internals.ts'
 import type { AnyTool, ToolContext } from '../../tools/types.ts'
 import { validateToolInput, validateToolOutput } from '../../tools/validateToolValue.ts'
-import { untilAborted } from '../http/untilAborted.ts'
+import { untilAborted } from '../../util/untilAborted.ts'
 
 /** What a client tool came to: an output for the server, or the error text the model will read. */
 export type ClientToolResult = { readonly output: unknown } | { readonly error: string }

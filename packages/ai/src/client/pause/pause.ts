@@ -2,9 +2,9 @@ import type { ToolInterrupt } from '../../protocol/interrupts.ts'
 import type { ResumeAnswer } from '../../protocol/requests.ts'
 import type { JsonSchema } from '../../schema/types.ts'
 import { isRecord } from '../../util/isRecord.ts'
-import type { CallOutcome, ThreadDraft, ToolCallDraft } from '../draft/threadDraft.ts'
+import type { CallOutcome, ThreadDraft, ToolCallDraft } from '../draft/index.ts'
 import type { ApproveOptions } from '../options.ts'
-import type { ToolApproval } from '../draft/parts.ts'
+import type { ToolApproval } from '../draft/index.ts'
 import type { ClientToolResult } from './clientTools.ts'
 
 /** An interrupt of the pause: its call, and the arguments the tool runs with or the user is asked about. */

@@ -1,7 +1,7 @@
 import type { ThreadToolMessage } from '../../protocol/messages.ts'
 import type { ThreadSnapshot } from '../../protocol/thread.ts'
 import type { AnyTool } from '../../tools/types.ts'
-import { ThreadDraft, type CallOutcome } from '../draft/threadDraft.ts'
+import { ThreadDraft, type CallOutcome } from '../draft/index.ts'
 
 /**
  * Rebuilds the conversation from the server's stored thread, as after a reload: messages, each

@@ -2,7 +2,7 @@ import type { ToolInterrupt } from '../../protocol/interrupts.ts'
 import { isRecord } from '../../util/isRecord.ts'
 import { ChatError } from '../chatError.ts'
 import { isToolInterrupt } from './isToolInterrupt.ts'
-import { readJson } from '../http/transport.ts'
+import { readJson } from '../http/index.ts'
 
 /**
  * Reads a POST's JSON answer, `ResumeAccepted` (202): the answers are stored and others of the

@@ -2,7 +2,7 @@ import type { ThreadSnapshot } from '../../protocol/thread.ts'
 import { isRecord } from '../../util/isRecord.ts'
 import { ChatError } from '../chatError.ts'
 import { isToolInterrupt } from './isToolInterrupt.ts'
-import { readJson } from '../http/transport.ts'
+import { readJson } from '../http/index.ts'
 
 /** Reads a `GET ?threadId=` answer as the thread's snapshot; throws `BAD_RESPONSE` for anything else. */
 export async function readThread(response: Response, signal: AbortSignal): Promise<ThreadSnapshot> {

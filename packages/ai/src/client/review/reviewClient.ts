@@ -2,11 +2,11 @@ import type { GrantRequest } from '../../protocol/decisions.ts'
 import type { ApprovalAnswer, ReviewAccepted, ReviewView } from '../../protocol/requests.ts'
 import type { Fetch } from '../../util/Fetch.ts'
 import { isRecord } from '../../util/isRecord.ts'
-import type { FormApproval } from '../forms/approvalForm.ts'
+import type { FormApproval } from '../forms/index.ts'
 import { ChatError } from '../chatError.ts'
 import type { JsonSchema } from '../../schema/types.ts'
-import { Subscribable } from '../store/subscribable.ts'
-import { readJson, send } from '../http/transport.ts'
+import { Subscribable } from '../store/index.ts'
+import { readJson, send } from '../http/index.ts'
 
 // A review page's state without a framework: the request a signed link opens (`GET ?review=`),
 // and the reviewer's decision (`POST { review, answer }`). Its own module: a chat that never

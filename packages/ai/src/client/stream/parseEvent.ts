@@ -4,7 +4,7 @@ import { isRecord } from '../../util/isRecord.ts'
 
 /**
  * An event as this client reads it. An interrupt outcome's interrupts are left as sent: only a run
- * that pauses needs them read (`toolInterrupts`, in the pause's lazy chunk; see `pauseBook.ts`).
+ * that pauses needs them read (`toolInterrupts`, in the pause's lazy chunk; see `chunks/`).
  */
 export type ReadEvent = Exclude<RunEvent, RunFinishedEvent> | (Omit<RunFinishedEvent, 'outcome'> & { readonly outcome?: ReadOutcome })
 

@@ -9,7 +9,7 @@ const STATUSES: ReadonlySet<unknown> = new Set<ToolResultStatus>(['success', 'er
  * How a `TOOL_CALL_RESULT` says its call ended. AG-UI's result is `content` text only: Toolgate's
  * `metadata.status` says it, and without it JSON content is the output, except `{ "error": "..." }`
  * (how servers commonly report a failed tool); other text is the output as is. In the calls' lazy
- * chunk (`callReader.ts`): only a stream with tool calls needs it.
+ * chunk (`chunks/callReading.ts`): only a stream with tool calls needs it.
  */
 export function readResult(event: UnreadResult): ToolCallResultEvent {
   const metadata = isRecord(event.metadata) ? event.metadata : {}

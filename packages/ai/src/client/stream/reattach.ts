@@ -3,8 +3,8 @@ import type { ThreadSnapshot } from '../../protocol/thread.ts'
 import type { Fetch } from '../../util/Fetch.ts'
 import { ChatError } from '../chatError.ts'
 import type { RunCursor, StreamSignal } from './streamSignal.ts'
-import { send } from '../http/transport.ts'
-import { untilAborted } from '../http/untilAborted.ts'
+import { send } from '../http/index.ts'
+import { untilAborted } from '../../util/untilAborted.ts'
 
 /** Attempts to attach again to a run whose stream dropped, before the client reports the failure. */
 const RECONNECT_ATTEMPTS = 5

@@ -3,23 +3,12 @@ import type { ChatRequest, ResumeAnswer } from '../../protocol/requests.ts'
 import type { ThreadSnapshot } from '../../protocol/thread.ts'
 import type { Fetch } from '../../util/Fetch.ts'
 import { readSseData } from '../../util/readSseData.ts'
-import { callReader } from '../chunks/callReader.ts'
 import { ChatError, type ChatErrorCode } from '../chatError.ts'
-import { lazy } from '../chunks/lazy.ts'
-import { pauseBook } from '../chunks/pauseBook.ts'
+import { callReading, pausedRun, reattaching, storedThread } from '../chunks/index.ts'
 import { parseEvent } from './parseEvent.ts'
 import type { RunCursor, StreamSignal } from './streamSignal.ts'
-import { threadRestore } from '../chunks/threadRestore.ts'
-import { isEventStream, postChat, send } from '../http/transport.ts'
-import { untilAborted } from '../http/untilAborted.ts'
-
-/**
- * Attaching to a run again (`reattach.ts`) is needed only when a stream drops or a page reloads
- * mid-run, so it stays out of the page's startup bundle. A stream that can be picked up again
- * (Toolgate's, whose events carry the run's cursor) fetches it in the background as it starts, so
- * it is there when the network blips.
- */
-const runReattach = lazy(() => import('./reattach.ts'))
+import { isEventStream, postChat, send } from '../http/index.ts'
+import { untilAborted } from '../../util/untilAborted.ts'
 
 /**
  * Following runs over HTTP: posting, reading a run's event stream, picking a dropped stream up
@@ -77,7 +66,7 @@ export class RunStream {
       return yield* this.follow(response, threadId, signal)
     }
     // JSON, not events: ResumeAccepted (answers stored, others of the batch still missing).
-    const accepted = await (await threadRestore.load()).readAccepted(response, signal)
+    const accepted = await (await storedThread.load()).readAccepted(response, signal)
     if (accepted.threadId !== undefined) yield { type: 'thread', threadId: accepted.threadId }
     return accepted.interrupts
   }
@@ -112,7 +101,7 @@ export class RunStream {
         broken = error
       }
     }
-    const { reattach } = await runReattach.load().catch((error: unknown) => {
+    const { reattach } = await reattaching.load().catch((error: unknown) => {
       // Not even the chunk loads (the network is down): report the broken stream, as after the last attempt.
       throw broken ?? new ChatError('NETWORK', `Could not attach to the run: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
     })
@@ -133,8 +122,8 @@ export class RunStream {
   /** Reads the stored thread and hands it on (it replaces what the client shows); `undefined` once aborted. */
   async *resync(threadId: string, signal: AbortSignal): AsyncGenerator<StreamSignal, ThreadSnapshot | undefined> {
     // The chunk that reads it loads while the thread is asked for.
-    const [response] = await Promise.all([this.ask(threadId, '', signal), threadRestore.load()])
-    const snapshot = await threadRestore.get().readThread(response, signal)
+    const [response, { readThread }] = await Promise.all([this.ask(threadId, '', signal), storedThread.load()])
+    const snapshot = await readThread(response, signal)
     if (signal.aborted) return undefined
     yield { type: 'resynced', snapshot }
     return snapshot
@@ -158,7 +147,7 @@ export class RunStream {
     const onId = (id: string | undefined) => {
       logged = id ? /^(.+):(\d+)$/.exec(id) : null
       if (!logged) return
-      if (!toolgateStream) void runReattach.load().catch(() => {}) // tried again if it is ever needed
+      if (!toolgateStream) void reattaching.load().catch(() => {}) // tried again if it is ever needed
       toolgateStream = true
       this.#cursor = { runId: logged[1]!, after: Number(logged[2]) }
     }
@@ -167,10 +156,10 @@ export class RunStream {
         const parsed = parseEvent(data)
         if (!parsed) continue
         // A call's arguments stream into a parser, and its result is read, by a chunk loaded on first use (not with the page).
-        if (parsed.type === 'TOOL_CALL_START' || parsed.type === 'TOOL_CALL_RESULT') await callReader.load()
-        const event = parsed.type === 'TOOL_CALL_RESULT' ? callReader.get().readResult(parsed) : parsed
+        if (parsed.type === 'TOOL_CALL_START') await callReading.load()
+        const event = parsed.type === 'TOOL_CALL_RESULT' ? (await callReading.load()).readResult(parsed) : parsed
         // A run that pauses: its interrupts are read by the pause's chunk, loaded now.
-        const paused = event.type === 'RUN_FINISHED' && event.outcome?.type === 'interrupt' ? (await pauseBook.load()).toolInterrupts(event.outcome.interrupts) : undefined
+        const paused = event.type === 'RUN_FINISHED' && event.outcome?.type === 'interrupt' ? (await pausedRun.load()).toolInterrupts(event.outcome.interrupts) : undefined
         yield { type: 'event', event }
         if (event.type === 'RUN_STARTED') {
           thread.id = event.threadId
@@ -188,7 +177,7 @@ export class RunStream {
           if (lostRun && event.code === 'EVENTS_LOST') {
             this.#cursor = { runId: lostRun, after: 0 } // what stop() stops while the page waits for it
             try {
-              return yield* (await runReattach.load()).outlive(this, thread.id!, lostRun, signal)
+              return yield* (await reattaching.load()).outlive(this, thread.id!, lostRun, signal)
             } finally {
               this.#cursor = undefined
             }
