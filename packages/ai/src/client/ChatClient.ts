@@ -167,7 +167,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   /** The stored thread replaces the draft: the one place it is replaced, and any pause ends with it; a failed last run is the error shown. */
   #restart(snapshot: ThreadSnapshot): void {
     // The stream hands on a stored thread only once it has loaded the chunk that read it.
-    const { fromSnapshot } = storedThread.get() ?? notLoaded('stored-thread')
+    const { fromSnapshot } = storedThread.get() ?? notLoaded('storedThread')
     this.#draft = fromSnapshot(snapshot, this.#tools)
     this.#pause?.clear()
     const failed = snapshot.lastRunError
@@ -182,7 +182,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
       return
     }
     // Loaded in `#follow` before a run's interrupts are handed on.
-    const { Pause, ClientToolRuns, ReviewWatch } = pausedRun.get() ?? notLoaded('paused-run')
+    const { Pause, ClientToolRuns, ReviewWatch } = pausedRun.get() ?? notLoaded('pausedRun')
     this.#pause ??= new Pause(() => this.#draft)
     this.#running ??= new ClientToolRuns(this.#tools)
     for (const waiting of this.#pause.offer(interrupts)) this.#startClientTool(waiting)

@@ -26,5 +26,5 @@ export function lazy<T>(importer: () => Promise<T>): Lazy<T> {
  * hands on what needs it): a chunk that is still missing is a bug in that order, said as such.
  */
 export function notLoaded(chunk: string): never {
-  throw new Error(`Toolgate's client used its ${chunk} chunk before loading it`)
+  throw new Error(`client chunk ${chunk} used before it loaded`)
 }

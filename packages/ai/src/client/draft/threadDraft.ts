@@ -337,5 +337,5 @@ function sameItems<T>(previous: readonly T[], next: readonly T[]): readonly T[] 
 
 /** The call-reading chunk, which the stream loads before it hands on a call (`chunks/`), so drafts create parsers synchronously. */
 function reading() {
-  return callReading.get() ?? notLoaded('call-reading')
+  return callReading.get() ?? notLoaded('callReading')
 }

@@ -4,10 +4,12 @@ import type { Fetch } from '../../util/Fetch.ts'
 import { ChatError } from '../chatError.ts'
 import type { RunCursor, StreamSignal } from './streamSignal.ts'
 import { send } from '../http/index.ts'
-import { untilAborted } from '../../util/untilAborted.ts'
+import { backoff, sleep } from '../../util/retry.ts'
 
 /** Attempts to attach again to a run whose stream dropped, before the client reports the failure. */
 const RECONNECT_ATTEMPTS = 5
+/** The wait before attempt `n + 1` after `n` failed: about 0.25, 0.5, 1, 2, 4 seconds, with jitter so pages cut off together do not come back together. */
+const reconnectDelay = backoff(250)
 
 /**
  * What attaching again needs of the run stream (`RunStream`), given structurally so this chunk
@@ -39,7 +41,7 @@ export async function* reattach(run: DroppedRun, broken: unknown, signal: AbortS
     yield { type: 'reconnecting', reconnecting: true }
     try {
       // The first attach after a reload goes at once; after a failure, each waits longer.
-      if (attempt > 0 || broken !== undefined) await untilAborted(new Promise((resolve) => setTimeout(resolve, reconnectDelay(attempt))), signal)
+      if (attempt > 0 || broken !== undefined) await sleep(reconnectDelay(attempt + 1) * (0.75 + Math.random() * 0.5), signal)
       response = await attachRun(run.fetch, run.endpoint, run.thread.id!, run.cursor()!, signal).catch((error: unknown) => {
         // The network, or the server behind a proxy (restarting, deploying), is still down: try again.
         if (signal.aborted || (error instanceof ChatError && error.code !== 'NETWORK' && error.code !== 'UNREACHABLE')) throw error
@@ -74,11 +76,6 @@ async function attachRun(fetch: Fetch, endpoint: string, threadId: string, from:
     if (error instanceof ChatError && error.code === 'RUN_NOT_FOUND') return 'gone'
     throw error
   }
-}
-
-/** Exponential backoff with jitter: about 0.25, 0.5, 1, 2, 4 seconds. */
-function reconnectDelay(attempt: number): number {
-  return 250 * 2 ** attempt * (0.75 + Math.random() * 0.5)
 }
 
 /** What waiting out a run needs of the run stream (`RunStream`), given structurally so this chunk does not import it. */
