@@ -72,8 +72,7 @@ module.exports = {
       name: 'server-has-no-provider-adapters',
       severity: 'error',
       comment: 'The chat runtime speaks the ChatModel contract (model/); provider quirks stay in providers/, not even reached through tools/.',
-      // server/index.ts re-exports toolSet (deprecated, now in tools/) for one release.
-      from: { path: '^packages/ai/src/server/', pathNot: '^packages/ai/src/server/index\\.ts$' },
+      from: { path: '^packages/ai/src/server/' },
       to: { path: '^packages/ai/src/providers/', reachable: true },
     },
     {

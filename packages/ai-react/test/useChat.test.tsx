@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
 import type { ChatClient, ChatMessage, ChatClientOptions } from '@toolgate/ai/client'
-import { createChatHandler, scriptedModel, type ChatModel } from '@toolgate/ai/server'
+import { type ChatModel, createChatHandler } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { ChatError, useChat, useChatClient, useChatSelector, type UseChatResult } from '@toolgate/ai-react'
 
 afterEach(cleanup)

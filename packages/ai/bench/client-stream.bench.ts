@@ -8,7 +8,7 @@
  * Run: tsx --conditions=@toolgate/source bench/client-stream.bench.ts
  */
 import { StreamProcessor } from '@tanstack/ai'
-import type { ChatEvent } from '../src/protocol/events.ts'
+import type { RunEvent } from '../src/protocol/events.ts'
 import { callReading } from '../src/client/chunks/index.ts'
 import { applyEvent, ThreadDraft } from '../src/client/draft/index.ts'
 
@@ -30,9 +30,9 @@ function argumentsOfSize(bytes: number): string {
   return JSON.stringify({ path: 'notes/today.md', content, tags: ['draft', 'notes'] })
 }
 
-function eventsFor(args: string): ChatEvent[] {
+function eventsFor(args: string): RunEvent[] {
   const toolCallId = 'call_1'
-  const events: ChatEvent[] = [
+  const events: RunEvent[] = [
     { type: 'RUN_STARTED', threadId: 'thread_1', runId: 'run_1' },
     { type: 'TOOL_CALL_START', toolCallId, toolCallName: 'write_file', parentMessageId: 'msg_1' },
   ]
@@ -41,7 +41,7 @@ function eventsFor(args: string): ChatEvent[] {
   return events
 }
 
-function runOurs(events: readonly ChatEvent[]): unknown {
+function runOurs(events: readonly RunEvent[]): unknown {
   const draft = new ThreadDraft([])
   let messages: unknown
   for (const event of events) {
@@ -51,7 +51,7 @@ function runOurs(events: readonly ChatEvent[]): unknown {
   return (messages as { parts: { input: unknown }[] }[])[0]!.parts[0]!.input
 }
 
-function runTanStack(events: readonly ChatEvent[]): unknown {
+function runTanStack(events: readonly RunEvent[]): unknown {
   let messages: unknown
   const processor = new StreamProcessor({ events: { onMessagesChange: (next) => (messages = next) } })
   for (const event of events) processor.processChunk({ ...event, timestamp: 0 } as never)
@@ -64,7 +64,7 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!
 }
 
-function time(run: (events: readonly ChatEvent[]) => unknown, events: readonly ChatEvent[], expected: unknown, repeats: number): number {
+function time(run: (events: readonly RunEvent[]) => unknown, events: readonly RunEvent[], expected: unknown, repeats: number): number {
   const samples: number[] = []
   for (let i = 0; i < repeats; i++) {
     const start = performance.now()

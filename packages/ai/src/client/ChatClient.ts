@@ -1,5 +1,5 @@
 import type { ToolInterrupt } from '../protocol/interrupts.ts'
-import type { ChatRequest, ResumeAnswer } from '../protocol/requests.ts'
+import type { PostRequest, ResumeAnswer } from '../protocol/requests.ts'
 import type { ThreadSnapshot } from '../protocol/thread.ts'
 import type { AnyTool } from '../tools/types.ts'
 // The draft before the error: imported after `chatError.ts`, it made Vite's bundler (Rolldown) put
@@ -130,7 +130,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     }
   }
 
-  async #exchange(body: ChatRequest, interrupting = false, answers: readonly ResumeAnswer[] = []): Promise<void> {
+  async #exchange(body: PostRequest, interrupting = false, answers: readonly ResumeAnswer[] = []): Promise<void> {
     const controller = this.#begin()
     let interrupts: readonly ToolInterrupt[] = []
     try {

@@ -3,8 +3,7 @@
  * The framework-agnostic chat client for browsers: `@toolgate/ai/client`. It imports neither the
  * server, providers nor JSON Schema emission; define tools with `toolDefinition` from `@toolgate/ai`.
  */
-// `ChatClient` is the client's type; as a value (`new ChatClient`) it is deprecated: use `createChatClient`.
-export { ChatClient, createChatClient } from './createChatClient.ts'
+export { createChatClient, type ChatClient } from './createChatClient.ts'
 export type { ApproveOptions, ChatClientOptions } from './options.ts'
 export { ChatError, type ChatErrorCode } from './chatError.ts'
 export { attachmentUrl } from './http/index.ts'
@@ -44,5 +43,3 @@ export type {
   ToolCallState,
   UserMessage,
 } from './draft/index.ts'
-// Deprecated form helpers, kept for one release (see CHANGELOG).
-export { fieldProblem, formFields, pathName, valueAt } from './deprecated.ts'

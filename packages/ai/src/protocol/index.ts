@@ -6,8 +6,6 @@
 export type {
   RunEvent,
   RunEventType,
-  ChatEvent,
-  ChatEventType,
   ReasoningEndEvent,
   ReasoningMessageContentEvent,
   ReasoningMessageEndEvent,
@@ -42,7 +40,6 @@ export type {
 export type {
   ApprovalAnswer,
   PostRequest,
-  ChatRequest,
   ClientErrorAnswer,
   ClientOutputAnswer,
   MessageRequest,

@@ -23,39 +23,3 @@ export {
   type ToolRefusal,
 } from './run/middleware.ts'
 
-// Deprecated re-exports, kept for one release (packages/ai/CHANGELOG.md lists them).
-
-/** @deprecated Renamed `StoredInterrupt`. */
-export type { PendingInterrupt } from './thread/threadStore.ts'
-/** @deprecated Import from `@toolgate/ai/server/testing`. */
-export {
-  scriptedModel,
-  type ScriptedCall,
-  type ScriptedFollowUp,
-  type ScriptedModelOptions,
-  type ScriptedResult,
-  type ScriptedResults,
-  type ScriptedStep,
-  type ScriptRule,
-} from './testing/scriptedModel.ts'
-/** @deprecated Import from `@toolgate/ai/providers`: tools outside a chat are not part of the chat runtime. */
-export { toolSet, type ToolCallOptions, type ToolSet, type ToolSetApprovalRequest, type ToolSetApprove, type ToolSetOptions } from '../tools/toolSet.ts'
-/** @deprecated Import wire types from `@toolgate/ai/protocol`. */
-export type {
-  ChatEvent,
-  ErrorBody,
-  ResumeAccepted,
-  ResumeAnswer,
-  RunFinishedEvent,
-  ThreadAttachment,
-  ThreadMessage,
-  RecordedAnswer,
-  ThreadSnapshot,
-  ToolCallArgsEvent,
-  ToolCallResultEvent,
-  ToolResultMetadata,
-  ToolCallStartEvent,
-  ToolInterrupt,
-  AgUiInterrupt,
-  AgUiRunOutcome,
-} from '../protocol/index.ts'

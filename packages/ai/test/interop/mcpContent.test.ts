@@ -5,7 +5,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import * as v from 'valibot'
 import { isToolContentResult, toolDefinition, toolResult } from '@toolgate/ai'
 import { mcpToolDefinitions, registerMcpTools } from '@toolgate/ai/interop/mcp'
-import { scriptedModel, type ThreadAttachment } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
+import { type ThreadAttachment } from '@toolgate/ai/protocol'
 import { closeAll, startServer } from '../server/helpers/server.ts'
 
 afterEach(closeAll)

@@ -4,7 +4,7 @@ import type { JsonSchema } from '../../schema/types.ts'
 import type { ChatError } from '../chatError.ts'
 
 // The client's UI types: what a view renders, named for the screen (`ChatMessage`, parts, states).
-// They are not the wire's: the server sends `ChatEvent`s and stores `ThreadMessage`s
+// They are not the wire's: the server sends `RunEvent`s and stores `ThreadMessage`s
 // (`protocol/`), and the client maps one to the other (`applyEvent.ts`, `fromSnapshot.ts`).
 
 /**

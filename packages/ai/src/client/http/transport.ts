@@ -1,11 +1,11 @@
-import type { ChatRequest } from '../../protocol/requests.ts'
+import type { PostRequest } from '../../protocol/requests.ts'
 import { ChatError } from '../chatError.ts'
 import type { Fetch } from '../../util/Fetch.ts'
 import { failedResponse } from '../chunks/index.ts'
 import { untilAborted } from '../../util/untilAborted.ts'
 
 /** POSTs a turn or a resume; resolves with a successful response, else throws a `ChatError`. */
-export function postChat(fetch: Fetch, endpoint: string, body: ChatRequest, signal: AbortSignal): Promise<Response> {
+export function postChat(fetch: Fetch, endpoint: string, body: PostRequest, signal: AbortSignal): Promise<Response> {
   const init: RequestInit = {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'text/event-stream, application/json' },

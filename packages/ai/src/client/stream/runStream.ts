@@ -1,5 +1,5 @@
 import type { ToolInterrupt } from '../../protocol/interrupts.ts'
-import type { ChatRequest, ResumeAnswer } from '../../protocol/requests.ts'
+import type { PostRequest, ResumeAnswer } from '../../protocol/requests.ts'
 import type { ThreadSnapshot } from '../../protocol/thread.ts'
 import type { Fetch } from '../../util/Fetch.ts'
 import { readSseData } from '../../util/readSseData.ts'
@@ -36,7 +36,7 @@ export class RunStream {
    * POSTs; after interrupting a run of its own, retries while the server still reports the thread
    * busy, since it notices the abort a moment later (about 1.5 s at most).
    */
-  async post(body: ChatRequest, signal: AbortSignal, interrupting: boolean): Promise<Response> {
+  async post(body: PostRequest, signal: AbortSignal, interrupting: boolean): Promise<Response> {
     // `backoff` and `sleep` of util/retry.ts, not `retry`: the loop is three lines, and `retry` would add 0.1 KB
     // (gzip) to the page's startup bundle, past useChat's 10 KB budget (ai-react/bench/bundle.bench.ts).
     for (let attempt = 1; ; attempt++) {
@@ -57,7 +57,7 @@ export class RunStream {
    * first; a run they resume gives way to the message.
    */
   async *exchange(
-    body: ChatRequest,
+    body: PostRequest,
     { threadId, answers, interrupting }: { threadId: string | undefined; answers: readonly ResumeAnswer[]; interrupting: boolean },
     signal: AbortSignal,
   ): AsyncGenerator<StreamSignal, readonly ToolInterrupt[]> {

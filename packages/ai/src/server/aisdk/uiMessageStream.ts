@@ -1,4 +1,4 @@
-import type { ChatEvent } from '../../protocol/events.ts'
+import type { RunEvent } from '../../protocol/events.ts'
 import type { ThreadAttachment } from '../../protocol/messages.ts'
 import type { AgUiInterrupt } from '../../protocol/interrupts.ts'
 import { isRecord } from '../../util/isRecord.ts'
@@ -82,7 +82,7 @@ export function uiMessageStreamResponse(events: ReadableStream<Uint8Array>, opti
       controller = streamController
       const frames = uiMessageFrames(options)
       try {
-        for await (const data of readSseData(events, abort.signal, { flushAtEnd: false })) write(frames.frame(JSON.parse(data) as ChatEvent, data, '', 0))
+        for await (const data of readSseData(events, abort.signal, { flushAtEnd: false })) write(frames.frame(JSON.parse(data) as RunEvent, data, '', 0))
         write(frames.end)
       } catch (error) {
         // The run goes on and is logged; only this response broke off.
@@ -127,7 +127,7 @@ export class UIMessageStreamWriter {
     this.#known = new Map(options.knownCalls)
   }
 
-  write(event: ChatEvent): void {
+  write(event: RunEvent): void {
     switch (event.type) {
       case 'RUN_STARTED':
         this.#threadId = event.threadId
@@ -201,7 +201,7 @@ export class UIMessageStreamWriter {
     }
   }
 
-  #result(event: ChatEvent & { type: 'TOOL_CALL_RESULT' }): void {
+  #result(event: RunEvent & { type: 'TOOL_CALL_RESULT' }): void {
     const { toolCallId } = event
     if (!this.#known.has(toolCallId)) return
     const extras = extrasOf(event)

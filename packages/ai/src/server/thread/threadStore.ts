@@ -51,9 +51,6 @@ export interface StoredInterrupt extends ToolInterrupt {
   readonly traceparent?: string
 }
 
-/** @deprecated Renamed `StoredInterrupt` (it stays stored once answered); this alias goes in the next release. */
-export type PendingInterrupt = StoredInterrupt
-
 /**
  * The last model step while any of its calls is unsettled. Its message joins `messages`, followed
  * by a result for every call, only once all of them are settled: stored history never holds a
