@@ -1,5 +1,6 @@
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react'
-import { useApprovalQueue, useChat, type ChatStatus } from '@toolgate/ai-react'
+import { useApprovalQueue, useChat } from '@toolgate/ai-react'
+import { type ChatStatus } from '@toolgate/ai/client'
 import { ApprovalDialog } from './components/ApprovalDialog.tsx'
 import { Composer } from './components/Composer.tsx'
 import { MessageList } from './components/MessageList.tsx'

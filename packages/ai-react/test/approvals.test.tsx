@@ -6,17 +6,8 @@ import { toolDefinition } from '@toolgate/ai'
 import type { ChatClientOptions, FormField } from '@toolgate/ai/client'
 import { createChatHandler } from '@toolgate/ai/server'
 import { scriptedModel } from '@toolgate/ai/server/testing'
-import {
-  renderToolCall,
-  useApprovalForm,
-  useApprovalQueue,
-  useChat,
-  userRequests,
-  useUserRequest,
-  type PendingApproval,
-  type ToolRenderers,
-  type UseChatResult,
-} from '@toolgate/ai-react'
+import { renderToolCall, type ToolRenderers, useApprovalForm, useApprovalQueue, useChat, type UseChatResult, useUserRequest } from '@toolgate/ai-react'
+import { type PendingApproval, userRequests } from '@toolgate/ai/client'
 
 afterEach(cleanup)
 

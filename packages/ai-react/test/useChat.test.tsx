@@ -6,7 +6,8 @@ import { toolDefinition } from '@toolgate/ai'
 import type { ChatClient, ChatMessage, ChatClientOptions } from '@toolgate/ai/client'
 import { type ChatModel, createChatHandler } from '@toolgate/ai/server'
 import { scriptedModel } from '@toolgate/ai/server/testing'
-import { ChatError, useChat, useChatClient, useChatSelector, type UseChatResult } from '@toolgate/ai-react'
+import { ChatError } from '@toolgate/ai/client'
+import { useChat, useChatClient, type UseChatResult, useChatSelector } from '@toolgate/ai-react'
 
 afterEach(cleanup)
 

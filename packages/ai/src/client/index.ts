@@ -20,26 +20,21 @@ export {
   type UserRequests,
 } from './forms/index.ts'
 export { ReviewClient, type ReviewClientOptions, type ReviewState } from './review/index.ts'
-export type { ThreadAttachment } from '../protocol/messages.ts'
 export type { NotifyScheduler } from './store/index.ts'
 export type { Fetch } from '../util/Fetch.ts'
 // What a view renders: UI types, named for the screen. The wire types the server sends (events,
 // requests, `Thread*` messages) are `@toolgate/ai/protocol`'s; the client maps one to the other.
 export type {
-  AssistantMessage,
   ChatMessage,
   ChatState,
   ChatStatus,
   DeepPartial,
   MessagePart,
   PendingApproval,
-  TextPart,
   ToolApproval,
   ToolDecision,
   Person,
   ToolCallPart,
   ToolCallPartFor,
-  ToolCallPartOf,
   ToolCallState,
-  UserMessage,
 } from './draft/index.ts'

@@ -3,7 +3,7 @@
 export { createChatHandler, type ChatHandler, type ChatRecords } from './createChatHandler.ts'
 export type { DecideInput, DecideResult } from './claim/decide.ts'
 export { toNodeHandler, type NodeHandler } from './http/toNodeHandler.ts'
-export type { ApprovalRequest, Escalation, ExpiredApproval, LinkReviewer, ReviewLink, ReviewLinkOptions, Authorize, ChatHandlerOptions, ChatLimits, ErrorScope, FailedCall, OnError, ThreadAction, ToolsContext } from './options.ts'
+export type { ApprovalRequest, LinkReviewer, ReviewLink, ReviewLinkOptions, Authorize, ChatHandlerOptions, ChatLimits, ErrorScope, OnError, ThreadAction, ToolsContext } from './options.ts'
 export type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelTool, ModelUsage } from '../model/chatModel.ts'
 export { memoryStore, type MemoryStoreOptions } from './stores/memory.ts'
 // The storage contract, for writing a store of your own.
@@ -17,9 +17,6 @@ export {
   refuseToolCall,
   type ChatMiddleware,
   type MiddlewareContext,
-  type ModelCall,
-  type ToolInputCall,
-  type ToolOutputResult,
   type ToolRefusal,
 } from './run/middleware.ts'
 

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net'
 import { expect } from 'vitest'
 import { EventSchemas } from '@ag-ui/core/schemas'
 import { type ChatHandlerOptions, createChatHandler, toNodeHandler } from '@toolgate/ai/server'
-import { type AgUiInterrupt, type ErrorBody, type ResumeAccepted, type ResumeAnswer, type RunEvent, type RunFinishedEvent, type ThreadMessage, type ThreadSnapshot, type ToolCallResultEvent, type ToolInterrupt } from '@toolgate/ai/protocol'
+import { type AgUiInterrupt, type ErrorBody, type ResumeAccepted, type ResumeAnswer, type RunEvent, type ThreadMessage, type ThreadSnapshot, type ToolInterrupt } from '@toolgate/ai/protocol'
+import type { RunFinishedEvent, ToolCallResultEvent } from '../../../src/protocol/events.ts'
 import { readSse } from './sse.ts'
 
 /** A finished request: its events, and what tests usually look at. */
