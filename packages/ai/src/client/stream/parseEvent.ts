@@ -10,7 +10,7 @@ export type ReadEvent = Exclude<RunEvent, RunFinishedEvent> | (Omit<RunFinishedE
 
 /**
  * An event as `parseEvent` checked it: a result's `metadata` is as sent, read by `readResult`
- * (`resultStatus.ts`, in the calls' lazy chunk) into the `ReadEvent`.
+ * (`readResult.ts`, in the call-reading chunk) into the `ReadEvent`.
  */
 export type ParsedEvent = Exclude<ReadEvent, ToolCallResultEvent> | UnreadResult
 

@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 // channel it does nothing.
 
 const CHANNEL = 'http.server.response.finish'
-/** What the browser client's POST sends (client/transport.ts); AI SDK and TanStack clients send their own. */
+/** What the browser client's POST sends (client/http/transport.ts); AI SDK and TanStack clients send their own. */
 const CLIENT_ACCEPT = 'text/event-stream, application/json'
 
 interface Channels {
