@@ -12,7 +12,8 @@ const versions = [
 ]
 
 async function send(page: Page, text: string) {
-  await expect(page.getByTestId('chat')).toHaveAttribute('data-status', /^(ready|error)$/)
+  // The Send button is enabled only when the chat is `ready`, as the guide's is.
+  await expect(page.getByRole('button', { name: 'Send' })).toBeEnabled()
   await page.getByLabel('Message').fill(text)
   await page.getByRole('button', { name: 'Send' }).click()
 }
@@ -79,6 +80,31 @@ for (const { version, path } of versions) {
       await expect(lastAssistant(page).getByTestId('text')).toHaveText(/^Hello!/)
       await expect(lastAssistant(page).getByTestId('stopped')).toHaveCount(0)
       await idle(page)
+    })
+
+    test("a new chat's first message goes: its reconnect (resume: true) finds no stream, and the chat stays ready", async ({ page }) => {
+      const reconnects: number[] = []
+      page.on('response', (response) => void (response.url().includes('&stream') && reconnects.push(response.status())))
+      await page.goto(`${page_}${path}`)
+      await expect(page.getByTestId('chat')).toHaveAttribute('data-status', 'ready')
+      await expect.poll(() => reconnects).toEqual([204])
+      await send(page, 'hello')
+      await expect(lastAssistant(page).getByTestId('text')).toHaveText(/^Hello! I am the scripted demo model/)
+      await idle(page)
+    })
+
+    test('stop, then a new message at once: the stopped reply is kept and marked stopped, the new message is answered', async ({ page }) => {
+      await page.goto(`${page_}${path}`)
+      await send(page, 'tell me a long story')
+      await expect(lastAssistant(page).getByTestId('text')).toContainText('Chapter 2:')
+      await page.getByRole('button', { name: 'Stop' }).click()
+      await send(page, 'hello')
+      await expect(lastAssistant(page).getByTestId('text')).toHaveText(/^Hello! I am the scripted demo model/)
+      await idle(page)
+      await page.reload()
+      await expect(page.locator('[data-testid=message][data-role=user]')).toHaveCount(2)
+      await expect(page.getByTestId('stopped')).toHaveCount(1)
+      await expect(lastAssistant(page).getByTestId('text')).toHaveText(/^Hello! I am the scripted demo model/)
     })
 
     test('a failed run shows its error after a reload too, until the next message', async ({ page }) => {

@@ -107,7 +107,8 @@ function Chat({ version, id, initial, lastRunError, useToolgateChat }: { version
         }}
       >
         <input aria-label="Message" value={text} onChange={(event) => setText(event.target.value)} />
-        <button type="submit" disabled={chat.status !== 'ready' && chat.status !== 'error'}>
+        {/* As the guide has it: a chat that goes to `error` (a new chat's first reconnect did) never sends again. */}
+        <button type="submit" disabled={chat.status !== 'ready'}>
           Send
         </button>
       </form>

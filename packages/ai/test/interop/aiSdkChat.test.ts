@@ -367,6 +367,25 @@ for (const [version, thisSdk] of SDKS) describe(`AI SDK ${version}'s useChat (Ab
     expect(reloaded.error).toBeUndefined()
   })
 
+  it("a new chat's reconnect (resume: true before its first message) finds no stream (204): the chat stays ready and sends", async () => {
+    const server = await setUp()
+    const id = `chat-new-${Math.random().toString(36).slice(2)}`
+    const direct = await fetch(`${server.url}?threadId=${id}&format=ai-sdk&stream`)
+    expect(direct.status).toBe(204)
+    const chat = chatFor(server, {
+      id,
+      transport: new sdk.DefaultChatTransport({ api: server.url, prepareReconnectToStreamRequest: ({ id }) => ({ api: `${server.url}?threadId=${id}&format=ai-sdk&stream` }) }),
+    })
+    await chat.resumeStream()
+    expect(chat.error).toBeUndefined()
+    expect(chat.status).toBe('ready')
+    await chat.sendMessage({ text: 'weather please' })
+    expect(chat.error).toBeUndefined()
+    expect(shown(chat).text).toContain('It is')
+    // Once the turn is over the thread exists, and no run streams: 204 as well.
+    expect((await fetch(`${server.url}?threadId=${id}&format=ai-sdk&stream`)).status).toBe(204)
+  })
+
   it('takes only the last message, as prepareSendMessagesRequest sends it for servers that keep history', async () => {
     const server = await setUp()
     const transport = new sdk.DefaultChatTransport<UIMessage>({

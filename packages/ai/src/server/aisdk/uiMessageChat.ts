@@ -40,6 +40,21 @@ export function uiThreadOf(config: ChatConfig, request: Request, snapshot: Threa
 }
 
 /**
+ * `GET ?threadId=&format=ai-sdk&stream`, `useChat({ resume: true })`'s first request on every
+ * mount: the thread's run under way as a UI message stream, else `204`. A new chat's id names no
+ * thread yet (its first message creates it), and that too is "no stream": the AI SDK takes `204`
+ * as nothing to resume and stays `ready`, where an error would leave it in `error`.
+ */
+export async function uiMessageStreamOf(config: ChatConfig, request: Request, attach: () => Promise<Response>): Promise<Response> {
+  try {
+    return asUIMessageStream(config, request, await attach())
+  } catch (error) {
+    if (error instanceof HttpError && error.code === 'THREAD_NOT_FOUND') return new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } })
+    throw error
+  }
+}
+
+/**
  * A run's AG-UI event stream (a POST's, or a reattaching GET's) as a UI message stream; any other
  * response (a JSON refusal, `204` when no run streams) as it is.
  */
