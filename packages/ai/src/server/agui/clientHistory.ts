@@ -104,7 +104,9 @@ function compare(
       nextUser = found + 1
     } else if (message.role === 'assistant') {
       const known = message.id === undefined ? undefined : assistants.get(message.id)
-      if (!known) return { message, why: 'The server never sent this assistant message (unknown `id`)' }
+      // While the thread's run streams, its reply is not stored yet: such a message supersedes that
+      // run first (claim/supersede.ts), which stores it. Only then is an unknown id a real conflict.
+      if (!known) return { message, why: message.id === undefined ? 'This assistant message has no `id` to find it by in the thread' : `The thread has no assistant message with id ${JSON.stringify(message.id)}` }
       // A client may hold a turn's steps as one message (TanStack AI does): under the id of one of
       // them, with the texts of consecutive steps joined, and their calls.
       const steps = stepsHeld(turns.get(known.id)!, known, message) ?? [known]
