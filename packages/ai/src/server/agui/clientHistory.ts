@@ -29,6 +29,7 @@ export interface ClientHistoryMessage {
 export function clientHistoryOf(messages: readonly unknown[]): ClientHistoryMessage[] {
   return messages.flatMap((message, index): ClientHistoryMessage[] => {
     if (!isRecord(message) || (message.role !== 'user' && message.role !== 'assistant' && message.role !== 'tool')) return []
+    if (message.role === 'tool' && isApprovalMark(message.content)) return []
     const toolCalls = Array.isArray(message.toolCalls) ? message.toolCalls : []
     return [
       {
@@ -164,6 +165,21 @@ function stepsHeld(turn: readonly StoredAssistant[], step: StoredAssistant, mess
     }
   }
   return undefined
+}
+
+/**
+ * TanStack AI records a person's approval as a `tool` message of the call (`{ approved,
+ * pendingExecution: true }`) until the call's result arrives. It is no result, and says nothing the
+ * thread could contradict: a tab that missed the result (another tab answered) still holds it.
+ */
+function isApprovalMark(content: unknown): boolean {
+  if (typeof content !== 'string' || !content.includes('"pendingExecution"')) return false
+  try {
+    const parsed: unknown = JSON.parse(content)
+    return isRecord(parsed) && parsed.pendingExecution === true && typeof parsed.approved === 'boolean'
+  } catch {
+    return false
+  }
 }
 
 function textOf(content: unknown): string | undefined {
