@@ -257,4 +257,18 @@ test.describe('CopilotKit v2 CopilotChat', () => {
     await idle(other)
     expect((await outbox(page)).filter((email) => email.to === to)).toHaveLength(1)
   })
+  test('a new message while the run still goes (the stop POST lost on the way) supersedes the run: its reply stays, the message is answered', async ({ page }) => {
+    test.setTimeout(60_000)
+    await page.goto(page_)
+    await page.route('**/api/chat', (route) => (route.request().method() === 'POST' && route.request().postData()?.includes('"stop":true') ? route.fulfill({ json: { threadId: 'lost', stopped: false } }) : route.fallback()))
+    await send(page, 'tell me a long story')
+    await expect(assistant(page).last()).toContainText('Chapter 2:')
+    await page.getByTestId('copilot-send-button').click()
+    await send(page, 'hello')
+    await expect(assistant(page).last()).toContainText('Hello! I am the scripted demo model')
+    await idle(page)
+    const thread = (await (await page.request.get(`/api/chat?threadId=${encodeURIComponent(new URL(page.url()).searchParams.get('thread')!)}`)).json()) as { messages: { role: string; stopped?: true }[] }
+    expect(thread.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
+    expect(thread.messages[1]).toMatchObject({ stopped: true })
+  })
 })
