@@ -200,5 +200,25 @@ for (const { version, path } of versions) {
       await idle(page)
       expect((await outbox(page)).filter((email) => email.to === to)).toHaveLength(1)
     })
+    test("two tabs: an approval answered in one; the other tab's answer is refused, and that tab reads the thread as decided", async ({ page, context }) => {
+      const to = `tw-${version}-${Date.now()}@example.com`
+      await page.goto(`${page_}${path}`)
+      await send(page, `email ${to} about tabs`)
+      const call = (tab: Page) => lastAssistant(tab).locator('[data-tool=send_email]')
+      await expect(call(page)).toHaveAttribute('data-state', 'approval-requested')
+      await idle(page)
+      const other = await context.newPage()
+      await other.goto(page.url())
+      await expect(call(other)).toHaveAttribute('data-state', 'approval-requested')
+
+      await call(page).getByRole('button', { name: 'Approve' }).click()
+      await expect(lastAssistant(page).getByTestId('text')).toHaveText(`Sent the email to ${to} with the subject "tabs".`)
+      await idle(page)
+      await call(other).getByRole('button', { name: 'Approve' }).click()
+      await expect(lastAssistant(other).getByTestId('text')).toHaveText(`Sent the email to ${to} with the subject "tabs".`)
+      await expect(call(other)).toHaveAttribute('data-state', 'output-available')
+      await idle(other)
+      expect((await outbox(page)).filter((email) => email.to === to)).toHaveLength(1)
+    })
   })
 }

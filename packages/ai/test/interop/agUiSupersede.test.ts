@@ -91,5 +91,33 @@ describe("the guide's AG-UI adapter after `abortRun()`", () => {
     await agent.connectAgent({})
     expect(agent.messages.at(-1)?.content).toBe(story)
     expect(agent.messages.map((message) => message.id)).toEqual((await server.get(threadId)).messages.map((message) => message.id))
+  }, 30_000) // the story streams to its end: a bound for its length on a busy machine, not its speed
+})
+
+describe("the guide's AG-UI adapter's `abortRun()`", () => {
+  /** The guide's adapter whole: its `abortRun()` also asks the server to stop the run. */
+  class StoppingAgent extends ToolgateAgent {
+    stops: Promise<Response>[] = []
+    override abortRun() {
+      super.abortRun()
+      this.stops.push(fetch(this.url, { method: 'POST', headers: { ...this.headers, 'content-type': 'application/json' }, body: JSON.stringify({ threadId: this.threadId, stop: true }) }))
+    }
+  }
+
+  it('stops the run on the server where it is: what it streamed is stored, marked stopped', async () => {
+    const server = await setUp()
+    const threadId = newThread()
+    const agent = new StoppingAgent({ url: server.url, threadId })
+    agent.addMessage({ id: 'u-1', role: 'user', content: 'a story please' })
+    await abortOnceShown(agent, 'part 3.')
+    const stopped = await Promise.all(agent.stops)
+    expect(await stopped[0]!.json()).toEqual({ threadId, stopped: true })
+    const thread = await server.get(threadId)
+    expect(thread.status).toBe('idle')
+    expect(thread.messages[1]).toMatchObject({ role: 'assistant', stopped: true })
+    expect((thread.messages[1] as { content: string }).content.length).toBeLessThan(story.length)
+    agent.addMessage({ id: 'u-2', role: 'user', content: 'hello' })
+    await agent.runAgent({})
+    expect(agent.messages.at(-1)?.content).toBe('Hello there.')
   })
 })

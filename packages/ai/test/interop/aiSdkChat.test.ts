@@ -386,6 +386,29 @@ for (const [version, thisSdk] of SDKS) describe(`AI SDK ${version}'s useChat (Ab
     expect((await fetch(`${server.url}?threadId=${id}&format=ai-sdk&stream`)).status).toBe(204)
   })
 
+  it("a stale tab's answer to an approval another tab answered stays a 409 (it takes no snapshot), so its page can read the thread; nothing runs twice", async () => {
+    const server = await setUp()
+    const first = chatFor(server)
+    await first.sendMessage({ text: 'pay Bob' })
+    const thread = (await (await fetch(`${server.url}?threadId=${first.id}&format=ai-sdk`)).json()) as { messages: UIMessage[] }
+    const stale = chatFor(server, { id: first.id, messages: thread.messages })
+    const approvalOf = (chat: Chat) => (chat.messages.at(-1)!.parts.find((p) => p.type === 'tool-transfer_money') as { approval: { id: string } }).approval.id
+    await first.addToolApprovalResponse({ id: approvalOf(first), approved: true })
+    await vi.waitFor(() => expect(shown(first).text).toBe('Paid: {"receipt":"r-500"}'))
+    await settled(first)
+    let posts = 0
+    const counted = chatFor(server, {
+      id: first.id,
+      messages: stale.messages,
+      transport: new sdk.DefaultChatTransport({ api: server.url, fetch: (input, init) => (posts++, fetch(input, init)) }),
+    })
+    await counted.addToolApprovalResponse({ id: approvalOf(counted), approved: true })
+    await settled(counted)
+    expect(counted.error?.message).toContain('INTERRUPT_ALREADY_ANSWERED')
+    expect(posts).toBe(1)
+    expect(transfers).toEqual([{ to: 'Bob', amount: 500 }])
+  })
+
   it('takes only the last message, as prepareSendMessagesRequest sends it for servers that keep history', async () => {
     const server = await setUp()
     const transport = new sdk.DefaultChatTransport<UIMessage>({

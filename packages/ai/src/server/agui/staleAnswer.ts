@@ -4,6 +4,7 @@ import type { AguiFields } from '../http/requests.ts'
 import type { ChatConfig } from '../options.ts'
 import { connect } from './connect.ts'
 import { rejoinRun } from './rejoin.ts'
+import { refusesStaleAnswers } from './staleRefusals.ts'
 
 // Two tabs on one thread show the same approval; one answers it. The other tab's answer, given
 // later, is refused (`INTERRUPT_ALREADY_ANSWERED`: the call runs once) and, as a 409, leaves that
@@ -23,7 +24,7 @@ export async function answeredElsewhere(config: ChatConfig, request: Request, bo
   try {
     return await resume()
   } catch (error) {
-    if (!(error instanceof HttpError) || error.code !== 'INTERRUPT_ALREADY_ANSWERED' || !error.path?.startsWith('resume[')) throw error
+    if (!(error instanceof HttpError) || error.code !== 'INTERRUPT_ALREADY_ANSWERED' || !error.path?.startsWith('resume[') || refusesStaleAnswers(request)) throw error
     const reload = { ...body, resume: [], toolMessages: [], endsWithTool: undefined }
     return (await rejoinRun(config, request, reload)) ?? (await connect(config, request, reload))
   }

@@ -7,6 +7,7 @@ import { toAiSdkThread } from './uiThread.ts'
 import { atRequestPath, parseUIMessageRequest } from './uiMessageRequest.ts'
 import { uiMessageFrames, uiMessageStreamResponse, type UIMessageStreamOptions } from './uiMessageStream.ts'
 import { answerTold } from '../events/eventFrames.ts'
+import { refuseStaleAnswers } from '../agui/staleRefusals.ts'
 
 /**
  * Answers the AI SDK's chat request: the body becomes what the handler takes from any client (a
@@ -20,6 +21,7 @@ export function answerUIMessageRequest(
   post: (parsed: ParsedRequest) => Promise<Response>,
 ): Promise<Response> {
   const chat = parseUIMessageRequest(body)
+  refuseStaleAnswers(request)
   return answerTold(
     request,
     uiMessageFrames({ ...uiStreamOptions(config, request, chat.knownCalls), givenOutputs: chat.outputs }),
