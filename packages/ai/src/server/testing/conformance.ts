@@ -5,6 +5,7 @@ import type { DecisionRecord } from '../../protocol/decisions.ts'
 import { createChatHandler } from '../createChatHandler.ts'
 import { scriptedModel } from './scriptedModel.ts'
 import { reviewedApp } from './approvalAttacks.ts'
+import { outOfBandChecks } from './outOfBand.ts'
 import type { Principal } from '../../protocol/decisions.ts'
 import type { ThreadHead, ThreadStore } from '../thread/threadStore.ts'
 import type { AttachmentStore } from '../run/attachments.ts'
@@ -638,6 +639,8 @@ export function threadStoreConformance(name: string, factory: StoreFactory, { de
       expect(await app.state(threadId)).toEqual(before)
       expect(app.ran.filter((call) => call.tool === 'send_email').length).toBe(2)
     }, 60_000)
+
+    outOfBandChecks(factory, { it, expect })
 
     it('applies exactly one of 100 concurrent identical answers, and runs the tool once', async () => {
       const store = await factory({})
