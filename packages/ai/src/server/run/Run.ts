@@ -4,7 +4,7 @@ import type { ChatConfig } from '../options.ts'
 import { ThreadFullError, type ToolFailures, toolFailures } from '../errors.ts'
 import type { RunEvents } from '../events/runEvents.ts'
 import { loadMessages, type ThreadChange } from '../thread/thread.ts'
-import { RunWriter } from '../thread/threadWriter.ts'
+import { RunWriter } from '../thread/writer/index.ts'
 import type { LastEvents } from '../events/liveStream.ts'
 
 import { appContext } from './context.ts'
@@ -29,7 +29,7 @@ export interface UsageTotals {
 /**
  * One run of a thread: its working copy (the history the model sees, the step as the run last set
  * it, its usage), its event stream, and the lease that keeps other requests off the thread while it
- * lives. Every write goes through the run's thread writer (thread/threadWriter.ts: ordering, group
+ * lives. Every write goes through the run's thread writer (thread/writer/: ordering, group
  * commit, pipelining, the log riding its commits, rebasing on another writer's change); a
  * heartbeat renews the lease while a slow model or tool writes nothing. A run that finds its
  * thread taken over stops.

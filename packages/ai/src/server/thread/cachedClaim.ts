@@ -1,7 +1,7 @@
 import { threadNotFound } from '../errors.ts'
 import type { ChatConfig } from '../options.ts'
 import { authorizeThread, type ThreadChange } from './thread.ts'
-import { commitChange, updateThread } from './threadWriter.ts'
+import { commitChange, updateThread } from './writer/index.ts'
 import { sameHead } from './threadCache.ts'
 import type { ThreadHead, ThreadStore } from './threadStore.ts'
 

@@ -10,7 +10,7 @@ import type { ToolRegistry } from '../../tools/toolRegistry.ts'
 
 // The thread as the runtime handles it: loading it for a request, who holds it, and what a reloaded
 // page is shown of it. The storage contract is in threadStore.ts; every write goes through the
-// thread writer (threadWriter.ts).
+// thread writer (writer/).
 
 /** The head of a thread that does not exist yet. */
 export function newHead(id: string): ThreadHead {
@@ -48,7 +48,7 @@ export function loadMessages(store: ThreadStore, head: ThreadHead): Promise<read
   return head.messageCount === 0 ? Promise.resolve([]) : store.messages(head.id, 0, head.messageCount)
 }
 
-/** A change to a thread: the fields of its head to set, and messages to append. Made by a transition (transitions.ts), written by the thread writer (threadWriter.ts). */
+/** A change to a thread: the fields of its head to set, and messages to append. Made by a transition (transitions.ts), written by the thread writer (writer/). */
 export interface ThreadChange {
   readonly head: Partial<Omit<ThreadHead, 'id' | 'version' | 'messageCount' | 'bytes' | 'createdAt' | 'updatedAt'>>
   readonly append?: readonly ThreadMessage[]

@@ -1,128 +1,20 @@
-import type { ThreadMessage } from '../../protocol/messages.ts'
-import { messageBytes } from '../../util/jsonBytes.ts'
-import { nextTurn } from '../../util/nextTurn.ts'
-import { backoff, retry } from '../../util/retry.ts'
-import { HttpError, StoreConflictError, threadNotFound } from '../errors.ts'
-import type { ThreadChange } from './thread.ts'
-import type { ThreadCommit, ThreadHead, ThreadStore } from './threadStore.ts'
+import type { ThreadMessage } from '../../../protocol/messages.ts'
+import { messageBytes } from '../../../util/jsonBytes.ts'
+import { nextTurn } from '../../../util/nextTurn.ts'
+import { backoff, retry } from '../../../util/retry.ts'
+import { StoreConflictError } from '../../errors.ts'
+import type { ThreadChange } from '../thread.ts'
+import type { ThreadCommit, ThreadHead, ThreadStore } from '../threadStore.ts'
+import { merged, type AnyTransition, type Batch } from './batch.ts'
+import { commitChange, commitOf, isRefused, nextHead, REFUSED, type CarriedEvents } from './commit.ts'
 
-// The thread writer: the only code that turns a change (made by a transition, transitions.ts) into
-// a commit, in the manner of TanStack Query's `#dispatch`. Requests write once, by compare-and-set,
-// deciding again on a conflict (`updateThread`, or `commitChange` for a claim made on a head this
-// instance wrote); a run writes through its `RunWriter`, which orders its writes, groups those
-// asked together into one commit, sends a write behind one not yet answered on a store that
-// pipelines, lets them carry the run's log, and, when another writer changed the thread meanwhile
-// (a revoked grant, a stop request) while the run still holds it, makes its writes again on the
-// stored head: an out-of-band write never fails a run.
-
-/** The head `change` makes of `head`: its count, size and version follow. */
-export function nextHead(head: ThreadHead, change: ThreadChange): ThreadHead {
-  let bytes = head.bytes
-  const { append } = change
-  if (append) for (const message of append) bytes += messageBytes(message)
-  // Object.assign, not two spreads: the second spread of a literal copies key by key the slow way (a head is made per write).
-  const next: { -readonly [K in keyof ThreadHead]: ThreadHead[K] } = Object.assign({}, head, change.head)
-  next.version = head.version + 1
-  next.messageCount = head.messageCount + (append ? append.length : 0)
-  next.bytes = bytes
-  next.updatedAt = Date.now()
-  return next
-}
-
-/**
- * The commit that writes `next`, the head `change` made (`nextHead`); `follows`: the head it
- * replaces, when the store must find that very head (one sent and not yet answered, or one this
- * instance wrote and did not read again); `events`: a run's events, for the store's log.
- */
-function commitOf(next: ThreadHead, change: ThreadChange, follows?: ThreadHead, events?: ThreadCommit['events']): ThreadCommit {
-  // Set key by key, not spread from conditional literals: a run commits three times a turn.
-  const commit: { -readonly [K in keyof ThreadCommit]: ThreadCommit[K] } = { head: next, append: change.append ?? NO_MESSAGES }
-  const { decisions } = change
-  if (decisions && decisions.length > 0) commit.decisions = decisions
-  if (follows) commit.follows = follows
-  if (events) commit.events = events
-  return commit
-}
-
-const NO_MESSAGES: readonly ThreadMessage[] = Object.freeze([])
-
-/**
- * Writes `change` on top of `head` with one compare-and-set; returns the new head, or `undefined`
- * when the thread changed since `head` was read. `follows`: written only if the stored head is
- * that very head (a claim on the head this instance wrote last: thread/cachedClaim.ts).
- */
-export async function commitChange(
-  store: ThreadStore,
-  head: ThreadHead,
-  change: ThreadChange,
-  options?: { readonly follows?: boolean; readonly events?: ThreadCommit['events'] },
-): Promise<ThreadHead | undefined> {
-  const next = nextHead(head, change)
-  return (await store.commit(commitOf(next, change, options?.follows ? head : undefined, options?.events))) ? next : undefined
-}
-
-/** What `updateThread` wrote. */
-export interface Updated<TChange extends ThreadChange> {
-  readonly head: ThreadHead
-  readonly change: TChange
-  /** The head the change was made of. */
-  readonly previous: ThreadHead
-}
-
-const UPDATE_ATTEMPTS = 5
-
-/**
- * Read, change, compare-and-set; on a conflict, read again and make the change again, so
- * concurrent requests serialize: `changeOf` sees whatever the other writer wrote (an answer it
- * gave, a run it started) and refuses accordingly. Returns the written head with the change that
- * was written (a claim's change says how its run begins).
- */
-export async function updateThread<TChange extends ThreadChange>(
-  store: ThreadStore,
-  threadId: string,
-  changeOf: (head: ThreadHead) => TChange | Promise<TChange>,
-  /** The head as the caller just read it: the first attempt starts from it instead of reading again. */
-  read?: ThreadHead,
-): Promise<Updated<TChange>> {
-  try {
-    return await retry(
-      async (attempt) => {
-        const head = attempt === 1 && read ? read : await store.head(threadId)
-        if (!head) throw threadNotFound(threadId)
-        const change = await changeOf(head)
-        const written = await commitChange(store, head, change)
-        if (!written) throw REFUSED
-        return { head: written, change, previous: head }
-      },
-      { attempts: UPDATE_ATTEMPTS, delay: () => 0, retryable: isRefused },
-    )
-  } catch (error) {
-    if (error === REFUSED) throw new HttpError(409, 'VERSION_CONFLICT', 'The thread kept changing while this request tried to update it; retry')
-    throw error
-  }
-}
-
-/** A compare-and-set the store refused: another writer came first. */
-const REFUSED = new Error('The thread changed since it was read')
 /** The run no longer holds its thread (another run took it, or it went). */
 const LOST = new Error('The thread was taken over')
-const isRefused = (error: unknown) => error === REFUSED
 
 /** A write of a run: the change a transition makes of the head as the write before it leaves it, with the messages appended since. */
 export type RunTransition = (head: ThreadHead, append: readonly ThreadMessage[]) => ThreadChange
 /** A write whose change needs I/O to be made (decision records chained on the head's tip). */
 export type AsyncRunTransition = (head: ThreadHead, append: readonly ThreadMessage[]) => Promise<ThreadChange>
-type AnyTransition = (head: ThreadHead, append: readonly ThreadMessage[]) => ThreadChange | Promise<ThreadChange>
-
-/** The run's event log, when its store writes it with commits (events/liveStream.ts `LastEvents`). */
-export interface CarriedEvents {
-  /** The events not yet sent to the log, for a commit being sent now; `undefined` when there are none it may take. */
-  ride(): NonNullable<ThreadCommit['events']> | undefined
-  /** The commit that carried them was answered: `landed`, or failed or refused. */
-  rode(events: NonNullable<ThreadCommit['events']>, landed: boolean): void
-  /** Every event the log has not acknowledged: what a run's last write carries. */
-  unlogged(): NonNullable<ThreadCommit['events']>
-}
 
 /** How many times a run makes a refused write again on the stored head before it counts the thread as lost. */
 const REBASE_ATTEMPTS = 5
@@ -522,42 +414,6 @@ interface Sending {
   readonly follows: ThreadHead | undefined
   readonly riding: NonNullable<ThreadCommit['events']> | undefined
   readonly committing: Promise<boolean>
-}
-
-/** Writes asked for and not yet made, to go out as one commit (`RunWriter.#ask`). */
-interface Batch {
-  readonly parts: AnyTransition[]
-  /** One of the parts is asynchronous (a save with decisions to chain). */
-  async: boolean
-  /** The run's last events, when its release is one of the parts. */
-  last: CarriedEvents | undefined
-  /** Held for the loop's turn (opened by a write nobody waits for), not yet handed to the writer. */
-  held: boolean
-  /** Settles with the batch's commit, once it is handed to the writer. */
-  promise: Promise<void> | undefined
-  /** What the held write that opened the batch does if the commit fails. */
-  failed: ((error: unknown) => void) | undefined
-}
-
-/**
- * The one change of several transitions, each made of the head the one before leaves: the fields
- * of the last that set them, the messages (all the batch's, with the first part) and decision
- * records of all. Asynchronous parts are waited for in order.
- */
-function merged(parts: readonly AnyTransition[], from: number, head: ThreadHead, append: readonly ThreadMessage[], sum: ThreadChange | undefined): ThreadChange | Promise<ThreadChange> {
-  for (let index = from; index < parts.length; index++) {
-    const made = parts[index]!(head, index === 0 ? append : NO_MESSAGES)
-    if (made instanceof Promise) return made.then((change) => merged(parts, index + 1, nextHead(head, change), append, joined(sum, change)))
-    sum = joined(sum, made)
-    if (index + 1 < parts.length) head = nextHead(head, made)
-  }
-  return sum!
-}
-
-function joined(sum: ThreadChange | undefined, change: ThreadChange): ThreadChange {
-  if (!sum) return change
-  const decisions = [...(sum.decisions ?? []), ...(change.decisions ?? [])]
-  return { head: { ...sum.head, ...change.head }, append: [...(sum.append ?? []), ...(change.append ?? [])], ...(decisions.length > 0 ? { decisions } : {}) }
 }
 
 /** No write yet: one settled promise for every run, not two made per run. */
