@@ -21,8 +21,8 @@ import { startRedis, stopChild, waitForOutput } from '../test/services/redis.ts'
 
 /** Clients driving turns at once. */
 const CLIENTS = 6
-/** How long clients start new turns, per store; the faults strike within it. */
-const PHASE_MS = 12_000
+/** How long clients start new turns, per store; the faults strike within it (FAULTS_PHASE_MS: longer, for more turns). */
+const PHASE_MS = Number(process.env.FAULTS_PHASE_MS ?? 12_000)
 /** A request without its whole answer after this long is a hang (and is abandoned). */
 const HANG_MS = 20_000
 /** The instances' run lease (test/services/chatServer.ts): a dead run's thread is free after it. */
