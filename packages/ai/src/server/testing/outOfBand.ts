@@ -148,6 +148,38 @@ export function outOfBandChecks(factory: (options: { readonly threadTtlMs?: numb
     expect(app.ran).toEqual(['ann'])
   }, 60_000)
 
+  it('out-of-band writes: `decide()` called as soon as an approval is requested (the asking run still lets the thread go) waits its turn: the run resumes and the tool runs once', async () => {
+    const store = await factory({})
+    const ran: unknown[] = []
+    const decisions: Promise<unknown>[] = []
+    const transfer = toolDefinition({
+      name: 'transfer_money',
+      description: 'Sends money',
+      inputSchema: v.object({ to: v.string() }),
+      needsApproval: () => ({ reason: 'Sends money', reviewers: { roles: ['finance'] } }),
+    }).server(async (input) => (ran.push(input), { ok: true }))
+    const model = scriptedModel([{ when: 'pay', call: () => ({ tool: 'transfer_money', input: { to: 'Bob' } }), then: () => 'paid' }])
+    const handler = createChatHandler({
+      model,
+      tools: [transfer],
+      store,
+      identify: () => ({ id: 'alice' }),
+      // An app that decides at once (a rule, a bot): while the asking run has not yet let the thread go.
+      onApprovalRequested: (request) =>
+        void decisions.push(handler.decide({ threadId: request.threadId, interruptId: request.interruptId, decision: 'approved', by: { id: 'bob', roles: ['finance'] } }).then((result) => result.resumed, (error: { code?: string }) => error.code)),
+    })
+    const text = await (await handler(new Request('http://test/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'pay Bob' }) }))).text()
+    const threadId = JSON.parse(text.split('\n').find((line) => line.startsWith('data: '))!.slice(6)).threadId as string
+    for (let i = 0; i < 200 && decisions.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(await Promise.all(decisions)).toEqual([true])
+    for (let i = 0; i < 500 && ran.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    for (let i = 0; i < 500 && (await store.head(threadId))?.activeRun; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(ran).toEqual([{ to: 'Bob' }])
+    const head = await store.head(threadId)
+    expect(head?.step).toBe(undefined)
+    expect(head?.activeRun).toBe(undefined)
+  }, 60_000)
+
   for (const when of ['before', 'after'] as const) {
     it(`an approved call whose running mark fails ${when === 'before' ? 'to be written' : 'after it was written (the answer lost)'} did not run and still can: a replay of the answer runs it exactly once, and nothing says it may have taken effect`, async () => {
       const faulty = failingMark(await factory({}))
