@@ -10,8 +10,7 @@ import type { OpenStep, StoredInterrupt, StoredAnswer, ThreadHead } from '../thr
 import type { ToolRegistry } from '../../tools/toolRegistry.ts'
 import type { Decision, DecisionChannel, DecisionSummary, Principal } from '../../protocol/decisions.ts'
 import { deepEqual } from '../../util/deepEqual.ts'
-import { digestOf } from '../../util/digest.ts'
-import type { ReviewClaims } from '../decisions/reviewLinks.ts'
+import { checkLinkApplies, type ReviewClaims } from '../decisions/reviewLinks.ts'
 import { makeGrant } from '../decisions/grants.ts'
 import type { Grant } from '../../protocol/decisions.ts'
 import { editedFields, summaryOf, type DecisionDraft } from '../decisions/records.ts'
@@ -39,12 +38,9 @@ export async function checkAnswers(
   for (const [index, answer] of answers.entries()) {
     const path = `resume[${index}]`
     const interrupt = byId.get(answer.interruptId)
-    if (!interrupt || interrupt.answer) {
-      if (who.link) throw linkUsed()
-      if (!interrupt) throw notPending(head, answer.interruptId, path)
-      throw alreadyAnswered(answer.interruptId, path)
-    }
-    if (who.link) await checkLink(interrupt, who.link)
+    if (who.link) await checkLinkApplies(interrupt, who.link)
+    if (!interrupt) throw notPending(head, answer.interruptId, path)
+    if (interrupt.answer) throw alreadyAnswered(answer.interruptId, path)
     if ('approved' in answer && interrupt.reason === 'tool_approval') checkReviewer(interrupt, who.principal, path)
     if (interrupt.expiresAt !== undefined && Date.parse(interrupt.expiresAt) <= Date.now()) {
       throw new HttpError(410, 'INTERRUPT_EXPIRED', `Interrupt "${answer.interruptId}" expired at ${interrupt.expiresAt}; send a new message instead`, `${path}.interruptId`)
@@ -75,18 +71,6 @@ export interface Answerer {
   readonly principal: Principal
   readonly channel: DecisionChannel
   readonly link?: ReviewClaims
-}
-
-/** A link works once, and only for the arguments it was made for: a reviewer never approves what they were not shown. */
-async function checkLink(interrupt: StoredInterrupt, link: ReviewClaims): Promise<void> {
-  if (interrupt.usedLinks?.includes(link.nonce)) throw linkUsed()
-  if ((await digestOf(interrupt.proposed ?? interrupt.input)) !== link.argsDigest) {
-    throw new HttpError(409, 'ARGUMENTS_CHANGED', `The arguments of "${interrupt.toolName}" changed since this review link was made; it no longer applies`, 'review')
-  }
-}
-
-function linkUsed(): HttpError {
-  return new HttpError(409, 'REVIEW_LINK_USED', 'This review link was already used, or its request is already decided', 'review')
 }
 
 /**

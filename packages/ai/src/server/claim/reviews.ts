@@ -6,9 +6,8 @@ import type { ChatConfig } from '../options.ts'
 import { toWire, unanswered } from '../run/interrupts.ts'
 import { startDetachedRun } from '../run/startRun.ts'
 import { summaryOf } from '../decisions/records.ts'
-import { verifyReviewLink, type ReviewClaims } from '../decisions/reviewLinks.ts'
+import { checkLinkApplies, verifyReviewLink, type ReviewClaims } from '../decisions/reviewLinks.ts'
 import { isReviewer } from '../decisions/reviewers.ts'
-import { digestOf } from '../../util/digest.ts'
 import { storeAnswers } from './resume.ts'
 import type { Answerer } from './answers.ts'
 
@@ -45,13 +44,7 @@ export async function reviewView(config: ChatConfig, token: string): Promise<Res
   const claims = await claimsOf(config, token)
   const head = await config.store.head(claims.threadId)
   if (!head) throw threadNotFound(claims.threadId)
-  const interrupt = unanswered(head.step).find((candidate) => candidate.id === claims.interruptId)
-  if (!interrupt || interrupt.usedLinks?.includes(claims.nonce)) {
-    throw new HttpError(409, 'REVIEW_LINK_USED', 'This review link was already used, or its request is already decided', 'review')
-  }
-  if ((await digestOf(interrupt.proposed ?? interrupt.input)) !== claims.argsDigest) {
-    throw new HttpError(409, 'ARGUMENTS_CHANGED', `The arguments of "${interrupt.toolName}" changed since this review link was made; it no longer applies`, 'review')
-  }
+  const interrupt = await checkLinkApplies(unanswered(head.step).find((candidate) => candidate.id === claims.interruptId), claims)
   const view: ReviewView = { threadId: head.id, interrupt: toWire(interrupt, config.tools), linkExpiresAt: new Date(claims.expiresAt).toISOString() }
   return jsonResponse(200, view)
 }
