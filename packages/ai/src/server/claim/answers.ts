@@ -8,13 +8,16 @@ import { jsonBytes } from '../../util/jsonBytes.ts'
 import { HttpError, messageTooLarge } from '../errors.ts'
 import type { OpenStep, StoredInterrupt, StoredAnswer, ThreadHead } from '../thread/threadStore.ts'
 import type { ToolRegistry } from '../../tools/toolRegistry.ts'
-import type { Decision, DecisionChannel, DecisionSummary, Principal } from '../../protocol/decisions.ts'
+import type { Decision, DecisionChannel, DecisionSummary, Principal, Reviewers } from '../../protocol/decisions.ts'
 import { deepEqual } from '../../util/deepEqual.ts'
 import { checkLinkApplies, type ReviewClaims } from '../decisions/reviewLinks.ts'
 import { makeGrant } from '../decisions/grants.ts'
 import type { Grant } from '../../protocol/decisions.ts'
-import { editedFields, summaryOf, type DecisionDraft } from '../decisions/records.ts'
-import { checkReviewer, requiredApprovals } from '../decisions/reviewers.ts'
+import { ANONYMOUS, editedFields, summaryOf, type DecisionDraft } from '../decisions/records.ts'
+import { checkedReviewers, checkReviewer, isReviewer, NOBODY, requiredApprovals } from '../decisions/reviewers.ts'
+import { evaluateApproval, fixedApproval } from '../../tools/approval.ts'
+import { contextFor } from '../run/context.ts'
+import { digestOf } from '../../util/digest.ts'
 
 // Answers to interrupts, checked when the request arrives, before anything is stored: each names
 // an interrupt still open, fits the limits, and is of the kind the interrupt asks for.
@@ -30,11 +33,18 @@ export async function checkAnswers(
   tools: ToolRegistry,
   limits: { readonly maxReasonLength: number; readonly maxMessageBytes: number },
   who: Answerer,
-): Promise<{ readonly step: OpenStep; readonly drafts: readonly DecisionDraft[]; readonly grants: readonly Grant[] }> {
+): Promise<{
+  readonly step: OpenStep
+  readonly drafts: readonly DecisionDraft[]
+  readonly grants: readonly Grant[]
+  /** Interrupts whose edit became a new proposal that waits (their reviewers are to be asked again). */
+  readonly reproposed: readonly StoredInterrupt[]
+}> {
   const step = head.step
   const byId = new Map((step?.interrupts ?? []).map((interrupt) => [interrupt.id, interrupt]))
   const drafts: DecisionDraft[] = []
   const grants: Grant[] = []
+  const reproposed: string[] = []
   for (const [index, answer] of answers.entries()) {
     const path = `resume[${index}]`
     const interrupt = byId.get(answer.interruptId)
@@ -55,15 +65,19 @@ export async function checkAnswers(
       byId.set(interrupt.id, { ...interrupt, answer: checked })
       continue
     }
-    const { draft, interrupt: decided } = decide(head.id, interrupt, checked, who)
-    const grant = 'grant' in answer && answer.grant && decided.answer ? await makeGrant(answer.grant, interrupt.toolName, who.principal, draft.ranArgs) : undefined
+    const shown = interrupt.proposed ?? interrupt.input
+    const edit = checked.approved && 'editedArgs' in checked && !deepEqual(checked.editedArgs, shown) ? await reask(interrupt, checked.editedArgs, tools, who) : undefined
+    const { draft, interrupt: decided } = await decide(head.id, interrupt, checked, who, edit)
+    if (decided.proposedBy !== interrupt.proposedBy) reproposed.push(decided.id)
+    const grant = 'grant' in answer && answer.grant && decided.answer ? await makeGrant(answer.grant, interrupt.toolName, who.principal, draft.args) : undefined
     if (grant) grants.push(grant)
     drafts.push(grant ? { ...draft, grantId: grant.id } : draft)
     // The call's part shows the grant its approval made, as the record does.
     const granted = grant && decided.answer?.kind === 'approval' && decided.answer.decision ? { ...decided, answer: { ...decided.answer, decision: { ...decided.answer.decision, grantId: grant.id } } } : decided
     byId.set(interrupt.id, who.link ? { ...granted, usedLinks: [...(granted.usedLinks ?? []), who.link.nonce] } : granted)
   }
-  return { step: { ...step!, interrupts: [...byId.values()] }, drafts, grants }
+  const interrupts = [...byId.values()]
+  return { step: { ...step!, interrupts }, drafts, grants, reproposed: interrupts.filter((interrupt) => reproposed.includes(interrupt.id)) }
 }
 
 /** Who answers, and how their answer came: through a review link, its checked claims. */
@@ -71,49 +85,106 @@ export interface Answerer {
   readonly principal: Principal
   readonly channel: DecisionChannel
   readonly link?: ReviewClaims
+  /** The app's context for the call's requester (claim/requesterContext.ts): the policy is asked again with it on an edit. */
+  readonly contextOf?: (requester: Principal) => Promise<unknown>
 }
 
 /**
- * An approval answer becomes a decision: a record of it, and the interrupt with it. An approval
- * short of the reviewers' `required` count is kept on the interrupt, which stays open for the next
- * reviewer; a denial by any reviewer settles it.
+ * The tool's policy asked again on edited arguments (an edit is a new proposal): what it asks for
+ * them, with the requester's context, as when the model made the call. A policy that throws keeps
+ * the reviewers the call already waited for (it fails closed: an edit never loosens who decides).
  */
-function decide(
+async function reask(interrupt: StoredInterrupt, edited: unknown, tools: ToolRegistry, who: Answerer): Promise<Requirement> {
+  const entry = tools.get(interrupt.toolName)
+  const kept: Requirement = { required: true, reason: interrupt.message, reviewers: interrupt.reviewers }
+  if (!entry) return kept // the tool is gone: the call fails with a clear result when the step resumes
+  const requestedBy = interrupt.requestedBy ?? ANONYMOUS
+  const input = await validateToolInput(entry.tool, edited)
+  const context = who.contextOf ? await who.contextOf(requestedBy) : undefined
+  const approval = fixedApproval(entry.tool) ?? (await evaluateApproval(entry.tool, input, { toolCallId: interrupt.toolCallId, context: contextFor(context, interrupt.toolName), requestedBy }))
+  if (approval.error !== undefined) return { ...kept, reason: approval.reason }
+  const reviewers = approval.reviewers === undefined ? undefined : checkedReviewers(approval.reviewers)
+  return { required: approval.required, reason: approval.reason, reviewers: typeof reviewers === 'string' ? NOBODY : reviewers }
+}
+
+/** What the policy asks for a call: a person's approval or none, and who, when it names reviewers. */
+interface Requirement {
+  readonly required: boolean
+  readonly reason: string | undefined
+  readonly reviewers: Reviewers | undefined
+}
+
+/**
+ * An approval answer becomes a decision: a record of it, and the interrupt with it. A denial by
+ * anyone allowed to decide settles it. An approval counts only for the arguments it approved (its
+ * `argsDigest`): short of the reviewers' `required` count it is kept on the interrupt, which stays
+ * open for the next reviewer. An edit is a new proposal (`edit`: the policy asked again on it):
+ * approvals of the old arguments no longer count; the editor's counts only when the policy lets
+ * them approve the edited call, which runs once that is enough, or else waits for whom the policy
+ * names (the quorum starts again, from the editor when they count).
+ */
+async function decide(
   threadId: string,
   interrupt: StoredInterrupt,
   answer: Extract<StoredAnswer, { kind: 'approval' }>,
   { principal, channel }: Answerer,
-): { readonly draft: DecisionDraft; readonly interrupt: StoredInterrupt } {
+  edit: Requirement | undefined,
+): Promise<{ readonly draft: DecisionDraft; readonly interrupt: StoredInterrupt }> {
   const shown = interrupt.proposed ?? interrupt.input
-  const ran = 'editedArgs' in answer ? answer.editedArgs : shown
-  const edits = answer.approved ? editedFields(shown, ran) : []
+  const args = answer.approved && 'editedArgs' in answer ? answer.editedArgs : shown
+  const edits = answer.approved ? editedFields(shown, args) : []
   const decision: Decision = !answer.approved ? 'denied' : edits.length > 0 ? 'edited' : 'approved'
-  const at = new Date().toISOString()
-  const draft: DecisionDraft = {
+  const argsDigest = await digestOf(args)
+  const base: DecisionDraft = {
     threadId,
     interruptId: interrupt.id,
     toolCallId: interrupt.toolCallId,
     toolName: interrupt.toolName,
     decision,
     by: principal,
-    at,
+    at: new Date().toISOString(),
     channel,
     ...(answer.reason === undefined ? {} : { reason: answer.reason }),
     shownArgs: shown,
-    ...(answer.approved ? { ranArgs: ran } : {}),
     ...(edits.length > 0 ? { editedFields: edits } : {}),
+    args,
+    argsDigest,
   }
-  const summary: DecisionSummary = summaryOf({ ...draft, seq: 0, previous: null, digest: '', shownDigest: '' })
-  if (answer.approved && (interrupt.approvals?.length ?? 0) + 1 < requiredApprovals(interrupt)) {
-    // More reviewers must approve what this one approved: an edit becomes what they are shown.
-    const proposed = edits.length > 0 ? { proposed: ran } : {}
-    return { draft, interrupt: { ...interrupt, ...proposed, approvals: edits.length > 0 ? [summary] : [...(interrupt.approvals ?? []), summary] } }
+  const summary: DecisionSummary = summaryOf({ ...base, seq: 0, previous: null, digest: '', shownDigest: '' })
+  /** The call settles: denied, or approved to run with `args` (the record then says these ran). */
+  const settled = (): { draft: DecisionDraft; interrupt: StoredInterrupt } => ({
+    draft: answer.approved ? { ...base, ranArgs: args } : base,
+    interrupt: {
+      ...interrupt,
+      answer: answer.approved
+        ? { kind: 'approval', approved: true, ...(deepEqual(args, interrupt.input) ? {} : { editedArgs: args }), decision: summary }
+        : { ...answer, decision: summary },
+    },
+  })
+  if (!answer.approved) return settled()
+  const approval: DecisionSummary = { ...summary, argsDigest }
+  if (!edit) {
+    // Every approval that counts approved these very arguments (an edit restarts the count, below).
+    const approvals = [...(interrupt.approvals ?? []).filter((given) => given.argsDigest === argsDigest), approval]
+    if (approvals.length < requiredApprovals(interrupt)) return { draft: base, interrupt: { ...interrupt, approvals } }
+    return settled()
   }
-  const original = interrupt.input
-  const finalAnswer: StoredAnswer = answer.approved
-    ? { kind: 'approval', approved: true, ...(deepEqual(ran, original) ? {} : { editedArgs: ran }), decision: summary }
-    : { ...answer, decision: summary }
-  return { draft, interrupt: { ...interrupt, answer: finalAnswer } }
+  if (!edit.required) return settled()
+  const { reviewers } = edit
+  // Without reviewers the policy asks for the approval of whoever may answer the call, as this editor did.
+  const counts = !reviewers || (principal.id !== interrupt.requestedBy?.id && isReviewer(reviewers, principal))
+  if (counts && (reviewers?.required ?? 1) <= 1) return settled()
+  const { approvals: _, reviewers: __, message: ___, ...rest } = interrupt
+  const reason = edit.reason ?? interrupt.message
+  const proposal: StoredInterrupt = {
+    ...rest,
+    proposed: args,
+    proposedBy: summary,
+    ...(reason === undefined ? {} : { message: reason }),
+    ...(reviewers === undefined ? {} : { reviewers }),
+    ...(counts ? { approvals: [approval] } : {}),
+  }
+  return { draft: base, interrupt: proposal }
 }
 
 /**

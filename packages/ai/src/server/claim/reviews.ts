@@ -5,10 +5,11 @@ import { jsonResponse } from '../http/responses.ts'
 import type { ChatConfig } from '../options.ts'
 import { toWire, unanswered } from '../run/interrupts.ts'
 import { startDetachedRun } from '../run/startRun.ts'
-import { summaryOf } from '../decisions/records.ts'
 import { checkLinkApplies, verifyReviewLink, type ReviewClaims } from '../decisions/reviewLinks.ts'
 import { isReviewer } from '../decisions/reviewers.ts'
 import { storeAnswers } from './resume.ts'
+import { requesterContext } from './requesterContext.ts'
+import { ANONYMOUS, summaryOf } from '../decisions/records.ts'
 import type { Answerer } from './answers.ts'
 
 // A reviewer's way in: a signed link instead of access to the thread. The token is the authority
@@ -32,9 +33,13 @@ export async function review(config: ChatConfig, request: Request, body: ReviewR
  * is open.
  */
 export async function decideDetached(config: ChatConfig, request: Request, body: ResumeRequest, who: Answerer): Promise<ReviewAccepted> {
-  const context = await config.resolveContext(request)
-  const { runId, head, change } = await storeAnswers(config, request, body, who)
-  if (change.start) startDetachedRun(config, { request, kind: 'resume', runId, head, context, start: change.start })
+  // The run acts for the turn's requester, never for whoever decided (claim/requesterContext.ts):
+  // resolved before anything is stored, so a context the app cannot give refuses the answer.
+  const contextOf = requesterContext(config, who.principal)
+  const requester = (await config.store.head(body.threadId))?.turnBy ?? ANONYMOUS
+  await contextOf(requester)
+  const { runId, head, change } = await storeAnswers(config, request, body, { ...who, contextOf })
+  if (change.start) startDetachedRun(config, { request, kind: 'resume', runId, head, context: await contextOf(head.turnBy ?? ANONYMOUS), start: change.start })
   const recorded = change.decisions!.at(-1)!
   return { threadId: head.id, interruptId: recorded.interruptId, decision: summaryOf(recorded), resumed: change.start !== undefined }
 }
