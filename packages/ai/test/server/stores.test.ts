@@ -24,7 +24,7 @@ describe('on the memory store', () => {
   // memory (a debugger, a bug elsewhere in the process) is a read that hands back other records.
   it('detects a decision record edited in place by its digest, and one removed by the chain', async () => {
     const memory = memoryStore()
-    const edits = new Map<string, (records: DecisionRecord[]) => DecisionRecord[]>()
+    const edits = new Map<string, (records: readonly DecisionRecord[]) => readonly DecisionRecord[]>()
     const store: ThreadStore = { ...memory, decisions: async (threadId) => (edits.get(threadId) ?? ((records) => records))(await memory.decisions(threadId)) }
     const { threadId, handler } = await decidedThread(store)
     edits.set(threadId, (records) => records.map((record) => ({ ...record, by: { id: 'mallory' } })))
