@@ -29,6 +29,14 @@ describe('an approval under a two-person rule', () => {
     expect(draft.ranArgs).toEqual({ to: 'Zed', amount: 20_000 })
   })
 
+  it('settles with only the approvals that counted kept beside it (they are named as the approvers)', async () => {
+    const stale = waiting(await digestOf({ to: 'Zed', amount: 200 }))
+    const dave = { ...stale.approvals![0]!, by: { id: 'dave', roles: ['finance'] }, argsDigest: await digestOf({ to: 'Zed', amount: 20_000 }) }
+    const { interrupt } = await decideApproval('t_1', { ...stale, approvals: [...stale.approvals!, dave] }, { kind: 'approval', approved: true }, carol, undefined)
+    expect(interrupt.answer).toMatchObject({ kind: 'approval', approved: true })
+    expect(interrupt.approvals?.map((given) => given.by.id)).toEqual(['dave'])
+  })
+
   it('does not count an approval held for other arguments: the call still waits, with the new approval alone', async () => {
     const { interrupt, draft } = await decideApproval('t_1', waiting(await digestOf({ to: 'Zed', amount: 200 })), { kind: 'approval', approved: true }, carol, undefined)
     expect(interrupt.answer).toBeUndefined()

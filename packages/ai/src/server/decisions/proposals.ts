@@ -54,11 +54,14 @@ export async function decideApproval(
     argsDigest,
   }
   const summary: DecisionSummary = summaryOf({ ...base, seq: 0, previous: null, digest: '', shownDigest: '' })
-  /** The call settles: denied, or approved to run with `args` (the record then says these ran). */
-  const settled = (): { draft: DecisionDraft; interrupt: StoredInterrupt } => ({
+  /**
+   * The call settles: denied, or approved to run with `args` (the record then says these ran).
+   * `before`: the approvals that counted with this one (telemetry names them as the approvers).
+   */
+  const settled = (before = interrupt.approvals ?? []): { draft: DecisionDraft; interrupt: StoredInterrupt } => ({
     draft: answer.approved ? { ...base, ranArgs: args } : base,
     interrupt: {
-      ...interrupt,
+      ...withApprovals(interrupt, before),
       answer: answer.approved
         ? { kind: 'approval', approved: true, ...(deepEqual(args, interrupt.input) ? {} : { editedArgs: args }), decision: summary }
         : { ...answer, decision: summary },
@@ -68,15 +71,15 @@ export async function decideApproval(
   const approval: DecisionSummary = { ...summary, argsDigest }
   if (!edit) {
     // Every approval that counts approved these very arguments (an edit restarts the count, below).
-    const approvals = [...(interrupt.approvals ?? []).filter((given) => given.argsDigest === argsDigest), approval]
-    if (approvals.length < requiredApprovals(interrupt)) return { draft: base, interrupt: { ...interrupt, approvals } }
-    return settled()
+    const counted = (interrupt.approvals ?? []).filter((given) => given.argsDigest === argsDigest)
+    if (counted.length + 1 < requiredApprovals(interrupt)) return { draft: base, interrupt: { ...interrupt, approvals: [...counted, approval] } }
+    return settled(counted)
   }
-  if (!edit.required) return settled()
+  if (!edit.required) return settled([])
   const { reviewers } = edit
   // Without reviewers the policy asks for the approval of whoever may answer the call, as this editor did.
   const counts = !reviewers || (principal.id !== interrupt.requestedBy?.id && isReviewer(reviewers, principal))
-  if (counts && (reviewers?.required ?? 1) <= 1) return settled()
+  if (counts && (reviewers?.required ?? 1) <= 1) return settled([])
   const { approvals: _, reviewers: __, message: ___, ...rest } = interrupt
   const reason = edit.reason ?? interrupt.message
   const proposal: StoredInterrupt = {
@@ -88,4 +91,10 @@ export async function decideApproval(
     ...(counts ? { approvals: [approval] } : {}),
   }
   return { draft: base, interrupt: proposal }
+}
+
+function withApprovals(interrupt: StoredInterrupt, approvals: readonly DecisionSummary[]): StoredInterrupt {
+  if (approvals === interrupt.approvals) return interrupt
+  const { approvals: _, ...rest } = interrupt
+  return approvals.length > 0 ? { ...rest, approvals } : rest
 }
