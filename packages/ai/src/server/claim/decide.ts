@@ -26,8 +26,8 @@ export interface DecideInput {
   /** With `approved`: allow the tool for the rest of the thread. */
   readonly grant?: GrantRequest
   /**
-   * The request the decision came in (a Slack interaction's), given to `context` for the resumed
-   * run and continuing its trace. Default: a bare `POST` that carries nothing of the app's.
+   * The request the decision came in (a Slack interaction's): it continues its trace. The resumed
+   * run's `context` is the requester's (`requesterContext`), never made of this request.
    */
   readonly request?: Request
 }
