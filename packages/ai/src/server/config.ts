@@ -7,7 +7,8 @@ import type { Principal } from '../protocol/decisions.ts'
 import { ANONYMOUS } from './decisions/records.ts'
 import { reviewLinkKey } from './decisions/reviewLinks.ts'
 import { DEFAULT_LINK_TTL_MS } from './decisions/approvalRequests.ts'
-import type { ChatConfig, ChatHandlerOptions, ChatLimits, DevtoolsRuns, ReviewLinkOptions } from './options.ts'
+import type { ChatConfig, ChatHandlerOptions, ChatLimits, DecisionRecordOptions, DevtoolsRuns, ReviewLinkOptions } from './options.ts'
+import { decisionRecordKey, secretProblem } from './decisions/recordKey.ts'
 import { recentRuns } from './devtools/recentRuns.ts'
 import { checkContext } from './run/context.ts'
 import { middlewareProblem } from './run/middleware.ts'
@@ -68,6 +69,7 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
     frontendTools: frontendToolNames(options.frontendTools, tools),
     identify: identify ? async (request) => checkPrincipal(await identify(request)) : () => ANONYMOUS_PRINCIPAL,
     onDecision,
+    recordKey: recordKeyOf(options),
     reviewLinks: resolveReviewLinks(options.reviewLinks),
     onApprovalRequested: checkedFunction(options.onApprovalRequested, 'onApprovalRequested'),
     onExpired: checkedFunction(options.onExpired, 'onExpired'),
@@ -101,14 +103,45 @@ function resolveReviewLinks(links: ReviewLinkOptions | undefined): ChatConfig['r
   if (links === undefined) return undefined
   if (!isRecord(links)) throw new InvalidOptionError(WHERE, 'reviewLinks', 'must be `{ secret, url?, ttlMs? }`')
   const { secret, url, ttlMs } = links
-  const length = typeof secret === 'string' ? new TextEncoder().encode(secret).length : secret instanceof Uint8Array ? secret.length : 0
-  if (length < 32) throw new InvalidOptionError(WHERE, 'reviewLinks.secret', 'must be a string or bytes of at least 32 bytes (e.g. `openssl rand -hex 32`)')
+  const problem = secretProblem(secret)
+  if (problem) throw new InvalidOptionError(WHERE, 'reviewLinks.secret', problem)
   if (url !== undefined && typeof url !== 'function') throw new InvalidOptionError(WHERE, 'reviewLinks.url', 'must be a function of the token')
   return {
     key: reviewLinkKey(secret),
     url: url ?? ((token) => token),
     ttlMs: positiveInteger(ttlMs, 'reviewLinks.ttlMs', DEFAULT_LINK_TTL_MS),
   }
+}
+
+/**
+ * The records' key: `decisions.secret`, else the review links' (derived apart, so neither signs
+ * for the other). Reviewers or audit hooks without either are warned about once: their records
+ * prove nothing against someone who can write the store.
+ */
+function recordKeyOf(options: ChatHandlerOptions<unknown, readonly AnyTool[]>): Promise<CryptoKey> | undefined {
+  const given: DecisionRecordOptions | undefined = options.decisions
+  if (given !== undefined) {
+    if (!isRecord(given)) throw new InvalidOptionError(WHERE, 'decisions', 'must be `{ secret }`')
+    const problem = secretProblem(given.secret)
+    if (problem) throw new InvalidOptionError(WHERE, 'decisions.secret', problem)
+    return keyOf(given.secret)
+  }
+  const linkSecret = isRecord(options.reviewLinks) ? options.reviewLinks.secret : undefined
+  if (linkSecret !== undefined && !secretProblem(linkSecret)) return keyOf(linkSecret)
+  if (options.onApprovalRequested !== undefined || options.onExpired !== undefined || options.onDecision !== undefined) warnOnce(UNSIGNED_RECORDS)
+  return undefined
+}
+
+function keyOf(secret: string | Uint8Array): Promise<CryptoKey> {
+  const key = decisionRecordKey(secret)
+  key.catch(() => {}) // a failure is the first record's to report, not an unhandled rejection at startup
+  return key
+}
+
+const UNSIGNED_RECORDS = {
+  code: 'TOOLGATE_UNSIGNED_DECISIONS',
+  message:
+    'createChatHandler: decisions are recorded without a secret (`decisions: { secret }` or `reviewLinks.secret`): their SHA-256 chain catches accidental edits, but anyone who can write the store can rewrite, append or remove records unseen.',
 }
 
 /** An app's `identify` that returns something other than a principal is a bug of the app: the request fails (500), it is never let through as someone. */

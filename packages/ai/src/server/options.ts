@@ -110,6 +110,14 @@ export interface ChatHandlerOptions<TContext = undefined, TTools extends readonl
    * write; what it throws goes to `onError` and changes nothing.
    */
   readonly onDecision?: (record: DecisionRecord) => void | Promise<void>
+  /**
+   * The secret that signs the decision records (HMAC-SHA-256 under a key derived from it): a
+   * record changed, recomputed, appended or removed by someone who can write the store, but does
+   * not hold this secret, is refused with `DECISION_RECORD_ALTERED` when read. Default: the review
+   * links' secret (`reviewLinks.secret`), when given; without either, records carry a plain
+   * SHA-256 chain, which catches accidental edits only. Keep it out of the store's reach.
+   */
+  readonly decisions?: DecisionRecordOptions
   /** Signed, single-use review links for reviewers (`needsApproval` returning `reviewers`): the secret, the page that opens them, their lifetime. */
   readonly reviewLinks?: ReviewLinkOptions
   /**
@@ -220,6 +228,8 @@ export interface ChatConfig {
   /** The request's principal (`identify`, else anonymous), checked. */
   readonly identify: (request: Request) => Promise<Principal>
   readonly onDecision: ((record: DecisionRecord) => void | Promise<void>) | undefined
+  /** The key the decision records are signed with (`decisions.secret`, else `reviewLinks.secret`); `undefined`: a plain digest chain. */
+  readonly recordKey: Promise<CryptoKey> | undefined
   readonly reviewLinks: { readonly key: Promise<CryptoKey>; readonly url: (token: string) => string; readonly ttlMs: number } | undefined
   readonly onApprovalRequested: ((request: ApprovalRequest) => void | Promise<void>) | undefined
   readonly onExpired: ((approval: ExpiredApproval) => Escalation | undefined | Promise<Escalation | undefined>) | undefined
@@ -234,6 +244,12 @@ export interface DevtoolsRuns {
   of(threadId: string): readonly { readonly runId: string; readonly startedAt: number; readonly kind: string }[]
 }
 
+
+/** `decisions`: how the decision records are signed. */
+export interface DecisionRecordOptions {
+  /** At least 32 bytes of secret (a string of 32+ characters, or bytes), held by the app and never by the store. */
+  readonly secret: string | Uint8Array
+}
 
 // Review links and the requests that carry them (decisions/reviewLinks.ts, decisions/approvalRequests.ts).
 

@@ -190,7 +190,7 @@ export class Run {
       drafts.length > 0
         ? this.#ask(async (head, append) => {
             // Chained on the head as this write finds it: the run is the thread's one writer meanwhile.
-            const decided = await chainDecisions(head.decisions, drafts)
+            const decided = await chainDecisions(head.decisions, drafts, this.config.recordKey)
             return (written = saveStep(head, { fields, append, now: Date.now(), decided }))
           }, true)
         : this.#ask((head, append) => saveStep(head, { fields, append, now: Date.now() }), false)
