@@ -57,7 +57,7 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
     eventLog: threads.events ?? memoryEventLog(),
     liveRuns: new Map(),
     runClock: new RunClock(limits.runLeaseMs),
-    watchers: { count: 0 },
+    watchers: { count: 0, byPrincipal: new Map() },
     limits,
     maxSteps: positiveInteger(options.maxSteps, 'maxSteps', 10),
     authorize,
@@ -228,6 +228,7 @@ function resolveLimits(limits: ChatLimits | undefined): Required<ChatLimits> {
     interruptTtlMs: limits?.interruptTtlMs === 0 ? 0 : positiveInteger(limits?.interruptTtlMs, 'limits.interruptTtlMs', 0),
     watchMs: positiveInteger(limits?.watchMs, 'limits.watchMs', 25_000),
     maxWatchers: positiveInteger(limits?.maxWatchers, 'limits.maxWatchers', 1_000),
+    maxWatchersPerPrincipal: positiveInteger(limits?.maxWatchersPerPrincipal, 'limits.maxWatchersPerPrincipal', 20),
   }
   if (resolved.maxMessageBytes > resolved.maxThreadBytes) {
     throw new InvalidOptionError(WHERE, 'limits.maxMessageBytes', `must not exceed \`limits.maxThreadBytes\` (${resolved.maxThreadBytes})`)

@@ -195,6 +195,12 @@ export interface ChatLimits {
   readonly watchMs?: number
   /** Watches waiting at once in this process at most; one more is refused with 429 `TOO_MANY_WATCHERS`. Default 1,000. */
   readonly maxWatchers?: number
+  /**
+   * Watches one principal (`identify`) may hold at once in this process; one more is refused with
+   * 429 `TOO_MANY_WATCHERS`, and others' watches are not. Default 20. Requests without a principal
+   * (no `identify`) share the anonymous one, which only `maxWatchers` bounds.
+   */
+  readonly maxWatchersPerPrincipal?: number
 }
 
 /** The options with defaults applied, as the runtime uses them. */
@@ -218,7 +224,7 @@ export interface ChatConfig {
   /** Ticks for the live runs: their heartbeats and stop checks. */
   readonly runClock: RunClock
   /** How many `GET ?watch` requests wait now in this process (bounded by `limits.maxWatchers`). */
-  readonly watchers: { count: number }
+  readonly watchers: { count: number; readonly byPrincipal: Map<string, number> }
   readonly middleware: readonly ChatMiddleware[]
   /** Picks the tools declared to each model call; without it, every tool is declared. */
   readonly toolSearch: ToolSearch | undefined
