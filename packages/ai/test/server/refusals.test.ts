@@ -40,6 +40,22 @@ describe('refused answers change nothing', () => {
     expect(ran).toEqual([])
   })
 
+  it('refuses a grant lifetime past a year (or not a safe integer) with 400 naming the field, and takes one of a year (issue 36)', async () => {
+    const { ran, start } = setup()
+    const server = await start()
+    const turn = await server.send('send 500 to Bob')
+    const before = await server.get(turn.threadId)
+    for (const ttlMs of [9007199254740991, 365 * 24 * 3600_000 + 1, 1e300, 0.5]) {
+      const response = await server.post({ threadId: turn.threadId, resume: [{ interruptId: turn.interrupts[0]!.id, approved: true, grant: { ttlMs } }] })
+      expect(await errorOf(response)).toEqual({ status: 400, error: { code: 'INVALID_REQUEST', message: expect.stringContaining('ttlMs'), path: 'resume[0].grant.ttlMs' } })
+    }
+    expect(await server.get(turn.threadId)).toEqual(before)
+    expect(ran).toEqual([])
+    const year = await server.resume(turn.threadId, [{ interruptId: turn.interrupts[0]!.id, approved: true, grant: { ttlMs: 365 * 24 * 3600_000 } }])
+    expect(year.status).toBe(200)
+    expect(ran).toEqual([{ to: 'Bob', amount: 500 }])
+  })
+
   it("refuses an interrupt id of another thread", async () => {
     const { ran, start } = setup()
     const server = await start()
