@@ -170,7 +170,8 @@ function devtoolsRuns(devtools: unknown): DevtoolsRuns | undefined {
   const forced = isRecord(devtools) && devtools.allowInProduction === true
   if (devtools !== true && !forced) throw new InvalidOptionError(WHERE, 'devtools', 'must be `true`, `false` or `{ allowInProduction: true }`')
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.NODE_ENV
-  if (env === 'production' && !forced) {
+  // Any spelling counts: `Production`, `PRODUCTION`, ` production ` all mean the app is in production.
+  if (typeof env === 'string' && env.trim().toLowerCase() === 'production' && !forced) {
     throw new InvalidOptionError(WHERE, 'devtools', 'is refused when NODE_ENV is "production": the panel shows stored arguments and answers; pass `{ allowInProduction: true }` to serve it anyway')
   }
   return recentRuns()

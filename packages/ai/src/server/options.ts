@@ -144,7 +144,7 @@ export interface ChatHandlerOptions<TContext = undefined, TTools extends readonl
   /**
    * Serves the devtools panel (`@toolgate/ai-react/devtools`) the thread as the server holds it, on
    * `GET ?threadId=&devtools`, to readers `authorize` lets read the thread; events carry AG-UI
-   * `timestamp`s for its timeline. Default `false`. Refused when `NODE_ENV` is `production`
+   * `timestamp`s for its timeline. Default `false`. Refused when `NODE_ENV` is `production` (any case, spaces around ignored)
    * unless `{ allowInProduction: true }`: it shows stored arguments, answers and leases.
    */
   readonly devtools?: boolean | { readonly allowInProduction: true }
