@@ -1,4 +1,5 @@
 import { errorResponse } from './http/responses.ts'
+import { echoed } from '../util/capText.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { resolveConfig } from './config.ts'
 import type { ChatConfig, ChatHandlerOptions, ContextOption, ToolsContext } from './options.ts'
@@ -103,7 +104,7 @@ function answerOf(config: ChatConfig, request: Request): Promise<Response> {
   if (isTanStackRequest(request)) return answerTanStack(config, request, post)
   if (request.method === 'POST') return post(config, request)
   if (request.method === 'GET') return read(config, request)
-  throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${request.method}`)
+  throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${echoed(request.method)}`)
 }
 
 /** The `code` of a JSON refusal, read from a copy so the response goes out whole. */

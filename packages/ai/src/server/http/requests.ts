@@ -1,4 +1,5 @@
 import { isRecord } from '../../util/isRecord.ts'
+import { capText } from '../../util/capText.ts'
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../util/jsonDepth.ts'
 import type { PostRequest, MessageRequest, ResumeAnswer, ResumeRequest } from '../../protocol/requests.ts'
 import type { GrantRequest } from '../../protocol/decisions.ts'
@@ -277,7 +278,7 @@ function parseJson(text: string): unknown {
   try {
     return JSON.parse(text)
   } catch (error) {
-    throw new HttpError(400, 'INVALID_JSON', `The body is not valid JSON: ${(error as Error).message}`)
+    throw new HttpError(400, 'INVALID_JSON', `The body is not valid JSON: ${capText((error as Error).message, 200)}`)
   }
 }
 

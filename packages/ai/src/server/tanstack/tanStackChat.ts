@@ -1,4 +1,5 @@
 import type { ChatConfig } from '../options.ts'
+import { echoed } from '../../util/capText.ts'
 import { HttpError } from '../errors.ts'
 import type { ThreadSnapshot } from '../../protocol/thread.ts'
 import { read } from '../http/reads.ts'
@@ -34,7 +35,7 @@ export async function answerTanStack(
 ): Promise<Response> {
   if (request.method === 'POST') return answerTold(request, TANSTACK_FRAMES, () => post(config, request), asTanStackStream)
   if (request.method === 'GET') return readForTanStack(config, fetchRequest(request))
-  throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${request.method}`)
+  throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${echoed(request.method)}`)
 }
 
 /**
