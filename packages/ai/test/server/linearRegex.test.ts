@@ -30,6 +30,12 @@ const cases: [string, string[]][] = [
   ['^\\s*\\S+\\s*$', ['  x  ', ' x y ']],
   ['^[\\]\\-\\\\]+$', [']-\\', 'a']],
   ['\\/\\*', ['a/*b', 'a*/']],
+  // Overlapping adjacent quantifiers (issue 36): a backtracking engine tries every split of the input between them.
+  ['(a|a)*b', ['aaab', 'aaa', 'b', '']],
+  ['a*a*a*b', ['aaab', 'aaa', 'xb']],
+  ['(\\d+)+x', ['12x', '123', 'x']],
+  ['\\w*\\d*\\w*$', ['ab12cd', 'ab!', '']],
+  ['^\\w*\\d*\\w*$', ['ab12cd', 'ab!']],
 ]
 
 describe('linearRegex', () => {
@@ -37,6 +43,20 @@ describe('linearRegex', () => {
     const linear = linearRegex(pattern)
     const platform = new RegExp(pattern, 'u')
     for (const input of inputs) expect([input, linear.test(input)]).toEqual([input, platform.test(input)])
+  })
+
+  it.each([
+    ['(a|a)*b', 'a', false],
+    ['(a|a)*b', 'a', true, 'b'],
+    ['a*a*a*b', 'a', false],
+    ['(\\d+)+x', '1', false],
+    ['(\\d+)+x', '1', true, 'x'],
+    ['^\\w*\\d*\\w*$', 'a1', false, '!'],
+    ['\\w*\\d*\\w*$', 'a1', true, '!'],
+    ['^(a+)+$', 'a', false, '!'],
+  ] as [string, string, boolean, string?][])('answers %s on 100,000 characters of %j (then %j) as the language says', (pattern, unit, expected, tail = '') => {
+    // Hostile inputs a backtracking engine would not finish: the automaton's answer, by what the pattern means.
+    expect(linearRegex(pattern).test(`${unit.repeat(100_000 / unit.length)}${tail}`)).toBe(expected)
   })
 
   it('refuses what it cannot run in linear time', () => {
