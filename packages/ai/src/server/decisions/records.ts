@@ -91,11 +91,11 @@ export function checkShown(records: readonly DecisionRecord[], head: ThreadHead,
   const kept = new Map<string, string[]>()
   for (const record of records) {
     const texts = kept.get(record.toolCallId) ?? []
-    texts.push(canonicalJson(summaryOf(record)))
+    texts.push(identity(record))
     kept.set(record.toolCallId, texts)
   }
   const shown = (toolCallId: string, summary: DecisionSummary | undefined) => {
-    if (summary && !kept.get(toolCallId)?.includes(canonicalJson(summary))) {
+    if (summary && !kept.get(toolCallId)?.includes(identity(summary))) {
       throw altered(`the thread shows call "${toolCallId}" ${summary.decision} by "${summary.by?.id}" at ${summary.at}, and no record of it is kept`, records.length)
     }
   }
@@ -135,6 +135,11 @@ export function summaryOf(record: DecisionRecord): DecisionSummary {
     ...(editedFields === undefined ? {} : { editedFields }),
     ...(grantId === undefined ? {} : { grantId }),
   }
+}
+
+/** What names a decision wherever it is shown: what, who, when, how (the record holds the rest). */
+function identity({ decision, by, at, channel }: DecisionSummary): string {
+  return canonicalJson([decision, by, at, channel])
 }
 
 /** What reading the records needs of the handler: the store, and the records' key when the app gave a secret. */
