@@ -9,6 +9,7 @@ import { reviewLinkKey } from './decisions/reviewLinks.ts'
 import { DEFAULT_LINK_TTL_MS } from './decisions/approvalRequests.ts'
 import type { ChatConfig, ChatHandlerOptions, ChatLimits, DecisionRecordOptions, DevtoolsRuns, ReviewLinkOptions } from './options.ts'
 import { decisionRecordKey, secretProblem } from './decisions/recordKey.ts'
+import { UNSIGNED_DECISIONS, warnOnce } from './warnings.ts'
 import { recentRuns } from './devtools/recentRuns.ts'
 import { checkContext } from './run/context.ts'
 import { middlewareProblem } from './run/middleware.ts'
@@ -128,7 +129,7 @@ function recordKeyOf(options: ChatHandlerOptions<unknown, readonly AnyTool[]>): 
   }
   const linkSecret = isRecord(options.reviewLinks) ? options.reviewLinks.secret : undefined
   if (linkSecret !== undefined && !secretProblem(linkSecret)) return keyOf(linkSecret)
-  if (options.onApprovalRequested !== undefined || options.onExpired !== undefined || options.onDecision !== undefined) warnOnce(UNSIGNED_RECORDS)
+  if (options.onApprovalRequested !== undefined || options.onExpired !== undefined || options.onDecision !== undefined) warnOnce(UNSIGNED_DECISIONS)
   return undefined
 }
 
@@ -138,11 +139,6 @@ function keyOf(secret: string | Uint8Array): Promise<CryptoKey> {
   return key
 }
 
-const UNSIGNED_RECORDS = {
-  code: 'TOOLGATE_UNSIGNED_DECISIONS',
-  message:
-    'createChatHandler: decisions are recorded without a secret (`decisions: { secret }` or `reviewLinks.secret`): their SHA-256 chain catches accidental edits, but anyone who can write the store can rewrite, append or remove records unseen.',
-}
 
 /** An app's `identify` that returns something other than a principal is a bug of the app: the request fails (500), it is never let through as someone. */
 function checkPrincipal(principal: unknown): Principal {
@@ -192,17 +188,6 @@ const LOCAL_ATTACHMENTS = {
   code: 'TOOLGATE_LOCAL_ATTACHMENTS',
   message:
     'createChatHandler: `attachments` is a memoryAttachmentStore() beside a thread store shared by every instance: a file a tool returns is served only by the instance that made it. Leave `attachments` out to keep files in the thread store.',
-}
-
-const warned = new Set<string>()
-
-/** A warning on Node's channel (`process.on('warning')`, `--no-warnings`), or the console elsewhere; once per process. */
-function warnOnce({ code, message }: { code: string; message: string }): void {
-  if (warned.has(code)) return
-  warned.add(code)
-  const node = (globalThis as { process?: { emitWarning?: (message: string, options: { code: string }) => void } }).process
-  if (typeof node?.emitWarning === 'function') node.emitWarning(message, { code })
-  else console.warn(`[toolgate] ${message}`)
 }
 
 function frontendToolNames(names: unknown, tools: ToolRegistry): ReadonlySet<string> {

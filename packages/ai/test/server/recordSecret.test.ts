@@ -1,4 +1,6 @@
+import * as v from 'valibot'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { toolDefinition } from '@toolgate/ai'
 import { createChatHandler, memoryStore, scriptedModel, verifyDecisionRecords, type ThreadStore } from '@toolgate/ai/server'
 import type { DecisionRecord } from '@toolgate/ai/protocol'
 import { transferDef } from './fixtures.ts'
@@ -39,14 +41,27 @@ describe('decisions: { secret }', () => {
     expect(() => createChatHandler({ model, decisions: 'x' as never })).toThrow(/decisions/)
   })
 
-  it('warns once at start when decisions are recorded without a secret, and not with one', () => {
+  it('warns once when decisions are recorded without a secret (a call first waiting for reviewers, or audit hooks at start), never with one', async () => {
     const warnings: string[] = []
     vi.spyOn(process, 'emitWarning').mockImplementation(((_message: string, options: { code: string }) => void warnings.push(options.code)) as never)
     createChatHandler({ model, onDecision: () => {}, decisions: { secret: SECRET } })
     createChatHandler({ model, onApprovalRequested: () => {}, reviewLinks: { secret: SECRET } })
+    const reviewer = toolDefinition({
+      name: 'transfer_money',
+      description: 'Sends money',
+      inputSchema: v.object({ to: v.string(), amount: v.number() }),
+      needsApproval: () => ({ reason: 'finance decides', reviewers: { roles: ['finance'] } }),
+    }).server(async () => ({ receipt: 'r' }))
+    const signed = await startServer({ model, tools: [reviewer], decisions: { secret: SECRET } })
+    await signed.send('send 500')
     expect(warnings).toEqual([])
+    // No hooks, so nothing to say at start; the first call that waits for reviewers says it.
+    const unsigned = await startServer({ model, tools: [reviewer] })
+    expect(warnings).toEqual([])
+    await unsigned.send('send 500')
+    expect(warnings).toEqual(['TOOLGATE_UNSIGNED_DECISIONS'])
+    await unsigned.send('send 600')
     createChatHandler({ model, onDecision: () => {} })
-    createChatHandler({ model, onApprovalRequested: () => {} })
     expect(warnings).toEqual(['TOOLGATE_UNSIGNED_DECISIONS'])
   })
 
