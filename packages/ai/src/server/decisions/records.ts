@@ -175,7 +175,8 @@ export async function checkShownDecisions(reader: RecordReader, head: ThreadHead
 }
 
 function showsDecisions(head: ThreadHead, messages: readonly ThreadMessage[]): boolean {
-  if (head.step && (head.step.results.length > 0 || head.step.interrupts.some((interrupt) => interrupt.answer || interrupt.approvals || interrupt.escalations))) return true
+  const { step } = head
+  if (step && (step.results.some((result) => result.decision) || step.interrupts.some((interrupt) => interrupt.answer || interrupt.approvals || interrupt.escalations))) return true
   return messages.some((message) => message.role === 'tool' && message.decision !== undefined)
 }
 
