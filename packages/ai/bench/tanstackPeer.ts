@@ -10,7 +10,7 @@ import { STREAMED_ARG_DELTAS, STREAMED_TEXT_DELTAS, argDeltas, nextLoopTurn, tex
 
 let tick = 0
 
-function adapterFor(workload: Workload): AnyTextAdapter {
+export function adapterFor(workload: Workload): AnyTextAdapter {
   return {
     kind: 'text',
     name: 'scripted',
@@ -52,10 +52,9 @@ function adapterFor(workload: Workload): AnyTextAdapter {
   } as unknown as AnyTextAdapter
 }
 
-/** A Fetch handler answering one TanStack turn of `workload` as SSE, for `weather`'s `get_weather`. */
-export function tanstackHandler(weather: AnyTool, workload: Workload = 'weather'): (message: string) => Response {
+/** A Fetch handler answering one TanStack turn of `workload` as SSE, for `weather`'s `get_weather` (its scripted adapter, or the one given: a real provider's). */
+export function tanstackHandler(weather: AnyTool, workload: Workload = 'weather', adapter: AnyTextAdapter = adapterFor(workload)): (message: string) => Response {
   const tools = [toTanStackTool(weather as never)]
-  const adapter = adapterFor(workload)
   return (message) => toServerSentEventsResponse(chat({ adapter, messages: [{ role: 'user', content: message }], tools }))
 }
 

@@ -120,12 +120,14 @@ export interface Instance {
 
 /**
  * What an instance serves: Toolgate's chat handler (memory store, or Redis), TanStack AI's `chat()`,
- * and the two floors, which answer every turn with the frames a Toolgate turn wrote, in the same
- * chunks, one chunk per turn of the event loop: `fetch-floor` through `toNodeHandler` from a Fetch
- * handler that reads the JSON body and returns them as a `ReadableStream`, `bare` from `node:http`
- * alone (what the machine needs to parse the request and write the frames).
+ * the AI SDK 7's `streamText` + `pipeUIMessageStreamToResponse` (bench/aiSdkPeer.ts), and two floors:
+ * `needed` does the turn's needed work and a memory thread's three commits in plain code
+ * (bench/neededFloor.ts), `bare` answers with the frames a Toolgate turn wrote, in as many writes,
+ * from `node:http` alone (what the machine needs to parse the request and write the frames).
+ * `aimock` serves OpenAI Chat Completions streaming for the weather turn (the model over HTTP:
+ * MODEL_URL points Toolgate and TanStack at it).
  */
-export type Serve = 'toolgate' | 'toolgate-redis' | 'tanstack' | 'fetch-floor' | 'bare'
+export type Serve = 'toolgate' | 'toolgate-redis' | 'tanstack' | 'ai-sdk' | 'needed' | 'bare' | 'aimock'
 
 /**
  * Starts bench/instance.ts in its own process serving `serve`: the server under test gets its own
