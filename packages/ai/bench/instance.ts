@@ -132,6 +132,8 @@ async function toolgateNodeWrites(): Promise<(string | Uint8Array)[]> {
 if (process.env.TURN_COUNTS) await import('./turnCountsHook.ts')
 
 const server = createServer(await listener())
+// Longer than any wait of the load generator's: a kept socket closed as it is reused would fail a turn (ECONNRESET).
+server.keepAliveTimeout = 120_000
 server.listen(0, '127.0.0.1', () => console.log(`port ${(server.address() as AddressInfo).port}`))
 // 'profile-start' and 'profile-stop' (bench/profile.ts): a CPU profile of what happens in between,
 // so start-up and warm-up stay out of it; the profile goes back as the reply.

@@ -17,6 +17,8 @@ import { checkTanstackTurn } from './tanstackPeer.ts'
 import { STREAMED_ARG_DELTAS, STREAMED_TEXT_DELTAS, measure, postJson, startInstance, weather, type Instance, type MeasureLimits, type Workload } from './workload.ts'
 
 const LIMITS = { warmup: 300, maxTurns: 3000, budgetMs: 1500 }
+/** SERVER_BENCH=http (or weather, streaming, in-process, comma-separated): only those parts. */
+const parts = new Set((process.env.SERVER_BENCH ?? 'in-process,weather,streaming,http').split(','))
 
 const transfer = toolDefinition({
   name: 'transfer_money',
@@ -73,7 +75,7 @@ const scenarios: Record<string, () => Promise<void>> = {
 }
 
 console.log(`server.bench: completed turns per second over loopback (node ${process.version}, ≤${LIMITS.maxTurns} turns or ${LIMITS.budgetMs} ms each)`)
-for (const [name, turn] of Object.entries(scenarios)) {
+for (const [name, turn] of Object.entries(parts.has('in-process') ? scenarios : {})) {
   for (const concurrency of [1, 8]) {
     const { done, ms, perSecond } = await measure(turn, concurrency, LIMITS)
     console.log(`  ${name.padEnd(34)} concurrency ${String(concurrency).padStart(2)}: ${perSecond.toFixed(0).padStart(6)} turns/s  (${done} turns in ${ms.toFixed(0)} ms)`)
@@ -185,22 +187,24 @@ async function compareWorkload(workload: Workload, concurrencies: readonly numbe
   })
 }
 
+
 console.log(`\n  each server in its own process; server CPU per turn (its own process.cpuUsage(), less its scripted model), median of ${ROUNDS} interleaved rounds; toolgate ÷ each as the median ratio (its range over the rounds)`)
 console.log('  goals: ≤ 0.5× TanStack chat(), ≤ 0.25× AI SDK 7 streamText, ≤ 1.5× the needed+thread floor (2.0× the line not to cross)')
-console.log('\n  one server tool per turn (two model steps), CPU per turn:')
-await compareWorkload('weather', [1, 8, 32], { warmup: 300, maxTurns: 3000, budgetMs: 1500 }, (cpu) => `${cpu.toFixed(3)} ms`)
+if (parts.has('weather')) console.log('\n  one server tool per turn (two model steps), CPU per turn:')
+if (parts.has('weather')) await compareWorkload('weather', [1, 8, 32], { warmup: 300, maxTurns: 3000, budgetMs: 1500 }, (cpu) => `${cpu.toFixed(3)} ms`)
 
 for (const [workload, deltas, what] of [
   ['text', STREAMED_TEXT_DELTAS, 'text deltas'],
   ['args', STREAMED_ARG_DELTAS, 'tool-argument deltas (then the tool runs and the model answers)'],
 ] as const) {
+  if (!parts.has('streaming')) break
   console.log(`\n  streaming: a turn of ${deltas} ${what}, one per turn of the event loop; CPU per streamed delta (the turn's ÷ ${deltas}):`)
-  await compareWorkload(workload, [1, 8, 32], { warmup: 20, maxTurns: 300, budgetMs: 1500 }, (cpu) => `${((cpu / deltas) * 1000).toFixed(2)} µs`)
+  await compareWorkload(workload, [1, 8], { warmup: 20, maxTurns: 300, budgetMs: 1500 }, (cpu) => `${((cpu / deltas) * 1000).toFixed(2)} µs`)
 }
 
 // The model over HTTP: aimock serving OpenAI Chat Completions streaming (its own process), the same
 // for Toolgate's openAIChatModel and TanStack's OpenAI Chat Completions adapter; nothing taken off.
-{
+if (parts.has('http')) {
   const mock = await startInstance('aimock')
   const url = mock.url.replace(/\/$/, '')
   console.log(`\n  the model over HTTP (aimock serving OpenAI Chat Completions streaming, its own process), one server tool per turn, CPU per turn (goal: toolgate ≤ 0.75× TanStack):`)

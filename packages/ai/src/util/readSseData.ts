@@ -12,17 +12,17 @@ export interface ReadSseOptions {
  * A Server-Sent Events parser fed text as it arrives: calls `onEvent` with the `data` of each event
  * (lines joined by `\n`, as the spec says) and its `id` field. Other fields and comments are skipped.
  * Lines may be cut anywhere between pieces, even between `\r` and `\n`; each piece is scanned once.
- * `end` ends the body: with `flushAtEnd`, an event cut off before its blank line still counts.
+ * `flush` at the body's end: an event cut off before its blank line still counts.
  * Used on a web stream (`readSseData`) and, on Node, on an `IncomingMessage`'s decoded chunks.
  */
-export function sseParser(onEvent: (data: string, id: string | undefined) => void): (text: string, end?: 'flush' | 'drop') => void {
+export function sseParser(onEvent: (data: string, id: string | undefined) => void): (text: string, flush?: boolean) => void {
   // Plain locals rather than a class: private fields survive minification, and this ships to browsers.
   let partial = ''
   let skipLf = false
   let data: string[] = []
   let id: string | undefined
-  return (text, end) => {
-    if (end === 'flush') text += '\n\n'
+  return (text, flush) => {
+    if (flush) text += '\n\n'
     let start = skipLf && text.charCodeAt(0) === 0x0a ? 1 : 0
     skipLf = false
     for (let i = start; i < text.length; i++) {
@@ -36,7 +36,7 @@ export function sseParser(onEvent: (data: string, id: string | undefined) => voi
       }
       start = i + 1
       if (line === '') {
-        if (data.length > 0) onEvent(data.length === 1 ? data[0]! : data.join('\n'), id)
+        if (data.length > 0) onEvent(data.join('\n'), id)
         data = []
         id = undefined
       } else if (line.startsWith('id:')) id = line.slice(line.charCodeAt(3) === 0x20 ? 4 : 3)
@@ -68,12 +68,11 @@ export async function* readSseData(
   try {
     for (;;) {
       const { done, value } = await reader.read()
-      feed(decoder.decode(value, { stream: !done }), done ? (flushAtEnd ? 'flush' : 'drop') : undefined)
-      for (let i = 0; i < events.length; i++) {
-        onId?.(events[i]![1])
-        yield events[i]![0]
+      feed(decoder.decode(value, { stream: !done }), done && flushAtEnd)
+      for (const [data, id] of events.splice(0)) {
+        onId?.(id)
+        yield data
       }
-      events.length = 0
       if (done) return
     }
   } finally {

@@ -120,7 +120,7 @@ function events(provider: string, request: ClientRequest, response: IncomingMess
   response.setEncoding('utf8')
   response.on('data', onData)
   response.once('end', () => {
-    feed('', 'flush')
+    feed('', true)
     ended = true
     notify()
   })
