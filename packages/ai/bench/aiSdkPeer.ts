@@ -100,7 +100,7 @@ function valibot<T extends v.GenericSchema>(schema: T, json: Record<string, unkn
 
 /** Throws unless an AI SDK turn's UI message stream finished with the model's answer. */
 export function checkAiSdkTurn(text: string, workload: Workload = 'weather'): void {
-  const ending = { weather: 'It is 5°C.', text: '"finish"', args: 'Done.', hello: 'Hello.' }[workload]
+  const ending = { weather: 'It is 5°C.', text: '"finish"', args: 'Done.', hello: 'Hello.', hold: 'Hold on.' }[workload]
   const ranTool = workload === 'weather' || workload === 'args'
   if (!text.includes(ending) || !text.includes('"type":"finish"') || (ranTool && !text.includes('"tool-output-available"'))) {
     throw new Error(`AI SDK turn did not finish: ${text.slice(-300)}`)

@@ -142,6 +142,11 @@ const post = (method: string, params?: object) =>
   new Promise<any>((resolve, reject) => inspector!.post(method, params, (error, result) => (error ? reject(error) : resolve(result))))
 process.on('message', async (message) => {
   if (message === 'cpu') process.send!(process.cpuUsage())
+  // 'memory' (bench/memory.bench.ts, with INSTANCE_FLAGS=--expose-gc): the process's memory after a full collection.
+  if (message === 'memory') {
+    ;(globalThis as { gc?: () => void }).gc?.()
+    process.send!(process.memoryUsage())
+  }
   if (message === 'profile-start') {
     inspector = new Session()
     inspector.connect()

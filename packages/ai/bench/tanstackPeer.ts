@@ -60,6 +60,6 @@ export function tanstackHandler(weather: AnyTool, workload: Workload = 'weather'
 
 /** Throws unless a TanStack turn's SSE text finished with the model's answer. */
 export function checkTanstackTurn(text: string, workload: Workload = 'weather'): void {
-  const ending = { weather: 'It is 5°C.', text: '"RUN_FINISHED"', args: 'Done.', hello: 'Hello.' }[workload]
+  const ending = { weather: 'It is 5°C.', text: '"RUN_FINISHED"', args: 'Done.', hello: 'Hello.', hold: 'Hold on.' }[workload]
   if (!text.includes(ending) || !text.includes('"RUN_FINISHED"')) throw new Error(`TanStack turn did not finish: ${text.slice(-200)}`)
 }
