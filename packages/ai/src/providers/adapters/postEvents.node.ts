@@ -16,17 +16,34 @@ export const agents = { http: new HttpAgent({ keepAlive: true }), https: new Htt
 /** Events parsed but not yet read beyond which the socket is paused (back-pressure on a slow reader). */
 const HIGH_WATER = 256
 
+/** Where undici keeps the dispatcher `fetch` uses (`setGlobalDispatcher`): the default one is an `Agent`. */
+const GLOBAL_DISPATCHER = Symbol.for('undici.globalDispatcher.1')
+
 export function postEvents(options: PostOptions): Promise<AsyncIterable<string>> {
-  if (options.fetch) return fetchPostEvents(options)
+  if (options.fetch || fetchIsRouted()) return fetchPostEvents(options)
   const { signal } = options
   signal.throwIfAborted()
   const body = JSON.stringify(options.body)
   return send(options, body, true)
 }
 
+/**
+ * An app that routed `fetch` elsewhere (`setGlobalDispatcher` with a `ProxyAgent`, an
+ * `EnvHttpProxyAgent`, a test's `MockAgent`) meant its provider calls too: they keep going through `fetch`.
+ */
+function fetchIsRouted(): boolean {
+  const dispatcher = (globalThis as Record<symbol, unknown>)[GLOBAL_DISPATCHER]
+  return dispatcher !== undefined && (dispatcher as object | null)?.constructor?.name !== 'Agent'
+}
+
 function send(options: PostOptions, body: string, mayRetryStale: boolean): Promise<AsyncIterable<string>> {
   const { provider, signal } = options
-  const url = new URL(options.url)
+  let url: URL
+  try {
+    url = new URL(options.url)
+  } catch (error) {
+    return Promise.reject(networkError(provider, error))
+  }
   const secure = url.protocol === 'https:'
   if (!secure && url.protocol !== 'http:') return Promise.reject(networkError(provider, new TypeError(`unsupported protocol ${url.protocol}`)))
   return new Promise((resolve, reject) => {

@@ -153,6 +153,23 @@ describe('the provider transport on Node', () => {
     expect(urls).toEqual([`${baseURL}/chat/completions`])
   })
 
+  it('keeps to fetch when the app routed it elsewhere (setGlobalDispatcher: a proxy, a MockAgent)', async () => {
+    const key = Symbol.for('undici.globalDispatcher.1')
+    const global = globalThis as unknown as Record<symbol, unknown> & { fetch: typeof fetch }
+    const [dispatcher, original] = [global[key], global.fetch]
+    const urls: string[] = []
+    global[key] = new (class ProxyAgent {})()
+    // The routed fetch answers itself (this fake dispatcher routes nowhere).
+    global.fetch = (async (url: string) => (urls.push(url), new Response(sse([delta('proxied'), finish, '[DONE]'])))) as typeof fetch
+    try {
+      expect(text(await collect(openAI()))).toBe('proxied')
+      expect(urls).toEqual([`${baseURL}/chat/completions`])
+    } finally {
+      global[key] = dispatcher
+      global.fetch = original
+    }
+  })
+
   it('counts a last event the provider cut off before its blank line (Anthropic)', async () => {
     answer = (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' })
