@@ -79,7 +79,7 @@ for (const { name, make } of stores) {
     const [start, first, second] = await park(store, PARKED)
     const perFirst = (first! - start!) / PARKED[0]!
     const perMore = (second! - first!) / PARKED[1]!
-    const note = name === 'memory' ? 'the memory store keeps each thread in the process: this is the thread' : 'the thread lives in Redis; what stays is the thread cache, bounded at 1,000 threads'
+    const note = name === 'memory' ? 'the memory store keeps each thread in the process, at most maxThreads (10,000 by default; past it the oldest go)' : 'the thread lives in Redis; what stays is the thread cache, bounded at 1,000 threads'
     console.log(`  ${name.padEnd(7)} first ${PARKED[0]!.toLocaleString('en-US')}: ${kb(perFirst)} each; the next ${PARKED[1]!.toLocaleString('en-US')}: ${kb(perMore)} each (${note})`)
   } finally {
     await close()
