@@ -5,7 +5,8 @@ import type { ChatConfig } from '../options.ts'
 import { endedWaits, settleInterrupts, unanswered } from '../run/interrupts.ts'
 import { RunStopped } from '../run/Run.ts'
 import { recoverLostRun } from '../thread/recovery.ts'
-import { isRunning, loadHead, updateThread } from '../thread/thread.ts'
+import { isRunning, loadHead } from '../thread/thread.ts'
+import { updateThread } from '../thread/writer/index.ts'
 import type { StoredInterrupt } from '../thread/threadStore.ts'
 import { cancelStep, requestStop } from '../thread/transitions.ts'
 import { recordOutcomes } from '../decisions/records.ts'
@@ -26,15 +27,23 @@ export async function stopRun(config: ChatConfig, request: Request, body: StopRe
     if (unanswered(head.step).length === 0) return jsonResponse(200, stopAccepted(head.id, false))
     return cancelWaiting(config, request, head.id)
   }
+  return jsonResponse(200, stopAccepted(head.id, await stopActiveRun(config, head.id, runId)))
+}
+
+/**
+ * Stops run `runId` of the thread: at once when this process runs it, else by asking for it in the
+ * head (`requestStop`), where the run's instance finds it within a second. Whether it was asked to stop.
+ */
+export async function stopActiveRun(config: ChatConfig, threadId: string, runId: string): Promise<boolean> {
   const local = config.liveRuns.get(runId)
   if (local) {
     local.abort(new RunStopped())
-    return jsonResponse(200, stopAccepted(head.id, true))
+    return true
   }
-  const { change } = await updateThread(config.store, body.threadId, (current) =>
+  const { change } = await updateThread(config.store, threadId, (current) =>
     current.activeRun?.runId === runId && isRunning(current, config.limits.runLeaseMs) ? requestStop(current, { runId }) : { head: {} },
   )
-  return jsonResponse(200, stopAccepted(head.id, 'stopRequested' in change.head))
+  return 'stopRequested' in change.head
 }
 
 function stopAccepted(threadId: string, stopped: boolean, cancelled?: readonly string[]): StopAccepted {
