@@ -71,10 +71,10 @@ function linkPrincipal(claims: ReviewClaims, identified: Principal): Principal {
   if ('user' in claims.reviewer) {
     if (anonymous) return { id: claims.reviewer.user }
     if (identified.id === claims.reviewer.user) return identified
-    throw new HttpError(403, 'NOT_A_REVIEWER', `This review link is for "${claims.reviewer.user}", not "${identified.id}"`, 'review')
+    throw new HttpError(403, 'NOT_A_REVIEWER', `This review link is for "${claims.reviewer.user}"; you are signed in as "${identified.id}"`, 'review')
   }
   if (!isReviewer({ roles: [claims.reviewer.role] }, identified)) {
-    throw new HttpError(403, 'NOT_A_REVIEWER', `This review link is for someone in role "${claims.reviewer.role}"; ${anonymous ? 'sign in first' : `"${identified.id}" is not`}`, 'review')
+    throw new HttpError(403, 'NOT_A_REVIEWER', anonymous ? `This review link is for someone in role "${claims.reviewer.role}": sign in first` : `This review link is for someone in role "${claims.reviewer.role}", and "${identified.id}" is not in it`, 'review')
   }
   return identified
 }
