@@ -24,21 +24,20 @@ const personOf = (request: Request) => PEOPLE[/(?:^|;\s*)demo_user=(\w+)/.exec(r
 /** What onApprovalRequested handed the app: the demo's outbox of review links (a real app posts them to Slack or email). */
 const reviewOutbox: ApprovalRequest[] = []
 
-const chat = toNodeHandler(
-  createChatHandler({
-    model,
-    tools: chatTools,
-    // AG-UI frontend tools a page may declare and run itself (CopilotKit's useFrontendTool and
-    // useHumanInTheLoop in e2e/frontends/copilotkit/); the demo's own UI declares none.
-    frontendTools: ['set_background', 'confirm_plan'],
-    store,
-    identify: personOf,
-    reviewLinks: { secret: process.env.REVIEW_LINK_SECRET ?? 'toolgate-demo-review-secret-not-for-production', url: (token) => `/review?token=${token}` },
-    onApprovalRequested: (request) => void reviewOutbox.unshift(request),
-    // The devtools panel reads threads through the handler; a production deployment serves nothing for it.
-    devtools: process.env.NODE_ENV !== 'production',
-  }),
-)
+const handler = createChatHandler({
+  model,
+  tools: chatTools,
+  // AG-UI frontend tools a page may declare and run itself (CopilotKit's useFrontendTool and
+  // useHumanInTheLoop in e2e/frontends/copilotkit/); the demo's own UI declares none.
+  frontendTools: ['set_background', 'confirm_plan'],
+  store,
+  identify: personOf,
+  reviewLinks: { secret: process.env.REVIEW_LINK_SECRET ?? 'toolgate-demo-review-secret-not-for-production', url: (token) => `/review?token=${token}` },
+  onApprovalRequested: (request) => void reviewOutbox.unshift(request),
+  // The devtools panel reads threads through the handler; a production deployment serves nothing for it.
+  devtools: process.env.NODE_ENV !== 'production',
+})
+const chat = toNodeHandler(handler)
 const serveApp = serveStatic(fileURLToPath(new URL('../dist', import.meta.url)))
 const catalog = JSON.stringify(toJsonSchemaCatalog(chatTools))
 
@@ -47,6 +46,8 @@ const server = createServer((request, response) => {
   if (pathname === '/api/chat') return chat(request, response)
   if (pathname === '/api/tools') return sendJson(response, catalog)
   if (pathname === '/api/reviews') return sendJson(response, JSON.stringify(reviewOutbox))
+  // The grants of a thread ("Allow for this conversation"), for the chat to show each with a revoke.
+  if (pathname === '/api/grants') return void grantsOf(new URL(request.url ?? '/', 'http://localhost').searchParams.get('threadId'), response)
   // Lets the e2e suite check what a server tool really did; never exposed outside tests.
   if (pathname === '/api/outbox' && testHooks) return sendJson(response, JSON.stringify(outbox))
   if (pathname === '/api/bookings' && testHooks) return sendJson(response, JSON.stringify(bookings))
@@ -55,6 +56,14 @@ const server = createServer((request, response) => {
     response.writeHead(500).end('Internal error')
   })
 })
+
+async function grantsOf(threadId: string | null, response: import('node:http').ServerResponse) {
+  try {
+    sendJson(response, JSON.stringify(threadId ? await handler.grants(threadId) : []))
+  } catch {
+    sendJson(response, '[]') // an unknown thread has none
+  }
+}
 
 function sendJson(response: import('node:http').ServerResponse, body: string) {
   response.writeHead(200, { 'content-type': 'application/json' })

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createChatClient } from '@toolgate/ai/client'
-import { createChatHandler, scriptedModel, type Principal } from '@toolgate/ai/server'
+import { createChatHandler, scriptedModel } from '@toolgate/ai/server'
+import type { Principal } from '@toolgate/ai/protocol'
 import { inProcess, share, toolCalls, transfer, transferServer } from './helpers.ts'
 
 // The decision a call shows (who decided, when, by which channel) is the same live as after a

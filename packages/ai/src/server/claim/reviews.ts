@@ -7,7 +7,8 @@ import { toWire, unanswered } from '../run/interrupts.ts'
 import { startDetachedRun } from '../run/startRun.ts'
 import { summaryOf } from '../decisions/records.ts'
 import { verifyReviewLink, type ReviewClaims } from '../decisions/reviewLinks.ts'
-import { isReviewer } from '../decisions/reviewers.ts'
+import { checkReviewer, isReviewer } from '../decisions/reviewers.ts'
+import type { StoredInterrupt } from '../thread/threadStore.ts'
 import { digestOf } from '../../util/digest.ts'
 import { storeAnswers } from './resume.ts'
 import type { Answerer } from './answers.ts'
@@ -40,8 +41,8 @@ export async function decideDetached(config: ChatConfig, request: Request, body:
   return { threadId: head.id, interruptId: recorded.interruptId, decision: summaryOf(recorded), resumed: change.start !== undefined }
 }
 
-/** `GET ?review=<token>`: what the link's reviewer decides on. Changes nothing. */
-export async function reviewView(config: ChatConfig, token: string): Promise<Response> {
+/** `GET ?review=<token>`: what the link's reviewer decides on, and why the one who opened it may not, if so. Changes nothing. */
+export async function reviewView(config: ChatConfig, request: Request, token: string): Promise<Response> {
   const claims = await claimsOf(config, token)
   const head = await config.store.head(claims.threadId)
   if (!head) throw threadNotFound(claims.threadId)
@@ -52,8 +53,20 @@ export async function reviewView(config: ChatConfig, token: string): Promise<Res
   if ((await digestOf(interrupt.proposed ?? interrupt.input)) !== claims.argsDigest) {
     throw new HttpError(409, 'ARGUMENTS_CHANGED', `The arguments of "${interrupt.toolName}" changed since this review link was made; it no longer applies`, 'review')
   }
-  const view: ReviewView = { threadId: head.id, interrupt: toWire(interrupt, config.tools), linkExpiresAt: new Date(claims.expiresAt).toISOString() }
+  const refusal = refusalOf(claims, interrupt, await config.identify(request))
+  const view: ReviewView = { threadId: head.id, interrupt: toWire(interrupt, config.tools), linkExpiresAt: new Date(claims.expiresAt).toISOString(), ...(refusal ? { refusal } : {}) }
   return jsonResponse(200, view)
+}
+
+/** What deciding through the link would be refused with, for the one who opened it: the same checks as `review`. */
+function refusalOf(claims: ReviewClaims, interrupt: StoredInterrupt, identified: Principal): ReviewView['refusal'] {
+  try {
+    checkReviewer(interrupt, linkPrincipal(claims, identified), 'review')
+    return undefined
+  } catch (error) {
+    if (error instanceof HttpError) return { code: error.code, message: error.message }
+    throw error
+  }
 }
 
 async function claimsOf(config: ChatConfig, token: string): Promise<ReviewClaims> {

@@ -1,5 +1,6 @@
 import type { DevtoolsRun, DevtoolsSnapshot } from '../../protocol/devtools.ts'
 import type { RunEvent } from '../../protocol/events.ts'
+import { verifiedDecisions } from '../decisions/records.ts'
 import { HttpError } from '../errors.ts'
 import { jsonResponse } from '../http/responses.ts'
 import type { ChatConfig } from '../options.ts'
@@ -19,7 +20,7 @@ export async function devtoolsResponse(config: ChatConfig, request: Request, thr
   const known = [...devtools.of(threadId)]
   const active = head.activeRun
   if (active && !known.some((run) => run.runId === active.runId)) known.push({ runId: active.runId, startedAt: active.startedAt, kind: '' })
-  const runs = await Promise.all(known.map((run) => devtoolsRun(config, run, threadId)))
+  const [runs, decisions] = await Promise.all([Promise.all(known.map((run) => devtoolsRun(config, run, threadId))), verifiedDecisions(config.store, head)])
   const snapshot: DevtoolsSnapshot = {
     threadId: head.id,
     status: threadStatus(head, runLeaseMs),
@@ -36,6 +37,8 @@ export async function devtoolsResponse(config: ChatConfig, request: Request, thr
     lease: active && { ...active, expiresAt: active.renewedAt + runLeaseMs, live: isRunning(head, runLeaseMs) },
     messages,
     step: head.step && { ...head.step },
+    decisions,
+    grants: head.grants ?? [],
     runs,
   }
   return jsonResponse(200, snapshot)
