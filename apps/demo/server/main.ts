@@ -6,14 +6,19 @@ import type { Principal } from '@toolgate/ai/protocol'
 import { bookings, chatTools, outbox } from './serverTools.ts'
 import { chatModel } from './chatModel.ts'
 import { serveStatic } from './staticFiles.ts'
-import { threadStore } from './threadStore.ts'
+import { SettingError, threadStore } from './threadStore.ts'
 
 const port = Number(process.env.PORT ?? 3000)
 const host = process.env.HOST ?? '127.0.0.1'
 const { model, label } = chatModel(process.env)
 const testHooks = process.env.TOOLGATE_DEMO_TEST_HOOKS === '1'
 
-const { store, label: storeLabel } = await threadStore(process.env)
+const { store, label: storeLabel } = await threadStore(process.env).catch((error: unknown) => {
+  // A setting the demo cannot use is one line naming it, not a stack trace.
+  if (!(error instanceof SettingError)) throw error
+  console.error(`[demo] ${error.message}`)
+  process.exit(1)
+})
 // Demo identities: a cookie the header's switcher sets stands in for the app's own sign-in.
 const PEOPLE: Record<string, Principal> = {
   alice: { id: 'alice', name: 'Alice', roles: ['staff'] },
