@@ -47,7 +47,7 @@ export async function threadStore(env: NodeJS.ProcessEnv): Promise<{ store: Thre
     await retry(() => store.ensureSchema(), { attempts: Number.POSITIVE_INFINITY, delay: backoff(250, 10_000), retryable: (error) => (log.failed(error), true) })
     return { store, label: `PostgreSQL at ${address}` }
   }
-  return { store: memoryStore(), label: 'memory (threads live in this process only; set REDIS_URL or DATABASE_URL to share them)' }
+  return { store: memoryStore(), label: 'memory (this process only; set REDIS_URL or DATABASE_URL to share threads)' }
 }
 
 /** The URL in `variable`, checked, without its password: what the log and the errors show. */
