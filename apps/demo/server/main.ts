@@ -1,7 +1,7 @@
 import { createServer } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { toJsonSchemaCatalog } from './catalog.ts'
-import { createChatHandler, toNodeHandler, type ApprovalRequest } from '@toolgate/ai/server'
+import { createChatHandler, toNodeHandler, type ApprovalRequest, type ThreadAction } from '@toolgate/ai/server'
 import type { Principal } from '@toolgate/ai/protocol'
 import { bookings, chatTools, outbox } from './serverTools.ts'
 import { chatModel } from './chatModel.ts'
@@ -26,6 +26,21 @@ const PEOPLE: Record<string, Principal> = {
 }
 const personOf = (request: Request) => PEOPLE[/(?:^|;\s*)demo_user=(\w+)/.exec(request.headers.get('cookie') ?? '')?.[1] ?? 'alice']
 
+/**
+ * Who may open a thread: each person their own threads (they sent its messages), and the threads
+ * they review: read while a call waits for them or once they decided one, write (their answer)
+ * while a call waits for them. Anyone may start a thread.
+ */
+async function mayAccess(person: Principal, threadId: string, action: ThreadAction): Promise<boolean> {
+  if (action === 'create') return true
+  const head = await store.head(threadId)
+  if (!head) return true // the handler answers 404
+  if (head.turnBy === undefined || head.turnBy.id === person.id) return true
+  const waitsForThem = (head.step?.interrupts ?? []).some(({ reviewers, answer }) => answer === undefined && reviewers !== undefined && (reviewers.users?.includes(person.id) || reviewers.roles?.some((role) => person.roles?.includes(role))))
+  if (waitsForThem) return true
+  return action === 'read' && (await handler.decisions(threadId)).some((record) => record.by.id === person.id)
+}
+
 /** What onApprovalRequested handed the app: the demo's outbox of review links (a real app posts them to Slack or email). */
 const reviewOutbox: ApprovalRequest[] = []
 
@@ -37,6 +52,7 @@ const handler = createChatHandler({
   frontendTools: ['set_background', 'confirm_plan'],
   store,
   identify: personOf,
+  authorize: (request, threadId, { action }) => mayAccess(personOf(request) ?? { id: 'anonymous' }, threadId, action),
   reviewLinks: { secret: process.env.REVIEW_LINK_SECRET ?? 'toolgate-demo-review-secret-not-for-production', url: (token) => `/review?token=${token}` },
   onApprovalRequested: (request) => void reviewOutbox.unshift(request),
   // The devtools panel reads threads through the handler; a production deployment serves nothing for it.
@@ -52,7 +68,7 @@ const server = createServer((request, response) => {
   if (pathname === '/api/tools') return sendJson(response, catalog)
   if (pathname === '/api/reviews') return sendJson(response, JSON.stringify(reviewOutbox))
   // The grants of a thread ("Allow for this conversation"), for the chat to show each with a revoke.
-  if (pathname === '/api/grants') return void grantsOf(new URL(request.url ?? '/', 'http://localhost').searchParams.get('threadId'), response)
+  if (pathname === '/api/grants') return void grantsOf(request, new URL(request.url ?? '/', 'http://localhost').searchParams.get('threadId'), response)
   // Lets the e2e suite check what a server tool really did; never exposed outside tests.
   if (pathname === '/api/outbox' && testHooks) return sendJson(response, JSON.stringify(outbox))
   if (pathname === '/api/bookings' && testHooks) return sendJson(response, JSON.stringify(bookings))
@@ -62,9 +78,11 @@ const server = createServer((request, response) => {
   })
 })
 
-async function grantsOf(threadId: string | null, response: import('node:http').ServerResponse) {
+async function grantsOf(request: import('node:http').IncomingMessage, threadId: string | null, response: import('node:http').ServerResponse) {
   try {
-    sendJson(response, JSON.stringify(threadId ? await handler.grants(threadId) : []))
+    const person = PEOPLE[/(?:^|;\s*)demo_user=(\w+)/.exec(request.headers.cookie ?? '')?.[1] ?? 'alice'] ?? { id: 'anonymous' }
+    const allowed = threadId !== null && (await mayAccess(person, threadId, 'read'))
+    sendJson(response, JSON.stringify(allowed ? await handler.grants(threadId) : []))
   } catch {
     sendJson(response, '[]') // an unknown thread has none
   }
