@@ -187,6 +187,7 @@ function askedApproval(interrupt: ToolInterrupt, user: Viewer | undefined): Tool
     ...(interrupt.reviewers === undefined ? {} : { waitingFor: waitingFor(interrupt, interrupt.reviewers, user), reviewers: interrupt.reviewers }),
     ...(interrupt.requestedBy === undefined ? {} : { requestedBy: interrupt.requestedBy }),
     ...(interrupt.approvals === undefined ? {} : { approvals: interrupt.approvals }),
+    ...(interrupt.proposedBy === undefined ? {} : { proposedBy: interrupt.proposedBy }),
     ...(interrupt.metadata?.grantable ? { grantable: true } : {}),
   }
 }

@@ -9,7 +9,8 @@ import { endedWaits, toWire, unanswered } from '../run/interrupts.ts'
 import { pausedRun, startRun } from '../run/startRun.ts'
 import { claimThread, headToClaim, type ClaimStart } from '../thread/cachedClaim.ts'
 import { recoverLostRun } from '../thread/recovery.ts'
-import { authorizeThread, isRunning, updateThread, type ThreadChange } from '../thread/thread.ts'
+import { authorizeThread, isRunning, type ThreadChange } from '../thread/thread.ts'
+import { updateThread } from '../thread/writer/index.ts'
 import type { StoredInterrupt, ThreadHead } from '../thread/threadStore.ts'
 import { claimForResume, recordAnswers, type RunStart } from '../thread/transitions.ts'
 import { chainDecisions } from '../decisions/records.ts'
@@ -18,6 +19,9 @@ import { checkAnswers, checkReplay, type Answerer } from './answers.ts'
 import { heldIds, historyAfter, readAndCheck } from './claimedHistory.ts'
 import { atMessagePath, markAnsweredByMessage, toolMessageAnswers } from './toolMessages.ts'
 import { newRunId } from './runId.ts'
+import { requesterContext } from './requesterContext.ts'
+import { requestReviews } from '../decisions/approvalRequests.ts'
+import { ANONYMOUS } from '../decisions/records.ts'
 
 // Answers resume a turn: each is checked against the open step's interrupts (answers.ts) and stored
 // with one compare-and-set; the request that completes the step claims the thread, and the turn's
@@ -44,9 +48,14 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
   try {
     claimed = await claimThread(config.store, start, {
       prepare: async (current) => ({ current, ...(await readAndCheck(config, current, body)) }),
-      resolve: async () => ({ context: await config.resolveContext(request), principal: await config.identify(request) }),
-      change: (_, { principal }) => {
-        const change = answersChange(config, body, { principal, channel: 'chat' }, runId)
+      resolve: async () => {
+        // The run goes on for the turn's requester, whoever answers (claim/requesterContext.ts).
+        const principal = await config.identify(request)
+        const contextOf = requesterContext(config, principal, () => config.resolveContext(request))
+        return { context: await contextOf(start.head.turnBy ?? ANONYMOUS), principal, contextOf }
+      },
+      change: (_, { principal, contextOf }) => {
+        const change = answersChange(config, body, { principal, channel: 'chat', contextOf }, runId)
         return (head) => ((decidedOn = head), change(head))
       },
     })
@@ -59,8 +68,9 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
     throw new HttpError(409, 'INTERRUPT_ALREADY_ANSWERED', `Tool call "${last?.toolCallId}" is already answered`, `messages[${last?.index}].toolCallId`)
   }
   const { head, change, prepared } = claimed
-  const { context } = claimed.resolved
+  const context = await claimed.resolved.contextOf(head.turnBy ?? ANONYMOUS)
   void reportDecisions(config, change)
+  if (change.reproposed?.length) void requestReviews(config, head.id, change.reproposed)
   if (change.answered) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.answered, Date.now(), change.decisions))
 
   if (!change.start || !head.step) {
@@ -95,7 +105,12 @@ function answersCalls(body: AguiFields, head: ThreadHead | undefined): boolean {
   return toolMessageAnswers(head?.step, body.toolMessages ?? []).answers.length > 0
 }
 
-type Answered = ThreadChange & { readonly start?: RunStart; readonly answered?: readonly StoredInterrupt[] }
+type Answered = ThreadChange & {
+  readonly start?: RunStart
+  readonly answered?: readonly StoredInterrupt[]
+  /** Edits that became new proposals: their reviewers are asked (new links: the old ones were for other arguments). */
+  readonly reproposed?: readonly StoredInterrupt[]
+}
 
 /**
  * The change answers given by `who` (through the chat endpoint or a review link) make: each
@@ -118,7 +133,7 @@ function answersChange(config: ChatConfig, body: ResumeRequest & AguiFields, who
     const checked = await checkAnswers({ ...head, step: recovery.step }, all, config.tools, config.limits, who).catch(async (error: unknown) => {
       throw atMessagePath(await expiredRefusal(config, head, body, error), body.resume.length, fromMessages)
     })
-    const { drafts, grants } = checked
+    const { drafts, grants, reproposed } = checked
     const step = markAnsweredByMessage(checked.step, fromMessages)
     if (running) throw threadBusy()
     const chain = await chainDecisions(head.decisions, drafts)
@@ -127,7 +142,7 @@ function answersChange(config: ChatConfig, body: ResumeRequest & AguiFields, who
     // approval short of the reviewers' `required` count (the interrupt stays open).
     const ids = new Set(all.map((answer) => answer.interruptId))
     const answered = step.interrupts.filter((interrupt) => ids.has(interrupt.id) && interrupt.answer !== undefined)
-    if (unanswered(step).length > 0) return { ...recordAnswers(head, { recovery, step, decided }), answered }
+    if (unanswered(step).length > 0) return { ...recordAnswers(head, { recovery, step, decided }), answered, reproposed }
     return { ...claimForResume(head, { runId, recovery, step, decided, now: Date.now() }), answered }
   }
 }
@@ -150,6 +165,7 @@ export async function storeAnswers(config: ChatConfig, request: Request, body: R
   const runId = newRunId(config.eventLog, body.threadId)
   const { head, change } = await updateThread(config.store, body.threadId, answersChange(config, body, who, runId))
   void reportDecisions(config, change)
+  if (change.reproposed?.length) void requestReviews(config, head.id, change.reproposed)
   if (change.answered) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.answered, Date.now(), change.decisions))
   return { runId, head, change }
 }
