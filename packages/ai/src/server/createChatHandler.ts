@@ -9,6 +9,7 @@ import { review } from './claim/reviews.ts'
 import { decide, type DecideInput, type DecideResult } from './claim/decide.ts'
 import { withFrontendTools } from './agui/frontendTools.ts'
 import { rejoinRun } from './agui/rejoin.ts'
+import { answeredElsewhere } from './agui/staleAnswer.ts'
 import { parsePostRequest, readJsonBody, type AguiFields, type ParsedRequest } from './http/requests.ts'
 import type { ResumeRequest } from '../protocol/requests.ts'
 import { answerUIMessageRequest } from './aisdk/uiMessageChat.ts'
@@ -140,7 +141,7 @@ function answer(config: ChatConfig, request: Request, body: ParsedRequest): Prom
   return body.agui ? followOrResume(scoped, request, body) : resume(scoped, request, body)
 }
 
-/** An AG-UI client connecting while a run holds the thread (a page reloaded mid-run) follows the run. */
+/** An AG-UI client connecting while a run holds the thread (a page reloaded mid-run) follows the run; a stale tab's answer gets the thread as it stands. */
 async function followOrResume(config: ChatConfig, request: Request, body: ResumeRequest & AguiFields): Promise<Response> {
-  return (await rejoinRun(config, request, body)) ?? (await resume(config, request, body))
+  return (await rejoinRun(config, request, body)) ?? (await answeredElsewhere(config, request, body, () => resume(config, request, body)))
 }

@@ -11,6 +11,7 @@ import { endedWaits, settleInterrupts, unanswered } from '../run/interrupts.ts'
 import { startRun } from '../run/startRun.ts'
 import { claimThread, headToClaim } from '../thread/cachedClaim.ts'
 import { newRunId } from './runId.ts'
+import { supersedeRun } from './supersede.ts'
 import { recoverLostRun } from '../thread/recovery.ts'
 import { authorizeThread, isRunning, newHead } from '../thread/thread.ts'
 import { commitChange } from '../thread/writer/index.ts'
@@ -31,6 +32,16 @@ import { atMessagePath, markAnsweredByMessage, toolMessageAnswers } from './tool
  * they are denied and the turn proceeds.
  */
 export async function startTurn(config: ChatConfig, request: Request, body: MessageRequest & AguiFields): Promise<Response> {
+  try {
+    return await claimTurn(config, request, body)
+  } catch (error) {
+    // A foreign client's message while the thread's run still goes supersedes that run (supersede.ts).
+    if (!body.agui || body.threadId === undefined || !(await supersedeRun(config, request, body.threadId, error))) throw error
+    return await claimTurn(config, request, body)
+  }
+}
+
+async function claimTurn(config: ChatConfig, request: Request, body: MessageRequest & AguiFields): Promise<Response> {
   const { threadId: existing } = body
   // A new thread's id first: the run's id may be minted for its thread (`RunEventLog.newRunId`).
   const threadId = existing ?? randomId('thread_')

@@ -15,7 +15,7 @@ import { jsonResponse } from './responses.ts'
 import { verifiedDecisions } from '../decisions/records.ts'
 import { requestHeader } from './nodeRequest.ts'
 import { devtoolsResponse } from '../devtools/devtoolsSnapshot.ts'
-import { asUIMessageStream, uiThreadOf } from '../aisdk/uiMessageChat.ts'
+import { uiMessageStreamOf, uiThreadOf } from '../aisdk/uiMessageChat.ts'
 import { watchResponse } from './watch.ts'
 
 // GET: reading a thread (whole, or a page at a time), (re)attaching to a run's events, and
@@ -64,10 +64,8 @@ export async function read(config: ChatConfig, request: Request): Promise<Respon
   if (params.has('watch')) return watchResponse(config, request, threadId, indexParam(params, 'watch') ?? 0)
   // The AI SDK's `useChat` (aisdk/): its reconnect reads the run as a UI message stream, a reload the thread as UIMessages.
   const aiSdk = params.get('format') === 'ai-sdk'
-  if (kind === 'attach' || (aiSdk && params.has('stream'))) {
-    const events = await attach(config, request, threadId, params)
-    return aiSdk ? asUIMessageStream(config, request, events) : events
-  }
+  if (aiSdk && (kind === 'attach' || params.has('stream'))) return uiMessageStreamOf(config, request, () => attach(config, request, threadId, params))
+  if (kind === 'attach') return attach(config, request, threadId, params)
   const limit = indexParam(params, 'limit')
   const before = indexParam(params, 'before')
   // An approval past its expiry is settled by the first reader: whoever reads sees it expired (or escalated).
