@@ -5,6 +5,7 @@ import { HttpError } from '../errors.ts'
 import { jsonResponse } from '../http/responses.ts'
 import type { ChatConfig } from '../options.ts'
 import { isRunning, loadHead, loadMessages, threadStatus } from '../thread/thread.ts'
+import { checkShownDecisions } from '../decisions/records.ts'
 
 /**
  * `GET ?threadId=&devtools`: the thread as stored (head, open step with its interrupts and
@@ -16,6 +17,7 @@ export async function devtoolsResponse(config: ChatConfig, request: Request, thr
   if (!devtools) throw new HttpError(404, 'DEVTOOLS_DISABLED', 'This handler does not serve devtools; create it with `devtools: true`', 'devtools')
   const head = await loadHead(config, request, threadId, 'read')
   const messages = await loadMessages(config.store, head)
+  await checkShownDecisions(config, head, messages)
   const { runLeaseMs } = config.limits
   const known = [...devtools.of(threadId)]
   const active = head.activeRun
