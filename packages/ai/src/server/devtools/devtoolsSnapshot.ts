@@ -5,7 +5,6 @@ import { HttpError } from '../errors.ts'
 import { jsonResponse } from '../http/responses.ts'
 import type { ChatConfig } from '../options.ts'
 import { isRunning, loadHead, loadMessages, threadStatus } from '../thread/thread.ts'
-import { checkShownDecisions } from '../decisions/records.ts'
 
 /**
  * `GET ?threadId=&devtools`: the thread as stored (head, open step with its interrupts and
@@ -17,12 +16,13 @@ export async function devtoolsResponse(config: ChatConfig, request: Request, thr
   if (!devtools) throw new HttpError(404, 'DEVTOOLS_DISABLED', 'This handler does not serve devtools; create it with `devtools: true`', 'devtools')
   const head = await loadHead(config, request, threadId, 'read')
   const messages = await loadMessages(config.store, head)
-  await checkShownDecisions(config, head, messages)
+  // The whole record, verified (as `GET ?decisions` is), with the decisions the messages show checked against it.
+  const decisions = await verifiedDecisions(config, head, messages)
   const { runLeaseMs } = config.limits
   const known = [...devtools.of(threadId)]
   const active = head.activeRun
   if (active && !known.some((run) => run.runId === active.runId)) known.push({ runId: active.runId, startedAt: active.startedAt, kind: '' })
-  const [runs, decisions] = await Promise.all([Promise.all(known.map((run) => devtoolsRun(config, run, threadId))), verifiedDecisions(config.store, head)])
+  const runs = await Promise.all(known.map((run) => devtoolsRun(config, run, threadId)))
   const snapshot: DevtoolsSnapshot = {
     threadId: head.id,
     status: threadStatus(head, runLeaseMs),
