@@ -1,10 +1,10 @@
 import type { DevtoolsRun, DevtoolsSnapshot } from '../../protocol/devtools.ts'
 import type { RunEvent } from '../../protocol/events.ts'
+import { verifiedDecisions } from '../decisions/records.ts'
 import { HttpError } from '../errors.ts'
 import { jsonResponse } from '../http/responses.ts'
 import type { ChatConfig } from '../options.ts'
 import { isRunning, loadHead, loadMessages, threadStatus } from '../thread/thread.ts'
-import { checkShownDecisions } from '../decisions/records.ts'
 
 /**
  * `GET ?threadId=&devtools`: the thread as stored (head, open step with its interrupts and
@@ -16,7 +16,8 @@ export async function devtoolsResponse(config: ChatConfig, request: Request, thr
   if (!devtools) throw new HttpError(404, 'DEVTOOLS_DISABLED', 'This handler does not serve devtools; create it with `devtools: true`', 'devtools')
   const head = await loadHead(config, request, threadId, 'read')
   const messages = await loadMessages(config.store, head)
-  await checkShownDecisions(config, head, messages)
+  // The whole record, verified (as `GET ?decisions` is), with the decisions the messages show checked against it.
+  const decisions = await verifiedDecisions(config, head, messages)
   const { runLeaseMs } = config.limits
   const known = [...devtools.of(threadId)]
   const active = head.activeRun
@@ -38,6 +39,8 @@ export async function devtoolsResponse(config: ChatConfig, request: Request, thr
     lease: active && { ...active, expiresAt: active.renewedAt + runLeaseMs, live: isRunning(head, runLeaseMs) },
     messages,
     step: head.step && { ...head.step },
+    decisions,
+    grants: head.grants ?? [],
     runs,
   }
   return jsonResponse(200, snapshot)

@@ -58,7 +58,7 @@ export async function read(config: ChatConfig, request: Request): Promise<Respon
   config.telemetry?.describeRequest(request, { kind, threadId: param ?? undefined })
   if (!param && params.has('capabilities')) return jsonResponse(200, capabilitiesOf(config))
   const token = params.get('review')
-  if (token !== null) return reviewView(config, token)
+  if (token !== null) return reviewView(config, request, token)
   if (!param) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
   const threadId = checkedThreadId(param)
   if (kind === 'devtools') return devtoolsResponse(config, request, threadId)

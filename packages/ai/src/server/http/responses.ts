@@ -33,7 +33,8 @@ export function errorResponse(error: unknown): Response {
     return jsonResponse(error.status, errorBody(error.code, capText(error.message, MAX_MESSAGE_CHARS), error.path === undefined ? undefined : capText(error.path, MAX_PATH_CHARS)), headers)
   }
   if (isStoreError(error)) {
-    console.error('[toolgate] chat handler failed:', error.message, error.cause)
+    // One line: the message names the store, the operation and the failure's class or code; a driver's stack says nothing more, once per request of an outage.
+    console.error(`[toolgate] ${error.message}: answered 503 STORE_ERROR`)
     return jsonResponse(503, errorBody('STORE_ERROR', STORE_UNAVAILABLE), { 'retry-after': String(STORE_RETRY_AFTER_S) })
   }
   console.error('[toolgate] chat handler failed:', error)
