@@ -1,5 +1,5 @@
 import { InvalidOptionError } from '../errors.ts'
-import { fetchRequest } from './http/nodeRequest.ts'
+import { fetchRequest } from './edge/node/nodeRequest.ts'
 import { isToolSearch } from '../tools/toolSearch.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { isRecord } from '../util/isRecord.ts'

@@ -1,4 +1,4 @@
-import { errorResponse } from './http/responses.ts'
+import { errorResponse } from './edge/responses.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { resolveConfig } from './config.ts'
 import type { ChatConfig, ChatHandlerOptions, ContextOption, ToolsContext } from './options.ts'
@@ -7,19 +7,19 @@ import type { DecisionRecord, Grant } from '../protocol/decisions.ts'
 import { verifiedDecisions } from './decisions/records.ts'
 import { review } from './claim/reviews.ts'
 import { decide, type DecideInput, type DecideResult } from './claim/decide.ts'
-import { withFrontendTools } from './agui/frontendTools.ts'
-import { rejoinRun } from './agui/rejoin.ts'
-import { parsePostRequest, readJsonBody, type AguiFields, type ParsedRequest } from './http/requests.ts'
+import { withFrontendTools } from './dialects/agui/frontendTools.ts'
+import { rejoinRun } from './dialects/agui/rejoin.ts'
+import { parsePostRequest, readJsonBody, type AguiFields, type ParsedRequest } from './edge/requests.ts'
 import type { ResumeRequest } from '../protocol/requests.ts'
-import { answerUIMessageRequest } from './aisdk/uiMessageChat.ts'
-import { isUIMessageRequest } from './aisdk/uiMessageRequest.ts'
+import { answerUIMessageRequest } from './dialects/aisdk/uiMessageChat.ts'
+import { isUIMessageRequest } from './dialects/aisdk/uiMessageRequest.ts'
 import { startTurn } from './claim/startTurn.ts'
 import { resume } from './claim/resume.ts'
 import { stopRun } from './claim/stop.ts'
 import { revoke, revokeGrantOf } from './claim/grantRevocation.ts'
-import { read } from './http/reads.ts'
-import { requestHeader, takesNodeRequests } from './http/nodeRequest.ts'
-import { answerTanStack, isTanStackRequest } from './tanstack/tanStackChat.ts'
+import { read } from './edge/reads.ts'
+import { requestHeader, takesNodeRequests } from './edge/node/nodeRequest.ts'
+import { answerTanStack, isTanStackRequest } from './dialects/tanstack/tanStackChat.ts'
 
 /** A Fetch API handler: works with any server that speaks `Request`/`Response` (and with `toNodeHandler`). */
 export type ChatHandler = (request: Request) => Promise<Response>
@@ -45,10 +45,10 @@ export interface ChatRecords {
  * answers interrupts; both stream AG-UI events as Server-Sent Events. `GET ?threadId=` returns
  * the thread. Refusals are JSON `{ error: { code, message, path? } }`.
  *
- * A turn, top to bottom: `http/requests.ts` checks the body; `claim/startTurn.ts` (or `resume.ts`) claims the thread
+ * A turn, top to bottom: `edge/requests.ts` checks the body; `claim/startTurn.ts` (or `resume.ts`) claims the thread
  * (one compare-and-set of a change from `thread/transitions.ts`) and ends in `run/startRun.ts`;
  * `run/driveRun.ts` drives the run (`modelStep.ts` streams the model, `toolCalls.ts` plans, settles
- * and runs the calls); `events/runEvents.ts` writes every event. GETs are `http/reads.ts`.
+ * and runs the calls); `events/runEvents.ts` writes every event. GETs are `edge/reads.ts`.
  */
 // `TContext` is inferred from `context` and must satisfy every tool's `contextSchema`: a handler
 // whose context lacks a tool's key does not compile.
@@ -98,7 +98,7 @@ function handle(config: ChatConfig, request: Request): Promise<Response> {
 }
 
 function answerOf(config: ChatConfig, request: Request): Promise<Response> {
-  // TanStack AI's `useChat` (tanstack/), chosen by `?client=tanstack`: same runs, its shapes.
+  // TanStack AI's `useChat` (dialects/tanstack/), chosen by `?client=tanstack`: same runs, its shapes.
   if (isTanStackRequest(request)) return answerTanStack(config, request, post)
   if (request.method === 'POST') return post(config, request)
   if (request.method === 'GET') return read(config, request)
@@ -117,7 +117,7 @@ async function errorCodeOf(response: Response): Promise<string | undefined> {
 
 async function post(config: ChatConfig, request: Request): Promise<Response> {
   const raw = await readJsonBody(request, config.limits.maxBodyBytes)
-  // The AI SDK's `useChat` (aisdk/): its body becomes a ParsedRequest, its answer a UI message stream
+  // The AI SDK's `useChat` (dialects/aisdk/): its body becomes a ParsedRequest, its answer a UI message stream
   // (the run tells its events in that dialect: events/eventFrames.ts).
   // `return await`: a promise returned unawaited from an async function settles it through an extra promise job, two microtask turns later.
   if (isUIMessageRequest(raw)) return await answerUIMessageRequest(config, request, raw, (body) => answer(config, request, body))

@@ -2,7 +2,7 @@
 /** `@toolgate/ai/server`: the chat runtime. Wire types live in `@toolgate/ai/protocol`. */
 export { createChatHandler, type ChatHandler, type ChatRecords } from './createChatHandler.ts'
 export type { DecideInput, DecideResult } from './claim/decide.ts'
-export { toNodeHandler, type NodeHandler } from './http/toNodeHandler.ts'
+export { toNodeHandler, type NodeHandler } from './edge/node/toNodeHandler.ts'
 export type { ApprovalRequest, Escalation, ExpiredApproval, LinkReviewer, ReviewLink, ReviewLinkOptions, Authorize, ChatHandlerOptions, ChatLimits, ErrorScope, FailedCall, OnError, ThreadAction, ToolsContext } from './options.ts'
 export type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelTool, ModelUsage } from '../model/chatModel.ts'
 export { memoryStore, type MemoryStoreOptions } from './stores/memory.ts'

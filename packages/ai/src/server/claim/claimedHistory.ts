@@ -1,6 +1,6 @@
 import type { ThreadMessage } from '../../protocol/messages.ts'
-import { checkClientHistory } from '../agui/clientHistory.ts'
-import type { AguiFields } from '../http/requests.ts'
+import { checkClientHistory } from '../dialects/agui/clientHistory.ts'
+import type { AguiFields } from '../edge/requests.ts'
 import type { ChatConfig } from '../options.ts'
 import type { ThreadChange } from '../thread/thread.ts'
 import { storedHistory } from '../thread/storedHistory.ts'

@@ -3,7 +3,7 @@ import type { ApprovalAnswer } from '../../protocol/requests.ts'
 import { isRecord } from '../../util/isRecord.ts'
 import { principalProblem } from '../config.ts'
 import { HttpError } from '../errors.ts'
-import { checkedThreadId, parseAnswer } from '../http/requests.ts'
+import { checkedThreadId, parseAnswer } from '../edge/requests.ts'
 import type { ChatConfig } from '../options.ts'
 import { decideDetached } from './reviews.ts'
 

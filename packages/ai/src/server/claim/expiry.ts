@@ -148,7 +148,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1
 
 /**
  * Settles the thread's expiry when it is due on this instance. Only a shortcut: if this process
- * dies, the next reader of the thread settles it (`read` in http/reads.ts), on any instance.
+ * dies, the next reader of the thread settles it (`read` in edge/reads.ts), on any instance.
  */
 export function watchExpiry(config: ChatConfig, threadId: string, interrupts: readonly StoredInterrupt[]): void {
   const due = Math.min(...interrupts.map((interrupt) => (interrupt.expiresAt === undefined ? Infinity : Date.parse(interrupt.expiresAt))))

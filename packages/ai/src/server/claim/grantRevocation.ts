@@ -1,6 +1,6 @@
 import type { RevokeGrantRequest } from '../../protocol/requests.ts'
 import { HttpError } from '../errors.ts'
-import { jsonResponse } from '../http/responses.ts'
+import { jsonResponse } from '../edge/responses.ts'
 import type { ChatConfig } from '../options.ts'
 import { loadHead, updateThread } from '../thread/thread.ts'
 import { revokeGrant } from '../thread/transitions.ts'

@@ -1,9 +1,9 @@
 import type { ResumeAccepted, ResumeRequest } from '../../protocol/requests.ts'
-import { connect } from '../agui/connect.ts'
-import { runOutcome } from '../agui/frontendTools.ts'
+import { connect } from '../dialects/agui/connect.ts'
+import { runOutcome } from '../dialects/agui/frontendTools.ts'
 import { HttpError, threadBusy } from '../errors.ts'
-import { jsonResponse } from '../http/responses.ts'
-import type { AguiFields } from '../http/requests.ts'
+import { jsonResponse } from '../edge/responses.ts'
+import type { AguiFields } from '../edge/requests.ts'
 import type { ChatConfig } from '../options.ts'
 import { endedWaits, toWire, unanswered } from '../run/interrupts.ts'
 import { pausedRun, startRun } from '../run/startRun.ts'
@@ -75,7 +75,7 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
 
 /**
  * An AG-UI input with nothing new may still answer frontend calls with `tool` messages; else it
- * asks where the thread stands (agui/connect.ts). When the head this instance wrote last says they
+ * asks where the thread stands (dialects/agui/connect.ts). When the head this instance wrote last says they
  * answer calls, they are claimed on it with no read first: the claim proves it, and a miss decides
  * again on the stored head, where answering nothing is a connect, as without the cache. Any other
  * answer needs the stored head (the cache cannot say that no other instance wrote since), and the

@@ -1,7 +1,7 @@
 import type { Principal } from '../../protocol/decisions.ts'
 import type { ResumeRequest, ReviewAccepted, ReviewRequest, ReviewView } from '../../protocol/requests.ts'
 import { HttpError, threadNotFound } from '../errors.ts'
-import { jsonResponse } from '../http/responses.ts'
+import { jsonResponse } from '../edge/responses.ts'
 import type { ChatConfig } from '../options.ts'
 import { toWire, unanswered } from '../run/interrupts.ts'
 import { startDetachedRun } from '../run/startRun.ts'

@@ -1,6 +1,6 @@
 import type { StopAccepted, StopRequest } from '../../protocol/requests.ts'
 import { toolFailures } from '../errors.ts'
-import { jsonResponse } from '../http/responses.ts'
+import { jsonResponse } from '../edge/responses.ts'
 import type { ChatConfig } from '../options.ts'
 import { endedWaits, settleInterrupts, unanswered } from '../run/interrupts.ts'
 import { RunStopped } from '../run/Run.ts'

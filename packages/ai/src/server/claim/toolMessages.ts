@@ -1,6 +1,6 @@
 import type { ResumeAnswer } from '../../protocol/requests.ts'
 import { HttpError } from '../errors.ts'
-import type { ToolResultMessage } from '../http/requests.ts'
+import type { ToolResultMessage } from '../edge/requests.ts'
 import type { OpenStep, StoredAnswer } from '../thread/threadStore.ts'
 import { deepEqual } from '../../util/deepEqual.ts'
 

@@ -1,7 +1,7 @@
 import type { DevtoolsRun, DevtoolsSnapshot } from '../../protocol/devtools.ts'
 import type { RunEvent } from '../../protocol/events.ts'
 import { HttpError } from '../errors.ts'
-import { jsonResponse } from '../http/responses.ts'
+import { jsonResponse } from '../edge/responses.ts'
 import type { ChatConfig } from '../options.ts'
 import { isRunning, loadHead, loadMessages, threadStatus } from '../thread/thread.ts'
 

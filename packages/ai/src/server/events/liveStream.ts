@@ -2,8 +2,8 @@ import type { EventSink } from './runEvents.ts'
 import { takeTelling, type EventFrames } from './eventFrames.ts'
 import type { RunEvent } from '../../protocol/events.ts'
 import type { LoggedEvent, RunEventLog } from '../thread/threadStore.ts'
-import { offerFrames, type FrameSink } from '../http/directFrames.ts'
-import { NodeRequest } from '../http/nodeRequest.ts'
+import { offerFrames, type FrameSink } from '../edge/node/directFrames.ts'
+import { NodeRequest } from '../edge/node/nodeRequest.ts'
 import { nextTurn } from '../../util/nextTurn.ts'
 
 // The live stream of a run and its log. A run writes every event to both: the response that
@@ -335,7 +335,7 @@ export function launchRun(log: RunEventLog, threadId: string, runId: string, liv
  * Frames written in one turn of the event loop go out as one chunk: a model's network read or a
  * settled tool yields several events at once, and one chunk each cost the reader, the HTTP
  * adapter and the socket a round trip apiece. Under `toNodeHandler` the frames go to the socket
- * directly (http/directFrames.ts): for a `NodeRequest` no body stream is made, and the response
+ * directly (edge/node/directFrames.ts): for a `NodeRequest` no body stream is made, and the response
  * returned stands in for the frames offered on the request; otherwise the body hands out what it
  * holds only when read (nothing is queued in it unread), so the bridge can still take the frames
  * over from a body returned as is.

@@ -1,4 +1,4 @@
-import { callRef, type CallRef } from './results.ts'
+import { callRef, type CallRef } from '../thread/results.ts'
 import { ToolError } from '../../errors.ts'
 import type { ThreadAttachment, ThreadToolMessage } from '../../protocol/messages.ts'
 import type { ToolContentPart, ToolContentResult } from '../../tools/toolResult.ts'

@@ -14,7 +14,7 @@ import type { EndedWait, WaitDecision } from '../../telemetry/hooks.ts'
 import type { DecisionRecord } from '../../protocol/decisions.ts'
 import { summaryOf } from '../decisions/records.ts'
 import { validateInput, type CallPlan } from './callPlan.ts'
-import { callRef, cancelledResult, deniedResult, errorResult, expiredResult, successResult, type CallRef } from './results.ts'
+import { callRef, cancelledResult, deniedResult, errorResult, expiredResult, successResult, type CallRef } from '../thread/results.ts'
 
 // Interrupts: a call that waits for a human (`tool_approval`) or the browser (`client_tool`), what
 // the wire shows of one, and what its answers do once every interrupt of the step has one

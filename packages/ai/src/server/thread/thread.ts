@@ -1,6 +1,6 @@
 import type { DecisionRecord } from '../../protocol/decisions.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
-import { fetchRequest } from '../http/nodeRequest.ts'
+import { fetchRequest } from '../edge/node/nodeRequest.ts'
 import type { RunFailure, ThreadSnapshot, ThreadStatus, ThreadWindow } from '../../protocol/thread.ts'
 import { messageBytes } from '../../util/jsonBytes.ts'
 import type { ChatConfig, ThreadAction } from '../options.ts'

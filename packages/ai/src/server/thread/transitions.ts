@@ -1,6 +1,6 @@
 import type { RunFailure } from '../../protocol/thread.ts'
 import type { ThreadMessage, ThreadToolMessage, ThreadUserMessage } from '../../protocol/messages.ts'
-import { inCallOrder } from '../run/results.ts'
+import { inCallOrder } from './results.ts'
 import { answeredByMessage, rememberResolved } from '../run/interrupts.ts'
 import type { Recovery } from './recovery.ts'
 import type { ThreadChange } from './thread.ts'

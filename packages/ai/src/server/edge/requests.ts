@@ -2,9 +2,9 @@ import { isRecord } from '../../util/isRecord.ts'
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../util/jsonDepth.ts'
 import type { PostRequest, MessageRequest, ResumeAnswer, ResumeRequest } from '../../protocol/requests.ts'
 import type { GrantRequest } from '../../protocol/decisions.ts'
-import { clientHistoryOf, type ClientHistoryMessage } from '../agui/clientHistory.ts'
+import { clientHistoryOf, type ClientHistoryMessage } from '../dialects/agui/clientHistory.ts'
 import { HttpError } from '../errors.ts'
-import { NodeRequest, requestHeader } from './nodeRequest.ts'
+import { NodeRequest, requestHeader } from './node/nodeRequest.ts'
 
 // What a POST may carry, checked before anything else looks at it: a JSON body within the size
 // limit, of one of the request shapes.

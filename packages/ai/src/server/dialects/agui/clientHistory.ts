@@ -1,8 +1,8 @@
-import type { ThreadMessage } from '../../protocol/messages.ts'
-import { isRecord } from '../../util/isRecord.ts'
-import type { ChatConfig } from '../options.ts'
-import { HttpError } from '../errors.ts'
-import type { ThreadHead } from '../thread/threadStore.ts'
+import type { ThreadMessage } from '../../../protocol/messages.ts'
+import { isRecord } from '../../../util/isRecord.ts'
+import type { ChatConfig } from '../../options.ts'
+import { HttpError } from '../../errors.ts'
+import type { ThreadHead } from '../../thread/threadStore.ts'
 
 // An AG-UI client sends the whole conversation as it sees it with every run (`RunAgentInput.messages`).
 // The server never takes history from it: the stored thread is the truth. But a client whose history

@@ -1,13 +1,13 @@
-import { toolDefinition } from '../../tools/toolDefinition.ts'
-import type { AnyTool } from '../../tools/types.ts'
-import { isRecord } from '../../util/isRecord.ts'
-import type { ChatConfig } from '../options.ts'
-import { HttpError } from '../errors.ts'
-import { extendToolRegistry } from '../../tools/toolRegistry.ts'
+import { toolDefinition } from '../../../tools/toolDefinition.ts'
+import type { AnyTool } from '../../../tools/types.ts'
+import { isRecord } from '../../../util/isRecord.ts'
+import type { ChatConfig } from '../../options.ts'
+import { HttpError } from '../../errors.ts'
+import { extendToolRegistry } from '../../../tools/toolRegistry.ts'
 import { UnsafePatternError, withLinearPatterns } from './clientPatterns.ts'
-import type { RunOutcome } from '../../protocol/interrupts.ts'
-import type { StoredInterrupt } from '../thread/threadStore.ts'
-import { toWire } from '../run/interrupts.ts'
+import type { RunOutcome } from '../../../protocol/interrupts.ts'
+import type { StoredInterrupt } from '../../thread/threadStore.ts'
+import { toWire } from '../../run/interrupts.ts'
 
 // AG-UI frontend tools: tools a client declares in `RunAgentInput.tools` and runs itself. The server
 // decides what the model may call, so they are ignored unless the app names them in

@@ -1,4 +1,4 @@
-import type { AiSdkPartMetadata } from '../../protocol/aiSdk.ts'
+import type { AiSdkPartMetadata } from '../../../protocol/aiSdk.ts'
 import type { UIMessageChunk } from './uiMessageChunks.ts'
 
 // `useChat` sends a browser tool's output as soon as the step's browser calls are done

@@ -1,4 +1,4 @@
-import type { AiSdkPartMetadata, AiSdkToolMetadata } from '../../protocol/aiSdk.ts'
+import type { AiSdkPartMetadata, AiSdkToolMetadata } from '../../../protocol/aiSdk.ts'
 
 // What the server writes of the AI SDK's UI message stream (structurally `ai`'s `UIMessageChunk`;
 // the tests parse every chunk with `ai`'s own schema).

@@ -1,7 +1,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec'
-import type { JsonSchema } from '../../schema/types.ts'
-import { validateJsonSchema } from '../../schema/validateJsonSchema.ts'
-import { isRecord } from '../../util/isRecord.ts'
+import type { JsonSchema } from '../../../schema/types.ts'
+import { validateJsonSchema } from '../../../schema/validateJsonSchema.ts'
+import { isRecord } from '../../../util/isRecord.ts'
 import { linearRegex, UnboundedPatternError, type LinearRegex } from './linearRegex.ts'
 
 // Regular expressions in a client's JSON Schema are untrusted: the JSON Schema validator runs them

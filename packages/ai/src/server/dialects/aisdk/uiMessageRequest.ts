@@ -1,8 +1,8 @@
-import type { ResumeAnswer } from '../../protocol/requests.ts'
-import { isRecord } from '../../util/isRecord.ts'
+import type { ResumeAnswer } from '../../../protocol/requests.ts'
+import { isRecord } from '../../../util/isRecord.ts'
 import type { ClientHistoryMessage } from '../agui/clientHistory.ts'
-import { HttpError } from '../errors.ts'
-import { MAX_THREAD_ID_LENGTH, type ParsedRequest, type ToolResultMessage } from '../http/requests.ts'
+import { HttpError } from '../../errors.ts'
+import { MAX_THREAD_ID_LENGTH, type ParsedRequest, type ToolResultMessage } from '../../edge/requests.ts'
 import type { GivenOutput } from './heldOutputs.ts'
 
 // What `useChat` posts through `DefaultChatTransport`: `{ id, messages: UIMessage[], trigger,

@@ -1,6 +1,6 @@
 import type { AgUiMessage } from '../../protocol/events.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
-import { resultMetadata, type RunEvents } from '../events/runEvents.ts'
+import { resultMetadata, type RunEvents } from './runEvents.ts'
 import type { ThreadHead } from '../thread/threadStore.ts'
 
 // The stored thread as AG-UI messages, for `MESSAGES_SNAPSHOT`: what an AG-UI client that was behind

@@ -2,7 +2,7 @@ import { replayResponse } from '../events/replay.ts'
 import type { AttachmentStore } from '../run/attachments.ts'
 import type { ChatConfig } from '../options.ts'
 import { HttpError } from '../errors.ts'
-import { capabilitiesOf } from '../agui/capabilities.ts'
+import { capabilitiesOf } from '../dialects/agui/capabilities.ts'
 
 import { authorizeThread, isRunning, loadHead, mayAccess, snapshot } from '../thread/thread.ts'
 import type { ThreadHead } from '../thread/threadStore.ts'
@@ -13,9 +13,9 @@ import { settleDueExpiries } from '../claim/expiry.ts'
 import { checkedThreadId } from './requests.ts'
 import { jsonResponse } from './responses.ts'
 import { verifiedDecisions } from '../decisions/records.ts'
-import { requestHeader } from './nodeRequest.ts'
+import { requestHeader } from './node/nodeRequest.ts'
 import { devtoolsResponse } from '../devtools/devtoolsSnapshot.ts'
-import { asUIMessageStream, uiThreadOf } from '../aisdk/uiMessageChat.ts'
+import { asUIMessageStream, uiThreadOf } from '../dialects/aisdk/uiMessageChat.ts'
 import { watchResponse } from './watch.ts'
 
 // GET: reading a thread (whole, or a page at a time), (re)attaching to a run's events, and
@@ -62,7 +62,7 @@ export async function read(config: ChatConfig, request: Request): Promise<Respon
   const threadId = checkedThreadId(param)
   if (kind === 'devtools') return devtoolsResponse(config, request, threadId)
   if (params.has('watch')) return watchResponse(config, request, threadId, indexParam(params, 'watch') ?? 0)
-  // The AI SDK's `useChat` (aisdk/): its reconnect reads the run as a UI message stream, a reload the thread as UIMessages.
+  // The AI SDK's `useChat` (dialects/aisdk/): its reconnect reads the run as a UI message stream, a reload the thread as UIMessages.
   const aiSdk = params.get('format') === 'ai-sdk'
   if (kind === 'attach' || (aiSdk && params.has('stream'))) {
     const events = await attach(config, request, threadId, params)

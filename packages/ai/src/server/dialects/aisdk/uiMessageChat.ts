@@ -1,12 +1,12 @@
-import type { ChatConfig } from '../options.ts'
-import { HttpError } from '../errors.ts'
-import type { ParsedRequest } from '../http/requests.ts'
-import type { AiSdkThread } from '../../protocol/aiSdk.ts'
-import type { ThreadSnapshot } from '../../protocol/thread.ts'
+import type { ChatConfig } from '../../options.ts'
+import { HttpError } from '../../errors.ts'
+import type { ParsedRequest } from '../../edge/requests.ts'
+import type { AiSdkThread } from '../../../protocol/aiSdk.ts'
+import type { ThreadSnapshot } from '../../../protocol/thread.ts'
 import { toAiSdkThread } from './uiThread.ts'
 import { atRequestPath, parseUIMessageRequest } from './uiMessageRequest.ts'
 import { uiMessageFrames, uiMessageStreamResponse, type UIMessageStreamOptions } from './uiMessageStream.ts'
-import { answerTold } from '../events/eventFrames.ts'
+import { answerTold } from '../../events/eventFrames.ts'
 
 /**
  * Answers the AI SDK's chat request: the body becomes what the handler takes from any client (a

@@ -1,4 +1,4 @@
-import type { ThreadSnapshot } from '../../protocol/thread.ts'
+import type { ThreadSnapshot } from '../../../protocol/thread.ts'
 import { toTanStackInterrupts } from './tanStackInterrupts.ts'
 
 // `useChat({ persistence: true, threadId })` hydrates from `GET ?threadId=` and reads

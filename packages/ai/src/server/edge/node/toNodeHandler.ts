@@ -1,4 +1,4 @@
-import { errorBody } from './responses.ts'
+import { errorBody } from '../responses.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { takeFrames, type FrameSink, type OfferedFrames } from './directFrames.ts'
 import { NodeRequest, takesNodeRequest } from './nodeRequest.ts'

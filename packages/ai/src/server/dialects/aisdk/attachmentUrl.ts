@@ -1,4 +1,4 @@
-import type { ThreadAttachment } from '../../protocol/messages.ts'
+import type { ThreadAttachment } from '../../../protocol/messages.ts'
 
 /** Where the browser fetches a file a tool returned: the endpoint serves stored ones (`GET ?threadId&attachmentId`). */
 export function attachmentUrl(attachment: ThreadAttachment, endpoint: string, threadId: string): string | undefined {

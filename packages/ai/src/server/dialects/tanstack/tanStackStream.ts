@@ -1,6 +1,6 @@
 import { toTanStackEvent } from './tanStackInterrupts.ts'
-import { SSE_HEADERS, sseFrame } from '../events/liveStream.ts'
-import type { EventFrames } from '../events/eventFrames.ts'
+import { SSE_HEADERS, sseFrame } from '../../events/liveStream.ts'
+import type { EventFrames } from '../../events/eventFrames.ts'
 
 /** A live run's frames for TanStack's client: AG-UI's, with interrupts in the shape its approval API answers. */
 export const TANSTACK_FRAMES: EventFrames = {

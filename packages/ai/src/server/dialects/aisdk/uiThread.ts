@@ -1,7 +1,7 @@
-import type { ThreadSnapshot } from '../../protocol/thread.ts'
+import type { ThreadSnapshot } from '../../../protocol/thread.ts'
 import { attachmentUrl } from './attachmentUrl.ts'
 import { parseArguments } from './uiMessageStream.ts'
-import type { AiSdkThread, AiSdkToolPart, AiSdkUIMessage, AiSdkUIPart } from '../../protocol/aiSdk.ts'
+import type { AiSdkThread, AiSdkToolPart, AiSdkUIMessage, AiSdkUIPart } from '../../../protocol/aiSdk.ts'
 import { approvalMetadata } from './uiMessageChunks.ts'
 
 export interface AiSdkThreadOptions {
