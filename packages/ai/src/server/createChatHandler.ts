@@ -1,4 +1,4 @@
-import { errorResponse } from './edge/responses.ts'
+import { errorResponse, jsonResponse } from './edge/responses.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { resolveConfig } from './config.ts'
 import type { ChatConfig, ChatHandlerOptions, ContextOption, ToolsContext } from './options.ts'
@@ -6,19 +6,22 @@ import { HttpError, threadNotFound } from './errors.ts'
 import type { DecisionRecord, Grant } from '../protocol/decisions.ts'
 import { verifiedDecisions } from './decisions/records.ts'
 import { review } from './claim/reviews.ts'
-import { decide, type DecideInput, type DecideResult } from './claim/decide.ts'
-import { withFrontendTools } from './dialects/agui/frontendTools.ts'
-import { rejoinRun } from './dialects/agui/rejoin.ts'
-import { parsePostRequest, readJsonBody, type AguiFields, type ParsedRequest } from './edge/requests.ts'
-import type { ResumeRequest } from '../protocol/requests.ts'
-import { answerUIMessageRequest } from './dialects/aisdk/uiMessageChat.ts'
+import { decide, type DecideInput, type DecideResult } from './decide.ts'
+import { answerAgui } from './dialects/agui/aguiChat.ts'
+import { isRunAgentInput, parseRunAgentInput, type AguiInput } from './dialects/agui/runAgentInput.ts'
+import { parsePostRequest, readJsonBody } from './edge/requests.ts'
+import type { PostRequest, ResumeAccepted } from '../protocol/requests.ts'
+import { startRun } from './run/startRun.ts'
+import { toWire } from './thread/step.ts'
+import { aiSdkReads, answerUIMessageRequest } from './dialects/aisdk/uiMessageChat.ts'
 import { isUIMessageRequest } from './dialects/aisdk/uiMessageRequest.ts'
 import { startTurn } from './claim/startTurn.ts'
 import { resume } from './claim/resume.ts'
 import { stopRun } from './claim/stop.ts'
 import { revoke, revokeGrantOf } from './claim/grantRevocation.ts'
 import { read } from './edge/reads.ts'
-import { requestHeader, takesNodeRequests } from './edge/node/nodeRequest.ts'
+import { takesNodeRequests } from './edge/node/nodeRequest.ts'
+import { requestHeader } from './appRequest.ts'
 import { answerTanStack, isTanStackRequest } from './dialects/tanstack/tanStackChat.ts'
 
 /** A Fetch API handler: works with any server that speaks `Request`/`Response` (and with `toNodeHandler`). */
@@ -101,7 +104,8 @@ function answerOf(config: ChatConfig, request: Request): Promise<Response> {
   // TanStack AI's `useChat` (dialects/tanstack/), chosen by `?client=tanstack`: same runs, its shapes.
   if (isTanStackRequest(request)) return answerTanStack(config, request, post)
   if (request.method === 'POST') return post(config, request)
-  if (request.method === 'GET') return read(config, request)
+  // The AI SDK's reads are told in its shapes (dialects/aisdk/); a `?format=` no dialect knows is read as none.
+  if (request.method === 'GET') return read(config, request, aiSdkReads(config, request))
   throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${request.method}`)
 }
 
@@ -115,32 +119,31 @@ async function errorCodeOf(response: Response): Promise<string | undefined> {
   }
 }
 
+/**
+ * A POST, routed: its dialect (the AI SDK's body, AG-UI's `RunAgentInput`, else the compact
+ * protocol) parses it into an intent, which a claim (claim/) turns into data: a run that
+ * run/startRun.ts starts and streams, answers accepted, or a refusal. The AG-UI dialect answers its
+ * own intents (dialects/agui/aguiChat.ts); the AI SDK's tells the same run in its stream.
+ */
 async function post(config: ChatConfig, request: Request): Promise<Response> {
   const raw = await readJsonBody(request, config.limits.maxBodyBytes)
-  // The AI SDK's `useChat` (dialects/aisdk/): its body becomes a ParsedRequest, its answer a UI message stream
-  // (the run tells its events in that dialect: events/eventFrames.ts).
   // `return await`: a promise returned unawaited from an async function settles it through an extra promise job, two microtask turns later.
-  if (isUIMessageRequest(raw)) return await answerUIMessageRequest(config, request, raw, (body) => answer(config, request, body))
-  return await answer(config, request, parsePostRequest(raw))
+  if (isUIMessageRequest(raw)) return await answerUIMessageRequest(config, request, raw, (input) => answer(config, request, input))
+  return await answer(config, request, isRunAgentInput(raw) ? parseRunAgentInput(raw) : parsePostRequest(raw))
 }
 
-
-/**
- * Not async: each branch hands on the promise of the function that answers, one promise and one
- * await fewer per request. (A throw here is `post`'s to turn into its refusal, as it awaits this.)
- */
-function answer(config: ChatConfig, request: Request, body: ParsedRequest): Promise<Response> {
-  if ('review' in body) return review(config, request, body)
-  if ('revokeGrant' in body) return revokeGrantOf(config, request, body)
+async function answer(config: ChatConfig, request: Request, body: PostRequest | AguiInput): Promise<Response> {
+  if ('review' in body) return jsonResponse(200, await review(config, request, body))
+  if ('revokeGrant' in body) return jsonResponse(200, await revokeGrantOf(config, request, body))
   const kind = 'stop' in body ? 'stop' : 'resume' in body ? 'resume' : 'message'
   config.telemetry?.describeRequest(request, { kind, threadId: body.threadId })
-  if ('stop' in body) return stopRun(config, request, body)
-  const scoped = body.declaredTools ? withFrontendTools(config, body.declaredTools) : config
-  if (!('resume' in body)) return startTurn(scoped, request, body)
-  return body.agui ? followOrResume(scoped, request, body) : resume(scoped, request, body)
-}
-
-/** An AG-UI client connecting while a run holds the thread (a page reloaded mid-run) follows the run. */
-async function followOrResume(config: ChatConfig, request: Request, body: ResumeRequest & AguiFields): Promise<Response> {
-  return (await rejoinRun(config, request, body)) ?? (await resume(config, request, body))
+  if ('stop' in body) return jsonResponse(200, await stopRun(config, request, body))
+  if ('agui' in body) return await answerAgui(config, request, body)
+  if (!('resume' in body)) return startRun(config, await startTurn(config, request, body))
+  const resumed = await resume(config, request, body)
+  if ('run' in resumed) return startRun(config, resumed.run)
+  if (!('accepted' in resumed)) throw new Error('A resume with answers answers something')
+  // Others of the step still wait: 202 with what does.
+  const accepted: ResumeAccepted = { threadId: resumed.accepted.threadId, interrupts: resumed.accepted.waiting.map((interrupt) => toWire(interrupt, config.tools)) }
+  return jsonResponse(202, accepted)
 }

@@ -1,7 +1,7 @@
 /** @module @toolgate/ai/server */
 /** `@toolgate/ai/server`: the chat runtime. Wire types live in `@toolgate/ai/protocol`. */
 export { createChatHandler, type ChatHandler, type ChatRecords } from './createChatHandler.ts'
-export type { DecideInput, DecideResult } from './claim/decide.ts'
+export type { DecideInput, DecideResult } from './decide.ts'
 export { toNodeHandler, type NodeHandler } from './edge/node/toNodeHandler.ts'
 export type { ApprovalRequest, Escalation, ExpiredApproval, LinkReviewer, ReviewLink, ReviewLinkOptions, Authorize, ChatHandlerOptions, ChatLimits, ErrorScope, FailedCall, OnError, ThreadAction, ToolsContext } from './options.ts'
 export type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelTool, ModelUsage } from '../model/chatModel.ts'
@@ -9,7 +9,7 @@ export { memoryStore, type MemoryStoreOptions } from './stores/memory.ts'
 // The storage contract, for writing a store of your own.
 export type { ActiveRun, OpenStep, StoredAnswer, StoredInterrupt, ThreadCommit, ThreadHead, ThreadStore } from './thread/threadStore.ts'
 export { HttpError } from './errors.ts'
-export type { AttachmentStore, StoredAttachment } from './run/attachments.ts'
+export type { AttachmentStore, StoredAttachment } from './thread/attachmentStore.ts'
 export { StoreError, type StoreErrorListener } from './stores/storeError.ts'
 export { memoryAttachmentStore, type MemoryAttachmentStoreOptions } from './stores/memoryAttachments.ts'
 export {

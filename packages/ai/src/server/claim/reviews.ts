@@ -1,9 +1,8 @@
 import type { Principal } from '../../protocol/decisions.ts'
 import type { ResumeRequest, ReviewAccepted, ReviewRequest, ReviewView } from '../../protocol/requests.ts'
 import { HttpError, threadNotFound } from '../errors.ts'
-import { jsonResponse } from '../edge/responses.ts'
 import type { ChatConfig } from '../options.ts'
-import { toWire, unanswered } from '../run/interrupts.ts'
+import { toWire, unanswered } from '../thread/step.ts'
 import { startDetachedRun } from '../run/startRun.ts'
 import { summaryOf } from '../decisions/records.ts'
 import { verifyReviewLink, type ReviewClaims } from '../decisions/reviewLinks.ts'
@@ -19,12 +18,12 @@ import type { Answerer } from './answers.ts'
 // chat follows it from wherever it is open.
 
 /** `POST { review, answer }`: decides the link's interrupt as its reviewer. */
-export async function review(config: ChatConfig, request: Request, body: ReviewRequest): Promise<Response> {
+export async function review(config: ChatConfig, request: Request, body: ReviewRequest): Promise<ReviewAccepted> {
   const claims = await claimsOf(config, body.review)
   if (body.threadId !== undefined && body.threadId !== claims.threadId) throw otherTarget('thread')
   if (body.answer.interruptId !== claims.interruptId) throw otherTarget('interrupt')
   const principal = linkPrincipal(claims, await config.identify(request))
-  return jsonResponse(200, await decideDetached(config, request, { threadId: claims.threadId, resume: [body.answer] }, { principal, channel: 'review-link', link: claims }))
+  return decideDetached(config, request, { threadId: claims.threadId, resume: [body.answer] }, { principal, channel: 'review-link', link: claims })
 }
 
 /**
@@ -41,7 +40,7 @@ export async function decideDetached(config: ChatConfig, request: Request, body:
 }
 
 /** `GET ?review=<token>`: what the link's reviewer decides on. Changes nothing. */
-export async function reviewView(config: ChatConfig, token: string): Promise<Response> {
+export async function reviewView(config: ChatConfig, token: string): Promise<ReviewView> {
   const claims = await claimsOf(config, token)
   const head = await config.store.head(claims.threadId)
   if (!head) throw threadNotFound(claims.threadId)
@@ -52,8 +51,7 @@ export async function reviewView(config: ChatConfig, token: string): Promise<Res
   if ((await digestOf(interrupt.proposed ?? interrupt.input)) !== claims.argsDigest) {
     throw new HttpError(409, 'ARGUMENTS_CHANGED', `The arguments of "${interrupt.toolName}" changed since this review link was made; it no longer applies`, 'review')
   }
-  const view: ReviewView = { threadId: head.id, interrupt: toWire(interrupt, config.tools), linkExpiresAt: new Date(claims.expiresAt).toISOString() }
-  return jsonResponse(200, view)
+  return { threadId: head.id, interrupt: toWire(interrupt, config.tools), linkExpiresAt: new Date(claims.expiresAt).toISOString() }
 }
 
 async function claimsOf(config: ChatConfig, token: string): Promise<ReviewClaims> {

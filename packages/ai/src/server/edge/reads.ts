@@ -1,21 +1,21 @@
 import { replayResponse } from '../events/replay.ts'
-import type { AttachmentStore } from '../run/attachments.ts'
+import type { AttachmentStore } from '../thread/attachmentStore.ts'
 import type { ChatConfig } from '../options.ts'
 import { HttpError } from '../errors.ts'
-import { capabilitiesOf } from '../dialects/agui/capabilities.ts'
+import { capabilitiesOf } from './capabilities.ts'
 
 import { authorizeThread, isRunning, loadHead, mayAccess, snapshot } from '../thread/thread.ts'
 import type { ThreadHead } from '../thread/threadStore.ts'
+import type { ThreadSnapshot } from '../../protocol/thread.ts'
 import { storedHistory } from '../thread/storedHistory.ts'
 import { takeOverLostRun } from '../claim/takeOver.ts'
 import { reviewView } from '../claim/reviews.ts'
-import { settleDueExpiries } from '../claim/expiry.ts'
+import { settleDueExpiries } from '../run/expiry.ts'
 import { checkedThreadId } from './requests.ts'
 import { jsonResponse } from './responses.ts'
 import { verifiedDecisions } from '../decisions/records.ts'
-import { requestHeader } from './node/nodeRequest.ts'
-import { devtoolsResponse } from '../devtools/devtoolsSnapshot.ts'
-import { asUIMessageStream, uiThreadOf } from '../dialects/aisdk/uiMessageChat.ts'
+import { requestHeader } from '../appRequest.ts'
+import { devtoolsSnapshot } from '../devtools/devtoolsSnapshot.ts'
 import { watchResponse } from './watch.ts'
 
 // GET: reading a thread (whole, or a page at a time), (re)attaching to a run's events, and
@@ -45,28 +45,36 @@ export async function attachmentResponse(store: AttachmentStore, threadId: strin
   })
 }
 
+/** How a dialect tells what a GET reads, when the request asks for its `?format=` (the AI SDK's: dialects/aisdk/uiMessageChat.ts). */
+export interface ReadFormat {
+  /** A run's AG-UI event stream (or any other answer to an attach), as the dialect's stream. */
+  events(response: Response): Response
+  /** The thread, as the dialect's JSON. */
+  thread(snapshot: ThreadSnapshot): unknown
+}
+
 /**
  * `GET ?threadId=`: the thread. `&watch=<version>`: waits until the thread is past that version (`watch.ts`). `&decisions`: its decision records, checked against their digests
  * (500 `DECISION_RECORD_ALTERED` if the store's copy was changed). `&limit=N` returns only its last N stored messages, and
  * `&before=I` those before index I, so a long thread can be read a page at a time.
  */
-export async function read(config: ChatConfig, request: Request): Promise<Response> {
+export async function read(config: ChatConfig, request: Request, format?: ReadFormat): Promise<Response> {
   const params = new URL(request.url).searchParams
   const param = params.get('threadId')
   const kind = !param ? 'capabilities' : params.has('devtools') ? 'devtools' : wantsEventStream(request) ? 'attach' : 'read'
   config.telemetry?.describeRequest(request, { kind, threadId: param ?? undefined })
   if (!param && params.has('capabilities')) return jsonResponse(200, capabilitiesOf(config))
   const token = params.get('review')
-  if (token !== null) return reviewView(config, token)
+  if (token !== null) return jsonResponse(200, await reviewView(config, token))
   if (!param) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
   const threadId = checkedThreadId(param)
-  if (kind === 'devtools') return devtoolsResponse(config, request, threadId)
+  if (kind === 'devtools') return jsonResponse(200, await devtoolsSnapshot(config, request, threadId))
   if (params.has('watch')) return watchResponse(config, request, threadId, indexParam(params, 'watch') ?? 0)
   // The AI SDK's `useChat` (dialects/aisdk/): its reconnect reads the run as a UI message stream, a reload the thread as UIMessages.
-  const aiSdk = params.get('format') === 'ai-sdk'
-  if (kind === 'attach' || (aiSdk && params.has('stream'))) {
+  const told = params.get('format') === 'ai-sdk' ? format : undefined
+  if (kind === 'attach' || (told && params.has('stream'))) {
     const events = await attach(config, request, threadId, params)
-    return aiSdk ? asUIMessageStream(config, request, events) : events
+    return told ? told.events(events) : events
   }
   const limit = indexParam(params, 'limit')
   const before = indexParam(params, 'before')
@@ -76,7 +84,7 @@ export async function read(config: ChatConfig, request: Request): Promise<Respon
   const attachmentId = params.get('attachmentId')
   if (attachmentId && !/^[\w.:-]{1,128}$/.test(attachmentId)) throw new HttpError(400, 'INVALID_REQUEST', '`attachmentId` is not an attachment id', 'attachmentId')
   if (attachmentId) return attachmentResponse(config.attachments, head.id, attachmentId)
-  if (aiSdk) return jsonResponse(200, uiThreadOf(config, request, snapshot(head, await storedHistory(config, head), config.limits.runLeaseMs, config.tools)))
+  if (told) return jsonResponse(200, told.thread(snapshot(head, await storedHistory(config, head), config.limits.runLeaseMs, config.tools)))
   if (limit === undefined && before === undefined) {
     return jsonResponse(200, snapshot(head, await storedHistory(config, head), config.limits.runLeaseMs, config.tools))
   }

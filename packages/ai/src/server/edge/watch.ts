@@ -2,7 +2,7 @@ import type { ChatConfig } from '../options.ts'
 import { HttpError, threadNotFound } from '../errors.ts'
 import { authorizeThread } from '../thread/thread.ts'
 import { THREAD_WATCH_POLL_MS } from '../thread/threadStore.ts'
-import { settleDueExpiries } from '../claim/expiry.ts'
+import { settleDueExpiries } from '../run/expiry.ts'
 import { jsonResponse } from './responses.ts'
 
 // `GET ?threadId=&watch=<version>`: a long poll on the thread's head. A chat waiting for a reviewer

@@ -7,7 +7,7 @@ import { scriptedModel } from './scriptedModel.ts'
 import { reviewedApp } from './approvalAttacks.ts'
 import type { Principal } from '../../protocol/decisions.ts'
 import type { ThreadHead, ThreadStore } from '../thread/threadStore.ts'
-import type { AttachmentStore } from '../run/attachments.ts'
+import type { AttachmentStore } from '../thread/attachmentStore.ts'
 
 /**
  * `@toolgate/ai/server/testing`: the conformance suite every `ThreadStore` passes (memory, Redis,

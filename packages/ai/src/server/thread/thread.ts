@@ -1,11 +1,11 @@
 import type { DecisionRecord } from '../../protocol/decisions.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
-import { fetchRequest } from '../edge/node/nodeRequest.ts'
+import { fetchRequest } from '../appRequest.ts'
 import type { RunFailure, ThreadSnapshot, ThreadStatus, ThreadWindow } from '../../protocol/thread.ts'
 import { messageBytes } from '../../util/jsonBytes.ts'
 import type { ChatConfig, ThreadAction } from '../options.ts'
 import { HttpError, threadNotFound } from '../errors.ts'
-import { recordedAnswers, toWire, unanswered } from '../run/interrupts.ts'
+import { recordedAnswers, toWire, unanswered } from './step.ts'
 import type { ThreadCommit, ThreadHead, ThreadStore } from './threadStore.ts'
 import type { ToolRegistry } from '../../tools/toolRegistry.ts'
 

@@ -1,7 +1,7 @@
 import type { RunFailure } from '../../protocol/thread.ts'
 import type { ThreadMessage, ThreadToolMessage, ThreadUserMessage } from '../../protocol/messages.ts'
 import { inCallOrder } from './results.ts'
-import { answeredByMessage, rememberResolved } from '../run/interrupts.ts'
+import { answeredByMessage, rememberResolved } from './step.ts'
 import type { Recovery } from './recovery.ts'
 import type { ThreadChange } from './thread.ts'
 import type { ActiveRun, DecisionTip, OpenStep, ThreadHead } from './threadStore.ts'

@@ -2,7 +2,7 @@ import type { ThreadMessage } from '../../../protocol/messages.ts'
 import { isRecord } from '../../../util/isRecord.ts'
 import type { ChatConfig } from '../../options.ts'
 import { HttpError } from '../../errors.ts'
-import type { ThreadHead } from '../../thread/threadStore.ts'
+import type { StoredThread } from '../../claim/intent.ts'
 
 // An AG-UI client sends the whole conversation as it sees it with every run (`RunAgentInput.messages`).
 // The server never takes history from it: the stored thread is the truth. But a client whose history
@@ -41,16 +41,6 @@ export function clientHistoryOf(messages: readonly unknown[]): ClientHistoryMess
       },
     ]
   })
-}
-
-/**
- * The thread a client's history is checked against: a head and exactly the stored messages it
- * counts, as the claim has them (the thread cache's, or read alongside the claim), so the check
- * waits for no read of its own.
- */
-export interface StoredThread {
-  readonly head: ThreadHead
-  readonly messages: Promise<readonly ThreadMessage[]>
 }
 
 /**

@@ -1,13 +1,13 @@
 import type { ResumeRequest } from '../../../protocol/requests.ts'
 import type { ChatConfig } from '../../options.ts'
-import type { AguiFields } from '../../edge/requests.ts'
-import { unanswered } from '../../run/interrupts.ts'
+import type { AguiFields } from './runAgentInput.ts'
+import { unanswered } from '../../thread/step.ts'
 import { snapshotRun } from '../../run/startRun.ts'
 import { authorizeThread, isRunning } from '../../thread/thread.ts'
 import { storedHistory } from '../../thread/storedHistory.ts'
 import type { ThreadHead } from '../../thread/threadStore.ts'
 import { randomId } from '../../../util/randomId.ts'
-import { runOutcome } from './frontendTools.ts'
+import { runOutcome } from '../../run/outcome.ts'
 import { threadAsAgUi } from '../../events/messagesSnapshot.ts'
 
 // An AG-UI input that neither sends a message nor answers anything: a client reloading, or

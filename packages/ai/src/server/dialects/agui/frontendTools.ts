@@ -5,9 +5,6 @@ import type { ChatConfig } from '../../options.ts'
 import { HttpError } from '../../errors.ts'
 import { extendToolRegistry } from '../../../tools/toolRegistry.ts'
 import { UnsafePatternError, withLinearPatterns } from './clientPatterns.ts'
-import type { RunOutcome } from '../../../protocol/interrupts.ts'
-import type { StoredInterrupt } from '../../thread/threadStore.ts'
-import { toWire } from '../../run/interrupts.ts'
 
 // AG-UI frontend tools: tools a client declares in `RunAgentInput.tools` and runs itself. The server
 // decides what the model may call, so they are ignored unless the app names them in
@@ -15,7 +12,8 @@ import { toWire } from '../../run/interrupts.ts'
 // to the model with the client's JSON Schema, its arguments validated against that schema like any
 // tool's. Its calls wait in the open step like any client tool's (a `client_tool` interrupt), but the
 // wire says so AG-UI's way: the run ends `success` with `pendingToolCallIds`, and the next input
-// answers with `tool` messages (claim/toolMessages.ts turns them into the same answers as `resume`).
+// answers with `tool` messages (toolMessages.ts turns them into the same answers as `resume`); how a run ends on them is
+// run/outcome.ts's.
 
 /** The config for one AG-UI request: the server's tools plus the client's that the app accepts. */
 export function withFrontendTools(config: ChatConfig, declared: readonly unknown[]): ChatConfig {
@@ -54,21 +52,4 @@ function frontendTool(tool: Record<string, unknown>, path: string): AnyTool {
 
 function invalid(message: string, path: string): HttpError {
   return new HttpError(400, 'INVALID_REQUEST', message, path)
-}
-
-/** A call of an AG-UI frontend tool: the client answers it with a `tool` message, not `resume`. */
-export function isFrontendCall(config: ChatConfig, interrupt: StoredInterrupt): boolean {
-  return interrupt.reason === 'client_tool' && config.frontendTools.has(interrupt.toolName)
-}
-
-/**
- * How a run that stops on `waiting` ends: `interrupt` with everything a human or a Toolgate client
- * tool must answer through `resume`; when only frontend tool calls wait, `success` with their ids
- * (AG-UI 1.0: a run that stopped on a frontend tool call completed). With both, the interrupts come
- * first; once they are answered the run ends on the frontend calls alone.
- */
-export function runOutcome(config: ChatConfig, waiting: readonly StoredInterrupt[]): RunOutcome {
-  const asked = waiting.filter((interrupt) => !isFrontendCall(config, interrupt))
-  if (asked.length > 0) return { type: 'interrupt', interrupts: asked.map((interrupt) => toWire(interrupt, config.tools)) }
-  return waiting.length > 0 ? { type: 'success', pendingToolCallIds: waiting.map((interrupt) => interrupt.toolCallId) } : { type: 'success' }
 }

@@ -1,12 +1,13 @@
 import type { ChatConfig } from '../../options.ts'
 import { HttpError } from '../../errors.ts'
-import type { ParsedRequest } from '../../edge/requests.ts'
+import type { AguiInput } from '../agui/runAgentInput.ts'
 import type { AiSdkThread } from '../../../protocol/aiSdk.ts'
 import type { ThreadSnapshot } from '../../../protocol/thread.ts'
 import { toAiSdkThread } from './uiThread.ts'
 import { atRequestPath, parseUIMessageRequest } from './uiMessageRequest.ts'
 import { uiMessageFrames, uiMessageStreamResponse, type UIMessageStreamOptions } from './uiMessageStream.ts'
 import { answerTold } from '../../events/eventFrames.ts'
+import type { ReadFormat } from '../../edge/reads.ts'
 
 /**
  * Answers the AI SDK's chat request: the body becomes what the handler takes from any client (a
@@ -17,7 +18,7 @@ export function answerUIMessageRequest(
   config: ChatConfig,
   request: Request,
   body: Record<string, unknown>,
-  post: (parsed: ParsedRequest) => Promise<Response>,
+  post: (parsed: AguiInput) => Promise<Response>,
 ): Promise<Response> {
   const chat = parseUIMessageRequest(body)
   return answerTold(
@@ -34,8 +35,15 @@ export function answerUIMessageRequest(
   )
 }
 
-/** `GET ?threadId=&format=ai-sdk`: the snapshot as `useChat({ messages })` takes it. */
-export function uiThreadOf(config: ChatConfig, request: Request, snapshot: ThreadSnapshot): AiSdkThread {
+/**
+ * `GET ?threadId=&format=ai-sdk` (edge/reads.ts): the snapshot as `useChat({ messages })` takes it,
+ * and with `&stream` or `Accept: text/event-stream` the run as a UI message stream (a reconnect).
+ */
+export function aiSdkReads(config: ChatConfig, request: Request): ReadFormat {
+  return { events: (response) => asUIMessageStream(config, request, response), thread: (snapshot) => uiThreadOf(config, request, snapshot) }
+}
+
+function uiThreadOf(config: ChatConfig, request: Request, snapshot: ThreadSnapshot): AiSdkThread {
   return toAiSdkThread(snapshot, { endpoint: new URL(request.url).pathname, isServerTool: (name) => config.tools.get(name)?.side === 'server' })
 }
 

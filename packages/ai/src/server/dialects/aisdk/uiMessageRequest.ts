@@ -2,7 +2,8 @@ import type { ResumeAnswer } from '../../../protocol/requests.ts'
 import { isRecord } from '../../../util/isRecord.ts'
 import type { ClientHistoryMessage } from '../agui/clientHistory.ts'
 import { HttpError } from '../../errors.ts'
-import { MAX_THREAD_ID_LENGTH, type ParsedRequest, type ToolResultMessage } from '../../edge/requests.ts'
+import { MAX_THREAD_ID_LENGTH } from '../../edge/requests.ts'
+import type { AguiInput, ToolResultMessage } from '../agui/runAgentInput.ts'
 import type { GivenOutput } from './heldOutputs.ts'
 
 // What `useChat` posts through `DefaultChatTransport`: `{ id, messages: UIMessage[], trigger,
@@ -22,7 +23,7 @@ export function isUIMessageRequest(body: unknown): body is Record<string, unknow
 
 /** The request as the handler takes it, and what the answer's stream needs to know of the client's messages. */
 export interface UIMessageRequest {
-  readonly parsed: ParsedRequest
+  readonly parsed: AguiInput
   /** The calls of the message the response continues (none for a new user message), with the stored message each belongs to. */
   readonly knownCalls: ReadonlyMap<string, string | undefined>
   /** Where in `messages` each `resume` answer came from, so refusals point there. */

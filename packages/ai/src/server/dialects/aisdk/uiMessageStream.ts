@@ -6,7 +6,7 @@ import { readSseData } from '../../../util/readSseData.ts'
 import { attachmentUrl } from './attachmentUrl.ts'
 import type { AiSdkPartMetadata } from '../../../protocol/aiSdk.ts'
 import { approvalMetadata, type UIMessageChunk } from './uiMessageChunks.ts'
-import { nextTurn } from '../../../util/nextTurn.ts'
+import { afterTurnEnd } from '../../../util/turnBatch.ts'
 import type { EventFrames } from '../../events/eventFrames.ts'
 import { heldOutputChunks, type GivenOutput } from './heldOutputs.ts'
 
@@ -61,7 +61,7 @@ export function uiMessageFrames(options: UIMessageStreamOptions): EventFrames {
 /**
  * The UI message stream response for the AG-UI event stream `events` (a run's `text/event-stream`
  * body, as a reattaching GET reads it). Chunks made in one turn of the event loop go out together,
- * as the run's own frames do.
+ * as the run's own frames do (util/turnBatch.ts).
  */
 export function uiMessageStreamResponse(events: ReadableStream<Uint8Array>, options: UIMessageStreamOptions): Response {
   const encoder = new TextEncoder()
@@ -74,7 +74,7 @@ export function uiMessageStreamResponse(events: ReadableStream<Uint8Array>, opti
   }
   const write = (frame: string) => {
     if (frame === '') return
-    if (pending === '') nextTurn(flush)
+    if (pending === '') afterTurnEnd(flush)
     pending += frame
   }
   const body = new ReadableStream<Uint8Array>({

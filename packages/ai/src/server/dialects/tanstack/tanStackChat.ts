@@ -7,7 +7,7 @@ import { authorizeThread } from '../../thread/thread.ts'
 import { jsonResponse } from '../../edge/responses.ts'
 import { asTanStackStream, TANSTACK_FRAMES } from './tanStackStream.ts'
 import { answerTold } from '../../events/eventFrames.ts'
-import { fetchRequest, requestTarget } from '../../edge/node/nodeRequest.ts'
+import { fetchRequest, requestTarget } from '../../appRequest.ts'
 import { toTanStackThread, type TanStackThread } from './tanStackThread.ts'
 
 /**

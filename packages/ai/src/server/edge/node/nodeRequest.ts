@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http'
-import type { OfferedFrames } from './directFrames.ts'
+import { STAND_IN, type StandIn } from '../../appRequest.ts'
+import { OFFER_FRAMES, type OfferedFrames } from '../../events/directFrames.ts'
 
 // A Fetch `Request` costs more than the rest of a short turn's HTTP handling (its URL, headers
 // list, body stream and signal are each built eagerly). Under `toNodeHandler` the chat handler
@@ -88,7 +89,7 @@ export class NodeRequest {
   }
 
   /** A run's frames, offered instead of a response body: the Node bridge writes them to the socket. */
-  offerFrames(frames: OfferedFrames): void {
+  [OFFER_FRAMES](frames: OfferedFrames): void {
     this.#frames = frames
   }
 
@@ -97,6 +98,11 @@ export class NodeRequest {
     const frames = this.#frames
     this.#frames = undefined
     return frames
+  }
+
+  /** What the handler reads of it (appRequest.ts): itself. */
+  get [STAND_IN](): StandIn {
+    return this
   }
 
   /** The real `Request`, made once; its body is what `wholeBody` did not take. */
@@ -173,23 +179,6 @@ export function takesNodeRequest(handler: object): boolean {
   return takers.has(handler)
 }
 
-/** What the app's own code gets: a real `Request` (a stand-in cannot be cloned or passed to `fetch`). */
-export function fetchRequest(request: Request): Request {
-  return request instanceof NodeRequest ? request.real() : request
-}
-
-/**
- * Where to look for a query parameter before parsing the URL: a `NodeRequest`'s target as sent
- * (its absolute URL is not built), any other request's URL.
- */
-export function requestTarget(request: Request): string {
-  return request instanceof NodeRequest ? request.target : request.url
-}
-
-/** One header of any request, without building a `NodeRequest`'s `Headers`. */
-export function requestHeader(request: Request, name: string): string | null {
-  return request instanceof NodeRequest ? request.header(name) : request.headers.get(name)
-}
 
 function streamOf(bytes: Promise<Uint8Array>): ReadableStream<Uint8Array> {
   return new ReadableStream({

@@ -1,6 +1,6 @@
 import { errorBody } from '../responses.ts'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { takeFrames, type FrameSink, type OfferedFrames } from './directFrames.ts'
+import { takeFrames, type FrameSink, type OfferedFrames } from '../../events/directFrames.ts'
 import { NodeRequest, takesNodeRequest } from './nodeRequest.ts'
 import { handlerReached, watchForUnreachedHandler } from './unreachedHandler.ts'
 

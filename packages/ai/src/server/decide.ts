@@ -1,11 +1,11 @@
-import type { DecisionSummary, GrantRequest, Principal } from '../../protocol/decisions.ts'
-import type { ApprovalAnswer } from '../../protocol/requests.ts'
-import { isRecord } from '../../util/isRecord.ts'
-import { principalProblem } from '../config.ts'
-import { HttpError } from '../errors.ts'
-import { checkedThreadId, parseAnswer } from '../edge/requests.ts'
-import type { ChatConfig } from '../options.ts'
-import { decideDetached } from './reviews.ts'
+import type { DecisionSummary, GrantRequest, Principal } from '../protocol/decisions.ts'
+import type { ApprovalAnswer } from '../protocol/requests.ts'
+import { isRecord } from '../util/isRecord.ts'
+import { principalProblem } from './config.ts'
+import { HttpError } from './errors.ts'
+import { checkedThreadId, parseAnswer } from './edge/requests.ts'
+import type { ChatConfig } from './options.ts'
+import { decideDetached } from './claim/reviews.ts'
 
 // The `api` channel: an app's own backend (a Slack button's handler, an email reply, an admin
 // tool) decides an approval as `by`, whom the app has authenticated itself. The same reviewer

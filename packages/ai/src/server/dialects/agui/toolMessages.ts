@@ -1,8 +1,8 @@
-import type { ResumeAnswer } from '../../protocol/requests.ts'
-import { HttpError } from '../errors.ts'
-import type { ToolResultMessage } from '../edge/requests.ts'
-import type { OpenStep, StoredAnswer } from '../thread/threadStore.ts'
-import { deepEqual } from '../../util/deepEqual.ts'
+import type { ResumeAnswer } from '../../../protocol/requests.ts'
+import { HttpError } from '../../errors.ts'
+import type { ToolResultMessage } from './runAgentInput.ts'
+import type { OpenStep, StoredAnswer } from '../../thread/threadStore.ts'
+import { deepEqual } from '../../../util/deepEqual.ts'
 
 // AG-UI answers a frontend tool call with a `tool` message in the next `RunAgentInput`, not a resume
 // entry. Such a message is the same answer as `resume` gives (`output` or `error`), aimed by call id

@@ -1,5 +1,5 @@
-import type { ChatCapabilities } from '../../../protocol/capabilities.ts'
-import type { ChatConfig } from '../../options.ts'
+import type { ChatCapabilities } from '../../protocol/capabilities.ts'
+import type { ChatConfig } from '../options.ts'
 
 // AG-UI capability discovery (`AgentCapabilities` of @ag-ui/core 1.0): what this handler does, for
 // clients that adapt their UI to it. Served as JSON at `GET <endpoint>?capabilities`; AG-UI defines
