@@ -11,7 +11,8 @@ import { answerAgui } from './dialects/agui/aguiChat.ts'
 import { isRunAgentInput, parseRunAgentInput, type AguiInput } from './dialects/agui/runAgentInput.ts'
 import { parsePostRequest, readJsonBody } from './edge/requests.ts'
 import type { PostRequest, ResumeAccepted } from '../protocol/requests.ts'
-import { startRun } from './run/startRun.ts'
+import { startRun, type ClaimedRun } from './run/startRun.ts'
+import type { Resumed } from './claim/intent.ts'
 import { toWire } from './thread/step.ts'
 import { aiSdkReads, answerUIMessageRequest } from './dialects/aisdk/uiMessageChat.ts'
 import { isUIMessageRequest } from './dialects/aisdk/uiMessageRequest.ts'
@@ -121,29 +122,46 @@ async function errorCodeOf(response: Response): Promise<string | undefined> {
 
 /**
  * A POST, routed: its dialect (the AI SDK's body, AG-UI's `RunAgentInput`, else the compact
- * protocol) parses it into an intent, which a claim (claim/) turns into data: a run that
- * run/startRun.ts starts and streams, answers accepted, or a refusal. The AG-UI dialect answers its
- * own intents (dialects/agui/aguiChat.ts); the AI SDK's tells the same run in its stream.
+ * protocol) parses it into an intent; a claim (claim/) turns that into data: a run, which
+ * run/startRun.ts starts and streams, answers accepted, or a refusal (thrown). The AG-UI dialect
+ * answers its own intents (dialects/agui/aguiChat.ts); the AI SDK's tells the same run in its stream.
  */
 async function post(config: ChatConfig, request: Request): Promise<Response> {
   const raw = await readJsonBody(request, config.limits.maxBodyBytes)
   // `return await`: a promise returned unawaited from an async function settles it through an extra promise job, two microtask turns later.
   if (isUIMessageRequest(raw)) return await answerUIMessageRequest(config, request, raw, (input) => answer(config, request, input))
-  return await answer(config, request, isRunAgentInput(raw) ? parseRunAgentInput(raw) : parsePostRequest(raw))
+  return answered(config, await claim(config, request, isRunAgentInput(raw) ? parseRunAgentInput(raw) : parsePostRequest(raw)))
 }
 
 async function answer(config: ChatConfig, request: Request, body: PostRequest | AguiInput): Promise<Response> {
-  if ('review' in body) return jsonResponse(200, await review(config, request, body))
-  if ('revokeGrant' in body) return jsonResponse(200, await revokeGrantOf(config, request, body))
+  return answered(config, await claim(config, request, body))
+}
+
+/**
+ * The intent, claimed. Not async: each branch hands on the promise of the function that claims, one
+ * promise fewer per request (a throw here is the caller's to turn into its refusal, as it awaits this).
+ */
+function claim(config: ChatConfig, request: Request, body: PostRequest | AguiInput): Promise<Response | ClaimedRun | Resumed> {
+  if ('review' in body) return review(config, request, body).then(ok)
+  if ('revokeGrant' in body) return revokeGrantOf(config, request, body).then(ok)
   const kind = 'stop' in body ? 'stop' : 'resume' in body ? 'resume' : 'message'
   config.telemetry?.describeRequest(request, { kind, threadId: body.threadId })
-  if ('stop' in body) return jsonResponse(200, await stopRun(config, request, body))
-  if ('agui' in body) return await answerAgui(config, request, body)
-  if (!('resume' in body)) return startRun(config, await startTurn(config, request, body))
-  const resumed = await resume(config, request, body)
-  if ('run' in resumed) return startRun(config, resumed.run)
-  if (!('accepted' in resumed)) throw new Error('A resume with answers answers something')
-  // Others of the step still wait: 202 with what does.
-  const accepted: ResumeAccepted = { threadId: resumed.accepted.threadId, interrupts: resumed.accepted.waiting.map((interrupt) => toWire(interrupt, config.tools)) }
+  if ('stop' in body) return stopRun(config, request, body).then(ok)
+  if ('agui' in body) return answerAgui(config, request, body)
+  if (!('resume' in body)) return startTurn(config, request, body)
+  return resume(config, request, body)
+}
+
+/** The response to a claim: its run's stream, or 202 with what still waits. */
+function answered(config: ChatConfig, claimed: Response | ClaimedRun | Resumed): Response {
+  if (claimed instanceof Response) return claimed
+  if ('start' in claimed) return startRun(config, claimed)
+  if ('run' in claimed) return startRun(config, claimed.run)
+  if (!('accepted' in claimed)) throw new Error('A resume with answers answers something')
+  const accepted: ResumeAccepted = { threadId: claimed.accepted.threadId, interrupts: claimed.accepted.waiting.map((interrupt) => toWire(interrupt, config.tools)) }
   return jsonResponse(202, accepted)
+}
+
+function ok(body: unknown): Response {
+  return jsonResponse(200, body)
 }

@@ -49,7 +49,8 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
   const claimed = await claimThread(config.store, start, {
     prepare: async (current) => {
       const { history, snapshot } = await readAndCheck(config, current, client)
-      return { current, history, snapshot, user: await withClientId(fresh, client?.messageId, current, history) }
+      // Under its client's id only when the client gave one: no promise on the common path.
+      return { current, history, snapshot, user: client?.messageId === undefined ? fresh : await withClientId(fresh, client.messageId, current, history) }
     },
     resolve: resolveContext,
     change: ({ user }) => messageChange(config, client, { runId, user, by, userBytes }),
@@ -79,12 +80,15 @@ interface Turn {
  * `made`: claimed on the head this instance wrote last for such a client, whose thread may be gone
  * since (it expired): it is then made again, as on first use.
  */
-async function claimStart(config: ChatConfig, request: Request, threadId: string, client: ClientThread | undefined): Promise<(ClaimStart & { readonly made?: true }) | undefined> {
+function claimStart(config: ChatConfig, request: Request, threadId: string, client: ClientThread | undefined): Promise<(ClaimStart & { readonly made?: true }) | undefined> {
+  // Not async: the common case hands on `headToClaim`'s own promise.
   if (!client?.choosesThreadId) return headToClaim(config, request, threadId)
-  if (config.threadCache?.lastHead(threadId) !== undefined) {
-    const start = await headToClaim(config, request, threadId).catch(gone)
-    return start && { ...start, made: true }
-  }
+  if (config.threadCache?.lastHead(threadId) !== undefined) return headToClaim(config, request, threadId).then((start) => ({ ...start, made: true as const }), gone)
+  return storedToClaim(config, request, threadId)
+}
+
+/** The stored head of a thread whose client picks its id, the request authorized to write it; `undefined` when there is none yet. */
+async function storedToClaim(config: ChatConfig, request: Request, threadId: string): Promise<ClaimStart | undefined> {
   const found = await config.store.head(threadId)
   if (!found) return undefined
   await authorizeThread(config, request, threadId, 'write')
@@ -151,11 +155,10 @@ function messageChange(config: ChatConfig, client: ClientThread | undefined, tur
 /** The new message under its AG-UI client's id, unless the thread (as read alongside) holds a message by that id already. */
 async function withClientId(
   user: ThreadUserMessage,
-  wanted: string | undefined,
+  wanted: string,
   head: ThreadHead,
   history: Promise<readonly ThreadMessage[] | undefined>,
 ): Promise<ThreadUserMessage> {
-  if (wanted === undefined) return user
   const stored = await history
   if (!stored) return user
   const taken = [...stored, ...(head.step ? [head.step.message, ...head.step.results] : [])].some((message) => message.id === wanted)
