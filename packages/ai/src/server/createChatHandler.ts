@@ -49,8 +49,9 @@ export interface ChatRecords {
  * answers interrupts; both stream AG-UI events as Server-Sent Events. `GET ?threadId=` returns
  * the thread. Refusals are JSON `{ error: { code, message, path? } }`.
  *
- * A turn, top to bottom: `edge/requests.ts` checks the body; `claim/startTurn.ts` (or `resume.ts`) claims the thread
- * (one compare-and-set of a change from `thread/transitions.ts`) and ends in `run/startRun.ts`;
+ * A turn, top to bottom: `edge/requests.ts` reads the body and a dialect (`dialects/`, else the
+ * compact protocol) parses it into an intent; `claim/startTurn.ts` (or `resume.ts`) claims the thread
+ * (one compare-and-set of a change from `thread/transitions.ts`) and returns the claimed run, which `run/startRun.ts` starts;
  * `run/driveRun.ts` drives the run (`modelStep.ts` streams the model, `toolCalls.ts` plans, settles
  * and runs the calls); `events/runEvents.ts` writes every event. GETs are `edge/reads.ts`.
  */

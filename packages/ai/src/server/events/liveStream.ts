@@ -137,7 +137,7 @@ export function launchRun(log: RunEventLog, threadId: string, runId: string, liv
  * Frames written in one turn of the event loop go out as one chunk: a model's network read or a
  * settled tool yields several events at once, and one chunk each cost the reader, the HTTP
  * adapter and the socket a round trip apiece. Under `toNodeHandler` the frames go to the socket
- * directly (edge/node/directFrames.ts): for a `NodeRequest` no body stream is made, and the response
+ * directly (directFrames.ts): for a `NodeRequest` no body stream is made, and the response
  * returned stands in for the frames offered on the request; otherwise the body hands out what it
  * holds only when read (nothing is queued in it unread), so the bridge can still take the frames
  * over from a body returned as is.

@@ -11,7 +11,7 @@ import type { GivenOutput } from './heldOutputs.ts'
 // AI SDK's documented `prepareSendMessagesRequest` for servers that keep the history). As for an
 // AG-UI client, the server takes from it only what is new (the last user message, approval
 // responses, browser-tool outputs) and checks the rest against the stored thread
-// (clientHistory.ts): it never takes history from the client.
+// (agui/clientHistory.ts): it never takes history from the client.
 
 /**
  * Whether a POST body is the AI SDK's chat request: `messages` (or a `message` object) beside the

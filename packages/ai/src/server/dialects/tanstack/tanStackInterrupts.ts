@@ -30,7 +30,7 @@ export function toTanStackInterrupt(interrupt: ToolInterrupt | AgUiInterrupt): R
 
 /**
  * What TanStack is told of a step's open interrupts: its approvals first, its browser-tool calls once
- * no approval waits (as AG-UI clients are told frontend calls: dialects/agui/frontendTools.ts). TanStack runs
+ * no approval waits (as AG-UI clients are told frontend calls: run/outcome.ts). TanStack runs
  * a client tool as soon as it is told of it but sends answers only as the whole batch it was told:
  * told beside an approval, the tool's output would stay in the page while the person decides, and a
  * reload in between would lose it (its hydration does not run client tools again). Told after, the
