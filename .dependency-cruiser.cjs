@@ -84,6 +84,15 @@ module.exports = {
       to: { path: '^packages/ai/src/providers/', reachable: true },
     },
     {
+      name: 'one-thread-writer',
+      severity: 'error',
+      comment:
+        'Only the thread writer (server/thread/writer/) turns a change into a commit: its commit module (nextHead, commitOf) and its parts are reached only through its face, index.ts. ' +
+        'That nothing else calls a store\'s `commit` is checked by packages/ai/test/server/oneWriter.test.ts, which sees calls.',
+      from: { path: '^packages/ai/src/', pathNot: '^packages/ai/src/server/thread/writer/' },
+      to: { path: '^packages/ai/src/server/thread/writer/', pathNot: '^packages/ai/src/server/thread/writer/index\\.ts$' },
+    },
+    {
       name: 'opentelemetry-only-when-asked',
       severity: 'error',
       comment:

@@ -21,8 +21,8 @@ import { startRedis, stopChild, waitForOutput } from '../test/services/redis.ts'
 
 /** Clients driving turns at once. */
 const CLIENTS = 6
-/** How long clients start new turns, per store; the faults strike within it. */
-const PHASE_MS = 12_000
+/** How long clients start new turns, per store; the faults strike within it (FAULTS_PHASE_MS: longer, for more turns). */
+const PHASE_MS = Number(process.env.FAULTS_PHASE_MS ?? 12_000)
 /** A request without its whole answer after this long is a hang (and is abandoned). */
 const HANG_MS = 20_000
 /** The instances' run lease (test/services/chatServer.ts): a dead run's thread is free after it. */
@@ -44,6 +44,10 @@ export interface FaultReport {
   readonly lost: number
   /** Calls of the non-idempotent tool that started more than once. */
   readonly toolsRunTwice: number
+  /** Calls whose approval the server accepted (200/202) that never started. */
+  readonly approvedNeverRun: number
+  /** Of those, calls the stored thread reports as "may or may not have taken effect" (a lie: they never started). */
+  readonly approvedNeverRunSaidMaybe: number
   readonly fiveXx: number
   readonly fiveXxOther: number
   readonly hangs: number
@@ -83,6 +87,8 @@ export async function runFaults(kind: 'redis' | 'postgres'): Promise<FaultReport
   const instances: Instance[] = [await spawnInstance(), await spawnInstance({ FAIL_COMMIT_EVERY: String(FAIL_COMMIT_EVERY) })]
   const statuses = { fiveXx: 0, fiveXxOther: 0, hangs: 0, maxLatencyMs: 0 }
   const accepted: string[] = []
+  /** Calls whose approval the server accepted, by tool call id, with their thread. */
+  const approved = new Map<string, string>()
   let tried = 0
 
   /** One request with a deadline; its status and text, or `undefined` when the connection failed (a killed instance). */
@@ -143,9 +149,15 @@ export async function runFaults(kind: 'redis' | 'postgres'): Promise<FaultReport
     for (let step = 0; step < 6; step++) {
       const snapshot = await settled(client + step, threadId)
       if (!snapshot) return
-      if (snapshot.interrupts.length === 0) break
-      const resume = snapshot.interrupts.map((interrupt) => ({ interruptId: interrupt.id, approved: true }))
+      // Every answer stored but the run lost (idle, answers held): replaying one re-drives it, as the protocol says.
+      const held = snapshot.interrupts.length === 0 && snapshot.status === 'idle' ? (snapshot.answers ?? []) : []
+      if (snapshot.interrupts.length === 0 && held.length === 0) break
+      const resume =
+        held.length > 0
+          ? held.map((answer) => ({ interruptId: (answer as { interruptId: string }).interruptId, approved: true }))
+          : snapshot.interrupts.map((interrupt) => ({ interruptId: interrupt.id, approved: true }))
       const answer = await post(instances[(client + step + 1) % 2]!.url, { threadId, resume })
+      if (answer?.status === 200 || answer?.status === 202) for (const interrupt of snapshot.interrupts) approved.set(interrupt.toolCallId, threadId)
       if (answer?.status === 200) await follow(client + step + 1, threadId, answer.text)
       else await pause(300)
     }
@@ -205,6 +217,15 @@ export async function runFaults(kind: 'redis' | 'postgres'): Promise<FaultReport
   const starts = readFileSync(toolLog, 'utf8').trim().split('\n').filter(Boolean).map((line) => line.split(' ')[1]!)
   const counts = new Map<string, number>()
   for (const id of starts) counts.set(id, (counts.get(id) ?? 0) + 1)
+  let approvedNeverRun = 0
+  let approvedNeverRunSaidMaybe = 0
+  for (const [toolCallId, threadId] of approved) {
+    if (counts.has(toolCallId)) continue
+    approvedNeverRun++
+    const snapshot = (await snapshotOf(0, threadId)) ?? (await snapshotOf(1, threadId))
+    const result = snapshot?.messages.find((message) => message.role === 'tool' && message.toolCallId === toolCallId)
+    if (result && result.role === 'tool' && /may or may not have taken effect/.test(result.content)) approvedNeverRunSaidMaybe++
+  }
 
   await Promise.all(children.map((child) => stopChild(child)))
   await service.stop()
@@ -216,6 +237,8 @@ export async function runFaults(kind: 'redis' | 'postgres'): Promise<FaultReport
     completed,
     lost,
     toolsRunTwice: [...counts.values()].filter((count) => count > 1).length,
+    approvedNeverRun,
+    approvedNeverRunSaidMaybe,
     ...statuses,
     threadsStuck,
     faults: `${faults.join(', ')}, every ${FAIL_COMMIT_EVERY}th write on instance B fails`,
@@ -244,10 +267,12 @@ export function printFaults(report: FaultReport): void {
     ['  completed', report.completed],
     ['  lost', report.lost],
     ['  tools run twice', report.toolsRunTwice],
+    ['  approved but never run', report.approvedNeverRun],
+    ['    of which said "may or may not have taken effect"', report.approvedNeverRunSaidMaybe],
     ['  5xx (of which not 503 STORE_ERROR)', `${report.fiveXx} (${report.fiveXxOther})`],
     ['  hangs', report.hangs],
     ['  threads stuck', report.threadsStuck],
     ['  max latency', `${report.maxLatencyMs.toFixed(0)} ms`],
   ]
-  for (const [name, value] of rows) console.log(`${name.padEnd(44)} ${value}`)
+  for (const [name, value] of rows) console.log(`${name.padEnd(52)} ${value}`)
 }

@@ -310,7 +310,7 @@ for (const kind of ['redis', 'postgres'] as const) {
   faulted.push(result)
 }
 const broken = faulted.flatMap((r) =>
-  Object.entries({ lost: r.lost, 'tools run twice': r.toolsRunTwice, '5xx other than 503': r.fiveXxOther, hangs: r.hangs, 'threads stuck': r.threadsStuck })
+  Object.entries({ lost: r.lost, 'tools run twice': r.toolsRunTwice, 'approved but never run': r.approvedNeverRun, '5xx other than 503': r.fiveXxOther, hangs: r.hangs, 'threads stuck': r.threadsStuck })
     .filter(([, count]) => count > 0)
     .map(([name, count]) => `${r.store}: ${name} ${count}`),
 )

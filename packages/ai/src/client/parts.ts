@@ -60,6 +60,12 @@ export interface ToolApproval {
   readonly requestedBy?: Person | undefined
   /** Approvals given so far, when more than one reviewer must approve. */
   readonly approvals?: readonly ToolDecision[] | undefined
+  /**
+   * Set when the input shown is someone's edit, not the model's call: who proposed it. An edit is
+   * asked of the tool's policy again, so `reason` and `waitingFor` are the policy's for the edit
+   * ("waits for 2 reviewers (finance): Sends 5000000 EUR to X").
+   */
+  readonly proposedBy?: ToolDecision | undefined
   /** Set when the approver may allow the tool for the rest of the conversation (`approve(id, { grant })`). */
   readonly grantable?: boolean | undefined
 }

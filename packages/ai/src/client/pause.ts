@@ -176,6 +176,7 @@ function askedApproval(interrupt: ToolInterrupt): ToolApproval {
     ...(interrupt.reviewers === undefined ? {} : { waitingFor: waitingFor(interrupt.reviewers), reviewers: interrupt.reviewers }),
     ...(interrupt.requestedBy === undefined ? {} : { requestedBy: interrupt.requestedBy }),
     ...(interrupt.approvals === undefined ? {} : { approvals: interrupt.approvals }),
+    ...(interrupt.proposedBy === undefined ? {} : { proposedBy: interrupt.proposedBy }),
     ...(interrupt.metadata?.grantable ? { grantable: true } : {}),
   }
 }

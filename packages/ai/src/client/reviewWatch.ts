@@ -75,7 +75,7 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   })
 }
 
-/** What a decision changes: which interrupts wait, how many approvals each has, and until when (an escalation sets a new expiry). */
+/** What a decision changes: which interrupts wait, how many approvals each has, until when (an escalation sets a new expiry), and on what (an edit is a new proposal). */
 function progressOf(interrupts: readonly ToolInterrupt[]): string {
-  return JSON.stringify(interrupts.map((interrupt) => [interrupt.id, interrupt.approvals?.length ?? 0, interrupt.expiresAt]))
+  return JSON.stringify(interrupts.map((interrupt) => [interrupt.id, interrupt.approvals?.length ?? 0, interrupt.expiresAt, interrupt.proposedBy?.at]))
 }

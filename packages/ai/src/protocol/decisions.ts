@@ -52,6 +52,13 @@ export interface DecisionRecord {
   readonly editedFields?: readonly string[]
   /** The grant an approval created, or the grant a call ran under (`granted`). */
   readonly grantId?: string
+  /**
+   * The arguments this decision was about, and their digest: those approved (after an edit, the
+   * edited ones, which become a new proposal), or those denied. Under a two-person rule every
+   * approval that counts names the same `argsDigest` as the call that runs.
+   */
+  readonly args?: unknown
+  readonly argsDigest?: string
   /** The `digest` of the record before it; `null` for the first. */
   readonly previous: string | null
   /** SHA-256 of this record's canonical JSON without `digest`. */
@@ -67,6 +74,8 @@ export interface DecisionSummary {
   readonly reason?: string
   readonly editedFields?: readonly string[]
   readonly grantId?: string
+  /** On an approval still short of a two-person rule: the digest of the arguments it approved (it counts only for those). */
+  readonly argsDigest?: string
 }
 
 /**

@@ -34,8 +34,14 @@ export interface ToolInterrupt {
   readonly reviewers?: Reviewers
   /** Who the call was made for. */
   readonly requestedBy?: Principal
-  /** Approvals given so far, while `reviewers.required` asks for more than one. */
+  /** Approvals given so far, while `reviewers.required` asks for more than one (all of them for `input`). */
   readonly approvals?: readonly DecisionSummary[]
+  /**
+   * Set when `input` is an edit, not the model's call: who edited it. An edit is a new proposal,
+   * asked of the tool's policy again: `message` and `reviewers` are then the policy's for the
+   * edited arguments ("waits for 2 reviewers (finance): Sends 5000000 EUR to X").
+   */
+  readonly proposedBy?: DecisionSummary
   /**
    * Toolgate's extras where AG-UI's strict validators keep them: `kind: 'tool_call'` (the convention
    * TanStack AI's approvals use), `toolName`, `input` and the policy's `reason`.

@@ -74,6 +74,7 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
     telemetry,
     devtools: devtoolsRuns(options.devtools),
     resolveContext: contextResolver(tools, context),
+    resolveRequesterContext: requesterContextResolver(tools, context, checkedFunction(options.requesterContext, 'requesterContext')),
   }
 }
 
@@ -90,6 +91,16 @@ function contextResolver(tools: ToolRegistry, context: unknown): ChatConfig['res
   if (tools.names.some((name) => tools.get(name)?.tool.contextSchema !== undefined)) return () => Promise.resolve(checkContext(tools, context))
   const same = Promise.resolve(context)
   return () => same
+}
+
+/**
+ * The context for a requester, from the app's `requesterContext`; without it, the app's `context`
+ * for a bare request that carries nobody's credentials: never the approver's.
+ */
+function requesterContextResolver(tools: ToolRegistry, context: unknown, forRequester: ((requester: Principal) => unknown) | undefined): ChatConfig['resolveRequesterContext'] {
+  if (forRequester) return async (requester) => checkContext(tools, await forRequester(requester))
+  const resolve = contextResolver(tools, context)
+  return () => resolve(new Request('http://localhost/', { method: 'POST' }))
 }
 
 function checkedFunction<T>(value: T | undefined, option: string): T | undefined {

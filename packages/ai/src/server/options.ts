@@ -63,6 +63,14 @@ export interface ChatHandlerOptions<TContext = undefined, TTools extends readonl
   readonly store?: ThreadStore
   /** The app's data for tools and approval policies (`ctx.context`); a function is called per request. */
   readonly context?: TContext | ((request: Request) => TContext | Promise<TContext>)
+  /**
+   * The app's context for the person who asked, when a run resumes on someone else's decision (a
+   * reviewer in the chat, a review link, `handler.decide`): a resumed tool acts for its requester,
+   * never for the approver, and no requester's request is at hand then. Given the principal
+   * `identify` gave the requester. Without it, a `context` function is called with a bare request
+   * that carries nobody's credentials (a `context` value is the same for everyone).
+   */
+  readonly requesterContext?: (requester: Principal) => TContext | Promise<TContext>
   /** Return `false` to refuse a user access to a thread (403). */
   readonly authorize?: Authorize
   /** Model calls per user message, across resumes. Default 10. */
@@ -201,6 +209,8 @@ export interface ChatConfig {
   readonly maxSteps: number
   readonly authorize: Authorize | undefined
   readonly resolveContext: (request: Request) => Promise<unknown>
+  /** The context for a requester whose request is not at hand (claim/requesterContext.ts). */
+  readonly resolveRequesterContext: (requester: Principal) => Promise<unknown>
   readonly onError: OnError | undefined
   readonly toolErrorMessage: ((error: unknown, call: FailedCall) => string | undefined) | undefined
   /** Runs' events for readers that (re)attach: the store's log, or this process's. */

@@ -1,4 +1,4 @@
-import type { Principal, Reviewers } from '../protocol/decisions.ts'
+import type { DecisionSummary, Principal, Reviewers } from '../protocol/decisions.ts'
 import type { StandardSchemaV1 } from '@standard-schema/spec'
 import type { JsonSchemaHook } from '../schema/emitJsonSchema.ts'
 import type { InferSchemaOutput, SchemaSource, ToolSchema } from '../schema/types.ts'
@@ -48,8 +48,16 @@ export interface ToolContext<TContext = RegisteredContext> {
   readonly toolCallId: string
   /** Aborted when the run stops, the client goes away or the tool times out. */
   readonly signal: AbortSignal
-  /** The app's own data, as given to the chat handler (the user, a database, ...). */
+  /**
+   * The app's own data, as given to the chat handler (the user, a database, ...): always the
+   * requester's, also when a reviewer's decision resumed the call (it acts for the person who asked).
+   */
   readonly context: TContext
+  /**
+   * The decision the call runs under, when a person allowed it: who (`by`), how (`channel`:
+   * `chat`, `review-link`, `api`; `decision: 'granted'` under a grant), and what they edited.
+   */
+  readonly decision?: DecisionSummary
 }
 
 /** What an approval policy receives beside the validated input. */

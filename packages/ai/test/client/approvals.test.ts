@@ -68,6 +68,29 @@ describe('approvals', () => {
     expect(validateJsonSchema(inputSchema!, { to: 'Ann', amount: 'ten' })).not.toEqual([])
   })
 
+  it('sends one answer per call: a double click, or approve then deny, before the first answer is back', async () => {
+    const handler = createChatHandler(server)
+    const resumes: unknown[] = []
+    const fetch = inProcess(handler)
+    const client = createChatClient({
+      endpoint: '/api/chat',
+      fetch: (input, init) => {
+        const body = typeof init?.body === 'string' ? (JSON.parse(init.body) as { resume?: unknown }) : {}
+        if (body.resume) resumes.push(body.resume)
+        return fetch(input, init)
+      },
+      scheduleNotify: (flush) => flush(),
+      tools,
+    })
+    await client.send('send 500 to Bob')
+    const { toolCallId } = client.getSnapshot().pendingApprovals[0]!
+    await Promise.all([client.approve(toolCallId), client.approve(toolCallId), client.deny(toolCallId, 'changed my mind')])
+    expect(resumes).toEqual([[{ interruptId: expect.any(String), approved: true }]])
+    const done = client.getSnapshot()
+    expect(done.error).toBeUndefined()
+    expect(toolCalls(done)[0]).toMatchObject({ state: 'output-available', output: { receipt: '500-Bob' } })
+  })
+
   it('denies with a reason the model reads', async () => {
     const client = clientOn(server, { tools })
     await client.send('send 500 to Bob')

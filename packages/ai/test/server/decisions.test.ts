@@ -61,11 +61,14 @@ describe('decision records', () => {
         ranArgs: { to: 'Bob', amount: 200 },
         ranDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
         editedFields: ['amount'],
+        args: { to: 'Bob', amount: 200 },
+        argsDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
         previous: null,
         digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
       },
     ])
     expect(decisions[0]!.shownDigest).not.toBe(decisions[0]!.ranDigest)
+    expect(decisions[0]!.argsDigest).toBe(decisions[0]!.ranDigest)
     expect(await app.handler.decisions(first.threadId)).toEqual(decisions)
     expect(app.recorded).toEqual(decisions)
 
@@ -78,6 +81,7 @@ describe('decision records', () => {
       [1, 'denied', 'not Eve', decisions[0]!.digest],
     ])
     expect(chain[1]!.ranArgs).toBeUndefined()
+    expect(chain[1]!.args).toEqual(chain[1]!.shownArgs)
     const snapshot = (await (await app.get(`threadId=${first.threadId}`, 'alice')).json()) as { messages: { role: string; decision?: { decision: string } }[] }
     expect(snapshot.messages.filter((m) => m.role === 'tool').map((m) => m.decision?.decision)).toEqual(['edited', 'denied'])
   })

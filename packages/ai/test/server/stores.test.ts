@@ -3,6 +3,7 @@ import { createClient } from 'redis'
 import pg from 'pg'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
+import type { DecisionRecord } from '@toolgate/ai/protocol'
 import { createChatHandler, memoryAttachmentStore, memoryStore, scriptedModel, type ChatHandler, type ChatRecords, type ThreadStore } from '@toolgate/ai/server'
 import { redisStore } from '@toolgate/ai/server/redis'
 import { postgresStore } from '@toolgate/ai/server/postgres'
@@ -17,6 +18,25 @@ const runner = { describe, it, expect }
 
 threadStoreConformance('memoryStore', ({ threadTtlMs }) => memoryStore(threadTtlMs ? { idleTtlMs: threadTtlMs } : {}), runner)
 attachmentStoreConformance('memoryAttachmentStore', () => memoryAttachmentStore(), runner)
+
+describe('on the memory store', () => {
+  // Its records are frozen objects no caller can reach; what stands for a write to the process's
+  // memory (a debugger, a bug elsewhere in the process) is a read that hands back other records.
+  it('detects a decision record edited in place by its digest, and one removed by the chain', async () => {
+    const memory = memoryStore()
+    const edits = new Map<string, (records: readonly DecisionRecord[]) => readonly DecisionRecord[]>()
+    const store: ThreadStore = { ...memory, decisions: async (threadId) => (edits.get(threadId) ?? ((records) => records))(await memory.decisions(threadId)) }
+    const { threadId, handler } = await decidedThread(store)
+    edits.set(threadId, (records) => records.map((record) => ({ ...record, by: { id: 'mallory' } })))
+    await expectAltered(handler, threadId)
+    edits.set(threadId, (records) => records.map((record) => ({ ...record, ranArgs: { amount: 5 } })))
+    await expectAltered(handler, threadId)
+    edits.set(threadId, () => [])
+    await expectAltered(handler, threadId)
+    edits.delete(threadId)
+    expect((await handler.decisions(threadId)).map((record) => record.decision)).toEqual(['approved'])
+  })
+})
 
 describe('on a real Redis', () => {
   let server: RedisServer

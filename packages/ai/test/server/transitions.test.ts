@@ -10,6 +10,7 @@ import {
   release,
   renewLease,
   requestStop,
+  revokeGrant,
   saveStep,
   storedSize,
   takeOver,
@@ -178,5 +179,23 @@ describe('thread transitions', () => {
   it('storedSize counts the open step with a result for each call', () => {
     expect(storedSize(headOf())).toBe(4)
     expect(storedSize(headOf({ step: openStep() }))).toBe(4 + 1 + 2)
+  })
+
+  it('a run and the writers beside it own disjoint fields: the run rebases its writes on theirs (thread/writer/) and neither overwrites the other', () => {
+    const grant = { id: 'grant_1', toolName: 'send_email', by: ALICE, at: new Date(NOW).toISOString() }
+    const head = headOf({ step: openStep(), grants: [grant], decisions: { count: 2, last: 'd2' }, activeRun: { runId: 'run_1', startedAt: EARLIER, renewedAt: EARLIER, fromMessage: 4 } })
+    const fields = (change: { head: object }) => Object.keys(change.head).sort()
+    // Beside a run: a revoke sets only the grants, a stop request only itself.
+    expect(fields(revokeGrant(head, { grantId: 'grant_1' }))).toEqual(['grants'])
+    expect(fields(requestStop(head, { runId: 'run_1' }))).toEqual(['stopRequested'])
+    // The run: its step, the interrupts it resolved, its lease, its failure; never the grants or the decisions' tip it did not chain.
+    const run = ['activeRun', 'lastRunError', 'resolvedInterruptIds', 'step', 'stopRequested']
+    for (const change of [
+      saveStep(head, { fields: { step: openStep({ running: ['call_a'] }) }, append: [], now: NOW }),
+      renewLease(head, { now: NOW }),
+      release(head, { append: [], fields: { step: undefined, resolvedInterruptIds: [] } }),
+    ]) {
+      for (const field of fields(change)) expect(run).toContain(field)
+    }
   })
 })

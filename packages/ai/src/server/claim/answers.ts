@@ -8,14 +8,16 @@ import { jsonBytes } from '../../util/jsonBytes.ts'
 import { HttpError, messageTooLarge } from '../errors.ts'
 import type { OpenStep, StoredInterrupt, StoredAnswer, ThreadHead } from '../thread/threadStore.ts'
 import type { ToolRegistry } from '../../tools/toolRegistry.ts'
-import type { Decision, DecisionChannel, DecisionSummary, Principal } from '../../protocol/decisions.ts'
+import type { DecisionChannel, Principal } from '../../protocol/decisions.ts'
 import { deepEqual } from '../../util/deepEqual.ts'
-import { digestOf } from '../../util/digest.ts'
-import type { ReviewClaims } from '../decisions/reviewLinks.ts'
+import { checkLinkApplies, type ReviewClaims } from '../decisions/reviewLinks.ts'
 import { makeGrant } from '../decisions/grants.ts'
 import type { Grant } from '../../protocol/decisions.ts'
-import { editedFields, summaryOf, type DecisionDraft } from '../decisions/records.ts'
-import { checkReviewer, requiredApprovals } from '../decisions/reviewers.ts'
+import { ANONYMOUS, type DecisionDraft } from '../decisions/records.ts'
+import { checkedReviewers, checkReviewer, NOBODY } from '../decisions/reviewers.ts'
+import { decideApproval, type Requirement } from '../decisions/proposals.ts'
+import { evaluateApproval, fixedApproval } from '../../tools/approval.ts'
+import { contextFor } from '../run/context.ts'
 
 // Answers to interrupts, checked when the request arrives, before anything is stored: each names
 // an interrupt still open, fits the limits, and is of the kind the interrupt asks for.
@@ -31,20 +33,24 @@ export async function checkAnswers(
   tools: ToolRegistry,
   limits: { readonly maxReasonLength: number; readonly maxMessageBytes: number },
   who: Answerer,
-): Promise<{ readonly step: OpenStep; readonly drafts: readonly DecisionDraft[]; readonly grants: readonly Grant[] }> {
+): Promise<{
+  readonly step: OpenStep
+  readonly drafts: readonly DecisionDraft[]
+  readonly grants: readonly Grant[]
+  /** Interrupts whose edit became a new proposal that waits (their reviewers are to be asked again). */
+  readonly reproposed: readonly StoredInterrupt[]
+}> {
   const step = head.step
   const byId = new Map((step?.interrupts ?? []).map((interrupt) => [interrupt.id, interrupt]))
   const drafts: DecisionDraft[] = []
   const grants: Grant[] = []
+  const reproposed: string[] = []
   for (const [index, answer] of answers.entries()) {
     const path = `resume[${index}]`
     const interrupt = byId.get(answer.interruptId)
-    if (!interrupt || interrupt.answer) {
-      if (who.link) throw linkUsed()
-      if (!interrupt) throw notPending(head, answer.interruptId, path)
-      throw alreadyAnswered(answer.interruptId, path)
-    }
-    if (who.link) await checkLink(interrupt, who.link)
+    if (who.link) await checkLinkApplies(interrupt, who.link)
+    if (!interrupt) throw notPending(head, answer.interruptId, path)
+    if (interrupt.answer) throw alreadyAnswered(answer.interruptId, path)
     if ('approved' in answer && interrupt.reason === 'tool_approval') checkReviewer(interrupt, who.principal, path)
     if (interrupt.expiresAt !== undefined && Date.parse(interrupt.expiresAt) <= Date.now()) {
       throw new HttpError(410, 'INTERRUPT_EXPIRED', `Interrupt "${answer.interruptId}" expired at ${interrupt.expiresAt}; send a new message instead`, `${path}.interruptId`)
@@ -59,15 +65,19 @@ export async function checkAnswers(
       byId.set(interrupt.id, { ...interrupt, answer: checked })
       continue
     }
-    const { draft, interrupt: decided } = decide(head.id, interrupt, checked, who)
-    const grant = 'grant' in answer && answer.grant && decided.answer ? await makeGrant(answer.grant, interrupt.toolName, who.principal, draft.ranArgs) : undefined
+    const shown = interrupt.proposed ?? interrupt.input
+    const edit = checked.approved && 'editedArgs' in checked && !deepEqual(checked.editedArgs, shown) ? await reask(interrupt, checked.editedArgs, tools, who) : undefined
+    const { draft, interrupt: decided } = await decideApproval(head.id, interrupt, checked, who, edit)
+    if (decided.proposedBy !== interrupt.proposedBy) reproposed.push(decided.id)
+    const grant = 'grant' in answer && answer.grant && decided.answer ? await makeGrant(answer.grant, interrupt.toolName, who.principal, draft.args) : undefined
     if (grant) grants.push(grant)
     drafts.push(grant ? { ...draft, grantId: grant.id } : draft)
     // The call's part shows the grant its approval made, as the record does.
     const granted = grant && decided.answer?.kind === 'approval' && decided.answer.decision ? { ...decided, answer: { ...decided.answer, decision: { ...decided.answer.decision, grantId: grant.id } } } : decided
     byId.set(interrupt.id, who.link ? { ...granted, usedLinks: [...(granted.usedLinks ?? []), who.link.nonce] } : granted)
   }
-  return { step: { ...step!, interrupts: [...byId.values()] }, drafts, grants }
+  const interrupts = [...byId.values()]
+  return { step: { ...step!, interrupts }, drafts, grants, reproposed: interrupts.filter((interrupt) => reproposed.includes(interrupt.id)) }
 }
 
 /** Who answers, and how their answer came: through a review link, its checked claims. */
@@ -75,61 +85,26 @@ export interface Answerer {
   readonly principal: Principal
   readonly channel: DecisionChannel
   readonly link?: ReviewClaims
-}
-
-/** A link works once, and only for the arguments it was made for: a reviewer never approves what they were not shown. */
-async function checkLink(interrupt: StoredInterrupt, link: ReviewClaims): Promise<void> {
-  if (interrupt.usedLinks?.includes(link.nonce)) throw linkUsed()
-  if ((await digestOf(interrupt.proposed ?? interrupt.input)) !== link.argsDigest) {
-    throw new HttpError(409, 'ARGUMENTS_CHANGED', `The arguments of "${interrupt.toolName}" changed since this review link was made; it no longer applies`, 'review')
-  }
-}
-
-function linkUsed(): HttpError {
-  return new HttpError(409, 'REVIEW_LINK_USED', 'This review link was already used, or its request is already decided', 'review')
+  /** The app's context for the call's requester (claim/requesterContext.ts): the policy is asked again with it on an edit. */
+  readonly contextOf?: (requester: Principal) => Promise<unknown>
 }
 
 /**
- * An approval answer becomes a decision: a record of it, and the interrupt with it. An approval
- * short of the reviewers' `required` count is kept on the interrupt, which stays open for the next
- * reviewer; a denial by any reviewer settles it.
+ * The tool's policy asked again on edited arguments (an edit is a new proposal): what it asks for
+ * them, with the requester's context, as when the model made the call. A policy that throws keeps
+ * the reviewers the call already waited for (it fails closed: an edit never loosens who decides).
  */
-function decide(
-  threadId: string,
-  interrupt: StoredInterrupt,
-  answer: Extract<StoredAnswer, { kind: 'approval' }>,
-  { principal, channel }: Answerer,
-): { readonly draft: DecisionDraft; readonly interrupt: StoredInterrupt } {
-  const shown = interrupt.proposed ?? interrupt.input
-  const ran = 'editedArgs' in answer ? answer.editedArgs : shown
-  const edits = answer.approved ? editedFields(shown, ran) : []
-  const decision: Decision = !answer.approved ? 'denied' : edits.length > 0 ? 'edited' : 'approved'
-  const at = new Date().toISOString()
-  const draft: DecisionDraft = {
-    threadId,
-    interruptId: interrupt.id,
-    toolCallId: interrupt.toolCallId,
-    toolName: interrupt.toolName,
-    decision,
-    by: principal,
-    at,
-    channel,
-    ...(answer.reason === undefined ? {} : { reason: answer.reason }),
-    shownArgs: shown,
-    ...(answer.approved ? { ranArgs: ran } : {}),
-    ...(edits.length > 0 ? { editedFields: edits } : {}),
-  }
-  const summary: DecisionSummary = summaryOf({ ...draft, seq: 0, previous: null, digest: '', shownDigest: '' })
-  if (answer.approved && (interrupt.approvals?.length ?? 0) + 1 < requiredApprovals(interrupt)) {
-    // More reviewers must approve what this one approved: an edit becomes what they are shown.
-    const proposed = edits.length > 0 ? { proposed: ran } : {}
-    return { draft, interrupt: { ...interrupt, ...proposed, approvals: edits.length > 0 ? [summary] : [...(interrupt.approvals ?? []), summary] } }
-  }
-  const original = interrupt.input
-  const finalAnswer: StoredAnswer = answer.approved
-    ? { kind: 'approval', approved: true, ...(deepEqual(ran, original) ? {} : { editedArgs: ran }), decision: summary }
-    : { ...answer, decision: summary }
-  return { draft, interrupt: { ...interrupt, answer: finalAnswer } }
+async function reask(interrupt: StoredInterrupt, edited: unknown, tools: ToolRegistry, who: Answerer): Promise<Requirement> {
+  const entry = tools.get(interrupt.toolName)
+  const kept: Requirement = { required: true, reason: interrupt.message, reviewers: interrupt.reviewers }
+  if (!entry) return kept // the tool is gone: the call fails with a clear result when the step resumes
+  const requestedBy = interrupt.requestedBy ?? ANONYMOUS
+  const input = await validateToolInput(entry.tool, edited)
+  const context = who.contextOf ? await who.contextOf(requestedBy) : undefined
+  const approval = fixedApproval(entry.tool) ?? (await evaluateApproval(entry.tool, input, { toolCallId: interrupt.toolCallId, context: contextFor(context, interrupt.toolName), requestedBy }))
+  if (approval.error !== undefined) return { ...kept, reason: approval.reason }
+  const reviewers = approval.reviewers === undefined ? undefined : checkedReviewers(approval.reviewers)
+  return { required: approval.required, reason: approval.reason, reviewers: typeof reviewers === 'string' ? NOBODY : reviewers }
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { RevokeGrantRequest } from '../../protocol/requests.ts'
 import { HttpError } from '../errors.ts'
 import type { ChatConfig } from '../options.ts'
-import { loadHead, updateThread } from '../thread/thread.ts'
+import { loadHead } from '../thread/thread.ts'
+import { updateThread } from '../thread/writer/index.ts'
 import { revokeGrant } from '../thread/transitions.ts'
 
 // Revoking a grant (decisions/grants.ts): through the chat endpoint, or the handler's `revokeGrant`.

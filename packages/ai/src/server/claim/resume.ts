@@ -5,7 +5,8 @@ import { endedWaits } from '../run/interrupts.ts'
 import { unanswered } from '../thread/step.ts'
 import { claimThread, headToClaim, type ClaimStart } from '../thread/cachedClaim.ts'
 import { recoverLostRun } from '../thread/recovery.ts'
-import { authorizeThread, isRunning, updateThread, type ThreadChange } from '../thread/thread.ts'
+import { authorizeThread, isRunning, type ThreadChange } from '../thread/thread.ts'
+import { updateThread } from '../thread/writer/index.ts'
 import type { StoredInterrupt, ThreadHead } from '../thread/threadStore.ts'
 import { claimForResume, recordAnswers, type RunStart } from '../thread/transitions.ts'
 import { chainDecisions } from '../decisions/records.ts'
@@ -14,6 +15,9 @@ import { checkAnswers, checkReplay, type Answerer } from './answers.ts'
 import { historyAfter, readAndCheck } from './claimedHistory.ts'
 import type { AnswersIntent, ClientThread, Resumed } from './intent.ts'
 import { newRunId } from './runId.ts'
+import { requesterContext } from './requesterContext.ts'
+import { requestReviews } from '../decisions/approvalRequests.ts'
+import { ANONYMOUS } from '../decisions/records.ts'
 
 // Answers resume a turn: each is checked against the open step's interrupts (answers.ts) and stored
 // with one compare-and-set; the request that completes the step claims the thread, and the turn's
@@ -42,9 +46,14 @@ export async function resume(config: ChatConfig, request: Request, body: Answers
   try {
     claimed = await claimThread(config.store, start, {
       prepare: async (current) => ({ current, ...(await readAndCheck(config, current, client)) }),
-      resolve: async () => ({ context: await config.resolveContext(request), principal: await config.identify(request) }),
-      change: (_, { principal }) => {
-        const change = answersChange(config, body, { principal, channel: 'chat' }, runId)
+      resolve: async () => {
+        // The run goes on for the turn's requester, whoever answers (claim/requesterContext.ts).
+        const principal = await config.identify(request)
+        const contextOf = requesterContext(config, principal, () => config.resolveContext(request))
+        return { context: await contextOf(start.head.turnBy ?? ANONYMOUS), principal, contextOf }
+      },
+      change: (_, { principal, contextOf }) => {
+        const change = answersChange(config, body, { principal, channel: 'chat', contextOf }, runId)
         return (head) => ((decidedOn = head), change(head))
       },
     })
@@ -56,8 +65,9 @@ export async function resume(config: ChatConfig, request: Request, body: Answers
     throw client ? client.repeated() : error
   }
   const { head, change, prepared } = claimed
-  const { context } = claimed.resolved
+  const context = await claimed.resolved.contextOf(head.turnBy ?? ANONYMOUS)
   void reportDecisions(config, change)
+  if (change.reproposed?.length) void requestReviews(config, head.id, change.reproposed)
   if (change.answered) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.answered, Date.now(), change.decisions))
 
   if (!change.start || !head.step) return { accepted: { threadId: head.id, runId, answered: change.answered ?? [], waiting: unanswered(head.step) } }
@@ -88,7 +98,12 @@ function answersCalls(client: ClientThread | undefined, head: ThreadHead | undef
   return client !== undefined && client.answersFrom(head?.step, []).answers.length > 0
 }
 
-type Answered = ThreadChange & { readonly start?: RunStart; readonly answered?: readonly StoredInterrupt[] }
+type Answered = ThreadChange & {
+  readonly start?: RunStart
+  readonly answered?: readonly StoredInterrupt[]
+  /** Edits that became new proposals: their reviewers are asked (new links: the old ones were for other arguments). */
+  readonly reproposed?: readonly StoredInterrupt[]
+}
 
 /**
  * The change answers given by `who` (through the chat endpoint or a review link) make: each
@@ -112,7 +127,7 @@ function answersChange(config: ChatConfig, body: AnswersIntent, who: Answerer, r
       const refusal = await expiredRefusal(config, head, body, error)
       throw fromClient ? fromClient.at(refusal, body.resume.length) : refusal
     })
-    const { drafts, grants } = checked
+    const { drafts, grants, reproposed } = checked
     const step = fromClient ? fromClient.mark(checked.step) : checked.step
     if (running) throw threadBusy()
     const chain = await chainDecisions(head.decisions, drafts)
@@ -121,7 +136,7 @@ function answersChange(config: ChatConfig, body: AnswersIntent, who: Answerer, r
     // approval short of the reviewers' `required` count (the interrupt stays open).
     const ids = new Set(all.map((answer) => answer.interruptId))
     const answered = step.interrupts.filter((interrupt) => ids.has(interrupt.id) && interrupt.answer !== undefined)
-    if (unanswered(step).length > 0) return { ...recordAnswers(head, { recovery, step, decided }), answered }
+    if (unanswered(step).length > 0) return { ...recordAnswers(head, { recovery, step, decided }), answered, reproposed }
     return { ...claimForResume(head, { runId, recovery, step, decided, now: Date.now() }), answered }
   }
 }
@@ -144,6 +159,7 @@ export async function storeAnswers(config: ChatConfig, request: Request, body: R
   const runId = newRunId(config.eventLog, body.threadId)
   const { head, change } = await updateThread(config.store, body.threadId, answersChange(config, body, who, runId))
   void reportDecisions(config, change)
+  if (change.reproposed?.length) void requestReviews(config, head.id, change.reproposed)
   if (change.answered) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.answered, Date.now(), change.decisions))
   return { runId, head, change }
 }

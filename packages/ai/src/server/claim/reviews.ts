@@ -4,11 +4,11 @@ import { HttpError, threadNotFound } from '../errors.ts'
 import type { ChatConfig } from '../options.ts'
 import { toWire, unanswered } from '../thread/step.ts'
 import { startDetachedRun } from '../run/startRun.ts'
-import { summaryOf } from '../decisions/records.ts'
-import { verifyReviewLink, type ReviewClaims } from '../decisions/reviewLinks.ts'
+import { checkLinkApplies, verifyReviewLink, type ReviewClaims } from '../decisions/reviewLinks.ts'
 import { isReviewer } from '../decisions/reviewers.ts'
-import { digestOf } from '../../util/digest.ts'
 import { storeAnswers } from './resume.ts'
+import { requesterContext } from './requesterContext.ts'
+import { ANONYMOUS, summaryOf } from '../decisions/records.ts'
 import type { Answerer } from './answers.ts'
 
 // A reviewer's way in: a signed link instead of access to the thread. The token is the authority
@@ -32,9 +32,13 @@ export async function review(config: ChatConfig, request: Request, body: ReviewR
  * is open.
  */
 export async function decideDetached(config: ChatConfig, request: Request, body: ResumeRequest, who: Answerer): Promise<ReviewAccepted> {
-  const context = await config.resolveContext(request)
-  const { runId, head, change } = await storeAnswers(config, request, body, who)
-  if (change.start) startDetachedRun(config, { request, kind: 'resume', runId, head, context, start: change.start })
+  // The run acts for the turn's requester, never for whoever decided (claim/requesterContext.ts):
+  // resolved before anything is stored, so a context the app cannot give refuses the answer.
+  const contextOf = requesterContext(config, who.principal)
+  const requester = (await config.store.head(body.threadId))?.turnBy ?? ANONYMOUS
+  await contextOf(requester)
+  const { runId, head, change } = await storeAnswers(config, request, body, { ...who, contextOf })
+  if (change.start) startDetachedRun(config, { request, kind: 'resume', runId, head, context: await contextOf(head.turnBy ?? ANONYMOUS), start: change.start })
   const recorded = change.decisions!.at(-1)!
   return { threadId: head.id, interruptId: recorded.interruptId, decision: summaryOf(recorded), resumed: change.start !== undefined }
 }
@@ -44,13 +48,7 @@ export async function reviewView(config: ChatConfig, token: string): Promise<Rev
   const claims = await claimsOf(config, token)
   const head = await config.store.head(claims.threadId)
   if (!head) throw threadNotFound(claims.threadId)
-  const interrupt = unanswered(head.step).find((candidate) => candidate.id === claims.interruptId)
-  if (!interrupt || interrupt.usedLinks?.includes(claims.nonce)) {
-    throw new HttpError(409, 'REVIEW_LINK_USED', 'This review link was already used, or its request is already decided', 'review')
-  }
-  if ((await digestOf(interrupt.proposed ?? interrupt.input)) !== claims.argsDigest) {
-    throw new HttpError(409, 'ARGUMENTS_CHANGED', `The arguments of "${interrupt.toolName}" changed since this review link was made; it no longer applies`, 'review')
-  }
+  const interrupt = await checkLinkApplies(unanswered(head.step).find((candidate) => candidate.id === claims.interruptId), claims)
   return { threadId: head.id, interrupt: toWire(interrupt, config.tools), linkExpiresAt: new Date(claims.expiresAt).toISOString() }
 }
 

@@ -1,6 +1,8 @@
 import { HttpError } from '../errors.ts'
 import { randomId } from '../../util/randomId.ts'
 import type { LinkReviewer } from '../options.ts'
+import type { StoredInterrupt } from '../thread/threadStore.ts'
+import { digestOf } from '../../util/digest.ts'
 
 // Signed review links: a token that lets one reviewer decide one interrupt once, from a page the
 // app serves, without access to the thread itself. HMAC-SHA256 with the app's secret (Web
@@ -78,4 +80,20 @@ export async function verifyReviewLink(key: CryptoKey, token: unknown, now = Dat
   if (!reviewer) throw invalid()
   if (e <= now) throw new HttpError(410, 'REVIEW_LINK_EXPIRED', `This review link expired at ${new Date(e).toISOString()}; ask for a new one`, 'review')
   return { threadId: t, interruptId: i, reviewer, argsDigest: d, expiresAt: e, nonce: n }
+}
+
+/**
+ * Whether a verified link still applies to its interrupt (`undefined`: decided, or gone): it works
+ * once, and only for the arguments it was made for, so a reviewer never approves what they were
+ * not shown. The one home of these two refusals: the review page (`GET ?review=`) and the answer
+ * (`POST { review }`) refuse alike.
+ */
+export async function checkLinkApplies(interrupt: StoredInterrupt | undefined, link: ReviewClaims): Promise<StoredInterrupt> {
+  if (!interrupt || interrupt.answer || interrupt.usedLinks?.includes(link.nonce)) {
+    throw new HttpError(409, 'REVIEW_LINK_USED', 'This review link was already used, or its request is already decided', 'review')
+  }
+  if ((await digestOf(interrupt.proposed ?? interrupt.input)) !== link.argsDigest) {
+    throw new HttpError(409, 'ARGUMENTS_CHANGED', `The arguments of "${interrupt.toolName}" changed since this review link was made; it no longer applies`, 'review')
+  }
+  return interrupt
 }

@@ -17,6 +17,7 @@ import { StoreConflictError, reportError, runErrorOf } from '../errors.ts'
 import { asked, settleInterrupts } from './interrupts.ts'
 import { answeredByMessage, rememberResolved } from '../thread/step.ts'
 import { modelStep } from './modelStep.ts'
+import { retry, sleep } from '../../util/retry.ts'
 import { executeToolCalls, planToolCalls, rerunPlan } from './toolCalls.ts'
 import { describeAttachment } from './attachments.ts'
 import type { OpenStep, StoredInterrupt } from '../thread/threadStore.ts'
@@ -58,7 +59,7 @@ export async function driveRun(run: Run, start: RunStart, snapshot?: readonly st
 async function finish(run: Run, outcome: RunOutcome, usage: TokenUsage | undefined, last: LastEvents | undefined): Promise<void> {
   const { events } = run
   if (!last) {
-    await run.release()
+    await run.writeRelease()
     // One the release was sent behind failed: the release landed on what that one wrote, so it did too; the run fails as it would have.
     run.throwIfUnsaved()
     return events.finished(outcome, usage)
@@ -67,7 +68,7 @@ async function finish(run: Run, outcome: RunOutcome, usage: TokenUsage | undefin
   last.hold()
   events.finished(outcome, usage)
   try {
-    await run.release(undefined, last)
+    await run.writeRelease(undefined, last)
   } catch (error) {
     last.dropped()
     events.unfinished()
@@ -126,7 +127,9 @@ async function drive(run: Run, start: RunStart): Promise<readonly StoredInterrup
 
 /** Plans a step's calls, runs the server tools among them, and stores the step: closed, or open on its interrupts. */
 async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps: number): Promise<StoredInterrupt[]> {
-  const plan = await planToolCalls(message.toolCalls, run.config.tools, run.context, run.failures, { threadId: run.head.id, requester: run.head.turnBy ?? ANONYMOUS, grants: run.head.grants }, run.middleware.any ? (call, tool) => run.middleware.toolInput(call, tool) : undefined)
+  // Grants as stored now (read only when the run's head has any): a call planned after a revoke asks again.
+  const grants = run.head.grants?.length ? await run.grants() : undefined
+  const plan = await planToolCalls(message.toolCalls, run.config.tools, run.context, run.failures, { threadId: run.head.id, requester: run.head.turnBy ?? ANONYMOUS, grants }, run.middleware.any ? (call, tool) => run.middleware.toolInput(call, tool) : undefined)
   for (const result of plan.results) run.events.result(result)
   const step: OpenStep = { message, results: plan.results, interrupts: plan.interrupts, running: [], steps }
   const granted = plan.granted.length === 0 ? NONE_DECIDED : new Map(plan.granted.map((draft) => [draft.toolCallId, summaryOf({ ...draft, seq: 0, previous: null, digest: '', shownDigest: '' })]))
@@ -258,40 +261,40 @@ function appendWithResults(run: Run, message: ThreadAssistantMessage, results: r
 async function fail(run: Run, error: unknown): Promise<void> {
   report(run, error)
   const { code, message } = runErrorOf(error)
-  if (!(error instanceof StoreConflictError)) await release(run, { code, message })
+  if (!(error instanceof StoreConflictError)) await releaseAfterFailure(run, { code, message })
   run.events.failed(code, message)
   run.trace?.end({ outcome: 'error', usage: usageOf(run), error: { code, message } })
 }
 
-/** Pauses between attempts to release the thread after a failed run: a store blip should not hold it for the whole lease. */
-const RELEASE_RETRY_MS = [100, 500, 2000]
-
 /**
- * Releases the thread, with the run's failure for a reloaded page to read, trying again while the
- * store fails; a lost thread (another run took it) is not retried. After the first few attempts
- * the run's reader is told of the failure, and the release goes on in the background until the
- * lease lapses: a thread stays held no longer than the store stays down.
+ * Lets the thread go after a failed run, with the run's failure for a reloaded page to read,
+ * trying again while the store fails; a lost thread (another run took it) is not retried. After
+ * the first few attempts the run's reader is told of the failure, and the attempts go on in the
+ * background until the lease lapses: a thread stays held no longer than the store stays down.
  */
-async function release(run: Run, failure: Omit<RunFailure, 'runId'>): Promise<void> {
+async function releaseAfterFailure(run: Run, failure: Omit<RunFailure, 'runId'>): Promise<void> {
   const until = Date.now() + run.config.limits.runLeaseMs
-  const attempt = async (index: number): Promise<boolean> => {
-    try {
-      await run.release(failure)
-      return true
-    } catch (saveError) {
-      if (saveError instanceof StoreConflictError || Date.now() >= until) {
-        console.error('[toolgate] could not release the thread after a failed run:', saveError)
-        return true
-      }
-      await new Promise((resolve) => setTimeout(resolve, RELEASE_RETRY_MS[Math.min(index, RELEASE_RETRY_MS.length - 1)]))
-      return false
-    }
+  const attempts = (first: number, count: number) =>
+    retry(() => run.writeRelease(failure), {
+      attempts: count,
+      // 100 ms, 500 ms, then every 2 s: a store blip should not hold the thread for the whole lease.
+      delay: (attempt) => RELEASE_RETRY_MS[Math.min(first + attempt - 1, RELEASE_RETRY_MS.length - 1)]!,
+      retryable: (error) => !(error instanceof StoreConflictError),
+      until,
+    })
+  const gaveUp = (error: unknown) => console.error('[toolgate] could not release the thread after a failed run:', error)
+  try {
+    return await attempts(0, RELEASE_RETRY_MS.length)
+  } catch (error) {
+    if (error instanceof StoreConflictError || Date.now() + RELEASE_RETRY_MS.at(-1)! >= until) return gaveUp(error)
   }
-  for (let index = 0; index < RELEASE_RETRY_MS.length; index++) if (await attempt(index)) return
-  void (async () => {
-    for (let index = RELEASE_RETRY_MS.length; !(await attempt(index)); index++);
-  })()
+  void sleep(RELEASE_RETRY_MS.at(-1)!)
+    .then(() => attempts(RELEASE_RETRY_MS.length, Number.POSITIVE_INFINITY))
+    .catch(gaveUp)
 }
+
+/** Pauses between attempts to release the thread after a failed run. */
+const RELEASE_RETRY_MS = [100, 500, 2000]
 
 function report(run: Run, error: unknown): void {
   reportError(run.config, error, { threadId: run.head.id, runId: run.runId, source: 'run' })

@@ -8,7 +8,8 @@ import { chainDecisions, recordOutcomes, SYSTEM, type DecisionDraft } from '../d
 import { reportDecisions } from '../decisions/report.ts'
 import { checkedReviewers, describeReviewers } from '../decisions/reviewers.ts'
 import { recoverLostRun } from '../thread/recovery.ts'
-import { isRunning, updateThread } from '../thread/thread.ts'
+import { isRunning } from '../thread/thread.ts'
+import { updateThread } from '../thread/writer/index.ts'
 import type { StoredInterrupt, ThreadHead } from '../thread/threadStore.ts'
 import { cancelStep, escalate } from '../thread/transitions.ts'
 

@@ -187,6 +187,7 @@ function executeOne(execution: Execution, options: ExecuteOptions): ThreadToolMe
         return signalOf()
       },
       context: contextFor(options.context, toolName),
+      ...(execution.decision ? { decision: execution.decision } : {}),
     })
     if (isPromiseLike(returned)) {
       const output = untilStopped(returned, wait, options).then((value) => toolOutputNow(entry.tool, value))

@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 import { toolDefinition } from '../../tools/toolDefinition.ts'
-import type { DecisionRecord, Principal } from '../../protocol/decisions.ts'
+import type { DecisionRecord, DecisionSummary, Principal } from '../../protocol/decisions.ts'
 import { createChatHandler } from '../createChatHandler.ts'
 import type { ApprovalRequest } from '../options.ts'
 import type { ChatHandlerOptions, ChatLimits } from '../options.ts'
@@ -20,7 +20,7 @@ const PEOPLE: Record<string, Principal> = {
 
 export const LINK_SECRET = 'conformance-secret-0123456789-abcdefghij'
 
-/** A chat app whose transfers need a reviewer from finance (two of them for `wire_funds`). */
+/** A chat app whose transfers need a reviewer from finance (two of them for `wire_funds`; for `send_funds`, as many as the sum asks). */
 export function reviewedApp(
   store: ThreadStore,
   options: { readonly linkTtlMs?: number; readonly limits?: ChatLimits; readonly onExpired?: ChatHandlerOptions<unknown>['onExpired'] } = {},
@@ -40,6 +40,19 @@ export function reviewedApp(
     inputSchema: v.object({ to: v.string(), amount: v.number() }),
     needsApproval: () => ({ reason: 'Large wire', reviewers: { roles: ['finance'], required: 2 } }),
   }).server(async (input) => (ran.push({ tool: 'wire_funds', input }), { ok: true }))
+  // The larger the sum, the more people must agree: an edit is asked of this policy again.
+  const acted: { input: unknown; context: unknown; decision: DecisionSummary | undefined }[] = []
+  const funds = toolDefinition({
+    name: 'send_funds',
+    description: 'Sends funds',
+    inputSchema: v.object({ to: v.string(), amount: v.number() }),
+    needsApproval: ({ to, amount }) => {
+      const reason = `Sends ${amount} EUR to ${to}`
+      if (amount < 10) return false
+      if (amount <= 1000) return { reason }
+      return amount <= 10_000 ? { reason, reviewers: { roles: ['finance'] } } : { reason, reviewers: { roles: ['finance'], required: 2 } }
+    },
+  }).server(async (input, ctx) => (ran.push({ tool: 'send_funds', input }), acted.push({ input, context: ctx.context, decision: ctx.decision }), { ok: true }))
   const email = toolDefinition({
     name: 'send_email',
     description: 'Sends an email',
@@ -47,15 +60,19 @@ export function reviewedApp(
     needsApproval: true,
   }).server(async (input) => (ran.push({ tool: 'send_email', input }), { ok: true }))
   const model = scriptedModel([
+    { when: /send (\d+) to (\w+)/, call: (m) => ({ tool: 'send_funds', input: { to: m[2]!, amount: Number(m[1]) } }), then: ([r]) => `send: ${r.status}` },
     { when: /email (\w+)/, call: (m) => ({ tool: 'send_email', input: { to: m[1] } }), then: ([r]) => `email: ${r.status}` },
     { when: /wire (\d+)/, call: (m) => ({ tool: 'wire_funds', input: { to: 'Zed', amount: Number(m[1]) } }), then: ([r]) => `wire: ${r.status}` },
     { when: /pay (\d+)/, call: (m) => ({ tool: 'transfer_money', input: { to: 'Bob', amount: Number(m[1]) } }), then: ([r]) => `pay: ${r.status}` },
   ])
   const handler = createChatHandler({
     model,
-    tools: [transfer, wire, email],
+    tools: [transfer, wire, email, funds],
     store,
     identify: (request) => PEOPLE[request.headers.get('x-session') ?? ''],
+    // Whose request it is: a resumed tool must see its requester's, never the approver's.
+    context: (request: Request) => ({ user: request.headers.get('x-session') || 'nobody' }),
+    requesterContext: (requester: Principal) => ({ user: requester.id }),
     reviewLinks: { secret: LINK_SECRET, url: (token) => `https://app.test/review?token=${token}`, ...(options.linkTtlMs ? { ttlMs: options.linkTtlMs } : {}) },
     onApprovalRequested: (request) => void requests.push(request),
     onDecision: (record) => void recorded.push(record),
@@ -100,5 +117,5 @@ export function reviewedApp(
       return { status, code, ...(path === undefined ? {} : { path }) }
     }
   }
-  return { handler, ran, requests, recorded, post, get, ask, linksFor, state, idle, errorOf, refusalOf }
+  return { handler, ran, acted, requests, recorded, post, get, ask, linksFor, state, idle, errorOf, refusalOf }
 }

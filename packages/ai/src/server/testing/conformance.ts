@@ -5,6 +5,7 @@ import type { DecisionRecord } from '../../protocol/decisions.ts'
 import { createChatHandler } from '../createChatHandler.ts'
 import { scriptedModel } from './scriptedModel.ts'
 import { reviewedApp } from './approvalAttacks.ts'
+import { outOfBandChecks } from './outOfBand.ts'
 import type { Principal } from '../../protocol/decisions.ts'
 import type { ThreadHead, ThreadStore } from '../thread/threadStore.ts'
 import type { AttachmentStore } from '../thread/attachmentStore.ts'
@@ -464,10 +465,11 @@ export function threadStoreConformance(name: string, factory: StoreFactory, { de
       expect(await app.state(wire.threadId)).toEqual(afterEdit)
       await (await app.post({ threadId: wire.threadId, resume: [{ interruptId: wire.interrupt.id, approved: true }] }, 'carol')).text()
       expect(app.ran.at(-1)).toEqual({ tool: 'wire_funds', input: { to: 'Zed', amount: 4000 } })
-      const trail = (await app.handler.decisions(wire.threadId)).map((record) => [record.decision, record.by.id, record.shownArgs, record.ranArgs])
+      // Each decision names the arguments it was about; only the one that let the call run says what ran.
+      const trail = (await app.handler.decisions(wire.threadId)).map((record) => [record.decision, record.by.id, record.shownArgs, record.args, record.ranArgs])
       expect(trail).toEqual([
-        ['edited', 'bob', { to: 'Zed', amount: 5000 }, { to: 'Zed', amount: 4000 }],
-        ['approved', 'carol', { to: 'Zed', amount: 4000 }, { to: 'Zed', amount: 4000 }],
+        ['edited', 'bob', { to: 'Zed', amount: 5000 }, { to: 'Zed', amount: 4000 }, undefined],
+        ['approved', 'carol', { to: 'Zed', amount: 4000 }, { to: 'Zed', amount: 4000 }, { to: 'Zed', amount: 4000 }],
       ])
 
       // An expired link.
@@ -602,6 +604,190 @@ export function threadStoreConformance(name: string, factory: StoreFactory, { de
       ])
     }, 60_000)
 
+    it('edits: an edit is a new proposal, asked of the policy again; the requester’s own approval no longer suffices for a larger sum, and it waits for the reviewers it names', async () => {
+      const app = reviewedApp(await factory({}))
+      const { threadId, interrupt } = await app.ask('send 100 to Bob')
+      const edit = { to: 'Eve', amount: 5_000_000 }
+      const proposed = await app.post({ threadId, resume: [{ interruptId: interrupt.id, approved: true, editedArgs: edit }] }, 'alice')
+      expect(proposed.status).toBe(202)
+      type Waiting = { id: string; input: unknown; message: string; reviewers: unknown; requestedBy: Principal; approvals?: unknown; proposedBy: { decision: string; by: Principal; editedFields: string[] } }
+      const [waiting] = ((await proposed.json()) as { interrupts: Waiting[] }).interrupts
+      const { id, input, message, reviewers, requestedBy, approvals, proposedBy } = waiting!
+      expect([id, input, message, reviewers, requestedBy.id, approvals]).toEqual([interrupt.id, edit, 'Sends 5000000 EUR to Eve', { roles: ['finance'], required: 2 }, 'alice', undefined])
+      expect([proposedBy.decision, proposedBy.by.id, proposedBy.editedFields]).toEqual(['edited', 'alice', ['amount', 'to']])
+      expect(app.ran).toEqual([])
+      // The reviewers the edit needs are asked, with links for the edited arguments.
+      const request = (await app.linksFor(interrupt.id)) && app.requests.find((r) => r.interruptId === interrupt.id)!
+      expect([request.arguments, request.reviewers, request.links.length]).toEqual([edit, { roles: ['finance'], required: 2 }, 2])
+      const before = await app.state(threadId)
+      expect(await app.errorOf(await app.post({ threadId, resume: [{ interruptId: interrupt.id, approved: true }] }, 'alice'))).toEqual({ status: 403, code: 'REVIEWER_REQUIRED' })
+      expect(await app.state(threadId)).toEqual(before)
+      const byLink = await app.post({ review: request.links[0]!.token, answer: { interruptId: interrupt.id, approved: true } }, 'bob')
+      expect(((await byLink.json()) as { resumed: boolean }).resumed).toBe(false)
+      expect(app.ran).toEqual([])
+      await (await app.post({ threadId, resume: [{ interruptId: interrupt.id, approved: true }] }, 'carol')).text()
+      await app.idle(threadId)
+      expect(app.ran).toEqual([{ tool: 'send_funds', input: edit }])
+      const trail = (await app.handler.decisions(threadId)).map((record) => [record.decision, record.by.id, record.args, record.ranArgs])
+      expect(trail).toEqual([
+        ['edited', 'alice', edit, undefined],
+        ['approved', 'bob', edit, undefined],
+        ['approved', 'carol', edit, edit],
+      ])
+    }, 60_000)
+
+    it('edits: one reviewer’s edit of a 5,000 transfer into 5,000,000 does not run on that approval, through the chat, a review link or `decide`', async () => {
+      const app = reviewedApp(await factory({}))
+      const bob = { id: 'bob', name: 'Bob', roles: ['finance'] }
+      const edit = { to: 'Bob', amount: 5_000_000 }
+      for (const channel of ['chat', 'review-link', 'api'] as const) {
+        const { threadId, interrupt } = await app.ask('send 5000 to Bob')
+        const [link] = await app.linksFor(interrupt.id)
+        const answer = { interruptId: interrupt.id, approved: true, editedArgs: edit }
+        if (channel === 'chat') expect((await app.post({ threadId, resume: [answer] }, 'bob')).status).toBe(202)
+        if (channel === 'review-link') expect(((await (await app.post({ review: link!.token, answer }, 'bob')).json()) as { resumed: boolean }).resumed).toBe(false)
+        if (channel === 'api') expect((await app.handler.decide({ threadId, interruptId: interrupt.id, decision: 'approved', by: bob, editedArgs: edit })).resumed).toBe(false)
+        const snapshot = (await (await app.get(`threadId=${threadId}`, 'alice')).json()) as { interrupts: { input: unknown; reviewers: unknown; approvals: { by: Principal }[] }[] }
+        expect(snapshot.interrupts.map((open) => [open.input, open.reviewers, open.approvals.map((given) => given.by.id)])).toEqual([[edit, { roles: ['finance'], required: 2 }, ['bob']]])
+        expect(app.ran).toEqual([])
+        // His own approval counts once; a second finance reviewer completes it.
+        expect(await app.errorOf(await app.post({ threadId, resume: [{ interruptId: interrupt.id, approved: true }] }, 'bob'))).toEqual({ status: 409, code: 'ALREADY_DECIDED' })
+        await (await app.post({ threadId, resume: [{ interruptId: interrupt.id, approved: true }] }, 'carol')).text()
+        await app.idle(threadId)
+        expect(app.ran.splice(0)).toEqual([{ tool: 'send_funds', input: edit }])
+        expect((await app.handler.decisions(threadId)).map((record) => [record.decision, record.by.id, record.channel, record.ranArgs])).toEqual([
+          ['edited', 'bob', channel, undefined],
+          ['approved', 'carol', 'chat', edit],
+        ])
+      }
+    }, 60_000)
+
+    it('edits: under a two-person rule every approval that counts is for the same arguments: an edit restarts the quorum; an edit the policy lets pass runs on the editor’s approval', async () => {
+      const app = reviewedApp(await factory({}))
+      const { threadId, interrupt } = await app.ask('send 20000 to Zed')
+      const approve = (as: string, editedArgs?: unknown) => app.post({ threadId, resume: [{ interruptId: interrupt.id, approved: true, ...(editedArgs ? { editedArgs } : {}) }] }, as)
+      expect((await approve('bob')).status).toBe(202)
+      const theft = { to: 'carol', amount: 9_999_999 }
+      const edited = await approve('carol', theft)
+      expect(edited.status).toBe(202)
+      const [waiting] = ((await edited.json()) as { interrupts: { input: unknown; approvals: { by: Principal; argsDigest: string }[] }[] }).interrupts
+      // Bob approved 20,000 to Zed, not this: only carol's approval counts for it.
+      expect([waiting!.input, waiting!.approvals.map((given) => given.by.id)]).toEqual([theft, ['carol']])
+      expect(app.ran).toEqual([])
+      const records = await app.handler.decisions(threadId)
+      expect(records.map((record) => [record.decision, record.by.id, record.args])).toEqual([
+        ['approved', 'bob', { to: 'Zed', amount: 20000 }],
+        ['edited', 'carol', theft],
+      ])
+      expect(waiting!.approvals[0]!.argsDigest).toBe(records[1]!.argsDigest)
+      await (await approve('bob')).text()
+      await app.idle(threadId)
+      expect(app.ran).toEqual([{ tool: 'send_funds', input: theft }])
+      expect((await app.handler.decisions(threadId)).map((record) => record.argsDigest).slice(1)).toEqual([records[1]!.argsDigest, records[1]!.argsDigest])
+
+      // Edited to what needs no approval at all: the editor's approval suffices.
+      const small = await app.ask('send 20000 to Zed', 'alice', threadId)
+      await (await app.post({ threadId, resume: [{ interruptId: small.interrupt.id, approved: true, editedArgs: { to: 'Zed', amount: 5 } }] }, 'bob')).text()
+      await app.idle(threadId)
+      expect(app.ran.at(-1)).toEqual({ tool: 'send_funds', input: { to: 'Zed', amount: 5 } })
+    }, 60_000)
+
+    it('context: a resumed tool acts for its requester whoever approved (chat, review link, `decide`), and `ctx.decision` says who approved and how', async () => {
+      const app = reviewedApp(await factory({}))
+      const bob = { id: 'bob', name: 'Bob', roles: ['finance'] }
+      const seen = () => app.acted.splice(0).map(({ context, decision }) => [context, decision?.decision, decision?.by.id, decision?.channel])
+      const own = await app.ask('send 100 to Bob')
+      await (await app.post({ threadId: own.threadId, resume: [{ interruptId: own.interrupt.id, approved: true }] }, 'alice')).text()
+      expect(seen()).toEqual([[{ user: 'alice' }, 'approved', 'alice', 'chat']])
+      const chat = await app.ask('send 5000 to Bob')
+      await (await app.post({ threadId: chat.threadId, resume: [{ interruptId: chat.interrupt.id, approved: true }] }, 'bob')).text()
+      expect(seen()).toEqual([[{ user: 'alice' }, 'approved', 'bob', 'chat']])
+      const linked = await app.ask('send 6000 to Bob')
+      const [link] = await app.linksFor(linked.interrupt.id)
+      await (await app.post({ review: link!.token, answer: { interruptId: linked.interrupt.id, approved: true } }, 'carol')).text()
+      await app.idle(linked.threadId)
+      expect(seen()).toEqual([[{ user: 'alice' }, 'approved', 'carol', 'review-link']])
+      const decided = await app.ask('send 7000 to Bob', 'dave')
+      await app.handler.decide({ threadId: decided.threadId, interruptId: decided.interrupt.id, decision: 'approved', by: bob, editedArgs: { to: 'Bob', amount: 6500 } })
+      await app.idle(decided.threadId)
+      expect(seen()).toEqual([[{ user: 'dave' }, 'edited', 'bob', 'api']])
+      // A call run under a grant acts for the requester too, and says whose grant.
+      const granted = await app.ask('send 200 to Ann')
+      await (await app.post({ threadId: granted.threadId, resume: [{ interruptId: granted.interrupt.id, approved: true, grant: {} }] }, 'alice')).text()
+      expect((await app.ask('send 300 to Ann', 'alice', granted.threadId)).interrupt).toBeUndefined()
+      expect(seen()).toEqual([
+        [{ user: 'alice' }, 'approved', 'alice', 'chat'],
+        [{ user: 'alice' }, 'granted', 'alice', 'api'],
+      ])
+    }, 60_000)
+
+    it('grants: a grant given for a while ends then: the next call asks again', async () => {
+      const app = reviewedApp(await factory({}))
+      const first = await app.ask('email ann')
+      const { threadId } = first
+      await (await app.post({ threadId, resume: [{ interruptId: first.interrupt.id, approved: true, grant: { ttlMs: 1500 } }] }, 'alice')).text()
+      const [grant] = await app.handler.grants(threadId)
+      expect(Date.parse(grant!.expiresAt!) - Date.parse(grant!.at)).toBe(1500)
+      expect((await app.ask('email bob', 'alice', threadId)).interrupt).toBeUndefined()
+      await new Promise((resolve) => setTimeout(resolve, Date.parse(grant!.expiresAt!) - Date.now() + 50))
+      expect(typeof (await app.ask('email cat', 'alice', threadId)).interrupt?.id).toBe('string')
+      expect(app.ran.map((call) => call.input)).toEqual([{ to: 'ann' }, { to: 'bob' }])
+    }, 60_000)
+
+    it('expiry: an escalation starts the quorum again: approvals given while the old reviewers decided do not count for the new ones', async () => {
+      const app = reviewedApp(await factory({}), {
+        limits: { interruptTtlMs: 1000 },
+        onExpired: (approval) => (approval.escalations === 0 ? { reviewers: { roles: ['finance', 'sales'], required: 2 }, ttlMs: 60_000 } : undefined),
+      })
+      const { threadId, interrupt } = await app.ask('wire 9000')
+      const approve = (as: string) => app.post({ threadId, resume: [{ interruptId: interrupt.id, approved: true }] }, as)
+      expect((await approve('bob')).status).toBe(202)
+      const approvedAt = Date.parse((await app.handler.decisions(threadId))[0]!.at)
+      await new Promise((resolve) => setTimeout(resolve, approvedAt + 1100 - Date.now()))
+      const snapshot = (await (await app.get(`threadId=${threadId}`, 'alice')).json()) as { interrupts: { reviewers: unknown; approvals?: unknown[] }[] }
+      expect(snapshot.interrupts.map((open) => [open.reviewers, open.approvals])).toEqual([[{ roles: ['finance', 'sales'], required: 2 }, undefined]])
+      expect((await approve('carol')).status).toBe(202)
+      expect(app.ran).toEqual([])
+      await (await approve('dave')).text()
+      expect(app.ran).toEqual([{ tool: 'wire_funds', input: { to: 'Zed', amount: 9000 } }])
+    }, 60_000)
+
+    it('reviewers: a denial is held to the reviewer rules too: someone outside the roles cannot deny a reviewer-only call, and the record never shows it', async () => {
+      const app = reviewedApp(await factory({}))
+      const { threadId, interrupt } = await app.ask('pay 500')
+      const before = await app.state(threadId)
+      const deny = (as: string) => app.post({ threadId, resume: [{ interruptId: interrupt.id, approved: false, reason: 'no' }] }, as)
+      expect(await app.errorOf(await deny('dave'))).toEqual({ status: 403, code: 'NOT_A_REVIEWER' })
+      expect(await app.errorOf(await deny(''))).toEqual({ status: 403, code: 'NOT_A_REVIEWER' })
+      expect(await app.errorOf(await deny('alice'))).toEqual({ status: 403, code: 'REVIEWER_REQUIRED' })
+      expect(await app.refusalOf(app.handler.decide({ threadId, interruptId: interrupt.id, decision: 'denied', by: { id: 'dave', roles: ['sales'] } }))).toEqual({
+        status: 403,
+        code: 'NOT_A_REVIEWER',
+        path: 'interruptId',
+      })
+      expect(await app.state(threadId)).toEqual(before)
+      expect(before.decisions).toEqual([])
+      await (await deny('bob')).text()
+      expect((await app.handler.decisions(threadId)).map((record) => [record.decision, record.by.id])).toEqual([['denied', 'bob']])
+    }, 60_000)
+
+    it('review links: a role’s link serves one approver, also while a two-person rule still waits for the second', async () => {
+      const app = reviewedApp(await factory({}))
+      const { threadId, interrupt } = await app.ask('wire 7000')
+      const [first, second] = await app.linksFor(interrupt.id)
+      const review = (token: string, as: string) => app.post({ review: token, answer: { interruptId: interrupt.id, approved: true } }, as)
+      expect(((await (await review(first!.token, 'bob')).json()) as { resumed: boolean }).resumed).toBe(false)
+      const afterBob = await app.state(threadId)
+      // Bob forwarded his link to carol: it was used.
+      expect(await app.errorOf(await review(first!.token, 'carol'))).toEqual({ status: 409, code: 'REVIEW_LINK_USED' })
+      expect(await app.errorOf(await app.get(`review=${encodeURIComponent(first!.token)}`, 'carol'))).toEqual({ status: 409, code: 'REVIEW_LINK_USED' })
+      expect(await app.state(threadId)).toEqual(afterBob)
+      expect(app.ran).toEqual([])
+      expect(((await (await review(second!.token, 'carol')).json()) as { resumed: boolean }).resumed).toBe(true)
+      await app.idle(threadId)
+      expect(app.ran).toEqual([{ tool: 'wire_funds', input: { to: 'Zed', amount: 7000 } }])
+    }, 60_000)
+
     it('grants: cover later calls of the same tool only, never widen past their author, and stop when revoked', async () => {
       const app = reviewedApp(await factory({}))
       const first = await app.ask('email ann')
@@ -638,6 +824,8 @@ export function threadStoreConformance(name: string, factory: StoreFactory, { de
       expect(await app.state(threadId)).toEqual(before)
       expect(app.ran.filter((call) => call.tool === 'send_email').length).toBe(2)
     }, 60_000)
+
+    outOfBandChecks(factory, { it, expect })
 
     it('applies exactly one of 100 concurrent identical answers, and runs the tool once', async () => {
       const store = await factory({})

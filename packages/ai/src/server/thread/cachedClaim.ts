@@ -1,6 +1,7 @@
 import { threadNotFound } from '../errors.ts'
 import type { ChatConfig } from '../options.ts'
-import { authorizeThread, commitOf, nextHead, updateThread, type ThreadChange } from './thread.ts'
+import { authorizeThread, type ThreadChange } from './thread.ts'
+import { commitChange, updateThread } from './writer/index.ts'
 import { sameHead } from './threadCache.ts'
 import type { ThreadHead, ThreadStore } from './threadStore.ts'
 
@@ -87,19 +88,19 @@ export async function claimThread<TPrepared, TResolved, TChange extends ThreadCh
 }
 
 /** The claim on the cached head, written only if it is the stored head; `undefined` when it is not (a miss: the cache forgot it). */
-async function claimOnCached<TChange extends ThreadChange>(store: ThreadStore, start: ClaimStart, decide: (head: ThreadHead) => TChange | Promise<TChange>) {
+async function claimOnCached<TChange extends ThreadChange>(store: ThreadStore, start: ClaimStart, changeOf: (head: ThreadHead) => TChange | Promise<TChange>) {
   const cached = start.head
   let change: TChange
   try {
-    change = await decide(cached)
+    change = await changeOf(cached)
   } catch (error) {
     await storedUnlessRefused(start, error)
     return undefined
   }
-  const next = nextHead(cached, change)
   // The stored head, read in the same tick as the claim is sent: what a miss goes on from.
   void start.stored!()
-  return (await store.commit(commitOf(next, change, cached))) ? { head: next, change, previous: cached } : undefined
+  const head = await commitChange(store, cached, change, { follows: true })
+  return head ? { head, change, previous: cached } : undefined
 }
 
 /** The stored head after a refusal made of the cached one; the refusal itself when the cached head is the stored one. */

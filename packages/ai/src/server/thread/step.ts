@@ -12,7 +12,7 @@ import type { OpenStep, StoredInterrupt } from './threadStore.ts'
  * carries AG-UI's `responseSchema`, the payload it expects, whose `editedArgs` is the tool's input schema.
  */
 export function toWire(stored: StoredInterrupt, tools: ToolRegistry): ToolInterrupt {
-  const { id, reason, toolCallId, toolName, message, expiresAt, reviewers, requestedBy, approvals } = stored
+  const { id, reason, toolCallId, toolName, message, expiresAt, reviewers, requestedBy, approvals, proposedBy } = stored
   // A reviewer's edit short of the required approvals is what the next reviewer is shown.
   const input = stored.proposed ?? stored.input
   const responseSchema = reason === 'tool_approval' ? tools.get(toolName)?.approvalSchema : undefined
@@ -31,6 +31,7 @@ export function toWire(stored: StoredInterrupt, tools: ToolRegistry): ToolInterr
     ...(expiresAt === undefined ? {} : { expiresAt }),
     ...who,
     ...(approvals === undefined ? {} : { approvals }),
+    ...(proposedBy === undefined ? {} : { proposedBy }),
     // The same extras again where strict AG-UI clients keep them (they drop unknown top-level fields).
     metadata: { kind: 'tool_call', toolName, input, ...(message === undefined ? {} : { reason: message }), ...who, ...(grantable ? { grantable: true as const } : {}) },
   }

@@ -2,15 +2,15 @@ import type { DecisionRecord } from '../../protocol/decisions.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import { fetchRequest } from '../appRequest.ts'
 import type { RunFailure, ThreadSnapshot, ThreadStatus, ThreadWindow } from '../../protocol/thread.ts'
-import { messageBytes } from '../../util/jsonBytes.ts'
 import type { ChatConfig, ThreadAction } from '../options.ts'
 import { HttpError, threadNotFound } from '../errors.ts'
 import { recordedAnswers, toWire, unanswered } from './step.ts'
-import type { ThreadCommit, ThreadHead, ThreadStore } from './threadStore.ts'
+import type { ThreadHead, ThreadStore } from './threadStore.ts'
 import type { ToolRegistry } from '../../tools/toolRegistry.ts'
 
-// The thread as the runtime handles it: loading it for a request, changing it by compare-and-set,
-// who holds it, and what a reloaded page is shown of it. The storage contract is in threadStore.ts.
+// The thread as the runtime handles it: loading it for a request, who holds it, and what a reloaded
+// page is shown of it. The storage contract is in threadStore.ts; every write goes through the
+// thread writer (writer/).
 
 /** The head of a thread that does not exist yet. */
 export function newHead(id: string): ThreadHead {
@@ -48,77 +48,12 @@ export function loadMessages(store: ThreadStore, head: ThreadHead): Promise<read
   return head.messageCount === 0 ? Promise.resolve([]) : store.messages(head.id, 0, head.messageCount)
 }
 
-/** A change to a thread: the fields of its head to set, and messages to append. Made by a transition (transitions.ts). */
+/** A change to a thread: the fields of its head to set, and messages to append. Made by a transition (transitions.ts), written by the thread writer (writer/). */
 export interface ThreadChange {
   readonly head: Partial<Omit<ThreadHead, 'id' | 'version' | 'messageCount' | 'bytes' | 'createdAt' | 'updatedAt'>>
   readonly append?: readonly ThreadMessage[]
   /** Decision records this change explains, written in the same compare-and-set; `head.decisions` is their new tip. */
   readonly decisions?: readonly DecisionRecord[]
-}
-
-/**
- * Writes `change` on top of `head` with one compare-and-set; returns the new head, or `undefined`
- * when the thread changed since `head` was read. The head's count, size and version follow.
- * `events`: a run's last events, written with it into the store's log.
- */
-export async function commitChange(store: ThreadStore, head: ThreadHead, change: ThreadChange, events?: ThreadCommit['events']): Promise<ThreadHead | undefined> {
-  const next = nextHead(head, change)
-  return (await store.commit(commitOf(next, change, undefined, events))) ? next : undefined
-}
-
-/** The head `change` makes of `head`: its count, size and version follow. */
-export function nextHead(head: ThreadHead, change: ThreadChange): ThreadHead {
-  let bytes = head.bytes
-  const { append } = change
-  if (append) for (const message of append) bytes += messageBytes(message)
-  // Object.assign, not two spreads: the second spread of a literal copies key by key the slow way (a head is made per write).
-  const next: { -readonly [K in keyof ThreadHead]: ThreadHead[K] } = Object.assign({}, head, change.head)
-  next.version = head.version + 1
-  next.messageCount = head.messageCount + (append ? append.length : 0)
-  next.bytes = bytes
-  next.updatedAt = Date.now()
-  return next
-}
-
-/**
- * The commit that writes `next`, the head `change` made (`nextHead`); `follows`: the head it
- * replaces, sent and not yet answered; `events`: a run's last events, for the store's log.
- */
-export function commitOf(next: ThreadHead, change: ThreadChange, follows?: ThreadHead, events?: ThreadCommit['events']): ThreadCommit {
-  // Set key by key, not spread from conditional literals: a run commits four times a turn.
-  const commit: { -readonly [K in keyof ThreadCommit]: ThreadCommit[K] } = { head: next, append: change.append ?? NO_MESSAGES }
-  const { decisions } = change
-  if (decisions && decisions.length > 0) commit.decisions = decisions
-  if (follows) commit.follows = follows
-  if (events) commit.events = events
-  return commit
-}
-
-const NO_MESSAGES: readonly ThreadMessage[] = Object.freeze([])
-
-const ATTEMPTS = 5
-
-/**
- * Read, change, compare-and-set; on a conflict, read again and decide again, so concurrent
- * requests serialize: `decide` sees whatever the other request wrote (an answer it gave, a run it
- * started) and refuses accordingly. Returns the written head with the change that was written
- * (a claim's change says how its run begins).
- */
-export async function updateThread<TChange extends ThreadChange>(
-  store: ThreadStore,
-  threadId: string,
-  decide: (head: ThreadHead) => TChange | Promise<TChange>,
-  /** The head as the caller just read it: the first attempt starts from it instead of reading again. */
-  read?: ThreadHead,
-): Promise<{ readonly head: ThreadHead; readonly change: TChange; /** The head the change was made of. */ readonly previous: ThreadHead }> {
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const head = attempt === 0 && read ? read : await store.head(threadId)
-    if (!head) throw threadNotFound(threadId)
-    const change = await decide(head)
-    const written = await commitChange(store, head, change)
-    if (written) return { head: written, change, previous: head }
-  }
-  throw new HttpError(409, 'VERSION_CONFLICT', 'The thread kept changing while this request tried to update it; retry')
 }
 
 /** Whether a live run holds the thread: one that renewed its lease within `leaseMs`. */

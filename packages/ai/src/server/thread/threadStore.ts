@@ -39,8 +39,10 @@ export interface StoredInterrupt extends ToolInterrupt {
   readonly reviewers?: Reviewers
   /** The arguments under review once a reviewer edited them short of the required approvals; later reviewers are shown these. */
   readonly proposed?: unknown
-  /** Approvals given so far, while `reviewers.required` asks for more than one. */
+  /** Approvals given so far, while `reviewers.required` asks for more than one; each names the digest of the arguments it approved. */
   readonly approvals?: readonly DecisionSummary[]
+  /** The edit that made `proposed` a new proposal, asked of the policy again (claim/answers.ts). */
+  readonly proposedBy?: DecisionSummary
   /** How many times `onExpired` sent it to other reviewers. */
   readonly escalations?: number
   /** Nonces of the review links used on this interrupt: each works once. */

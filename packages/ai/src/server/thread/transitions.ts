@@ -9,7 +9,7 @@ import type { DecisionRecord, Grant, Principal } from '../../protocol/decisions.
 
 // Every way a thread's head changes, as pure functions `(head, input) => change`, in the manner of
 // TanStack Query's reducer: the claims and the run decide which event happened and pick one of
-// these; none of them assembles a head itself. `commitChange` (thread.ts) writes the result with
+// these; none of them assembles a head itself. The thread writer (writer/) writes the result with
 // one compare-and-set. Whatever needs I/O (settling interrupts, checking answers, the time) is
 // done by the caller and passed in, so each transition is tested as data in, data out.
 
@@ -202,9 +202,10 @@ export function revokeGrant(head: ThreadHead, input: { readonly grantId: string 
 }
 
 /**
- * The run is over: it stores what it appended and lets the thread go. A run whose last save failed
- * passes that save's `fields` too, so what it appended (a step and the results of calls that ran)
- * and the open step agree: a call that ran is stored as ran, never left listed as running.
+ * The run is over: it stores what it appended and lets the thread go. The run passes the step as
+ * it last set it (`fields`), whatever of its saves failed, so what it appended (a step and the
+ * results of calls that ran) and the open step agree: a call that ran is stored as ran, never left
+ * listed as running, and a call whose running mark failed (it never started) is not listed either.
  */
 export function release(
   head: ThreadHead,

@@ -1,0 +1,67 @@
+import type { ThreadMessage } from '../../../protocol/messages.ts'
+import { messageBytes } from '../../../util/jsonBytes.ts'
+import type { ThreadChange } from '../thread.ts'
+import type { ThreadCommit, ThreadHead, ThreadStore } from '../threadStore.ts'
+
+// The one place a change becomes a commit: the next head (count, size, version) and the commit
+// that writes it. Only the writer's own modules import this one (.dependency-cruiser.cjs).
+
+/** The head `change` makes of `head`: its count, size and version follow. */
+export function nextHead(head: ThreadHead, change: ThreadChange): ThreadHead {
+  let bytes = head.bytes
+  const { append } = change
+  if (append) for (const message of append) bytes += messageBytes(message)
+  // Object.assign, not two spreads: the second spread of a literal copies key by key the slow way (a head is made per write).
+  const next: { -readonly [K in keyof ThreadHead]: ThreadHead[K] } = Object.assign({}, head, change.head)
+  next.version = head.version + 1
+  next.messageCount = head.messageCount + (append ? append.length : 0)
+  next.bytes = bytes
+  next.updatedAt = Date.now()
+  return next
+}
+
+/**
+ * The commit that writes `next`, the head `change` made (`nextHead`); `follows`: the head it
+ * replaces, when the store must find that very head (one sent and not yet answered, or one this
+ * instance wrote and did not read again); `events`: a run's events, for the store's log.
+ */
+export function commitOf(next: ThreadHead, change: ThreadChange, follows?: ThreadHead, events?: ThreadCommit['events']): ThreadCommit {
+  // Set key by key, not spread from conditional literals: a run commits three times a turn.
+  const commit: { -readonly [K in keyof ThreadCommit]: ThreadCommit[K] } = { head: next, append: change.append ?? NO_MESSAGES }
+  const { decisions } = change
+  if (decisions && decisions.length > 0) commit.decisions = decisions
+  if (follows) commit.follows = follows
+  if (events) commit.events = events
+  return commit
+}
+
+export const NO_MESSAGES: readonly ThreadMessage[] = Object.freeze([])
+
+/**
+ * Writes `change` on top of `head` with one compare-and-set; returns the new head, or `undefined`
+ * when the thread changed since `head` was read. `follows`: written only if the stored head is
+ * that very head (a claim on the head this instance wrote last: thread/cachedClaim.ts).
+ */
+export async function commitChange(
+  store: ThreadStore,
+  head: ThreadHead,
+  change: ThreadChange,
+  options?: { readonly follows?: boolean; readonly events?: ThreadCommit['events'] },
+): Promise<ThreadHead | undefined> {
+  const next = nextHead(head, change)
+  return (await store.commit(commitOf(next, change, options?.follows ? head : undefined, options?.events))) ? next : undefined
+}
+
+/** A compare-and-set the store refused: another writer came first. */
+export const REFUSED = new Error('The thread changed since it was read')
+export const isRefused = (error: unknown): boolean => error === REFUSED
+
+/** The run's event log, when its store writes it with commits (events/liveStream.ts `LastEvents`). */
+export interface CarriedEvents {
+  /** The events not yet sent to the log, for a commit being sent now; `undefined` when there are none it may take. */
+  ride(): NonNullable<ThreadCommit['events']> | undefined
+  /** The commit that carried them was answered: `landed`, or failed or refused. */
+  rode(events: NonNullable<ThreadCommit['events']>, landed: boolean): void
+  /** Every event the log has not acknowledged: what a run's last write carries. */
+  unlogged(): NonNullable<ThreadCommit['events']>
+}
