@@ -12,7 +12,8 @@ const versions = [
 ]
 
 async function send(page: Page, text: string) {
-  await expect(page.getByTestId('chat')).toHaveAttribute('data-status', /^(ready|error)$/)
+  // The Send button is enabled only when the chat is `ready`, as the guide's is.
+  await expect(page.getByRole('button', { name: 'Send' })).toBeEnabled()
   await page.getByLabel('Message').fill(text)
   await page.getByRole('button', { name: 'Send' }).click()
 }
@@ -79,6 +80,33 @@ for (const { version, path } of versions) {
       await expect(lastAssistant(page).getByTestId('text')).toHaveText(/^Hello!/)
       await expect(lastAssistant(page).getByTestId('stopped')).toHaveCount(0)
       await idle(page)
+    })
+
+    test("a new chat's first message goes: its reconnect (resume: true) finds no stream, and the chat stays ready", async ({ page }) => {
+      const reconnects: number[] = []
+      page.on('response', (response) => void (response.url().includes('&stream') && reconnects.push(response.status())))
+      await page.goto(`${page_}${path}`)
+      await expect(page.getByTestId('chat')).toHaveAttribute('data-status', 'ready')
+      await expect.poll(() => reconnects).toEqual([204])
+      await send(page, 'hello')
+      await expect(lastAssistant(page).getByTestId('text')).toHaveText(/^Hello! I am the scripted demo model/)
+      await idle(page)
+    })
+
+    test('a new message while the run still goes (the stop POST lost on the way) supersedes the run: its reply is kept, marked stopped, the message is answered', async ({ page }) => {
+      await page.goto(`${page_}${path}`)
+      // The page's Stop button stops reading at once; its POST to stop the server run never arrives (answered here instead).
+      await page.route('**/api/chat', (route) => (route.request().method() === 'POST' && route.request().postData()?.includes('"stop":true') ? route.fulfill({ json: { threadId: 'lost', stopped: false } }) : route.fallback()))
+      await send(page, 'tell me a long story')
+      await expect(lastAssistant(page).getByTestId('text')).toContainText('Chapter 2:')
+      await page.getByRole('button', { name: 'Stop' }).click()
+      await send(page, 'hello')
+      await expect(lastAssistant(page).getByTestId('text')).toHaveText(/^Hello! I am the scripted demo model/)
+      await idle(page)
+      await page.reload()
+      await expect(page.locator('[data-testid=message][data-role=user]')).toHaveCount(2)
+      await expect(page.getByTestId('stopped')).toHaveCount(1)
+      await expect(lastAssistant(page).getByTestId('text')).toHaveText(/^Hello! I am the scripted demo model/)
     })
 
     test('a failed run shows its error after a reload too, until the next message', async ({ page }) => {
@@ -170,6 +198,26 @@ for (const { version, path } of versions) {
       await call.getByRole('button', { name: 'Approve' }).click()
       await expect(lastAssistant(page).getByTestId('text')).toHaveText(`Sent the email to ${to} with the subject "plans".`)
       await idle(page)
+      expect((await outbox(page)).filter((email) => email.to === to)).toHaveLength(1)
+    })
+    test("two tabs: an approval answered in one; the other tab's answer is refused, and that tab reads the thread as decided", async ({ page, context }) => {
+      const to = `tw-${version}-${Date.now()}@example.com`
+      await page.goto(`${page_}${path}`)
+      await send(page, `email ${to} about tabs`)
+      const call = (tab: Page) => lastAssistant(tab).locator('[data-tool=send_email]')
+      await expect(call(page)).toHaveAttribute('data-state', 'approval-requested')
+      await idle(page)
+      const other = await context.newPage()
+      await other.goto(page.url())
+      await expect(call(other)).toHaveAttribute('data-state', 'approval-requested')
+
+      await call(page).getByRole('button', { name: 'Approve' }).click()
+      await expect(lastAssistant(page).getByTestId('text')).toHaveText(`Sent the email to ${to} with the subject "tabs".`)
+      await idle(page)
+      await call(other).getByRole('button', { name: 'Approve' }).click()
+      await expect(lastAssistant(other).getByTestId('text')).toHaveText(`Sent the email to ${to} with the subject "tabs".`)
+      await expect(call(other)).toHaveAttribute('data-state', 'output-available')
+      await idle(other)
       expect((await outbox(page)).filter((email) => email.to === to)).toHaveLength(1)
     })
   })

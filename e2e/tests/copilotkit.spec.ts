@@ -2,9 +2,9 @@ import { expect, test, type Page } from '@playwright/test'
 import { COPILOTKIT_PAGE_PORT } from '../frontends/copilotkit/port.ts'
 import { outbox } from './helpers.ts'
 
-// CopilotKit v2 (`@copilotkit/react-core/v2`, its own `CopilotChat`) against the demo's server in
-// Chromium, through a stock AG-UI `HttpAgent` and no CopilotKit runtime. The page
-// (frontends/copilotkit/) uses nothing of Toolgate's client.
+// CopilotKit v2 (`@copilotkit/react-core/v2` 1.74, its own `CopilotChat`) against the demo's server in
+// Chromium, through a stock AG-UI 1.0 `HttpAgent` wired as the guide has it, and no CopilotKit
+// runtime. The page (frontends/copilotkit/) uses nothing of Toolgate's client.
 
 const page_ = `http://127.0.0.1:${COPILOTKIT_PAGE_PORT}/`
 
@@ -177,5 +177,98 @@ test.describe('CopilotKit v2 CopilotChat', () => {
     await idle(page)
     await expect(page.getByTestId('copilot-user-message')).toHaveCount(3)
     expect((await outbox(page)).filter((email) => email.to === to)).toHaveLength(1)
+  })
+  test('a step with an approval and a frontend tool: approved, then confirmed, the email goes once and the turn ends', async ({ page }) => {
+    const to = `mx-ck-${Date.now()}@example.com`
+    await page.goto(page_)
+    await send(page, `plan the launch and email ${to}`)
+    const approval = page.getByRole('group', { name: 'Approve send_email' })
+    await expect(approval.getByTestId('approval-reason')).toHaveText(`${to} is outside the company domain`)
+    await idle(page)
+    await approval.getByRole('button', { name: 'Approve' }).click()
+    const confirm = page.getByRole('group', { name: 'Confirm the plan' })
+    await expect(confirm.getByRole('button', { name: 'Confirm' })).toBeEnabled()
+    await confirm.getByRole('button', { name: 'Confirm' }).click()
+    await expect(assistant(page).last()).toContainText(`Plan confirmed. Sent it to ${to}.`)
+    await idle(page)
+    expect((await outbox(page)).filter((email) => email.to === to)).toHaveLength(1)
+  })
+
+  test('a reload while a frontend call waits shows the thread and the call; answering it continues the turn', async ({ page }) => {
+    await page.goto(page_)
+    await send(page, 'plan the launch')
+    const confirm = page.getByRole('group', { name: 'Confirm the plan' })
+    await expect(confirm.getByRole('button', { name: 'Confirm' })).toBeEnabled()
+    await idle(page)
+
+    await page.reload()
+    await expect(page.getByTestId('copilot-user-message')).toHaveCount(1)
+    await expect(confirm).toContainText('Freeze the code on Monday, ship on Friday')
+    await expect(confirm.getByRole('button', { name: 'Confirm' })).toBeEnabled()
+    await confirm.getByRole('button', { name: 'Confirm' }).click()
+    await expect(assistant(page).last()).toContainText('Going ahead: code freeze on Monday, launch on Friday.')
+    await idle(page)
+    await send(page, 'hello')
+    await expect(assistant(page).last()).toContainText('Hello! I am the scripted demo model')
+    await idle(page)
+  })
+
+  test('stop, then a new message at once: the run stops on the server, its reply stays, the new message is answered', async ({ page }) => {
+    test.setTimeout(60_000)
+    await page.goto(page_)
+    await send(page, 'tell me a long story')
+    await expect(assistant(page).last()).toContainText('Chapter 2:')
+    // While it runs, the send button is CopilotKit's stop button.
+    await page.getByTestId('copilot-send-button').click()
+    await send(page, 'hello')
+    await expect(assistant(page).last()).toContainText('Hello! I am the scripted demo model')
+    await idle(page)
+    const stopped = await page.request.get(`/api/chat?threadId=${encodeURIComponent(new URL(page.url()).searchParams.get('thread')!)}`)
+    const thread = (await stopped.json()) as { messages: { role: string; content: string; stopped?: true }[] }
+    expect(thread.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
+    expect(thread.messages[1]).toMatchObject({ stopped: true })
+    expect(thread.messages[1]!.content).not.toContain('Chapter 60:')
+
+    await page.reload()
+    await expect(page.getByTestId('copilot-user-message')).toHaveCount(2)
+    await expect(assistant(page).last()).toContainText('Hello! I am the scripted demo model')
+    await idle(page)
+  })
+  test("two tabs: an approval answered in one; the other tab's answer is not applied and that tab shows what was decided", async ({ page, context }) => {
+    const to = `tw-ck-${Date.now()}@example.com`
+    await page.goto(page_)
+    await send(page, `email ${to} about tabs`)
+    const approval = (tab: Page) => tab.getByRole('group', { name: 'Approve send_email' })
+    await expect(approval(page).getByTestId('approval-reason')).toHaveText(`${to} is outside the company domain`)
+    await idle(page)
+    const other = await context.newPage()
+    other.on('console', (message) => void (message.type() === 'error' && errors.push(`other tab: ${message.text()}`)))
+    other.on('pageerror', (error) => void errors.push(`other tab: ${error.message}`))
+    await other.goto(page.url())
+    await expect(approval(other).getByTestId('approval-reason')).toHaveText(`${to} is outside the company domain`)
+    await idle(other)
+
+    await approval(page).getByRole('button', { name: 'Approve' }).click()
+    await expect(assistant(page).last()).toContainText(`Sent the email to ${to} with the subject "tabs".`)
+    await idle(page)
+    await approval(other).getByRole('button', { name: 'Approve' }).click()
+    await expect(assistant(other).last()).toContainText(`Sent the email to ${to} with the subject "tabs".`)
+    await expect(approval(other)).toHaveCount(0)
+    await idle(other)
+    expect((await outbox(page)).filter((email) => email.to === to)).toHaveLength(1)
+  })
+  test('a new message while the run still goes (the stop POST lost on the way) supersedes the run: its reply stays, the message is answered', async ({ page }) => {
+    test.setTimeout(60_000)
+    await page.goto(page_)
+    await page.route('**/api/chat', (route) => (route.request().method() === 'POST' && route.request().postData()?.includes('"stop":true') ? route.fulfill({ json: { threadId: 'lost', stopped: false } }) : route.fallback()))
+    await send(page, 'tell me a long story')
+    await expect(assistant(page).last()).toContainText('Chapter 2:')
+    await page.getByTestId('copilot-send-button').click()
+    await send(page, 'hello')
+    await expect(assistant(page).last()).toContainText('Hello! I am the scripted demo model')
+    await idle(page)
+    const thread = (await (await page.request.get(`/api/chat?threadId=${encodeURIComponent(new URL(page.url()).searchParams.get('thread')!)}`)).json()) as { messages: { role: string; stopped?: true }[] }
+    expect(thread.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
+    expect(thread.messages[1]).toMatchObject({ stopped: true })
   })
 })

@@ -52,6 +52,20 @@ const rules: ScriptRule<Tools>[] = [
       return email?.tool === 'send_email' && email.ok ? `${zone} Sent it to ${email.input.to}.` : `${zone} The email could not be sent: ${email?.content}`
     },
   },
+  // One step with an AG-UI frontend tool (the page's, below) and a call that waits for approval (e2e/tests/copilotkit.spec.ts).
+  {
+    when: /\bplan the launch and e-?mail (\S+@[\w.-]+\w)/i,
+    call: (match) => [
+      { tool: 'confirm_plan', input: { plan: 'Freeze the code on Monday, ship on Friday' } },
+      { tool: 'send_email', input: { to: match[1]!, subject: 'Launch plan', body: 'Hi,\n\nCode freeze on Monday, launch on Friday.\n\nBest regards' } },
+    ],
+    then: (results) => {
+      const plan = results.find((r) => r.tool === 'confirm_plan')
+      const email = results.find((r) => r.tool === 'send_email')
+      const confirmed = plan?.ok && (plan.output as { confirmed?: boolean }).confirmed ? 'Plan confirmed.' : 'Plan not confirmed.'
+      return email?.tool === 'send_email' && email.ok ? `${confirmed} Sent it to ${email.input.to}.` : `${confirmed} The email was not sent (${email?.status}).`
+    },
+  },
   {
     when: /\b(morning briefing|several tools|all at once)\b/i,
     say: 'Checking a few things at once.',

@@ -59,6 +59,14 @@ export function runBrowserTool(name: string, input: unknown): unknown {
   return undefined
 }
 
+/** The stored thread as `UIMessage`s, and how its last run failed, as the guide's `loadChat` reads it. */
+export async function loadChat(id: string): Promise<{ messages: unknown[]; lastRunError?: { message: string } }> {
+  const response = await fetch(`/api/chat?threadId=${encodeURIComponent(id)}&format=ai-sdk`)
+  if (response.status === 404) return { messages: [] }
+  if (!response.ok) throw new Error(await response.text())
+  return (await response.json()) as { messages: unknown[]; lastRunError?: { message: string } }
+}
+
 export function mount<M>(version: string, useToolgateChat: (id: string, messages: M[]) => unknown): void {
   createRoot(document.getElementById('root')!).render(<Page version={version} useToolgateChat={useToolgateChat as (id: string, messages: unknown[]) => unknown} />)
 }
@@ -73,10 +81,7 @@ function Page({ version, useToolgateChat }: { version: string; useToolgateChat: 
       url.searchParams.set('chat', id)
       history.replaceState(null, '', url)
     }
-    void fetch(`/api/chat?threadId=${encodeURIComponent(id)}&format=ai-sdk`).then(async (response) => {
-      const thread = response.ok ? ((await response.json()) as { messages: unknown[]; lastRunError?: { message: string } }) : { messages: [] }
-      setLoaded({ id, ...thread })
-    })
+    void loadChat(id).then((thread) => setLoaded({ id, ...thread }))
   }, [])
   if (!loaded) return <p>Loading…</p>
   return <Chat version={version} id={loaded.id} initial={loaded.messages} lastRunError={loaded.lastRunError} useToolgateChat={useToolgateChat} />
@@ -107,7 +112,8 @@ function Chat({ version, id, initial, lastRunError, useToolgateChat }: { version
         }}
       >
         <input aria-label="Message" value={text} onChange={(event) => setText(event.target.value)} />
-        <button type="submit" disabled={chat.status !== 'ready' && chat.status !== 'error'}>
+        {/* As the guide has it: a chat that goes to `error` (a new chat's first reconnect did) never sends again. */}
+        <button type="submit" disabled={chat.status !== 'ready'}>
           Send
         </button>
       </form>

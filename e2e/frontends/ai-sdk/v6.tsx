@@ -1,6 +1,6 @@
 import { useChat } from '@ai-sdk/react'
 import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses, lastAssistantMessageIsCompleteWithToolCalls, type UIMessage } from 'ai'
-import { mount, runBrowserTool } from './page.tsx'
+import { loadChat, mount, runBrowserTool } from './page.tsx'
 
 // AI SDK 6 (`ai@6`, `@ai-sdk/react@3`), wired as the guide says (docs/existing-frontends.md).
 mount('6', function useToolgateChat(id: string, messages: UIMessage[]) {
@@ -15,6 +15,14 @@ mount('6', function useToolgateChat(id: string, messages: UIMessage[]) {
     resume: true,
     // Approvals and browser-tool outputs go back to the server as soon as a step has them all.
     sendAutomaticallyWhen: (options) => lastAssistantMessageIsCompleteWithApprovalResponses(options) || lastAssistantMessageIsCompleteWithToolCalls(options),
+    // A stale tab's answer (another tab answered first) is refused: show the thread as it was decided.
+    onError: (error) => {
+      if (!error.message.includes('INTERRUPT_ALREADY_ANSWERED')) return
+      void loadChat(id).then(({ messages }) => {
+        chat.setMessages(messages as UIMessage[])
+        chat.clearError()
+      })
+    },
     onToolCall: ({ toolCall }) => {
       if (toolCall.dynamic) return
       const output = runBrowserTool(toolCall.toolName, toolCall.input)

@@ -1,22 +1,25 @@
 import { useEffect, useState } from 'react'
 import { createRoot } from 'react-dom/client'
+import { HttpAgent } from '@ag-ui/client'
+import type { RunAgentInput } from '@ag-ui/core'
 import {
   CopilotChat,
   CopilotKitProvider,
-  HttpAgent,
   UseAgentUpdate,
+  type AbstractAgent,
   useAgent,
   useDefaultRenderTool,
   useFrontendTool,
   useHumanInTheLoop,
   useInterrupt,
-  type RunAgentInput,
 } from '@copilotkit/react-core/v2'
 import '@copilotkit/react-core/v2/styles.css'
 import { z } from 'zod'
 
 // CopilotKit v2 on the demo's server, with no CopilotKit runtime: the provider takes a stock AG-UI
-// `HttpAgent` pointed at the chat endpoint. Only CopilotKit's own API is used; nothing of Toolgate's client.
+// 1.0 `HttpAgent` (`@ag-ui/client`, not the 0.0.59 CopilotKit 1.74 bundles) pointed at the chat
+// endpoint, wired as docs/existing-frontends.md has it. Only CopilotKit's and AG-UI's own API is
+// used; nothing of Toolgate's client.
 
 /** The thread id lives in the URL, so a reload finds the thread. */
 function threadIdOfPage(): string {
@@ -36,13 +39,21 @@ function threadIdOfPage(): string {
  */
 class ToolgateAgent extends HttpAgent {
   protected override connect(input: RunAgentInput) {
-    return this.run(input)
+    this.abortController = new AbortController() // as `runAgent` does: after `abortRun()` the old one is aborted
+    return this.run(input) // nothing new: the server answers with the stored thread
+  }
+
+  // The stop button stops the run on the server too, not only the reading (a dropped connection does not).
+  override abortRun() {
+    super.abortRun()
+    void fetch(this.url, { method: 'POST', headers: { ...this.headers, 'content-type': 'application/json' }, body: JSON.stringify({ threadId: this.threadId, stop: true }) })
   }
 }
 
 
 const threadId = threadIdOfPage()
-const agent = new ToolgateAgent({ url: '/api/chat', threadId })
+// CopilotKit's types are those of the AG-UI client it bundles (0.0.59); the 1.0 agent is what it runs.
+const agent = new ToolgateAgent({ url: '/api/chat', threadId }) as unknown as AbstractAgent
 
 /** What Toolgate puts in an approval interrupt's `metadata` (see the protocol README). */
 interface ApprovalMetadata {

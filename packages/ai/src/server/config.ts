@@ -205,7 +205,9 @@ function resolveLimits(limits: ChatLimits | undefined): Required<ChatLimits> {
     maxAttachmentBytes: positiveInteger(limits?.maxAttachmentBytes, 'limits.maxAttachmentBytes', 5 * 1024 * 1024),
     interruptTtlMs: limits?.interruptTtlMs === 0 ? 0 : positiveInteger(limits?.interruptTtlMs, 'limits.interruptTtlMs', 0),
     watchMs: positiveInteger(limits?.watchMs, 'limits.watchMs', 25_000),
-    maxWatchers: positiveInteger(limits?.maxWatchers, 'limits.maxWatchers', 1_000),
+    // A held watch costs ~10.5 KB of heap with its connection, ~7 KB on one already open (bench/memory.bench.ts,
+    // 1,000 held): 4,000 is ~42 MB, which a default Node heap carries beside its runs; past it a watch gets 429.
+    maxWatchers: positiveInteger(limits?.maxWatchers, 'limits.maxWatchers', 4_000),
   }
   if (resolved.maxMessageBytes > resolved.maxThreadBytes) {
     throw new InvalidOptionError(WHERE, 'limits.maxMessageBytes', `must not exceed \`limits.maxThreadBytes\` (${resolved.maxThreadBytes})`)

@@ -193,7 +193,7 @@ export interface ChatLimits {
    * 204 (the client asks again). Default 25 s, under the idle timeouts of common proxies.
    */
   readonly watchMs?: number
-  /** Watches waiting at once in this process at most; one more is refused with 429 `TOO_MANY_WATCHERS`. Default 1,000. */
+  /** Watches waiting at once in this process at most; one more is refused with 429 `TOO_MANY_WATCHERS`. Default 4,000 (each holds about 10 KB of heap with its connection: `npm run bench`, memory.bench.ts). */
   readonly maxWatchers?: number
 }
 

@@ -23,6 +23,8 @@ afterEach(async () => {
 afterAll(() => redis?.stop())
 
 const story = Array.from({ length: 40 }, (_, i) => `part ${i}. `).join('')
+/** Streams for seconds: long enough for a stop to reach the run's instance through the store. */
+const longStory = Array.from({ length: 5000 }, (_, i) => `part ${i}. `).join('')
 let weather = { started: deferred(), gate: deferred() }
 let modelCalls = 0
 
@@ -31,6 +33,7 @@ function model(): ChatModel {
     [
       { when: 'weather', call: () => ({ tool: 'get_weather', input: { city: 'Oslo' } }), then: ([r]) => `It is ${JSON.stringify(r.output)}. ${story}` },
       { when: 'hello', reply: 'Hello there.' },
+      { when: 'long story', reply: longStory },
     ],
     { delayMs: 1 },
   )
@@ -99,6 +102,31 @@ describe('an AG-UI page that reloads onto another instance (two handlers, one Re
     await later.agent.runAgent({})
     expect(later.agent.messages.at(-1)?.content).toBe('Hello there.')
   })
+
+  it('a new message on B while the run streams on A supersedes it: A stops where it is (asked through the store), B answers', async () => {
+    const { a, b } = await twoInstances()
+    const threadId = `t-${Math.random().toString(36).slice(2)}`
+    const onA = new ToolgateAgent({ url: a.url, threadId })
+    onA.addMessage({ id: 'u-1', role: 'user', content: 'a long story please' })
+    let aborted = false
+    await onA.runAgent({}, {
+      onTextMessageContentEvent: ({ textMessageBuffer }) => {
+        if (!aborted && textMessageBuffer.includes('part 3.')) {
+          aborted = true
+          onA.abortRun() // the page stops reading; the run goes on on A
+        }
+      },
+    })
+    // The page's next request lands on B, with the history it holds (the reply cut short).
+    const onB = new ToolgateAgent({ url: b.url, threadId, initialMessages: onA.messages })
+    onB.addMessage({ id: 'u-2', role: 'user', content: 'hello' })
+    await onB.runAgent({})
+    expect(onB.messages.at(-1)?.content).toBe('Hello there.')
+    const stored = (await b.get(threadId)).messages
+    expect(stored.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
+    expect(stored[1]).toMatchObject({ stopped: true })
+    expect((stored[1] as { content: string }).content.length).toBeLessThan(longStory.length)
+  }, 30_000) // a bound for the stop to cross the store on a busy machine, not a measure of its speed
 
   it("a run whose instance died (its lease lapsed): B's rejoin continues the turn, as a reader attaching does", async () => {
     const { b, threadId } = await deadRunOnA()

@@ -367,6 +367,48 @@ for (const [version, thisSdk] of SDKS) describe(`AI SDK ${version}'s useChat (Ab
     expect(reloaded.error).toBeUndefined()
   })
 
+  it("a new chat's reconnect (resume: true before its first message) finds no stream (204): the chat stays ready and sends", async () => {
+    const server = await setUp()
+    const id = `chat-new-${Math.random().toString(36).slice(2)}`
+    const direct = await fetch(`${server.url}?threadId=${id}&format=ai-sdk&stream`)
+    expect(direct.status).toBe(204)
+    const chat = chatFor(server, {
+      id,
+      transport: new sdk.DefaultChatTransport({ api: server.url, prepareReconnectToStreamRequest: ({ id }) => ({ api: `${server.url}?threadId=${id}&format=ai-sdk&stream` }) }),
+    })
+    await chat.resumeStream()
+    expect(chat.error).toBeUndefined()
+    expect(chat.status).toBe('ready')
+    await chat.sendMessage({ text: 'weather please' })
+    expect(chat.error).toBeUndefined()
+    expect(shown(chat).text).toContain('It is')
+    // Once the turn is over the thread exists, and no run streams: 204 as well.
+    expect((await fetch(`${server.url}?threadId=${id}&format=ai-sdk&stream`)).status).toBe(204)
+  })
+
+  it("a stale tab's answer to an approval another tab answered stays a 409 (it takes no snapshot), so its page can read the thread; nothing runs twice", async () => {
+    const server = await setUp()
+    const first = chatFor(server)
+    await first.sendMessage({ text: 'pay Bob' })
+    const thread = (await (await fetch(`${server.url}?threadId=${first.id}&format=ai-sdk`)).json()) as { messages: UIMessage[] }
+    const stale = chatFor(server, { id: first.id, messages: thread.messages })
+    const approvalOf = (chat: Chat) => (chat.messages.at(-1)!.parts.find((p) => p.type === 'tool-transfer_money') as { approval: { id: string } }).approval.id
+    await first.addToolApprovalResponse({ id: approvalOf(first), approved: true })
+    await vi.waitFor(() => expect(shown(first).text).toBe('Paid: {"receipt":"r-500"}'))
+    await settled(first)
+    let posts = 0
+    const counted = chatFor(server, {
+      id: first.id,
+      messages: stale.messages,
+      transport: new sdk.DefaultChatTransport({ api: server.url, fetch: (input, init) => (posts++, fetch(input, init)) }),
+    })
+    await counted.addToolApprovalResponse({ id: approvalOf(counted), approved: true })
+    await settled(counted)
+    expect(counted.error?.message).toContain('INTERRUPT_ALREADY_ANSWERED')
+    expect(posts).toBe(1)
+    expect(transfers).toEqual([{ to: 'Bob', amount: 500 }])
+  })
+
   it('takes only the last message, as prepareSendMessagesRequest sends it for servers that keep history', async () => {
     const server = await setUp()
     const transport = new sdk.DefaultChatTransport<UIMessage>({

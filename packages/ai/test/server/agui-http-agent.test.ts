@@ -123,7 +123,7 @@ describe('the stock @ag-ui/client HttpAgent', () => {
     expect(roles).toEqual(['user', 'assistant', 'tool', 'user', 'assistant'])
   })
 
-  it('refuses a forged and a replayed resume, applying nothing', async () => {
+  it('refuses a forged resume and applies a replayed one nothing, answering it with the thread as it stands', async () => {
     const server = await setUp()
     const agent = agentFor(server)
     const paused = await run(agent, 'pay Bob')
@@ -134,7 +134,11 @@ describe('the stock @ag-ui/client HttpAgent', () => {
     await run(agent, undefined, [{ interruptId: id, status: 'resolved', payload: { approved: true } }])
     expect(transfers).toHaveLength(1)
     const replayed = await server.post({ threadId: agent.threadId, runId: 'r2', messages: [], tools: [], context: [], state: {}, forwardedProps: {}, resume: [{ interruptId: id, status: 'resolved', payload: { approved: true } }] })
-    expect((await errorOf(replayed)).status).toBe(409)
+    // Not applied: the call ran once. Answered with the thread as it stands (a stale tab learns what was decided).
+    expect(replayed.status).toBe(200)
+    const told = await replayed.text()
+    expect(told).toContain('"type":"MESSAGES_SNAPSHOT"')
+    expect(told).toContain('"outcome":{"type":"success"}')
     expect(transfers).toHaveLength(1)
   })
 

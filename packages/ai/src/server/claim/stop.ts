@@ -27,15 +27,23 @@ export async function stopRun(config: ChatConfig, request: Request, body: StopRe
     if (unanswered(head.step).length === 0) return stopAccepted(head.id, false)
     return cancelWaiting(config, request, head.id)
   }
+  return stopAccepted(head.id, await stopActiveRun(config, head.id, runId))
+}
+
+/**
+ * Stops run `runId` of the thread: at once when this process runs it, else by asking for it in the
+ * head (`requestStop`), where the run's instance finds it within a second. Whether it was asked to stop.
+ */
+export async function stopActiveRun(config: ChatConfig, threadId: string, runId: string): Promise<boolean> {
   const local = config.liveRuns.get(runId)
   if (local) {
     local.abort(new RunStopped())
-    return stopAccepted(head.id, true)
+    return true
   }
-  const { change } = await updateThread(config.store, body.threadId, (current) =>
+  const { change } = await updateThread(config.store, threadId, (current) =>
     current.activeRun?.runId === runId && isRunning(current, config.limits.runLeaseMs) ? requestStop(current, { runId }) : { head: {} },
   )
-  return stopAccepted(head.id, 'stopRequested' in change.head)
+  return 'stopRequested' in change.head
 }
 
 function stopAccepted(threadId: string, stopped: boolean, cancelled?: readonly string[]): StopAccepted {

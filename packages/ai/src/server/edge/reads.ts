@@ -47,8 +47,8 @@ export async function attachmentResponse(store: AttachmentStore, threadId: strin
 
 /** How a dialect tells what a GET reads, when the request asks for its `?format=` (the AI SDK's: dialects/aisdk/uiMessageChat.ts). */
 export interface ReadFormat {
-  /** A run's AG-UI event stream (or any other answer to an attach), as the dialect's stream. */
-  events(response: Response): Response
+  /** A run's AG-UI event stream (or any other answer to `attach`, or its refusal), as the dialect's stream. */
+  events(attach: () => Promise<Response>): Promise<Response>
   /** The thread, as the dialect's JSON. */
   thread(snapshot: ThreadSnapshot): unknown
 }
@@ -72,10 +72,8 @@ export async function read(config: ChatConfig, request: Request, format?: ReadFo
   if (params.has('watch')) return watchResponse(config, request, threadId, indexParam(params, 'watch') ?? 0)
   // The AI SDK's `useChat` (dialects/aisdk/): its reconnect reads the run as a UI message stream, a reload the thread as UIMessages.
   const told = params.get('format') === 'ai-sdk' ? format : undefined
-  if (kind === 'attach' || (told && params.has('stream'))) {
-    const events = await attach(config, request, threadId, params)
-    return told ? told.events(events) : events
-  }
+  if (told && (kind === 'attach' || params.has('stream'))) return told.events(() => attach(config, request, threadId, params))
+  if (kind === 'attach') return attach(config, request, threadId, params)
   const limit = indexParam(params, 'limit')
   const before = indexParam(params, 'before')
   // An approval past its expiry is settled by the first reader: whoever reads sees it expired (or escalated).

@@ -9,6 +9,7 @@ import type { TestServer } from '../../server/helpers/server.ts'
 
 export class ToolgateAgent extends HttpAgent {
   protected override connect(input: RunAgentInput) {
+    this.abortController = new AbortController() // as `runAgent` does: after `abortRun()` the old one is aborted
     return this.run(input)
   }
 }

@@ -29,6 +29,7 @@ export interface ClientHistoryMessage {
 export function clientHistoryOf(messages: readonly unknown[]): ClientHistoryMessage[] {
   return messages.flatMap((message, index): ClientHistoryMessage[] => {
     if (!isRecord(message) || (message.role !== 'user' && message.role !== 'assistant' && message.role !== 'tool')) return []
+    if (message.role === 'tool' && isApprovalMark(message.content)) return []
     const toolCalls = Array.isArray(message.toolCalls) ? message.toolCalls : []
     return [
       {
@@ -94,7 +95,9 @@ function compare(
       nextUser = found + 1
     } else if (message.role === 'assistant') {
       const known = message.id === undefined ? undefined : assistants.get(message.id)
-      if (!known) return { message, why: 'The server never sent this assistant message (unknown `id`)' }
+      // While the thread's run streams, its reply is not stored yet: such a message supersedes that
+      // run first (claim/supersede.ts), which stores it. Only then is an unknown id a real conflict.
+      if (!known) return { message, why: message.id === undefined ? 'This assistant message has no `id` to find it by in the thread' : `The thread has no assistant message with id ${JSON.stringify(message.id)}` }
       // A client may hold a turn's steps as one message (TanStack AI does): under the id of one of
       // them, with the texts of consecutive steps joined, and their calls.
       const steps = stepsHeld(turns.get(known.id)!, known, message) ?? [known]
@@ -152,6 +155,21 @@ function stepsHeld(turn: readonly StoredAssistant[], step: StoredAssistant, mess
     }
   }
   return undefined
+}
+
+/**
+ * TanStack AI records a person's approval as a `tool` message of the call (`{ approved,
+ * pendingExecution: true }`) until the call's result arrives. It is no result, and says nothing the
+ * thread could contradict: a tab that missed the result (another tab answered) still holds it.
+ */
+function isApprovalMark(content: unknown): boolean {
+  if (typeof content !== 'string' || !content.includes('"pendingExecution"')) return false
+  try {
+    const parsed: unknown = JSON.parse(content)
+    return isRecord(parsed) && parsed.pendingExecution === true && typeof parsed.approved === 'boolean'
+  } catch {
+    return false
+  }
 }
 
 function textOf(content: unknown): string | undefined {

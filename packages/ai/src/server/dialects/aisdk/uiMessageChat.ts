@@ -8,6 +8,7 @@ import { atRequestPath, parseUIMessageRequest } from './uiMessageRequest.ts'
 import { uiMessageFrames, uiMessageStreamResponse, type UIMessageStreamOptions } from './uiMessageStream.ts'
 import { answerTold } from '../../events/eventFrames.ts'
 import type { ReadFormat } from '../../edge/reads.ts'
+import { refuseStaleAnswers } from '../agui/staleRefusals.ts'
 
 /**
  * Answers the AI SDK's chat request: the body becomes what the handler takes from any client (a
@@ -21,6 +22,7 @@ export function answerUIMessageRequest(
   post: (parsed: AguiInput) => Promise<Response>,
 ): Promise<Response> {
   const chat = parseUIMessageRequest(body)
+  refuseStaleAnswers(request)
   return answerTold(
     request,
     uiMessageFrames({ ...uiStreamOptions(config, request, chat.knownCalls), givenOutputs: chat.outputs }),
@@ -40,11 +42,26 @@ export function answerUIMessageRequest(
  * and with `&stream` or `Accept: text/event-stream` the run as a UI message stream (a reconnect).
  */
 export function aiSdkReads(config: ChatConfig, request: Request): ReadFormat {
-  return { events: (response) => asUIMessageStream(config, request, response), thread: (snapshot) => uiThreadOf(config, request, snapshot) }
+  return { events: (attach) => uiMessageStreamOf(config, request, attach), thread: (snapshot) => uiThreadOf(config, request, snapshot) }
 }
 
 function uiThreadOf(config: ChatConfig, request: Request, snapshot: ThreadSnapshot): AiSdkThread {
   return toAiSdkThread(snapshot, { endpoint: new URL(request.url).pathname, isServerTool: (name) => config.tools.get(name)?.side === 'server' })
+}
+
+/**
+ * `GET ?threadId=&format=ai-sdk&stream`, `useChat({ resume: true })`'s first request on every
+ * mount: the thread's run under way as a UI message stream, else `204`. A new chat's id names no
+ * thread yet (its first message creates it), and that too is "no stream": the AI SDK takes `204`
+ * as nothing to resume and stays `ready`, where an error would leave it in `error`.
+ */
+export async function uiMessageStreamOf(config: ChatConfig, request: Request, attach: () => Promise<Response>): Promise<Response> {
+  try {
+    return asUIMessageStream(config, request, await attach())
+  } catch (error) {
+    if (error instanceof HttpError && error.code === 'THREAD_NOT_FOUND') return new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } })
+    throw error
+  }
 }
 
 /**
