@@ -16,6 +16,46 @@ module.exports = {
       to: { circular: true, viaOnly: { dependencyTypesNot: ['dynamic-import'] } },
     },
     {
+      name: 'dialects-at-the-edge',
+      severity: 'error',
+      comment:
+        "A frontend's dialect (server/dialects/: AG-UI, the AI SDK, TanStack) and the HTTP edge (server/edge/) import the core, never the reverse: " +
+        'claims, runs, events and the thread take an intent and the hooks a dialect gives (claim/intent.ts) and return data, never a Response a dialect must read.',
+      from: { path: '^packages/ai/src/server/(claim|run|thread|events)/' },
+      to: { path: '^packages/ai/src/server/(dialects|edge)/' },
+    },
+    {
+      name: 'edge-speaks-no-dialect',
+      severity: 'error',
+      comment: 'The edge reads and answers the compact protocol; a dialect hooks into it (edge/reads.ts ReadFormat), it never imports one.',
+      from: { path: '^packages/ai/src/server/edge/' },
+      to: { path: '^packages/ai/src/server/dialects/' },
+    },
+    {
+      name: 'thread-below-run-and-claim',
+      severity: 'error',
+      comment: 'The thread (its store contract, head transitions, step helpers) is what runs and claims change: it knows neither.',
+      from: { path: '^packages/ai/src/server/thread/' },
+      to: { path: '^packages/ai/src/server/(run|claim)/' },
+    },
+    {
+      name: 'run-below-claim',
+      severity: 'error',
+      comment: 'Every claim ends in a run (run/startRun.ts); a run never reaches back into the claims.',
+      from: { path: '^packages/ai/src/server/run/' },
+      to: { path: '^packages/ai/src/server/claim/' },
+    },
+    {
+      name: 'server-folders-no-circle',
+      severity: 'error',
+      scope: 'folder',
+      comment:
+        "server/'s folders import one way, top to bottom (dialects → edge → claim → run → events → decisions → stores → thread): no two of them, however far apart, import each other. " +
+        "The handler's own files (createChatHandler, config, options, errors, appRequest) sit beside them.",
+      from: { path: '^packages/ai/src/server/' },
+      to: { circular: true },
+    },
+    {
       name: 'client-stays-in-the-browser',
       severity: 'error',
       comment: 'The browser entry never pulls in the server runtime or the provider adapters, directly or through another module.',

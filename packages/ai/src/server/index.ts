@@ -1,8 +1,8 @@
 /** @module @toolgate/ai/server */
 /** `@toolgate/ai/server`: the chat runtime. Wire types live in `@toolgate/ai/protocol`. */
 export { createChatHandler, type ChatHandler, type ChatRecords } from './createChatHandler.ts'
-export type { DecideInput, DecideResult } from './claim/decide.ts'
-export { toNodeHandler, type NodeHandler } from './http/toNodeHandler.ts'
+export type { DecideInput, DecideResult } from './decide.ts'
+export { toNodeHandler, type NodeHandler } from './edge/node/toNodeHandler.ts'
 export type { ApprovalRequest, DecisionRecordOptions, LinkReviewer, ReviewLink, ReviewLinkOptions, Authorize, ChatHandlerOptions, ChatLimits, ErrorScope, OnError, ThreadAction, ToolsContext } from './options.ts'
 export type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelTool, ModelUsage } from '../model/chatModel.ts'
 export { memoryStore, type MemoryStoreOptions } from './stores/memory.ts'
@@ -10,7 +10,7 @@ export { memoryStore, type MemoryStoreOptions } from './stores/memory.ts'
 export type { ActiveRun, OpenStep, StoredAnswer, StoredInterrupt, ThreadCommit, ThreadHead, ThreadStore } from './thread/threadStore.ts'
 export { HttpError } from './errors.ts'
 export { verifyDecisionRecords, type VerifyDecisionRecordsOptions } from './decisions/verifyDecisionRecords.ts'
-export type { AttachmentStore, StoredAttachment } from './run/attachments.ts'
+export type { AttachmentStore, StoredAttachment } from './thread/attachmentStore.ts'
 export { StoreError, type StoreErrorListener } from './stores/storeError.ts'
 // The retry primitive the runtime uses, for an app's own start: connecting a store that may not be up yet.
 export { backoff, retry, type RetryPolicy } from '../util/retry.ts'

@@ -2,7 +2,7 @@ import type { DecisionRecord, DecisionSummary, Grant, Principal, Reviewers } fro
 import type { ToolInterrupt } from '../../protocol/interrupts.ts'
 import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../../protocol/messages.ts'
 import type { RunFailure } from '../../protocol/thread.ts'
-import type { AttachmentStore } from '../run/attachments.ts'
+import type { AttachmentStore } from './attachmentStore.ts'
 
 /**
  * The storage contract of threads. A thread is an append-only list of messages plus a small head
