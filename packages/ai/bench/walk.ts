@@ -10,7 +10,8 @@ import { Session } from 'node:inspector/promises'
 import { fileURLToPath } from 'node:url'
 import * as v from 'valibot'
 import { toolDefinition } from '../src/index.ts'
-import { createChatHandler, scriptedModel } from '../src/server/index.ts'
+import { createChatHandler } from '../src/server/index.ts'
+import { scriptedModel } from '../src/server/testing/index.ts'
 
 const weather = toolDefinition({
   name: 'get_weather',
