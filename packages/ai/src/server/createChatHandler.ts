@@ -21,6 +21,7 @@ import { revoke, revokeGrantOf } from './claim/grantRevocation.ts'
 import { read } from './http/reads.ts'
 import { requestHeader, takesNodeRequests } from './http/nodeRequest.ts'
 import { answerTanStack, isTanStackRequest } from './tanstack/tanStackChat.ts'
+import { answerPreOne, isPreOneClient } from './agui/protocolVersion.ts'
 
 /** A Fetch API handler: works with any server that speaks `Request`/`Response` (and with `toNodeHandler`). */
 export type ChatHandler = (request: Request) => Promise<Response>
@@ -122,7 +123,10 @@ async function post(config: ChatConfig, request: Request): Promise<Response> {
   // (the run tells its events in that dialect: events/eventFrames.ts).
   // `return await`: a promise returned unawaited from an async function settles it through an extra promise job, two microtask turns later.
   if (isUIMessageRequest(raw)) return await answerUIMessageRequest(config, request, raw, (body) => answer(config, request, body))
-  return await answer(config, request, parsePostRequest(raw))
+  const body = parsePostRequest(raw)
+  // An AG-UI client before 1.0 (no `protocolVersion`) is answered in the shapes it accepts (agui/protocolVersion.ts); TanStack's dialect has its own.
+  if (body.agui && isPreOneClient(body) && !isTanStackRequest(request)) return await answerPreOne(request, () => answer(config, request, body))
+  return await answer(config, request, body)
 }
 
 
