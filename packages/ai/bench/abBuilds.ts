@@ -8,10 +8,12 @@
  * Run: copy the base build's package (package.json, dist, bench) to a directory of its own, with
  * node_modules reaching this repository's (a symlink); npm run build here; then
  * tsx bench/abBuilds.ts <base package dir> [weather|text|args] [concurrency] [rounds] [turns per round]
+ * (AB_MODEL=http: the model answers over HTTP, aimock serving OpenAI Chat Completions, weather turns; the
+ * base package's bench/ must then be this one's, whose instance.ts reads MODEL_URL)
  */
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { isShortTurn, measure, postJson, type Workload } from './workload.ts'
+import { isShortTurn, measure, postJson, startInstance, type Workload } from './workload.ts'
 
 const base = process.argv[2]
 if (!base) throw new Error('usage: tsx bench/abBuilds.ts <base package dir> [workload] [concurrency] [rounds] [turns per round]')
@@ -30,6 +32,8 @@ async function start(dir: string) {
   return { url: `http://127.0.0.1:${port}/`, cpuMs, stop: () => child.kill() }
 }
 
+const mock = process.env.AB_MODEL === 'http' ? await startInstance('aimock') : undefined
+if (mock) process.env.MODEL_URL = mock.url.replace(/\/$/, '')
 const instances = { base: await start(builds.base), new: await start(builds.new) }
 const message = workload === 'weather' ? 'weather in Paris' : 'go'
 const turnOf = (build: Build) => async () => {
@@ -49,6 +53,7 @@ try {
 } finally {
   instances.base.stop()
   instances.new.stop()
+  mock?.stop()
 }
 
 const sorted = (values: number[]) => [...values].sort((a, b) => a - b)

@@ -10,14 +10,24 @@
 import { createServer, type RequestListener } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Session } from 'node:inspector'
-import { createChatHandler, toNodeHandler, type ChatHandler } from '@toolgate/ai/server'
+import * as v from 'valibot'
+import { createChatHandler, toNodeHandler, type ChatModel } from '@toolgate/ai/server'
+import { aiSdkHandler } from './aiSdkPeer.ts'
+import { neededFloor } from './neededFloor.ts'
 import { tanstackHandler } from './tanstackPeer.ts'
 import { modelOf, nextLoopTurn, weather, type Workload } from './workload.ts'
 
 const workload = (process.env.WORKLOAD ?? 'weather') as Workload
-const model = modelOf[workload]
-if (!model) throw new Error(`WORKLOAD must be weather, text or args, not ${workload}`)
+/** MODEL_URL: the model answers over HTTP (aimock serving OpenAI Chat Completions at this URL), for Toolgate and TanStack alike. */
+const modelUrl = process.env.MODEL_URL
+const model: ChatModel = modelUrl ? await httpModel(modelUrl) : modelOf[workload]
+if (!model) throw new Error(`WORKLOAD must be weather, text, args or hello, not ${workload}`)
 const message = workload === 'weather' ? 'weather in Paris' : 'go'
+
+async function httpModel(url: string): Promise<ChatModel> {
+  const { openAIChatModel } = await import('@toolgate/ai/providers')
+  return openAIChatModel({ model: 'gpt-4o-mini', apiKey: 'sk-bench', baseURL: `${url}/v1` })
+}
 
 async function listener(): Promise<RequestListener> {
   switch (process.env.SERVE) {
@@ -30,27 +40,16 @@ async function listener(): Promise<RequestListener> {
       return toNodeHandler(createChatHandler({ model, tools: [weather], store: redisStore({ client, prefix: 'instances:' }) }))
     }
     case 'tanstack': {
-      const answer = tanstackHandler(weather, workload)
+      const adapter = modelUrl ? await tanstackOpenAI(modelUrl) : undefined
+      const answer = tanstackHandler(weather, workload, adapter)
       return toNodeHandler(async (request) => answer(((await request.json()) as { message: string }).message))
     }
-    case 'fetch-floor': {
-      const chunks = await toolgateChunks()
-      return toNodeHandler(async (request) => {
-        await request.json()
-        return new Response(
-          new ReadableStream<Uint8Array>({
-            async start(controller) {
-              for (const chunk of chunks) {
-                controller.enqueue(chunk)
-                await nextLoopTurn()
-              }
-              controller.close()
-            },
-          }),
-          { headers: SSE_HEADERS },
-        )
-      })
-    }
+    case 'ai-sdk':
+      return aiSdkHandler(workload)
+    case 'needed':
+      return neededFloor(model, { name: 'get_weather', inputSchema: v.object({ city: v.string() }), outputSchema: v.object({ tempC: v.number() }), run: ({ city }: { city: string }) => ({ tempC: city.length }) })
+    case 'aimock':
+      return await aimock()
     case 'bare': {
       const writes = await toolgateNodeWrites()
       return (req, res) => {
@@ -69,21 +68,34 @@ async function listener(): Promise<RequestListener> {
       }
     }
     default:
-      throw new Error(`SERVE must be toolgate, toolgate-redis, tanstack, fetch-floor or bare, not ${process.env.SERVE}`)
+      throw new Error(`SERVE must be toolgate, toolgate-redis, tanstack, ai-sdk, needed, bare or aimock, not ${process.env.SERVE}`)
   }
 }
 
-const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' }
-
-/** The chunks of one Toolgate turn of the workload, as its response body yields them: what the floors write. */
-async function toolgateChunks(): Promise<Uint8Array[]> {
-  const handler: ChatHandler = createChatHandler({ model, tools: [weather] })
-  const response = await handler(new Request('http://bench.local/', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message }) }))
-  const chunks: Uint8Array[] = []
-  const reader = response.body!.getReader()
-  for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value)
-  return chunks
+/** TanStack AI's own OpenAI Chat Completions adapter, pointed at the same aimock. */
+async function tanstackOpenAI(url: string) {
+  const { createOpenaiChatCompletions } = await import('@tanstack/ai-openai')
+  return createOpenaiChatCompletions('gpt-4o-mini', 'sk-bench', { baseURL: `${url}/v1` }) as never
 }
+
+/**
+ * aimock serving OpenAI Chat Completions streaming for the weather turn: a call of `get_weather`,
+ * then the answer once its result is in. Its own process, so neither server pays for it.
+ */
+async function aimock(): Promise<RequestListener> {
+  const { LLMock } = await import('@copilotkit/aimock')
+  const mock = new LLMock({ port: 0, host: '127.0.0.1' })
+  mock.addFixture({ match: { userMessage: 'weather in Paris', hasToolResult: false }, response: { toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }] } })
+  mock.addFixture({ match: { userMessage: 'weather in Paris', hasToolResult: true }, response: { content: 'It is 5°C.' } })
+  await mock.start()
+  console.log(`port ${new URL(mock.url).port}`)
+  // Its journal of requests would grow with every turn of the bench: cleared now and then.
+  setInterval(() => mock.clearRequests(), 1000).unref()
+  // aimock answers on its own server; this process's listener is never reached.
+  return () => {}
+}
+
+const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' }
 
 /**
  * The writes of one Toolgate turn of the workload as its Node path makes them (`toNodeHandler`,
@@ -120,6 +132,8 @@ async function toolgateNodeWrites(): Promise<(string | Uint8Array)[]> {
 if (process.env.TURN_COUNTS) await import('./turnCountsHook.ts')
 
 const server = createServer(await listener())
+// Longer than any wait of the load generator's: a kept socket closed as it is reused would fail a turn (ECONNRESET).
+server.keepAliveTimeout = 120_000
 server.listen(0, '127.0.0.1', () => console.log(`port ${(server.address() as AddressInfo).port}`))
 // 'profile-start' and 'profile-stop' (bench/profile.ts): a CPU profile of what happens in between,
 // so start-up and warm-up stay out of it; the profile goes back as the reply.
@@ -128,6 +142,11 @@ const post = (method: string, params?: object) =>
   new Promise<any>((resolve, reject) => inspector!.post(method, params, (error, result) => (error ? reject(error) : resolve(result))))
 process.on('message', async (message) => {
   if (message === 'cpu') process.send!(process.cpuUsage())
+  // 'memory' (bench/memory.bench.ts, with INSTANCE_FLAGS=--expose-gc): the process's memory after a full collection.
+  if (message === 'memory') {
+    ;(globalThis as { gc?: () => void }).gc?.()
+    process.send!(process.memoryUsage())
+  }
   if (message === 'profile-start') {
     inspector = new Session()
     inspector.connect()

@@ -3,10 +3,12 @@
  * (V8's sampling profiler, as `--cpu-prof`) while loading it with a workload's turns, and prints the profile's top frames by self time, and the share of
  * Toolgate's own code, of Node's HTTP, streams and timers, and of the garbage collector.
  *
- * Run: npm run build, then tsx bench/profile.ts [toolgate|tanstack|fetch-floor|bare] [weather|text|args] [concurrency]
- * (the package as users run it: the built JavaScript); PROFILE_OUT=<file> also saves the raw profile (.cpuprofile)
+ * Run: npm run build, then tsx bench/profile.ts [toolgate|tanstack|ai-sdk|needed|bare] [weather|text|args|hello] [concurrency]
+ * (the package as users run it: the built JavaScript); PROFILE_OUT=<file> also saves the raw profile (.cpuprofile);
+ * PROFILE_MODEL=http: the model answers over HTTP (aimock serving OpenAI Chat Completions, weather turns; toolgate or tanstack)
  */
 import { writeFileSync } from 'node:fs'
+import { checkAiSdkTurn } from './aiSdkPeer.ts'
 import { checkTanstackTurn } from './tanstackPeer.ts'
 import { isShortTurn, measure, postJson, startInstance, type Serve, type Workload } from './workload.ts'
 
@@ -15,11 +17,13 @@ const workload = (process.argv[3] ?? 'weather') as Workload
 const concurrency = Number(process.argv[4] ?? 8)
 const TOP = 30
 
-const instance = await startInstance(serve, {}, { workload })
+const mock = process.env.PROFILE_MODEL === 'http' ? await startInstance('aimock') : undefined
+const instance = await startInstance(serve, mock ? { MODEL_URL: mock.url.replace(/\/$/, '') } : {}, { workload })
 const message = workload === 'weather' ? 'weather in Paris' : 'go'
 const turn = async () => {
   const { status, text } = await postJson(instance.url, { message })
   if (serve === 'tanstack') return checkTanstackTurn(text, workload)
+  if (serve === 'ai-sdk') return checkAiSdkTurn(text, workload)
   if (status !== 200 || !text.includes('"RUN_FINISHED"')) throw new Error(`turn failed (${status}): ${text.slice(-300)}`)
 }
 const limits = isShortTurn(workload) ? { warmup: 500, maxTurns: 6000, budgetMs: 5000 } : { warmup: 20, maxTurns: 400, budgetMs: 5000 }
@@ -28,6 +32,7 @@ await instance.ask('profile-start')
 const { done } = await measure(turn, concurrency, { ...limits, warmup: 0 })
 const { profile } = (await instance.ask('profile-stop')) as { profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] } }
 instance.stop()
+mock?.stop()
 // PROFILE_OUT=<file>: the raw profile too, for Chrome DevTools (Performance → Load profile) or speedscope.
 if (process.env.PROFILE_OUT) writeFileSync(process.env.PROFILE_OUT, JSON.stringify(profile))
 
@@ -81,6 +86,8 @@ function areaOf(name: string, url: string): string {
   if (name === '(program)' || name === '(root)') return 'V8/native (unattributed)'
   if (url.includes('/packages/ai/dist/')) return `toolgate ${url.replace(/^.*\/dist\//, '').split('/').slice(0, -1).join('/') || '.'}`
   if (url.includes('@tanstack')) return '@tanstack/ai'
+  if (url.includes('/node_modules/ai7/') || url.includes('@ai-sdk')) return 'ai (AI SDK 7)'
+  if (url.includes('/node_modules/openai/')) return 'openai SDK (TanStack\'s adapter)'
   if (url.startsWith('node:internal/deps/undici') || url.includes('undici')) return 'node: undici (Request/Response/Headers)'
   if (url.startsWith('node:internal/webstreams')) return 'node: web streams'
   if (url.startsWith('node:_http') || url.startsWith('node:http')) return 'node: http'

@@ -10,7 +10,7 @@ import { STREAMED_ARG_DELTAS, STREAMED_TEXT_DELTAS, argDeltas, nextLoopTurn, tex
 
 let tick = 0
 
-function adapterFor(workload: Workload): AnyTextAdapter {
+export function adapterFor(workload: Workload): AnyTextAdapter {
   return {
     kind: 'text',
     name: 'scripted',
@@ -52,15 +52,14 @@ function adapterFor(workload: Workload): AnyTextAdapter {
   } as unknown as AnyTextAdapter
 }
 
-/** A Fetch handler answering one TanStack turn of `workload` as SSE, for `weather`'s `get_weather`. */
-export function tanstackHandler(weather: AnyTool, workload: Workload = 'weather'): (message: string) => Response {
+/** A Fetch handler answering one TanStack turn of `workload` as SSE, for `weather`'s `get_weather` (its scripted adapter, or the one given: a real provider's). */
+export function tanstackHandler(weather: AnyTool, workload: Workload = 'weather', adapter: AnyTextAdapter = adapterFor(workload)): (message: string) => Response {
   const tools = [toTanStackTool(weather as never)]
-  const adapter = adapterFor(workload)
   return (message) => toServerSentEventsResponse(chat({ adapter, messages: [{ role: 'user', content: message }], tools }))
 }
 
 /** Throws unless a TanStack turn's SSE text finished with the model's answer. */
 export function checkTanstackTurn(text: string, workload: Workload = 'weather'): void {
-  const ending = { weather: 'It is 5°C.', text: '"RUN_FINISHED"', args: 'Done.', hello: 'Hello.' }[workload]
+  const ending = { weather: 'It is 5°C.', text: '"RUN_FINISHED"', args: 'Done.', hello: 'Hello.', hold: 'Hold on.' }[workload]
   if (!text.includes(ending) || !text.includes('"RUN_FINISHED"')) throw new Error(`TanStack turn did not finish: ${text.slice(-200)}`)
 }

@@ -76,10 +76,25 @@ export const helloModel: ChatModel = {
   },
 }
 
-/** What a turn does: one quick server tool, a 1,000-delta answer, a call whose arguments stream in 200 deltas, or one text delta (hello). */
-export type Workload = 'weather' | 'text' | 'args' | 'hello'
+/** How long `holdModel` keeps its stream open after its first delta (ms): longer than the memory bench's measurement. */
+export const HOLD_MS = 60_000
 
-export const modelOf: Record<Workload, ChatModel> = { weather: weatherModel, text: streamingTextModel, args: streamingArgsModel, hello: helloModel }
+/** A model that answers one delta, then holds its stream open (a model thinking): an open stream that costs nothing but being open. */
+export const holdModel: ChatModel = {
+  async *stream(request): AsyncGenerator<ModelChunk> {
+    yield { type: 'text-delta', delta: 'Hold on.' }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, HOLD_MS)
+      request.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
+    })
+    yield { type: 'finish', reason: 'stop' }
+  },
+}
+
+/** What a turn does: one quick server tool, a 1,000-delta answer, a call whose arguments stream in 200 deltas, one text delta (hello), or one delta and a long wait (hold). */
+export type Workload = 'weather' | 'text' | 'args' | 'hello' | 'hold'
+
+export const modelOf: Record<Workload, ChatModel> = { weather: weatherModel, text: streamingTextModel, args: streamingArgsModel, hello: helloModel, hold: holdModel }
 
 /** A turn short enough to run by the thousand (weather, hello), not a streaming one. */
 export const isShortTurn = (workload: Workload) => workload === 'weather' || workload === 'hello'
@@ -120,12 +135,14 @@ export interface Instance {
 
 /**
  * What an instance serves: Toolgate's chat handler (memory store, or Redis), TanStack AI's `chat()`,
- * and the two floors, which answer every turn with the frames a Toolgate turn wrote, in the same
- * chunks, one chunk per turn of the event loop: `fetch-floor` through `toNodeHandler` from a Fetch
- * handler that reads the JSON body and returns them as a `ReadableStream`, `bare` from `node:http`
- * alone (what the machine needs to parse the request and write the frames).
+ * the AI SDK 7's `streamText` + `pipeUIMessageStreamToResponse` (bench/aiSdkPeer.ts), and two floors:
+ * `needed` does the turn's needed work and a memory thread's three commits in plain code
+ * (bench/neededFloor.ts), `bare` answers with the frames a Toolgate turn wrote, in as many writes,
+ * from `node:http` alone (what the machine needs to parse the request and write the frames).
+ * `aimock` serves OpenAI Chat Completions streaming for the weather turn (the model over HTTP:
+ * MODEL_URL points Toolgate and TanStack at it).
  */
-export type Serve = 'toolgate' | 'toolgate-redis' | 'tanstack' | 'fetch-floor' | 'bare'
+export type Serve = 'toolgate' | 'toolgate-redis' | 'tanstack' | 'ai-sdk' | 'needed' | 'bare' | 'aimock'
 
 /**
  * Starts bench/instance.ts in its own process serving `serve`: the server under test gets its own

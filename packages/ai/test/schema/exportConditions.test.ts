@@ -21,13 +21,13 @@ const CONDITIONS = {
 } as const
 
 let count = 0
-async function bundle(code: string, conditions: readonly string[]) {
+async function bundle(code: string, conditions: readonly string[], platform: 'neutral' | 'node' = 'neutral') {
   const file = join(dir, `bundle-${count++}.mjs`)
   const result = await build({
     stdin: { contents: code, resolveDir: packageDir, loader: 'ts' },
     bundle: true,
     format: 'esm',
-    platform: 'neutral',
+    platform,
     mainFields: ['module', 'main'],
     conditions: ['@toolgate/source', ...conditions],
     write: false,
@@ -96,5 +96,42 @@ describe.each(['providers', 'interop/mcp', 'interop/ai-sdk', 'interop/tanstack']
   it('carries the real JSON Schema emitter and validator', async () => {
     const { text } = await bundle(`export * from '@toolgate/ai/${entry}'`, CONDITIONS.workerd)
     expect(text).toContain('registerServerSchemaSupport')
+  })
+})
+
+// A provider's request: `node:http` with a keep-alive agent on Node (`#post-events`), `fetch` on
+// every runtime that has no `node:http` worth using. An Edge or Workers build must never import it.
+const providerApp = `
+import { openAIChatModel } from '@toolgate/ai/providers'
+export const model = openAIChatModel({ model: 'gpt-test', apiKey: 'sk-test', baseURL: 'https://llm.test/v1', maxRetries: 0 })
+`
+
+describe.each([...Object.entries(CONDITIONS), ['bun', ['bun', 'node']], ['deno', ['deno', 'node']]] as const)('a provider adapter bundled with %s conditions', (_name, conditions) => {
+  it('calls its provider with fetch and imports no node:http', async () => {
+    const { text, module } = await bundle(providerApp, conditions)
+    expect(text).not.toMatch(/node:https?['"]/)
+    const seen: string[] = []
+    const original = globalThis.fetch
+    globalThis.fetch = (async (input: string) => {
+      seen.push(String(input))
+      const body = 'data: {"choices":[{"index":0,"delta":{"content":"Hi"}}]}\n\ndata: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+      return new Response(body, { headers: { 'content-type': 'text/event-stream' } })
+    }) as typeof fetch
+    try {
+      const chunks: { type: string; delta?: string }[] = []
+      for await (const chunk of module.model.stream({ messages: [{ role: 'user', id: 'u', content: 'hi' }], tools: [], signal: new AbortController().signal })) chunks.push(chunk)
+      expect(chunks).toEqual([{ type: 'text-delta', delta: 'Hi' }, { type: 'finish', reason: 'stop' }])
+      expect(seen).toEqual(['https://llm.test/v1/chat/completions'])
+    } finally {
+      globalThis.fetch = original
+    }
+  })
+})
+
+describe('a provider adapter bundled for Node', () => {
+  it('carries the node:http client (the fetch path stays, for an app that gives its own fetch)', async () => {
+    const { text } = await bundle(providerApp, ['node'], 'node')
+    expect(text).toMatch(/from ['"]node:http['"]/)
+    expect(text).toContain('keepAlive: true')
   })
 })

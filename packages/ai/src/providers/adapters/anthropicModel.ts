@@ -2,7 +2,7 @@ import { InvalidOptionError } from '../../errors.ts'
 import type { ThreadMessage, ThreadToolMessage } from '../../protocol/messages.ts'
 import type { ChatModel, FinishReason, ModelChunk, ModelRequest } from '../../model/chatModel.ts'
 import { isRecord } from '../../util/isRecord.ts'
-import { callWithRetries, checkCallOptions, endedEarly, type CallOptions, mergeHeaders, parseEvent, postForStream, readError, readEventData, streamError, trimSlash, warnWithoutKey } from './http.ts'
+import { callWithRetries, checkCallOptions, endedEarly, type CallOptions, mergeHeaders, parseEvent, postForEvents, readError, streamError, trimSlash, warnWithoutKey } from './http.ts'
 import { ToolDialect } from './toolDialect.ts'
 import { loadToolFiles, type AcceptsFile, type ToolFile } from './toolFiles.ts'
 
@@ -78,7 +78,7 @@ async function* streamMessages(options: AnthropicModelOptions, maxTokens: number
   const strict = dialect.declarations.some((tool) => tool.strict === true)
   const headers = mergeHeaders({ 'anthropic-version': API_VERSION }, options.apiKey ? { 'x-api-key': options.apiKey } : undefined, options.headers)
   if (strict) headers['anthropic-beta'] = [headers['anthropic-beta'], STRICT_BETA].filter(Boolean).join(',')
-  const stream = await postForStream({ provider: PROVIDER, fetch: options.fetch, url, headers, body, signal: request.signal })
+  const events = await postForEvents({ provider: PROVIDER, fetch: options.fetch, url, headers, body, signal: request.signal })
 
   const calls = dialect.calls()
   /** Content block index → tool call id, with the `input` of `content_block_start` for servers that send it whole. */
@@ -91,7 +91,7 @@ async function* streamMessages(options: AnthropicModelOptions, maxTokens: number
   let cachedInputTokens: number | undefined
   let stopped = false
   try {
-    for await (const data of readEventData(stream, request.signal)) {
+    for await (const data of events) {
       const event = parseEvent(PROVIDER, data)
       switch (event.type) {
         case 'message_start': {

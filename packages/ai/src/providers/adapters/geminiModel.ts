@@ -9,9 +9,8 @@ import {
   endedEarly,
   mergeHeaders,
   parseEvent,
-  postForStream,
+  postForEvents,
   readError,
-  readEventData,
   streamError,
   trimSlash,
   warnWithoutKey,
@@ -96,7 +95,7 @@ async function* streamGemini(
     ...(Object.keys(generationConfig).length > 0 ? { generationConfig } : {}),
   }
   const headers = mergeHeaders(options.apiKey ? { 'x-goog-api-key': options.apiKey } : undefined, options.headers)
-  const stream = await postForStream({ provider: PROVIDER, fetch: options.fetch, url, headers, body, signal: request.signal })
+  const events = await postForEvents({ provider: PROVIDER, fetch: options.fetch, url, headers, body, signal: request.signal })
 
   const calls = dialect.calls()
   let reason: FinishReason | undefined
@@ -105,7 +104,7 @@ async function* streamGemini(
   let thoughtSignature: string | undefined
   let sawCall = false
   try {
-    for await (const data of readEventData(stream, request.signal)) {
+    for await (const data of events) {
       const chunk = parseEvent(PROVIDER, data)
       if (chunk.error !== undefined && chunk.error !== null) throw streamError(PROVIDER, chunk.error)
       if (isRecord(chunk.usageMetadata)) usage = usageOf(chunk.usageMetadata)

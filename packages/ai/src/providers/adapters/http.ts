@@ -1,9 +1,14 @@
+import { postEvents } from '#post-events'
 import { InvalidOptionError } from '../../errors.ts'
 import type { ModelChunk } from '../../model/chatModel.ts'
 import type { Fetch } from '../../util/Fetch.ts'
 import { isRecord } from '../../util/isRecord.ts'
-import { readSseData } from '../../util/readSseData.ts'
+import { backoff, sleep } from '../../util/retry.ts'
 import { ModelProviderError } from '../../model/ModelProviderError.ts'
+import type { PostOptions } from './providerErrors.ts'
+
+export { readError } from './providerErrors.ts'
+export type { PostOptions } from './providerErrors.ts'
 
 /** How every adapter calls its provider: retries, timeout. */
 export interface CallOptions {
@@ -110,29 +115,12 @@ function isRetryable(error: unknown): error is ModelProviderError {
   return error.type !== undefined && /overloaded|rate_limit|unavailable|resource_exhausted|server_error|api_error/i.test(error.type)
 }
 
+const exponential = backoff(INITIAL_DELAY_MS, MAX_DELAY_MS)
+
 /** `retry-after` when given (undefined when it asks for too long), else exponential backoff with jitter. */
 function retryDelay(error: ModelProviderError, attempts: number): number | undefined {
   if (error.retryAfterMs !== undefined) return error.retryAfterMs <= MAX_RETRY_AFTER_MS ? error.retryAfterMs : undefined
-  const base = Math.min(MAX_DELAY_MS, INITIAL_DELAY_MS * 2 ** (attempts - 1))
-  return base * (1 - Math.random() * 0.25)
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const done = () => {
-      clearTimeout(handle)
-      signal.removeEventListener('abort', abort)
-    }
-    const abort = () => {
-      done()
-      reject(signal.reason)
-    }
-    const handle = setTimeout(() => {
-      done()
-      resolve()
-    }, ms)
-    signal.addEventListener('abort', abort, { once: true })
-  })
+  return exponential(attempts) * (1 - Math.random() * 0.25)
 }
 
 function withAttempts(error: unknown, attempts: number): unknown {
@@ -159,83 +147,15 @@ function redact(error: unknown, apiKey: string | undefined): unknown {
   })
 }
 
-export interface PostOptions {
-  /** `OpenAI`, `Anthropic`: names the provider in errors. */
-  readonly provider: string
-  readonly fetch: Fetch | undefined
-  readonly url: string
-  readonly headers: Record<string, string>
-  readonly body: unknown
-  readonly signal: AbortSignal
-}
-
-/** POSTs a streaming request; resolves to the event stream, or throws the provider's error. */
-export async function postForStream(options: PostOptions): Promise<ReadableStream<Uint8Array>> {
-  const { provider, signal } = options
-  const fetcher = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
-  let response: Response
-  try {
-    response = await fetcher(options.url, {
-      method: 'POST',
-      headers: mergeHeaders({ 'content-type': 'application/json', accept: 'text/event-stream' }, options.headers),
-      body: JSON.stringify(options.body),
-      signal,
-    })
-  } catch (error) {
-    if (signal.aborted) throw error
-    throw new ModelProviderError('PROVIDER_NETWORK_ERROR', provider, `${provider} could not be reached: ${describe(error)}`, { cause: error })
-  }
-  if (!response.ok) throw await httpError(provider, response)
-  if (!response.body) throw new ModelProviderError('PROVIDER_STREAM_ERROR', provider, `${provider} answered ${response.status} without a body`)
-  return response.body
-}
-
 /**
- * The `data` of each event of a provider's stream. Providers may close the stream without the last
- * blank line, so a cut-off event still counts. An abort rejects with the signal's reason, as a
- * `ChatModel` must, rather than ending the stream quietly: no event is passed on after it.
+ * POSTs a provider's streaming request and resolves to the `data` of each event of its answer, or
+ * throws the provider's error. The HTTP client is the runtime's fastest (`#post-events`, by export
+ * condition: `node:http` with a keep-alive agent on Node, `fetch` everywhere else), or the app's
+ * own `fetch` when it gives one. An abort rejects with the signal's reason, as a `ChatModel` must:
+ * no event is passed on after it.
  */
-export async function* readEventData(stream: ReadableStream<Uint8Array>, signal: AbortSignal): AsyncGenerator<string, void, undefined> {
-  for await (const data of readSseData(stream, signal, { flushAtEnd: true })) {
-    signal.throwIfAborted()
-    yield data
-  }
-  signal.throwIfAborted()
-}
-
-/** OpenAI sends `{ error: { message, type, code } }`, Anthropic `{ type: 'error', error: { type, message } }`. */
-async function httpError(provider: string, response: Response): Promise<ModelProviderError> {
-  const text = await response.text().catch(() => '')
-  let body: unknown
-  try {
-    body = JSON.parse(text)
-  } catch {
-    body = undefined
-  }
-  // Gemini answers a list of one `{ error: { code, message, status } }`.
-  const root = Array.isArray(body) && body.length > 0 ? body[0] : body
-  const error = isRecord(root) ? (isRecord(root.error) ? root.error : typeof root.error === 'string' ? { message: root.error } : root) : {}
-  const message = typeof error.message === 'string' && error.message !== '' ? error.message : text.trim().slice(0, 300) || response.statusText
-  const type = typeof error.type === 'string' ? error.type : typeof error.code === 'string' ? error.code : typeof error.status === 'string' ? error.status : undefined
-  const requestId = response.headers.get('x-request-id') ?? response.headers.get('request-id') ?? undefined
-  return new ModelProviderError('PROVIDER_HTTP_ERROR', provider, `${provider} answered ${response.status}: ${message || 'no message'}${requestId ? ` (request ${requestId})` : ''}`, {
-    status: response.status,
-    type,
-    requestId,
-    retryAfterMs: retryAfterOf(response.headers),
-  })
-}
-
-/** `retry-after-ms` (OpenAI), else `retry-after` in seconds or as an HTTP date. */
-function retryAfterOf(headers: Headers): number | undefined {
-  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '')
-  if (Number.isFinite(ms) && ms >= 0) return ms
-  const value = headers.get('retry-after')
-  if (value === null) return undefined
-  const seconds = Number(value)
-  if (value.trim() !== '' && Number.isFinite(seconds) && seconds >= 0) return seconds * 1000
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now())
+export function postForEvents(options: PostOptions): Promise<AsyncIterable<string>> {
+  return postEvents({ ...options, headers: mergeHeaders({ 'content-type': 'application/json', accept: 'text/event-stream' }, options.headers) })
 }
 
 /** An error event inside a stream (both providers use `{ error: { type, message } }`). */
@@ -257,21 +177,8 @@ export function parseEvent(provider: string, data: string): Record<string, unkno
   throw new ModelProviderError('PROVIDER_STREAM_ERROR', provider, `${provider} sent an event that is not a JSON object: ${data.slice(0, 200)}`)
 }
 
-/** Reading the stream failed (the connection broke): a stream error, unless the run was aborted. */
-export function readError(provider: string, error: unknown, signal: AbortSignal): unknown {
-  if (signal.aborted || error instanceof ModelProviderError) return error
-  return new ModelProviderError('PROVIDER_STREAM_ERROR', provider, `${provider} stream broke: ${describe(error)}`, { cause: error })
-}
-
 export function endedEarly(provider: string): ModelProviderError {
   return new ModelProviderError('PROVIDER_STREAM_ERROR', provider, `${provider} stream ended before the model finished`)
-}
-
-/** `fetch failed (connect ECONNREFUSED 127.0.0.1:9)`: undici hides the reason in `cause`. */
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error)
-  const cause = error.cause instanceof Error ? error.cause.message : undefined
-  return cause && cause !== error.message ? `${error.message} (${cause})` : error.message
 }
 
 /** Header names are case-insensitive: `Authorization` given by the app replaces our `authorization`. */

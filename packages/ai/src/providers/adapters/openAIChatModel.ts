@@ -1,7 +1,7 @@
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelUsage } from '../../model/chatModel.ts'
 import { isRecord } from '../../util/isRecord.ts'
-import { callWithRetries, checkCallOptions, endedEarly, type CallOptions, mergeHeaders, parseEvent, postForStream, readError, readEventData, streamError, trimSlash, warnWithoutKey } from './http.ts'
+import { callWithRetries, checkCallOptions, endedEarly, type CallOptions, mergeHeaders, parseEvent, postForEvents, readError, streamError, trimSlash, warnWithoutKey } from './http.ts'
 import { ToolDialect, type ToolCallTranslator } from './toolDialect.ts'
 
 export interface OpenAIChatModelOptions extends CallOptions {
@@ -62,14 +62,14 @@ async function* streamChat(options: OpenAIChatModelOptions, url: string, request
     stream_options: { include_usage: true },
   }
   const headers = mergeHeaders(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : undefined, options.headers)
-  const stream = await postForStream({ provider: PROVIDER, fetch: options.fetch, url, headers, body, signal: request.signal })
+  const events = await postForEvents({ provider: PROVIDER, fetch: options.fetch, url, headers, body, signal: request.signal })
 
   const calls = new OpenAICalls(dialect.calls())
   let reason: FinishReason | undefined
   let usage: ModelUsage | undefined
   let done = false
   try {
-    for await (const data of readEventData(stream, request.signal)) {
+    for await (const data of events) {
       if (data.trim() === '[DONE]') {
         done = true
         break

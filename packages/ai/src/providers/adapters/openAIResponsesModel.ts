@@ -7,9 +7,8 @@ import {
   endedEarly,
   mergeHeaders,
   parseEvent,
-  postForStream,
+  postForEvents,
   readError,
-  readEventData,
   streamError,
   trimSlash,
   warnWithoutKey,
@@ -82,7 +81,7 @@ async function* streamResponses(options: OpenAIResponsesModelOptions, url: strin
     stream: true,
   }
   const headers = mergeHeaders(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : undefined, options.headers)
-  const stream = await postForStream({ provider: PROVIDER, fetch: options.fetch, url, headers, body, signal: request.signal })
+  const events = await postForEvents({ provider: PROVIDER, fetch: options.fetch, url, headers, body, signal: request.signal })
 
   const calls = dialect.calls()
   /** Output item id → our call id, and whether its arguments came as deltas. */
@@ -91,7 +90,7 @@ async function* streamResponses(options: OpenAIResponsesModelOptions, url: strin
   let usage: ModelUsage | undefined
   let sawCall = false
   try {
-    for await (const data of readEventData(stream, request.signal)) {
+    for await (const data of events) {
       const event = parseEvent(PROVIDER, data)
       switch (event.type) {
         case 'response.output_text.delta':
