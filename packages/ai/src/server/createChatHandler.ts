@@ -26,6 +26,7 @@ import { read } from './edge/reads.ts'
 import { takesNodeRequests } from './edge/node/nodeRequest.ts'
 import { requestHeader } from './appRequest.ts'
 import { answerTanStack, isTanStackRequest } from './dialects/tanstack/tanStackChat.ts'
+import { answerPreOne, isPreOneClient } from './dialects/agui/protocolVersion.ts'
 
 /** A Fetch API handler: works with any server that speaks `Request`/`Response` (and with `toNodeHandler`). */
 export type ChatHandler = (request: Request) => Promise<Response>
@@ -133,7 +134,11 @@ async function post(config: ChatConfig, request: Request): Promise<Response> {
   const raw = await readJsonBody(request, config.limits.maxBodyBytes)
   // `return await`: a promise returned unawaited from an async function settles it through an extra promise job, two microtask turns later.
   if (isUIMessageRequest(raw)) return await answerUIMessageRequest(config, request, raw, (input) => answer(config, request, input))
-  return answered(config, await claim(config, request, isRunAgentInput(raw) ? parseRunAgentInput(raw) : parsePostRequest(raw)))
+  if (!isRunAgentInput(raw)) return answered(config, await claim(config, request, parsePostRequest(raw)))
+  const input = parseRunAgentInput(raw)
+  // An AG-UI client before 1.0 (no `protocolVersion`) is answered in the shapes it accepts (dialects/agui/protocolVersion.ts); TanStack's dialect has its own.
+  if (isPreOneClient(input) && !isTanStackRequest(request)) return await answerPreOne(request, () => answer(config, request, input))
+  return answered(config, await claim(config, request, input))
 }
 
 async function answer(config: ChatConfig, request: Request, body: PostRequest | AguiInput): Promise<Response> {

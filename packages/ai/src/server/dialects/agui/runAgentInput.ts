@@ -32,6 +32,8 @@ export interface AguiFields {
   readonly endsWithTool?: true
   /** The client's id of its new user message: stored under it (when free), so client and thread agree. */
   readonly messageId?: string
+  /** `RunAgentInput.protocolVersion`: sent by AG-UI 1.0 clients, absent before (see protocolVersion.ts). */
+  readonly protocolVersion?: string
 }
 
 /** An AG-UI `tool` message as an answer: its result (`content`, read as JSON when it parses) or its `error`. */
@@ -65,7 +67,8 @@ export function parseRunAgentInput(body: Record<string, unknown>): AguiInput {
 
   const before = text === undefined ? messages : messages.slice(0, -1)
   const toolMessages = toolMessagesOf(before)
-  const aguiFields = { agui: true, history: clientHistoryOf(before), declaredTools, toolMessages } as const
+  const protocolVersion = typeof body.protocolVersion === 'string' ? { protocolVersion: body.protocolVersion } : {}
+  const aguiFields = { agui: true, history: clientHistoryOf(before), declaredTools, toolMessages, ...protocolVersion } as const
   if (text !== undefined && answers.every((answer) => 'approved' in answer && !answer.approved)) {
     // Cancellations beside a new message: the new turn denies every open interrupt anyway.
     const messageId = isRecord(last) && typeof last.id === 'string' && last.id.length <= MAX_THREAD_ID_LENGTH && THREAD_ID.test(last.id) ? last.id : undefined
