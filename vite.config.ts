@@ -23,6 +23,8 @@ export default defineConfig({
           include: ['packages/ai/test/**/*.test.ts'],
         },
       },
+      // The demo's server process, started as a user starts it (apps/demo/test).
+      { resolve, ssr, test: { name: 'demo', environment: 'node', include: ['apps/demo/test/**/*.test.ts'] } },
       {
         resolve: {
           ...resolve,

@@ -28,7 +28,7 @@ test('the devtools panel shows a run’s timeline with timings and token usage',
   await expect(panel).toContainText('get_weather → success')
 })
 
-test('the devtools panel shows a pending approval, then its decision once answered', async ({ page }) => {
+test('the devtools panel shows a pending approval, then its decision once answered, and the whole decision record', async ({ page }) => {
   await page.getByRole('button', { name: 'Devtools' }).click()
   const panel = page.getByTestId('toolgate-devtools')
   await expect(panel).toContainText('No thread yet')
@@ -49,5 +49,15 @@ test('the devtools panel shows a pending approval, then its decision once answer
   await expect(dialog).toBeHidden()
   await expect(panel.getByTestId('devtools-status')).toHaveText('idle')
   await expect(panel).toContainText('Nothing waits for an answer.')
-  await expect(panel).toContainText('Decisions in the history')
+  const records = panel.getByTestId('devtools-record')
+  await expect(records).toHaveCount(1)
+  await expect(records.first()).toContainText(/^denied\s*send_email by Alice via chat at /)
+
+  // An approval is in the record too, and a grant it made is listed until revoked.
+  await send(page, 'Email carol@example.com about lunch')
+  await dialog.getByRole('button', { name: 'Allow for this conversation' }).click()
+  await expect(lastAnswer(page)).toHaveText('Sent the email to carol@example.com with the subject "lunch".')
+  await expect(records).toHaveCount(2)
+  await expect(records.nth(1)).toContainText(/^approved\s*send_email by Alice via chat at .+ · grant /)
+  await expect(panel.getByTestId('devtools-grant')).toContainText(/send_email\s*by Alice at .+, for the thread/)
 })

@@ -24,7 +24,7 @@ test('a reload of a half-answered batch shows the recorded denial, and the rest 
   await page.reload()
   const logs = toolCard(page, 'delete_files').first()
   await expect(logs.getByRole('status')).toHaveText('Denied')
-  await expect(logs).toContainText('Denied: Keep the logs')
+  await expect(logs.getByTestId('deny-reason')).toHaveText('Reason: Keep the logs')
   await expect(logs.getByTestId('decision')).toHaveText(/^Denied by Alice at .+$/)
   // The server's snapshot holds the answer beside the call that still waits.
   const thread = (await (await page.request.get(`/api/chat?threadId=${threadId}`)).json()) as {

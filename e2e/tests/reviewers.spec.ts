@@ -9,8 +9,9 @@ test('a transfer waits for finance; a reviewer approves through the outbox link 
   await page.goto('/')
   await send(page, 'Transfer 250 EUR to Carol')
   const card = toolCard(page, 'transfer_money')
-  await expect(card.getByTestId('waiting-for')).toHaveText('Waiting for a reviewer (finance), asked by Alice')
+  await expect(card.getByTestId('waiting-for')).toHaveText('Waits for finance, asked by Alice. Transfers 250 EUR to Carol')
   await expect(card.getByRole('status')).toHaveText('Awaiting approval')
+  await expect(page.getByTestId('chat-status')).toHaveText('Waiting for finance')
   // The requester gets no approval dialog: it is not hers to decide.
   await expect(page.getByRole('dialog')).toHaveCount(0)
 
@@ -39,7 +40,8 @@ test('a transfer waits for finance; a reviewer approves through the outbox link 
 
   // The link works once.
   await bob.reload()
-  await expect(bob.getByRole('alert')).toContainText('REVIEW_LINK_USED')
+  await expect(bob.getByTestId('review-error')).toHaveText('This link cannot be usedThis request was already decided, or this link was used.')
+  await expect(bob.getByRole('button', { name: 'Approve' })).toHaveCount(0)
   await bobContext.close()
 })
 
@@ -47,11 +49,14 @@ test('the requester signed in as a reviewer still cannot approve her own transfe
   await context.addCookies([{ name: 'demo_user', value: 'bob', url: baseURL! }])
   await page.goto('/')
   await send(page, 'Transfer 90 EUR to Dan')
-  await expect(toolCard(page, 'transfer_money').getByTestId('waiting-for')).toHaveText('Waiting for a reviewer (finance), asked by Bob')
+  await expect(toolCard(page, 'transfer_money').getByTestId('waiting-for')).toHaveText('Waits for finance, asked by Bob. Transfers 90 EUR to Dan')
   await page.goto('/outbox')
   await page.getByRole('listitem').filter({ hasText: 'Bob asks to run transfer_money' }).first().getByRole('link', { name: 'Open review' }).click()
-  await page.getByRole('button', { name: 'Approve' }).click()
-  await expect(page.getByRole('alert')).toContainText('REVIEWER_REQUIRED')
+  // Told before any form, in a sentence naming the tool; nothing to press.
+  const refused = page.getByTestId('review-refused')
+  await expect(refused).toHaveAttribute('data-code', 'REVIEWER_REQUIRED')
+  await expect(refused).toContainText('Bob asks to run transfer_money (Transfers 90 EUR to Dan). "transfer_money" waits for a reviewer (finance); the person who asked for it may not decide it.')
+  await expect(page.getByRole('button', { name: 'Approve' })).toHaveCount(0)
 })
 
 test('"Allow for this conversation": the next email runs without asking, and its card says it ran under the grant', async ({ page }) => {

@@ -60,7 +60,8 @@ const rules: ScriptRule<Tools>[] = [
       { tool: 'send_email', input: { to: match[1]!, subject: 'Launch plan', body: 'Hi,\n\nCode freeze on Monday, launch on Friday.\n\nBest regards' } },
     ],
     then: (results) => {
-      const plan = results.find((r) => r.tool === 'confirm_plan')
+      // `confirm_plan` is the page's AG-UI frontend tool, not one of the demo's: its result is typed loosely.
+      const plan = results.find((r) => (r.tool as string) === 'confirm_plan') as { readonly ok: boolean; readonly output?: unknown } | undefined
       const email = results.find((r) => r.tool === 'send_email')
       const confirmed = plan?.ok && (plan.output as { confirmed?: boolean }).confirmed ? 'Plan confirmed.' : 'Plan not confirmed.'
       return email?.tool === 'send_email' && email.ok ? `${confirmed} Sent it to ${email.input.to}.` : `${confirmed} The email was not sent (${email?.status}).`

@@ -1,10 +1,13 @@
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react'
-import { useApprovalQueue, useChat, type ChatStatus } from '@toolgate/ai-react'
+import { useApprovalQueue, useChat } from '@toolgate/ai-react'
 import { ApprovalDialog } from './components/ApprovalDialog.tsx'
 import { Composer } from './components/Composer.tsx'
 import { MessageList } from './components/MessageList.tsx'
 import { ToolCatalog } from './components/ToolCatalog.tsx'
 import { IdentitySwitcher } from './components/IdentitySwitcher.tsx'
+import { Grants } from './components/Grants.tsx'
+import { currentPerson } from './identity.ts'
+import { statusText, waitsForMe } from './status.ts'
 import { chatTools } from './clientTools.ts'
 import { suggestions } from './suggestions.ts'
 import { putThreadIdInUrl, threadIdFromUrl } from './threadUrl.ts'
@@ -12,19 +15,11 @@ import { putThreadIdInUrl, threadIdFromUrl } from './threadUrl.ts'
 // Its own chunk, loaded when first opened: the chat's bundle carries none of it.
 const ToolgateDevtools = lazy(() => import('@toolgate/ai-react/devtools').then((module) => ({ default: module.ToolgateDevtools })))
 
-const STATUS_TEXT = {
-  idle: '',
-  streaming: 'Thinking…',
-  reconnecting: 'Connection lost; reconnecting…',
-  'running-tools': 'Running tools in your browser…',
-  'awaiting-approval': 'Waiting for your approval',
-  error: '',
-} as const satisfies Record<ChatStatus, string>
-
 export function App() {
   const [initialThreadId] = useState(threadIdFromUrl)
-  const chat = useChat({ endpoint: '/api/chat', tools: chatTools, threadId: initialThreadId })
-  const { messages, status, error, threadId } = chat
+  const [user] = useState(currentPerson)
+  const chat = useChat({ endpoint: '/api/chat', tools: chatTools, threadId: initialThreadId, user })
+  const { messages, status, error, threadId, pendingApprovals } = chat
   const queue = useApprovalQueue(chat)
   const [devtoolsOpen, setDevtoolsOpen] = useState(false)
 
@@ -113,8 +108,9 @@ export function App() {
             </button>
           </div>
         )}
-        <p className="status" role="status" aria-live="polite">
-          {STATUS_TEXT[status]}
+        <Grants threadId={threadId} idle={status === 'idle' || status === 'awaiting-approval'} />
+        <p className="status" role="status" aria-live="polite" data-testid="chat-status">
+          {statusText(status, messages, pendingApprovals)}
         </p>
         <Composer busy={busy} onSend={(text) => void chat.send(text)} onStop={stop} />
       </footer>
@@ -125,7 +121,8 @@ export function App() {
         </Suspense>
       )}
 
-      {current && !current.approval?.waitingFor && (
+      {/* Only an approval this person may give opens the dialog; one that waits for a reviewer says so on its card. */}
+      {current && waitsForMe(current) && (
         <ApprovalDialog
           key={current.toolCallId}
           chat={chat}

@@ -22,13 +22,20 @@ export function App() {
           )}
         </section>
       ))}
-      {chat.pendingApprovals.map((approval) => (
-        <p key={approval.toolCallId}>
-          Allow {approval.toolName}? {approval.approval?.reason}{' '}
-          <button onClick={() => chat.approve(approval.toolCallId)}>Approve</button>{' '}
-          <button onClick={() => chat.deny(approval.toolCallId, 'Not now')}>Deny</button>
-        </p>
-      ))}
+      {chat.pendingApprovals.map((approval) =>
+        // A call whose policy names reviewers waits for them ("finance"): this page only says so.
+        approval.approval?.waitingFor && approval.approval.waitingFor !== 'you' ? (
+          <p key={approval.toolCallId}>
+            {approval.toolName} waits for {approval.approval.waitingFor}
+          </p>
+        ) : (
+          <p key={approval.toolCallId}>
+            Allow {approval.toolName}? {approval.approval?.reason}{' '}
+            <button onClick={() => chat.approve(approval.toolCallId)}>Approve</button>{' '}
+            <button onClick={() => chat.deny(approval.toolCallId, 'Not now')}>Deny</button>
+          </p>
+        ),
+      )}
       {chat.error && <p role="alert">{chat.error.message}</p>}
       <form
         onSubmit={(event) => {

@@ -5,7 +5,7 @@ import type { UseChatResult } from './useChat.ts'
 
 /** Whom a pending approval waits for: the user of this chat, or the reviewers its policy named. */
 export interface ApprovalWaiter {
-  /** `you`, or `a reviewer (finance)`, `2 reviewers (finance, alice)`. */
+  /** `you`, or the reviewers: `finance`, `carol or dave`, `2 reviewers (finance)`. */
   readonly label: string
   /** Set when reviewers must decide (the requester may not): roles, users and how many. */
   readonly reviewers: NonNullable<NonNullable<PendingApproval['approval']>['reviewers']> | undefined
@@ -15,8 +15,8 @@ export interface UseApprovalQueueResult<TApproval = PendingApproval> {
   /** Every pending approval, oldest first: the batch of the paused step, those waiting for reviewers included. */
   readonly pending: readonly TApproval[]
   /**
-   * The one to show now: the first this chat's user can answer (no reviewers named) not put aside,
-   * or the one asked for with `review`.
+   * The one to show now: the first this chat's user can answer (no reviewers named, or it waits for
+   * them: `waitingFor: 'you'`, with the client's `user`) not put aside, or the one asked for with `review`.
    */
   readonly current: TApproval | undefined
   /** `current`'s place among the pending, from 1. */
@@ -46,8 +46,8 @@ export function useApprovalQueue<TChat extends Pick<UseChatResult<readonly AnyTo
   const [focused, setFocused] = useState<string>()
   const pending: readonly TApproval[] = chat.pendingApprovals
   const isDismissed = (approval: TApproval) => dismissedIds.includes(approval.toolCallId)
-  // One a reviewer must decide is shown as waiting, not asked of this chat's user (the server would refuse them).
-  const answerable = pending.filter((approval) => !approval.approval?.reviewers)
+  // One another reviewer must decide is shown as waiting, not asked of this chat's user (the server would refuse them).
+  const answerable = pending.filter((approval) => !approval.approval?.reviewers || approval.approval.waitingFor === 'you')
   const current = pending.find((approval) => approval.toolCallId === focused) ?? answerable.find((approval) => !isDismissed(approval))
   return {
     pending,

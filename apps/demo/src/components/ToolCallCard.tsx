@@ -56,18 +56,14 @@ export const ToolCallCard = memo(function ToolCallCard({ call, children, showOut
       <section aria-label="Arguments">
         <pre className="tool-card__json">{formatJson(call.input)}</pre>
       </section>
-      {call.state === 'approval-requested' && call.approval?.waitingFor && (
+      {call.state === 'approval-requested' && (
         <p className="tool-card__note" data-testid="waiting-for">
-          Waiting for {call.approval.waitingFor}
-          {call.approval.requestedBy ? `, asked by ${call.approval.requestedBy.name ?? call.approval.requestedBy.id}` : ''}
-        </p>
-      )}
-      {call.state === 'approval-requested' && !call.approval?.waitingFor && (
-        <p className="tool-card__note">
-          {call.approval?.reason ?? 'This tool asks for your approval.'}{' '}
-          <button type="button" className="link-button" onClick={() => onReview(call.toolCallId)}>
-            Review
-          </button>
+          {waitingText(call)}{' '}
+          {(call.approval?.waitingFor ?? 'you') === 'you' && (
+            <button type="button" className="link-button" onClick={() => onReview(call.toolCallId)}>
+              Review
+            </button>
+          )}
         </p>
       )}
       {children}
@@ -92,14 +88,27 @@ export const ToolCallCard = memo(function ToolCallCard({ call, children, showOut
           {call.state === 'expired' ? 'No one answered in time; it did not run.' : 'Cancelled before anyone decided; it did not run.'}
         </p>
       )}
-      {call.state === 'denied' && (
-        <p className="tool-card__note">
-          Denied{call.approval?.denyReason ? `: ${call.approval.denyReason}` : ''}
+      {call.state === 'denied' && !call.decision && <p className="tool-card__note">Denied</p>}
+      {call.state === 'denied' && call.approval?.denyReason && (
+        <p className="tool-card__note" data-testid="deny-reason">
+          Reason: {call.approval.denyReason}
         </p>
       )}
     </article>
   )
 })
+
+/**
+ * "Waits for finance, asked by Alice. Sends 250 EUR to Carol": whom the call waits for, in words
+ * (`you` when it is this person's to decide), who asked, and the policy's reason.
+ */
+function waitingText(call: DemoToolCall): string {
+  const approval = call.approval
+  const who = approval?.waitingFor ?? 'you'
+  const asked = approval?.requestedBy ? `, asked by ${approval.requestedBy.name ?? approval.requestedBy.id}` : ''
+  const reason = approval?.reason ?? (who === 'you' ? 'This tool asks for your approval.' : undefined)
+  return `Waits for ${who}${asked}.${reason ? ` ${reason}` : ''}`
+}
 
 /** "approved by Bob at 10:42, edited: amount": the decision trail of a card. */
 function decisionText(decision: NonNullable<DemoToolCall['decision']>): string {
@@ -107,7 +116,8 @@ function decisionText(decision: NonNullable<DemoToolCall['decision']>): string {
   const when = new Date(decision.at).toLocaleTimeString()
   const verb = decision.decision === 'granted' ? 'ran under a grant from' : `${decision.decision} by`
   const via = decision.channel === 'review-link' ? ' via a review link' : ''
-  return `${verb[0]!.toUpperCase()}${verb.slice(1)} ${who} at ${when}${via}${decision.editedFields?.length ? `, edited: ${decision.editedFields.join(', ')}` : ''}`
+  const granted = decision.grantId && decision.decision !== 'granted' ? ', allowed for this conversation' : ''
+  return `${verb[0]!.toUpperCase()}${verb.slice(1)} ${who} at ${when}${via}${decision.editedFields?.length ? `, edited: ${decision.editedFields.join(', ')}` : ''}${granted}`
 }
 
 function formatJson(value: unknown): string {

@@ -12,8 +12,12 @@ export function OutboxPage() {
     <div className="app page">
       <header className="app__header">
         <h1>Outbox</h1>
-        <IdentitySwitcher />
-        <a className="button button--ghost" href="/">Chat</a>
+        <div className="app__meta">
+          <IdentitySwitcher />
+          <a className="button button--ghost" href="/">
+            Chat
+          </a>
+        </div>
       </header>
       <main className="app__main">
         {requests?.length === 0 && <p>No approval requests yet.</p>}

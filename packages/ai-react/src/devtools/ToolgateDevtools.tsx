@@ -39,7 +39,7 @@ export function ToolgateDevtools({ onClose, style, ...source }: ToolgateDevtools
         <strong>Toolgate devtools</strong>
         {snapshot && (
           <>
-            <code title={snapshot.threadId}>{snapshot.threadId}</code>
+            <code title={snapshot.threadId} style={styles.threadId}>{snapshot.threadId}</code>
             <span data-testid="devtools-status" style={styles.badge}>{snapshot.status}</span>
             {snapshot.store && <span style={styles.muted}>store: {snapshot.store}</span>}
           </>
@@ -182,7 +182,6 @@ function Frames({ run }: { readonly run: DevtoolsRun }) {
 
 function Interrupts({ snapshot, now }: { readonly snapshot: DevtoolsSnapshot; readonly now: number }) {
   const interrupts = snapshot.step?.interrupts ?? []
-  const decided = snapshot.messages.filter((message) => message.role === 'tool' && (message.status === 'denied' || message.edited))
   return (
     <section>
       {interrupts.length === 0 && <p style={styles.muted}>Nothing waits for an answer.</p>}
@@ -201,20 +200,34 @@ function Interrupts({ snapshot, now }: { readonly snapshot: DevtoolsSnapshot; re
           </li>
         ))}
       </ul>
-      {decided.length > 0 && (
+      <h4 style={styles.heading}>Decision record</h4>
+      {snapshot.decisions.length === 0 && <p style={styles.muted}>No decision yet.</p>}
+      <ol style={styles.list}>
+        {snapshot.decisions.map((record) => (
+          <li key={record.seq} data-testid="devtools-record" style={styles.row}>
+            <span style={styles.type}>{record.decision}</span>
+            <span style={styles.detail}>
+              {record.toolName} by {record.by.name ?? record.by.id} via {record.channel} at {record.at}
+              {record.editedFields?.length ? ` · edited: ${record.editedFields.join(', ')}` : ''}
+              {record.reason ? ` · ${record.reason}` : ''}
+              {record.grantId ? ` · grant ${record.grantId}` : ''}
+            </span>
+          </li>
+        ))}
+      </ol>
+      {snapshot.grants.length > 0 && (
         <>
-          <h4 style={styles.heading}>Decisions in the history</h4>
+          <h4 style={styles.heading}>Grants in force</h4>
           <ul style={styles.list}>
-            {decided.map((result) =>
-              result.role === 'tool' ? (
-                <li key={result.id} style={styles.row}>
-                  <span style={styles.type}>{result.status === 'denied' ? 'denied' : 'edited'}</span>
-                  <span style={styles.detail}>
-                    {result.toolName} {result.reason ? `— ${result.reason}` : ''}
-                  </span>
-                </li>
-              ) : null,
-            )}
+            {snapshot.grants.map((grant) => (
+              <li key={grant.id} data-testid="devtools-grant" style={styles.row}>
+                <span style={styles.type}>{grant.toolName}</span>
+                <span style={styles.detail}>
+                  by {grant.by.name ?? grant.by.id} at {grant.at}, {grant.expiresAt ? `until ${grant.expiresAt}` : 'for the thread'}
+                  {grant.argsDigest ? ', these arguments only' : ''} · <code>{grant.id}</code>
+                </span>
+              </li>
+            ))}
           </ul>
         </>
       )}
@@ -312,8 +325,10 @@ const styles = {
     zIndex: 2147483000,
     overflow: 'hidden',
   },
-  header: { display: 'flex', gap: 8, alignItems: 'center', padding: '8px 10px', borderBottom: '1px solid #2e3440' },
-  tabs: { display: 'flex', gap: 2, padding: '4px 6px', borderBottom: '1px solid #2e3440' },
+  header: { display: 'flex', flexWrap: 'wrap', gap: 8, alignItems: 'center', padding: '8px 10px', borderBottom: '1px solid #2e3440' },
+  // A long thread id gives way (it is in full in its title), so the close button stays on a narrow screen.
+  threadId: { minWidth: 0, flex: '0 1 auto', overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' },
+  tabs: { display: 'flex', flexWrap: 'wrap', gap: 2, padding: '4px 6px', borderBottom: '1px solid #2e3440' },
   tab: { background: 'transparent', color: '#a3adbd', border: 0, padding: '4px 8px', cursor: 'pointer', font: 'inherit' },
   tabActive: { background: '#2e3440', color: '#eceff4', border: 0, borderRadius: 4, padding: '4px 8px', cursor: 'pointer', font: 'inherit' },
   body: { flex: 1, overflow: 'auto', padding: 10 },

@@ -102,6 +102,8 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     this.#halt()
     this.#changed()
     this.#batcher.flushNow()
+    // Approvals still pending may be decided by their reviewers meanwhile.
+    this.#watchReviews()
   }
 
   /**
@@ -122,6 +124,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
 
   async #loadThread(threadId: string): Promise<void> {
     const controller = this.#begin()
+    let failed = false
     try {
       const interrupts = await this.#follow(this.#stream.load(threadId, controller.signal))
       if (controller.signal.aborted) return
@@ -130,27 +133,35 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
       this.#paused(interrupts)
     } catch (error) {
       if (controller.signal.aborted) return
+      failed = true
       this.#pause?.take() // whether the thread still waits for them is unknown
       this.#fail(error)
     } finally {
       this.#end(controller)
     }
+    // The draft still shows the pause it had: keep following it (the watch's next look also tells when the server is back).
+    if (failed && !this.#request) this.#watchReviews()
   }
 
   async #exchange(body: ChatRequest, interrupting = false, answers: readonly ResumeAnswer[] = []): Promise<void> {
     const controller = this.#begin()
     let interrupts: readonly ToolInterrupt[] = []
+    let failed = false
     try {
       interrupts = await this.#follow(this.#stream.exchange(body, { threadId: this.#threadId, answers, interrupting }, controller.signal))
     } catch (error) {
       if (controller.signal.aborted) return
+      failed = true
       this.#fail(error)
       // Refused answers can be given again (once a run streamed they were applied, and its pause is over).
       if ('resume' in body) this.#pause?.reopen(body.resume)
     } finally {
       this.#end(controller)
     }
-    if (!controller.signal.aborted) this.#paused(interrupts)
+    if (controller.signal.aborted) return
+    // A refused or failed resume leaves the thread paused as it was (its answers open again): keep following it.
+    if (!failed) this.#paused(interrupts)
+    else if (!this.#request) this.#watchReviews()
   }
 
   /** Applies what a request signals, in order; returns the interrupts its run paused on. */
@@ -187,16 +198,25 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
       return
     }
     const { Pause, ClientToolRuns, ReviewWatch } = pauseBook.get()
-    this.#pause ??= new Pause(() => this.#draft)
+    this.#pause ??= new Pause(() => this.#draft, this.#options.user)
     this.#running ??= new ClientToolRuns(this.#tools)
     for (const waiting of this.#pause.offer(interrupts)) this.#startClientTool(waiting)
     this.#changed()
-    const threadId = this.#threadId
-    if (threadId === undefined) return
-    // Approvals for reviewers are decided elsewhere: once one is, the thread is loaded (and a resumed run followed).
-    // The watch starts only when one waits for reviewers.
     this.#reviews ??= new ReviewWatch(this.#stream, this.#options.reviewPollMs ?? 2000)
-    // The pause is applied while its request still counts as in flight; every later request stops the watch (#begin, #halt).
+    this.#watchReviews()
+  }
+
+  /**
+   * Approvals for reviewers are decided elsewhere: once one is, the thread is loaded (and a resumed
+   * run followed). Watches while the pause has one that waits for reviewers; every request of this
+   * client stops the watch (#begin, #halt), and whatever leaves the pause standing (the pause
+   * itself, a refused answer, a failed request, `stop()`) starts it again. A pause is applied
+   * while its request still counts as in flight; the others start it once nothing is.
+   */
+  #watchReviews(): void {
+    const threadId = this.#threadId
+    const interrupts = this.#pause?.interrupts() ?? []
+    if (threadId === undefined || !this.#reviews || interrupts.length === 0) return
     this.#reviews.watch(threadId, interrupts, () => this.#threadId === threadId, () => void this.load(threadId))
   }
 

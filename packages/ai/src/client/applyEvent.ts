@@ -40,9 +40,15 @@ export function applyEvent(draft: ThreadDraft, event: ReadEvent | RunEvent): voi
   }
 }
 
-/** An outcome this client already knows (a denial, a client tool's result) stands, unless it only stopped the call. */
+/**
+ * An outcome this client already knows (a denial, a client tool's result) stands, unless it only
+ * stopped the call; the server's record of the decision (who, when) joins it, as a reload shows it.
+ */
 function applyResult(draft: ThreadDraft, call: ToolCallDraft, event: ToolCallResultEvent): void {
-  if (!call.stopped && hasEnded(call)) return
+  if (!call.stopped && hasEnded(call)) {
+    if (event.metadata.decision && !call.decision) draft.decide(call, event.metadata.decision)
+    return
+  }
   draft.settle(call, resultOutcome(event), event.metadata.decision)
 }
 

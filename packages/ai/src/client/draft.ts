@@ -227,6 +227,11 @@ export class ThreadDraft {
     }
   }
 
+  /** The server's record of how a call this client settled was decided: the outcome stands, the record joins it. */
+  decide(call: ToolCallDraft, decision: ToolDecision): void {
+    this.#set(call, { decision })
+  }
+
   /** Ends every call still open, but those in `keep`, with `error`: nothing else will say how they ended. */
   stopCalls(error: string, keep: ReadonlySet<string>): void {
     for (const call of this.#calls.values()) {

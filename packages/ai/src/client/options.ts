@@ -32,6 +32,12 @@ export interface ChatClientOptions<TTools extends readonly AnyTool[] = readonly 
    * to watch is looked at this often). Default 2000 ms.
    */
   readonly reviewPollMs?: number
+  /**
+   * Who this page is signed in as: the principal the server's `identify` names for its requests.
+   * Used only for words: an approval waiting for reviewers says `waitingFor: 'you'` when this user
+   * may decide it, and names the reviewers otherwise. The server still decides who may answer.
+   */
+  readonly user?: { readonly id: string; readonly roles?: readonly string[] } | undefined
 }
 
 export interface ApproveOptions {
@@ -60,6 +66,9 @@ export function checkOptions(options: ChatClientOptions<readonly AnyTool[]>): vo
       if (names.has(name)) throw new InvalidOptionError(WHERE, `tools[${index}]`, `repeats the tool name "${name}"`)
       names.add(name)
     })
+  }
+  if (options.user !== undefined && !(isRecord(options.user) && typeof options.user.id === 'string' && options.user.id !== '')) {
+    throw new InvalidOptionError(WHERE, 'user', 'must be `{ id, roles? }` with a non-empty id when given')
   }
   for (const key of ['fetch', 'onError', 'onToolCall', 'scheduleNotify'] as const) {
     if (options[key] !== undefined && typeof options[key] !== 'function') throw new InvalidOptionError(WHERE, key, 'must be a function')

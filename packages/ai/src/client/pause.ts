@@ -3,7 +3,7 @@ import type { ResumeAnswer } from '../protocol/requests.ts'
 import type { JsonSchema } from '../schema/types.ts'
 import { isRecord } from '../util/isRecord.ts'
 import type { CallOutcome, ThreadDraft, ToolCallDraft } from './draft.ts'
-import type { ApproveOptions } from './options.ts'
+import type { ApproveOptions, ChatClientOptions } from './options.ts'
 import type { ToolApproval } from './parts.ts'
 import type { ClientToolResult } from './runClientTool.ts'
 
@@ -27,11 +27,14 @@ interface Entry extends Waiting {
 export class Pause {
   /** The draft in use: it is replaced when the thread is read again, and then `clear()` follows. */
   readonly #draft: () => ThreadDraft
+  /** Who this page is signed in as, when the app said (`user`): an approval it may decide waits for "you". */
+  readonly #user: Viewer | undefined
   readonly #entries = new Map<string, Entry>()
   #outbox: ResumeAnswer[] = []
 
-  constructor(draft: () => ThreadDraft) {
+  constructor(draft: () => ThreadDraft, user?: Viewer) {
     this.#draft = draft
+    this.#user = user
   }
 
   /**
@@ -59,7 +62,7 @@ export class Pause {
       } else if (interrupt.reason === 'client_tool') {
         draft.execute(call, input)
         toRun.push(entry)
-      } else draft.askApproval(call, input, askedApproval(interrupt))
+      } else draft.askApproval(call, input, askedApproval(interrupt, this.#user))
     }
     return toRun
   }
@@ -104,7 +107,7 @@ export class Pause {
       const entry = this.#entries.get(answer.interruptId)
       if (!entry || !isApproval(answer)) continue
       entry.answered = false
-      draft.askApproval(entry.call, entry.interrupt.input, askedApproval(entry.interrupt))
+      draft.askApproval(entry.call, entry.interrupt.input, askedApproval(entry.interrupt, this.#user))
     }
   }
 
@@ -150,6 +153,11 @@ export class Pause {
     this.#entries.clear()
   }
 
+  /** The interrupts the run paused on, answered here or not: the thread waits on them until the server says otherwise. */
+  interrupts(): ToolInterrupt[] {
+    return [...this.#entries.values()].map((entry) => entry.interrupt)
+  }
+
   /** The calls the pause waits on (those of the interrupts in `except` excepted): nothing else ends them. */
   waitingCalls(except?: ReadonlyMap<string, unknown>): Set<string> {
     const calls = new Set<string>()
@@ -167,13 +175,16 @@ function outcomeOf(result: ClientToolResult): CallOutcome {
   return 'output' in result ? { status: 'success', output: result.output } : { status: 'error', error: result.error }
 }
 
-function askedApproval(interrupt: ToolInterrupt): ToolApproval {
+/** Who the page is signed in as (`ChatClientOptions.user`). */
+type Viewer = NonNullable<ChatClientOptions['user']>
+
+function askedApproval(interrupt: ToolInterrupt, user: Viewer | undefined): ToolApproval {
   const inputSchema = approvalInputSchema(interrupt.responseSchema)
   return {
     ...(interrupt.message === undefined ? {} : { reason: interrupt.message }),
     ...(inputSchema === undefined ? {} : { inputSchema }),
     ...(interrupt.expiresAt === undefined ? {} : { expiresAt: interrupt.expiresAt }),
-    ...(interrupt.reviewers === undefined ? {} : { waitingFor: waitingFor(interrupt.reviewers), reviewers: interrupt.reviewers }),
+    ...(interrupt.reviewers === undefined ? {} : { waitingFor: waitingFor(interrupt, interrupt.reviewers, user), reviewers: interrupt.reviewers }),
     ...(interrupt.requestedBy === undefined ? {} : { requestedBy: interrupt.requestedBy }),
     ...(interrupt.approvals === undefined ? {} : { approvals: interrupt.approvals }),
     ...(interrupt.proposedBy === undefined ? {} : { proposedBy: interrupt.proposedBy }),
@@ -181,9 +192,18 @@ function askedApproval(interrupt: ToolInterrupt): ToolApproval {
   }
 }
 
-/** `a reviewer (finance)`, `2 reviewers (finance)`: whom the call waits for, in the words the chat shows. */
-function waitingFor({ roles = [], users = [], required = 1 }: NonNullable<ToolInterrupt['reviewers']>): string {
-  return `${required === 1 ? 'a reviewer' : `${required} reviewers`} (${[...roles, ...users].join(', ')})`
+/**
+ * Whom the call waits for, in the words the chat shows after "waits for": `you` when the signed-in
+ * user may decide it (a reviewer, not its requester, not one who approved already), else the
+ * reviewers: `finance`, `carol or dave`, `2 reviewers (finance)`.
+ */
+function waitingFor(interrupt: ToolInterrupt, { roles = [], users = [], required = 1 }: NonNullable<ToolInterrupt['reviewers']>, user: Viewer | undefined): string {
+  const approvals = interrupt.approvals ?? []
+  const reviewer = user !== undefined && (users.includes(user.id) || roles.some((role) => user.roles?.includes(role)))
+  if (reviewer && interrupt.requestedBy?.id !== user.id && !approvals.some((approval) => approval.by.id === user.id)) return 'you'
+  const names = [...roles, ...users].join(' or ') || 'no one (the approval policy names no reviewer)'
+  const left = required - approvals.length
+  return left > 1 ? `${left} reviewers (${names})` : names
 }
 
 /** The tool's input schema out of an approval's `responseSchema` (see `ToolInterrupt.responseSchema`). */

@@ -13,8 +13,12 @@ import { readJson, send } from './transport.ts'
 // reviews does not carry it. The form is `ApprovalForm`, fed by `formApproval`.
 
 export interface ReviewState {
-  /** `loading` the link, `ready` to decide, `submitting`, `decided`, or `error` (a refused link says why in `error.code`). */
-  readonly status: 'loading' | 'ready' | 'submitting' | 'decided' | 'error'
+  /**
+   * `loading` the link, `ready` to decide, `submitting`, `decided`, `refused` (the link is good,
+   * but whoever opened it may not decide: `error` says why, in a sentence, and `view` what it is
+   * about; no form to show), or `error` (a refused link or answer says why in `error.code`).
+   */
+  readonly status: 'loading' | 'ready' | 'submitting' | 'decided' | 'refused' | 'error'
   readonly view: ReviewView | undefined
   /** The decision as the server recorded it, once made. */
   readonly decided: ReviewAccepted | undefined
@@ -63,7 +67,9 @@ export class ReviewClient extends Subscribable {
     const signal = new AbortController().signal
     try {
       const response = await send(this.#fetch, url, { method: 'GET', headers: { accept: 'application/json' } }, signal)
-      this.#set({ status: 'ready', view: (await readJson(response, signal)) as ReviewView, error: undefined })
+      const view = (await readJson(response, signal)) as ReviewView
+      const { refusal } = view
+      this.#set(refusal ? { status: 'refused', view, error: new ChatError(refusal.code, refusal.message) } : { status: 'ready', view, error: undefined })
     } catch (error) {
       this.#fail(error)
     }

@@ -1,8 +1,9 @@
 /**
  * Who asked and who decided: the principal an app's `identify(request)` returns, and the decision
  * record the server keeps of every approval, edit, denial, expiry, cancellation and grant use.
- * Records are append-only and chained: each carries the SHA-256 of its own canonical JSON and of
- * the record before it, so an altered, removed or reordered record is detected.
+ * Records are append-only and chained: each carries a digest of its own canonical JSON and the
+ * digest of the record before it, an HMAC-SHA-256 under the app's secret (or a plain SHA-256
+ * without one), so an altered, appended, removed or reordered record is detected.
  */
 
 /** A person (or system) as the app's own auth knows them. Never taken from a request body. */
@@ -61,7 +62,10 @@ export interface DecisionRecord {
   readonly argsDigest?: string
   /** The `digest` of the record before it; `null` for the first. */
   readonly previous: string | null
-  /** SHA-256 of this record's canonical JSON without `digest`. */
+  /**
+   * This record's canonical JSON without `digest`, signed: `hmac-sha256:<hex>` under a key derived
+   * from the app's secret (`decisions.secret`, else `reviewLinks.secret`), or `sha256:<hex>` without one.
+   */
   readonly digest: string
 }
 

@@ -1,3 +1,4 @@
+import type { DecisionRecord, Grant } from './decisions.ts'
 import type { RunEvent } from './events.ts'
 import type { ToolInterrupt } from './interrupts.ts'
 import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from './messages.ts'
@@ -35,6 +36,10 @@ export interface DevtoolsSnapshot {
         readonly interrupts: readonly DevtoolsInterrupt[]
       }
     | undefined
+  /** The thread's whole decision record, oldest first: every approval, edit, denial, grant, expiry and cancellation, checked against its digests. */
+  readonly decisions: readonly DecisionRecord[]
+  /** The grants in force ("Allow for this conversation"; expired ones included until revoked). */
+  readonly grants: readonly Grant[]
   /** Recent runs of the thread that this instance started (and the active one), oldest first, with their events while the log keeps them. */
   readonly runs: readonly DevtoolsRun[]
 }

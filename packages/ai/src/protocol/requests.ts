@@ -1,3 +1,4 @@
+import type { ErrorCode } from './errors.ts'
 import type { DecisionSummary, GrantRequest } from './decisions.ts'
 import type { ToolInterrupt } from './interrupts.ts'
 
@@ -85,6 +86,12 @@ export interface ReviewView {
   readonly interrupt: ToolInterrupt
   /** When the link stops working (ISO 8601). */
   readonly linkExpiresAt: string
+  /**
+   * Set when whoever opened the link may not decide through it (another person, someone outside
+   * the role, the requester, a reviewer who approved already): the refusal an answer would get,
+   * in a sentence. Show it instead of the form.
+   */
+  readonly refusal?: { readonly code: ErrorCode; readonly message: string }
 }
 
 /** Revokes a grant of the thread: later calls it covered ask again. */

@@ -7,7 +7,9 @@ import type { Principal } from '../protocol/decisions.ts'
 import { ANONYMOUS } from './decisions/records.ts'
 import { reviewLinkKey } from './decisions/reviewLinks.ts'
 import { DEFAULT_LINK_TTL_MS } from './decisions/approvalRequests.ts'
-import type { ChatConfig, ChatHandlerOptions, ChatLimits, DevtoolsRuns, ReviewLinkOptions } from './options.ts'
+import type { ChatConfig, ChatHandlerOptions, ChatLimits, DecisionRecordOptions, DevtoolsRuns, ReviewLinkOptions } from './options.ts'
+import { decisionRecordKey, secretProblem } from './decisions/recordKey.ts'
+import { UNSIGNED_DECISIONS, warnOnce } from './warnings.ts'
 import { recentRuns } from './devtools/recentRuns.ts'
 import { checkContext } from './run/context.ts'
 import { middlewareProblem } from './run/middleware.ts'
@@ -56,7 +58,7 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
     eventLog: threads.events ?? memoryEventLog(),
     liveRuns: new Map(),
     runClock: new RunClock(limits.runLeaseMs),
-    watchers: { count: 0 },
+    watchers: { count: 0, byPrincipal: new Map() },
     limits,
     maxSteps: positiveInteger(options.maxSteps, 'maxSteps', 10),
     authorize,
@@ -68,6 +70,7 @@ export function resolveConfig<TContext>(options: ChatHandlerOptions<TContext, re
     frontendTools: frontendToolNames(options.frontendTools, tools),
     identify: identify ? async (request) => checkPrincipal(await identify(request)) : () => ANONYMOUS_PRINCIPAL,
     onDecision,
+    recordKey: recordKeyOf(options),
     reviewLinks: resolveReviewLinks(options.reviewLinks),
     onApprovalRequested: checkedFunction(options.onApprovalRequested, 'onApprovalRequested'),
     onExpired: checkedFunction(options.onExpired, 'onExpired'),
@@ -112,8 +115,8 @@ function resolveReviewLinks(links: ReviewLinkOptions | undefined): ChatConfig['r
   if (links === undefined) return undefined
   if (!isRecord(links)) throw new InvalidOptionError(WHERE, 'reviewLinks', 'must be `{ secret, url?, ttlMs? }`')
   const { secret, url, ttlMs } = links
-  const length = typeof secret === 'string' ? new TextEncoder().encode(secret).length : secret instanceof Uint8Array ? secret.length : 0
-  if (length < 32) throw new InvalidOptionError(WHERE, 'reviewLinks.secret', 'must be a string or bytes of at least 32 bytes (e.g. `openssl rand -hex 32`)')
+  const problem = secretProblem(secret)
+  if (problem) throw new InvalidOptionError(WHERE, 'reviewLinks.secret', problem)
   if (url !== undefined && typeof url !== 'function') throw new InvalidOptionError(WHERE, 'reviewLinks.url', 'must be a function of the token')
   return {
     key: reviewLinkKey(secret),
@@ -121,6 +124,32 @@ function resolveReviewLinks(links: ReviewLinkOptions | undefined): ChatConfig['r
     ttlMs: positiveInteger(ttlMs, 'reviewLinks.ttlMs', DEFAULT_LINK_TTL_MS),
   }
 }
+
+/**
+ * The records' key: `decisions.secret`, else the review links' (derived apart, so neither signs
+ * for the other). Reviewers or audit hooks without either are warned about once: their records
+ * prove nothing against someone who can write the store.
+ */
+function recordKeyOf(options: ChatHandlerOptions<unknown, readonly AnyTool[]>): Promise<CryptoKey> | undefined {
+  const given: DecisionRecordOptions | undefined = options.decisions
+  if (given !== undefined) {
+    if (!isRecord(given)) throw new InvalidOptionError(WHERE, 'decisions', 'must be `{ secret }`')
+    const problem = secretProblem(given.secret)
+    if (problem) throw new InvalidOptionError(WHERE, 'decisions.secret', problem)
+    return keyOf(given.secret)
+  }
+  const linkSecret = isRecord(options.reviewLinks) ? options.reviewLinks.secret : undefined
+  if (linkSecret !== undefined && !secretProblem(linkSecret)) return keyOf(linkSecret)
+  if (options.onApprovalRequested !== undefined || options.onExpired !== undefined || options.onDecision !== undefined) warnOnce(UNSIGNED_DECISIONS)
+  return undefined
+}
+
+function keyOf(secret: string | Uint8Array): Promise<CryptoKey> {
+  const key = decisionRecordKey(secret)
+  key.catch(() => {}) // a failure is the first record's to report, not an unhandled rejection at startup
+  return key
+}
+
 
 /** An app's `identify` that returns something other than a principal is a bug of the app: the request fails (500), it is never let through as someone. */
 function checkPrincipal(principal: unknown): Principal {
@@ -148,7 +177,8 @@ function devtoolsRuns(devtools: unknown): DevtoolsRuns | undefined {
   const forced = isRecord(devtools) && devtools.allowInProduction === true
   if (devtools !== true && !forced) throw new InvalidOptionError(WHERE, 'devtools', 'must be `true`, `false` or `{ allowInProduction: true }`')
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.NODE_ENV
-  if (env === 'production' && !forced) {
+  // Any spelling counts: `Production`, `PRODUCTION`, ` production ` all mean the app is in production.
+  if (typeof env === 'string' && env.trim().toLowerCase() === 'production' && !forced) {
     throw new InvalidOptionError(WHERE, 'devtools', 'is refused when NODE_ENV is "production": the panel shows stored arguments and answers; pass `{ allowInProduction: true }` to serve it anyway')
   }
   return recentRuns()
@@ -169,17 +199,6 @@ const LOCAL_ATTACHMENTS = {
   code: 'TOOLGATE_LOCAL_ATTACHMENTS',
   message:
     'createChatHandler: `attachments` is a memoryAttachmentStore() beside a thread store shared by every instance: a file a tool returns is served only by the instance that made it. Leave `attachments` out to keep files in the thread store.',
-}
-
-const warned = new Set<string>()
-
-/** A warning on Node's channel (`process.on('warning')`, `--no-warnings`), or the console elsewhere; once per process. */
-function warnOnce({ code, message }: { code: string; message: string }): void {
-  if (warned.has(code)) return
-  warned.add(code)
-  const node = (globalThis as { process?: { emitWarning?: (message: string, options: { code: string }) => void } }).process
-  if (typeof node?.emitWarning === 'function') node.emitWarning(message, { code })
-  else console.warn(`[toolgate] ${message}`)
 }
 
 function frontendToolNames(names: unknown, tools: ToolRegistry): ReadonlySet<string> {
@@ -208,6 +227,7 @@ function resolveLimits(limits: ChatLimits | undefined): Required<ChatLimits> {
     // A held watch costs ~10.5 KB of heap with its connection, ~7 KB on one already open (bench/memory.bench.ts,
     // 1,000 held): 4,000 is ~42 MB, which a default Node heap carries beside its runs; past it a watch gets 429.
     maxWatchers: positiveInteger(limits?.maxWatchers, 'limits.maxWatchers', 4_000),
+    maxWatchersPerPrincipal: positiveInteger(limits?.maxWatchersPerPrincipal, 'limits.maxWatchersPerPrincipal', 20),
   }
   if (resolved.maxMessageBytes > resolved.maxThreadBytes) {
     throw new InvalidOptionError(WHERE, 'limits.maxMessageBytes', `must not exceed \`limits.maxThreadBytes\` (${resolved.maxThreadBytes})`)

@@ -1,10 +1,12 @@
 import { errorResponse } from './http/responses.ts'
+import { echoed } from '../util/capText.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { resolveConfig } from './config.ts'
 import type { ChatConfig, ChatHandlerOptions, ContextOption, ToolsContext } from './options.ts'
 import { HttpError, threadNotFound } from './errors.ts'
 import type { DecisionRecord, Grant } from '../protocol/decisions.ts'
 import { verifiedDecisions } from './decisions/records.ts'
+import { loadMessages } from './thread/thread.ts'
 import { review } from './claim/reviews.ts'
 import { decide, type DecideInput, type DecideResult } from './claim/decide.ts'
 import { withFrontendTools } from './agui/frontendTools.ts'
@@ -27,7 +29,7 @@ export type ChatHandler = (request: Request) => Promise<Response>
 
 /** The server API of a handler, for what happens outside a request: the gate's records and grants. */
 export interface ChatRecords {
-  /** The thread's decision records, oldest first, checked against their digests (throws `DECISION_RECORD_ALTERED`). */
+  /** The thread's decision records, oldest first, checked against their MACs (digests without a secret), the head and the calls the thread shows (throws `DECISION_RECORD_ALTERED`). */
   decisions(threadId: string): Promise<readonly DecisionRecord[]>
   /** The thread's grants in force (expired ones included until revoked; they cover nothing). */
   grants(threadId: string): Promise<readonly Grant[]>
@@ -62,7 +64,7 @@ export function createChatHandler<
     decisions: async (threadId: string) => {
       const head = await config.store.head(threadId)
       if (!head) throw threadNotFound(threadId)
-      return verifiedDecisions(config.store, head)
+      return verifiedDecisions(config, head, await loadMessages(config.store, head))
     },
     grants: async (threadId: string) => {
       const head = await config.store.head(threadId)
@@ -103,7 +105,7 @@ function answerOf(config: ChatConfig, request: Request): Promise<Response> {
   if (isTanStackRequest(request)) return answerTanStack(config, request, post)
   if (request.method === 'POST') return post(config, request)
   if (request.method === 'GET') return read(config, request)
-  throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${request.method}`)
+  throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${echoed(request.method)}`)
 }
 
 /** The `code` of a JSON refusal, read from a copy so the response goes out whole. */

@@ -3,14 +3,17 @@
 export { createChatHandler, type ChatHandler, type ChatRecords } from './createChatHandler.ts'
 export type { DecideInput, DecideResult } from './claim/decide.ts'
 export { toNodeHandler, type NodeHandler } from './http/toNodeHandler.ts'
-export type { ApprovalRequest, Escalation, ExpiredApproval, LinkReviewer, ReviewLink, ReviewLinkOptions, Authorize, ChatHandlerOptions, ChatLimits, ErrorScope, FailedCall, OnError, ThreadAction, ToolsContext } from './options.ts'
+export type { ApprovalRequest, DecisionRecordOptions, Escalation, ExpiredApproval, LinkReviewer, ReviewLink, ReviewLinkOptions, Authorize, ChatHandlerOptions, ChatLimits, ErrorScope, FailedCall, OnError, ThreadAction, ToolsContext } from './options.ts'
 export type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelTool, ModelUsage } from '../model/chatModel.ts'
 export { memoryStore, type MemoryStoreOptions } from './stores/memory.ts'
 // The storage contract, for writing a store of your own.
 export type { ActiveRun, OpenStep, StoredAnswer, StoredInterrupt, ThreadCommit, ThreadHead, ThreadStore } from './thread/threadStore.ts'
 export { HttpError } from './errors.ts'
+export { verifyDecisionRecords, type VerifyDecisionRecordsOptions } from './decisions/verifyDecisionRecords.ts'
 export type { AttachmentStore, StoredAttachment } from './run/attachments.ts'
 export { StoreError, type StoreErrorListener } from './stores/storeError.ts'
+// The retry primitive the runtime uses, for an app's own start: connecting a store that may not be up yet.
+export { backoff, retry, type RetryPolicy } from '../util/retry.ts'
 export { memoryAttachmentStore, type MemoryAttachmentStoreOptions } from './stores/memoryAttachments.ts'
 export {
   MiddlewareError,

@@ -118,6 +118,14 @@ export interface ChatHandlerOptions<TContext = undefined, TTools extends readonl
    * write; what it throws goes to `onError` and changes nothing.
    */
   readonly onDecision?: (record: DecisionRecord) => void | Promise<void>
+  /**
+   * The secret that signs the decision records (HMAC-SHA-256 under a key derived from it): a
+   * record changed, recomputed, appended or removed by someone who can write the store, but does
+   * not hold this secret, is refused with `DECISION_RECORD_ALTERED` when read. Default: the review
+   * links' secret (`reviewLinks.secret`), when given; without either, records carry a plain
+   * SHA-256 chain, which catches accidental edits only. Keep it out of the store's reach.
+   */
+  readonly decisions?: DecisionRecordOptions
   /** Signed, single-use review links for reviewers (`needsApproval` returning `reviewers`): the secret, the page that opens them, their lifetime. */
   readonly reviewLinks?: ReviewLinkOptions
   /**
@@ -144,7 +152,7 @@ export interface ChatHandlerOptions<TContext = undefined, TTools extends readonl
   /**
    * Serves the devtools panel (`@toolgate/ai-react/devtools`) the thread as the server holds it, on
    * `GET ?threadId=&devtools`, to readers `authorize` lets read the thread; events carry AG-UI
-   * `timestamp`s for its timeline. Default `false`. Refused when `NODE_ENV` is `production`
+   * `timestamp`s for its timeline. Default `false`. Refused when `NODE_ENV` is `production` (any case, spaces around ignored)
    * unless `{ allowInProduction: true }`: it shows stored arguments, answers and leases.
    */
   readonly devtools?: boolean | { readonly allowInProduction: true }
@@ -195,6 +203,12 @@ export interface ChatLimits {
   readonly watchMs?: number
   /** Watches waiting at once in this process at most; one more is refused with 429 `TOO_MANY_WATCHERS`. Default 4,000 (each holds about 10 KB of heap with its connection: `npm run bench`, memory.bench.ts). */
   readonly maxWatchers?: number
+  /**
+   * Watches one principal (`identify`) may hold at once in this process; one more is refused with
+   * 429 `TOO_MANY_WATCHERS`, and others' watches are not. Default 20. Requests without a principal
+   * (no `identify`) share the anonymous one, which only `maxWatchers` bounds.
+   */
+  readonly maxWatchersPerPrincipal?: number
 }
 
 /** The options with defaults applied, as the runtime uses them. */
@@ -220,7 +234,7 @@ export interface ChatConfig {
   /** Ticks for the live runs: their heartbeats and stop checks. */
   readonly runClock: RunClock
   /** How many `GET ?watch` requests wait now in this process (bounded by `limits.maxWatchers`). */
-  readonly watchers: { count: number }
+  readonly watchers: { count: number; readonly byPrincipal: Map<string, number> }
   readonly middleware: readonly ChatMiddleware[]
   /** Picks the tools declared to each model call; without it, every tool is declared. */
   readonly toolSearch: ToolSearch | undefined
@@ -230,6 +244,8 @@ export interface ChatConfig {
   /** The request's principal (`identify`, else anonymous), checked. */
   readonly identify: (request: Request) => Promise<Principal>
   readonly onDecision: ((record: DecisionRecord) => void | Promise<void>) | undefined
+  /** The key the decision records are signed with (`decisions.secret`, else `reviewLinks.secret`); `undefined`: a plain digest chain. */
+  readonly recordKey: Promise<CryptoKey> | undefined
   readonly reviewLinks: { readonly key: Promise<CryptoKey>; readonly url: (token: string) => string; readonly ttlMs: number } | undefined
   readonly onApprovalRequested: ((request: ApprovalRequest) => void | Promise<void>) | undefined
   readonly onExpired: ((approval: ExpiredApproval) => Escalation | undefined | Promise<Escalation | undefined>) | undefined
@@ -244,6 +260,12 @@ export interface DevtoolsRuns {
   of(threadId: string): readonly { readonly runId: string; readonly startedAt: number; readonly kind: string }[]
 }
 
+
+/** `decisions`: how the decision records are signed. */
+export interface DecisionRecordOptions {
+  /** At least 32 bytes of secret (a string of 32+ characters, or bytes), held by the app and never by the store. */
+  readonly secret: string | Uint8Array
+}
 
 // Review links and the requests that carry them (decisions/reviewLinks.ts, decisions/approvalRequests.ts).
 

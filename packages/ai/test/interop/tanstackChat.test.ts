@@ -214,6 +214,23 @@ describe("TanStack AI's ChatClient at the chat endpoint (?client=tanstack)", () 
     await sent
   }, 20_000)
 
+  it('answers every other GET as the endpoint does (decisions, watch, devtools), and refuses another dialect’s format with 400 (issue 36)', async () => {
+    const server = await startServer({ model: scriptedModel([{ when: 'pay', call: () => ({ tool: 'transfer_money', input: { to: 'Bob', amount: 500 } }), then: () => 'paid' }]), tools: [transferDef.server(() => ({ receipt: 'r' }))], devtools: true })
+    const turn = await server.send('pay Bob')
+    await server.resume(turn.threadId, [{ interruptId: turn.interrupts[0]!.id, approved: true }])
+    const get = async (query: string) => {
+      const response = await fetch(`${server.url}?client=tanstack&threadId=${turn.threadId}&${query}`)
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> & { error?: { code: string; path?: string } } }
+    }
+    const decisions = await get('decisions')
+    expect([decisions.status, (decisions.body.decisions as { decision: string }[]).map((record) => record.decision)]).toEqual([200, ['approved']])
+    expect(await get('watch=0')).toEqual({ status: 200, body: { threadId: turn.threadId, version: expect.any(Number) } })
+    const devtools = await get('devtools')
+    expect([devtools.status, devtools.body.threadId]).toEqual([200, turn.threadId])
+    const aiSdk = await get('format=ai-sdk')
+    expect([aiSdk.status, aiSdk.body.error?.code, aiSdk.body.error?.path]).toEqual([400, 'INVALID_REQUEST', 'format'])
+  })
+
   it('refuses a rejoin of a run whose events are not kept, with the path', async () => {
     const server = await setUp()
     const response = await fetch(`${server.url}?client=tanstack&offset=-1&runId=run_unknown`)

@@ -29,7 +29,7 @@ describe('patterns of a frontend tool', () => {
   it.each([
     [withPattern('^(a)\\1$'), 'tools[0].parameters.properties.code.pattern', /backreference/],
     [withPattern('^(?=a)a$'), 'tools[0].parameters.properties.code.pattern', /lookaround/],
-    [withPattern('^a{1,5000}$'), 'tools[0].parameters.properties.code.pattern', /more than 2000/],
+    [withPattern('^(ab){1,5000}$'), 'tools[0].parameters.properties.code.pattern', /more than 2000/],
     [withPattern('^(a'), 'tools[0].parameters.properties.code.pattern', /not a valid regular expression/],
     [{ type: 'object', properties: { code: { anyOf: [{ type: 'string', pattern: '^a+$' }, { type: 'number' }] } } }, 'tools[0].parameters.properties.code.anyOf[0].pattern', /under `anyOf`/],
     [{ type: 'object', patternProperties: { '^(a+)+$': { type: 'string' } } }, 'tools[0].parameters.patternProperties', /patternProperties/],
@@ -44,6 +44,9 @@ describe('patterns of a frontend tool', () => {
     ['^(a|a)*$', 100_000],
     ['^a*a*a*$', 100_000],
     ['^(?:\\w+\\s?)*$', 100_000],
+    ['^a{1,5000}$', 100_000],
+    ['(a|a)*b', 100_000],
+    ['\\w*\\d*\\w*#$', 100_000],
   ])('runs %s in linear time on a %i-character argument that does not match, and tells the model', async (pattern, length) => {
     const server = await startServer({ model, frontendTools: ['enter_code'] })
     const response = await server.post(runInput(withPattern(pattern), 't-linear', `code ${length} !`))

@@ -58,4 +58,10 @@ describe('devtools route (GET ?threadId=&devtools)', () => {
     expect(() => createChatHandler({ model, devtools: true })).toThrow(/devtools.*production/)
     expect(() => createChatHandler({ model, devtools: { allowInProduction: true } })).not.toThrow()
   })
+
+  it.each(['Production', 'PRODUCTION', 'production ', ' production\n'])('is refused for any spelling of production (NODE_ENV=%j), unless allowed explicitly', (spelling) => {
+    vi.stubEnv('NODE_ENV', spelling)
+    expect(() => createChatHandler({ model, devtools: true })).toThrow(/devtools.*production/)
+    expect(() => createChatHandler({ model, devtools: { allowInProduction: true } })).not.toThrow()
+  })
 })

@@ -40,6 +40,37 @@ describe('refused answers change nothing', () => {
     expect(ran).toEqual([])
   })
 
+  it('refuses a grant lifetime past a year (or not a safe integer) with 400 naming the field, and takes one of a year (issue 36)', async () => {
+    const { ran, start } = setup()
+    const server = await start()
+    const turn = await server.send('send 500 to Bob')
+    const before = await server.get(turn.threadId)
+    for (const ttlMs of [9007199254740991, 365 * 24 * 3600_000 + 1, 1e300, 0.5]) {
+      const response = await server.post({ threadId: turn.threadId, resume: [{ interruptId: turn.interrupts[0]!.id, approved: true, grant: { ttlMs } }] })
+      expect(await errorOf(response)).toEqual({ status: 400, error: { code: 'INVALID_REQUEST', message: expect.stringContaining('ttlMs'), path: 'resume[0].grant.ttlMs' } })
+    }
+    expect(await server.get(turn.threadId)).toEqual(before)
+    expect(ran).toEqual([])
+    const year = await server.resume(turn.threadId, [{ interruptId: turn.interrupts[0]!.id, approved: true, grant: { ttlMs: 365 * 24 * 3600_000 } }])
+    expect(year.status).toBe(200)
+    expect(ran).toEqual([{ to: 'Bob', amount: 500 }])
+  })
+
+  it('never echoes more than a short prefix of what it refuses: a 900 KB grant id, interrupt id or a 200 KB edited value (issue 36)', async () => {
+    const { start } = setup()
+    const server = await start()
+    const turn = await server.send('send 500 to Bob')
+    const huge = 'g'.repeat(900_000)
+    const small = async (response: Response) => {
+      const text = await response.text()
+      return { status: response.status, code: (JSON.parse(text) as { error: { code: string } }).error.code, short: text.length < 1_500, echoed: text.includes('g'.repeat(64)), whole: text.includes('g'.repeat(1_500)) }
+    }
+    expect(await small(await server.post({ threadId: turn.threadId, revokeGrant: huge }))).toEqual({ status: 404, code: 'GRANT_NOT_FOUND', short: true, echoed: true, whole: false })
+    expect(await small(await server.post({ threadId: turn.threadId, resume: [{ interruptId: huge, approved: true }] }))).toEqual({ status: 404, code: 'INTERRUPT_NOT_FOUND', short: true, echoed: true, whole: false })
+    const edited = await server.post({ threadId: turn.threadId, resume: [{ interruptId: turn.interrupts[0]!.id, approved: true, editedArgs: { to: 'Bob', amount: huge.slice(0, 200_000) } }] })
+    expect(await small(edited)).toMatchObject({ status: 422, code: 'INVALID_EDITED_ARGS', short: true, whole: false })
+  })
+
   it("refuses an interrupt id of another thread", async () => {
     const { ran, start } = setup()
     const server = await start()

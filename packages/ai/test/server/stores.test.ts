@@ -9,6 +9,7 @@ import { redisStore } from '@toolgate/ai/server/redis'
 import { postgresStore } from '@toolgate/ai/server/postgres'
 import { attachmentStoreConformance, threadStoreConformance } from '@toolgate/ai/server/testing'
 import { reviewedApp } from '../../src/server/testing/approvalAttacks.ts'
+import { digestOf } from '../../src/util/digest.ts'
 import { startRedis, type RedisServer } from '../services/redis.ts'
 import { startPostgres, type PostgresServer } from '../services/postgres.ts'
 
@@ -480,6 +481,29 @@ describe('on a real PostgreSQL', () => {
     }
   })
 
+  it('with a secret, refuses records rewritten in PostgreSQL with their chain and the head’s tip recomputed, and records deleted with the tip (issue 36)', async () => {
+    const store = postgresStore({ pool, table: 'forged' })
+    await store.ensureSchema()
+    const secret = 'records-secret-0123456789-abcdefghijkl'
+    const setTip = async (threadId: string, tip: { count: number; last: string } | undefined) => {
+      const { rows } = await pool.query('SELECT head FROM forged_threads WHERE id = $1', [threadId])
+      await pool.query('UPDATE forged_threads SET head = $2 WHERE id = $1', [threadId, JSON.stringify({ ...JSON.parse(rows[0].head), decisions: tip })])
+    }
+    // `by` rewritten, its digest recomputed as a writer without the secret can, and the head's tip moved to it.
+    const rewritten = await decidedThread(store, secret)
+    const { rows } = await pool.query('SELECT record FROM forged_decisions WHERE thread_id = $1', [rewritten.threadId])
+    const { digest: _, ...body } = { ...JSON.parse(rows[0].record), by: { id: 'mallory' } }
+    const digest = await digestOf(body)
+    await pool.query('UPDATE forged_decisions SET record = $2 WHERE thread_id = $1', [rewritten.threadId, JSON.stringify({ ...body, digest })])
+    await setTip(rewritten.threadId, { count: 1, last: digest })
+    await expectAltered(rewritten.handler, rewritten.threadId)
+    // Every record deleted, and the tip with them: the call still shows its approval.
+    const deleted = await decidedThread(store, secret)
+    await pool.query('DELETE FROM forged_decisions WHERE thread_id = $1', [deleted.threadId])
+    await setTip(deleted.threadId, undefined)
+    await expectAltered(deleted.handler, deleted.threadId)
+  })
+
   it('refuses a listener that is neither a client nor a function that connects one, naming the option', () => {
     expect(() => postgresStore({ pool, listener: {} as never })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'listener' }))
     expect(() => postgresStore({ pool, timeoutMs: 1.5 })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'timeoutMs' }))
@@ -556,11 +580,11 @@ async function expectWatchAnsweredAcrossInstances(a: ReturnType<typeof reviewedA
   expect(a.ran).toEqual([{ tool: 'transfer_money', input: { to: 'Bob', amount: 500 } }])
 }
 
-/** A thread with one recorded approval, on `store`. */
-async function decidedThread(store: ThreadStore) {
+/** A thread with one recorded approval, on `store` (signed with `secret`, when given). */
+async function decidedThread(store: ThreadStore, secret?: string) {
   const transfer = toolDefinition({ name: 'transfer_money', description: 'Sends money', inputSchema: v.object({ amount: v.number() }), needsApproval: true }).server(async () => ({ ok: true }))
   const model = scriptedModel([{ when: 'pay', call: () => ({ tool: 'transfer_money', input: { amount: 500 } }), then: () => 'paid' }])
-  const handler = createChatHandler({ model, tools: [transfer], store, identify: () => ({ id: 'bob' }) })
+  const handler = createChatHandler({ model, tools: [transfer], store, identify: () => ({ id: 'bob' }), ...(secret ? { decisions: { secret } } : {}) })
   const post = (body: unknown) => handler(new Request('http://test/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }))
   const events = (await (await post({ message: 'pay' })).text()).split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)))
   const threadId = events[0].threadId as string

@@ -94,6 +94,29 @@ describe('GET ?threadId&watch=<version>', () => {
     expect(next.status).toBe(200)
   })
 
+  it('bounds each principal’s watches too: alice holding hers leaves a place for bob (issue 36)', async () => {
+    const store = memoryStore()
+    let watching = 0
+    const counting: ThreadStore = { ...store, watch: (...args) => (watching++, store.watch!(...args)) }
+    const { watch, threadId, version } = await app({ store: counting, limits: { maxWatchers: 2, maxWatchersPerPrincipal: 1, watchMs: 60_000 } })
+    const held = [new AbortController(), new AbortController()]
+    const first = watch(threadId, version, 'alice', held[0]!.signal).catch(() => undefined)
+    while (watching < 1) await new Promise((resolve) => setTimeout(resolve, 5))
+    // Alice's second watch is refused (or, unbounded per person, waits and fills the process).
+    const second = watch(threadId, version, 'alice', held[1]!.signal).catch(() => undefined)
+    const taken = new Promise<void>(async (resolve) => {
+      while (watching < 2) await new Promise((resolve) => setTimeout(resolve, 5))
+      resolve()
+    })
+    const refused = await Promise.race([second, taken])
+    const refusal = refused instanceof Response ? [refused.status, ((await refused.json()) as { error: { code: string } }).error.code] : 'alice’s second watch waits'
+    const bob = await watch(threadId, 0, 'bob')
+    for (const controller of held) controller.abort()
+    await first
+    expect(refusal).toEqual([429, 'TOO_MANY_WATCHERS'])
+    expect(bob.status).toBe(200)
+  })
+
   it('works on a store with no wakeup of its own, by looking at the head', async () => {
     const store = memoryStore()
     const { watch: _omitted, ...plain } = store

@@ -4,7 +4,11 @@
 // syntax under the `u` flag, as JSON Schema's `pattern` is run. What needs backtracking to mean
 // anything (backreferences, lookaround) is refused, and so is an automaton too large to bound.
 // Single characters (`[^\p{L}\d]`, `\s`, `.`) are tested by the platform's engine on one code
-// point at a time, where it cannot backtrack.
+// point at a time, where it cannot backtrack. A counted repetition of one character
+// (`[a-z]{1,5000}`, `.{0,10000}`, `\d{3,}`) is one counting state, not a copy of the character per
+// count: the threads inside it differ only by their count, and all read the same character, so it
+// keeps the positions where they entered (a queue, oldest first, at most `max` long) and lets one
+// out once the oldest has read `min`; its work per character stays constant.
 
 /** A pattern this engine cannot run, and why. */
 export class UnboundedPatternError extends Error {}
@@ -24,6 +28,28 @@ type State =
   | { kind: 'split'; out: State; alt: State; mark: number }
   | { kind: 'assert'; at: '^' | '$' | 'b' | 'B'; out: State; mark: number }
   | { kind: 'match'; mark: number }
+  | Counter
+
+/** `test{min,max}`: one state for every count; `entries` are where the threads in it entered, during the search `search`. */
+interface Counter {
+  kind: 'count'
+  test: (codePoint: number) => boolean
+  min: number
+  max: number
+  out: State
+  mark: number
+  /** The search and step it was last listed in (so it is stepped once per character). */
+  listed: number
+  search: number
+  entries: number[]
+  first: number
+}
+
+/** Repetitions of one character up to this many counts are run by one counting state. */
+export const MAX_COUNT = 100_000
+
+/** Below this many copies a repetition is cheaper as plain states. */
+const COUNT_FROM = 8
 
 /** A compiled pattern: `test` says whether it matches anywhere in the input, as `RegExp.prototype.test` would. */
 export interface LinearRegex {
@@ -55,6 +81,9 @@ export function linearRegex(source: string): LinearRegex {
         return rest.reduce((joined, option) => make({ kind: 'split', out: joined, alt: option, mark: -1 }), first!)
       }
       case 'repeat': {
+        if (node.body.kind === 'char' && (node.max === Infinity ? node.min : node.max) > COUNT_FROM) {
+          return make<Counter>({ kind: 'count', test: node.body.test, min: node.min, max: node.max, out: next, mark: -1, listed: -1, search: -1, entries: [], first: 0 })
+        }
         let after = next
         if (node.max === Infinity) {
           const loop = make({ kind: 'split', out: next, alt: next, mark: -1 })
@@ -86,6 +115,7 @@ const isWord = (codePoint: number | undefined) =>
 function search(start: State, input: string): boolean {
   const points = Array.from(input, (char) => char.codePointAt(0)!)
   generation++
+  const thisSearch = generation
   let matched = false
   /** Adds `state` and what it reaches without reading (at position `at`) to `into`. */
   const add = (into: State[], first: State, at: number) => {
@@ -100,6 +130,15 @@ function search(start: State, input: string): boolean {
           break
         case 'char':
           into.push(state)
+          break
+        case 'count':
+          // A thread enters with count 0: kept (the queue is this search's), listed once, and out at once when `min` is 0.
+          if (state.search !== thisSearch) (state.search = thisSearch), (state.entries = []), (state.first = 0)
+          if (state.max === Infinity && state.entries.length > state.first) {
+            // With no upper bound only the oldest entry matters: every thread reads the same characters.
+          } else state.entries.push(at)
+          if (state.listed !== generation) (state.listed = generation), into.push(state)
+          if (state.min === 0) stack.push(state.out)
           break
         case 'split':
           stack.push(state.alt, state.out)
@@ -123,9 +162,31 @@ function search(start: State, input: string): boolean {
     generation++
     const next: State[] = []
     const point = points[at]!
-    for (const state of current) if (state.kind === 'char' && state.test(point)) add(next, state.out, at + 1)
+    for (const state of current) {
+      if (state.kind === 'char') {
+        if (state.test(point)) add(next, state.out, at + 1)
+      } else if (state.kind === 'count') step(state, point, at + 1, next)
+    }
     if (matched) return true
     current = next
+  }
+
+  /** A counting state reads the character before `after`: every count is one more; out once the oldest reached `min`, kept while any is below `max`. */
+  function step(state: Counter, point: number, after: number, next: State[]): void {
+    if (!state.test(point)) {
+      // Every thread in it ends.
+      state.entries = []
+      state.first = 0
+      return
+    }
+    const { entries, min, max } = state
+    while (state.first < entries.length && after - entries[state.first]! > max) state.first++
+    if (state.first === entries.length) return
+    if (state.first > 1024 && state.first * 2 > entries.length) (state.entries = entries.slice(state.first)), (state.first = 0)
+    const oldest = state.entries[state.first]!
+    if (after - oldest >= min) add(next, state.out, after)
+    const newest = state.entries[state.entries.length - 1]!
+    if (after - newest < max && state.listed !== generation) (state.listed = generation), next.push(state)
   }
 }
 
@@ -176,7 +237,8 @@ class Parser {
       this.#at += match[0].length
     } else return body
     if (this.#peek() === '?') this.#at++ // lazy: the same language, and `test` asks only whether it matches
-    if (min > MAX_STATES || (max !== Infinity && max > MAX_STATES)) throw new UnboundedPatternError(`it repeats something more than ${MAX_STATES} times`)
+    const bound = body.kind === 'char' ? MAX_COUNT : MAX_STATES
+    if (min > bound || (max !== Infinity && max > bound)) throw new UnboundedPatternError(`it repeats ${body.kind === 'char' ? 'a character' : 'something'} more than ${bound} times`)
     return { kind: 'repeat', body, min, max }
   }
 

@@ -1,4 +1,4 @@
-import { capText } from '../../util/capText.ts'
+import { capText, echoed } from '../../util/capText.ts'
 import { ToolValidationError } from '../../errors.ts'
 import type { ResumeAnswer } from '../../protocol/requests.ts'
 import { formatIssuePath } from '../../schema/formatIssues.ts'
@@ -161,11 +161,11 @@ async function checkEditedArgs(interrupt: StoredInterrupt, editedArgs: unknown, 
 
 function notPending(head: ThreadHead, interruptId: string, path: string): HttpError {
   if (head.resolvedInterruptIds.includes(interruptId)) return alreadyAnswered(interruptId, path)
-  return new HttpError(404, 'INTERRUPT_NOT_FOUND', `Thread has no pending interrupt "${interruptId}"`, `${path}.interruptId`)
+  return new HttpError(404, 'INTERRUPT_NOT_FOUND', `Thread has no pending interrupt ${echoed(interruptId)}`, `${path}.interruptId`)
 }
 
 function alreadyAnswered(interruptId: string, path: string): HttpError {
-  return new HttpError(409, 'INTERRUPT_ALREADY_ANSWERED', `Interrupt "${interruptId}" is already answered`, `${path}.interruptId`)
+  return new HttpError(409, 'INTERRUPT_ALREADY_ANSWERED', `Interrupt ${echoed(interruptId)} is already answered`, `${path}.interruptId`)
 }
 
 function mismatch(message: string, path: string): HttpError {

@@ -71,11 +71,11 @@ export async function settleDueExpiries(config: ChatConfig, head: ThreadHead, re
         if (open.some((interrupt) => !isExpired(interrupt, now))) {
           // Something still waits: the step stays open; what expired without a route ends with it.
           if (routed.size === 0) throw new NothingDue()
-          return escalate(current, { recovery, step: { ...step, interrupts }, decided: await chainDecisions(current.decisions, drafts) })
+          return escalate(current, { recovery, step: { ...step, interrupts }, decided: await chainDecisions(current.decisions, drafts, config.recordKey) })
         }
         expired = open
         const settled = await settleInterrupts(step.message, interrupts, config.tools, 'cancel', toolFailures(config, current.id, ''), now, EXPIRED_STEP_REASON)
-        const outcomes = await recordOutcomes(current, interrupts, settled, SYSTEM)
+        const outcomes = await recordOutcomes(current, interrupts, settled, SYSTEM, config.recordKey)
         return cancelStep(current, { recovery, step: { ...step, interrupts }, settled: outcomes, decided: outcomes.decided })
       },
       head,

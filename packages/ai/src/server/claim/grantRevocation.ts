@@ -1,4 +1,5 @@
 import type { RevokeGrantRequest } from '../../protocol/requests.ts'
+import { echoed } from '../../util/capText.ts'
 import { HttpError } from '../errors.ts'
 import { jsonResponse } from '../http/responses.ts'
 import type { ChatConfig } from '../options.ts'
@@ -19,7 +20,7 @@ export async function revokeGrantOf(config: ChatConfig, request: Request, body: 
 export async function revoke(config: ChatConfig, threadId: string, grantId: string): Promise<void> {
   await updateThread(config.store, threadId, (head) => {
     if (!head.grants?.some((grant) => grant.id === grantId)) {
-      throw new HttpError(404, 'GRANT_NOT_FOUND', `Thread "${threadId}" has no grant "${grantId}" (or it was revoked)`, 'revokeGrant')
+      throw new HttpError(404, 'GRANT_NOT_FOUND', `Thread "${threadId}" has no grant ${echoed(grantId)} (or it was revoked)`, 'revokeGrant')
     }
     return revokeGrant(head, { grantId })
   })

@@ -136,7 +136,7 @@ function answersChange(config: ChatConfig, body: ResumeRequest & AguiFields, who
     const { drafts, grants, reproposed } = checked
     const step = markAnsweredByMessage(checked.step, fromMessages)
     if (running) throw threadBusy()
-    const chain = await chainDecisions(head.decisions, drafts)
+    const chain = await chainDecisions(head.decisions, drafts, config.recordKey)
     const decided = grants.length > 0 ? { ...chain, grants: [...(head.grants ?? []), ...grants] } : chain
     // The waits this request ends; a replay of a lost run's answers (above) ends none, nor does an
     // approval short of the reviewers' `required` count (the interrupt stays open).

@@ -6,7 +6,8 @@ import type { ChatConfig } from '../options.ts'
 import { toWire, unanswered } from '../run/interrupts.ts'
 import { startDetachedRun } from '../run/startRun.ts'
 import { checkLinkApplies, verifyReviewLink, type ReviewClaims } from '../decisions/reviewLinks.ts'
-import { isReviewer } from '../decisions/reviewers.ts'
+import { checkReviewer, isReviewer } from '../decisions/reviewers.ts'
+import type { StoredInterrupt } from '../thread/threadStore.ts'
 import { storeAnswers } from './resume.ts'
 import { requesterContext } from './requesterContext.ts'
 import { ANONYMOUS, summaryOf } from '../decisions/records.ts'
@@ -55,14 +56,26 @@ async function decideOnce(config: ChatConfig, request: Request, body: ResumeRequ
   return { threadId: head.id, interruptId: recorded.interruptId, decision: summaryOf(recorded), resumed: change.start !== undefined }
 }
 
-/** `GET ?review=<token>`: what the link's reviewer decides on. Changes nothing. */
-export async function reviewView(config: ChatConfig, token: string): Promise<Response> {
+/** `GET ?review=<token>`: what the link's reviewer decides on, and why the one who opened it may not, if so. Changes nothing. */
+export async function reviewView(config: ChatConfig, request: Request, token: string): Promise<Response> {
   const claims = await claimsOf(config, token)
   const head = await config.store.head(claims.threadId)
   if (!head) throw threadNotFound(claims.threadId)
   const interrupt = await checkLinkApplies(unanswered(head.step).find((candidate) => candidate.id === claims.interruptId), claims)
-  const view: ReviewView = { threadId: head.id, interrupt: toWire(interrupt, config.tools), linkExpiresAt: new Date(claims.expiresAt).toISOString() }
+  const refusal = refusalOf(claims, interrupt, await config.identify(request))
+  const view: ReviewView = { threadId: head.id, interrupt: toWire(interrupt, config.tools), linkExpiresAt: new Date(claims.expiresAt).toISOString(), ...(refusal ? { refusal } : {}) }
   return jsonResponse(200, view)
+}
+
+/** What deciding through the link would be refused with, for the one who opened it: the same checks as `review`. */
+function refusalOf(claims: ReviewClaims, interrupt: StoredInterrupt, identified: Principal): ReviewView['refusal'] {
+  try {
+    checkReviewer(interrupt, linkPrincipal(claims, identified), 'review')
+    return undefined
+  } catch (error) {
+    if (error instanceof HttpError) return { code: error.code, message: error.message }
+    throw error
+  }
 }
 
 async function claimsOf(config: ChatConfig, token: string): Promise<ReviewClaims> {
@@ -80,10 +93,10 @@ function linkPrincipal(claims: ReviewClaims, identified: Principal): Principal {
   if ('user' in claims.reviewer) {
     if (anonymous) return { id: claims.reviewer.user }
     if (identified.id === claims.reviewer.user) return identified
-    throw new HttpError(403, 'NOT_A_REVIEWER', `This review link is for "${claims.reviewer.user}", not "${identified.id}"`, 'review')
+    throw new HttpError(403, 'NOT_A_REVIEWER', `This review link is for "${claims.reviewer.user}"; you are signed in as "${identified.id}"`, 'review')
   }
   if (!isReviewer({ roles: [claims.reviewer.role] }, identified)) {
-    throw new HttpError(403, 'NOT_A_REVIEWER', `This review link is for someone in role "${claims.reviewer.role}"; ${anonymous ? 'sign in first' : `"${identified.id}" is not`}`, 'review')
+    throw new HttpError(403, 'NOT_A_REVIEWER', anonymous ? `This review link is for someone in role "${claims.reviewer.role}": sign in first` : `This review link is for someone in role "${claims.reviewer.role}", and "${identified.id}" is not in it`, 'review')
   }
   return identified
 }

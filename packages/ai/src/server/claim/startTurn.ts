@@ -128,7 +128,7 @@ function messageChange(config: ChatConfig, body: AguiFields, turn: { readonly ru
       if (head.bytes + userBytes > maxThreadBytes) throw threadFull(`${maxThreadBytes} bytes`)
     }
     const settled = step ? await settleInterrupts(step.message, step.interrupts, config.tools, 'supersede', toolFailures(config, head.id, runId)) : undefined
-    const superseded = step && settled ? await recordOutcomes(head, step.interrupts, settled, by) : undefined
+    const superseded = step && settled ? await recordOutcomes(head, step.interrupts, settled, by, config.recordKey) : undefined
     // Interrupts nobody answered stop waiting here: superseded, or expired before the message came.
     return { ...claimForMessage(head, { runId, user, by, recovery, superseded, now: Date.now() }), ended: unanswered(step) }
   }

@@ -65,7 +65,7 @@ async function cancelWaiting(config: ChatConfig, request: Request, threadId: str
       const recovery = recoverLostRun(head, runLeaseMs, config.tools)
       const { step } = recovery
       if (isRunning(head, runLeaseMs) || !step || unanswered(step).length === 0 || step.running.length > 0) throw new Unchanged()
-      const settled = await recordOutcomes(head, step.interrupts, await settleInterrupts(step.message, step.interrupts, config.tools, 'cancel', toolFailures(config, head.id, '')), by)
+      const settled = await recordOutcomes(head, step.interrupts, await settleInterrupts(step.message, step.interrupts, config.tools, 'cancel', toolFailures(config, head.id, '')), by, config.recordKey)
       ended = unanswered(step)
       cancelled = ended.map((interrupt) => interrupt.id)
       return cancelStep(head, { recovery, step, settled, decided: settled.decided })

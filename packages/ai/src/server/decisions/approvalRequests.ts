@@ -1,4 +1,5 @@
 import type { Reviewers } from '../../protocol/decisions.ts'
+import { UNSIGNED_DECISIONS, warnOnce } from '../warnings.ts'
 import { digestOf } from '../../util/digest.ts'
 import type { ApprovalRequest, ChatConfig, LinkReviewer, ReviewLink } from '../options.ts'
 import type { StoredInterrupt } from '../thread/threadStore.ts'
@@ -12,6 +13,8 @@ const DAY_MS = 24 * 60 * 60 * 1000
 
 /** Makes each reviewer-only interrupt's links and hands them to `onApprovalRequested`; its failures go to `onError`. */
 export async function requestReviews(config: ChatConfig, threadId: string, interrupts: readonly StoredInterrupt[]): Promise<void> {
+  // Reviewers decide here, and nothing signs what they decided: said once, whatever the hooks.
+  if (!config.recordKey && interrupts.some((interrupt) => interrupt.reviewers)) warnOnce(UNSIGNED_DECISIONS)
   const hook = config.onApprovalRequested
   if (!hook) return
   for (const interrupt of interrupts) {

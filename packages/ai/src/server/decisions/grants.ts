@@ -7,6 +7,9 @@ import { isReviewer } from './reviewers.ts'
 // the thread's head, so a covered call is decided under the same compare-and-set as the rest.
 // A grant is never wider than the person who gave it.
 
+/** The longest a grant may last (`grant.ttlMs`): a year. For longer, leave `ttlMs` out: the grant lasts as long as the thread. */
+export const MAX_GRANT_TTL_MS = 365 * 24 * 60 * 60 * 1000
+
 /** The grant an approval asked for, made by `by` for calls of `toolName` (with `args`, if `sameArguments`). */
 export async function makeGrant(request: GrantRequest, toolName: string, by: Principal, args: unknown, now = Date.now()): Promise<Grant> {
   return {

@@ -19,13 +19,13 @@ export function checkReviewer(interrupt: StoredInterrupt, principal: Principal, 
   const { reviewers } = interrupt
   if (!reviewers) return
   if (interrupt.requestedBy && principal.id === interrupt.requestedBy.id) {
-    throw new HttpError(403, 'REVIEWER_REQUIRED', `Interrupt "${interrupt.id}" waits for ${describeReviewers(reviewers)}; the requester may not decide it`, `${path}.interruptId`)
+    throw new HttpError(403, 'REVIEWER_REQUIRED', `"${interrupt.toolName}" waits for ${describeReviewers(reviewers)}; the person who asked for it may not decide it`, `${path}.interruptId`)
   }
   if (!isReviewer(reviewers, principal)) {
-    throw new HttpError(403, 'NOT_A_REVIEWER', `Interrupt "${interrupt.id}" waits for ${describeReviewers(reviewers)}; "${principal.id}" is not one`, `${path}.interruptId`)
+    throw new HttpError(403, 'NOT_A_REVIEWER', `"${interrupt.toolName}" waits for ${describeReviewers(reviewers)}, and "${principal.id}" is not one of them`, `${path}.interruptId`)
   }
   if (interrupt.approvals?.some((approval) => approval.by.id === principal.id)) {
-    throw new HttpError(409, 'ALREADY_DECIDED', `"${principal.id}" already approved interrupt "${interrupt.id}"; another reviewer must decide`, `${path}.interruptId`)
+    throw new HttpError(409, 'ALREADY_DECIDED', `"${principal.id}" already approved "${interrupt.toolName}"; another reviewer must decide`, `${path}.interruptId`)
   }
 }
 

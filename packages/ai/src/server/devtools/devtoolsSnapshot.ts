@@ -1,5 +1,6 @@
 import type { DevtoolsRun, DevtoolsSnapshot } from '../../protocol/devtools.ts'
 import type { RunEvent } from '../../protocol/events.ts'
+import { verifiedDecisions } from '../decisions/records.ts'
 import { HttpError } from '../errors.ts'
 import { jsonResponse } from '../http/responses.ts'
 import type { ChatConfig } from '../options.ts'
@@ -15,6 +16,8 @@ export async function devtoolsResponse(config: ChatConfig, request: Request, thr
   if (!devtools) throw new HttpError(404, 'DEVTOOLS_DISABLED', 'This handler does not serve devtools; create it with `devtools: true`', 'devtools')
   const head = await loadHead(config, request, threadId, 'read')
   const messages = await loadMessages(config.store, head)
+  // The whole record, verified (as `GET ?decisions` is), with the decisions the messages show checked against it.
+  const decisions = await verifiedDecisions(config, head, messages)
   const { runLeaseMs } = config.limits
   const known = [...devtools.of(threadId)]
   const active = head.activeRun
@@ -36,6 +39,8 @@ export async function devtoolsResponse(config: ChatConfig, request: Request, thr
     lease: active && { ...active, expiresAt: active.renewedAt + runLeaseMs, live: isRunning(head, runLeaseMs) },
     messages,
     step: head.step && { ...head.step },
+    decisions,
+    grants: head.grants ?? [],
     runs,
   }
   return jsonResponse(200, snapshot)

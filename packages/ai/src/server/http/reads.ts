@@ -12,7 +12,8 @@ import { reviewView } from '../claim/reviews.ts'
 import { settleDueExpiries } from '../claim/expiry.ts'
 import { checkedThreadId } from './requests.ts'
 import { jsonResponse } from './responses.ts'
-import { verifiedDecisions } from '../decisions/records.ts'
+import { checkShownDecisions, verifiedDecisions } from '../decisions/records.ts'
+import type { ThreadMessage } from '../../protocol/messages.ts'
 import { requestHeader } from './nodeRequest.ts'
 import { devtoolsResponse } from '../devtools/devtoolsSnapshot.ts'
 import { uiMessageStreamOf, uiThreadOf } from '../aisdk/uiMessageChat.ts'
@@ -57,7 +58,7 @@ export async function read(config: ChatConfig, request: Request): Promise<Respon
   config.telemetry?.describeRequest(request, { kind, threadId: param ?? undefined })
   if (!param && params.has('capabilities')) return jsonResponse(200, capabilitiesOf(config))
   const token = params.get('review')
-  if (token !== null) return reviewView(config, token)
+  if (token !== null) return reviewView(config, request, token)
   if (!param) throw new HttpError(400, 'INVALID_REQUEST', 'Pass the thread to read as `?threadId=`', 'threadId')
   const threadId = checkedThreadId(param)
   if (kind === 'devtools') return devtoolsResponse(config, request, threadId)
@@ -70,19 +71,26 @@ export async function read(config: ChatConfig, request: Request): Promise<Respon
   const before = indexParam(params, 'before')
   // An approval past its expiry is settled by the first reader: whoever reads sees it expired (or escalated).
   const head = await settleDueExpiries(config, await loadHead(config, request, threadId, 'read'), request)
-  if (params.has('decisions')) return jsonResponse(200, { threadId: head.id, decisions: await verifiedDecisions(config.store, head) })
+  if (params.has('decisions')) return jsonResponse(200, { threadId: head.id, decisions: await verifiedDecisions(config, head, await storedHistory(config, head)) })
   const attachmentId = params.get('attachmentId')
   if (attachmentId && !/^[\w.:-]{1,128}$/.test(attachmentId)) throw new HttpError(400, 'INVALID_REQUEST', '`attachmentId` is not an attachment id', 'attachmentId')
   if (attachmentId) return attachmentResponse(config.attachments, head.id, attachmentId)
-  if (aiSdk) return jsonResponse(200, uiThreadOf(config, request, snapshot(head, await storedHistory(config, head), config.limits.runLeaseMs, config.tools)))
+  if (aiSdk) return jsonResponse(200, uiThreadOf(config, request, snapshot(head, await shownHistory(config, head), config.limits.runLeaseMs, config.tools)))
   if (limit === undefined && before === undefined) {
-    return jsonResponse(200, snapshot(head, await storedHistory(config, head), config.limits.runLeaseMs, config.tools))
+    return jsonResponse(200, snapshot(head, await shownHistory(config, head), config.limits.runLeaseMs, config.tools))
   }
   const to = Math.min(before ?? head.messageCount, head.messageCount)
   const from = Math.max(0, to - (limit ?? to))
-  const messages = await storedHistory(config, head, from, to)
+  const messages = await shownHistory(config, head, from, to)
   const window = { from, total: head.messageCount }
   return jsonResponse(200, snapshot(head, messages, config.limits.runLeaseMs, config.tools, { window, withStep: to === head.messageCount }))
+}
+
+/** The messages a read shows, once the decisions they (and the head) show are checked against the signed records. */
+async function shownHistory(config: ChatConfig, head: ThreadHead, from?: number, to?: number): Promise<readonly ThreadMessage[]> {
+  const messages = await storedHistory(config, head, from, to)
+  await checkShownDecisions(config, head, messages)
+  return messages
 }
 
 function wantsEventStream(request: Request): boolean {

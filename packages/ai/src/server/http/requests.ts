@@ -1,7 +1,9 @@
 import { isRecord } from '../../util/isRecord.ts'
+import { capText } from '../../util/capText.ts'
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../util/jsonDepth.ts'
 import type { PostRequest, MessageRequest, ResumeAnswer, ResumeRequest } from '../../protocol/requests.ts'
 import type { GrantRequest } from '../../protocol/decisions.ts'
+import { MAX_GRANT_TTL_MS } from '../decisions/grants.ts'
 import { clientHistoryOf, type ClientHistoryMessage } from '../agui/clientHistory.ts'
 import { HttpError } from '../errors.ts'
 import { NodeRequest, requestHeader } from './nodeRequest.ts'
@@ -109,7 +111,9 @@ function parseGrant(grant: unknown, approved: boolean, path: string): GrantReque
   if (!isRecord(grant)) throw invalid('`grant` must be `{ sameArguments?, ttlMs? }`', path)
   const { sameArguments, ttlMs } = grant
   if (sameArguments !== undefined && typeof sameArguments !== 'boolean') throw invalid('`sameArguments` must be a boolean', `${path}.sameArguments`)
-  if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && (ttlMs as number) > 0)) throw invalid('`ttlMs` must be a positive integer of milliseconds', `${path}.ttlMs`)
+  if (ttlMs !== undefined && !(Number.isSafeInteger(ttlMs) && (ttlMs as number) > 0 && (ttlMs as number) <= MAX_GRANT_TTL_MS)) {
+    throw invalid(`\`ttlMs\` must be a positive integer of milliseconds, at most ${MAX_GRANT_TTL_MS} (a year; leave it out for the thread's life)`, `${path}.ttlMs`)
+  }
   return { ...(sameArguments === undefined ? {} : { sameArguments }), ...(ttlMs === undefined ? {} : { ttlMs: ttlMs as number }) }
 }
 
@@ -274,7 +278,7 @@ function parseJson(text: string): unknown {
   try {
     return JSON.parse(text)
   } catch (error) {
-    throw new HttpError(400, 'INVALID_JSON', `The body is not valid JSON: ${(error as Error).message}`)
+    throw new HttpError(400, 'INVALID_JSON', `The body is not valid JSON: ${capText((error as Error).message, 200)}`)
   }
 }
 

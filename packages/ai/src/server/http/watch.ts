@@ -4,6 +4,7 @@ import { authorizeThread } from '../thread/thread.ts'
 import { THREAD_WATCH_POLL_MS } from '../thread/threadStore.ts'
 import { settleDueExpiries } from '../claim/expiry.ts'
 import { jsonResponse } from './responses.ts'
+import { ANONYMOUS } from '../decisions/records.ts'
 
 // `GET ?threadId=&watch=<version>`: a long poll on the thread's head. A chat waiting for a reviewer
 // learns of a decision made anywhere (a review link, another instance, the API) as soon as it is
@@ -21,7 +22,16 @@ export async function watchResponse(config: ChatConfig, request: Request, thread
   if (watchers.count >= limits.maxWatchers) {
     throw new HttpError(429, 'TOO_MANY_WATCHERS', 'The server holds as many watches as it can at once; try again shortly')
   }
+  // Each person's watches are bounded too, so one who opens a thousand cannot take every other's
+  // place. Without `identify` everyone is the anonymous principal: only the process's bound holds.
+  const principal = await config.identify(request)
+  const who = principal === ANONYMOUS ? undefined : principal.id
+  const held = who === undefined ? 0 : (watchers.byPrincipal.get(who) ?? 0)
+  if (held >= limits.maxWatchersPerPrincipal) {
+    throw new HttpError(429, 'TOO_MANY_WATCHERS', `You hold ${held} watches at once, the most one person may; close some and try again`)
+  }
   watchers.count++
+  if (who !== undefined) watchers.byPrincipal.set(who, held + 1)
   try {
     const deadline = Date.now() + limits.watchMs
     const found = await config.store.head(threadId)
@@ -39,6 +49,11 @@ export async function watchResponse(config: ChatConfig, request: Request, thread
     return jsonResponse(200, { threadId, version: head.version })
   } finally {
     watchers.count--
+    if (who !== undefined) {
+      const left = (watchers.byPrincipal.get(who) ?? 1) - 1
+      if (left === 0) watchers.byPrincipal.delete(who)
+      else watchers.byPrincipal.set(who, left)
+    }
   }
 }
 

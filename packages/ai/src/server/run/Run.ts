@@ -194,7 +194,7 @@ export class Run {
       drafts.length > 0
         ? this.#writer.writeAsync(async (head, append) => {
             // Chained on the head as this write finds it (made again on the tip of a head another writer changed).
-            const decided = await chainDecisions(head.decisions, drafts)
+            const decided = await chainDecisions(head.decisions, drafts, this.config.recordKey)
             return (written = saveStep(head, { fields, append, now: Date.now(), decided }))
           })
         : this.#writer.write((head, append) => saveStep(head, { fields, append, now: Date.now() }))

@@ -163,7 +163,10 @@ const NONE_DECIDED: ReadonlyMap<string, DecisionSummary> = new Map()
 /** Who decided each answered approval, by call. */
 function decisionsOf(interrupts: readonly StoredInterrupt[]): ReadonlyMap<string, DecisionSummary> {
   const decided = new Map<string, DecisionSummary>()
-  for (const { toolCallId, answer } of interrupts) if (answer?.kind === 'approval' && answer.decision) decided.set(toolCallId, answer.decision)
+  for (const { toolCallId, answer, decision } of interrupts) {
+    if (answer?.kind === 'approval' && answer.decision) decided.set(toolCallId, answer.decision)
+    else if (decision) decided.set(toolCallId, decision) // a browser tool's result: the approval that let it run
+  }
   return decided
 }
 

@@ -11,7 +11,7 @@ import { randomId } from '../../util/randomId.ts'
 import type { ToolFailures } from '../errors.ts'
 import type { StoredAnswer, StoredInterrupt, OpenStep } from '../thread/threadStore.ts'
 import type { EndedWait, WaitDecision } from '../../telemetry/hooks.ts'
-import type { DecisionRecord } from '../../protocol/decisions.ts'
+import type { DecisionRecord, DecisionSummary } from '../../protocol/decisions.ts'
 import { summaryOf } from '../decisions/records.ts'
 import { validateInput, type CallPlan } from './callPlan.ts'
 import { callRef, cancelledResult, deniedResult, errorResult, expiredResult, successResult, type CallRef } from './results.ts'
@@ -30,9 +30,9 @@ export function approvalInterrupt(
   return { id: randomId('int_'), reason: 'tool_approval', ...callRef(call), input, ...(message === undefined ? {} : { message }), ...who }
 }
 
-/** The browser runs the call and answers with its result. `edited` carries an approval's edit forward to the result. */
-export function clientToolInterrupt(call: CallRef, input: unknown, edited = false): StoredInterrupt {
-  return { id: randomId('int_'), reason: 'client_tool', ...callRef(call), input, ...(edited ? { edited: true } : {}) }
+/** The browser runs the call and answers with its result. `edited` and `decision` carry an approval forward to the result. */
+export function clientToolInterrupt(call: CallRef, input: unknown, edited = false, decision?: DecisionSummary): StoredInterrupt {
+  return { id: randomId('int_'), reason: 'client_tool', ...callRef(call), input, ...(edited ? { edited: true } : {}), ...(decision ? { decision } : {}) }
 }
 
 /**
@@ -184,7 +184,7 @@ export async function settleInterrupts(
       const validated = validateInput(entry.tool, args, ref, failures)
       const checked = validated instanceof Promise ? await validated : validated
       if (!checked.ok) plan.results.push(errorResult(ref, checked.error))
-      else if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, args, edited))
+      else if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, args, edited, answer.decision))
       else plan.executions.push({ ...ref, entry, input: checked.value, ...(edited ? { editedArgs: args } : {}), ...(answer.decision ? { decision: answer.decision } : {}) })
     } else {
       throw new Error(`Interrupt "${interrupt.id}" has no answer`)

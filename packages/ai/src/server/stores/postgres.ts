@@ -6,7 +6,7 @@ import type { AttachmentStore } from '../run/attachments.ts'
 import { THREAD_WATCH_POLL_MS, threadWakeKey, type RunEventLog, type ThreadHead, type ThreadStore } from '../thread/threadStore.ts'
 import { postgresAttachments } from './postgresAttachments.ts'
 import { RunWakeups, type WakeupSignals } from './runWakeups.ts'
-import { defaultStoreErrorListener, storeCall, StoreError, survivesErrors, type StoreErrorListener } from './storeError.ts'
+import { OutageLog, storeCall, StoreError, survivesErrors, type StoreErrorListener } from './storeError.ts'
 
 /**
  * What the store needs of a Postgres client: node-postgres' `query(text, values)`. A `pg` Pool,
@@ -192,7 +192,8 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   if (listener !== undefined && typeof listener !== 'function' && (typeof listener.query !== 'function' || typeof listener.on !== 'function')) {
     throw new InvalidOptionError('postgresStore', 'listener', 'must connect a `pg.Client` of its own (not one of the pool’s), or be one')
   }
-  const onError = options.onError ?? defaultStoreErrorListener
+  const outages = options.onError ? undefined : new OutageLog()
+  const onError = options.onError ?? outages!.report
   const report = (error: StoreError) => {
     try {
       onError(error)
@@ -200,7 +201,8 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       console.error('[toolgate] postgresStore onError threw:', hookError)
     }
   }
-  survivesErrors(pool, (error) => report(new StoreError('postgresStore', 'idle connection', error)))
+  // A Pool emits `connect` for each new connection: the server answers again, for the default log.
+  survivesErrors(pool, (error) => report(new StoreError('postgresStore', 'idle connection', error)), outages && { event: 'connect', listener: () => outages.recovered('postgresStore', 'idle connection') })
   /** A statement; a failure of the driver or the server becomes a `StoreError` naming it. */
   const timeoutMs = options.timeoutMs ?? 10_000
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new InvalidOptionError('postgresStore', 'timeoutMs', 'must be a positive integer of milliseconds')

@@ -8,7 +8,7 @@ import { THREAD_WATCH_POLL_MS, threadWakeKey, type LoggedEvent, type RunEventLog
 import { redisAttachments } from './redisAttachments.ts'
 import { hashSlot, runIdInSlot } from './redisSlots.ts'
 import { RunWakeups } from './runWakeups.ts'
-import { defaultStoreErrorListener, storeCall, StoreError, survivesErrors, type StoreErrorListener } from './storeError.ts'
+import { OutageLog, storeCall, StoreError, survivesErrors, type StoreErrorListener } from './storeError.ts'
 
 /**
  * What the store needs of a Redis client: node-redis v5's `sendCommand` (`createClient()` from
@@ -180,7 +180,8 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
     throw new InvalidOptionError('redisStore', 'client', 'must be a connected node-redis client (`createClient()` from `redis`)')
   }
   if (options.onError !== undefined && typeof options.onError !== 'function') throw new InvalidOptionError('redisStore', 'onError', 'must be a function')
-  const onError = options.onError ?? defaultStoreErrorListener
+  const outages = options.onError ? undefined : new OutageLog()
+  const onError = options.onError ?? outages!.report
   const reportFrom = (operation: string) => (error: unknown) => {
     try {
       onError(new StoreError('redisStore', operation, error))
@@ -237,8 +238,10 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
   if (subscriber !== undefined && typeof subscriber.subscribe !== 'function') {
     throw new InvalidOptionError('redisStore', 'subscriber', 'must be a second connected node-redis client (`client.duplicate()`)')
   }
-  survivesErrors(client, reportFrom('connection'))
-  if (subscriber) survivesErrors(subscriber, reportFrom('subscriber connection'))
+  // node-redis emits `ready` once it reconnected: the outage's end, for the default log.
+  const back = (operation: string) => outages && { event: 'ready', listener: () => outages.recovered('redisStore', operation) }
+  survivesErrors(client, reportFrom('connection'), back('connection'))
+  if (subscriber) survivesErrors(subscriber, reportFrom('subscriber connection'), back('subscriber connection'))
   const wakeups = new RunWakeups({
     pollMs: POLL_MS,
     listen:

@@ -40,9 +40,39 @@ function kindOf(cause: unknown): string {
  */
 export type StoreErrorListener = (error: StoreError) => void
 
-/** Without `onError`: the server log, with the driver's own error for whoever reads it. */
-export function defaultStoreErrorListener(error: StoreError): void {
-  console.error(`[toolgate] ${error.message}:`, error.cause)
+/**
+ * Without `onError`: the server log, one line per outage of each connection. A client that
+ * reconnects emits an error per attempt (node-redis about once a second): the first is logged,
+ * the others counted, and the count is logged once the connection is `recovered`.
+ */
+const QUIET_MS = 60_000
+
+export class OutageLog {
+  readonly #outages = new Map<string, { failures: number; since: number; last: number }>()
+
+  readonly report: StoreErrorListener = (error) => {
+    const key = `${error.store}: ${error.operation}`
+    const now = Date.now()
+    const outage = this.#outages.get(key)
+    // A connection that says nothing when it is back (no recovery event) starts a new outage after a quiet minute.
+    if (outage && now - outage.last < QUIET_MS) {
+      outage.failures += 1
+      outage.last = now
+      return
+    }
+    if (outage) this.recovered(error.store, error.operation)
+    this.#outages.set(key, { failures: 1, since: now, last: now })
+    console.error(`[toolgate] ${error.message}; trying again, and requests get 503 STORE_ERROR until it is back`)
+  }
+
+  /** The connection answers again (node-redis `ready`, a `pg` Pool's `connect`): the outage's one closing line. */
+  recovered(store: string, operation: string): void {
+    const key = `${store}: ${operation}`
+    const outage = this.#outages.get(key)
+    if (!outage) return
+    this.#outages.delete(key)
+    console.error(`[toolgate] ${key} ${Date.now() - outage.last < QUIET_MS ? 'is back' : 'went quiet'} after ${outage.failures} failed attempt${outage.failures === 1 ? '' : 's'} in ${Math.round((Date.now() - outage.since) / 1000)} s`)
+  }
 }
 
 /** What the stores need of an event emitter to survive its `'error'` events (node-redis, `pg`). */
@@ -55,11 +85,12 @@ interface ErrorEmitter {
  * An emitter with no `'error'` listener crashes the process when its connection drops (Node throws
  * unhandled `'error'` events); the store listens, unless the app already does.
  */
-export function survivesErrors(emitter: unknown, report: (error: unknown) => void): void {
+export function survivesErrors(emitter: unknown, report: (error: unknown) => void, recovered?: { readonly event: string; readonly listener: () => void }): void {
   const candidate = emitter as Partial<ErrorEmitter> | undefined
   if (typeof candidate?.on !== 'function') return
   if (typeof candidate.listenerCount === 'function' && candidate.listenerCount('error') > 0) return
   candidate.on('error', report)
+  if (recovered) (candidate.on as (event: string, listener: () => void) => unknown).call(candidate, recovered.event, recovered.listener)
 }
 
 /** What a store operation that got no answer in time fails with (the `cause` of its `StoreError`). */

@@ -1,4 +1,5 @@
 import type { ChatConfig } from '../options.ts'
+import { echoed } from '../../util/capText.ts'
 import { HttpError } from '../errors.ts'
 import type { ThreadSnapshot } from '../../protocol/thread.ts'
 import { read } from '../http/reads.ts'
@@ -34,7 +35,7 @@ export async function answerTanStack(
 ): Promise<Response> {
   if (request.method === 'POST') return answerTold(request, TANSTACK_FRAMES, () => post(config, request), asTanStackStream)
   if (request.method === 'GET') return readForTanStack(config, fetchRequest(request))
-  throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${request.method}`)
+  throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${echoed(request.method)}`)
 }
 
 /**
@@ -56,6 +57,9 @@ async function readForTanStack(config: ChatConfig, request: Request): Promise<Re
     headers.set('accept', 'text/event-stream')
     return asTanStackStream(await read(config, new Request(attach, { headers, signal: request.signal })))
   }
+  // Only the thread itself is TanStack's shape; every other read is the endpoint's own, as without `client`.
+  if (url.searchParams.has('format')) throw new HttpError(400, 'INVALID_REQUEST', '`format` chooses another dialect than `client=tanstack`: pass one of them', 'format')
+  if (OWN_READS.some((name) => url.searchParams.has(name))) return read(config, request)
   const threadId = url.searchParams.get('threadId')
   // TanStack picks a new thread's id itself and hydrates it before the first message: to a reader
   // `authorize` lets in, a thread not stored yet is an empty one.
@@ -68,6 +72,9 @@ async function readForTanStack(config: ChatConfig, request: Request): Promise<Re
   const snapshot = (await response.json()) as ThreadSnapshot
   return jsonResponse(200, toTanStackThread(snapshot))
 }
+
+/** GETs that are not the thread: answered as they are (`GET ?decisions`, `?watch`, `?devtools`, `?review`, `?capabilities`). */
+const OWN_READS = ['decisions', 'watch', 'devtools', 'review', 'capabilities']
 
 const EMPTY_THREAD: TanStackThread = { messages: [], activeRun: null, interrupts: null, page: { truncated: false } }
 

@@ -5,6 +5,7 @@ import type { DecisionRecord } from '../../protocol/decisions.ts'
 import { createChatHandler } from '../createChatHandler.ts'
 import { scriptedModel } from './scriptedModel.ts'
 import { reviewedApp } from './approvalAttacks.ts'
+import { recordForgeryChecks } from './recordForgery.ts'
 import { outOfBandChecks } from './outOfBand.ts'
 import type { Principal } from '../../protocol/decisions.ts'
 import type { ThreadHead, ThreadStore } from '../thread/threadStore.ts'
@@ -106,6 +107,7 @@ export function attachmentStoreConformance(name: string, factory: () => Attachme
 
 export function threadStoreConformance(name: string, factory: StoreFactory, { describe, it, expect }: ConformanceRunner): void {
   describe(`ThreadStore conformance: ${name}`, () => {
+    recordForgeryChecks(factory, { describe, it, expect })
     // A store without files of its own (`attachments`) skips these: the handler keeps them in memory.
     attachmentChecks(it, expect, async () => {
       const store = await factory({})

@@ -33,6 +33,8 @@ export interface StoredInterrupt extends ToolInterrupt {
   readonly answer?: StoredAnswer | undefined
   /** A client_tool interrupt whose approval edited the arguments; its result will say so. */
   readonly edited?: boolean
+  /** A client_tool interrupt an approval let run: who decided, so its result carries it as a server tool's does. */
+  readonly decision?: DecisionSummary
   /** Who the call was made for: the principal of the request whose run asked. */
   readonly requestedBy?: Principal
   /** Who must decide, when the policy named reviewers; the requester never counts. */
