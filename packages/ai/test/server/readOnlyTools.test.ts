@@ -134,17 +134,29 @@ describe('a read-only call and its running mark', () => {
     expect(paid).toEqual(['Ann'])
   })
 
-  it('a failed mark fails the step: the other call never starts and can still run, the read-only one ran', async () => {
+  it('a failed mark fails the step: the other call never starts and is not stored as running, the read-only one under way stops', async () => {
     const holding = holdingStore(memoryStore())
     const paid: string[] = []
     const read: string[] = []
     const pay = payDef.server(async ({ to }) => (paid.push(to), { receipt: `r-${to}` }))
-    const weather = weatherDef.server(async ({ city }) => (read.push(city), { celsius: 21 }))
+    // The read-only call waits until its signal aborts: the run's failed mark must stop it.
+    const started = deferred<AbortSignal>()
+    const weather = weatherDef.server(async ({ city }, { signal }) => {
+      read.push(city)
+      started.resolve(signal)
+      await new Promise((resolve) => signal.addEventListener('abort', resolve))
+      return { celsius: 21 }
+    })
     const server = await startServer({ model, tools: [weather, pay], store: holding.store })
     holding.state.fail = true
-    void holding.held().then(() => holding.release())
+    void holding.held().then(async () => {
+      await started.promise
+      holding.release()
+    })
     const turn = await server.send('weather in Lima and pay Ann')
     expect(turn.types).toContain('RUN_ERROR')
+    expect(read).toEqual(['Lima'])
+    expect((await started.promise).aborted).toBe(true)
     expect(paid).toEqual([])
     const { messages, status } = await server.get(turn.threadId)
     expect(status).toBe('idle')
