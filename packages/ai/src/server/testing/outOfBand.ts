@@ -125,7 +125,7 @@ function failingMark(store: ThreadStore) {
 }
 
 /** The part of the conformance suite's runner these checks use (conformance.ts `ConformanceRunner`). */
-interface Runner {
+export interface Runner {
   it(name: string, body: () => Promise<void>, timeoutMs?: number): void
   expect(value: unknown): { toBe(expected: unknown): void; toEqual(expected: unknown): void }
 }
