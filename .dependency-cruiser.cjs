@@ -10,8 +10,49 @@ module.exports = {
       severity: 'error',
       comment:
         'No import cycle, type-only imports included: a cycle means two modules are one concept split in two, or a leaf (options, errors, contracts) grew a dependency. ' +
-        "The schema converter's recursion in providers/convert/ is the one cycle by nature.",
+        "The schema converter's recursion in providers/convert/ is the one cycle by nature. " +
+        "A circle closed by a dynamic import (the client's lazily loaded chunks, client/chunks/index.ts) loads after its importers ran: it is not one.",
       from: { path: '^packages/[^/]+/src/', pathNot: '^packages/ai/src/providers/convert/' },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['dynamic-import'] } },
+    },
+    {
+      name: 'dialects-at-the-edge',
+      severity: 'error',
+      comment:
+        "A frontend's dialect (server/dialects/: AG-UI, the AI SDK, TanStack) and the HTTP edge (server/edge/) import the core, never the reverse: " +
+        'claims, runs, events and the thread take an intent and the hooks a dialect gives (claim/intent.ts) and return data, never a Response a dialect must read.',
+      from: { path: '^packages/ai/src/server/(claim|run|thread|events)/' },
+      to: { path: '^packages/ai/src/server/(dialects|edge)/' },
+    },
+    {
+      name: 'edge-speaks-no-dialect',
+      severity: 'error',
+      comment: 'The edge reads and answers the compact protocol; a dialect hooks into it (edge/reads.ts ReadFormat), it never imports one.',
+      from: { path: '^packages/ai/src/server/edge/' },
+      to: { path: '^packages/ai/src/server/dialects/' },
+    },
+    {
+      name: 'thread-below-run-and-claim',
+      severity: 'error',
+      comment: 'The thread (its store contract, head transitions, step helpers) is what runs and claims change: it knows neither.',
+      from: { path: '^packages/ai/src/server/thread/' },
+      to: { path: '^packages/ai/src/server/(run|claim)/' },
+    },
+    {
+      name: 'run-below-claim',
+      severity: 'error',
+      comment: 'Every claim ends in a run (run/startRun.ts); a run never reaches back into the claims.',
+      from: { path: '^packages/ai/src/server/run/' },
+      to: { path: '^packages/ai/src/server/claim/' },
+    },
+    {
+      name: 'server-folders-no-circle',
+      severity: 'error',
+      scope: 'folder',
+      comment:
+        "server/'s folders import one way, top to bottom (dialects → edge → claim → run → events → decisions → stores → thread): no two of them, however far apart, import each other. " +
+        "The handler's own files (createChatHandler, config, options, errors, appRequest) sit beside them.",
+      from: { path: '^packages/ai/src/server/' },
       to: { circular: true },
     },
     {
@@ -20,6 +61,38 @@ module.exports = {
       comment: 'The browser entry never pulls in the server runtime or the provider adapters, directly or through another module.',
       from: { path: '^packages/ai/src/client/' },
       to: { path: '^packages/ai/src/(server|providers)/', reachable: true },
+    },
+    {
+      name: 'client-folders-meet-at-their-index',
+      severity: 'error',
+      comment:
+        "client/'s folders (one concept each, Valibot's filing) use each other through the folder's index.ts, its face; " +
+        "the chunk barrels in client/chunks/ pick the modules a lazily loaded chunk holds, file by file.",
+      from: { path: '^packages/ai/src/client/([^/]+)/', pathNot: '^packages/ai/src/client/chunks/' },
+      to: { path: '^packages/ai/src/client/[^/]+/', pathNot: ['^packages/ai/src/client/$1/', '^packages/ai/src/client/[^/]+/index\\.ts$'] },
+    },
+    {
+      name: 'client-root-meets-folders-at-their-index',
+      severity: 'error',
+      comment: 'The same for the client itself (ChatClient, options, the entry): a folder is used through its index.ts.',
+      from: { path: '^packages/ai/src/client/[^/]+$' },
+      to: { path: '^packages/ai/src/client/[^/]+/', pathNot: '^packages/ai/src/client/[^/]+/index\\.ts$' },
+    },
+    {
+      name: 'client-chunks-load-only-through-chunks',
+      severity: 'error',
+      comment:
+        "The client's lazily loaded chunks are declared in one module, client/chunks/index.ts: its dynamic imports are the only ones, " +
+        'and only it imports the barrels that say what each chunk holds (a static import of one would pull the chunk into the page).',
+      from: { path: '^packages/ai/src/client/', pathNot: '^packages/ai/src/client/chunks/index\\.ts$' },
+      to: { path: '^packages/ai/src/client/chunks/', pathNot: '^packages/ai/src/client/chunks/index\\.ts$' },
+    },
+    {
+      name: 'client-dynamic-imports-only-in-chunks',
+      severity: 'error',
+      comment: 'A lazily loaded chunk is declared in client/chunks/index.ts, with the other four, not where it is used.',
+      from: { path: '^packages/ai/src/client/', pathNot: '^packages/ai/src/client/chunks/index\\.ts$' },
+      to: { dependencyTypes: ['dynamic-import'] },
     },
     {
       name: 'core-has-no-react',
@@ -39,8 +112,7 @@ module.exports = {
       name: 'server-has-no-provider-adapters',
       severity: 'error',
       comment: 'The chat runtime speaks the ChatModel contract (model/); provider quirks stay in providers/, not even reached through tools/.',
-      // server/index.ts re-exports toolSet (deprecated, now in tools/) for one release.
-      from: { path: '^packages/ai/src/server/', pathNot: '^packages/ai/src/server/index\\.ts$' },
+      from: { path: '^packages/ai/src/server/' },
       to: { path: '^packages/ai/src/providers/', reachable: true },
     },
     {

@@ -2,7 +2,7 @@ import { defineConfig, devices } from '@playwright/test'
 import { AIMOCK_PORT, PROVIDER_DEMOS } from './providers/demos.ts'
 import { REDIS_PORT, SHARED_DEMOS } from './instances.ts'
 import { AI_SDK_PAGE_PORT } from './frontends/ai-sdk/port.ts'
-import { COPILOTKIT_PAGE_PORT } from './frontends/copilotkit/port.ts'
+import { COPILOTKIT_PAGE_PORT, COPILOTKIT_RUNTIME_PORT } from './frontends/copilotkit/port.ts'
 import { TANSTACK_PAGE_PORT } from './frontends/tanstack/port.ts'
 import { chromium } from './chromium.ts'
 
@@ -62,6 +62,14 @@ export default defineConfig({
       reuseExistingServer: !process.env.CI,
       timeout: 120_000,
     })),
+    // `@copilotkit/runtime` 1.75 in front of the demo's endpoint, for the CopilotKit page's `?runtime=1` (tests/copilotkit.spec.ts).
+    {
+      command: 'tsx frontends/copilotkit/runtime.ts',
+      url: `http://127.0.0.1:${COPILOTKIT_RUNTIME_PORT}/api/copilotkit/info`,
+      env: { E2E_PORT: String(port), COPILOTKIT_TELEMETRY_DISABLED: 'true' },
+      reuseExistingServer: !process.env.CI,
+      timeout: 60_000,
+    },
     // Two instances on one Redis (tests/instances.spec.ts): Debian's redis-server, in memory only.
     { command: `redis-server --port ${REDIS_PORT} --bind 127.0.0.1 --save "" --appendonly no`, port: REDIS_PORT, reuseExistingServer: !process.env.CI, timeout: 30_000 },
     ...SHARED_DEMOS.map((demo) => ({

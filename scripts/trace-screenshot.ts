@@ -16,7 +16,8 @@ import * as v from 'valibot'
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base'
 import { toolDefinition } from '@toolgate/ai'
 import type { Principal } from '@toolgate/ai/protocol'
-import { createChatHandler, memoryStore, scriptedModel } from '@toolgate/ai/server'
+import { createChatHandler, memoryStore } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { openTelemetry } from '@toolgate/ai/telemetry'
 
 const WAIT_MS = 1200

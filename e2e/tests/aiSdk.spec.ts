@@ -185,6 +185,23 @@ for (const { version, path } of versions) {
       expect((await outbox(page)).filter((sent) => sent.to === to)).toHaveLength(1)
     })
 
+    test('a reload while a browser call waits for the person: shown again (input-available), answering it continues the turn', async ({ page }) => {
+      await page.goto(`${page_}${path}`)
+      await send(page, 'pick a color')
+      const answer = page.getByRole('group', { name: 'Answer' })
+      await expect(answer.getByRole('button', { name: 'Coral' })).toBeVisible()
+      await idle(page)
+
+      await page.reload()
+      await expect(answer.getByRole('button', { name: 'Coral' })).toBeVisible()
+      await idle(page)
+      await answer.getByRole('button', { name: 'Coral' }).click()
+      await expect(lastAssistant(page).getByTestId('text')).toHaveText('You chose Coral.')
+      await idle(page)
+      await send(page, 'hello')
+      await expect(lastAssistant(page).getByTestId('text').last()).toContainText('Hello! I am the scripted demo model')
+    })
+
     test('a reload while an approval waits shows it, and approving it then continues the turn', async ({ page }) => {
       const to = `cy-${version}-${Date.now()}@example.com`
       await page.goto(`${page_}${path}`)

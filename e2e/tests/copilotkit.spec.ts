@@ -19,6 +19,12 @@ async function send(page: Page, text: string) {
   await page.getByTestId('copilot-send-button').click()
 }
 
+const WIRINGS = [
+  ['a 1.0 HttpAgent', ''],
+  ["CopilotKit's own HttpAgent (AG-UI 0.0.59)", '?agui=bundled'],
+  ['through @copilotkit/runtime 1.75', '?runtime=1'],
+] as const
+
 function assistant(page: Page) {
   return page.getByTestId('copilot-assistant-message')
 }
@@ -178,40 +184,14 @@ test.describe('CopilotKit v2 CopilotChat', () => {
     await expect(page.getByTestId('copilot-user-message')).toHaveCount(3)
     expect((await outbox(page)).filter((email) => email.to === to)).toHaveLength(1)
   })
-  test('a step with an approval and a frontend tool: approved, then confirmed, the email goes once and the turn ends', async ({ page }) => {
-    const to = `mx-ck-${Date.now()}@example.com`
-    await page.goto(page_)
-    await send(page, `plan the launch and email ${to}`)
-    const approval = page.getByRole('group', { name: 'Approve send_email' })
-    await expect(approval.getByTestId('approval-reason')).toHaveText(`${to} is outside the company domain`)
-    await idle(page)
-    await approval.getByRole('button', { name: 'Approve' }).click()
-    const confirm = page.getByRole('group', { name: 'Confirm the plan' })
-    await expect(confirm.getByRole('button', { name: 'Confirm' })).toBeEnabled()
-    await confirm.getByRole('button', { name: 'Confirm' }).click()
-    await expect(assistant(page).last()).toContainText(`Plan confirmed. Sent it to ${to}.`)
-    await idle(page)
-    expect((await outbox(page)).filter((email) => email.to === to)).toHaveLength(1)
-  })
-
-  test('a reload while a frontend call waits shows the thread and the call; answering it continues the turn', async ({ page }) => {
-    await page.goto(page_)
-    await send(page, 'plan the launch')
-    const confirm = page.getByRole('group', { name: 'Confirm the plan' })
-    await expect(confirm.getByRole('button', { name: 'Confirm' })).toBeEnabled()
-    await idle(page)
-
-    await page.reload()
-    await expect(page.getByTestId('copilot-user-message')).toHaveCount(1)
-    await expect(confirm).toContainText('Freeze the code on Monday, ship on Friday')
-    await expect(confirm.getByRole('button', { name: 'Confirm' })).toBeEnabled()
-    await confirm.getByRole('button', { name: 'Confirm' }).click()
-    await expect(assistant(page).last()).toContainText('Going ahead: code freeze on Monday, launch on Friday.')
-    await idle(page)
-    await send(page, 'hello')
-    await expect(assistant(page).last()).toContainText('Hello! I am the scripted demo model')
-    await idle(page)
-  })
+  // Frontend tools waiting beside an approval, and across a reload, with each wiring the guide names:
+  // a 1.0 `HttpAgent`; CopilotKit's own (the AG-UI 0.0.59 client it bundles, which sends no
+  // `protocolVersion` and refuses keys it does not know); and `@copilotkit/runtime` 1.75 in front of
+  // the endpoint (its agent is the same 0.0.59 `HttpAgent`, run on the server).
+  for (const [wiring, query] of WIRINGS) {
+    test(`${wiring}: a step with an approval and a frontend tool: approved, then confirmed, the email goes once and the turn ends`, ({ page }) => mixedStep(page, page_ + query))
+    test(`${wiring}: a reload while a frontend call waits shows the thread and the call; answering it continues the turn`, ({ page }) => reloadWhileFrontendCallWaits(page, page_ + query))
+  }
 
   test('stop, then a new message at once: the run stops on the server, its reply stays, the new message is answered', async ({ page }) => {
     test.setTimeout(60_000)
@@ -272,3 +252,38 @@ test.describe('CopilotKit v2 CopilotChat', () => {
     expect(thread.messages[1]).toMatchObject({ stopped: true })
   })
 })
+
+async function mixedStep(page: Page, url: string) {
+  const to = `mx-ck-${Date.now()}@example.com`
+  await page.goto(url)
+  await send(page, `plan the launch and email ${to}`)
+  const approval = page.getByRole('group', { name: 'Approve send_email' })
+  await expect(approval.getByTestId('approval-reason')).toHaveText(`${to} is outside the company domain`)
+  await idle(page)
+  await approval.getByRole('button', { name: 'Approve' }).click()
+  const confirm = page.getByRole('group', { name: 'Confirm the plan' })
+  await expect(confirm.getByRole('button', { name: 'Confirm' })).toBeEnabled()
+  await confirm.getByRole('button', { name: 'Confirm' }).click()
+  await expect(assistant(page).last()).toContainText(`Plan confirmed. Sent it to ${to}.`)
+  await idle(page)
+  expect((await outbox(page)).filter((email) => email.to === to)).toHaveLength(1)
+}
+
+async function reloadWhileFrontendCallWaits(page: Page, url: string) {
+  await page.goto(url)
+  await send(page, 'plan the launch')
+  const confirm = page.getByRole('group', { name: 'Confirm the plan' })
+  await expect(confirm.getByRole('button', { name: 'Confirm' })).toBeEnabled()
+  await idle(page)
+
+  await page.reload()
+  await expect(page.getByTestId('copilot-user-message')).toHaveCount(1)
+  await expect(confirm).toContainText('Freeze the code on Monday, ship on Friday')
+  await expect(confirm.getByRole('button', { name: 'Confirm' })).toBeEnabled()
+  await confirm.getByRole('button', { name: 'Confirm' }).click()
+  await expect(assistant(page).last()).toContainText('Going ahead: code freeze on Monday, launch on Friday.')
+  await idle(page)
+  await send(page, 'hello')
+  await expect(assistant(page).last()).toContainText('Hello! I am the scripted demo model')
+  await idle(page)
+}

@@ -140,6 +140,38 @@ test.describe('TanStack AI useChat', () => {
     expect(await page.evaluate(() => sessionStorage.getItem('ran:copy_to_clipboard'))).toBe('1')
   })
 
+  test('a step with an approval and a browser call: approved, the page runs the browser tool once, the email goes once and the turn ends', async ({ page }) => {
+    const to = `tz-ts-${Date.now()}@example.com`
+    await page.goto(page_)
+    await send(page, `send my time zone to ${to}`)
+    const email = page.locator('[data-testid=tool][data-tool=send_email]')
+    await expect(email).toHaveAttribute('data-state', 'approval-requested')
+    await idle(page)
+    await email.getByRole('button', { name: 'Approve' }).click()
+    await expect(lastAssistant(page).getByTestId('text')).toContainText(`Sent it to ${to}.`)
+    await idle(page)
+    await expect(lastAssistant(page).getByTestId('text')).toContainText('Your time zone is')
+    await expect(page.locator('body')).toHaveAttribute('data-ran_get_browser_info', '1')
+    expect((await outbox(page)).filter((each) => each.to === to)).toHaveLength(1)
+  })
+
+  test('a reload while a browser call waits for the person: the call is shown again, answering it continues the turn', async ({ page }) => {
+    await page.goto(page_)
+    await send(page, 'pick a color')
+    const answer = page.getByRole('group', { name: 'Answer' })
+    await expect(answer.getByRole('button', { name: 'Coral' })).toBeVisible()
+    await idle(page)
+
+    await page.reload()
+    await expect(answer.getByRole('button', { name: 'Coral' })).toBeVisible()
+    await idle(page)
+    await answer.getByRole('button', { name: 'Coral' }).click()
+    await expect(lastAssistant(page).getByTestId('text')).toHaveText('You chose Coral.')
+    await idle(page)
+    await send(page, 'hello')
+    await expect(lastAssistant(page).getByTestId('text')).toContainText('Hello! I am the scripted demo model')
+  })
+
   test('a reload during a run rejoins the run and follows it to its end', async ({ page }) => {
     // The demo's long story streams for a while: the bounds are for its length, not its speed.
     test.setTimeout(120_000)

@@ -1,7 +1,8 @@
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
 import { openAIChatModel } from '@toolgate/ai/providers'
-import { createChatHandler, scriptedModel, type ChatHandler, type ChatModel, type ThreadStore } from '@toolgate/ai/server'
+import { type ChatHandler, type ChatModel, createChatHandler, type ThreadStore } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 
 // One chat for every example: a server tool, a tool that asks for approval, and a model (OpenAI when
 // a key is given, else a scripted one that needs no network).

@@ -5,9 +5,10 @@ import * as http from 'node:http'
 import type { ComponentType, ReactNode } from 'react'
 import * as v from 'valibot'
 import { toolDefinition, toolSearch, type AnyTool } from '@toolgate/ai'
-import { createChatHandler, memoryStore, scriptedModel, type ChatMiddleware, type ChatModel, type ThreadStore } from '@toolgate/ai/server'
+import { type ChatMiddleware, type ChatModel, createChatHandler, memoryStore, type ThreadStore } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { redisStore } from '@toolgate/ai/server/redis'
-import type { ToolCallPart } from '@toolgate/ai-react'
+import type { ToolCallPart } from '@toolgate/ai/client'
 import { openai } from '@ai-sdk/openai'
 
 export { http, v, toolDefinition, toolSearch, createChatHandler, redisStore, openai, type ChatMiddleware }

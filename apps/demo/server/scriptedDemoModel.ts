@@ -1,4 +1,4 @@
-import { scriptedModel, type ScriptedResult, type ScriptRule } from '@toolgate/ai/server'
+import { scriptedModel, type ScriptedResult, type ScriptRule } from '@toolgate/ai/server/testing'
 import type { chatTools } from './serverTools.ts'
 
 type Tools = typeof chatTools

@@ -1,4 +1,4 @@
-import { userRequests } from '@toolgate/ai-react'
+import { userRequests } from '@toolgate/ai/client'
 import { askUser, bookMeeting, chartTemperatures, copyToClipboard, deleteFiles, getBrowserInfo, getWeather, sendEmail, setTheme, think, transferMoney } from './tools.ts'
 import { applyTheme } from './theme.ts'
 

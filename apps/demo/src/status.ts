@@ -1,4 +1,4 @@
-import type { ChatStatus } from '@toolgate/ai-react'
+import type { ChatStatus } from '@toolgate/ai/client'
 import type { DemoApproval, DemoMessage } from './types.ts'
 
 /**

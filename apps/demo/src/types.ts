@@ -1,4 +1,5 @@
-import type { ChatMessage, PendingApproval, ToolCallPart, UseChatResult } from '@toolgate/ai-react'
+import type { ChatMessage, PendingApproval, ToolCallPart } from '@toolgate/ai/client'
+import type { UseChatResult } from '@toolgate/ai-react'
 import type { chatTools } from './clientTools.ts'
 
 export type DemoTools = typeof chatTools

@@ -34,6 +34,7 @@ interface ChatHelpers {
   sendMessage(message: { text: string }): Promise<void>
   stop(): Promise<void>
   addToolApprovalResponse(response: { id: string; approved: boolean; reason?: string }): void | PromiseLike<void>
+  addToolOutput(output: { tool: never; toolCallId: string; output: never }): void | PromiseLike<void>
 }
 
 /** How often the page ran each browser tool, kept across reloads (sessionStorage), so a test sees a tool run once. */
@@ -150,6 +151,16 @@ function PartView({ part, chat }: { part: Part; chat: ChatHelpers }) {
       </code>
       {part.state === 'output-available' && <pre data-testid="output">{JSON.stringify(part.output)}</pre>}
       {part.state === 'output-error' && <pre data-testid="output-error">{part.errorText}</pre>}
+      {/* `ask_user` waits for the person, live or after a reload (an `input-available` part): their choice is its output. */}
+      {name === 'ask_user' && part.state === 'input-available' && (
+        <div role="group" aria-label="Answer">
+          {((part.input as { options?: string[] } | undefined)?.options ?? []).map((option) => (
+            <button key={option} onClick={() => void chat.addToolOutput({ tool: 'ask_user' as never, toolCallId: part.toolCallId!, output: { choice: option } as never })}>
+              {option}
+            </button>
+          ))}
+        </div>
+      )}
       {part.state === 'output-denied' && <p data-testid="denied">Denied{part.approval?.reason ? `: ${part.approval.reason}` : ''}</p>}
       {part.state === 'approval-requested' && part.approval && (
         <div role="group" aria-label={`Approve ${name}`}>

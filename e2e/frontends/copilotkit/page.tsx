@@ -5,6 +5,7 @@ import type { RunAgentInput } from '@ag-ui/core'
 import {
   CopilotChat,
   CopilotKitProvider,
+  HttpAgent as BundledHttpAgent,
   UseAgentUpdate,
   type AbstractAgent,
   useAgent,
@@ -51,9 +52,29 @@ class ToolgateAgent extends HttpAgent {
 }
 
 
+/**
+ * The same adapter on the `HttpAgent` CopilotKit itself bundles (`@ag-ui/client` 0.0.59): it sends no
+ * `protocolVersion`, and the server answers it in the shapes it accepts (`?agui=bundled`).
+ */
+class BundledToolgateAgent extends BundledHttpAgent {
+  protected override connect(input: Parameters<BundledHttpAgent['run']>[0]) {
+    this.abortController = new AbortController()
+    return this.run(input)
+  }
+
+  override abortRun() {
+    super.abortRun()
+    void fetch(this.url, { method: 'POST', headers: { ...this.headers, 'content-type': 'application/json' }, body: JSON.stringify({ threadId: this.threadId, stop: true }) })
+  }
+}
+
 const threadId = threadIdOfPage()
+const search = new URL(location.href).searchParams
+const wiring = search.get('agui')
+/** `?runtime=1`: through `@copilotkit/runtime` 1.75 (runtime.ts) in front of the endpoint, no agent in the page. */
+const throughRuntime = search.get('runtime') === '1'
 // CopilotKit's types are those of the AG-UI client it bundles (0.0.59); the 1.0 agent is what it runs.
-const agent = new ToolgateAgent({ url: '/api/chat', threadId }) as unknown as AbstractAgent
+const agent = wiring === 'bundled' ? new BundledToolgateAgent({ url: '/api/chat', threadId }) : (new ToolgateAgent({ url: '/api/chat', threadId }) as unknown as AbstractAgent)
 
 /** What Toolgate puts in an approval interrupt's `metadata` (see the protocol README). */
 interface ApprovalMetadata {
@@ -140,7 +161,11 @@ function Page() {
     document.title = `CopilotKit v2 on Toolgate (${threadId})`
   }, [])
   return (
-    <CopilotKitProvider agents__unsafe_dev_only={{ default: agent }} enableInspector={false} onError={({ error }) => setError(error.message)}>
+    <CopilotKitProvider
+      {...(throughRuntime ? { runtimeUrl: '/api/copilotkit', useSingleEndpoint: false } : { agents__unsafe_dev_only: { default: agent } })}
+      enableInspector={false}
+      onError={({ error }) => setError(error.message)}
+    >
       <Tools />
       <Status error={error} />
       <main style={{ height: '100vh' }}>

@@ -43,10 +43,23 @@ const clientTools = [
     document.body.dataset.copied = text // not the real clipboard: a headless browser may not grant it
     return { copied: true }
   }),
+  toolDefinition({ name: 'get_browser_info', description: "The browser's time zone and language" }).client(async () => {
+    ran('get_browser_info')
+    return { timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone, language: navigator.language }
+  }),
 ]
 
+/** `ask_user`'s options, once its arguments have streamed whole. */
+function optionsOf(args: string): string[] {
+  try {
+    return (JSON.parse(args) as { options?: string[] }).options ?? []
+  } catch {
+    return [] // still streaming
+  }
+}
+
 function Chat() {
-  const { messages, sendMessage, addToolApprovalResponse, interrupts, status, error, stop } = useChat({ connection, threadId, persistence: true, tools: clientTools })
+  const { messages, sendMessage, addToolApprovalResponse, addToolResult, interrupts, status, error, stop } = useChat({ connection, threadId, persistence: true, tools: clientTools })
   const [text, setText] = useState('')
   return (
     <main data-testid="chat" data-status={status}>
@@ -68,6 +81,16 @@ function Chat() {
                   {part.name} {part.arguments}
                 </code>
                 {part.output !== undefined && <pre data-testid="output">{JSON.stringify(part.output)}</pre>}
+                {/* `ask_user` waits for the person, live or after a reload: their choice is its output. */}
+                {part.name === 'ask_user' && part.output === undefined && (
+                  <div role="group" aria-label="Answer">
+                    {optionsOf(part.arguments).map((option) => (
+                      <button key={option} onClick={() => void addToolResult({ tool: 'ask_user', toolCallId: part.id, output: { choice: option } })}>
+                        {option}
+                      </button>
+                    ))}
+                  </div>
+                )}
                 {part.state === 'approval-requested' && part.approval && (
                   <div role="group" aria-label={`Approve ${part.name}`}>
                     <p data-testid="approval-reason">{interrupt?.message}</p>

@@ -7,19 +7,4 @@ export { useApprovalForm, type FieldInputProps, type UseApprovalFormResult } fro
 export { useApprovalQueue, type ApprovalWaiter, type UseApprovalQueueResult } from './useApprovalQueue.ts'
 export { useReview, type UseReviewOptions, type UseReviewResult } from './useReview.ts'
 export { renderToolCall, useUserRequest, type ToolRenderers } from './toolRenderers.ts'
-export { ChatError, userRequests } from '@toolgate/ai/client'
-export type {
-  ApproveOptions,
-  ChatClient,
-  ChatClientOptions,
-  ChatMessage,
-  ChatState,
-  ChatStatus,
-  FormField,
-  MessagePart,
-  PendingApproval,
-  ToolCallPart,
-  ToolCallState,
-  UserRequest,
-  UserRequests,
-} from '@toolgate/ai/client'
+// The client's types and `userRequests` are `@toolgate/ai/client`'s, their one home (this package's peer).

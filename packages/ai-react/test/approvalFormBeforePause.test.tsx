@@ -1,6 +1,7 @@
 import { cleanup, render } from '@testing-library/react'
 import { afterEach, expect, it, vi } from 'vitest'
-import { useApprovalForm, useChat, type PendingApproval } from '@toolgate/ai-react'
+import { useApprovalForm, useChat } from '@toolgate/ai-react'
+import { type PendingApproval } from '@toolgate/ai/client'
 
 afterEach(cleanup)
 

@@ -4,18 +4,10 @@ import { afterEach, describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
 import type { ChatClientOptions, FormField } from '@toolgate/ai/client'
-import { createChatHandler, scriptedModel } from '@toolgate/ai/server'
-import {
-  renderToolCall,
-  useApprovalForm,
-  useApprovalQueue,
-  useChat,
-  userRequests,
-  useUserRequest,
-  type PendingApproval,
-  type ToolRenderers,
-  type UseChatResult,
-} from '@toolgate/ai-react'
+import { createChatHandler } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
+import { renderToolCall, type ToolRenderers, useApprovalForm, useApprovalQueue, useChat, type UseChatResult, useUserRequest } from '@toolgate/ai-react'
+import { type PendingApproval, userRequests } from '@toolgate/ai/client'
 
 afterEach(cleanup)
 

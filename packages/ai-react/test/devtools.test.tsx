@@ -2,7 +2,8 @@ import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-li
 import { afterEach, describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
-import { createChatHandler, scriptedModel } from '@toolgate/ai/server'
+import { createChatHandler } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { ToolgateDevtools } from '@toolgate/ai-react/devtools'
 
 afterEach(cleanup)

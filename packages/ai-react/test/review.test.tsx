@@ -2,7 +2,8 @@ import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/re
 import { afterEach, describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
-import { createChatHandler, scriptedModel, type ApprovalRequest } from '@toolgate/ai/server'
+import { type ApprovalRequest, createChatHandler } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { useReview } from '@toolgate/ai-react'
 
 afterEach(cleanup)

@@ -4,8 +4,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
 import type { ChatClient, ChatMessage, ChatClientOptions } from '@toolgate/ai/client'
-import { createChatHandler, scriptedModel, type ChatModel } from '@toolgate/ai/server'
-import { ChatError, useChat, useChatClient, useChatSelector, type UseChatResult } from '@toolgate/ai-react'
+import { type ChatModel, createChatHandler } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
+import { ChatError } from '@toolgate/ai/client'
+import { useChat, useChatClient, type UseChatResult, useChatSelector } from '@toolgate/ai-react'
 
 afterEach(cleanup)
 

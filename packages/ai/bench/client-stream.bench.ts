@@ -8,14 +8,13 @@
  * Run: tsx --conditions=@toolgate/source bench/client-stream.bench.ts
  */
 import { StreamProcessor } from '@tanstack/ai'
-import type { ChatEvent } from '../src/protocol/events.ts'
-import { applyEvent } from '../src/client/applyEvent.ts'
-import { ThreadDraft } from '../src/client/draft.ts'
-import { callReader } from '../src/client/callReader.ts'
+import type { RunEvent } from '../src/protocol/events.ts'
+import { callReading } from '../src/client/chunks/index.ts'
+import { applyEvent, ThreadDraft } from '../src/client/draft/index.ts'
 
 // The run stream loads the partial JSON parser before it hands on a TOOL_CALL_START; here the
 // events go to the draft directly, so load it first (as the browser has by then).
-await callReader.load()
+await callReading.load()
 
 const SIZES_KB = [10, 20, 40, 80]
 const DELTA = 16
@@ -31,9 +30,9 @@ function argumentsOfSize(bytes: number): string {
   return JSON.stringify({ path: 'notes/today.md', content, tags: ['draft', 'notes'] })
 }
 
-function eventsFor(args: string): ChatEvent[] {
+function eventsFor(args: string): RunEvent[] {
   const toolCallId = 'call_1'
-  const events: ChatEvent[] = [
+  const events: RunEvent[] = [
     { type: 'RUN_STARTED', threadId: 'thread_1', runId: 'run_1' },
     { type: 'TOOL_CALL_START', toolCallId, toolCallName: 'write_file', parentMessageId: 'msg_1' },
   ]
@@ -42,7 +41,7 @@ function eventsFor(args: string): ChatEvent[] {
   return events
 }
 
-function runOurs(events: readonly ChatEvent[]): unknown {
+function runOurs(events: readonly RunEvent[]): unknown {
   const draft = new ThreadDraft([])
   let messages: unknown
   for (const event of events) {
@@ -52,7 +51,7 @@ function runOurs(events: readonly ChatEvent[]): unknown {
   return (messages as { parts: { input: unknown }[] }[])[0]!.parts[0]!.input
 }
 
-function runTanStack(events: readonly ChatEvent[]): unknown {
+function runTanStack(events: readonly RunEvent[]): unknown {
   let messages: unknown
   const processor = new StreamProcessor({ events: { onMessagesChange: (next) => (messages = next) } })
   for (const event of events) processor.processChunk({ ...event, timestamp: 0 } as never)
@@ -65,7 +64,7 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)]!
 }
 
-function time(run: (events: readonly ChatEvent[]) => unknown, events: readonly ChatEvent[], expected: unknown, repeats: number): number {
+function time(run: (events: readonly RunEvent[]) => unknown, events: readonly RunEvent[], expected: unknown, repeats: number): number {
   const samples: number[] = []
   for (let i = 0; i < repeats; i++) {
     const start = performance.now()

@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { ThreadSnapshot } from '@toolgate/ai/server'
+import type { ThreadSnapshot } from '@toolgate/ai/protocol'
 import { startPostgres } from '../test/services/postgres.ts'
 import { startRedis, stopChild, waitForOutput } from '../test/services/redis.ts'
 

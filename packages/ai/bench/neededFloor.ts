@@ -8,7 +8,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import * as v from 'valibot'
-import type { ChatModel, ModelChunk, ModelRequest, ThreadMessage } from '@toolgate/ai/server'
+import type { ChatModel, ModelChunk, ModelRequest } from '@toolgate/ai/server'
+import type { ThreadMessage } from '@toolgate/ai/protocol'
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' }
 

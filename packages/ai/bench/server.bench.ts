@@ -10,7 +10,9 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
-import { createChatHandler, scriptedModel, toNodeHandler, type ChatEvent } from '@toolgate/ai/server'
+import { createChatHandler, toNodeHandler } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
+import { type RunEvent } from '@toolgate/ai/protocol'
 import { checkAiSdkTurn } from './aiSdkPeer.ts'
 import { modelCosts } from './modelCost.ts'
 import { checkTanstackTurn } from './tanstackPeer.ts'
@@ -42,17 +44,17 @@ const server = createServer(toNodeHandler(createChatHandler({ model, tools: [wea
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
 
-async function post(body: unknown): Promise<ChatEvent[]> {
+async function post(body: unknown): Promise<RunEvent[]> {
   const { status, text } = await postJson(url, body)
   if (status !== 200) throw new Error(`HTTP ${status}: ${text}`)
   return text
     .split('\n\n')
     .map((block) => block.split('\n').find((line) => line.startsWith('data: ')))
     .filter((line): line is string => line !== undefined)
-    .map((line) => JSON.parse(line.slice(6)) as ChatEvent)
+    .map((line) => JSON.parse(line.slice(6)) as RunEvent)
 }
 
-function finished(events: ChatEvent[]) {
+function finished(events: RunEvent[]) {
   const last = events.at(-1)
   if (last?.type !== 'RUN_FINISHED') throw new Error(`run did not finish: ${JSON.stringify(last)}`)
   return last

@@ -14,7 +14,9 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
-import { createChatHandler, memoryStore, scriptedModel, toNodeHandler, type ChatEvent, type ChatModel } from '@toolgate/ai/server'
+import { type ChatModel, createChatHandler, memoryStore, toNodeHandler } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
+import { type RunEvent } from '@toolgate/ai/protocol'
 import { printFaults, runFaults, type FaultReport } from './faults.ts'
 import { weather } from './workload.ts'
 
@@ -144,15 +146,15 @@ async function request(init: RequestInit & { path?: string }): Promise<{ status:
 
 const post = (body: unknown) => request({ method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) })
 
-function events(text: string): ChatEvent[] {
+function events(text: string): RunEvent[] {
   return text
     .split('\n\n')
     .map((block) => block.split('\n').find((line) => line.startsWith('data: ')))
     .filter((line): line is string => line !== undefined)
-    .map((line) => JSON.parse(line.slice(6)) as ChatEvent)
+    .map((line) => JSON.parse(line.slice(6)) as RunEvent)
 }
 
-function threadOf(list: ChatEvent[]): string {
+function threadOf(list: RunEvent[]): string {
   const first = list[0]
   if (first?.type !== 'RUN_STARTED') throw new Error(`no RUN_STARTED: ${JSON.stringify(first)}`)
   return first.threadId

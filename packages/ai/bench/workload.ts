@@ -8,7 +8,8 @@ import { Agent, request as httpRequest } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
-import { scriptedModel, type ChatModel, type ModelChunk, type ModelRequest } from '@toolgate/ai/server'
+import { type ChatModel, type ModelChunk, type ModelRequest } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 
 export const weather = toolDefinition({
   name: 'get_weather',

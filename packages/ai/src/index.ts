@@ -1,12 +1,11 @@
 /** @module @toolgate/ai */
 export { toolDefinition, type ToolDefinitionConfig } from './tools/toolDefinition.ts'
-export { thinkTool, THINK_TOOL_DESCRIPTION, THOUGHT_METADATA, type ThinkTool, type ThinkToolOptions } from './tools/thinkTool.ts'
+export { thinkTool, THINK_TOOL_DESCRIPTION, type ThinkTool, type ThinkToolOptions } from './tools/thinkTool.ts'
 export { toolSearch, type ToolRanker, type ToolSearch, type ToolSearchOptions } from './tools/toolSearch.ts'
 export { lexicalRanker, type LexicalRankerOptions } from './tools/search/lexicalRanker.ts'
 export { TOOL_SYNONYMS, type ToolSynonyms } from './tools/search/synonyms.ts'
-export { toolResult, isToolContentResult, type ToolContentPart, type ToolContentResult, type ToolFileSource } from './tools/toolResult.ts'
-export { evaluateApproval, type ApprovalRequirement } from './tools/approval.ts'
-export { validateToolInput, validateToolOutput } from './tools/validateToolValue.ts'
+export { toolResult, type ToolContentPart, type ToolContentResult, type ToolFileSource } from './tools/toolResult.ts'
+export type { ApprovalRequirement } from './tools/approval.ts'
 export type {
   AnyTool,
   ApprovalContext,
@@ -40,7 +39,6 @@ export type {
 export { toolJsonSchema, type ToolJsonSchemaOptions } from './tools/toolJsonSchema.ts'
 export { validateJsonSchema } from './schema/validateJsonSchema.ts'
 export { jsonSchema, type JsonSchemaSchema } from './schema/jsonSchema.ts'
-export { formatIssuePath, formatIssues } from './schema/formatIssues.ts'
 export type { JsonSchemaHook, JsonSchemaHookOptions } from './schema/emitJsonSchema.ts'
 export type {
   InferSchemaInput,

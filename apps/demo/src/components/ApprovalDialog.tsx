@@ -1,5 +1,6 @@
 import { useEffect, useRef } from 'react'
-import { useApprovalForm, type FormField, type UseApprovalFormResult } from '@toolgate/ai-react'
+import { useApprovalForm, type UseApprovalFormResult } from '@toolgate/ai-react'
+import { type FormField } from '@toolgate/ai/client'
 import type { DemoApproval, DemoChat } from '../types.ts'
 import { Icon } from './Icon.tsx'
 

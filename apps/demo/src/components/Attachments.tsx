@@ -1,4 +1,5 @@
-import { attachmentUrl, type ThreadAttachment } from '@toolgate/ai/client'
+import { attachmentUrl } from '@toolgate/ai/client'
+import type { ThreadAttachment } from '@toolgate/ai/protocol'
 import { createContext, useContext } from 'react'
 
 /**

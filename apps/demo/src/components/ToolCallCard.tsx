@@ -1,5 +1,5 @@
 import { createContext, memo, useContext, type ReactNode } from 'react'
-import type { ToolCallState } from '@toolgate/ai-react'
+import type { ToolCallState } from '@toolgate/ai/client'
 import type { DemoToolCall } from '../types.ts'
 import { Attachments } from './Attachments.tsx'
 import { Icon } from './Icon.tsx'

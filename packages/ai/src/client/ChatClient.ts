@@ -1,23 +1,16 @@
 import type { ToolInterrupt } from '../protocol/interrupts.ts'
-import type { ChatRequest, ResumeAnswer } from '../protocol/requests.ts'
+import type { PostRequest, ResumeAnswer } from '../protocol/requests.ts'
 import type { ThreadSnapshot } from '../protocol/thread.ts'
 import type { AnyTool } from '../tools/types.ts'
-import { applyEvent } from './applyEvent.ts'
+// The draft before the error: imported after `chatError.ts`, it made Vite's bundler (Rolldown) put
+// the errors in a chunk of their own, 0.5 KB more on a page (`ai-react/bench/bundle.bench.ts`).
+import { applyEvent, ThreadDraft, type ChatState, type ChatStatus, type PendingApproval, type ToolCallPart } from './draft/index.ts'
 import { ChatError } from './chatError.ts'
-import { ThreadDraft } from './draft.ts'
-import { threadRestore } from './threadRestore.ts'
+import { notLoaded, pausedRun, storedThread } from './chunks/index.ts'
 import { callApp, checkOptions, type ApproveOptions, type ChatClientOptions } from './options.ts'
-import type { ChatState, ChatStatus, PendingApproval, ToolCallPart } from './parts.ts'
-import type { Pause, Waiting } from './pause.ts'
-import { pauseBook } from './pauseBook.ts'
-import type { ClientToolRuns } from './runClientTool.ts'
-import { RunStream } from './runStream.ts'
-import type { ReviewWatch } from './reviewWatch.ts'
-import { NotifyBatcher } from './scheduleNotify.ts'
-import type { StreamSignal } from './streamSignal.ts'
-import { Subscribable } from './subscribable.ts'
-import { Work } from './work.ts'
-
+import type { ClientToolRuns, Pause, ReviewWatch, Waiting } from './pause/index.ts'
+import { NotifyBatcher, Subscribable, Work } from './store/index.ts'
+import { RunStream, type StreamSignal } from './stream/index.ts'
 /**
  * The chat client's implementation (its public type is `ChatClient` in `createChatClient.ts`): the
  * store and its commands. Following a run's stream is `RunStream`'s; which interrupts are still
@@ -32,7 +25,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   }
   readonly #stream: RunStream
   #draft: ThreadDraft
-  /** Made when a run first pauses (`pauseBook.ts`); before that nothing is open and no answer waits. */
+  /** Made when a run first pauses (`chunks/`); before that nothing is open and no answer waits. */
   #pause: Pause | undefined
   #threadId: string | undefined
   #error: ChatError | undefined
@@ -143,7 +136,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     if (failed && !this.#request) this.#watchReviews()
   }
 
-  async #exchange(body: ChatRequest, interrupting = false, answers: readonly ResumeAnswer[] = []): Promise<void> {
+  async #exchange(body: PostRequest, interrupting = false, answers: readonly ResumeAnswer[] = []): Promise<void> {
     const controller = this.#begin()
     let interrupts: readonly ToolInterrupt[] = []
     let failed = false
@@ -169,7 +162,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     for (;;) {
       const next = await signals.next()
       if (next.done) {
-        if (next.value.length > 0) await pauseBook.load()
+        if (next.value.length > 0) await pausedRun.load()
         return next.value
       }
       const signal = next.value
@@ -184,7 +177,9 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
 
   /** The stored thread replaces the draft: the one place it is replaced, and any pause ends with it; a failed last run is the error shown. */
   #restart(snapshot: ThreadSnapshot): void {
-    this.#draft = threadRestore.get().fromSnapshot(snapshot, this.#tools)
+    // The stream hands on a stored thread only once it has loaded the chunk that read it.
+    const { fromSnapshot } = storedThread.get() ?? notLoaded('storedThread')
+    this.#draft = fromSnapshot(snapshot, this.#tools)
     this.#pause?.clear()
     const failed = snapshot.lastRunError
     if (failed) this.#error = new ChatError(failed.code, failed.message)
@@ -197,7 +192,8 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
       this.#changed()
       return
     }
-    const { Pause, ClientToolRuns, ReviewWatch } = pauseBook.get()
+    // Loaded in `#follow` before a run's interrupts are handed on.
+    const { Pause, ClientToolRuns, ReviewWatch } = pausedRun.get() ?? notLoaded('pausedRun')
     this.#pause ??= new Pause(() => this.#draft, this.#options.user)
     this.#running ??= new ClientToolRuns(this.#tools)
     for (const waiting of this.#pause.offer(interrupts)) this.#startClientTool(waiting)

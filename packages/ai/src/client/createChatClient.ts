@@ -22,8 +22,3 @@ export function createChatClient<const TTools extends readonly AnyTool[] = reado
   return new Client(options)
 }
 
-/** `new ChatClient(options)`, the same as `createChatClient(options)`; kept for one release. */
-export const ChatClient: {
-  /** @deprecated Use `createChatClient(options)`, the one way to make a client; `ChatClient` stays as its type. */
-  new <const TTools extends readonly AnyTool[] = readonly AnyTool[]>(options: ChatClientOptions<TTools>): ChatClient<TTools>
-} = Client

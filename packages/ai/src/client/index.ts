@@ -3,38 +3,38 @@
  * The framework-agnostic chat client for browsers: `@toolgate/ai/client`. It imports neither the
  * server, providers nor JSON Schema emission; define tools with `toolDefinition` from `@toolgate/ai`.
  */
-// `ChatClient` is the client's type; as a value (`new ChatClient`) it is deprecated: use `createChatClient`.
-export { ChatClient, createChatClient } from './createChatClient.ts'
+export { createChatClient, type ChatClient } from './createChatClient.ts'
 export type { ApproveOptions, ChatClientOptions } from './options.ts'
 export { ChatError, type ChatErrorCode } from './chatError.ts'
-export { attachmentUrl } from './attachmentUrl.ts'
-export { ApprovalForm, type ApprovalFormState, type FormApproval } from './approvalForm.ts'
-export { formOfPendingApproval } from './pendingForm.ts'
-export { ReviewClient, type ReviewClientOptions, type ReviewState } from './review.ts'
-export type { FieldKind, FieldPath, FormField } from './formFields.ts'
-export { userRequests, type UserRequest, type UserRequests } from './userRequest.ts'
-export type { ThreadAttachment } from '../protocol/messages.ts'
-export type { NotifyScheduler } from './scheduleNotify.ts'
+export { attachmentUrl } from './http/index.ts'
+export {
+  ApprovalForm,
+  formOfPendingApproval,
+  userRequests,
+  type ApprovalFormState,
+  type FieldKind,
+  type FieldPath,
+  type FormApproval,
+  type FormField,
+  type UserRequest,
+  type UserRequests,
+} from './forms/index.ts'
+export { ReviewClient, type ReviewClientOptions, type ReviewState } from './review/index.ts'
+export type { NotifyScheduler } from './store/index.ts'
 export type { Fetch } from '../util/Fetch.ts'
 // What a view renders: UI types, named for the screen. The wire types the server sends (events,
 // requests, `Thread*` messages) are `@toolgate/ai/protocol`'s; the client maps one to the other.
 export type {
-  AssistantMessage,
   ChatMessage,
   ChatState,
   ChatStatus,
   DeepPartial,
   MessagePart,
   PendingApproval,
-  TextPart,
   ToolApproval,
   ToolDecision,
   Person,
   ToolCallPart,
   ToolCallPartFor,
-  ToolCallPartOf,
   ToolCallState,
-  UserMessage,
-} from './parts.ts'
-// Deprecated form helpers, kept for one release (see CHANGELOG).
-export { fieldProblem, formFields, pathName, valueAt } from './deprecated.ts'
+} from './draft/index.ts'

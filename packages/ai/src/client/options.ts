@@ -4,8 +4,8 @@ import type { AnyTool } from '../tools/types.ts'
 import type { Fetch } from '../util/Fetch.ts'
 import { isRecord } from '../util/isRecord.ts'
 import type { ChatError } from './chatError.ts'
-import type { ToolCallPart } from './parts.ts'
-import type { NotifyScheduler } from './scheduleNotify.ts'
+import type { ToolCallPart } from './draft/index.ts'
+import type { NotifyScheduler } from './store/index.ts'
 
 export interface ChatClientOptions<TTools extends readonly AnyTool[] = readonly AnyTool[]> {
   /** The URL of the chat handler. */

@@ -191,8 +191,3 @@ export type RunEvent =
   | RunErrorEvent
 
 export type RunEventType = RunEvent['type']
-
-/** @deprecated Renamed `RunEvent`: a wire type, not the UI's chat; this alias goes in the next release. */
-export type ChatEvent = RunEvent
-/** @deprecated Renamed `RunEventType`; this alias goes in the next release. */
-export type ChatEventType = RunEventType

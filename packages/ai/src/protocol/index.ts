@@ -6,55 +6,26 @@
 export type {
   RunEvent,
   RunEventType,
-  ChatEvent,
-  ChatEventType,
-  ReasoningEndEvent,
-  ReasoningMessageContentEvent,
-  ReasoningMessageEndEvent,
-  ReasoningMessageStartEvent,
-  ReasoningStartEvent,
-  RunErrorEvent,
-  RunFinishedEvent,
-  RunStartedEvent,
-  TextMessageContentEvent,
-  TextMessageEndEvent,
-  TextMessageStartEvent,
   TokenUsage,
-  ToolCallArgsEvent,
-  ToolCallEndEvent,
-  ToolCallResultEvent,
   ToolResultMetadata,
-  ToolCallStartEvent,
 } from './events.ts'
 export type { AgUiInterrupt, AgUiRunOutcome, InterruptReason, RunOutcome, ToolInterrupt } from './interrupts.ts'
 export type { DevtoolsInterrupt, DevtoolsRun, DevtoolsSnapshot } from './devtools.ts'
 export type {
   ProviderMetadata,
   ThreadAttachment,
-  ThreadAssistantMessage,
   ThreadMessage,
   ThreadReasoning,
   ThreadToolCall,
-  ThreadToolMessage,
-  ThreadUserMessage,
   ToolResultStatus,
 } from './messages.ts'
 export type {
-  ApprovalAnswer,
   PostRequest,
-  ChatRequest,
-  ClientErrorAnswer,
-  ClientOutputAnswer,
-  MessageRequest,
   ResumeAccepted,
   ResumeAnswer,
-  ResumeRequest,
   ReviewAccepted,
-  ReviewRequest,
   ReviewView,
-  RevokeGrantRequest,
   StopAccepted,
-  StopRequest,
 } from './requests.ts'
 export type { RecordedAnswer, RunFailure, ThreadSnapshot, ThreadStatus, ThreadWindow } from './thread.ts'
 export type { ErrorBody, ErrorCode } from './errors.ts'

@@ -103,9 +103,6 @@ export interface RevokeGrantRequest {
 /** What a POST to the chat endpoint carries: a message, answers to interrupts, a stop, a reviewer's decision through a link, or a grant's revocation. */
 export type PostRequest = MessageRequest | ResumeRequest | StopRequest | ReviewRequest | RevokeGrantRequest
 
-/** @deprecated Renamed `PostRequest`: a wire type, not the UI's chat; this alias goes in the next release. */
-export type ChatRequest = PostRequest
-
 /** The JSON body (status 202) when a resume stored its answers but others of the batch are still missing. */
 export interface ResumeAccepted {
   readonly threadId: string

@@ -11,28 +11,12 @@ export type { CallOptions } from './adapters/http.ts'
 export { geminiModel, type GeminiModelOptions } from './adapters/geminiModel.ts'
 export { openAIResponsesModel, type OpenAIResponsesModelOptions } from './adapters/openAIResponsesModel.ts'
 export { ModelProviderError, type ModelProviderErrorCode } from '../model/ModelProviderError.ts'
-export type { Fetch } from '../util/Fetch.ts'
 export type {
-  AnthropicOptions,
-  GeminiJsonSchemaOptions,
-  GeminiOptions,
-  McpOptions,
-  McpToolAnnotations,
-  OpenAIOptions,
   ProviderOptions,
-  ProviderOptionsMap,
   ProviderTarget,
 } from './targets.ts'
 export type { ProviderWarning, ProviderWarningCode } from './warnings.ts'
 export type {
-  AnthropicTool,
-  GeminiFunctionDeclaration,
-  GeminiJsonSchemaFunctionDeclaration,
-  GeminiSchema,
-  GeminiType,
-  McpTool,
-  OpenAIChatTool,
-  OpenAIResponsesTool,
   ProviderCall,
   ProviderSchemaMap,
   ProviderSchemaResult,

@@ -1,4 +1,4 @@
-import { errorResponse } from './http/responses.ts'
+import { errorResponse, jsonResponse } from './edge/responses.ts'
 import { echoed } from '../util/capText.ts'
 import type { AnyTool } from '../tools/types.ts'
 import { resolveConfig } from './config.ts'
@@ -8,21 +8,25 @@ import type { DecisionRecord, Grant } from '../protocol/decisions.ts'
 import { verifiedDecisions } from './decisions/records.ts'
 import { loadMessages } from './thread/thread.ts'
 import { review } from './claim/reviews.ts'
-import { decide, type DecideInput, type DecideResult } from './claim/decide.ts'
-import { withFrontendTools } from './agui/frontendTools.ts'
-import { rejoinRun } from './agui/rejoin.ts'
-import { answeredElsewhere } from './agui/staleAnswer.ts'
-import { parsePostRequest, readJsonBody, type AguiFields, type ParsedRequest } from './http/requests.ts'
-import type { ResumeRequest } from '../protocol/requests.ts'
-import { answerUIMessageRequest } from './aisdk/uiMessageChat.ts'
-import { isUIMessageRequest } from './aisdk/uiMessageRequest.ts'
+import { decide, type DecideInput, type DecideResult } from './decide.ts'
+import { answerAgui } from './dialects/agui/aguiChat.ts'
+import { isRunAgentInput, parseRunAgentInput, type AguiInput } from './dialects/agui/runAgentInput.ts'
+import { parsePostRequest, readJsonBody } from './edge/requests.ts'
+import type { PostRequest, ResumeAccepted } from '../protocol/requests.ts'
+import { startRun, type ClaimedRun } from './run/startRun.ts'
+import type { Resumed } from './claim/intent.ts'
+import { toWire } from './thread/step.ts'
+import { aiSdkReads, answerUIMessageRequest } from './dialects/aisdk/uiMessageChat.ts'
+import { isUIMessageRequest } from './dialects/aisdk/uiMessageRequest.ts'
 import { startTurn } from './claim/startTurn.ts'
 import { resume } from './claim/resume.ts'
 import { stopRun } from './claim/stop.ts'
 import { revoke, revokeGrantOf } from './claim/grantRevocation.ts'
-import { read } from './http/reads.ts'
-import { requestHeader, takesNodeRequests } from './http/nodeRequest.ts'
-import { answerTanStack, isTanStackRequest } from './tanstack/tanStackChat.ts'
+import { read } from './edge/reads.ts'
+import { takesNodeRequests } from './edge/node/nodeRequest.ts'
+import { requestHeader } from './appRequest.ts'
+import { answerTanStack, isTanStackRequest } from './dialects/tanstack/tanStackChat.ts'
+import { answerPreOne, isPreOneClient } from './dialects/agui/protocolVersion.ts'
 
 /** A Fetch API handler: works with any server that speaks `Request`/`Response` (and with `toNodeHandler`). */
 export type ChatHandler = (request: Request) => Promise<Response>
@@ -48,10 +52,11 @@ export interface ChatRecords {
  * answers interrupts; both stream AG-UI events as Server-Sent Events. `GET ?threadId=` returns
  * the thread. Refusals are JSON `{ error: { code, message, path? } }`.
  *
- * A turn, top to bottom: `http/requests.ts` checks the body; `claim/startTurn.ts` (or `resume.ts`) claims the thread
- * (one compare-and-set of a change from `thread/transitions.ts`) and ends in `run/startRun.ts`;
+ * A turn, top to bottom: `edge/requests.ts` reads the body and a dialect (`dialects/`, else the
+ * compact protocol) parses it into an intent; `claim/startTurn.ts` (or `resume.ts`) claims the thread
+ * (one compare-and-set of a change from `thread/transitions.ts`) and returns the claimed run, which `run/startRun.ts` starts;
  * `run/driveRun.ts` drives the run (`modelStep.ts` streams the model, `toolCalls.ts` plans, settles
- * and runs the calls); `events/runEvents.ts` writes every event. GETs are `http/reads.ts`.
+ * and runs the calls); `events/runEvents.ts` writes every event. GETs are `edge/reads.ts`.
  */
 // `TContext` is inferred from `context` and must satisfy every tool's `contextSchema`: a handler
 // whose context lacks a tool's key does not compile.
@@ -101,10 +106,11 @@ function handle(config: ChatConfig, request: Request): Promise<Response> {
 }
 
 function answerOf(config: ChatConfig, request: Request): Promise<Response> {
-  // TanStack AI's `useChat` (tanstack/), chosen by `?client=tanstack`: same runs, its shapes.
+  // TanStack AI's `useChat` (dialects/tanstack/), chosen by `?client=tanstack`: same runs, its shapes.
   if (isTanStackRequest(request)) return answerTanStack(config, request, post)
   if (request.method === 'POST') return post(config, request)
-  if (request.method === 'GET') return read(config, request)
+  // The AI SDK's reads are told in its shapes (dialects/aisdk/); a `?format=` no dialect knows is read as none.
+  if (request.method === 'GET') return read(config, request, aiSdkReads(config, request))
   throw new HttpError(405, 'METHOD_NOT_ALLOWED', `Use POST to chat and GET to read a thread, not ${echoed(request.method)}`)
 }
 
@@ -118,32 +124,52 @@ async function errorCodeOf(response: Response): Promise<string | undefined> {
   }
 }
 
+/**
+ * A POST, routed: its dialect (the AI SDK's body, AG-UI's `RunAgentInput`, else the compact
+ * protocol) parses it into an intent; a claim (claim/) turns that into data: a run, which
+ * run/startRun.ts starts and streams, answers accepted, or a refusal (thrown). The AG-UI dialect
+ * answers its own intents (dialects/agui/aguiChat.ts); the AI SDK's tells the same run in its stream.
+ */
 async function post(config: ChatConfig, request: Request): Promise<Response> {
   const raw = await readJsonBody(request, config.limits.maxBodyBytes)
-  // The AI SDK's `useChat` (aisdk/): its body becomes a ParsedRequest, its answer a UI message stream
-  // (the run tells its events in that dialect: events/eventFrames.ts).
   // `return await`: a promise returned unawaited from an async function settles it through an extra promise job, two microtask turns later.
-  if (isUIMessageRequest(raw)) return await answerUIMessageRequest(config, request, raw, (body) => answer(config, request, body))
-  return await answer(config, request, parsePostRequest(raw))
+  if (isUIMessageRequest(raw)) return await answerUIMessageRequest(config, request, raw, (input) => answer(config, request, input))
+  if (!isRunAgentInput(raw)) return answered(config, await claim(config, request, parsePostRequest(raw)))
+  const input = parseRunAgentInput(raw)
+  // An AG-UI client before 1.0 (no `protocolVersion`) is answered in the shapes it accepts (dialects/agui/protocolVersion.ts); TanStack's dialect has its own.
+  if (isPreOneClient(input) && !isTanStackRequest(request)) return await answerPreOne(request, () => answer(config, request, input))
+  return answered(config, await claim(config, request, input))
 }
 
+async function answer(config: ChatConfig, request: Request, body: PostRequest | AguiInput): Promise<Response> {
+  return answered(config, await claim(config, request, body))
+}
 
 /**
- * Not async: each branch hands on the promise of the function that answers, one promise and one
- * await fewer per request. (A throw here is `post`'s to turn into its refusal, as it awaits this.)
+ * The intent, claimed. Not async: each branch hands on the promise of the function that claims, one
+ * promise fewer per request (a throw here is the caller's to turn into its refusal, as it awaits this).
  */
-function answer(config: ChatConfig, request: Request, body: ParsedRequest): Promise<Response> {
-  if ('review' in body) return review(config, request, body)
-  if ('revokeGrant' in body) return revokeGrantOf(config, request, body)
+function claim(config: ChatConfig, request: Request, body: PostRequest | AguiInput): Promise<Response | ClaimedRun | Resumed> {
+  if ('review' in body) return review(config, request, body).then(ok)
+  if ('revokeGrant' in body) return revokeGrantOf(config, request, body).then(ok)
   const kind = 'stop' in body ? 'stop' : 'resume' in body ? 'resume' : 'message'
   config.telemetry?.describeRequest(request, { kind, threadId: body.threadId })
-  if ('stop' in body) return stopRun(config, request, body)
-  const scoped = body.declaredTools ? withFrontendTools(config, body.declaredTools) : config
-  if (!('resume' in body)) return startTurn(scoped, request, body)
-  return body.agui ? followOrResume(scoped, request, body) : resume(scoped, request, body)
+  if ('stop' in body) return stopRun(config, request, body).then(ok)
+  if ('agui' in body) return answerAgui(config, request, body)
+  if (!('resume' in body)) return startTurn(config, request, body)
+  return resume(config, request, body)
 }
 
-/** An AG-UI client connecting while a run holds the thread (a page reloaded mid-run) follows the run; a stale tab's answer gets the thread as it stands. */
-async function followOrResume(config: ChatConfig, request: Request, body: ResumeRequest & AguiFields): Promise<Response> {
-  return (await rejoinRun(config, request, body)) ?? (await answeredElsewhere(config, request, body, () => resume(config, request, body)))
+/** The response to a claim: its run's stream, or 202 with what still waits. */
+function answered(config: ChatConfig, claimed: Response | ClaimedRun | Resumed): Response {
+  if (claimed instanceof Response) return claimed
+  if ('start' in claimed) return startRun(config, claimed)
+  if ('run' in claimed) return startRun(config, claimed.run)
+  if (!('accepted' in claimed)) throw new Error('A resume with answers answers something')
+  const accepted: ResumeAccepted = { threadId: claimed.accepted.threadId, interrupts: claimed.accepted.waiting.map((interrupt) => toWire(interrupt, config.tools)) }
+  return jsonResponse(202, accepted)
+}
+
+function ok(body: unknown): Response {
+  return jsonResponse(200, body)
 }

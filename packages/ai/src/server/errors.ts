@@ -2,7 +2,7 @@ import { ToolgateError } from '../errors.ts'
 import { ModelProviderError } from '../model/ModelProviderError.ts'
 import type { ErrorCode } from '../protocol/errors.ts'
 import type { ChatConfig, ErrorScope } from './options.ts'
-import type { CallRef } from './run/results.ts'
+import type { CallRef } from './thread/results.ts'
 import { isStoreError } from './stores/storeError.ts'
 
 // How a request is refused (`HttpError`, with the refusals several steps share) and how a run ends

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition, toolJsonSchema, type JsonSchema } from '@toolgate/ai'
-import { ApprovalForm, fieldProblem, formFields, pathName, valueAt, type FormField } from '@toolgate/ai/client'
+import { ApprovalForm, type FormField } from '@toolgate/ai/client'
+import { fieldProblem, formFields, pathName, valueAt } from '../../src/client/forms/formFields.ts'
 import { loadCorpus } from '../providers/corpus.ts'
 
 /** Every field, depth first. */

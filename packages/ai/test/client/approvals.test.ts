@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { toolJsonSchema, validateJsonSchema } from '@toolgate/ai'
 import { createChatClient } from '@toolgate/ai/client'
-import { createChatHandler, scriptedModel } from '@toolgate/ai/server'
+import { createChatHandler } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { callStates, clientOn, inProcess, record, texts, toolCalls, transfer, transferServer, weather, weatherServer } from './helpers.ts'
 
 const model = scriptedModel([

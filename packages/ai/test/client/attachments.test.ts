@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition, toolResult } from '@toolgate/ai'
 import { attachmentUrl, createChatClient } from '@toolgate/ai/client'
-import { createChatHandler, scriptedModel } from '@toolgate/ai/server'
+import { createChatHandler } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { inProcess, toolCalls } from './helpers.ts'
 
 const PNG = Uint8Array.from(atob('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='), (c) => c.charCodeAt(0))

@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest'
 import { toolJsonSchema } from '@toolgate/ai'
-import { createChatHandler, scriptedModel } from '@toolgate/ai/server'
-import { ChatClient, createChatClient } from '@toolgate/ai/client'
+import { createChatHandler } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
+import { createChatClient } from '@toolgate/ai/client'
 import {
   callStates,
   clientOn,
@@ -220,13 +221,5 @@ describe('ChatClient', () => {
 
   it('needs an endpoint', () => {
     expect(() => createChatClient({} as never)).toThrow(/endpoint/)
-  })
-
-  it('still makes a client with the deprecated `new ChatClient`, checking its options the same way', async () => {
-    expect(() => new ChatClient({} as never)).toThrow(/endpoint/)
-    const client = new ChatClient({ endpoint: '/chat', fetch: inProcess(createChatHandler({ model: scriptedModel([{ when: /./, reply: 'hi' }]) })) })
-    expect(client).toBeInstanceOf(ChatClient)
-    await client.send('hello')
-    expect(client.getSnapshot()).toMatchObject({ status: 'idle', messages: [{ role: 'user' }, { role: 'assistant', parts: [{ type: 'text', text: 'hi' }] }] })
   })
 })

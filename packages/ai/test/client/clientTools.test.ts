@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
 import type { ToolContext } from '@toolgate/ai'
-import { scriptedModel } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { callStates, clientOn, deferred, location, record, share, texts, toolCalls, weatherServer } from './helpers.ts'
 
 const model = scriptedModel([

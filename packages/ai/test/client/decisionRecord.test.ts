@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createChatClient } from '@toolgate/ai/client'
-import { createChatHandler, scriptedModel } from '@toolgate/ai/server'
+import { createChatHandler } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import type { Principal } from '@toolgate/ai/protocol'
 import { inProcess, share, toolCalls, transfer, transferServer } from './helpers.ts'
 

@@ -2,14 +2,8 @@ import * as v from 'valibot'
 import { vi } from 'vitest'
 import { toolDefinition, type AnyTool } from '@toolgate/ai'
 import { createChatClient, type ChatClientOptions, type ChatState, type ToolCallPart } from '@toolgate/ai/client'
-import {
-  createChatHandler,
-  type ChatEvent,
-  type ChatHandlerOptions,
-  type ChatModel,
-  type ModelChunk,
-  type ThreadStore,
-} from '@toolgate/ai/server'
+import { type ChatHandlerOptions, type ChatModel, createChatHandler, type ModelChunk, type ThreadStore } from '@toolgate/ai/server'
+import { type RunEvent } from '@toolgate/ai/protocol'
 
 /** A fetch that calls a Fetch handler in-process. */
 export function inProcess(handler: (request: Request) => Promise<Response>): NonNullable<ChatClientOptions['fetch']> {
@@ -105,7 +99,7 @@ export async function runEnded(store: ThreadStore, threadId: string): Promise<vo
 }
 
 /** A fetch that answers every POST with these SSE bytes (as separate chunks), for protocol-level cases. */
-export function sseFetch(...bodies: (readonly (string | ChatEvent)[] | (() => Response))[]): NonNullable<ChatClientOptions['fetch']> & {
+export function sseFetch(...bodies: (readonly (string | RunEvent)[] | (() => Response))[]): NonNullable<ChatClientOptions['fetch']> & {
   readonly requests: { url: string; body: unknown }[]
 } {
   const requests: { url: string; body: unknown }[] = []
@@ -119,7 +113,7 @@ export function sseFetch(...bodies: (readonly (string | ChatEvent)[] | (() => Re
   return Object.assign(fetch, { requests })
 }
 
-export function sseBody(chunks: readonly (string | ChatEvent)[]): ReadableStream<Uint8Array> {
+export function sseBody(chunks: readonly (string | RunEvent)[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder()
   return new ReadableStream({
     start(controller) {

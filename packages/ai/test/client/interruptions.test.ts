@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { createChatClient, type ChatState, type ToolCallPart } from '@toolgate/ai/client'
-import { createChatHandler, memoryStore, scriptedModel, type ChatModel, type ModelChunk } from '@toolgate/ai/server'
+import { type ChatModel, createChatHandler, memoryStore, type ModelChunk } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { stored } from '../server/helpers/store.ts'
 import {
   clientOn,

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { PartialJsonParser, finishPartialJson } from '../../src/client/partialJson.ts'
+import { PartialJsonParser, finishPartialJson } from '../../src/client/draft/partialJson.ts'
 
 function parseInPieces(text: string, size: number): PartialJsonParser {
   const parser = new PartialJsonParser()

@@ -1,14 +1,14 @@
 import { describe, expect, it, vi } from 'vitest'
 import { createChatClient, type ChatClientOptions } from '@toolgate/ai/client'
-import type { ChatEvent, ToolInterrupt } from '@toolgate/ai/server'
+import type { RunEvent, ToolInterrupt } from '@toolgate/ai/protocol'
 import { deferred, location, sseBody, sseFetch, texts, toolCalls } from './helpers.ts'
 
 // Responses built by hand from the protocol types: what a broken server or network can do.
 
-const started: ChatEvent = { type: 'RUN_STARTED', threadId: 't1', runId: 'r1' }
-const finished: ChatEvent = { type: 'RUN_FINISHED', threadId: 't1', runId: 'r1', outcome: { type: 'success' } }
-const text = (delta: string): ChatEvent => ({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta })
-const paused = (...interrupts: ToolInterrupt[]): ChatEvent => ({
+const started: RunEvent = { type: 'RUN_STARTED', threadId: 't1', runId: 'r1' }
+const finished: RunEvent = { type: 'RUN_FINISHED', threadId: 't1', runId: 'r1', outcome: { type: 'success' } }
+const text = (delta: string): RunEvent => ({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta })
+const paused = (...interrupts: ToolInterrupt[]): RunEvent => ({
   type: 'RUN_FINISHED',
   threadId: 't1',
   runId: 'r1',
@@ -71,7 +71,7 @@ describe('ChatClient against a misbehaving server', () => {
   })
 
   it('ends the calls a failed run left open with the failure, unless the server said how they ended', async () => {
-    const start = (id: string): ChatEvent => ({ type: 'TOOL_CALL_START', toolCallId: id, toolCallName: 'get_location', parentMessageId: 'm1' })
+    const start = (id: string): RunEvent => ({ type: 'TOOL_CALL_START', toolCallId: id, toolCallName: 'get_location', parentMessageId: 'm1' })
     const fetch = sseFetch(
       [
         started,
@@ -180,12 +180,12 @@ describe('ChatClient against a misbehaving server', () => {
   })
 
   it('takes the `metadata.status` of a TOOL_CALL_RESULT at its word', async () => {
-    const call = (id: string): ChatEvent[] => [
+    const call = (id: string): RunEvent[] => [
       { type: 'TOOL_CALL_START', toolCallId: id, toolCallName: 'x', parentMessageId: 'm1' },
       { type: 'TOOL_CALL_END', toolCallId: id },
     ]
-    const result = (id: string, content: string, extra: object): ChatEvent =>
-      ({ type: 'TOOL_CALL_RESULT', messageId: `r${id}`, toolCallId: id, content, role: 'tool', ...extra }) as ChatEvent
+    const result = (id: string, content: string, extra: object): RunEvent =>
+      ({ type: 'TOOL_CALL_RESULT', messageId: `r${id}`, toolCallId: id, content, role: 'tool', ...extra }) as RunEvent
     const chat = client(
       sseFetch([
         started,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createChatClient, type ChatState } from '@toolgate/ai/client'
-import { createChatHandler, memoryStore, scriptedModel } from '@toolgate/ai/server'
+import { createChatHandler, memoryStore } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { inProcess, record, texts } from './helpers.ts'
 
 // The client follows a run across dropped connections, reloads and instances: the run goes on on

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { NotifyBatcher, scheduleNotify } from '../../src/client/scheduleNotify.ts'
+import { NotifyBatcher, scheduleNotify } from '../../src/client/store/scheduleNotify.ts'
 
 afterEach(() => {
   vi.unstubAllGlobals()

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createClient } from 'redis'
-import { scriptedModel, type ChatModel, type ChatHandlerOptions } from '@toolgate/ai/server'
+import { type ChatHandlerOptions, type ChatModel } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { redisStore, type RedisStore } from '@toolgate/ai/server/redis'
 import { TEMPS, weatherDef } from '../server/fixtures.ts'
 import { reload, shape, ToolgateAgent } from './helpers/agUiPages.ts'

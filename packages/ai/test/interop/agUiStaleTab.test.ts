@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { scriptedModel } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { transferDef } from '../server/fixtures.ts'
 import { reload, ToolgateAgent } from './helpers/agUiPages.ts'
 import { closeAll, startServer, type TestServer } from '../server/helpers/server.ts'

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { HttpAgent } from '@ag-ui/client'
 import type { RunAgentInput } from '@ag-ui/core'
-import { scriptedModel } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { ToolgateAgent } from './helpers/agUiPages.ts'
 import { closeAll, startServer, type TestServer } from '../server/helpers/server.ts'
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import * as ai6 from 'ai'
 import type { AbstractChat, ChatInit, UIMessage } from 'ai'
-import { scriptedModel } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { locationDef, transferDef } from '../server/fixtures.ts'
 import { MemoryChatState, SDKS, type Sdk } from './helpers/aiSdkChats.ts'
 import { closeAll, startServer, type TestServer } from '../server/helpers/server.ts'

@@ -3,9 +3,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import * as v from 'valibot'
-import { isToolContentResult, toolDefinition, toolResult } from '@toolgate/ai'
+import { toolDefinition, toolResult } from '@toolgate/ai'
+import { isToolContentResult } from '../../src/tools/toolResult.ts'
 import { mcpToolDefinitions, registerMcpTools } from '@toolgate/ai/interop/mcp'
-import { scriptedModel, type ThreadAttachment } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
+import { type ThreadAttachment } from '@toolgate/ai/protocol'
 import { closeAll, startServer } from '../server/helpers/server.ts'
 
 afterEach(closeAll)

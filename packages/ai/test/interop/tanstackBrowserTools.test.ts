@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ChatClient, fetchServerSentEvents } from '@tanstack/ai-client'
 import { toolDefinition as tanStackTool, type UIMessage } from '@tanstack/ai'
-import { scriptedModel } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { locationDef, transferDef } from '../server/fixtures.ts'
 import { closeAll, startServer, type TestServer } from '../server/helpers/server.ts'
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ChatClient, fetchServerSentEvents } from '@tanstack/ai-client'
 import type { UIMessage } from '@tanstack/ai'
-import { scriptedModel } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { transferDef, weatherDef, weatherTool } from '../server/fixtures.ts'
 import { closeAll, deferred, startServer, type TestServer } from '../server/helpers/server.ts'
 

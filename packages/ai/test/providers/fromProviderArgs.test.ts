@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import * as v from 'valibot'
-import { toolDefinition, validateToolInput } from '@toolgate/ai'
+import { toolDefinition } from '@toolgate/ai'
+import { validateToolInput } from '../../src/tools/validateToolValue.ts'
 import { fromProviderArgs, toProviderTool } from '@toolgate/ai/providers'
 
 const createIssue = toolDefinition({

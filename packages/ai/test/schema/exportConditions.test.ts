@@ -55,7 +55,8 @@ export const validateWrapped = (value) => wrapped.execute(value)
 const serverApp = `
 import * as v from 'valibot'
 import { toolDefinition, toolJsonSchema } from '@toolgate/ai'
-import { createChatHandler, scriptedModel } from '@toolgate/ai/server'
+import { createChatHandler } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 const weather = toolDefinition({ name: 'get_weather', description: 'Weather', inputSchema: v.object({ city: v.string() }) })
   .server(({ city }) => ({ city, tempC: 20 }))
 const plain = toolDefinition({

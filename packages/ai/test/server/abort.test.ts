@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ModelProviderError } from '@toolgate/ai/providers'
-import { scriptedModel, type ChatEvent, type ChatModel } from '@toolgate/ai/server'
+import { type ChatModel } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
+import { type RunEvent } from '@toolgate/ai/protocol'
 import { transferDef, weatherDef, weatherTool } from './fixtures.ts'
 import { readSse } from './helpers/sse.ts'
 import { closeAll, deferred, expectReloadToMatchStream, readTurn, startServer } from './helpers/server.ts'
@@ -290,9 +292,9 @@ describe('model failure', () => {
     }
     const server = await startServer({ model: hanging, tools: [weatherDef.server((input) => (ran.push(input), { city: input.city, tempC: 1 }))] })
     const turn = await openTurn(server.url, 'weather')
-    const seen: ChatEvent[] = []
+    const seen: RunEvent[] = []
     while (!seen.some((event) => event.type === 'TOOL_CALL_ARGS' && event.toolCallId === 'call_b')) {
-      seen.push((await turn.events.next()).value as ChatEvent)
+      seen.push((await turn.events.next()).value as RunEvent)
     }
     await turn.stop()
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { HttpAgent } from '@ag-ui/client'
 import type { BaseEvent, Message, RunAgentInput } from '@ag-ui/core'
 import { EventSchemas } from '@ag-ui/core/schemas'
-import { scriptedModel } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { locationDef, transferDef, weatherTool } from './fixtures.ts'
 import { closeAll, errorOf, startServer, type TestServer } from './helpers/server.ts'
 

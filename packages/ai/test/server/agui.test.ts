@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { InterruptSchema, RunFinishedEventSchema } from '@ag-ui/core/schemas'
-import { memoryStore, scriptedModel, type ChatEvent, type ChatModel, type ThreadStore } from '@toolgate/ai/server'
+import { type ChatModel, memoryStore, type ThreadStore } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
+import { type RunEvent } from '@toolgate/ai/protocol'
 import { locationDef, transferDef, weatherTool } from './fixtures.ts'
 import { closeAll, readTurn, startServer, type Turn } from './helpers/server.ts'
 
@@ -42,7 +44,7 @@ describe('AG-UI conformance', () => {
     turns.push(await server.send('fail', paused.threadId))
 
     const kinds = new Set(turns.flatMap((turn) => turn.types))
-    const emitted: ChatEvent['type'][] = [
+    const emitted: RunEvent['type'][] = [
       'RUN_STARTED',
       'TEXT_MESSAGE_START',
       'TEXT_MESSAGE_CONTENT',

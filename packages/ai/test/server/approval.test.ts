@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { toolJsonSchema } from '@toolgate/ai'
-import { scriptedModel, type ScriptedResult, type ThreadSnapshot } from '@toolgate/ai/server'
+import { scriptedModel, type ScriptedResult } from '@toolgate/ai/server/testing'
+import { type ThreadSnapshot } from '@toolgate/ai/protocol'
 import { transferDef, weatherTool } from './fixtures.ts'
 import { closeAll, errorOf, startServer } from './helpers/server.ts'
 

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition, toolResult, ToolgateError, ToolValidationError } from '@toolgate/ai'
-import { memoryAttachmentStore, scriptedModel, type ChatModel, type ModelRequest, type ThreadAttachment } from '@toolgate/ai/server'
+import { type ChatModel, memoryAttachmentStore, type ModelRequest } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
+import { type ThreadAttachment } from '@toolgate/ai/protocol'
 import { closeAll, startServer } from './helpers/server.ts'
 
 afterEach(closeAll)

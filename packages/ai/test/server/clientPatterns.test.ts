@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { scriptedModel } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { closeAll, errorOf, startServer } from './helpers/server.ts'
 
 // A pattern in a client-declared tool is run by the server on the model's arguments. The

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { memoryStore, scriptedModel, type ThreadStore } from '@toolgate/ai/server'
+import { memoryStore, type ThreadStore } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { transferDef } from './fixtures.ts'
 import { readSse } from './helpers/sse.ts'
 import { closeAll, deferred, errorOf, readTurn, startServer } from './helpers/server.ts'

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition, ToolDefinitionError } from '@toolgate/ai'
-import { createChatHandler, scriptedModel, type ChatModel } from '@toolgate/ai/server'
+import { type ChatModel, createChatHandler } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { closeAll, startServer } from './helpers/server.ts'
 
 afterEach(closeAll)

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { memoryStore, scriptedModel, type ThreadStore } from '@toolgate/ai/server'
+import { memoryStore, type ThreadStore } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 
 type RunEventLog = NonNullable<ThreadStore['events']>
 import { closeAll, startServer } from './helpers/server.ts'

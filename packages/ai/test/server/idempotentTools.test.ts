@@ -1,7 +1,8 @@
 import * as v from 'valibot'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ToolDefinitionError, toolDefinition } from '@toolgate/ai'
-import { memoryStore, scriptedModel, type ThreadStore } from '@toolgate/ai/server'
+import { memoryStore, type ThreadStore } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { locationDef, transferDef } from './fixtures.ts'
 import { closeAll, startServer } from './helpers/server.ts'
 

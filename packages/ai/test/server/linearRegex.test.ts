@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { linearRegex, UnboundedPatternError } from '../../src/server/agui/linearRegex.ts'
+import { linearRegex, UnboundedPatternError } from '../../src/server/dialects/agui/linearRegex.ts'
 
 // The linear-time engine that runs client patterns answers as the platform's engine does (under
 // the `u` flag, as JSON Schema's `pattern` is run), on every pattern and input below.

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { memoryStore, scriptedModel, type StoredAnswer, type ThreadStore } from '@toolgate/ai/server'
+import { memoryStore, type StoredAnswer, type ThreadStore } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { locationDef, transferDef } from './fixtures.ts'
 import { closeAll, errorOf, startServer } from './helpers/server.ts'
 

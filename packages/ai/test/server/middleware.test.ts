@@ -1,15 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import { InvalidOptionError, toolDefinition } from '@toolgate/ai'
-import {
-  createChatHandler,
-  MiddlewareError,
-  refuseToolCall,
-  scriptedModel,
-  type ChatMiddleware,
-  type ChatModel,
-  type ModelRequest,
-} from '@toolgate/ai/server'
+import { type ChatMiddleware, type ChatModel, createChatHandler, MiddlewareError, type ModelRequest, refuseToolCall } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { closeAll, startServer } from './helpers/server.ts'
 
 afterEach(closeAll)

@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
 import { createChatClient } from '@toolgate/ai/client'
-import { createChatHandler, scriptedModel, toNodeHandler, type ChatHandler, type ChatModel, type ModelChunk } from '@toolgate/ai/server'
+import { type ChatHandler, type ChatModel, createChatHandler, type ModelChunk, toNodeHandler } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { readSse } from './helpers/sse.ts'
 
 // toNodeHandler runs a chat handler without a Fetch Request or a response stream: these check

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createClient } from 'redis'
 import { createChatClient } from '@toolgate/ai/client'
-import { scriptedModel } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { redisStore } from '@toolgate/ai/server/redis'
 import { startRedis, type RedisServer } from '../services/redis.ts'
 import { faultyStore } from './faultyStore.ts'

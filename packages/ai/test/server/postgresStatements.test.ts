@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
-import { scriptedModel, StoreError, type ThreadHead } from '@toolgate/ai/server'
+import { StoreError, type ThreadHead } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { postgresStore } from '@toolgate/ai/server/postgres'
 import { weatherTool } from './fixtures.ts'
 import { stored } from './helpers/store.ts'

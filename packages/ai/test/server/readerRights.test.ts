@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { memoryStore, scriptedModel, type ChatModel } from '@toolgate/ai/server'
+import { type ChatModel, memoryStore } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { stored } from './helpers/store.ts'
 import { closeAll, startServer } from './helpers/server.ts'
 

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition, ToolDefinitionError } from '@toolgate/ai'
-import { scriptedModel, type ChatModel, type ModelRequest } from '@toolgate/ai/server'
+import { type ChatModel, type ModelRequest } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { closeAll, startServer } from './helpers/server.ts'
 
 afterEach(closeAll)

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { scriptedModel, type ThreadMessage, type ModelChunk, type ScriptedResult } from '@toolgate/ai/server'
+import { type ModelChunk } from '@toolgate/ai/server'
+import { scriptedModel, type ScriptedResult } from '@toolgate/ai/server/testing'
+import { type ThreadMessage } from '@toolgate/ai/protocol'
 
 async function collect(model: ReturnType<typeof scriptedModel>, messages: ThreadMessage[], signal = new AbortController().signal) {
   const chunks: ModelChunk[] = []

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition, ToolError } from '@toolgate/ai'
-import { scriptedModel, type ChatModel, type ErrorScope, type ModelRequest } from '@toolgate/ai/server'
+import { type ChatModel, type ErrorScope, type ModelRequest } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { weatherDef } from './fixtures.ts'
 import { closeAll, startServer } from './helpers/server.ts'
 

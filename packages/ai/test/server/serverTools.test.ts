@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
-import { scriptedModel, type ChatModel, type ModelChunk } from '@toolgate/ai/server'
+import { type ChatModel, type ModelChunk } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { TEMPS, weatherDef, weatherTool } from './fixtures.ts'
 import { closeAll, deferred, expectReloadToMatchStream, startServer } from './helpers/server.ts'
 

@@ -10,7 +10,7 @@ import {
   ToolNotFoundError,
   ToolValidationError,
 } from '@toolgate/ai'
-import { toolSet, type ToolSetApprovalRequest } from '@toolgate/ai/server'
+import { toolSet, type ToolSetApprovalRequest } from '@toolgate/ai/providers'
 
 const weather = toolDefinition({
   name: 'get_weather',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { ThreadAssistantMessage, ThreadToolMessage, ThreadUserMessage } from '@toolgate/ai/protocol'
+import type { ThreadAssistantMessage, ThreadToolMessage, ThreadUserMessage } from '../../src/protocol/messages.ts'
 import type { OpenStep, StoredInterrupt, ThreadHead } from '@toolgate/ai/server'
 import type { Recovery } from '../../src/server/thread/recovery.ts'
 import {

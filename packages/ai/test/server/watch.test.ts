@@ -1,7 +1,8 @@
 import * as v from 'valibot'
 import { afterEach, describe, expect, it } from 'vitest'
 import { toolDefinition } from '@toolgate/ai'
-import { memoryStore, scriptedModel, type ChatLimits, type ThreadStore } from '@toolgate/ai/server'
+import { type ChatLimits, memoryStore, type ThreadStore } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import type { Principal } from '@toolgate/ai/protocol'
 import { closeAll, startServer } from './helpers/server.ts'
 

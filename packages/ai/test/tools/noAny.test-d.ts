@@ -2,7 +2,7 @@ import { describe, expectTypeOf, it } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
 import { createChatClient } from '@toolgate/ai/client'
-import { scriptedModel, type ScriptedResult } from '@toolgate/ai/server'
+import { scriptedModel, type ScriptedResult } from '@toolgate/ai/server/testing'
 
 // The public types that used to leak `any` (issue 13): each must stay a real type, so a mistake in
 // an app fails to compile instead of passing silently.

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { InvalidOptionError, thinkTool, toolJsonSchema, ToolValidationError, THINK_TOOL_DESCRIPTION } from '@toolgate/ai'
 import { createChatClient } from '@toolgate/ai/client'
-import { createChatHandler, scriptedModel } from '@toolgate/ai/server'
+import { createChatHandler } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { inProcess, toolCalls } from '../client/helpers.ts'
 import { closeAll, startServer } from '../server/helpers/server.ts'
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest'
 import * as v from 'valibot'
+import { evaluateApproval } from '../../src/tools/approval.ts'
 import {
-  evaluateApproval,
   toolDefinition,
   toolJsonSchema,
   ToolDefinitionError,

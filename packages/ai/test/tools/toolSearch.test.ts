@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import { InvalidOptionError, lexicalRanker, TOOL_SYNONYMS, toolDefinition, toolSearch, type AnyTool } from '@toolgate/ai'
-import { createChatHandler, scriptedModel, type ChatModel, type ModelRequest } from '@toolgate/ai/server'
+import { type ChatModel, createChatHandler, type ModelRequest } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { closeAll, startServer } from '../server/helpers/server.ts'
 import { catalogRequests, catalogTools, githubTools, labelledRequests, recallAt } from './toolSearchEval.ts'
 

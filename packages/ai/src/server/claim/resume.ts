@@ -1,12 +1,8 @@
-import type { ResumeAccepted, ResumeRequest } from '../../protocol/requests.ts'
-import { connect } from '../agui/connect.ts'
-import { runOutcome } from '../agui/frontendTools.ts'
+import type { ResumeRequest } from '../../protocol/requests.ts'
 import { HttpError, threadBusy } from '../errors.ts'
-import { jsonResponse } from '../http/responses.ts'
-import type { AguiFields } from '../http/requests.ts'
 import type { ChatConfig } from '../options.ts'
-import { endedWaits, toWire, unanswered } from '../run/interrupts.ts'
-import { pausedRun, startRun } from '../run/startRun.ts'
+import { endedWaits } from '../run/interrupts.ts'
+import { unanswered } from '../thread/step.ts'
 import { claimThread, headToClaim, type ClaimStart } from '../thread/cachedClaim.ts'
 import { recoverLostRun } from '../thread/recovery.ts'
 import { authorizeThread, isRunning, type ThreadChange } from '../thread/thread.ts'
@@ -16,8 +12,8 @@ import { claimForResume, recordAnswers, type RunStart } from '../thread/transiti
 import { chainDecisions } from '../decisions/records.ts'
 import { reportDecisions } from '../decisions/report.ts'
 import { checkAnswers, checkReplay, type Answerer } from './answers.ts'
-import { heldIds, historyAfter, readAndCheck } from './claimedHistory.ts'
-import { atMessagePath, markAnsweredByMessage, toolMessageAnswers } from './toolMessages.ts'
+import { historyAfter, readAndCheck } from './claimedHistory.ts'
+import type { AnswersIntent, ClientThread, Resumed } from './intent.ts'
 import { newRunId } from './runId.ts'
 import { requesterContext } from './requesterContext.ts'
 import { requestReviews } from '../decisions/approvalRequests.ts'
@@ -25,29 +21,31 @@ import { ANONYMOUS } from '../decisions/records.ts'
 
 // Answers resume a turn: each is checked against the open step's interrupts (answers.ts) and stored
 // with one compare-and-set; the request that completes the step claims the thread, and the turn's
-// run goes on (run/startRun.ts). A review link's answers (reviews.ts) make the same change.
+// run goes on (run/startRun.ts). A review link's answers (reviews.ts) make the same change. A client
+// that answers its own way (AG-UI `tool` messages) gives them through its hooks (intent.ts).
 
 /**
  * `POST { threadId, resume }`: stores the answers (all or nothing). While others of the step are
- * missing, answers 202 with what is still waiting; the request that completes the step claims the
- * thread and streams the continued run. Of two identical concurrent resumes one runs and the other
+ * missing, they are `accepted` with what is still waiting; the request that completes the step claims the
+ * thread for the continued `run`. Of two identical concurrent resumes one runs and the other
  * is told the interrupt is already answered (409).
  *
  * A step already fully answered whose run was lost (its process died after the claim, and the
  * lease lapsed) is re-driven by a resume replaying any of its answers: the stored answers apply
  * and the run continues.
  */
-export async function resume(config: ChatConfig, request: Request, body: ResumeRequest & AguiFields): Promise<Response> {
-  const nothingNew = body.agui === true && body.resume.length === 0 && !body.endsWithTool
-  const start = nothingNew ? await startOfToolMessages(config, request, body) : await headToClaim(config, request, body.threadId)
-  if (start instanceof Response) return start
+export async function resume(config: ChatConfig, request: Request, body: AnswersIntent): Promise<Resumed> {
+  const { client } = body
+  const nothingNew = client !== undefined && body.resume.length === 0 && !client.endsWithAnswer
+  const start = nothingNew ? await startOfClientAnswers(config, request, body.threadId, client) : await headToClaim(config, request, body.threadId)
+  if ('nothing' in start) return start
   const runId = newRunId(config.eventLog, body.threadId)
   /** The head the last change was decided on: the cached one, or the stored one after a miss. */
   let decidedOn: ThreadHead | undefined
   let claimed
   try {
     claimed = await claimThread(config.store, start, {
-      prepare: async (current) => ({ current, ...(await readAndCheck(config, current, body)) }),
+      prepare: async (current) => ({ current, ...(await readAndCheck(config, current, client)) }),
       resolve: async () => {
         // The run goes on for the turn's requester, whoever answers (claim/requesterContext.ts).
         const principal = await config.identify(request)
@@ -62,10 +60,9 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
   } catch (error) {
     if (!(error instanceof NothingAnswered)) throw error
     // Claimed on the cached head, which a miss showed another instance moved on from: its stored head waits for nothing they answer.
-    if (nothingNew && !answersCalls(body, decidedOn)) return connect(config, request, body)
+    if (nothingNew && !answersCalls(client, decidedOn)) return { nothing: {} }
     // The input ends with a result for a call the thread no longer waits for: a repeat.
-    const last = body.toolMessages?.at(-1)
-    throw new HttpError(409, 'INTERRUPT_ALREADY_ANSWERED', `Tool call "${last?.toolCallId}" is already answered`, `messages[${last?.index}].toolCallId`)
+    throw client ? client.repeated() : error
   }
   const { head, change, prepared } = claimed
   const context = await claimed.resolved.contextOf(head.turnBy ?? ANONYMOUS)
@@ -73,36 +70,32 @@ export async function resume(config: ChatConfig, request: Request, body: ResumeR
   if (change.reproposed?.length) void requestReviews(config, head.id, change.reproposed)
   if (change.answered) config.telemetry?.waitsEnded(request, endedWaits(head.id, change.answered, Date.now(), change.decisions))
 
-  if (!change.start || !head.step) {
-    if (body.agui) return pausedRun(config, request, { threadId: head.id, runId, outcome: runOutcome(config, unanswered(head.step)), answered: change.answered ?? [] })
-    const accepted: ResumeAccepted = { threadId: head.id, interrupts: unanswered(head.step).map((interrupt) => toWire(interrupt, config.tools)) }
-    return jsonResponse(202, accepted)
-  }
+  if (!change.start || !head.step) return { accepted: { threadId: head.id, runId, answered: change.answered ?? [], waiting: unanswered(head.step) } }
   const messages = await historyAfter(config, prepared, claimed)
-  const held = prepared.snapshot ? heldIds(body) : undefined
-  return startRun(config, { request, kind: 'resume', runId, head, context, start: change.start, ...(held ? { snapshot: held } : {}), ...(messages ? { messages } : {}) })
+  const held = prepared.snapshot && client ? client.heldIds() : undefined
+  return { run: { request, kind: 'resume', runId, head, context, start: change.start, ...(held ? { snapshot: held } : {}), ...(messages ? { messages } : {}) } }
 }
 
 /**
- * An AG-UI input with nothing new may still answer frontend calls with `tool` messages; else it
- * asks where the thread stands (agui/connect.ts). When the head this instance wrote last says they
+ * A client's input with nothing new may still answer calls its own way (AG-UI: `tool` messages for
+ * frontend calls); else it asks where the thread stands (`nothing`: dialects/agui/connect.ts). When the head this instance wrote last says they
  * answer calls, they are claimed on it with no read first: the claim proves it, and a miss decides
  * again on the stored head, where answering nothing is a connect, as without the cache. Any other
  * answer needs the stored head (the cache cannot say that no other instance wrote since), and the
  * claim then starts from the head read for it.
  */
-async function startOfToolMessages(config: ChatConfig, request: Request, body: ResumeRequest & AguiFields): Promise<ClaimStart | Response> {
-  const cached = config.threadCache?.lastHead(body.threadId)
-  if (cached && answersCalls(body, cached)) return headToClaim(config, request, body.threadId)
-  const head = await config.store.head(body.threadId)
-  if (!head || !answersCalls(body, head)) return connect(config, request, body, { head })
-  await authorizeThread(config, request, body.threadId, 'write')
+async function startOfClientAnswers(config: ChatConfig, request: Request, threadId: string, client: ClientThread): Promise<ClaimStart | Extract<Resumed, { nothing: unknown }>> {
+  const cached = config.threadCache?.lastHead(threadId)
+  if (cached && answersCalls(client, cached)) return headToClaim(config, request, threadId)
+  const head = await config.store.head(threadId)
+  if (!head || !answersCalls(client, head)) return { nothing: { read: { head } } }
+  await authorizeThread(config, request, threadId, 'write')
   return { head }
 }
 
-/** Whether the input's `tool` messages answer calls that wait in `head`. */
-function answersCalls(body: AguiFields, head: ThreadHead | undefined): boolean {
-  return toolMessageAnswers(head?.step, body.toolMessages ?? []).answers.length > 0
+/** Whether the client's own answers answer calls that wait in `head`. */
+function answersCalls(client: ClientThread | undefined, head: ThreadHead | undefined): boolean {
+  return client !== undefined && client.answersFrom(head?.step, []).answers.length > 0
 }
 
 type Answered = ThreadChange & {
@@ -117,7 +110,7 @@ type Answered = ThreadChange & {
  * approval checked against the interrupt's reviewers and recorded as a decision in the same
  * compare-and-set. It has a `start` (run `runId` claims the thread) when they complete the step.
  */
-function answersChange(config: ChatConfig, body: ResumeRequest & AguiFields, who: Answerer, runId: string): (head: ThreadHead) => Promise<Answered> {
+function answersChange(config: ChatConfig, body: AnswersIntent, who: Answerer, runId: string): (head: ThreadHead) => Promise<Answered> {
   const { runLeaseMs } = config.limits
   return async (head) => {
     const running = isRunning(head, runLeaseMs)
@@ -127,14 +120,15 @@ function answersChange(config: ChatConfig, body: ResumeRequest & AguiFields, who
       checkReplay(head, lost, body.resume)
       return claimForResume(head, { runId, recovery, step: lost, now: Date.now() })
     }
-    const fromMessages = toolMessageAnswers(recovery.step, body.toolMessages ?? [], body.resume)
-    const all = [...body.resume, ...fromMessages.answers]
+    const fromClient = body.client?.answersFrom(recovery.step, body.resume)
+    const all = fromClient ? [...body.resume, ...fromClient.answers] : body.resume
     if (all.length === 0) throw new NothingAnswered()
     const checked = await checkAnswers({ ...head, step: recovery.step }, all, config.tools, config.limits, who).catch(async (error: unknown) => {
-      throw atMessagePath(await expiredRefusal(config, head, body, error), body.resume.length, fromMessages)
+      const refusal = await expiredRefusal(config, head, body, error)
+      throw fromClient ? fromClient.at(refusal, body.resume.length) : refusal
     })
     const { drafts, grants, reproposed } = checked
-    const step = markAnsweredByMessage(checked.step, fromMessages)
+    const step = fromClient ? fromClient.mark(checked.step) : checked.step
     if (running) throw threadBusy()
     const chain = await chainDecisions(head.decisions, drafts, config.recordKey)
     const decided = grants.length > 0 ? { ...chain, grants: [...(head.grants ?? []), ...grants] } : chain
@@ -148,7 +142,7 @@ function answersChange(config: ChatConfig, body: ResumeRequest & AguiFields, who
 }
 
 /**
- * An answer to an interrupt that expired and was settled so (claim/expiry.ts) is told it expired,
+ * An answer to an interrupt that expired and was settled so (run/expiry.ts) is told it expired,
  * as it was before anyone settled it, not that someone answered it. Read only on that refusal.
  */
 async function expiredRefusal(config: ChatConfig, head: ThreadHead, body: ResumeRequest, error: unknown): Promise<unknown> {
@@ -170,5 +164,5 @@ export async function storeAnswers(config: ChatConfig, request: Request, body: R
   return { runId, head, change }
 }
 
-/** An AG-UI input with no new message that answers nothing (thrown inside a thread update: nothing changes). */
+/** A client's input with no new message that answers nothing (thrown inside a thread update: nothing changes). */
 class NothingAnswered extends Error {}

@@ -1,9 +1,8 @@
 import type { Principal } from '../../protocol/decisions.ts'
 import type { ResumeRequest, ReviewAccepted, ReviewRequest, ReviewView } from '../../protocol/requests.ts'
 import { HttpError, threadNotFound } from '../errors.ts'
-import { jsonResponse } from '../http/responses.ts'
 import type { ChatConfig } from '../options.ts'
-import { toWire, unanswered } from '../run/interrupts.ts'
+import { toWire, unanswered } from '../thread/step.ts'
 import { startDetachedRun } from '../run/startRun.ts'
 import { checkLinkApplies, verifyReviewLink, type ReviewClaims } from '../decisions/reviewLinks.ts'
 import { checkReviewer, isReviewer } from '../decisions/reviewers.ts'
@@ -21,12 +20,12 @@ import { backoff, retry } from '../../util/retry.ts'
 // chat follows it from wherever it is open.
 
 /** `POST { review, answer }`: decides the link's interrupt as its reviewer. */
-export async function review(config: ChatConfig, request: Request, body: ReviewRequest): Promise<Response> {
+export async function review(config: ChatConfig, request: Request, body: ReviewRequest): Promise<ReviewAccepted> {
   const claims = await claimsOf(config, body.review)
   if (body.threadId !== undefined && body.threadId !== claims.threadId) throw otherTarget('thread')
   if (body.answer.interruptId !== claims.interruptId) throw otherTarget('interrupt')
   const principal = linkPrincipal(claims, await config.identify(request))
-  return jsonResponse(200, await decideDetached(config, request, { threadId: claims.threadId, resume: [body.answer] }, { principal, channel: 'review-link', link: claims }))
+  return decideDetached(config, request, { threadId: claims.threadId, resume: [body.answer] }, { principal, channel: 'review-link', link: claims })
 }
 
 /**
@@ -57,14 +56,13 @@ async function decideOnce(config: ChatConfig, request: Request, body: ResumeRequ
 }
 
 /** `GET ?review=<token>`: what the link's reviewer decides on, and why the one who opened it may not, if so. Changes nothing. */
-export async function reviewView(config: ChatConfig, request: Request, token: string): Promise<Response> {
+export async function reviewView(config: ChatConfig, request: Request, token: string): Promise<ReviewView> {
   const claims = await claimsOf(config, token)
   const head = await config.store.head(claims.threadId)
   if (!head) throw threadNotFound(claims.threadId)
   const interrupt = await checkLinkApplies(unanswered(head.step).find((candidate) => candidate.id === claims.interruptId), claims)
   const refusal = refusalOf(claims, interrupt, await config.identify(request))
-  const view: ReviewView = { threadId: head.id, interrupt: toWire(interrupt, config.tools), linkExpiresAt: new Date(claims.expiresAt).toISOString(), ...(refusal ? { refusal } : {}) }
-  return jsonResponse(200, view)
+  return { threadId: head.id, interrupt: toWire(interrupt, config.tools), linkExpiresAt: new Date(claims.expiresAt).toISOString(), ...(refusal ? { refusal } : {}) }
 }
 
 /** What deciding through the link would be refused with, for the one who opened it: the same checks as `review`. */

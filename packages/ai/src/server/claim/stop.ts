@@ -1,8 +1,8 @@
 import type { StopAccepted, StopRequest } from '../../protocol/requests.ts'
 import { toolFailures } from '../errors.ts'
-import { jsonResponse } from '../http/responses.ts'
 import type { ChatConfig } from '../options.ts'
-import { endedWaits, settleInterrupts, unanswered } from '../run/interrupts.ts'
+import { endedWaits, settleInterrupts } from '../run/interrupts.ts'
+import { unanswered } from '../thread/step.ts'
 import { RunStopped } from '../run/Run.ts'
 import { recoverLostRun } from '../thread/recovery.ts'
 import { isRunning, loadHead } from '../thread/thread.ts'
@@ -20,14 +20,14 @@ import { Unchanged } from './unchanged.ts'
  * `POST { threadId, stop: true }`: stops the thread's active run. A run of this process stops at
  * once; a run of another instance sees the request in the thread's head within a second.
  */
-export async function stopRun(config: ChatConfig, request: Request, body: StopRequest): Promise<Response> {
+export async function stopRun(config: ChatConfig, request: Request, body: StopRequest): Promise<StopAccepted> {
   const head = await loadHead(config, request, body.threadId, 'write')
   const runId = head.activeRun?.runId
   if (runId === undefined || !isRunning(head, config.limits.runLeaseMs)) {
-    if (unanswered(head.step).length === 0) return jsonResponse(200, stopAccepted(head.id, false))
+    if (unanswered(head.step).length === 0) return stopAccepted(head.id, false)
     return cancelWaiting(config, request, head.id)
   }
-  return jsonResponse(200, stopAccepted(head.id, await stopActiveRun(config, head.id, runId)))
+  return stopAccepted(head.id, await stopActiveRun(config, head.id, runId))
 }
 
 /**
@@ -55,7 +55,7 @@ function stopAccepted(threadId: string, stopped: boolean, cancelled?: readonly s
  * `expired`, if no one answered in time), recorded as decided by whoever stopped, and the step
  * joins the history. The model reads it on the next message.
  */
-async function cancelWaiting(config: ChatConfig, request: Request, threadId: string): Promise<Response> {
+async function cancelWaiting(config: ChatConfig, request: Request, threadId: string): Promise<StopAccepted> {
   const by = await config.identify(request)
   const { runLeaseMs } = config.limits
   let cancelled: string[] = []
@@ -75,5 +75,5 @@ async function cancelWaiting(config: ChatConfig, request: Request, threadId: str
   } catch (error) {
     if (!(error instanceof Unchanged)) throw error
   }
-  return jsonResponse(200, stopAccepted(threadId, false, cancelled))
+  return stopAccepted(threadId, false, cancelled)
 }

@@ -8,8 +8,8 @@ import { Unchanged } from './unchanged.ts'
 import { newRunId } from './runId.ts'
 
 // A reader continues a turn whose run died: the third way a run begins, beside a message
-// (startTurn.ts) and answers (resume.ts). Readers reach it through `GET` (http/reads.ts) and an
-// AG-UI client's rejoin (agui/rejoin.ts).
+// (startTurn.ts) and answers (resume.ts). Readers reach it through `GET` (edge/reads.ts) and an
+// AG-UI client's rejoin (dialects/agui/rejoin.ts).
 
 /**
  * Continues a turn whose run died (its process was killed) for a reader that attached to it: once

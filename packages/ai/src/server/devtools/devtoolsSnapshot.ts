@@ -2,7 +2,6 @@ import type { DevtoolsRun, DevtoolsSnapshot } from '../../protocol/devtools.ts'
 import type { RunEvent } from '../../protocol/events.ts'
 import { verifiedDecisions } from '../decisions/records.ts'
 import { HttpError } from '../errors.ts'
-import { jsonResponse } from '../http/responses.ts'
 import type { ChatConfig } from '../options.ts'
 import { isRunning, loadHead, loadMessages, threadStatus } from '../thread/thread.ts'
 
@@ -11,7 +10,7 @@ import { isRunning, loadHead, loadMessages, threadStatus } from '../thread/threa
  * answers, lease) and its recent runs' events, for the devtools panel. A handler without
  * `devtools: true` serves nothing here (404, as if the route did not exist).
  */
-export async function devtoolsResponse(config: ChatConfig, request: Request, threadId: string): Promise<Response> {
+export async function devtoolsSnapshot(config: ChatConfig, request: Request, threadId: string): Promise<DevtoolsSnapshot> {
   const { devtools } = config
   if (!devtools) throw new HttpError(404, 'DEVTOOLS_DISABLED', 'This handler does not serve devtools; create it with `devtools: true`', 'devtools')
   const head = await loadHead(config, request, threadId, 'read')
@@ -23,7 +22,7 @@ export async function devtoolsResponse(config: ChatConfig, request: Request, thr
   const active = head.activeRun
   if (active && !known.some((run) => run.runId === active.runId)) known.push({ runId: active.runId, startedAt: active.startedAt, kind: '' })
   const runs = await Promise.all(known.map((run) => devtoolsRun(config, run, threadId)))
-  const snapshot: DevtoolsSnapshot = {
+  return {
     threadId: head.id,
     status: threadStatus(head, runLeaseMs),
     store: config.store.name,
@@ -43,7 +42,6 @@ export async function devtoolsResponse(config: ChatConfig, request: Request, thr
     grants: head.grants ?? [],
     runs,
   }
-  return jsonResponse(200, snapshot)
 }
 
 async function devtoolsRun(config: ChatConfig, run: { readonly runId: string; readonly startedAt: number; readonly kind: string }, threadId: string): Promise<DevtoolsRun> {

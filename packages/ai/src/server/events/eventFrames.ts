@@ -1,7 +1,7 @@
 import type { RunEvent } from '../../protocol/events.ts'
 
 // A run's events go to the request that started it as AG-UI frames, unless a dialect at the edge
-// (aisdk/, tanstack/) chose its own telling for that request. The telling is applied where the
+// (dialects/aisdk/, dialects/tanstack/) chose its own telling for that request. The telling is applied where the
 // frames are written (liveStream.ts), so a dialect's frames take the same way out as AG-UI's: on
 // one live stream, and straight to the socket under `toNodeHandler`. A response the dialect did
 // not get told this way (a replay, a refusal) it still translates from the body (the Fetch way).

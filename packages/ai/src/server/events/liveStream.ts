@@ -2,211 +2,13 @@ import type { EventSink } from './runEvents.ts'
 import { takeTelling, type EventFrames } from './eventFrames.ts'
 import type { RunEvent } from '../../protocol/events.ts'
 import type { LoggedEvent, RunEventLog } from '../thread/threadStore.ts'
-import { offerFrames, type FrameSink } from '../http/directFrames.ts'
-import { NodeRequest } from '../http/nodeRequest.ts'
-import { nextTurn } from '../../util/nextTurn.ts'
+import { DirectFrames, OFFER_FRAMES, offerFrames, type TakesFrames } from './directFrames.ts'
+import { LogWriter } from './logWriter.ts'
+import { afterTurnEnd } from '../../util/turnBatch.ts'
 
 // The live stream of a run and its log. A run writes every event to both: the response that
 // started it (while its client stays) and the run's event log, which readers that (re)attach read
 // from any instance. A client that leaves does not stop the run; `stop` does.
-
-/**
- * Events are written to the log in batches: those of one event-loop turn together, one write in
- * flight per run, the rest queued behind it; the last write marks the log complete. On a log
- * `inCommits`, a thread commit the run sends while a batch waits here carries it instead (`ride`),
- * as the one write in flight, and the run's release carries what this writer had not yet written.
- */
-class LogWriter {
-  readonly #log: RunEventLog
-  readonly #threadId: string
-  readonly #runId: string
-  #queued: LoggedEvent[] = []
-  /** The batch on its way. */
-  #sending: readonly LoggedEvent[] = []
-  /** Events another write carries (`carried`). */
-  #carried: LoggedEvent[] = []
-  #completed = false
-  #scheduled = false
-  #writing = false
-  #ending = false
-  #ended = false
-  #complete: (() => void) | undefined
-
-  constructor(log: RunEventLog, threadId: string, runId: string) {
-    this.#log = log
-    this.#threadId = threadId
-    this.#runId = runId
-  }
-
-  push(event: LoggedEvent): void {
-    this.#queued.push(event)
-    this.#schedule()
-  }
-
-  /**
-   * Writes what is queued and marks the log complete; calls `done` once that write is done (or
-   * failed), in the microtask that hears of it: the live stream then ends before the frames of
-   * this event-loop turn would go out alone (`atTurnEnd`).
-   */
-  end(done: () => void): void {
-    // Completed by the release: a batch still on its way adds nothing a reader needs.
-    if (this.#completed) return done()
-    this.#ending = true
-    this.#complete = done
-    this.#schedule()
-  }
-
-  /**
-   * The queued batch, for a thread commit being sent now to carry instead of this writer (`rode`
-   * says how that went): only while no write of the log is on its way, so batches land in order,
-   * and those queued behind it wait for its answer as they would for a batch's.
-   */
-  ride(): readonly LoggedEvent[] | undefined {
-    if (this.#writing || this.#ended || this.#queued.length === 0) return undefined
-    const events = this.#queued
-    this.#queued = []
-    this.#writing = true
-    this.#sending = events
-    return events
-  }
-
-  /** The commit that carried `events` (`ride`) was answered: written (`landed`), or else they are written here, first. */
-  rode(events: readonly LoggedEvent[], landed: boolean): void {
-    if (this.#sending !== events) return
-    if (!landed && !this.#ended) this.#queued = [...events, ...this.#queued]
-    this.#written()
-  }
-
-  #schedule(): void {
-    if (this.#scheduled || this.#writing || this.#ended) return
-    this.#scheduled = true
-    atTurnEnd(logWrites, this.#write)
-  }
-
-  /**
-   * Every event the log has not acknowledged, in order, for another write to carry (the run's
-   * release): the batch on its way, then the queued ones, which this writer then holds back
-   * (`uncarried` gives them back).
-   */
-  carried(): LoggedEvent[] {
-    this.#carried.push(...this.#queued)
-    this.#queued = []
-    return [...this.#sending, ...this.#carried]
-  }
-
-  /** The write that carried them failed: they are written here, first. */
-  uncarried(): void {
-    this.#queued = [...this.#carried, ...this.#queued]
-    this.#carried = []
-    if (this.#queued.length > 0) this.#schedule()
-  }
-
-  /** The log was completed by the write that carried the last events: nothing more is written. */
-  completed(): void {
-    this.#completed = true
-    this.#ended = true
-    this.#queued = []
-    this.#carried = []
-    this.#complete?.()
-  }
-
-  readonly #write = () => {
-    this.#scheduled = false
-    // A commit carrying a batch was sent since this write was scheduled: its answer schedules the next.
-    if (this.#ended || this.#writing) return
-    const events = this.#queued
-    const final = this.#ending
-    if (events.length === 0 && !final) return
-    this.#queued = []
-    this.#writing = true
-    this.#sending = events
-    this.#ended = final
-    // The first try is the store's own promise (most writes need no other); a failure is retried.
-    let appended: Promise<void>
-    try {
-      appended = Promise.resolve(this.#log.append(this.#runId, events, final, this.#threadId))
-    } catch (error) {
-      appended = Promise.reject(error)
-    }
-    appended.then(this.#written, (error: unknown) => appendAgain(this.#log, this.#threadId, this.#runId, events, final, error).then(this.#written))
-  }
-
-  readonly #written = () => {
-    this.#writing = false
-    this.#sending = []
-    if (this.#ended) return this.#complete?.()
-    if (this.#queued.length > 0 || this.#ending) this.#schedule()
-  }
-}
-
-/**
- * What every run does at the end of an event-loop turn, in one task for all of them (a run
- * streaming a delta per turn would otherwise pay one for its log batch and one for its frames):
- * the log batches first, then, once the microtasks their writes queued have run, the frames. A log
- * an in-process store answers at once so ends a finished run's stream first, its last frames going
- * out with the end in one write; a store's round trip holds no frame back.
- */
-let logWrites: (() => void)[] = []
-let frameFlushes: (() => void)[] = []
-let turnEndScheduled = false
-
-function atTurnEnd(tasks: (() => void)[], task: () => void): void {
-  tasks.push(task)
-  if (turnEndScheduled) return
-  turnEndScheduled = true
-  nextTurn(runTurnEnd)
-}
-
-function runTurnEnd(): void {
-  turnEndScheduled = false
-  const writes = logWrites
-  logWrites = []
-  runEach(writes)
-  // Queued behind the reactions to the writes just made: an answered write's run ends first.
-  if (frameFlushes.length > 0) queueMicrotask(flushFrames)
-}
-
-function flushFrames(): void {
-  const flushes = frameFlushes
-  frameFlushes = []
-  runEach(flushes)
-}
-
-function runEach(tasks: readonly (() => void)[]): void {
-  for (const task of tasks) {
-    try {
-      task()
-    } catch (error) {
-      console.error('[toolgate] could not write a run\'s events:', error)
-    }
-  }
-}
-
-/** How many times a batch of events is written to the log, and the pause before the first retry (it doubles). */
-const LOG_ATTEMPTS = 6
-const LOG_RETRY_MS = 50
-
-/**
- * A blip of the store must not cost readers events: a batch whose first write failed (`error`) is
- * tried again. If the log stays down, the live stream goes on, and a reader that reattaches finds
- * the gap in the events' numbers and is told to reload the thread (replay.ts), never handed a
- * silent gap.
- */
-async function appendAgain(log: RunEventLog, threadId: string, runId: string, events: readonly LoggedEvent[], final: boolean, error: unknown): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    if (attempt >= LOG_ATTEMPTS) {
-      console.error('[toolgate] could not log run events:', error)
-      return
-    }
-    await new Promise((resolve) => setTimeout(resolve, LOG_RETRY_MS * 2 ** (attempt - 1)))
-    try {
-      await log.append(runId, events, final, threadId)
-      return
-    } catch (failure) {
-      error = failure
-    }
-  }
-}
 
 export function sseFrame(runId: string, seq: number, data: string): string {
   return `id: ${runId}:${seq}\ndata: ${data}\n\n`
@@ -335,17 +137,18 @@ export function launchRun(log: RunEventLog, threadId: string, runId: string, liv
  * Frames written in one turn of the event loop go out as one chunk: a model's network read or a
  * settled tool yields several events at once, and one chunk each cost the reader, the HTTP
  * adapter and the socket a round trip apiece. Under `toNodeHandler` the frames go to the socket
- * directly (http/directFrames.ts): for a `NodeRequest` no body stream is made, and the response
+ * directly (directFrames.ts): for a `NodeRequest` no body stream is made, and the response
  * returned stands in for the frames offered on the request; otherwise the body hands out what it
  * holds only when read (nothing is queued in it unread), so the bridge can still take the frames
  * over from a body returned as is.
  */
 export function runStreamResponse(start: (live: LiveStream) => void, request: Request): Response {
   const frames = takeTelling(request) ?? AG_UI
-  if (request instanceof NodeRequest) {
+  const offer = (request as Partial<TakesFrames>)[OFFER_FRAMES]
+  if (offer) {
     const direct = new DirectFrames()
     start(told(frames, direct))
-    request.offerFrames({ headers: frames.headers, attach: (sink) => direct.attach(sink) })
+    offer.call(request, { headers: frames.headers, attach: (sink) => direct.attach(sink) })
     return (offeredResponse ??= new Response(null, { status: 200, headers: SSE_HEADERS }))
   }
   /** The body can still be read: not cancelled, not closed, not handed over. */
@@ -403,7 +206,7 @@ export function runStreamResponse(start: (live: LiveStream) => void, request: Re
     write: (frame) => {
       if (direct) return direct.write(frame)
       if (!open) return
-      if (pending === '' && waiting) nextTurn(flush)
+      if (pending === '' && waiting) afterTurnEnd(flush)
       pending += frame
     },
     end: () => {
@@ -418,46 +221,5 @@ export function runStreamResponse(start: (live: LiveStream) => void, request: Re
 
 /** What a chat handler returns for frames it offered on a `NodeRequest`: never read (the bridge writes the frames). */
 let offeredResponse: Response | undefined
-
-/** Frames on their way to a sink, once it is attached: those of one event-loop turn in one write, the last with the end. */
-class DirectFrames implements FrameStream {
-  #pending: string
-  #ended: boolean
-  #sink: FrameSink | undefined
-
-  constructor(pending = '', ended = false) {
-    this.#pending = pending
-    this.#ended = ended
-  }
-
-  readonly #flush = () => {
-    if (this.#sink === undefined || this.#pending === '') return
-    this.#sink.write(this.#pending)
-    this.#pending = ''
-  }
-
-  write(frame: string): void {
-    if (this.#ended) return
-    if (this.#pending === '' && this.#sink) atTurnEnd(frameFlushes, this.#flush)
-    this.#pending += frame
-  }
-
-  end(): void {
-    if (this.#ended) return
-    this.#ended = true
-    if (this.#sink) this.#endSink(this.#sink)
-  }
-
-  attach(sink: FrameSink): void {
-    this.#sink = sink
-    if (this.#ended) this.#endSink(sink)
-    else if (this.#pending !== '') atTurnEnd(frameFlushes, this.#flush)
-  }
-
-  #endSink(sink: FrameSink): void {
-    sink.end(this.#pending)
-    this.#pending = ''
-  }
-}
 
 const encoder = new TextEncoder()

@@ -159,7 +159,7 @@ async function deadRunEnd(log: RunEventLog, threadId: string, runId: string, aft
     }
   }
   // A position past the log's end is no reader's resume point: it asked for none of the run's
-  // events (agui/rejoin.ts tells a dead run's turn from the thread instead), so it holds none.
+  // events (dialects/agui/rejoin.ts tells a dead run's turn from the thread instead), so it holds none.
   if (!started || read < after) return ''
   // Innermost first: a reasoning message closes before the reasoning that holds it.
   const closing: RunEvent[] = [...open.values()].reverse()

@@ -1,26 +1,14 @@
-import { callRef, type CallRef } from './results.ts'
+import { callRef, type CallRef } from '../thread/results.ts'
 import { ToolError } from '../../errors.ts'
 import type { ThreadAttachment, ThreadToolMessage } from '../../protocol/messages.ts'
 import type { ToolContentPart, ToolContentResult } from '../../tools/toolResult.ts'
 import { decodeBase64 } from '../../util/base64.ts'
 import { randomId } from '../../util/randomId.ts'
+import type { AttachmentStore, StoredAttachment } from '../thread/attachmentStore.ts'
 
 // Files tools return. The bytes go to an attachment store once, when the result is made; the
 // thread, the event stream and the model's history carry references. The chat endpoint serves
 // them to readers of the thread.
-
-/** A stored file. */
-export interface StoredAttachment {
-  readonly data: Uint8Array
-  readonly mediaType: string
-  readonly filename?: string | undefined
-}
-
-/** Where attachments live. Ids are made by the runtime (unguessable); a store keeps them per thread. */
-export interface AttachmentStore {
-  put(threadId: string, id: string, attachment: StoredAttachment): Promise<void>
-  get(threadId: string, id: string): Promise<StoredAttachment | undefined>
-}
 
 export interface AttachmentOptions {
   readonly store: AttachmentStore

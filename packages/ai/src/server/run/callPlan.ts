@@ -1,5 +1,5 @@
 import type { ToolFailures } from '../errors.ts'
-import type { CallRef } from './results.ts'
+import type { CallRef } from '../thread/results.ts'
 import { ToolValidationError } from '../../errors.ts'
 import type { ThreadToolMessage } from '../../protocol/messages.ts'
 import type { AnyTool } from '../../tools/types.ts'

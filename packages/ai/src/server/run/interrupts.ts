@@ -1,6 +1,4 @@
 import { ToolValidationError } from '../../errors.ts'
-import type { ToolInterrupt } from '../../protocol/interrupts.ts'
-import type { RecordedAnswer } from '../../protocol/thread.ts'
 import type { ThreadAssistantMessage, ThreadToolMessage } from '../../protocol/messages.ts'
 import { rejectMessageOf } from '../../tools/approval.ts'
 import type { ToolRegistry } from '../../tools/toolRegistry.ts'
@@ -9,12 +7,13 @@ import { validateToolOutput } from '../../tools/validateToolValue.ts'
 import { deepEqual } from '../../util/deepEqual.ts'
 import { randomId } from '../../util/randomId.ts'
 import type { ToolFailures } from '../errors.ts'
-import type { StoredAnswer, StoredInterrupt, OpenStep } from '../thread/threadStore.ts'
+import type { StoredAnswer, StoredInterrupt } from '../thread/threadStore.ts'
 import type { EndedWait, WaitDecision } from '../../telemetry/hooks.ts'
 import type { DecisionRecord, DecisionSummary } from '../../protocol/decisions.ts'
 import { summaryOf } from '../decisions/records.ts'
 import { validateInput, type CallPlan } from './callPlan.ts'
-import { callRef, cancelledResult, deniedResult, errorResult, expiredResult, successResult, type CallRef } from './results.ts'
+import { isExpired } from '../thread/step.ts'
+import { callRef, cancelledResult, deniedResult, errorResult, expiredResult, successResult, type CallRef } from '../thread/results.ts'
 
 // Interrupts: a call that waits for a human (`tool_approval`) or the browser (`client_tool`), what
 // the wire shows of one, and what its answers do once every interrupt of the step has one
@@ -82,67 +81,6 @@ function decisionOf(answer: StoredAnswer | undefined, expired: boolean, unanswer
   return !answer.approved ? 'denied' : 'editedArgs' in answer ? 'edited' : 'approved'
 }
 
-/**
- * The interrupt as sent on the wire: stored answers and bookkeeping stay on the server. An approval
- * carries AG-UI's `responseSchema`, the payload it expects, whose `editedArgs` is the tool's input schema.
- */
-export function toWire(stored: StoredInterrupt, tools: ToolRegistry): ToolInterrupt {
-  const { id, reason, toolCallId, toolName, message, expiresAt, reviewers, requestedBy, approvals, proposedBy } = stored
-  // A reviewer's edit short of the required approvals is what the next reviewer is shown.
-  const input = stored.proposed ?? stored.input
-  const responseSchema = reason === 'tool_approval' ? tools.get(toolName)?.approvalSchema : undefined
-  // Who asked matters to a reviewer; to the requester approving their own call it is noise.
-  const who = reviewers === undefined ? {} : { reviewers, ...(requestedBy === undefined ? {} : { requestedBy }) }
-  // A grant covers only what runs on the server without a second person (run/toolCalls.ts, decisions/grants.ts).
-  const grantable = reason === 'tool_approval' && tools.get(toolName)?.side === 'server' && (reviewers?.required ?? 1) === 1
-  return {
-    id,
-    reason,
-    toolCallId,
-    toolName,
-    input,
-    ...(message === undefined ? {} : { message }),
-    ...(responseSchema === undefined ? {} : { responseSchema }),
-    ...(expiresAt === undefined ? {} : { expiresAt }),
-    ...who,
-    ...(approvals === undefined ? {} : { approvals }),
-    ...(proposedBy === undefined ? {} : { proposedBy }),
-    // The same extras again where strict AG-UI clients keep them (they drop unknown top-level fields).
-    metadata: { kind: 'tool_call', toolName, input, ...(message === undefined ? {} : { reason: message }), ...who, ...(grantable ? { grantable: true as const } : {}) },
-  }
-}
-
-/** The answers a step holds while others of its batch wait, as a thread snapshot shows them. */
-export function recordedAnswers(step: OpenStep | undefined): RecordedAnswer[] {
-  const answers: RecordedAnswer[] = []
-  for (const { id: interruptId, toolCallId, answer } of step?.interrupts ?? []) {
-    if (!answer) continue
-    const given =
-      answer.kind === 'output'
-        ? { output: answer.output }
-        : answer.kind === 'error'
-          ? { error: answer.error }
-          : {
-              approved: answer.approved,
-              ...(answer.editedArgs === undefined ? {} : { editedArgs: answer.editedArgs }),
-              ...(answer.reason === undefined ? {} : { reason: answer.reason }),
-            }
-    answers.push({ interruptId, toolCallId, ...given, ...(answer.kind === 'approval' && answer.decision ? { decision: answer.decision } : {}) })
-  }
-  return answers
-}
-
-export function unanswered(step: OpenStep | undefined): StoredInterrupt[] {
-  return step ? step.interrupts.filter((interrupt) => interrupt.answer === undefined) : []
-}
-
-/** Kept so a replayed answer is told "already answered"; bounded so threads do not grow without end. */
-const RESOLVED_KEPT = 200
-
-export function rememberResolved(ids: readonly string[], resolved: readonly StoredInterrupt[]): string[] {
-  return [...ids, ...resolved.map((interrupt) => interrupt.id)].slice(-RESOLVED_KEPT)
-}
-
 export const SUPERSEDED_REASON = 'the user sent a new message instead'
 
 /**
@@ -200,15 +138,6 @@ export async function settleInterrupts(
 /** A result answered by the client's own `tool` message keeps that message's id (see `StoredAnswer`). */
 function keepId(result: ThreadToolMessage, messageId: string | undefined): ThreadToolMessage {
   return messageId === undefined ? result : { ...result, id: messageId }
-}
-
-/** The calls whose results the client sent as `tool` messages: it has them, so they are not streamed back. */
-export function answeredByMessage(interrupts: readonly StoredInterrupt[]): ReadonlySet<string> {
-  return new Set(interrupts.flatMap(({ toolCallId, answer }) => (answer && answer.kind !== 'approval' && answer.messageId !== undefined ? [toolCallId] : [])))
-}
-
-export function isExpired(interrupt: StoredInterrupt, now = Date.now()): boolean {
-  return interrupt.expiresAt !== undefined && Date.parse(interrupt.expiresAt) <= now
 }
 
 /** A browser's result is checked against the output schema like a server tool's. */

@@ -1,6 +1,6 @@
 import { validateInput, type CallPlan, type Execution } from './callPlan.ts'
 import type { ToolFailures } from '../errors.ts'
-import { successResult, errorResult, editedNote, type CallRef } from './results.ts'
+import { successResult, errorResult, editedNote, type CallRef } from '../thread/results.ts'
 import { isToolError, ToolValidationError } from '../../errors.ts'
 import type { ThreadToolCall, ThreadToolMessage } from '../../protocol/messages.ts'
 import { evaluateApproval, fixedApproval } from '../../tools/approval.ts'

@@ -1,4 +1,4 @@
-import type { StoredAttachment, AttachmentStore } from '../run/attachments.ts'
+import type { StoredAttachment, AttachmentStore } from '../thread/attachmentStore.ts'
 import { InvalidOptionError } from '../../errors.ts'
 
 export interface MemoryAttachmentStoreOptions {

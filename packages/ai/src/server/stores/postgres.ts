@@ -2,7 +2,7 @@
 import { InvalidOptionError } from '../../errors.ts'
 import type { DecisionRecord } from '../../protocol/decisions.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
-import type { AttachmentStore } from '../run/attachments.ts'
+import type { AttachmentStore } from '../thread/attachmentStore.ts'
 import { THREAD_WATCH_POLL_MS, threadWakeKey, type RunEventLog, type ThreadHead, type ThreadStore } from '../thread/threadStore.ts'
 import { postgresAttachments } from './postgresAttachments.ts'
 import { RunWakeups, type WakeupSignals } from './runWakeups.ts'

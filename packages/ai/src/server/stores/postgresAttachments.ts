@@ -1,4 +1,4 @@
-import type { AttachmentStore, StoredAttachment } from '../run/attachments.ts'
+import type { AttachmentStore, StoredAttachment } from '../thread/attachmentStore.ts'
 
 // A thread's files are rows of `<table>_attachments`, bytes in a `bytea`. They reference their
 // thread (ON DELETE CASCADE), so `purgeExpired()` and an expired id used again take them along,

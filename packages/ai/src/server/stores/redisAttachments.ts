@@ -1,5 +1,5 @@
 import { decodeBase64, encodeBase64 } from '../../util/base64.ts'
-import type { AttachmentStore, StoredAttachment } from '../run/attachments.ts'
+import type { AttachmentStore, StoredAttachment } from '../thread/attachmentStore.ts'
 
 // A thread's files in one Redis hash beside its head and messages (same hash slot), field = the
 // attachment id, value = JSON with the bytes in base64 (a client decodes replies as UTF-8 text, so

@@ -10,7 +10,7 @@ import { outOfBandChecks } from './outOfBand.ts'
 import { readOnlyCallChecks } from './readOnlyCalls.ts'
 import type { Principal } from '../../protocol/decisions.ts'
 import type { ThreadHead, ThreadStore } from '../thread/threadStore.ts'
-import type { AttachmentStore } from '../run/attachments.ts'
+import type { AttachmentStore } from '../thread/attachmentStore.ts'
 
 /**
  * `@toolgate/ai/server/testing`: the conformance suite every `ThreadStore` passes (memory, Redis,

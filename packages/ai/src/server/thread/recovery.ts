@@ -1,4 +1,4 @@
-import { inCallOrder, errorResult } from '../run/results.ts'
+import { inCallOrder, errorResult } from './results.ts'
 import type { ThreadMessage, ThreadToolMessage } from '../../protocol/messages.ts'
 import { isRunning } from './thread.ts'
 

@@ -1,10 +1,10 @@
 import type { DecisionRecord } from '../../protocol/decisions.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
-import { fetchRequest } from '../http/nodeRequest.ts'
+import { fetchRequest } from '../appRequest.ts'
 import type { RunFailure, ThreadSnapshot, ThreadStatus, ThreadWindow } from '../../protocol/thread.ts'
 import type { ChatConfig, ThreadAction } from '../options.ts'
 import { HttpError, threadNotFound } from '../errors.ts'
-import { recordedAnswers, toWire, unanswered } from '../run/interrupts.ts'
+import { recordedAnswers, toWire, unanswered } from './step.ts'
 import type { ThreadHead, ThreadStore } from './threadStore.ts'
 import type { ToolRegistry } from '../../tools/toolRegistry.ts'
 

@@ -2,7 +2,7 @@ import type { DecisionRecord, DecisionSummary, Grant, Principal, Reviewers } fro
 import type { ToolInterrupt } from '../../protocol/interrupts.ts'
 import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../../protocol/messages.ts'
 import type { RunFailure } from '../../protocol/thread.ts'
-import type { AttachmentStore } from '../run/attachments.ts'
+import type { AttachmentStore } from './attachmentStore.ts'
 
 /**
  * The storage contract of threads. A thread is an append-only list of messages plus a small head
@@ -54,9 +54,6 @@ export interface StoredInterrupt extends ToolInterrupt {
   /** The asking run's span (W3C `traceparent`), when telemetry is on: the wait ends in its trace. */
   readonly traceparent?: string
 }
-
-/** @deprecated Renamed `StoredInterrupt` (it stays stored once answered); this alias goes in the next release. */
-export type PendingInterrupt = StoredInterrupt
 
 /**
  * The last model step while any of its calls is unsettled. Its message joins `messages`, followed

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { toolDefinition } from '@toolgate/ai'
 import { anthropicModel, ModelProviderError, providerToolName, toProviderTool } from '@toolgate/ai/providers'
-import type { ThreadMessage, ModelChunk } from '@toolgate/ai/server'
+import type { ModelChunk } from '@toolgate/ai/server'
+import type { ThreadMessage } from '@toolgate/ai/protocol'
 import { adminList, calls, collect, modelTool, recordingFetch, request, text, useAimock, user, weather } from './helpers.ts'
 
 const aimock = useAimock()

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
 import { anthropicModel, geminiModel, openAIChatModel, providerToolName } from '@toolgate/ai/providers'
-import type { ToolCallArgsEvent, ToolCallStartEvent } from '@toolgate/ai/server'
+import type { ToolCallArgsEvent, ToolCallStartEvent } from '../../../src/protocol/events.ts'
 import { closeAll, startServer, type Turn } from '../../server/helpers/server.ts'
 import { journaledBodies, recordingFetch, useAimock } from './helpers.ts'
 

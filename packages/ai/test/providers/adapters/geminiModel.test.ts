@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { geminiModel, ModelProviderError, providerToolName } from '@toolgate/ai/providers'
-import type { ThreadMessage } from '@toolgate/ai/server'
+import type { ThreadMessage } from '@toolgate/ai/protocol'
 import { adminList, calls, collect, modelTool, recordingFetch, text, useAimock, user, weather } from './helpers.ts'
 
 const aimock = useAimock()

@@ -2,7 +2,8 @@ import { LLMock } from '@copilotkit/aimock'
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition, toolJsonSchema, type AnyTool } from '@toolgate/ai'
-import type { ThreadMessage, ChatModel, ModelChunk, ModelTool } from '@toolgate/ai/server'
+import type { ChatModel, ModelChunk, ModelTool } from '@toolgate/ai/server'
+import type { ThreadMessage } from '@toolgate/ai/protocol'
 import { startServer } from '../../server/helpers/server.ts'
 
 /** One aimock server per test file on 127.0.0.1, with fixtures and journal cleared between tests. */

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest'
 import * as v from 'valibot'
 import { InvalidOptionError, toolDefinition } from '@toolgate/ai'
 import { ModelProviderError, openAIChatModel, providerToolName, toProviderTool } from '@toolgate/ai/providers'
-import type { ThreadMessage, ModelChunk } from '@toolgate/ai/server'
+import type { ModelChunk } from '@toolgate/ai/server'
+import type { ThreadMessage } from '@toolgate/ai/protocol'
 import { adminList, calls, collect, journaledBodies, modelTool, recordingFetch, request, text, useAimock, user, weather } from './helpers.ts'
 
 const aimock = useAimock()

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ModelProviderError, openAIResponsesModel, providerToolName } from '@toolgate/ai/providers'
-import type { ModelChunk, ThreadMessage } from '@toolgate/ai/server'
+import type { ModelChunk } from '@toolgate/ai/server'
+import type { ThreadMessage } from '@toolgate/ai/protocol'
 import { adminList, calls, collect, modelTool, recordingFetch, text, useAimock, user, weather } from './helpers.ts'
 
 const aimock = useAimock()

@@ -2,27 +2,15 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { expect } from 'vitest'
 import { EventSchemas } from '@ag-ui/core/schemas'
-import {
-  createChatHandler,
-  toNodeHandler,
-  type AgUiInterrupt,
-  type ChatEvent,
-  type ThreadMessage,
-  type ChatHandlerOptions,
-  type ErrorBody,
-  type ResumeAccepted,
-  type ResumeAnswer,
-  type RunFinishedEvent,
-  type ThreadSnapshot,
-  type ToolCallResultEvent,
-  type ToolInterrupt,
-} from '@toolgate/ai/server'
+import { type ChatHandlerOptions, createChatHandler, toNodeHandler } from '@toolgate/ai/server'
+import { type AgUiInterrupt, type ErrorBody, type ResumeAccepted, type ResumeAnswer, type RunEvent, type ThreadMessage, type ThreadSnapshot, type ToolInterrupt } from '@toolgate/ai/protocol'
+import type { RunFinishedEvent, ToolCallResultEvent } from '../../../src/protocol/events.ts'
 import { readSse } from './sse.ts'
 
 /** A finished request: its events, and what tests usually look at. */
 export interface Turn {
   readonly status: number
-  readonly events: ChatEvent[]
+  readonly events: RunEvent[]
   readonly threadId: string
   readonly finished: RunFinishedEvent | undefined
   readonly interrupts: readonly ToolInterrupt[]
@@ -102,7 +90,7 @@ export async function readTurn(response: Response): Promise<Turn> {
       body,
     }
   }
-  const events: ChatEvent[] = []
+  const events: RunEvent[] = []
   for await (const data of readSse(response)) events.push(checkEvent(data))
   checkSequence(events)
   const started = events.find((event) => event.type === 'RUN_STARTED')
@@ -120,15 +108,15 @@ export async function readTurn(response: Response): Promise<Turn> {
 }
 
 /** Valid under @ag-ui/core's schema, and kept whole by it (nothing of ours is stripped). */
-export function checkEvent(data: unknown): ChatEvent {
+export function checkEvent(data: unknown): RunEvent {
   const parsed = EventSchemas.safeParse(data)
   expect(parsed.success, `not an AG-UI event: ${JSON.stringify(data)}\n${parsed.error}`).toBe(true)
   expect(parsed.data).toEqual(data)
-  return data as ChatEvent
+  return data as RunEvent
 }
 
 /** The order AG-UI expects: one run, text and tool calls opened before use and closed once. */
-export function checkSequence(events: readonly ChatEvent[]): void {
+export function checkSequence(events: readonly RunEvent[]): void {
   expect(events[0]?.type).toBe('RUN_STARTED')
   expect(['RUN_FINISHED', 'RUN_ERROR']).toContain(events.at(-1)?.type)
   const openText = new Set<string>()
@@ -166,7 +154,7 @@ export function checkSequence(events: readonly ChatEvent[]): void {
 }
 
 /** What a reload shows (calls with their arguments, results) is what the stream showed. */
-export function expectReloadToMatchStream(messages: readonly ThreadMessage[], events: readonly ChatEvent[]): void {
+export function expectReloadToMatchStream(messages: readonly ThreadMessage[], events: readonly RunEvent[]): void {
   const streamed = new Map<string, { id: string; name: string; arguments: string }>()
   for (const event of events) {
     if (event.type === 'TOOL_CALL_START') streamed.set(event.toolCallId, { id: event.toolCallId, name: event.toolCallName, arguments: '' })

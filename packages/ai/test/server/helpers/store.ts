@@ -1,5 +1,6 @@
 import { expect } from 'vitest'
-import type { ThreadHead, ThreadMessage, ThreadStore } from '@toolgate/ai/server'
+import type { ThreadHead, ThreadStore } from '@toolgate/ai/server'
+import type { ThreadMessage } from '@toolgate/ai/protocol'
 
 /** What a store holds of a thread: its head and every stored message. */
 export async function stored(store: ThreadStore, threadId: string): Promise<{ head: ThreadHead; messages: readonly ThreadMessage[] } | undefined> {

@@ -1,0 +1,4 @@
+// Requests to the chat endpoint: posting, sending with a clear error when one fails, reading JSON, attachment URLs.
+// (Reading a failed response is a lazily loaded chunk of its own: `chunks/`.)
+export { isEventStream, postChat, readJson, send } from './transport.ts'
+export { attachmentUrl } from './attachmentUrl.ts'

@@ -1,9 +1,0 @@
-/**
- * Reading what the server stored of a thread, one chunk loaded when first needed (`threadRestore.ts`):
- * the stored thread (its snapshot checked, the conversation rebuilt from it with `fromSnapshot`), as
- * after a reload or a resync, and `ResumeAccepted`, the interrupts a thread still waits on once some
- * answers are stored.
- */
-export { readThread } from './readThread.ts'
-export { fromSnapshot } from './fromSnapshot.ts'
-export { readAccepted } from './resumeAccepted.ts'
