@@ -1,7 +1,8 @@
 import * as v from 'valibot'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ToolDefinitionError, toolDefinition } from '@toolgate/ai'
-import { memoryStore, scriptedModel, StoreError, type ThreadCommit, type ThreadStore } from '@toolgate/ai/server'
+import { memoryStore, StoreError, type ThreadCommit, type ThreadStore } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { closeAll, deferred, startServer } from './helpers/server.ts'
 
 // A read-only tool's call may start before the write that marks it running is stored (a crash
