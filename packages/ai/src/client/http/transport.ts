@@ -15,15 +15,6 @@ export function postChat(fetch: Fetch, endpoint: string, body: PostRequest, sign
   return send(fetch, endpoint, init, signal)
 }
 
-export async function readJson(response: Response, signal: AbortSignal): Promise<unknown> {
-  try {
-    return await untilAborted(response.json(), signal)
-  } catch (error) {
-    if (signal.aborted) throw error
-    throw new ChatError('BAD_RESPONSE', `The server sent a response that is not JSON (HTTP ${response.status})`, { cause: error })
-  }
-}
-
 export function isEventStream(response: Response): boolean {
   return (response.headers.get('content-type') ?? '').startsWith('text/event-stream')
 }
