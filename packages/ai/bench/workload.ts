@@ -16,6 +16,8 @@ export const weather = toolDefinition({
   description: 'Current weather in a city',
   inputSchema: v.object({ city: v.string() }),
   outputSchema: v.object({ tempC: v.number() }),
+  // READ_ONLY=1: declared as it is, read-only (its call starts before its running mark is stored; the step writes none).
+  readOnly: process.env.READ_ONLY === '1',
 }).server(({ city }) => ({ tempC: city.length }))
 
 /** "weather in X": one call of `weather`, then an answer from its output (two model steps). */

@@ -6,7 +6,6 @@ import { HttpError } from './errors.ts'
 import { checkedThreadId, parseAnswer } from './edge/requests.ts'
 import type { ChatConfig } from './options.ts'
 import { decideDetached } from './claim/reviews.ts'
-import { backoff, retry } from '../util/retry.ts'
 
 // The `api` channel: an app's own backend (a Slack button's handler, an email reply, an admin
 // tool) decides an approval as `by`, whom the app has authenticated itself. The same reviewer
@@ -52,19 +51,14 @@ export async function decide(config: ChatConfig, input: DecideInput): Promise<De
   const principal: Principal = { id: by.id, ...(by.name === undefined ? {} : { name: by.name }), ...(by.roles === undefined ? {} : { roles: [...by.roles] }) }
   try {
     const answer = parseAnswer({ ...rest, approved: decision === 'approved' }, 'resume[0]') as ApprovalAnswer
-    const decided = () => decideDetached(config, request ?? new Request('http://localhost/', { method: 'POST' }), { threadId, resume: [answer] }, { principal, channel: 'api' })
-    // An interrupt still open while a run holds the thread is the one that run is pausing on (it is
-    // letting the thread go: an app that decides from `onApprovalRequested` comes that early). The
-    // decision waits its turn, never longer than a lease, instead of being refused.
-    return await retry(decided, { attempts: Number.POSITIVE_INFINITY, delay: backoff(5, 100), retryable: isThreadBusy, until: Date.now() + config.limits.runLeaseMs })
+    // Waits its turn while the asking run still lets the thread go (decideDetached).
+    return await decideDetached(config, request ?? new Request('http://localhost/', { method: 'POST' }), { threadId, resume: [answer] }, { principal, channel: 'api' })
   } catch (error) {
     // The checks are a resume's; their paths name the field of `decide`'s input instead.
     if (!(error instanceof HttpError) || !error.path?.startsWith('resume[0]')) throw error
     throw new HttpError(error.status, error.code, error.message, error.path.replace(/^resume\[0\]\.?/, '') || undefined)
   }
 }
-
-const isThreadBusy = (error: unknown) => error instanceof HttpError && error.code === 'THREAD_BUSY'
 
 function invalid(message: string, path: string): HttpError {
   return new HttpError(400, 'INVALID_REQUEST', message, path)

@@ -21,6 +21,10 @@ export function buildTool(
   if (typeof handler !== 'function') {
     throw new InvalidOptionError(where, 'execute', `must be a function, received ${typeof handler}`)
   }
+  // A browser tool's call is handed to the browser (an interrupt): there is no running mark to skip.
+  if (kind === 'client' && definition.readOnly === true) {
+    throw new ToolDefinitionError(`${where}: \`readOnly\` is for server tools (a call may start before its running mark is stored); a browser tool has no such mark`)
+  }
 
   const executeUnformatted = async (input: unknown, meta?: unknown) => {
     const validInput = await validateToolInput(definition, input)

@@ -45,6 +45,14 @@ export interface ToolDefinitionConfig<
    * cut a call off, the server runs it again; other tools' calls are reported as interrupted.
    */
   readonly idempotent?: boolean
+  /**
+   * Has no side effects (it only reads): a server tool's call may start before the write that marks
+   * it running is stored, and after a crash cut a call off the server runs it again under the same
+   * `toolCallId`. A crash can make it run twice, never not at all. Server tools only: `.client()`
+   * refuses it. `idempotent` does not allow this: a call whose mark was never stored is unknown to
+   * recovery, and the model, asked again, calls under a new id (a new idempotency key).
+   */
+  readonly readOnly?: boolean
   /** Overrides how JSON Schema is emitted for this tool; return `undefined` to use the default. */
   readonly toJsonSchema?: JsonSchemaHook
 }
@@ -87,7 +95,7 @@ export function toolDefinition(
   config: ToolDefinitionConfig<string, SchemaSource | undefined, SchemaSource | undefined, NeedsApproval, ToolMetadata, ContextSchema | undefined>,
 ): ToolDefinition {
   if (typeof config !== 'object' || config === null) throw new ToolDefinitionError('toolDefinition() needs a config object')
-  const { name, description, title, inputSchema, outputSchema, needsApproval = false, rejectMessage, contextSchema, metadata = {}, toJsonSchema, idempotent = false } = config
+  const { name, description, title, inputSchema, outputSchema, needsApproval = false, rejectMessage, contextSchema, metadata = {}, toJsonSchema, idempotent = false, readOnly = false } = config
   checkToolName(name)
   if (typeof description !== 'string' || description.trim() === '') {
     throw new ToolDefinitionError(`Tool "${name}" needs a non-empty \`description\`: the model chooses tools by it`)
@@ -105,6 +113,7 @@ export function toolDefinition(
     throw new ToolDefinitionError(`\`metadata\` of tool "${name}" must be an object`)
   }
   if (typeof idempotent !== 'boolean') throw new ToolDefinitionError(`\`idempotent\` of tool "${name}" must be a boolean`)
+  if (typeof readOnly !== 'boolean') throw new ToolDefinitionError(`\`readOnly\` of tool "${name}" must be a boolean`)
   if (toJsonSchema !== undefined && typeof toJsonSchema !== 'function') {
     throw new ToolDefinitionError(`\`toJsonSchema\` of tool "${name}" must be a function`)
   }
@@ -122,6 +131,7 @@ export function toolDefinition(
     ...(contextSchema === undefined ? {} : { contextSchema }),
     metadata,
     idempotent,
+    readOnly,
     toJsonSchema,
     server: (execute: ToolExecute<unknown, unknown>) => buildTool('server', definition, execute),
     client: (execute: ToolExecute<unknown, unknown>) => buildTool('client', definition, execute),

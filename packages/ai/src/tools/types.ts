@@ -122,6 +122,8 @@ export interface ToolShape<
   readonly metadata: TMetadata
   /** Run again under the same `toolCallId` after a crash cut a call off (see `toolDefinition`). */
   readonly idempotent?: boolean | undefined
+  /** Only reads: its call may start before its running mark is stored, and runs again after a crash (see `toolDefinition`). */
+  readonly readOnly?: boolean | undefined
   /** The app's values the tool needs (`ctx.context`), checked when a turn starts. */
   readonly contextSchema?: StandardSchemaV1<TContext, unknown> | undefined
   readonly toJsonSchema?: JsonSchemaHook | undefined

@@ -120,6 +120,16 @@ describe('mcpToolDefinitions()', () => {
     expect(byName.greet!.needsApproval).toBe(false)
   })
 
+  it('makes a tool readOnly from readOnlyHint only under trustAnnotations', async () => {
+    const untrusted = await imported()
+    expect(untrusted.byName['admin.tools.list']!.readOnly).toBe(false)
+    const trusted = await imported({ trustAnnotations: true })
+    expect(trusted.byName['admin.tools.list']!.readOnly).toBe(true)
+    // A tool without the hint, or one the server says is destructive, stays as it was.
+    expect(trusted.byName.greet!.readOnly).toBe(false)
+    expect(trusted.byName.broken!.readOnly).toBe(false)
+  })
+
   it('round-trips Toolgate tools served with registerMcpTools', async () => {
     const weather = toolDefinition({
       name: 'weather.get',

@@ -113,6 +113,18 @@ describe('registerMcpTools(): tools/list', () => {
     expect(tools[1]!.annotations).toEqual({ destructiveHint: false, idempotentHint: true })
   })
 
+  it('tells a readOnly tool as readOnlyHint: true, over its annotations', async () => {
+    const reader = toolDefinition({ name: 'read', description: 'Reads', readOnly: true }).server(() => 'ok')
+    const contradicted = toolDefinition({ name: 'peek', description: 'Peeks', readOnly: true, metadata: { annotations: { readOnlyHint: false, openWorldHint: false } } }).server(() => 'ok')
+    const plain = toolDefinition({ name: 'write', description: 'Writes' }).server(() => 'ok')
+    const { tools } = await (await serve([reader, contradicted, plain])).listTools()
+    expect(tools.map((t) => [t.name, t.annotations])).toEqual([
+      ['read', { readOnlyHint: true }],
+      ['peek', { readOnlyHint: true, openWorldHint: false }],
+      ['write', undefined],
+    ])
+  })
+
   it('lists a name MCP refuses under its mapped name, and routes calls back', async () => {
     const spaced = toolDefinition({ name: 'look up', description: 'Looks up', inputSchema: z.object({ q: z.string() }) }).server(({ q }) => `found ${q}`)
     const client = await serve([spaced])

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { HttpAgent as OneZeroAgent } from '@ag-ui/client'
-import { scriptedModel } from '@toolgate/ai/server'
+import { scriptedModel } from '@toolgate/ai/server/testing'
 import { transferDef } from './fixtures.ts'
 import { closeAll, startServer, type TestServer } from './helpers/server.ts'
 

@@ -4,7 +4,7 @@ import { hasEnded, type CallOutcome, type ThreadDraft, type ToolCallDraft } from
 
 /**
  * Applies one event's edits to the messages, through the draft's transitions. What an event means
- * for the run (started, finished, failed) is `runStream.ts`'s. Events about ids the client never
+ * for the run (started, finished, failed) is `stream/runStream.ts`'s. Events about ids the client never
  * saw (arguments before their call started, say) are skipped: the stream stays usable and a
  * reload shows the server's truth.
  */

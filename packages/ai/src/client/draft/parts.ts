@@ -5,7 +5,7 @@ import type { ChatError } from '../chatError.ts'
 
 // The client's UI types: what a view renders, named for the screen (`ChatMessage`, parts, states).
 // They are not the wire's: the server sends `RunEvent`s and stores `ThreadMessage`s
-// (`protocol/`), and the client maps one to the other (`applyEvent.ts`, `fromSnapshot.ts`).
+// (`protocol/`), and the client maps one to the other (`applyEvent.ts`, `restore/fromSnapshot.ts`).
 
 /**
  * Where a tool call stands:

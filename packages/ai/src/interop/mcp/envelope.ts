@@ -20,7 +20,8 @@ export function mcpToolEnvelope(tool: AnyTool): McpTool {
 
 /**
  * `metadata.annotations` as given, over hints derived from Toolgate's own `metadata.destructive`
- * flag. `needsApproval` maps to no hint: annotations describe what a tool does, untrusted by
+ * flag; a `readOnly` tool is told as `readOnlyHint: true` whatever they say (it is what the tool
+ * declared, and what this server acts on). `needsApproval` maps to no hint: annotations describe what a tool does, untrusted by
  * clients, while approval is enforced here, on the server (see `registerMcpTools`).
  */
 function mcpAnnotations(tool: AnyTool): McpToolAnnotations | undefined {
@@ -28,6 +29,7 @@ function mcpAnnotations(tool: AnyTool): McpToolAnnotations | undefined {
   const merged: McpToolAnnotations = {
     ...(typeof destructive === 'boolean' ? { destructiveHint: destructive } : {}),
     ...(isPlainObject(annotations) ? annotations : {}),
+    ...(tool.readOnly === true ? { readOnlyHint: true } : {}),
   }
   return Object.keys(merged).length > 0 ? merged : undefined
 }

@@ -26,6 +26,12 @@ export interface McpImportOptions {
    * handler does). Default: none. Annotations come from the server, so trust them only as far as it.
    */
   readonly needsApproval?: (tool: McpListedTool) => boolean
+  /**
+   * Trust the server's `annotations.readOnlyHint`: a tool it says only reads becomes `readOnly`
+   * (its calls start before their running mark is stored, and run again after a crash). Default
+   * false: a hint is the server's word, and a wrong one lets a call with effects run unrecorded.
+   */
+  readonly trustAnnotations?: boolean
   readonly signal?: AbortSignal
 }
 
@@ -38,7 +44,7 @@ export interface McpImportOptions {
  */
 export async function mcpToolDefinitions(client: McpClientLike, options: McpImportOptions = {}): Promise<McpImportedTool[]> {
   const listed = await listAllTools(client, options.signal)
-  return listed.map((tool) => importTool(client, tool, options.needsApproval?.(tool) ?? false))
+  return listed.map((tool) => importTool(client, tool, options.needsApproval?.(tool) ?? false, options.trustAnnotations === true && tool.annotations?.readOnlyHint === true))
 }
 
 async function listAllTools(client: McpClientLike, signal: AbortSignal | undefined): Promise<McpListedTool[]> {
@@ -52,7 +58,7 @@ async function listAllTools(client: McpClientLike, signal: AbortSignal | undefin
   return tools
 }
 
-function importTool(client: McpClientLike, listed: McpListedTool, needsApproval: boolean): McpImportedTool {
+function importTool(client: McpClientLike, listed: McpListedTool, needsApproval: boolean, readOnly: boolean): McpImportedTool {
   const { name, annotations } = listed
   const title = listed.title ?? annotations?.title
   const definition = toolDefinition({
@@ -63,6 +69,7 @@ function importTool(client: McpClientLike, listed: McpListedTool, needsApproval:
     inputSchema: listed.inputSchema as JsonSchema,
     outputSchema: listed.outputSchema as JsonSchema | undefined,
     needsApproval,
+    readOnly,
     metadata: annotations ? { annotations } : {},
   })
   const execute = async (input: Record<string, unknown>, ctx: ToolContext) => {

@@ -11,6 +11,7 @@ import { storeAnswers } from './resume.ts'
 import { requesterContext } from './requesterContext.ts'
 import { ANONYMOUS, summaryOf } from '../decisions/records.ts'
 import type { Answerer } from './answers.ts'
+import { backoff, retry } from '../../util/retry.ts'
 
 // A reviewer's way in: a signed link instead of access to the thread. The token is the authority
 // for one interrupt (so `authorize` is not asked), the reviewer rules still hold (the principal
@@ -30,9 +31,19 @@ export async function review(config: ChatConfig, request: Request, body: ReviewR
 /**
  * Stores one approval decided outside the chat (a review link, the server API) and, when it
  * completes the step, resumes the run detached: the requester's chat follows it from wherever it
- * is open.
+ * is open. An interrupt still open while a run holds the thread is the one that run is pausing on
+ * (it is letting the thread go: an app deciding from `onApprovalRequested`, a reviewer quick on a
+ * link, come that early): the decision waits its turn, never longer than a lease, instead of being
+ * refused with `THREAD_BUSY`.
  */
-export async function decideDetached(config: ChatConfig, request: Request, body: ResumeRequest, who: Answerer): Promise<ReviewAccepted> {
+export function decideDetached(config: ChatConfig, request: Request, body: ResumeRequest, who: Answerer): Promise<ReviewAccepted> {
+  const once = () => decideOnce(config, request, body, who)
+  return retry(once, { attempts: Number.POSITIVE_INFINITY, delay: backoff(5, 100), retryable: isThreadBusy, until: Date.now() + config.limits.runLeaseMs })
+}
+
+const isThreadBusy = (error: unknown) => error instanceof HttpError && error.code === 'THREAD_BUSY'
+
+async function decideOnce(config: ChatConfig, request: Request, body: ResumeRequest, who: Answerer): Promise<ReviewAccepted> {
   // The run acts for the turn's requester, never for whoever decided (claim/requesterContext.ts):
   // resolved before anything is stored, so a context the app cannot give refuses the answer.
   const contextOf = requesterContext(config, who.principal)

@@ -182,7 +182,8 @@ export class Run {
   /**
    * Writes the appended messages and the step's progress (`saveStep`); while the run holds the
    * thread, the write renews its lease. A save that marks calls running must be answered as written
-   * before they start: if it fails, they never start, and the step goes back to what it was.
+   * before they start (read-only ones excepted): if it fails, they never start, the step goes back
+   * to what it was, and the run's signal aborts (a read-only call under way stops).
    */
   save(fields: StepFields = {}, drafts: readonly DecisionDraft[] = []): Promise<void> {
     // Nothing is written (no call marked running, no tool started) once a write sent before failed.
@@ -204,8 +205,12 @@ export class Run {
         if (drafts.length > 0) void reportDecisions(this.config, written!)
       },
       (error: unknown) => {
-        // Its calls never started: the release must not store them as running (they can still run).
-        if (fields.step && fields.step.running.length > 0) this.#step = before
+        if (fields.step && fields.step.running.length > 0) {
+          // Its calls never started (but read-only ones, which did not wait for it): the release
+          // must not store them as running (they can still run), and the read-only ones stop.
+          this.#step = before
+          this.#abort.abort(error)
+        }
         throw error
       },
     )

@@ -18,7 +18,7 @@ import { asked, settleInterrupts } from './interrupts.ts'
 import { answeredByMessage, rememberResolved } from '../thread/step.ts'
 import { modelStep } from './modelStep.ts'
 import { retry, sleep } from '../../util/retry.ts'
-import { executeToolCalls, planToolCalls, rerunPlan } from './toolCalls.ts'
+import { executeToolCalls, planToolCalls, rerunPlan, startsUnmarked } from './toolCalls.ts'
 import { describeAttachment } from './attachments.ts'
 import type { OpenStep, StoredInterrupt } from '../thread/threadStore.ts'
 
@@ -194,10 +194,19 @@ async function runAndStore(
   // still to be made (a closed step's, merged with this one) sets.
   const remembered = resolved.length > 0 ? { resolvedInterruptIds: rememberResolved(run.head.resolvedInterruptIds, resolved) } : undefined
   // Calls run under a grant are recorded with the write that marks them running: before they run.
-  if (executions.length > 0) {
-    await run.save({ step: { ...step, running: executions.map((execution) => execution.toolCallId) }, ...remembered }, drafts)
+  // Calls of read-only tools need no mark (a crash repeats a read): they start while it is on its
+  // way, and with every call read-only it is made only to carry what else the step writes.
+  const unmarked = executions.filter(startsUnmarked).length
+  let marked: Promise<void> | undefined
+  if (executions.length > 0 && (unmarked < executions.length || remembered || drafts.length > 0)) {
+    marked = run.save({ step: { ...step, running: executions.map((execution) => execution.toolCallId) }, ...remembered }, drafts)
+    if (unmarked === 0) {
+      await marked
+      marked = undefined
+    }
   }
   const executing = executeToolCalls(executions, {
+    marked,
     signal: run.signal,
     whenAborted: (end) => run.whenAborted(end),
     context: run.context,

@@ -89,7 +89,7 @@ export async function planToolCalls(
   return plan
 }
 
-/** The calls a crash cut off, of idempotent tools, ready to run again under the same ids (their arguments checked again). */
+/** The calls a crash cut off, of idempotent or read-only tools, ready to run again under the same ids (their arguments checked again). */
 export async function rerunPlan(step: OpenStep, toolCallIds: readonly string[], tools: ToolRegistry, failures: ToolFailures): Promise<CallPlan> {
   const plan: CallPlan = { results: [], executions: [], interrupts: [] }
   for (const toolCallId of toolCallIds) {
@@ -127,6 +127,17 @@ export interface ExecuteOptions {
   readonly onOutput?: (result: ThreadToolMessage, execution: Execution) => Promise<ThreadToolMessage>
   /** The run's trace: each call runs inside its `execute_tool` span. */
   readonly trace?: RunTrace | undefined
+  /**
+   * The write that marks the calls running, when not yet answered: calls of read-only server tools
+   * start at once, the others once it lands. If it fails they never start, and the calls come back
+   * as its error (the read-only ones still running are left to the run's stop).
+   */
+  readonly marked?: Promise<void> | undefined
+}
+
+/** Whether a call may start before the write that marks it running is stored: its tool only reads. */
+export function startsUnmarked(execution: Execution): boolean {
+  return execution.entry.side === 'server' && execution.entry.tool.readOnly === true
 }
 
 /**
@@ -136,6 +147,8 @@ export interface ExecuteOptions {
  * come back as they are, not as a promise.
  */
 export function executeToolCalls(executions: readonly Execution[], options: ExecuteOptions): ThreadToolMessage[] | Promise<ThreadToolMessage[]> {
+  const { marked } = options
+  if (marked) return executeBehind(marked, executions, { ...options, marked: undefined })
   let waits = false
   const settled = executions.map((execution) => {
     const { trace } = options
@@ -148,6 +161,22 @@ export function executeToolCalls(executions: readonly Execution[], options: Exec
     return executed
   })
   return waits ? Promise.all(settled) : (settled as ThreadToolMessage[])
+}
+
+/**
+ * Read-only calls start now; the others once `marked` lands (never, if it fails). A failed mark is
+ * the answer at once: the run fails as if it had waited for the mark, and nothing is recorded as
+ * running that did not start.
+ */
+function executeBehind(marked: Promise<void>, executions: readonly Execution[], options: ExecuteOptions): Promise<ThreadToolMessage[]> {
+  const now = executions.filter(startsUnmarked)
+  const after = executions.filter((execution) => !startsUnmarked(execution))
+  const first = executeToolCalls(now, options)
+  const second = after.length === 0 ? [] : marked.then(() => executeToolCalls(after, options))
+  return Promise.all([first, second, marked]).then(([early, late]) => {
+    const byId = new Map([...early, ...late].map((result) => [result.toolCallId, result]))
+    return executions.map((execution) => byId.get(execution.toolCallId)!)
+  })
 }
 
 /** A call's result once it is in (and through the `toolOutput` hook), told as it comes. */

@@ -7,6 +7,7 @@ import { scriptedModel } from './scriptedModel.ts'
 import { reviewedApp } from './approvalAttacks.ts'
 import { recordForgeryChecks } from './recordForgery.ts'
 import { outOfBandChecks } from './outOfBand.ts'
+import { readOnlyCallChecks } from './readOnlyCalls.ts'
 import type { Principal } from '../../protocol/decisions.ts'
 import type { ThreadHead, ThreadStore } from '../thread/threadStore.ts'
 import type { AttachmentStore } from '../thread/attachmentStore.ts'
@@ -828,6 +829,7 @@ export function threadStoreConformance(name: string, factory: StoreFactory, { de
     }, 60_000)
 
     outOfBandChecks(factory, { it, expect })
+    readOnlyCallChecks(factory, { it, expect })
 
     it('applies exactly one of 100 concurrent identical answers, and runs the tool once', async () => {
       const store = await factory({})

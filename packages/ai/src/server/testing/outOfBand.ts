@@ -56,6 +56,41 @@ function gatedApp(store: ThreadStore) {
   return { ran, post, eventsOf, snapshot, ask, holdNextCall, handler: instances[0]! }
 }
 
+/**
+ * `inner`, whose first release (a commit that leaves the thread held by no run: a slow release)
+ * waits until `open` is called, or until the head was read `reads` times once `arm`ed: long
+ * enough for a request that came while the run held the thread to find it busy.
+ */
+function holdingRelease(inner: ThreadStore, reads = 5) {
+  let armed = false
+  let held = false
+  let count = 0
+  let open = () => {}
+  const gate = new Promise<void>((resolve) => (open = resolve))
+  const store = new Proxy(inner, {
+    get(target, key, receiver) {
+      if (key === 'commit') {
+        return async (commit: ThreadCommit) => {
+          if (!held && commit.head.activeRun === undefined) {
+            held = true
+            await gate
+          }
+          return target.commit(commit)
+        }
+      }
+      if (key === 'head') {
+        return (threadId: string) => {
+          if (armed && (count += 1) >= reads) open()
+          return target.head(threadId)
+        }
+      }
+      const value = Reflect.get(target, key, receiver) as unknown
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value
+    },
+  })
+  return { store, arm: () => void (armed = true), open: () => open(), heldOnce: () => held }
+}
+
 /** No stored message says a call may or may not have taken effect. */
 function saysMaybe(messages: readonly ThreadMessage[]): boolean {
   return messages.some((message) => message.role === 'tool' && /may or may not have taken effect/.test(message.content))
@@ -90,7 +125,7 @@ function failingMark(store: ThreadStore) {
 }
 
 /** The part of the conformance suite's runner these checks use (conformance.ts `ConformanceRunner`). */
-interface Runner {
+export interface Runner {
   it(name: string, body: () => Promise<void>, timeoutMs?: number): void
   expect(value: unknown): { toBe(expected: unknown): void; toEqual(expected: unknown): void }
 }
@@ -178,6 +213,52 @@ export function outOfBandChecks(factory: (options: { readonly threadTtlMs?: numb
     const head = await store.head(threadId)
     expect(head?.step).toBe(undefined)
     expect(head?.activeRun).toBe(undefined)
+  }, 60_000)
+
+  it('out-of-band writes: a reviewer answering through a review link while the asking run still lets the thread go waits its turn: the approval lands, the run resumes and the tool runs once', async () => {
+    // The asking run's release is slow: held until the link's answer came back, or the store was
+    // read a few times since it was sent (an answer waiting its turn reads the head again).
+    const held = holdingRelease(await factory({}))
+    const { store } = held
+    const ran: unknown[] = []
+    const answers: Promise<unknown>[] = []
+    const transfer = toolDefinition({
+      name: 'transfer_money',
+      description: 'Sends money',
+      inputSchema: v.object({ to: v.string() }),
+      needsApproval: () => ({ reason: 'Sends money', reviewers: { roles: ['finance'] } }),
+    }).server(async (input) => (ran.push(input), { ok: true }))
+    const model = scriptedModel([{ when: 'pay', call: () => ({ tool: 'transfer_money', input: { to: 'Bob' } }), then: () => 'paid' }])
+    const post = (body: unknown, user: string) =>
+      handler(new Request('http://test/chat', { method: 'POST', headers: { 'content-type': 'application/json', 'x-user': user }, body: JSON.stringify(body) }))
+    const handler = createChatHandler({
+      model,
+      tools: [transfer],
+      store,
+      identify: (request) => (request.headers.get('x-user') === 'bob' ? { id: 'bob', roles: ['finance'] } : { id: 'alice' }),
+      reviewLinks: { secret: 'out-of-band-review-link-secret-0123456789' },
+      // A reviewer quick on the link (or a bot holding it): while the asking run has not yet let the thread go.
+      onApprovalRequested: (request) => {
+        held.arm()
+        const answered = post({ review: request.links[0]!.token, answer: { interruptId: request.interruptId, approved: true } }, 'bob').then(async (response) =>
+          response.status === 200 ? ((await response.json()) as { resumed: boolean }).resumed : ((await response.json()) as { error: { code: string } }).error.code,
+        )
+        void answered.finally(held.open)
+        answers.push(answered)
+      },
+    })
+    const text = await (await post({ message: 'pay Bob' }, 'alice')).text()
+    const threadId = JSON.parse(text.split('\n').find((line) => line.startsWith('data: '))!.slice(6)).threadId as string
+    expect(held.heldOnce()).toBe(true)
+    expect(await Promise.all(answers)).toEqual([true])
+    for (let i = 0; i < 500 && ran.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    for (let i = 0; i < 500 && (await store.head(threadId))?.activeRun; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(ran).toEqual([{ to: 'Bob' }])
+    const head = await store.head(threadId)
+    expect(head?.step).toBe(undefined)
+    expect(head?.activeRun).toBe(undefined)
+    const decisions = await store.decisions(threadId)
+    expect(decisions.map((record) => [record.decision, record.by.id, record.channel])).toEqual([['approved', 'bob', 'review-link']])
   }, 60_000)
 
   for (const when of ['before', 'after'] as const) {

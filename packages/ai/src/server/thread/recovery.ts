@@ -11,7 +11,7 @@ export interface Recovery {
   readonly append: readonly ThreadMessage[]
   /** The results written for calls the dead run had started; the next run streams them. */
   readonly results: readonly ThreadToolMessage[]
-  /** Calls of idempotent tools the dead run had started: the next run runs them again (they stay in `step.running`). */
+  /** Calls of idempotent or read-only tools the dead run had started: the next run runs them again (they stay in `step.running`). */
   readonly rerun: readonly string[]
 }
 
@@ -27,11 +27,12 @@ export function recoverLostRun(head: ThreadHead, leaseMs: number, tools: ToolReg
   // it let the thread go without storing their results) has calls whose outcome is unknown.
   if (!step || step.running.length === 0 || isRunning(head, leaseMs)) return { step, append: [], results: [], rerun: [] }
   const byId = new Map(step.message.toolCalls.map((call) => [call.id, call]))
-  // Calls of idempotent server tools run again: at once when nothing else of the step waits for
-  // an answer, else with the answered calls once the step's interrupts are all answered.
+  // Calls of idempotent and read-only server tools run again, under the same ids (running twice is
+  // safe for both): at once when nothing else of the step waits for an answer, else with the
+  // answered calls once the step's interrupts are all answered.
   const again = (toolCallId: string) => {
     const entry = tools.get(byId.get(toolCallId)?.name ?? '')
-    return entry?.side === 'server' && entry.tool.idempotent === true
+    return entry?.side === 'server' && (entry.tool.idempotent === true || entry.tool.readOnly === true)
   }
   const rerun = step.running.filter(again)
   const results = step.running
