@@ -145,15 +145,14 @@ export class RunStream {
     let toolgateStream = this.#cursor !== undefined
     // The `<runId>:<seq>` id of the event being read, when it has one: the event is in its run's log.
     let logged: RegExpExecArray | null = null
-    const onId = (id: string | undefined) => {
-      logged = id ? /^(.+):(\d+)$/.exec(id) : null
-      if (!logged) return
-      if (!toolgateStream) void reattaching.load().catch(() => {}) // tried again if it is ever needed
-      toolgateStream = true
-      this.#cursor = { runId: logged[1]!, after: Number(logged[2]) }
-    }
     try {
-      for await (const data of readSseData(response.body, signal, { flushAtEnd: false, onId })) {
+      for await (const [data, id] of readSseData(response.body, signal, { flushAtEnd: false })) {
+        logged = id ? /^(.+):(\d+)$/.exec(id) : null
+        if (logged) {
+          if (!toolgateStream) void reattaching.load().catch(() => {}) // tried again if it is ever needed
+          toolgateStream = true
+          this.#cursor = { runId: logged[1]!, after: Number(logged[2]) }
+        }
         const parsed = parseEvent(data)
         if (!parsed) continue
         // A call's arguments stream into a parser, and its result is read, by a chunk loaded on first use (not with the page).
