@@ -1,4 +1,4 @@
-import { backoff, memoryStore, retry, type ThreadStore } from '@toolgate/ai/server'
+import { backoff, memoryStore, type ThreadStore } from '@toolgate/ai/server'
 import { connectionLog } from './connectionLog.ts'
 
 /** A setting the demo cannot start with: one line for the console, no stack trace. */
@@ -44,7 +44,15 @@ export async function threadStore(env: NodeJS.ProcessEnv): Promise<{ store: Thre
     pool.on('error', log.failed).on('connect', log.ready)
     const store = postgresStore({ pool, listener })
     // The first statement needs the server: tried again with backoff until it answers.
-    await retry(() => store.ensureSchema(), { attempts: Number.POSITIVE_INFINITY, delay: backoff(250, 10_000), retryable: (error) => (log.failed(error), true) })
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await store.ensureSchema()
+        break
+      } catch (error) {
+        log.failed(error)
+        await new Promise((resolve) => setTimeout(resolve, backoff(250, 10_000)(attempt)))
+      }
+    }
     return { store, label: `PostgreSQL at ${address}` }
   }
   return { store: memoryStore(), label: 'memory (this process only; set REDIS_URL or DATABASE_URL to share threads)' }

@@ -187,7 +187,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
 
   /** The run paused: approvals wait for the user, client tools start. */
   #paused(interrupts: readonly ToolInterrupt[]): void {
-    this.#reviews?.stop()
+    // The request that brought the pause stopped any review watch (#begin); it restarts below.
     if (interrupts.length === 0) {
       this.#changed()
       return
@@ -198,7 +198,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     this.#running ??= new ClientToolRuns(this.#tools)
     for (const waiting of this.#pause.offer(interrupts)) this.#startClientTool(waiting)
     this.#changed()
-    this.#reviews ??= new ReviewWatch(this.#stream, this.#options.reviewPollMs ?? 2000)
+    this.#reviews ??= new ReviewWatch(this.#stream, this.#options.reviewPollMs ?? 2000, this.#pause)
     this.#watchReviews()
   }
 
@@ -211,9 +211,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
    */
   #watchReviews(): void {
     const threadId = this.#threadId
-    const interrupts = this.#pause?.interrupts() ?? []
-    if (threadId === undefined || !this.#reviews || interrupts.length === 0) return
-    this.#reviews.watch(threadId, interrupts, () => this.#threadId === threadId, () => void this.load(threadId))
+    if (threadId !== undefined) this.#reviews?.watch(threadId, () => this.#threadId === threadId, () => void this.load(threadId))
   }
 
   #startClientTool(waiting: Waiting): void {

@@ -12,8 +12,8 @@ export { HttpError } from './errors.ts'
 export { verifyDecisionRecords, type VerifyDecisionRecordsOptions } from './decisions/verifyDecisionRecords.ts'
 export type { AttachmentStore, StoredAttachment } from './thread/attachmentStore.ts'
 export { StoreError, type StoreErrorListener } from './stores/storeError.ts'
-// The retry primitive the runtime uses, for an app's own start: connecting a store that may not be up yet.
-export { backoff, retry, type RetryPolicy } from '../util/retry.ts'
+// The runtime's backoff schedule, for a store client's reconnect strategy (docs/deployment.md teaches it).
+export { backoff } from '../util/retry.ts'
 export { memoryAttachmentStore, type MemoryAttachmentStoreOptions } from './stores/memoryAttachments.ts'
 export {
   MiddlewareError,

@@ -4,8 +4,6 @@ export interface ReadSseOptions {
    * run that ends that way broke off); model providers may close without the blank line.
    */
   readonly flushAtEnd: boolean
-  /** Called with each event's `id` field (`undefined` when it has none) just before the event is yielded. */
-  readonly onId?: (id: string | undefined) => void
 }
 
 /**
@@ -48,15 +46,16 @@ export function sseParser(onEvent: (data: string, id: string | undefined) => voi
 }
 
 /**
- * Reads a Server-Sent Events body and yields the `data` of each event (`sseParser`). Lines may be
+ * Reads a Server-Sent Events body and yields the `data` of each event with its `id` field
+ * (`undefined` when it has none), as `sseParser` reads them. Lines may be
  * cut anywhere between chunks, even inside a UTF-8 sequence. An abort of `signal` ends the stream
  * quietly; whether that is an error is the caller's call.
  */
 export async function* readSseData(
   body: ReadableStream<Uint8Array>,
   signal: AbortSignal | undefined,
-  { flushAtEnd, onId }: ReadSseOptions,
-): AsyncGenerator<string, void, undefined> {
+  { flushAtEnd }: ReadSseOptions,
+): AsyncGenerator<[data: string, id: string | undefined], void, undefined> {
   const reader = body.getReader()
   const decoder = new TextDecoder()
   // Cancelling ends a pending read at once, even when the body's producer ignores the abort.
@@ -69,10 +68,7 @@ export async function* readSseData(
     for (;;) {
       const { done, value } = await reader.read()
       feed(decoder.decode(value, { stream: !done }), done && flushAtEnd)
-      for (const [data, id] of events.splice(0)) {
-        onId?.(id)
-        yield data
-      }
+      yield* events.splice(0)
       if (done) return
     }
   } finally {

@@ -13,7 +13,7 @@ function bodyOf(chunks: readonly (string | Uint8Array)[]): ReadableStream<Uint8A
 
 async function collect(chunks: readonly (string | Uint8Array)[], flushAtEnd = false): Promise<string[]> {
   const out: string[] = []
-  for await (const data of readSseData(bodyOf(chunks), undefined, { flushAtEnd })) out.push(data)
+  for await (const [data] of readSseData(bodyOf(chunks), undefined, { flushAtEnd })) out.push(data)
   return out
 }
 
@@ -58,7 +58,7 @@ describe('readSseData', () => {
       },
     })
     const seen: string[] = []
-    for await (const data of readSseData(body, controller.signal, { flushAtEnd: false })) {
+    for await (const [data] of readSseData(body, controller.signal, { flushAtEnd: false })) {
       seen.push(data)
       controller.abort()
     }
@@ -69,7 +69,7 @@ describe('readSseData', () => {
     const controller = new AbortController()
     controller.abort()
     const seen: string[] = []
-    for await (const data of readSseData(new ReadableStream<Uint8Array>(), controller.signal, { flushAtEnd: false })) seen.push(data)
+    for await (const [data] of readSseData(new ReadableStream<Uint8Array>(), controller.signal, { flushAtEnd: false })) seen.push(data)
     expect(seen).toEqual([])
   })
 })

@@ -1,2 +1,2 @@
 /** The chunk that reads a failed response (`failedResponse` in `index.ts`). */
-export { errorFrom } from '../http/failedResponse.ts'
+export { errorFrom, networkError } from '../http/failedResponse.ts'

@@ -15,51 +15,34 @@ export function postChat(fetch: Fetch, endpoint: string, body: PostRequest, sign
   return send(fetch, endpoint, init, signal)
 }
 
-export async function readJson(response: Response, signal: AbortSignal): Promise<unknown> {
-  try {
-    return await untilAborted(response.json(), signal)
-  } catch (error) {
-    if (signal.aborted) throw error
-    throw new ChatError('BAD_RESPONSE', `The server sent a response that is not JSON (HTTP ${response.status})`, { cause: error })
-  }
-}
-
 export function isEventStream(response: Response): boolean {
   return (response.headers.get('content-type') ?? '').startsWith('text/event-stream')
 }
 
 // A custom fetch may ignore the signal; racing it makes `stop()` take effect all the same.
 export async function send(fetch: Fetch, url: string, init: RequestInit, signal: AbortSignal): Promise<Response> {
+  const method = init.method ?? 'GET'
   let response: Response
   try {
     response = await untilAborted(fetch(url, init), signal)
   } catch (error) {
     if (signal.aborted) throw error
-    const reason = error instanceof Error ? error.message : String(error)
-    throw new ChatError('NETWORK', `${requested(init, url)} failed: ${reason}. Check that the chat server runs at that URL (from another origin, it must answer CORS).`, { cause: error })
+    throw await explain((chunk) => chunk.networkError(error, method, url), () => new ChatError('NETWORK', `${method} ${url} failed`, { cause: error }))
   }
   if (response.ok) return response
-  throw await errorFrom(response, requested(init, url))
-}
-
-/** `POST http://localhost:5173/api/chat`: the method and the URL as the page resolved it. */
-function requested(init: RequestInit, url: string): string {
-  let absolute = url
-  try {
-    absolute = new URL(url, globalThis.location?.href).href
-  } catch {
-    // no page to resolve against (Node, a worker without location): the URL as given
-  }
-  return `${init.method ?? 'GET'} ${absolute}`
-}
-
-// Reading a failed response is a chunk loaded when a request fails (`chunks/`); if even that cannot load, the status alone is reported.
-async function errorFrom(response: Response, request: string): Promise<ChatError> {
   const text = await response.text().catch(() => '')
   const { status, statusText } = response
+  throw await explain(
+    (chunk) => chunk.errorFrom(status, statusText, text, method, url),
+    () => new ChatError(status === 502 || status === 503 || status === 504 ? 'UNREACHABLE' : 'BAD_RESPONSE', `${method} ${url} answered HTTP ${status}`, { status }),
+  )
+}
+
+// A failed request is told in words by a chunk loaded when one fails (`chunks/`); if even that cannot load, `bare` says what is known.
+async function explain(words: (chunk: Awaited<ReturnType<typeof failedResponse.load>>) => ChatError, bare: () => ChatError): Promise<ChatError> {
   try {
-    return (await failedResponse.load()).errorFrom(status, statusText, text, request)
+    return words(await failedResponse.load())
   } catch {
-    return new ChatError(status === 502 || status === 503 || status === 504 ? 'UNREACHABLE' : 'BAD_RESPONSE', `${request} answered HTTP ${status}`, { status })
+    return bare()
   }
 }

@@ -13,19 +13,28 @@ interface ThreadReads {
   ask(threadId: string, query: string, signal: AbortSignal): Promise<Response>
 }
 
+/** The open interrupts (the pause's `interrupts()`): the watch looks only while one waits for reviewers. */
+interface OpenInterrupts {
+  interrupts(): readonly ToolInterrupt[]
+}
+
 export class ReviewWatch {
   readonly #stream: ThreadReads
   readonly #retryMs: number
+  readonly #pause: OpenInterrupts
   #controller: AbortController | undefined
 
   /** `retryMs`: the pause after a failed ask (the server down, or one too old to watch: then it looks that often). */
-  constructor(stream: ThreadReads, retryMs: number) {
+  constructor(stream: ThreadReads, retryMs: number, pause: OpenInterrupts) {
     this.#stream = stream
     this.#retryMs = retryMs
+    this.#pause = pause
   }
 
-  watch(threadId: string, interrupts: readonly ToolInterrupt[], idle: () => boolean, decided: () => void): void {
+  /** (Re)starts the watch on the pause's interrupts as they stand now, if one waits for reviewers. */
+  watch(threadId: string, idle: () => boolean, decided: () => void): void {
     this.stop()
+    const interrupts = this.#pause.interrupts()
     if (!interrupts.some((interrupt) => interrupt.reviewers !== undefined)) return
     const controller = (this.#controller = new AbortController())
     void this.#follow(threadId, progressOf(interrupts), () => !controller.signal.aborted && idle(), decided, controller.signal)

@@ -8,12 +8,6 @@ import { callReading, pausedRun, reattaching, storedThread } from '../chunks/ind
 import { parseEvent } from './parseEvent.ts'
 import type { RunCursor, StreamSignal } from './streamSignal.ts'
 import { isEventStream, postChat, send } from '../http/index.ts'
-import { backoff, sleep } from '../../util/retry.ts'
-
-/** Posts after interrupting a run of this client's own, while the server still reports the thread busy. */
-const POST_ATTEMPTS = 5
-/** 0.1, 0.2, 0.4, 0.8 s: the server notices the abort within about 1.5 s. */
-const postDelay = backoff(100)
 
 /**
  * Following runs over HTTP: posting, reading a run's event stream, picking a dropped stream up
@@ -33,21 +27,21 @@ export class RunStream {
   }
 
   /**
-   * POSTs; after interrupting a run of its own, retries while the server still reports the thread
-   * busy, since it notices the abort a moment later (about 1.5 s at most).
+   * POSTs; after interrupting a run of its own, posts again while the server still reports the
+   * thread busy, since it notices the abort a moment later (about 1.5 s at most).
    */
   async post(body: PostRequest, signal: AbortSignal, interrupting: boolean): Promise<Response> {
-    // `backoff` and `sleep` of util/retry.ts, not `retry`: the loop is three lines, and `retry` would add 0.1 KB
-    // (gzip) to the page's startup bundle, past useChat's 10 KB budget (ai-react/bench/bundle.bench.ts).
-    for (let attempt = 1; ; attempt++) {
+    const post = () => {
       // A custom fetch may send a request whose signal already aborted (a stop() between two posts).
       signal.throwIfAborted()
-      try {
-        return await postChat(this.#fetch, this.#endpoint, body, signal)
-      } catch (error) {
-        if (!interrupting || attempt === POST_ATTEMPTS || !(error instanceof ChatError) || error.code !== 'THREAD_BUSY') throw error
-        await sleep(postDelay(attempt), signal)
-      }
+      return postChat(this.#fetch, this.#endpoint, body, signal)
+    }
+    try {
+      return await post()
+    } catch (error) {
+      if (!interrupting || !(error instanceof ChatError) || error.code !== 'THREAD_BUSY') throw error
+      // Tried again by the reattaching chunk (with util/retry.ts, out of the page's startup bundle).
+      return (await reattaching.load()).postWhileBusy(post, signal)
     }
   }
 
@@ -151,15 +145,14 @@ export class RunStream {
     let toolgateStream = this.#cursor !== undefined
     // The `<runId>:<seq>` id of the event being read, when it has one: the event is in its run's log.
     let logged: RegExpExecArray | null = null
-    const onId = (id: string | undefined) => {
-      logged = id ? /^(.+):(\d+)$/.exec(id) : null
-      if (!logged) return
-      if (!toolgateStream) void reattaching.load().catch(() => {}) // tried again if it is ever needed
-      toolgateStream = true
-      this.#cursor = { runId: logged[1]!, after: Number(logged[2]) }
-    }
     try {
-      for await (const data of readSseData(response.body, signal, { flushAtEnd: false, onId })) {
+      for await (const [data, id] of readSseData(response.body, signal, { flushAtEnd: false })) {
+        logged = id ? /^(.+):(\d+)$/.exec(id) : null
+        if (logged) {
+          if (!toolgateStream) void reattaching.load().catch(() => {}) // tried again if it is ever needed
+          toolgateStream = true
+          this.#cursor = { runId: logged[1]!, after: Number(logged[2]) }
+        }
         const parsed = parseEvent(data)
         if (!parsed) continue
         // A call's arguments stream into a parser, and its result is read, by a chunk loaded on first use (not with the page).

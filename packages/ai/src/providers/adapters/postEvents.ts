@@ -28,7 +28,7 @@ export async function postEvents(options: PostOptions): Promise<AsyncIterable<st
 }
 
 async function* eventData(body: ReadableStream<Uint8Array>, signal: AbortSignal): AsyncGenerator<string, void, undefined> {
-  for await (const data of readSseData(body, signal, { flushAtEnd: true })) {
+  for await (const [data] of readSseData(body, signal, { flushAtEnd: true })) {
     signal.throwIfAborted()
     yield data
   }

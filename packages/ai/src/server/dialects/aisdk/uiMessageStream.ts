@@ -82,7 +82,7 @@ export function uiMessageStreamResponse(events: ReadableStream<Uint8Array>, opti
       controller = streamController
       const frames = uiMessageFrames(options)
       try {
-        for await (const data of readSseData(events, abort.signal, { flushAtEnd: false })) write(frames.frame(JSON.parse(data) as RunEvent, data, '', 0))
+        for await (const [data] of readSseData(events, abort.signal, { flushAtEnd: false })) write(frames.frame(JSON.parse(data) as RunEvent, data, '', 0))
         write(frames.end)
       } catch (error) {
         // The run goes on and is logged; only this response broke off.
