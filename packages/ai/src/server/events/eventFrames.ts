@@ -41,3 +41,32 @@ export function takeTelling(request: Request): EventFrames | undefined {
   if (frames) chosen.delete(request)
   return frames
 }
+
+/**
+ * A run's AG-UI event stream (a replay, a rejoin) with each frame's `data:` rewritten by
+ * `rewrite`, frame by frame: how a dialect that tells some events its own way translates a stream
+ * it did not make. `id:` lines and comments pass unchanged, so `Last-Event-ID` reconnects still
+ * work. Any other response (a JSON refusal, `204` when no run streams) as it is.
+ */
+export function rewriteSseData(response: Response, rewrite: (data: string) => string): Response {
+  if (!response.body || !/^text\/event-stream\b/.test(response.headers.get('content-type') ?? '')) return response
+  const decoder = new TextDecoder()
+  const encoder = new TextEncoder()
+  let buffered = ''
+  const body = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        buffered += decoder.decode(chunk, { stream: true })
+        const end = buffered.lastIndexOf('\n\n')
+        if (end < 0) return
+        const frames = buffered.slice(0, end + 2)
+        buffered = buffered.slice(end + 2)
+        controller.enqueue(encoder.encode(frames.replace(/^data: (.*)$/gm, (_line, data: string) => `data: ${rewrite(data)}`)))
+      },
+      flush(controller) {
+        if (buffered !== '') controller.enqueue(encoder.encode(buffered))
+      },
+    }),
+  )
+  return new Response(body, { status: response.status, headers: response.headers })
+}

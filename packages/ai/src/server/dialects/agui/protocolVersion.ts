@@ -1,5 +1,5 @@
 import type { RunEvent } from '../../../protocol/events.ts'
-import { answerTold, type EventFrames } from '../../events/eventFrames.ts'
+import { answerTold, rewriteSseData, type EventFrames } from '../../events/eventFrames.ts'
 import { SSE_HEADERS, sseFrame } from '../../events/liveStream.ts'
 
 // AG-UI clients before 1.0 (CopilotKit 1.74 and `@copilotkit/runtime` 1.75 bundle `@ag-ui/client`
@@ -37,32 +37,9 @@ function preOneEvent<E extends RunEvent | Record<string, unknown>>(event: E): E 
   return { ...event, outcome: { type: 'success' } }
 }
 
-/**
- * A response's event stream (a run's log replayed, a rejoin) with each `RUN_FINISHED` that names
- * pending calls told the old way; `id:` lines and comments pass unchanged, so reconnects still work.
- * Any other response (a JSON refusal, `204`) as it is.
- */
+/** A response's event stream (a run's log replayed, a rejoin) with each `RUN_FINISHED` that names pending calls told the old way (`rewriteSseData`). */
 export function asPreOneStream(response: Response): Response {
-  if (!response.body || !/^text\/event-stream\b/.test(response.headers.get('content-type') ?? '')) return response
-  const decoder = new TextDecoder()
-  const encoder = new TextEncoder()
-  let buffered = ''
-  const body = response.body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        buffered += decoder.decode(chunk, { stream: true })
-        const end = buffered.lastIndexOf('\n\n')
-        if (end < 0) return
-        const frames = buffered.slice(0, end + 2)
-        buffered = buffered.slice(end + 2)
-        controller.enqueue(encoder.encode(frames.replace(/^data: (.*)$/gm, (_line, data: string) => `data: ${rewrite(data)}`)))
-      },
-      flush(controller) {
-        if (buffered !== '') controller.enqueue(encoder.encode(buffered))
-      },
-    }),
-  )
-  return new Response(body, { status: response.status, headers: response.headers })
+  return rewriteSseData(response, rewrite)
 }
 
 function rewrite(data: string): string {
