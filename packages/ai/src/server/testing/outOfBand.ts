@@ -3,7 +3,7 @@ import { toolDefinition } from '../../tools/toolDefinition.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import { createChatHandler } from '../createChatHandler.ts'
 import { StoreError } from '../stores/storeError.ts'
-import type { ThreadCommit, ThreadStore } from '../thread/threadStore.ts'
+import { withCommit, type ThreadCommit, type ThreadStore } from '../thread/threadStore.ts'
 import { scriptedModel } from './scriptedModel.ts'
 
 // Writes a run does not make, landing while it holds the thread (a grant revoked, a stop asked of
@@ -110,18 +110,7 @@ function failingMark(store: ThreadStore) {
     if (when === 'after') await store.commit(commit)
     throw new StoreError('conformance', 'commit', new Error(`injected: the running mark failed ${when} it was written`))
   }
-  const wrapped: ThreadStore = {
-    ...(store.name === undefined ? {} : { name: store.name }),
-    ...(store.pipelines === undefined ? {} : { pipelines: store.pipelines }),
-    ...(store.events === undefined ? {} : { events: store.events }),
-    ...(store.attachments === undefined ? {} : { attachments: store.attachments }),
-    head: (threadId) => store.head(threadId),
-    messages: (threadId, from, to) => store.messages(threadId, from, to),
-    decisions: (threadId) => store.decisions(threadId),
-    commit,
-  }
-  if (store.watch) wrapped.watch = (threadId, version, timeoutMs, signal) => store.watch!(threadId, version, timeoutMs, signal)
-  return { store: wrapped, arm: (when: 'before' | 'after') => void (armed = when) }
+  return { store: withCommit(store, commit), arm: (when: 'before' | 'after') => void (armed = when) }
 }
 
 /** The part of the conformance suite's runner these checks use (conformance.ts `ConformanceRunner`). */

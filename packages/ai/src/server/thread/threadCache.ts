@@ -1,6 +1,6 @@
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import { deepFreeze } from '../../util/deepFreeze.ts'
-import type { ThreadCommit, ThreadHead, ThreadStore } from './threadStore.ts'
+import { withCommit, type ThreadCommit, type ThreadHead, type ThreadStore } from './threadStore.ts'
 
 // What this instance knows of the threads it wrote last: for each, the head of its last commit the
 // store acknowledged and the stored messages that head counts. Every entry is a fact that stays
@@ -68,40 +68,29 @@ export class ThreadCache {
    * the entries besides `remember`.
    */
   observe(store: ThreadStore): ThreadStore {
-    const observed: ThreadStore = {
-      ...(store.name === undefined ? {} : { name: store.name }),
-      ...(store.pipelines === undefined ? {} : { pipelines: store.pipelines }),
-      ...(store.events === undefined ? {} : { events: store.events }),
-      ...(store.attachments === undefined ? {} : { attachments: store.attachments }),
-      head: (threadId) => store.head(threadId),
-      messages: (threadId, from, to) => store.messages(threadId, from, to),
-      decisions: (threadId) => store.decisions(threadId),
-      commit: (commit) => {
-        // Frozen on the way out, as the memory store freezes them: a message changed after it was sent would make the kept history wrong.
-        for (const message of commit.append) deepFreeze(message)
-        const { id } = commit.head
-        const answer = store.commit(commit)
-        // Handled at once: it may fail while an earlier commit's answer is still awaited, before the
-        // chain below reaches it (the caller still gets the failure, through the chain).
-        answer.catch(() => {})
-        // Taken in the order they were sent: on a pool, the answer to a write sent behind another
-        // may come first, and the entry must have grown by the one it follows before it grows by it.
-        // The caller is answered once it is taken (a later commit of the thread waits for the earlier).
-        const taken = (this.#answers.get(id) ?? Promise.resolve()).then(() =>
-          answer.then(
-            (written) => (written ? this.#written(commit) : this.forget(id)),
-            () => this.forget(id),
-          ),
-        )
-        this.#answers.set(id, taken)
-        return taken.then(() => {
-          if (this.#answers.get(id) === taken) this.#answers.delete(id)
-          return answer
-        })
-      },
-    }
-    if (store.watch) observed.watch = (threadId, version, timeoutMs, signal) => store.watch!(threadId, version, timeoutMs, signal)
-    return observed
+    return withCommit(store, (commit) => {
+      // Frozen on the way out, as the memory store freezes them: a message changed after it was sent would make the kept history wrong.
+      for (const message of commit.append) deepFreeze(message)
+      const { id } = commit.head
+      const answer = store.commit(commit)
+      // Handled at once: it may fail while an earlier commit's answer is still awaited, before the
+      // chain below reaches it (the caller still gets the failure, through the chain).
+      answer.catch(() => {})
+      // Taken in the order they were sent: on a pool, the answer to a write sent behind another
+      // may come first, and the entry must have grown by the one it follows before it grows by it.
+      // The caller is answered once it is taken (a later commit of the thread waits for the earlier).
+      const taken = (this.#answers.get(id) ?? Promise.resolve()).then(() =>
+        answer.then(
+          (written) => (written ? this.#written(commit) : this.forget(id)),
+          () => this.forget(id),
+        ),
+      )
+      this.#answers.set(id, taken)
+      return taken.then(() => {
+        if (this.#answers.get(id) === taken) this.#answers.delete(id)
+        return answer
+      })
+    })
   }
 
   #written({ head, append, follows }: ThreadCommit): void {

@@ -245,3 +245,23 @@ export interface RunEventLog {
   /** Resolves once events after `after` may have arrived, after at most `timeoutMs`, or when `signal` aborts. */
   wait(runId: string, after: number, timeoutMs: number, signal: AbortSignal, threadId?: string): Promise<void>
 }
+
+/**
+ * `store` with its writes sent through `commit` and everything else handed on as it is: how a
+ * store is watched or faulted from outside (the thread cache observes commits; the conformance kit
+ * injects failures) without either copying the contract's members.
+ */
+export function withCommit(store: ThreadStore, commit: ThreadStore['commit']): ThreadStore {
+  const wrapped: { -readonly [K in keyof ThreadStore]: ThreadStore[K] } = {
+    head: (threadId) => store.head(threadId),
+    messages: (threadId, from, to) => store.messages(threadId, from, to),
+    decisions: (threadId) => store.decisions(threadId),
+    commit,
+  }
+  if (store.name !== undefined) wrapped.name = store.name
+  if (store.pipelines !== undefined) wrapped.pipelines = store.pipelines
+  if (store.events !== undefined) wrapped.events = store.events
+  if (store.attachments !== undefined) wrapped.attachments = store.attachments
+  if (store.watch) wrapped.watch = (threadId, version, timeoutMs, signal) => store.watch!(threadId, version, timeoutMs, signal)
+  return wrapped
+}
