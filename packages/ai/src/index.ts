@@ -6,6 +6,7 @@ export { lexicalRanker, type LexicalRankerOptions } from './tools/search/lexical
 export { TOOL_SYNONYMS, type ToolSynonyms } from './tools/search/synonyms.ts'
 export { toolResult, type ToolContentPart, type ToolContentResult, type ToolFileSource } from './tools/toolResult.ts'
 export type { ApprovalRequirement } from './tools/approval.ts'
+export type { ToolApp, ToolAppConfig, ToolAppResource } from './tools/app.ts'
 export type {
   AnyTool,
   ApprovalContext,

@@ -3,6 +3,7 @@ import type { JsonSchemaHook } from '../schema/emitJsonSchema.ts'
 import { createToolEmitter } from '../schema/toolEmitter.ts'
 import { toToolSchema } from '../schema/toolSchema.ts'
 import type { InferSchemaInput, InferSchemaOutput, SchemaSource } from '../schema/types.ts'
+import { toToolApp, type ToolAppConfig } from './app.ts'
 import { buildTool } from './buildTool.ts'
 import { sealTool } from './internals.ts'
 import { checkToolName } from './toolName.ts'
@@ -55,6 +56,8 @@ export interface ToolDefinitionConfig<
   readonly readOnly?: boolean
   /** Overrides how JSON Schema is emitted for this tool; return `undefined` to use the default. */
   readonly toJsonSchema?: JsonSchemaHook
+  /** An MCP App: the HTML view the tool's calls render in, in Toolgate's chat and in MCP hosts. */
+  readonly app?: ToolAppConfig
 }
 
 /**
@@ -95,7 +98,7 @@ export function toolDefinition(
   config: ToolDefinitionConfig<string, SchemaSource | undefined, SchemaSource | undefined, NeedsApproval, ToolMetadata, ContextSchema | undefined>,
 ): ToolDefinition {
   if (typeof config !== 'object' || config === null) throw new ToolDefinitionError('toolDefinition() needs a config object')
-  const { name, description, title, inputSchema, outputSchema, needsApproval = false, rejectMessage, contextSchema, metadata = {}, toJsonSchema, idempotent = false, readOnly = false } = config
+  const { name, description, title, inputSchema, outputSchema, needsApproval = false, rejectMessage, contextSchema, metadata = {}, toJsonSchema, idempotent = false, readOnly = false, app } = config
   checkToolName(name)
   if (typeof description !== 'string' || description.trim() === '') {
     throw new ToolDefinitionError(`Tool "${name}" needs a non-empty \`description\`: the model chooses tools by it`)
@@ -132,6 +135,7 @@ export function toolDefinition(
     metadata,
     idempotent,
     readOnly,
+    ...(app === undefined ? {} : { app: toToolApp(name, app) }),
     toJsonSchema,
     server: (execute: ToolExecute<unknown, unknown>) => buildTool('server', definition, execute),
     client: (execute: ToolExecute<unknown, unknown>) => buildTool('client', definition, execute),
