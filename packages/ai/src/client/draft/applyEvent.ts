@@ -1,5 +1,6 @@
 import type { RunEvent, ToolCallResultEvent } from '../../protocol/events.ts'
 import type { ReadEvent } from '../stream/index.ts'
+import { callReading } from '../chunks/index.ts'
 import { hasEnded, type CallOutcome, type ThreadDraft, type ToolCallDraft } from './threadDraft.ts'
 
 /**
@@ -9,6 +10,8 @@ import { hasEnded, type CallOutcome, type ThreadDraft, type ToolCallDraft } from
  * reload shows the server's truth.
  */
 export function applyEvent(draft: ThreadDraft, event: ReadEvent | RunEvent): void {
+  // A subagent's, placed in its part by the call-reading chunk (the stream loaded it for this event).
+  if ('subagentRunId' in event && callReading.get()!.applySubagentEvent(draft, event as typeof event & { subagentRunId: string })) return
   switch (event.type) {
     case 'TEXT_MESSAGE_START':
       draft.assistantMessage(event.messageId)

@@ -25,6 +25,8 @@ export function toolInterrupts(interrupts: readonly unknown[]): ToolInterrupt[] 
       toolName: typeof toolName === 'string' ? toolName : '',
       input: 'input' in value ? value.input : metadata.input,
       ...(typeof value.message === 'string' ? { message: value.message } : {}),
+      // A subagent's call: how it was reached, under `metadata` on the stream (AG-UI's top level keeps only its own fields); checked by the pause.
+      ...(value.path ?? metadata.path ? { path: value.path ?? metadata.path } : {}),
     } as ToolInterrupt
     return [interrupt]
   })
