@@ -138,7 +138,9 @@ function parseAguiResume(resume: unknown): ResumeAnswer[] {
     if (status === 'cancelled') return { interruptId, approved: false }
     if (status !== 'resolved') throw invalid("`status` must be 'resolved' or 'cancelled'", `${path}.status`)
     if (isRecord(payload) && ('approved' in payload || 'output' in payload || 'error' in payload)) {
-      return parseAnswer({ ...payload, interruptId }, `${path}.payload`)
+      // The subagent run an entry answers, as AG-UI puts routing keys: in its `metadata`.
+      const routed = 'approved' in payload && isRecord(entry.metadata) && entry.metadata.subagentRunId !== undefined ? { subagentRunId: entry.metadata.subagentRunId } : {}
+      return parseAnswer({ ...payload, ...routed, interruptId }, `${path}.payload`)
     }
     if (payload === undefined) throw invalid('A resolved entry needs a `payload`', `${path}.payload`)
     return { interruptId, output: payload }
