@@ -1,4 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { HttpAgent } from '@ag-ui/client'
+import type { BaseEvent, Interrupt } from '@ag-ui/core'
+import { EventSchemas } from '@ag-ui/core/schemas'
+import { createChatClient } from '@toolgate/ai/client'
 import * as v from 'valibot'
 import { createClient } from 'redis'
 import { toolDefinition } from '@toolgate/ai'
@@ -132,3 +136,120 @@ describe('agent tools', () => {
     expect(after.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
   })
 })
+
+describe('agent tools across instances sharing Redis', () => {
+  let redis: RedisServer
+  const clients: ReturnType<typeof createClient>[] = []
+  beforeAll(async () => {
+    redis = await startRedis()
+  }, 30_000)
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.quit()))
+    await redis?.stop()
+  })
+  let prefixes = 0
+  /** Two handler instances on one Redis, as two processes behind a load balancer. */
+  async function twoInstances(options: Parameters<typeof fixture>[0] = {}) {
+    const shared = fixture(options)
+    const prefix = `sub${prefixes++}:`
+    const instance = async () => {
+      const client = createClient({ url: redis.url })
+      await client.connect()
+      clients.push(client)
+      const store: ThreadStore = redisStore({ client, prefix })
+      return startServer({ model: shared.model, tools: shared.tools, store })
+    }
+    const [a, b] = await Promise.all([instance(), instance()])
+    return { ...shared, a: a!, b: b! }
+  }
+
+  it('the stock @ag-ui/client pauses on the inner call, answered through instance B the inner tool runs once and the reply follows, with no warning', async () => {
+    const { a, b, sent } = await twoInstances()
+    const warn = vi.spyOn(console, 'warn')
+    const threadId = `t-${Math.random().toString(36).slice(2)}`
+    const agentA = new HttpAgent({ url: a.url, threadId })
+    agentA.addMessage({ id: 'm-1', role: 'user', content: 'delegate: research cats and email bob' })
+    const first = await runAgui(agentA)
+    expect(first.interrupts).toHaveLength(1)
+    const [interrupt] = first.interrupts
+    const started = first.events.find((event) => event.type === 'SUBAGENT_STARTED') as unknown as { subagentRunId: string }
+    expect(interrupt).toMatchObject({ reason: 'tool_approval', subagentRunId: started.subagentRunId, metadata: { toolName: 'send_email', input: { to: 'bob' }, path: [{ agent: 'research' }] } })
+    // The stock client keeps the subagent's messages apart (attributed); they go back with the next input.
+    expect(agentA.messages.some((message) => (message as { subagentRunId?: string }).subagentRunId === started.subagentRunId)).toBe(true)
+
+    // The same conversation continues through instance B (a fresh agent with the client's messages).
+    const agentB = new HttpAgent({ url: b.url, threadId, initialMessages: agentA.messages })
+    const second = await runAgui(agentB, [{ interruptId: interrupt!.id, status: 'resolved', payload: { approved: true }, metadata: { subagentRunId: started.subagentRunId } }])
+    expect(sent).toEqual([{ to: 'bob', body: 'Found: {"hits":["cats are great"]}' }])
+    expect(second.interrupts).toEqual([])
+    expect(second.types.filter((type) => type.startsWith('SUBAGENT_'))).toEqual(['SUBAGENT_STARTED', 'SUBAGENT_FINISHED'])
+    expect(second.ownText).toMatch(/^The agent said success: "Research done; email success/)
+    expect(warn).not.toHaveBeenCalled()
+    warn.mockRestore()
+    // Answered again (a replay): applied at most once.
+    const replay = await b.post({ threadId, resume: [{ interruptId: interrupt!.id, approved: true }] })
+    expect((await errorOf(replay)).error.code).toBe('INTERRUPT_ALREADY_ANSWERED')
+    expect(sent).toHaveLength(1)
+  })
+
+  it("Toolgate's createChatClient shows the inner call's approval; answered through instance B, the inner tool runs once and the reply follows", async () => {
+    const { a, b, sent } = await twoInstances()
+    let requests = 0
+    // A load balancer: the first request reaches A, every later one B.
+    const client = createChatClient({ endpoint: a.url, fetch: (input, init) => fetch(requests++ === 0 ? String(input) : String(input).replace(a.url, b.url), init) })
+    await client.send('delegate: research cats and email bob')
+    const asked = client.getSnapshot()
+    expect(asked.status).toBe('awaiting-approval')
+    expect(asked.pendingApprovals).toHaveLength(1)
+    expect(asked.pendingApprovals[0]).toMatchObject({ toolName: 'send_email', input: { to: 'bob' } })
+    await client.approve(asked.pendingApprovals[0]!.toolCallId)
+    const done = client.getSnapshot()
+    expect(done.status).toBe('idle')
+    expect(sent).toHaveLength(1)
+    const last = done.messages.at(-1)!
+    expect(last.parts.some((part) => part.type === 'text' && part.text.startsWith('The agent said success'))).toBe(true)
+    expect(requests).toBeGreaterThan(1)
+  })
+
+  it('two levels deep: the path names both delegations; answered through B, the innermost tool runs once and both agents answer', async () => {
+    const { a, b, sent } = await twoInstances({ nested: true })
+    const first = await a.send('delegate: research dogs and email ann')
+    expect(first.interrupts).toHaveLength(1)
+    const [interrupt] = first.interrupts as [ToolInterrupt]
+    const starts = first.events.filter((event) => event.type === 'SUBAGENT_STARTED') as unknown as { subagentRunId: string; name: string; parentSubagentRunId?: string }[]
+    expect(starts.map((start) => start.name)).toEqual(['manager', 'research'])
+    expect(starts[1]!.parentSubagentRunId).toBe(starts[0]!.subagentRunId)
+    expect(interrupt.subagentRunId).toBe(starts[1]!.subagentRunId)
+    expect(interrupt.metadata?.path?.map((hop) => [hop.agent, hop.subagentRunId])).toEqual([
+      ['manager', starts[0]!.subagentRunId],
+      ['research', starts[1]!.subagentRunId],
+    ])
+    // The outer agent waits on its child's interrupt, none of its own; the inner one on its call.
+    expect(subagentEvents(first.events).filter((event) => event.type === 'SUBAGENT_FINISHED').map((event) => [(event as { subagentRunId: string }).subagentRunId, (event as { outcome: unknown }).outcome])).toEqual([
+      [starts[1]!.subagentRunId, { type: 'suspended', interruptIds: [interrupt.id] }],
+      [starts[0]!.subagentRunId, { type: 'suspended', interruptIds: [] }],
+    ])
+
+    const second = await b.resume(first.threadId, [{ interruptId: interrupt.id, approved: true, subagentRunId: interrupt.subagentRunId! }])
+    expect(second.status).toBe(200)
+    expect(sent).toEqual([{ to: 'ann', body: 'Found: {"hits":["dogs are great"]}' }])
+    expect(ownText(second.events)).toMatch(/^The agent said success: "Manager: \\"Research done; email success/)
+    expect(second.finished?.outcome.type).toBe('success')
+  })
+})
+
+/** Runs the stock AG-UI agent once; every event checked against AG-UI's schemas. */
+async function runAgui(agent: HttpAgent, resume?: unknown[]) {
+  const events: BaseEvent[] = []
+  let interrupts: Interrupt[] = []
+  await agent.runAgent(resume ? ({ resume } as never) : {}, {
+    onEvent: ({ event }) => {
+      expect(EventSchemas.safeParse(event).success, JSON.stringify(event)).toBe(true)
+      events.push(event)
+    },
+    onRunFinishedEvent: (params) => {
+      if (params.event.outcome?.type === 'interrupt') interrupts = params.event.outcome.interrupts
+    },
+  })
+  return { events, interrupts, types: events.map((event) => event.type as string), ownText: ownText(events as unknown as RunEvent[]) }
+}

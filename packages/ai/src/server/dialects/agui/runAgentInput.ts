@@ -83,7 +83,8 @@ export function parseRunAgentInput(body: Record<string, unknown>): AguiInput {
 /** The `tool` messages among `messages`, each with the answer it would give. */
 function toolMessagesOf(messages: readonly unknown[]): ToolResultMessage[] {
   return messages.flatMap((message, index): ToolResultMessage[] => {
-    if (!isRecord(message) || message.role !== 'tool') return []
+    // A subagent's results (attributed by AG-UI 1.0) answer nothing of the run: its calls run on the server.
+    if (!isRecord(message) || message.role !== 'tool' || message.subagentRunId !== undefined) return []
     const path = `messages[${index}]`
     if (typeof message.toolCallId !== 'string' || message.toolCallId === '') throw invalid('A tool message needs its `toolCallId`', `${path}.toolCallId`)
     if (message.error !== undefined && typeof message.error !== 'string') throw invalid('`error` must be a string', `${path}.error`)
