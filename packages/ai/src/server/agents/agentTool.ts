@@ -56,7 +56,8 @@ export function agentTool<const TName extends string, TInputSchema extends Schem
     name,
     description,
     inputSchema: (inputSchema ?? TASK_SCHEMA) as SchemaSource,
-    needsApproval: needsApproval as NeedsApproval,
+    // A policy or a boolean, as `toolDefinition` takes either (its overloads type them apart).
+    needsApproval: needsApproval as boolean,
     ...(metadata === undefined ? {} : { metadata }),
   }).server((): string => {
     // Its work is the chat handler's run (events, approvals, storage): outside one there is none.

@@ -20,7 +20,7 @@ import { modelStep } from './modelStep.ts'
 import { retry, sleep } from '../../util/retry.ts'
 import { executeToolCalls, planToolCalls, rerunPlan, startsUnmarked } from './toolCalls.ts'
 import { describeAttachment } from './attachments.ts'
-import { isAgentCall, resumeOf, runAgentCalls } from './subagent.ts'
+import { isAgentCall, resumedAgents, runAgentCalls } from './subagent.ts'
 import type { OpenStep, StoredInterrupt } from '../thread/threadStore.ts'
 
 /**
@@ -146,10 +146,10 @@ async function settleStep(run: Run, answered: OpenStep): Promise<StoredInterrupt
   const rerun = await rerunPlan(answered, answered.running, run.config.tools, run.failures)
   // Calls of subagents are answered by continuing them: the calls of their agent tools run again (run/subagent.ts).
   const { own, delegated } = byDelegation(answered.interrupts, 0)
-  const resumed = (answered.subagents ?? []).map((subagent) => resumeOf(run.config.tools, answered, subagent, delegated.get(subagent.toolCallId) ?? []))
+  const resumed = resumedAgents(run.config.tools, answered, delegated)
   const settlement = await settleInterrupts(answered.message, own, run.config.tools, 'resume', run.failures)
   const decided = decisionsOf(answered.interrupts)
-  const settled = [...rerun.results, ...settlement.results].map((result) => withDecision(result, decided))
+  const settled = [...rerun.results, ...settlement.results, ...resumed.results].map((result) => withDecision(result, decided))
   const sent = run.events.snapshotSent ? new Set<string>() : answeredByMessage(answered.interrupts)
   for (const result of settled) if (!sent.has(result.toolCallId)) run.events.result(result)
   const step: OpenStep = {
@@ -160,7 +160,7 @@ async function settleStep(run: Run, answered: OpenStep): Promise<StoredInterrupt
     running: [],
     subagents: undefined,
   }
-  return runAndStore(run, step, [...rerun.executions, ...settlement.executions, ...resumed], answered.interrupts, decided)
+  return runAndStore(run, step, [...rerun.executions, ...settlement.executions, ...resumed.executions], answered.interrupts, decided)
 }
 
 const NO_AGENTS: readonly Execution[] = []

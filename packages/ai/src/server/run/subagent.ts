@@ -2,7 +2,7 @@ import type { DecisionSummary, SubagentHop } from '../../protocol/decisions.ts'
 import type { SubagentErrorCode } from '../../protocol/events.ts'
 import type { ThreadMessage, ThreadToolMessage, ThreadUserMessage } from '../../protocol/messages.ts'
 import type { RunTrace, ToolSpan } from '../../telemetry/hooks.ts'
-import type { ToolRegistry } from '../../tools/toolRegistry.ts'
+import type { ToolEntry, ToolRegistry } from '../../tools/toolRegistry.ts'
 import { parseToolArguments } from '../../util/parseToolArguments.ts'
 import { randomId } from '../../util/randomId.ts'
 import { agentOf, type AgentSpec } from '../agents/agentSpec.ts'
@@ -52,9 +52,11 @@ export function isAgentCall(execution: Execution): boolean {
 export async function runAgentCalls(level: Level, executions: readonly Execution[], decided: ReadonlyMap<string, DecisionSummary>): Promise<Delegated> {
   const outcomes = await Promise.all(executions.map((execution) => traced(level, execution)))
   const delegated: Delegated = { results: [], interrupts: [], subagents: [] }
-  for (const outcome of outcomes) {
+  for (const [index, outcome] of outcomes.entries()) {
     if ('result' in outcome) {
-      const result = withDecision(outcome.result, decided)
+      // The decision the delegation ran under (kept while its subagent waited), else the step's.
+      const { decision } = executions[index]!
+      const result = decision && !decided.has(outcome.result.toolCallId) ? { ...outcome.result, decision } : withDecision(outcome.result, decided)
       level.events.result(result)
       delegated.results.push(result)
     } else {
@@ -127,6 +129,7 @@ async function runAgent(level: Level, execution: Execution, span: ToolSpan | und
       toolCallId: execution.toolCallId,
       agent: spec.name,
       subagentRunId,
+      ...(execution.decision ? { decision: execution.decision } : {}),
       messages,
       step: { ...step, interrupts: [], running: [], subagents: subagents.length > 0 ? subagents : undefined },
     }
@@ -244,16 +247,37 @@ async function settleAgentStep(level: Level, spec: AgentSpec, step: OpenStep, an
   const decided = decisionsOf(local)
   const settled = settlement.results.map((result) => withDecision(result, decided))
   for (const result of settled) level.events.result(result)
-  const resumed = (step.subagents ?? []).map((subagent) => resumeOf(spec.tools, step, subagent, delegated.get(subagent.toolCallId) ?? []))
-  const next: OpenStep = { ...step, message: settlement.message, results: [...step.results, ...settled], interrupts: [], running: [], subagents: undefined }
-  const ran = await executeAt(level, next, [...settlement.executions, ...resumed], decided)
+  const resumed = resumedAgents(spec.tools, step, delegated)
+  for (const result of resumed.results) level.events.result(result)
+  const next: OpenStep = { ...step, message: settlement.message, results: [...step.results, ...settled, ...resumed.results], interrupts: [], running: [], subagents: undefined }
+  const ran = await executeAt(level, next, [...settlement.executions, ...resumed.executions], decided)
   return { step: ran.step, waiting: stamped(settlement.interrupts, path), delegated: ran }
 }
 
-/** The call of an agent tool whose subagent waited, ready to continue it with the answers to its calls. */
-export function resumeOf(tools: ToolRegistry, step: OpenStep, subagent: SuspendedSubagent, answered: readonly StoredInterrupt[]): Execution {
+/**
+ * The calls of agent tools whose subagents waited in `step`, ready to continue with the answers to
+ * their calls (`delegated`, by call); a call whose agent tool is gone (a deploy removed it) fails.
+ */
+export function resumedAgents(tools: ToolRegistry, step: OpenStep, delegated: ReadonlyMap<string, readonly StoredInterrupt[]>): { readonly executions: Execution[]; readonly results: ThreadToolMessage[] } {
+  const executions: Execution[] = []
+  const results: ThreadToolMessage[] = []
+  for (const subagent of step.subagents ?? []) {
+    const entry = tools.get(subagent.agent)
+    if (entry && agentOf(entry.tool)) executions.push(resumeOf(entry, step, subagent, delegated.get(subagent.toolCallId) ?? []))
+    else results.push(errorResult({ toolCallId: subagent.toolCallId, toolName: subagent.agent }, `Tool "${subagent.agent}" is no longer available`))
+  }
+  return { executions, results }
+}
+
+function resumeOf(entry: ToolEntry, step: OpenStep, subagent: SuspendedSubagent, answered: readonly StoredInterrupt[]): Execution {
   const call = step.message.toolCalls.find((candidate) => candidate.id === subagent.toolCallId)
   const args = call ? parseToolArguments(call.arguments) : undefined
-  const entry = tools.get(subagent.agent)!
-  return { toolCallId: subagent.toolCallId, toolName: subagent.agent, entry, input: args?.ok ? args.value : undefined, resume: { subagent, answered } }
+  return {
+    toolCallId: subagent.toolCallId,
+    toolName: subagent.agent,
+    entry,
+    input: args?.ok ? args.value : undefined,
+    ...(subagent.decision ? { decision: subagent.decision } : {}),
+    resume: { subagent, answered },
+  }
 }

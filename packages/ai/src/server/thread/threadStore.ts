@@ -93,6 +93,8 @@ export interface SuspendedSubagent {
   readonly toolCallId: string
   readonly agent: string
   readonly subagentRunId: string
+  /** The decision its call runs under (an approval of the delegation, a grant): its result carries it once the subagent answers. */
+  readonly decision?: DecisionSummary
   readonly messages: readonly ThreadMessage[]
   readonly step: OpenStep
 }
