@@ -3,7 +3,9 @@
  * fields (`id`, `reason`, `toolCallId`, `message`) with the tool's name and input beside them. On
  * the event stream (`RUN_FINISHED.outcome`) the two travel only in `metadata` (`AgUiInterrupt`).
  */
-import type { DecisionSummary, Principal, Reviewers } from './decisions.ts'
+import type { DecisionSummary, Principal, Reviewers, SubagentHop } from './decisions.ts'
+
+export type { SubagentHop }
 
 export type InterruptReason = 'tool_approval' | 'client_tool'
 
@@ -77,13 +79,6 @@ export interface ToolInterrupt {
     /** As `delegation` above. */
     readonly delegation?: Delegation
   }
-}
-
-/** One delegation on the way to an inner call: the agent tool, the call of it, and the subagent run that call started. */
-export interface SubagentHop {
-  readonly agent: string
-  readonly toolCallId: string
-  readonly subagentRunId: string
 }
 
 /**

@@ -192,6 +192,12 @@ export interface ChatLimits {
   /** Most bytes of files one tool result (`toolResult()`) may carry; more makes the call fail with a clear error and stores nothing. Default 5 MB. */
   readonly maxAttachmentBytes?: number
   /**
+   * How deep agent tools (`agentTool`) may nest below the run's own model (default 3: an agent's
+   * agent's agent). A deeper call does not start: its agent fails with `AGENT_DEPTH_LIMIT`, which
+   * the calling model reads as the call's error.
+   */
+  readonly maxAgentDepth?: number
+  /**
    * How long an interrupt takes answers; it carries the moment as `expiresAt`, and a later answer gets
    * 410 `INTERRUPT_EXPIRED`. Default 0: interrupts do not expire.
    */

@@ -166,6 +166,23 @@ describe('a process killed mid-run', () => {
     expect(stored.messages[3]!.content).toMatch(/^error: The server stopped/)
   }, 60_000)
 
+  it("while a subagent's approved tool runs: the call of its agent is reported as interrupted, and nothing runs again", async () => {
+    const { b, threadId, interrupt, rest, toolRuns } = await killWhileApprovedToolRuns('delegate', 'delegate.log')
+    // The interrupt was the subagent's inner call; the run's own call (of the agent tool) is what a crash cut off.
+    expect(interrupt).toMatchObject({ subagentRunId: expect.any(String), metadata: { toolName: 'transfer_money', path: [{ agent: 'research' }] } })
+    const result = rest.find((frame) => frame.event.type === 'TOOL_CALL_RESULT' && frame.event.subagentRunId === undefined)!.event
+    expect(result).toMatchObject({ toolCallId: interrupt.metadata.path[0].toolCallId, metadata: { status: 'error' }, content: expect.stringMatching(/^The server stopped while this call ran/) })
+    expect(toolRuns()).toHaveLength(1)
+    expect(toolRuns()[0]![1]).toBe(interrupt.toolCallId)
+    const stored = await thread(b.url, threadId)
+    expect(stored.status).toBe('idle')
+    expect(stored.messages.map((m) => `${m.role}${m.status ? `:${m.status}` : ''}`)).toEqual(['user', 'assistant', 'tool:error', 'assistant'])
+    expect(stored.messages[3]!.content).toMatch(/^error: The server stopped/)
+    // The thread is B's: the next turn runs there.
+    const next = await readAll(await post(b.url, { threadId, message: 'tell a story' }))
+    expect(next.at(-1)!.event.type).toBe('RUN_FINISHED')
+  }, 60_000)
+
   it('while an idempotent tool runs: it runs again under the same toolCallId', async () => {
     const { b, threadId, interrupt, toolRuns } = await killWhileApprovedToolRuns('idem Bob', 'idem.log')
     const runs = toolRuns()

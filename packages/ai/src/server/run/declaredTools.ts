@@ -1,6 +1,6 @@
 import type { ModelTool } from '../../model/chatModel.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
-import type { Run } from './Run.ts'
+import type { StepRun } from './stepRun.ts'
 import type { ToolSearch } from '../../tools/toolSearch.ts'
 
 /**
@@ -9,12 +9,12 @@ import type { ToolSearch } from '../../tools/toolSearch.ts'
  * waiting on an interrupt (a model must still see the tools whose calls and results it reads), and
  * the AG-UI frontend tools accepted for the request.
  */
-export function declaredTools(run: Run): readonly ModelTool[] | Promise<readonly ModelTool[]> {
+export function declaredTools(run: StepRun): readonly ModelTool[] | Promise<readonly ModelTool[]> {
   // Without a search the answer is at hand: a model call need not wait a turn of the microtask queue for it.
   return run.config.toolSearch ? searchedTools(run, run.config.toolSearch) : run.config.tools.modelTools
 }
 
-async function searchedTools(run: Run, toolSearch: ToolSearch): Promise<readonly ModelTool[]> {
+async function searchedTools(run: StepRun, toolSearch: ToolSearch): Promise<readonly ModelTool[]> {
   const { tools } = run.config
   const picked = new Set((await toolSearch.select(latestUserText(run.messages))).map((tool) => tool.name))
   for (const message of run.messages) {

@@ -14,12 +14,13 @@ import { sendSnapshot, threadAsAgUi } from '../events/messagesSnapshot.ts'
 import type { ThreadAssistantMessage, ThreadToolMessage } from '../../protocol/messages.ts'
 import type { RunFailure } from '../../protocol/thread.ts'
 import { StoreConflictError, reportError, runErrorOf } from '../errors.ts'
-import { asked, settleInterrupts } from './interrupts.ts'
+import { asked, byDelegation, decisionsOf, settleInterrupts, withDecision } from './interrupts.ts'
 import { answeredByMessage, rememberResolved } from '../thread/step.ts'
 import { modelStep } from './modelStep.ts'
 import { retry, sleep } from '../../util/retry.ts'
 import { executeToolCalls, planToolCalls, rerunPlan, startsUnmarked } from './toolCalls.ts'
 import { describeAttachment } from './attachments.ts'
+import { isAgentCall, resumedAgents, runAgentCalls } from './subagent.ts'
 import type { OpenStep, StoredInterrupt } from '../thread/threadStore.ts'
 
 /**
@@ -143,9 +144,12 @@ async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps:
  */
 async function settleStep(run: Run, answered: OpenStep): Promise<StoredInterrupt[]> {
   const rerun = await rerunPlan(answered, answered.running, run.config.tools, run.failures)
-  const settlement = await settleInterrupts(answered.message, answered.interrupts, run.config.tools, 'resume', run.failures)
+  // Calls of subagents are answered by continuing them: the calls of their agent tools run again (run/subagent.ts).
+  const { own, delegated } = byDelegation(answered.interrupts, 0)
+  const resumed = resumedAgents(run.config.tools, answered, delegated)
+  const settlement = await settleInterrupts(answered.message, own, run.config.tools, 'resume', run.failures)
   const decided = decisionsOf(answered.interrupts)
-  const settled = [...rerun.results, ...settlement.results].map((result) => withDecision(result, decided))
+  const settled = [...rerun.results, ...settlement.results, ...resumed.results].map((result) => withDecision(result, decided))
   const sent = run.events.snapshotSent ? new Set<string>() : answeredByMessage(answered.interrupts)
   for (const result of settled) if (!sent.has(result.toolCallId)) run.events.result(result)
   const step: OpenStep = {
@@ -154,28 +158,16 @@ async function settleStep(run: Run, answered: OpenStep): Promise<StoredInterrupt
     results: [...answered.results, ...settled],
     interrupts: settlement.interrupts,
     running: [],
+    subagents: undefined,
   }
-  return runAndStore(run, step, [...rerun.executions, ...settlement.executions], answered.interrupts, decided)
+  return runAndStore(run, step, [...rerun.executions, ...settlement.executions, ...resumed.executions], answered.interrupts, decided)
 }
+
+const NO_AGENTS: readonly Execution[] = []
 
 /** No call decided by anyone: one map for every step without a grant or an answered approval (never written to). */
 const NONE_DECIDED: ReadonlyMap<string, DecisionSummary> = new Map()
 
-/** Who decided each answered approval, by call. */
-function decisionsOf(interrupts: readonly StoredInterrupt[]): ReadonlyMap<string, DecisionSummary> {
-  const decided = new Map<string, DecisionSummary>()
-  for (const { toolCallId, answer, decision } of interrupts) {
-    if (answer?.kind === 'approval' && answer.decision) decided.set(toolCallId, answer.decision)
-    else if (decision) decided.set(toolCallId, decision) // a browser tool's result: the approval that let it run
-  }
-  return decided
-}
-
-/** The result carries the decision of its call, so the stored thread and the stream show who decided. */
-function withDecision(result: ThreadToolMessage, decided: ReadonlyMap<string, DecisionSummary>): ThreadToolMessage {
-  const decision = decided.get(result.toolCallId)
-  return decision ? { ...result, decision } : result
-}
 
 /**
  * Runs `executions` and stores the step. The calls are recorded as running before they start, so
@@ -205,7 +197,10 @@ async function runAndStore(
       marked = undefined
     }
   }
-  const executing = executeToolCalls(executions, {
+  // Agent tools' calls run their subagents (run/subagent.ts), once the mark is stored.
+  const agents = executions.some(isAgentCall) ? executions.filter(isAgentCall) : NO_AGENTS
+  const delegating = agents.length === 0 ? undefined : (marked ?? Promise.resolve()).then(() => runAgentCalls({ run, events: run.events, trace: run.trace, path: [], messageId: step.message.id }, agents, decided))
+  const executing = executeToolCalls(agents.length === 0 ? executions : executions.filter((execution) => !isAgentCall(execution)), {
     marked,
     signal: run.signal,
     whenAborted: (end) => run.whenAborted(end),
@@ -228,10 +223,14 @@ async function runAndStore(
   })
   // Calls that all answered at once come back as they are: nothing to await.
   const executed = executing instanceof Promise ? await executing : executing
-  const results = [...step.results, ...executed]
-  if (step.interrupts.length > 0) {
-    const interrupts = asked(step.interrupts, run.config.limits.interruptTtlMs, run.trace?.traceparent)
-    await run.save({ step: { ...step, results, interrupts, running: [] }, ...remembered })
+  const delegated = delegating ? await delegating : undefined
+  const results = delegated ? [...step.results, ...executed, ...delegated.results] : [...step.results, ...executed]
+  const waiting = delegated && delegated.interrupts.length > 0 ? [...step.interrupts, ...delegated.interrupts] : step.interrupts
+  if (waiting.length > 0) {
+    const interrupts = asked(waiting, run.config.limits.interruptTtlMs, run.trace?.traceparent)
+    // Subagents that wait are stored with the step, through the run's writer: any instance continues them.
+    const subagents = delegated && delegated.subagents.length > 0 ? delegated.subagents : undefined
+    await run.save({ step: { ...step, results, interrupts, running: [], subagents }, ...remembered })
     void requestReviews(run.config, run.head.id, interrupts)
     watchExpiry(run.config, run.head.id, interrupts)
     run.middleware.throwIfFailed()

@@ -16,7 +16,7 @@ import type { InputDecision } from './middleware.ts'
 import { approvalInterrupt, clientToolInterrupt } from './interrupts.ts'
 import type { OpenStep } from '../thread/threadStore.ts'
 import type { ToolRegistry } from '../../tools/toolRegistry.ts'
-import type { Grant, Principal } from '../../protocol/decisions.ts'
+import type { Grant, Principal, SubagentHop } from '../../protocol/decisions.ts'
 import { checkedReviewers, NOBODY } from '../decisions/reviewers.ts'
 import { coveringGrant } from '../decisions/grants.ts'
 import type { DecisionDraft } from '../decisions/records.ts'
@@ -34,7 +34,8 @@ export async function planToolCalls(
   tools: ToolRegistry,
   context: unknown,
   failures: ToolFailures,
-  thread: { readonly threadId: string; readonly requester: Principal; readonly grants?: readonly Grant[] | undefined },
+  /** `path`: the delegations that reached these calls, for a subagent's (grants and records are scoped by it). */
+  thread: { readonly threadId: string; readonly requester: Principal; readonly grants?: readonly Grant[] | undefined; readonly path?: readonly SubagentHop[] },
   onInput?: OnToolInput,
 ): Promise<CallPlan & { readonly granted: DecisionDraft[] }> {
   const { requester } = thread
@@ -72,11 +73,11 @@ export async function planToolCalls(
     if (typeof reviewers === 'string') failures.policy(new Error(`needsApproval of tool "${call.name}": ${reviewers}`), ref)
     // Interrupts carry the arguments as sent (plain JSON, storable); execution later validates them again.
     const grant = approval.required
-      ? await coveringGrant(thread.grants, { toolName: call.name, input: sent }, requester, typeof reviewers === 'string' ? NOBODY : reviewers)
+      ? await coveringGrant(thread.grants, { toolName: call.name, input: sent, agents: thread.path?.map((hop) => hop.agent) }, requester, typeof reviewers === 'string' ? NOBODY : reviewers)
       : undefined
     if (grant && entry.side === 'server') {
       // Allowed for this thread by someone who could have approved it: it runs, and the record says under which grant.
-      const draft = grantedDraft(thread.threadId, call, grant, sent)
+      const draft = grantedDraft(thread.threadId, call, grant, sent, thread.path)
       plan.granted.push(draft)
       plan.executions.push({ ...ref, entry, input: decided.input, decision: { decision: 'granted', by: grant.by, at: draft.at, channel: draft.channel, grantId: grant.id } })
     } else if (approval.required) {
@@ -307,12 +308,13 @@ function notRun(call: CallRef): ThreadToolMessage {
 }
 
 /** The record of a call that ran under a grant: decided by whoever gave it, through it. */
-function grantedDraft(threadId: string, call: ThreadToolCall, grant: Grant, args: unknown): DecisionDraft {
+function grantedDraft(threadId: string, call: ThreadToolCall, grant: Grant, args: unknown, path: readonly SubagentHop[] | undefined): DecisionDraft {
   return {
     threadId,
     interruptId: '',
     toolCallId: call.id,
     toolName: call.name,
+    ...(path && path.length > 0 ? { path } : {}),
     decision: 'granted',
     by: grant.by,
     at: new Date().toISOString(),

@@ -75,6 +75,28 @@ export interface OpenStep {
   readonly running: readonly string[]
   /** Model calls already made in this turn, so `maxSteps` holds across resumes. */
   readonly steps: number
+  /**
+   * Agent tools (`agentTool`) of this step whose subagent waits: each one's own history and open
+   * step, stored with the thread while its inner calls' interrupts (in `interrupts`, with their
+   * `path`) wait, so any instance continues it once they are answered.
+   */
+  readonly subagents?: readonly SuspendedSubagent[] | undefined
+}
+
+/**
+ * A subagent paused inside a call of this step: which call started it, its history so far (the
+ * task, then its closed steps) and its own open step (whose interrupts wait in the step of the run,
+ * stamped with their path; its `interrupts` hold none).
+ */
+export interface SuspendedSubagent {
+  /** The call of the agent tool, in the step that holds this. */
+  readonly toolCallId: string
+  readonly agent: string
+  readonly subagentRunId: string
+  /** The decision its call runs under (an approval of the delegation, a grant): its result carries it once the subagent answers. */
+  readonly decision?: DecisionSummary
+  readonly messages: readonly ThreadMessage[]
+  readonly step: OpenStep
 }
 
 /** The run holding a thread. Renewed by a heartbeat while the run lives; a lapsed lease means its process died. */
