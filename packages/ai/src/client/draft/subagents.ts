@@ -84,13 +84,11 @@ export function restoreSubagents(draft: ThreadDraft, { path = [], toolCallId, to
   if (holder && !draft.call(toolCallId)) draft.addCall(holder, toolCallId, toolName, { value: input })
 }
 
-/** The agent tool's call that starts a subagent: known, else added, running, to `holder` or the last assistant message (its arguments are the server's). */
+/** The agent tool's call that starts a subagent: known, else added to `holder` or the last assistant message (its arguments are the server's). */
 function callOf(draft: ThreadDraft, toolCallId: string, name: string, holder: MessageDraft | undefined): ToolCallDraft {
   const known = draft.call(toolCallId)
   if (known) return known
-  const call = draft.addCall(holder ?? draft.lastAssistantMessage(), toolCallId, name, { value: undefined })
-  draft.execute(call, undefined)
-  return call
+  return draft.addCall(holder ?? draft.lastAssistantMessage(), toolCallId, name, { value: undefined })
 }
 
 function start(draft: ThreadDraft, id: string, name: string, call: ToolCallDraft, status: SubagentRecord['status'], description?: string): SubagentRecord {
@@ -109,6 +107,8 @@ function start(draft: ThreadDraft, id: string, name: string, call: ToolCallDraft
   }
   subagentsOf(draft).set(id, subagent)
   draft.delegate(call, subagent)
+  // A server tool's call runs unseen; an agent tool's is known to run once its subagent starts.
+  if (call.state === 'input-available') draft.execute(call, call.input)
   return subagent
 }
 
