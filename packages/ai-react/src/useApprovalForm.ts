@@ -27,6 +27,12 @@ export interface FieldInputProps {
 export interface UseApprovalFormResult extends ApprovalFormState {
   readonly toolCallId: string
   readonly toolName: string
+  /**
+   * How the call was reached: the agent tools it was made in, outermost first, then the tool
+   * (`['research-assistant', 'send_email']` for a subagent's call); `[toolName]` for the model's own.
+   * Show it as the title, joined with ' → ', so the approver sees who asks.
+   */
+  readonly path: readonly string[]
   /** The approval policy's reason, if it gave one. */
   readonly reason: string | undefined
   readonly metadata: ToolMetadata & { readonly icon?: string; readonly destructive?: boolean }
@@ -100,6 +106,7 @@ export function useApprovalForm<const TTools extends readonly AnyTool[]>(
     ...state,
     toolCallId,
     toolName,
+    path: approval.approval?.path ?? [toolName],
     reason: approval.approval?.reason,
     metadata: approval.metadata as UseApprovalFormResult['metadata'],
     dialogProps: { role: 'dialog', 'aria-modal': true, 'aria-labelledby': `${id}-title`, 'aria-describedby': `${id}-reason` },
