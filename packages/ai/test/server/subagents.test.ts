@@ -241,6 +241,27 @@ describe('agent tools: answers, limits and failures', () => {
     expect(granted).toMatchObject({ subagentRunId: expect.any(String), metadata: { status: 'success' } })
   })
 
+  it("a grant of the inner tool covers it nowhere else: the run's own tool of the same name still asks", async () => {
+    const { sent, tools } = fixture()
+    const direct: string[] = []
+    const ownEmail = toolDefinition({ name: 'send_email', description: 'Sends an email', inputSchema: v.object({ to: v.string(), body: v.string() }), needsApproval: true }).server(({ to }) => {
+      direct.push(to)
+      return { id: 'direct' }
+    })
+    const model = scriptedModel([
+      { when: /delegate: (.+)/i, call: (m) => ({ tool: 'research', input: { task: m[1] } }), then: ([r]) => `agent ${r.status}` },
+      { when: /email (\w+) directly/i, call: (m) => ({ tool: 'send_email', input: { to: m[1], body: 'hi' } }), then: ([r]) => `direct ${r.status}` },
+    ])
+    const server = await startServer({ model, tools: [...tools, ownEmail] })
+    const first = await server.send('delegate: research cats and email bob')
+    await server.resume(first.threadId, [{ interruptId: first.interrupts[0]!.id, approved: true, grant: {} }])
+    expect(sent).toHaveLength(1)
+    const own = await server.send('email eve directly', first.threadId)
+    expect(own.interrupts).toMatchObject([{ toolName: 'send_email' }])
+    expect(own.interrupts[0]!.subagentRunId).toBeUndefined()
+    expect(direct).toEqual([])
+  })
+
   it('agents nested deeper than limits.maxAgentDepth do not start: AGENT_DEPTH_LIMIT, read by the calling agent', async () => {
     const { sent, searches, tools, model } = fixture({ nested: true })
     const server = await startServer({ model, tools, limits: { maxAgentDepth: 1 } })
