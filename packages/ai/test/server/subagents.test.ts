@@ -241,6 +241,50 @@ describe('agent tools: answers, limits and failures', () => {
     expect(granted).toMatchObject({ subagentRunId: expect.any(String), metadata: { status: 'success' } })
   })
 
+  it("a grant of the inner tool covers it nowhere else: the run's own tool of the same name still asks", async () => {
+    const { sent, tools } = fixture()
+    const direct: string[] = []
+    const ownEmail = toolDefinition({ name: 'send_email', description: 'Sends an email', inputSchema: v.object({ to: v.string(), body: v.string() }), needsApproval: true }).server(({ to }) => {
+      direct.push(to)
+      return { id: 'direct' }
+    })
+    const model = scriptedModel([
+      { when: /delegate: (.+)/i, call: (m) => ({ tool: 'research', input: { task: m[1] } }), then: ([r]) => `agent ${r.status}` },
+      { when: /email (\w+) directly/i, call: (m) => ({ tool: 'send_email', input: { to: m[1], body: 'hi' } }), then: ([r]) => `direct ${r.status}` },
+    ])
+    const server = await startServer({ model, tools: [...tools, ownEmail] })
+    const first = await server.send('delegate: research cats and email bob')
+    await server.resume(first.threadId, [{ interruptId: first.interrupts[0]!.id, approved: true, grant: {} }])
+    expect(sent).toHaveLength(1)
+    const own = await server.send('email eve directly', first.threadId)
+    expect(own.interrupts).toMatchObject([{ toolName: 'send_email' }])
+    expect(own.interrupts[0]!.subagentRunId).toBeUndefined()
+    expect(direct).toEqual([])
+  })
+
+  it("an inner tool's reviewers and two-person rule decide its call: the requester may not, two reviewers must", async () => {
+    const people: Record<string, { id: string; roles?: string[] }> = { alice: { id: 'alice' }, rita: { id: 'rita', roles: ['finance'] }, bob: { id: 'bob', roles: ['finance'] } }
+    const as = (user: string) => ({ 'x-user': user })
+    const { sent, tools, model } = fixture({ emailApproval: () => ({ reason: 'External email', reviewers: { roles: ['finance'], required: 2 } }) })
+    const server = await startServer({ model, tools, identify: (request) => people[request.headers.get('x-user') ?? ''] })
+    const first = await server.send('delegate: research cats and email bob', undefined, as('alice'))
+    const [interrupt] = first.interrupts as [ToolInterrupt]
+    expect(interrupt).toMatchObject({ toolName: 'send_email', metadata: { reviewers: { roles: ['finance'], required: 2 }, requestedBy: { id: 'alice' } } })
+    const byRequester = await server.post({ threadId: first.threadId, resume: [{ interruptId: interrupt.id, approved: true }] }, as('alice'))
+    expect((await errorOf(byRequester)).error.code).toBe('REVIEWER_REQUIRED')
+    const byRita = await server.resume(first.threadId, [{ interruptId: interrupt.id, approved: true }], as('rita'))
+    expect(byRita.status).toBe(202)
+    expect(sent).toEqual([])
+    const again = await server.post({ threadId: first.threadId, resume: [{ interruptId: interrupt.id, approved: true }] }, as('rita'))
+    expect((await errorOf(again)).error.code).toBe('ALREADY_DECIDED')
+    const byBob = await server.resume(first.threadId, [{ interruptId: interrupt.id, approved: true }], as('bob'))
+    expect(byBob.finished?.outcome.type).toBe('success')
+    expect(sent).toHaveLength(1)
+    // Its result carries the decision that let it run: the second reviewer's.
+    const result = byBob.results.find((candidate) => candidate.toolCallId === interrupt.toolCallId)
+    expect(result?.metadata.decision).toMatchObject({ decision: 'approved', by: { id: 'bob' } })
+  })
+
   it('agents nested deeper than limits.maxAgentDepth do not start: AGENT_DEPTH_LIMIT, read by the calling agent', async () => {
     const { sent, searches, tools, model } = fixture({ nested: true })
     const server = await startServer({ model, tools, limits: { maxAgentDepth: 1 } })
