@@ -285,6 +285,25 @@ describe('agent tools: answers, limits and failures', () => {
     expect(result?.metadata.decision).toMatchObject({ decision: 'approved', by: { id: 'bob' } })
   })
 
+  it("a subagent's browser tool waits for the browser like the run's own: its result, sent as an answer, continues the subagent", async () => {
+    const locate = toolDefinition({ name: 'get_location', description: 'Where the user is', inputSchema: v.object({}), outputSchema: v.object({ city: v.string() }) })
+    const guide = agentTool({
+      name: 'guide',
+      description: 'Finds things near the user',
+      model: scriptedModel([{ when: /near me/, call: () => ({ tool: 'get_location', input: {} }), then: ([r]) => (r.ok ? `Near ${r.output.city}` : `failed: ${r.content}`) }], { tools: [locate] }),
+      tools: [locate],
+    })
+    const model = scriptedModel([{ when: /find (.+)/, call: (m) => ({ tool: 'guide', input: { task: m[1] } }), then: ([r]) => `Guide: ${r.content}` }])
+    const server = await startServer({ model, tools: [guide] })
+    const first = await server.send('find cafes near me')
+    const [interrupt] = first.interrupts as [ToolInterrupt]
+    expect(interrupt).toMatchObject({ reason: 'client_tool', toolName: 'get_location', subagentRunId: expect.any(String), metadata: { path: [{ agent: 'guide' }] } })
+    const invalid = await server.post({ threadId: first.threadId, resume: [{ interruptId: interrupt.id, approved: true }] })
+    expect((await errorOf(invalid)).error.code).toBe('ANSWER_MISMATCH')
+    const second = await server.resume(first.threadId, [{ interruptId: interrupt.id, output: { city: 'Lyon' } }])
+    expect(ownText(second.events)).toBe('Guide: "Near Lyon"')
+  })
+
   it('agents nested deeper than limits.maxAgentDepth do not start: AGENT_DEPTH_LIMIT, read by the calling agent', async () => {
     const { sent, searches, tools, model } = fixture({ nested: true })
     const server = await startServer({ model, tools, limits: { maxAgentDepth: 1 } })
