@@ -304,6 +304,30 @@ describe('agent tools: answers, limits and failures', () => {
     expect(ownText(second.events)).toBe('Guide: "Near Lyon"')
   })
 
+  it('two delegations in one step run side by side; both wait, both answered in one batch, each continues its own subagent once', async () => {
+    const { sent, tools } = fixture()
+    const model = scriptedModel([
+      {
+        when: /both/,
+        call: () => [
+          { tool: 'research', input: { task: 'research cats and email bob' } },
+          { tool: 'research', input: { task: 'research dogs and email ann' } },
+        ],
+        then: (results) => results.map((r) => r.status).join(', '),
+      },
+    ])
+    const server = await startServer({ model, tools })
+    const agent = new HttpAgent({ url: server.url, threadId: `t-${Math.random().toString(36).slice(2)}` })
+    agent.addMessage({ id: 'm-1', role: 'user', content: 'both' })
+    const first = await runAgui(agent)
+    expect(first.interrupts).toHaveLength(2)
+    expect(new Set(first.interrupts.map((interrupt) => interrupt.subagentRunId)).size).toBe(2)
+    const second = await runAgui(agent, first.interrupts.map((interrupt) => ({ interruptId: interrupt.id, status: 'resolved', payload: { approved: true } })))
+    expect(second.interrupts).toEqual([])
+    expect(second.ownText).toBe('success, success')
+    expect(sent.map((mail) => (mail as { to: string }).to).sort()).toEqual(['ann', 'bob'])
+  })
+
   it('agents nested deeper than limits.maxAgentDepth do not start: AGENT_DEPTH_LIMIT, read by the calling agent', async () => {
     const { sent, searches, tools, model } = fixture({ nested: true })
     const server = await startServer({ model, tools, limits: { maxAgentDepth: 1 } })
