@@ -6,7 +6,7 @@ import { createChatClient } from '@toolgate/ai/client'
 import * as v from 'valibot'
 import { createClient } from 'redis'
 import { toolDefinition, type NeedsApproval } from '@toolgate/ai'
-import { agentTool, createChatHandler, memoryStore, type ThreadStore } from '@toolgate/ai/server'
+import { agentTool, type ApprovalRequest, type ThreadStore } from '@toolgate/ai/server'
 import { redisStore } from '@toolgate/ai/server/redis'
 import { scriptedModel } from '@toolgate/ai/server/testing'
 import type { DecisionRecord, RunEvent, ToolInterrupt } from '@toolgate/ai/protocol'
@@ -326,6 +326,33 @@ describe('agent tools: answers, limits and failures', () => {
     expect(second.interrupts).toEqual([])
     expect(second.ownText).toBe('success, success')
     expect(sent.map((mail) => (mail as { to: string }).to).sort()).toEqual(['ann', 'bob'])
+  })
+
+  it("a reviewer's link decides a subagent's call: the request names its path, the link's view is the inner call, and the detached run continues the subagent once", async () => {
+    const people: Record<string, { id: string; roles?: string[] }> = { alice: { id: 'alice' }, rita: { id: 'rita', roles: ['finance'] } }
+    const requests: ApprovalRequest[] = []
+    const { sent, tools, model } = fixture({ emailApproval: () => ({ reason: 'External email', reviewers: { roles: ['finance'] } }) })
+    const server = await startServer({
+      model,
+      tools,
+      identify: (request) => people[request.headers.get('x-user') ?? ''],
+      reviewLinks: { secret: 'subagent-test-secret-0123456789-abcdef' },
+      onApprovalRequested: (request) => void requests.push(request),
+    })
+    const first = await server.send('delegate: research cats and email bob', undefined, { 'x-user': 'alice' })
+    const [interrupt] = first.interrupts as [ToolInterrupt]
+    await vi.waitFor(() => expect(requests).toHaveLength(1))
+    expect(requests[0]).toMatchObject({ interruptId: interrupt.id, toolName: 'send_email', arguments: interrupt.input, path: [{ agent: 'research', subagentRunId: interrupt.subagentRunId }] })
+    const token = requests[0]!.links[0]!.token
+    const view = await fetch(`${server.url}?review=${token}`, { headers: { 'x-user': 'rita' } })
+    expect(await view.json()).toMatchObject({ interrupt: { id: interrupt.id, toolName: 'send_email', path: [{ agent: 'research' }], responseSchema: expect.any(Object) } })
+    const decided = await server.post({ review: token, answer: { interruptId: interrupt.id, approved: true } }, { 'x-user': 'rita' })
+    expect(await decided.json()).toMatchObject({ resumed: true, decision: { decision: 'approved', by: { id: 'rita' }, channel: 'review-link' } })
+    await vi.waitFor(async () => expect((await server.get(first.threadId)).status).toBe('idle'))
+    expect(sent).toHaveLength(1)
+    const reused = await server.post({ review: token, answer: { interruptId: interrupt.id, approved: true } }, { 'x-user': 'rita' })
+    expect((await errorOf(reused)).error.code).toBe('REVIEW_LINK_USED')
+    expect(sent).toHaveLength(1)
   })
 
   it('agents nested deeper than limits.maxAgentDepth do not start: AGENT_DEPTH_LIMIT, read by the calling agent', async () => {
