@@ -355,6 +355,24 @@ describe('agent tools: answers, limits and failures', () => {
     expect(sent).toHaveLength(1)
   })
 
+  it("an inner approval no one answered in time expires: the agent's call ends expired, the record names the inner call and its path", async () => {
+    const records: DecisionRecord[] = []
+    const { sent, tools, model } = fixture()
+    const server = await startServer({ model, tools, limits: { interruptTtlMs: 50 }, onDecision: (record) => void records.push(record) })
+    const first = await server.send('delegate: research cats and email bob')
+    const [interrupt] = first.interrupts as [ToolInterrupt]
+    expect(interrupt.expiresAt).toEqual(expect.any(String))
+    // Nobody reads or writes: the instance that asked settles it when due (its timer).
+    await vi.waitFor(() => expect(records).toHaveLength(1), { timeout: 5000 })
+    expect(records[0]).toMatchObject({ decision: 'expired', by: { id: 'system' }, toolName: 'send_email', toolCallId: interrupt.toolCallId, path: interrupt.metadata!.path })
+    const late = await server.post({ threadId: first.threadId, resume: [{ interruptId: interrupt.id, approved: true }] })
+    expect((await errorOf(late)).error.code).toBe('INTERRUPT_EXPIRED')
+    const after = await server.get(first.threadId)
+    expect(after.status).toBe('idle')
+    expect(after.messages.at(-1)).toMatchObject({ role: 'tool', toolName: 'research', status: 'expired' })
+    expect(sent).toEqual([])
+  })
+
   it('agents nested deeper than limits.maxAgentDepth do not start: AGENT_DEPTH_LIMIT, read by the calling agent', async () => {
     const { sent, searches, tools, model } = fixture({ nested: true })
     const server = await startServer({ model, tools, limits: { maxAgentDepth: 1 } })
