@@ -1,5 +1,5 @@
 import type { ChatModel } from '../model/chatModel.ts'
-import type { DecisionRecord, Principal, Reviewers } from '../protocol/decisions.ts'
+import type { DecisionRecord, Principal, Reviewers, SubagentHop } from '../protocol/decisions.ts'
 import type { ToolSearch } from '../tools/toolSearch.ts'
 import type { AnyTool, InferToolContext } from '../tools/types.ts'
 import type { AttachmentStore } from './thread/attachmentStore.ts'
@@ -331,6 +331,8 @@ export interface ApprovalRequest {
   /** The policy's reason. */
   readonly reason?: string
   readonly requestedBy?: Principal
+  /** Set for a subagent's call (`agentTool`): the delegations that reached it, outermost first. */
+  readonly path?: readonly SubagentHop[]
   readonly reviewers: Reviewers
   /** When the interrupt stops taking answers, if it expires. */
   readonly expiresAt?: string

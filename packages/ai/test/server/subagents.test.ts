@@ -6,7 +6,7 @@ import { createChatClient } from '@toolgate/ai/client'
 import * as v from 'valibot'
 import { createClient } from 'redis'
 import { toolDefinition, type NeedsApproval } from '@toolgate/ai'
-import { agentTool, createChatHandler, memoryStore, type ThreadStore } from '@toolgate/ai/server'
+import { agentTool, type ApprovalRequest, type ThreadStore } from '@toolgate/ai/server'
 import { redisStore } from '@toolgate/ai/server/redis'
 import { scriptedModel } from '@toolgate/ai/server/testing'
 import type { DecisionRecord, RunEvent, ToolInterrupt } from '@toolgate/ai/protocol'
@@ -283,6 +283,94 @@ describe('agent tools: answers, limits and failures', () => {
     // Its result carries the decision that let it run: the second reviewer's.
     const result = byBob.results.find((candidate) => candidate.toolCallId === interrupt.toolCallId)
     expect(result?.metadata.decision).toMatchObject({ decision: 'approved', by: { id: 'bob' } })
+  })
+
+  it("a subagent's browser tool waits for the browser like the run's own: its result, sent as an answer, continues the subagent", async () => {
+    const locate = toolDefinition({ name: 'get_location', description: 'Where the user is', inputSchema: v.object({}), outputSchema: v.object({ city: v.string() }) })
+    const guide = agentTool({
+      name: 'guide',
+      description: 'Finds things near the user',
+      model: scriptedModel([{ when: /near me/, call: () => ({ tool: 'get_location', input: {} }), then: ([r]) => (r.ok ? `Near ${r.output.city}` : `failed: ${r.content}`) }], { tools: [locate] }),
+      tools: [locate],
+    })
+    const model = scriptedModel([{ when: /find (.+)/, call: (m) => ({ tool: 'guide', input: { task: m[1] } }), then: ([r]) => `Guide: ${r.content}` }])
+    const server = await startServer({ model, tools: [guide] })
+    const first = await server.send('find cafes near me')
+    const [interrupt] = first.interrupts as [ToolInterrupt]
+    expect(interrupt).toMatchObject({ reason: 'client_tool', toolName: 'get_location', subagentRunId: expect.any(String), metadata: { path: [{ agent: 'guide' }] } })
+    const invalid = await server.post({ threadId: first.threadId, resume: [{ interruptId: interrupt.id, approved: true }] })
+    expect((await errorOf(invalid)).error.code).toBe('ANSWER_MISMATCH')
+    const second = await server.resume(first.threadId, [{ interruptId: interrupt.id, output: { city: 'Lyon' } }])
+    expect(ownText(second.events)).toBe('Guide: "Near Lyon"')
+  })
+
+  it('two delegations in one step run side by side; both wait, both answered in one batch, each continues its own subagent once', async () => {
+    const { sent, tools } = fixture()
+    const model = scriptedModel([
+      {
+        when: /both/,
+        call: () => [
+          { tool: 'research', input: { task: 'research cats and email bob' } },
+          { tool: 'research', input: { task: 'research dogs and email ann' } },
+        ],
+        then: (results) => results.map((r) => r.status).join(', '),
+      },
+    ])
+    const server = await startServer({ model, tools })
+    const agent = new HttpAgent({ url: server.url, threadId: `t-${Math.random().toString(36).slice(2)}` })
+    agent.addMessage({ id: 'm-1', role: 'user', content: 'both' })
+    const first = await runAgui(agent)
+    expect(first.interrupts).toHaveLength(2)
+    expect(new Set(first.interrupts.map((interrupt) => interrupt.subagentRunId)).size).toBe(2)
+    const second = await runAgui(agent, first.interrupts.map((interrupt) => ({ interruptId: interrupt.id, status: 'resolved', payload: { approved: true } })))
+    expect(second.interrupts).toEqual([])
+    expect(second.ownText).toBe('success, success')
+    expect(sent.map((mail) => (mail as { to: string }).to).sort()).toEqual(['ann', 'bob'])
+  })
+
+  it("a reviewer's link decides a subagent's call: the request names its path, the link's view is the inner call, and the detached run continues the subagent once", async () => {
+    const people: Record<string, { id: string; roles?: string[] }> = { alice: { id: 'alice' }, rita: { id: 'rita', roles: ['finance'] } }
+    const requests: ApprovalRequest[] = []
+    const { sent, tools, model } = fixture({ emailApproval: () => ({ reason: 'External email', reviewers: { roles: ['finance'] } }) })
+    const server = await startServer({
+      model,
+      tools,
+      identify: (request) => people[request.headers.get('x-user') ?? ''],
+      reviewLinks: { secret: 'subagent-test-secret-0123456789-abcdef' },
+      onApprovalRequested: (request) => void requests.push(request),
+    })
+    const first = await server.send('delegate: research cats and email bob', undefined, { 'x-user': 'alice' })
+    const [interrupt] = first.interrupts as [ToolInterrupt]
+    await vi.waitFor(() => expect(requests).toHaveLength(1))
+    expect(requests[0]).toMatchObject({ interruptId: interrupt.id, toolName: 'send_email', arguments: interrupt.input, path: [{ agent: 'research', subagentRunId: interrupt.subagentRunId }] })
+    const token = requests[0]!.links[0]!.token
+    const view = await fetch(`${server.url}?review=${token}`, { headers: { 'x-user': 'rita' } })
+    expect(await view.json()).toMatchObject({ interrupt: { id: interrupt.id, toolName: 'send_email', path: [{ agent: 'research' }], responseSchema: expect.any(Object) } })
+    const decided = await server.post({ review: token, answer: { interruptId: interrupt.id, approved: true } }, { 'x-user': 'rita' })
+    expect(await decided.json()).toMatchObject({ resumed: true, decision: { decision: 'approved', by: { id: 'rita' }, channel: 'review-link' } })
+    await vi.waitFor(async () => expect((await server.get(first.threadId)).status).toBe('idle'))
+    expect(sent).toHaveLength(1)
+    const reused = await server.post({ review: token, answer: { interruptId: interrupt.id, approved: true } }, { 'x-user': 'rita' })
+    expect((await errorOf(reused)).error.code).toBe('REVIEW_LINK_USED')
+    expect(sent).toHaveLength(1)
+  })
+
+  it("an inner approval no one answered in time expires: the agent's call ends expired, the record names the inner call and its path", async () => {
+    const records: DecisionRecord[] = []
+    const { sent, tools, model } = fixture()
+    const server = await startServer({ model, tools, limits: { interruptTtlMs: 50 }, onDecision: (record) => void records.push(record) })
+    const first = await server.send('delegate: research cats and email bob')
+    const [interrupt] = first.interrupts as [ToolInterrupt]
+    expect(interrupt.expiresAt).toEqual(expect.any(String))
+    // Nobody reads or writes: the instance that asked settles it when due (its timer).
+    await vi.waitFor(() => expect(records).toHaveLength(1), { timeout: 5000 })
+    expect(records[0]).toMatchObject({ decision: 'expired', by: { id: 'system' }, toolName: 'send_email', toolCallId: interrupt.toolCallId, path: interrupt.metadata!.path })
+    const late = await server.post({ threadId: first.threadId, resume: [{ interruptId: interrupt.id, approved: true }] })
+    expect((await errorOf(late)).error.code).toBe('INTERRUPT_EXPIRED')
+    const after = await server.get(first.threadId)
+    expect(after.status).toBe('idle')
+    expect(after.messages.at(-1)).toMatchObject({ role: 'tool', toolName: 'research', status: 'expired' })
+    expect(sent).toEqual([])
   })
 
   it('agents nested deeper than limits.maxAgentDepth do not start: AGENT_DEPTH_LIMIT, read by the calling agent', async () => {
