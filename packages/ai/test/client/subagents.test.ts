@@ -4,7 +4,7 @@ import { toolDefinition } from '@toolgate/ai'
 import { createChatClient, type ChatState, type MessagePart, type SubagentPart, type ToolCallPart } from '@toolgate/ai/client'
 import { agentTool, createChatHandler, memoryStore } from '@toolgate/ai/server'
 import { scriptedModel } from '@toolgate/ai/server/testing'
-import { holdingFetch, inProcess, record, runEnded, sseFetch } from './helpers.ts'
+import { deferred, holdingFetch, inProcess, record, runEnded, sseFetch } from './helpers.ts'
 
 // Agents inside agents (issue 39) as Toolgate's client shows them, on the real chat handler: an
 // agent tool's call holds its subagent's work (`part.subagent`: status, text, calls, nested), and
@@ -205,6 +205,39 @@ describe("a subagent's work in the chat client", () => {
     // Each state that changed the subagent has a new call part for it; the message around it is new too.
     const seen = states.map((state) => callNamed(state, 'research-assistant')).filter(Boolean)
     expect(new Set(seen.map((call) => call!.subagent)).size).toBeGreaterThan(2)
+  })
+
+  it('a page reloaded while the subagent works follows the run from its start and shows the same work, once', async () => {
+    const gate = deferred<void>()
+    const started = deferred<void>()
+    const slowSearch = toolDefinition({ name: 'search', description: 'Searches', inputSchema: v.object({ q: v.string() }) }).server(async ({ q }) => {
+      started.resolve()
+      await gate.promise
+      return { hits: [`${q} are great`] }
+    })
+    const researcher = agentTool({
+      name: 'researcher',
+      description: 'Researches',
+      model: scriptedModel([{ when: /(\w+)$/, say: 'On it.', call: (m) => ({ tool: 'search', input: { q: m[1] } }), then: ([r]) => `Found ${JSON.stringify(r.output)}` }]),
+      tools: [slowSearch],
+    })
+    const store = memoryStore()
+    const handler = createChatHandler({ model: scriptedModel([{ when: /.*/, call: () => ({ tool: 'researcher', input: { task: 'look up owls' } }), then: ([r]) => `Done: ${r.content}` }]), tools: [researcher], store })
+    const make = () => createChatClient({ endpoint: '/api/chat', fetch: inProcess(handler), scheduleNotify: (flush) => flush() })
+    const first = make()
+    const sending = first.send('go')
+    await started.promise
+    const reloaded = make()
+    const loading = reloaded.load(first.getSnapshot().threadId)
+    gate.resolve()
+    await Promise.all([sending, loading])
+    for (const client of [first, reloaded]) {
+      const state = client.getSnapshot()
+      const call = callNamed(state, 'researcher')!
+      expect(call.subagent).toMatchObject({ status: 'finished', result: 'Found {"hits":["owls are great"]}' })
+      expect(texts(call.subagent!)).toBe('On it. [search: output-available] Found {"hits":["owls are great"]}')
+      expect(lastText(state)).toBe('Done: "Found {\\"hits\\":[\\"owls are great\\"]}"')
+    }
   })
 
   it("reports a subagent's failure on it, and the run goes on", async () => {
