@@ -63,7 +63,7 @@ const handler = createChatHandler({
 })
 const chat = toNodeHandler(handler)
 const serveApp = serveStatic(fileURLToPath(new URL('../dist', import.meta.url)))
-const catalog = JSON.stringify(toJsonSchemaCatalog(tools))
+const catalog = JSON.stringify(toJsonSchemaCatalog(chatTools))
 
 const server = createServer((request, response) => {
   const { pathname } = new URL(request.url ?? '/', 'http://localhost')
