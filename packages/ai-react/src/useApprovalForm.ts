@@ -35,6 +35,8 @@ export interface UseApprovalFormResult extends ApprovalFormState {
   readonly path: readonly string[]
   /** The approval policy's reason, if it gave one. */
   readonly reason: string | undefined
+  /** For an agent tool's call: what approving it lets its subagent do (the tools it may call, and which will still ask). */
+  readonly delegation: NonNullable<PendingApproval['approval']>['delegation']
   readonly metadata: ToolMetadata & { readonly icon?: string; readonly destructive?: boolean }
   /** Spread on the dialog (a native `<dialog>` or any modal): its title and the reason label and describe it. */
   readonly dialogProps: { readonly role: 'dialog'; readonly 'aria-modal': true; readonly 'aria-labelledby': string; readonly 'aria-describedby': string }
@@ -108,6 +110,7 @@ export function useApprovalForm<const TTools extends readonly AnyTool[]>(
     toolName,
     path: approval.approval?.path ?? [toolName],
     reason: approval.approval?.reason,
+    delegation: approval.approval?.delegation,
     metadata: approval.metadata as UseApprovalFormResult['metadata'],
     dialogProps: { role: 'dialog', 'aria-modal': true, 'aria-labelledby': `${id}-title`, 'aria-describedby': `${id}-reason` },
     titleProps: { id: `${id}-title` },

@@ -2,7 +2,7 @@ import { useState } from 'react'
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as v from 'valibot'
-import { toolDefinition } from '@toolgate/ai'
+import { toolDefinition, type AnyTool } from '@toolgate/ai'
 import type { ChatClientOptions, PendingApproval, ToolCallPart } from '@toolgate/ai/client'
 import { agentTool, createChatHandler } from '@toolgate/ai/server'
 import { scriptedModel } from '@toolgate/ai/server/testing'
@@ -141,6 +141,42 @@ describe("a subagent's approval in the hooks", () => {
     fireEvent.click(within(dialog).getByRole('button', { name: 'Deny' }))
     await waitFor(() => expect(answer()).toBe('Assistant: "Not sent: not today"'))
     expect(sent).toEqual([])
+  })
+})
+
+describe("an agent tool's own approval", () => {
+  it('lists in its form what approving delegates: the tools the subagent may call, and which will still ask', async () => {
+    const guarded = agentTool({
+      name: 'guarded-assistant',
+      description: 'Emails, once allowed',
+      model: scriptedModel([{ when: /.*/, call: () => ({ tool: 'send_email', input: { to: 'team@example.com', subject: 'Hi' } }), then: ([r]) => `email ${r.status}` }]),
+      tools: [sendEmail.server(() => ({ ok: true }))],
+      needsApproval: true,
+    })
+    const serve = createChatHandler({ model: scriptedModel([{ when: /.*/, call: () => ({ tool: 'guarded-assistant', input: { task: 'go' } }), then: ([r]) => `Done: ${r.content}` }]), tools: [guarded] })
+    const fetch: NonNullable<ChatClientOptions['fetch']> = (input, init) => serve(new Request(new URL(String(input), 'http://test'), init))
+    function Delegating() {
+      const chat = useChat({ endpoint: '/api/chat', fetch, scheduleNotify: (flush) => flush() })
+      const queue = useApprovalQueue(chat)
+      return (
+        <main>
+          <button onClick={() => void chat.send('go')}>Go</button>
+          {queue.current && <Grants key={queue.current.toolCallId} chat={chat} approval={queue.current} />}
+        </main>
+      )
+    }
+    function Grants({ chat, approval }: { chat: UseChatResult<readonly AnyTool[]>; approval: PendingApproval }) {
+      const form = useApprovalForm(chat, approval)
+      return (
+        <ul aria-label={`Allow ${form.path.join(' → ')}`}>
+          {form.delegation?.tools.map((tool) => <li key={tool.name}>{`${tool.name}: ${tool.asks}`}</li>)}
+        </ul>
+      )
+    }
+    render(<Delegating />)
+    fireEvent.click(screen.getByRole('button', { name: 'Go' }))
+    const list = await screen.findByRole('list', { name: 'Allow guarded-assistant' })
+    expect(within(list).getAllByRole('listitem').map((item) => item.textContent)).toEqual(['send_email: always'])
   })
 })
 

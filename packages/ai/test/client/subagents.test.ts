@@ -240,6 +240,37 @@ describe("a subagent's work in the chat client", () => {
     }
   })
 
+  it("an agent tool's own approval says what it delegates (the tools its subagent may call, and which still ask); approved, the inner call asks in turn", async () => {
+    const sendEmail = toolDefinition({ name: 'send_email', description: 'Sends an email', inputSchema: v.object({ to: v.string() }), needsApproval: true }).server(() => ({ ok: true }))
+    const search = toolDefinition({ name: 'search', description: 'Searches the web', inputSchema: v.object({ q: v.string() }) }).server(() => ({ hits: [] }))
+    const assistant = agentTool({
+      name: 'assistant',
+      description: 'Searches and emails',
+      model: scriptedModel([{ when: /.*/, call: () => ({ tool: 'send_email', input: { to: 'bob' } }), then: ([r]) => `email ${r.status}` }]),
+      tools: [search, sendEmail],
+      needsApproval: true,
+    })
+    const handler = createChatHandler({ model: scriptedModel([{ when: /.*/, call: () => ({ tool: 'assistant', input: { task: 'go' } }), then: ([r]) => `Done: ${r.content}` }]), tools: [assistant] })
+    const client = createChatClient({ endpoint: '/api/chat', fetch: inProcess(handler), scheduleNotify: (flush) => flush() })
+    await client.send('go')
+    const [delegating] = client.getSnapshot().pendingApprovals
+    expect(delegating).toMatchObject({ toolName: 'assistant' })
+    expect(delegating!.approval?.path).toBeUndefined()
+    expect(delegating!.approval?.delegation).toEqual({
+      agent: 'assistant',
+      tools: [
+        { name: 'search', description: 'Searches the web', asks: 'never' },
+        { name: 'send_email', description: 'Sends an email', asks: 'always' },
+      ],
+    })
+    await client.approve(delegating!.toolCallId)
+    const [inner] = client.getSnapshot().pendingApprovals
+    expect(inner).toMatchObject({ toolName: 'send_email', approval: { path: ['assistant', 'send_email'] } })
+    expect(inner!.approval?.delegation).toBeUndefined()
+    await client.approve(inner!.toolCallId)
+    expect(lastText(client.getSnapshot())).toBe('Done: "email success"')
+  })
+
   it("reports a subagent's failure on it, and the run goes on", async () => {
     const failing = agentTool({
       name: 'looper',

@@ -1,4 +1,5 @@
 import type { AnyTool, InferToolName, InferToolOutput, InferToolRawInput, ToolMetadata } from '../../tools/types.ts'
+import type { Delegation } from '../../protocol/interrupts.ts'
 import type { ThreadAttachment } from '../../protocol/messages.ts'
 import type { JsonSchema } from '../../schema/types.ts'
 import type { ChatError } from '../chatError.ts'
@@ -74,6 +75,11 @@ export interface ToolApproval {
    * given as any other's; the server checks edits against the inner tool's schema.
    */
   readonly path?: readonly string[] | undefined
+  /**
+   * Set when the call asking is an agent tool's (`agentTool` with `needsApproval`): what approving
+   * it lets the subagent do, the tools it may call and which of them will still ask.
+   */
+  readonly delegation?: Delegation | undefined
 }
 
 /** A person as the server's `identify` named them. */

@@ -211,6 +211,7 @@ function askedApproval(interrupt: ToolInterrupt, user: Viewer | undefined): Tool
     ...(interrupt.proposedBy === undefined ? {} : { proposedBy: interrupt.proposedBy }),
     ...(interrupt.metadata?.grantable ? { grantable: true } : {}),
     ...(interrupt.path ? { path: [...interrupt.path.map((hop) => hop.agent), interrupt.toolName] } : {}),
+    ...(isRecord(interrupt.delegation) && Array.isArray(interrupt.delegation.tools) ? { delegation: interrupt.delegation } : {}),
   }
 }
 
