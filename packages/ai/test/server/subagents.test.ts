@@ -6,7 +6,7 @@ import { createChatClient } from '@toolgate/ai/client'
 import * as v from 'valibot'
 import { createClient } from 'redis'
 import { toolDefinition, type NeedsApproval } from '@toolgate/ai'
-import { agentTool, type ApprovalRequest, type ThreadStore } from '@toolgate/ai/server'
+import { agentTool, refuseToolCall, type ApprovalRequest, type ThreadStore } from '@toolgate/ai/server'
 import { redisStore } from '@toolgate/ai/server/redis'
 import { scriptedModel } from '@toolgate/ai/server/testing'
 import type { DecisionRecord, RunEvent, ToolInterrupt } from '@toolgate/ai/protocol'
@@ -371,6 +371,22 @@ describe('agent tools: answers, limits and failures', () => {
     expect(after.status).toBe('idle')
     expect(after.messages.at(-1)).toMatchObject({ role: 'tool', toolName: 'research', status: 'expired' })
     expect(sent).toEqual([])
+  })
+
+  it("the app's toolInput middleware refuses a subagent's call as it would the run's own", async () => {
+    const { sent, searches, tools, model } = fixture()
+    const seen: string[] = []
+    const server = await startServer({
+      model,
+      tools,
+      middleware: [{ toolInput: (call) => (seen.push(call.toolName), call.toolName === 'send_email' ? refuseToolCall('Email is off today') : undefined) }],
+    })
+    const turn = await server.send('delegate: research cats and email bob')
+    expect(seen).toEqual(['research', 'search', 'send_email'])
+    expect(turn.interrupts).toEqual([])
+    expect(searches).toEqual(['cats'])
+    expect(sent).toEqual([])
+    expect(turn.results.find((result) => result.subagentRunId !== undefined && result.content.includes('Email is off today'))).toMatchObject({ metadata: { status: 'error' } })
   })
 
   it('agents nested deeper than limits.maxAgentDepth do not start: AGENT_DEPTH_LIMIT, read by the calling agent', async () => {

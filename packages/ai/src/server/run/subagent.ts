@@ -3,6 +3,8 @@ import type { SubagentErrorCode } from '../../protocol/events.ts'
 import type { ThreadMessage, ThreadToolMessage, ThreadUserMessage } from '../../protocol/messages.ts'
 import type { RunTrace, ToolSpan } from '../../telemetry/hooks.ts'
 import type { ToolEntry, ToolRegistry } from '../../tools/toolRegistry.ts'
+import type { AnyTool } from '../../tools/types.ts'
+import { outputHook } from './outputHook.ts'
 import { parseToolArguments } from '../../util/parseToolArguments.ts'
 import { randomId } from '../../util/randomId.ts'
 import { agentOf, type AgentSpec } from '../agents/agentSpec.ts'
@@ -155,7 +157,9 @@ async function runAgent(level: Level, execution: Execution, span: ToolSpan | und
         trace?.end({ outcome: 'success', usage: undefined })
         return { result: successResult(execution, answer) }
       }
-      const plan = await planToolCalls(message.toolCalls, spec.tools, run.context, run.failures, { threadId: run.head.id, requester: run.head.turnBy ?? ANONYMOUS, grants: await run.grants(), path })
+      // The app's `toolInput` middleware sees a subagent's calls as the run's own: a refusal holds at any depth.
+      const onInput = run.middleware.any ? (call: Parameters<typeof run.middleware.toolInput>[0], tool: AnyTool) => run.middleware.toolInput(call, tool) : undefined
+      const plan = await planToolCalls(message.toolCalls, spec.tools, run.context, run.failures, { threadId: run.head.id, requester: run.head.turnBy ?? ANONYMOUS, grants: await run.grants(), path }, onInput)
       for (const result of plan.results) events.result(result)
       // A call run under a grant is recorded before it runs, as the run's own are (with their running mark).
       if (plan.granted.length > 0) await run.save({}, plan.granted)
@@ -224,7 +228,7 @@ export async function executeAt(
     attachments: { store: run.config.attachments, threadId: run.head.id, maxBytes: run.config.limits.maxAttachmentBytes },
     onResult: (result) => level.events.result(result),
     trace: level.trace,
-    onOutput: decided.size > 0 ? (result) => Promise.resolve(withDecision(result, decided)) : undefined,
+    onOutput: outputHook(run.middleware, decided),
   })
   const [executed, delegated] = await Promise.all([executing, agents.length > 0 ? runAgentCalls(level, agents, decided) : NOTHING_DELEGATED])
   return { step: { ...step, results: [...step.results, ...executed, ...delegated.results] }, interrupts: delegated.interrupts, subagents: delegated.subagents }
