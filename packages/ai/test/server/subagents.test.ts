@@ -31,6 +31,8 @@ function fixture(
     searchThrows?: boolean
     /** The search waits for this, and tells `searching` it started (its signal aborts with the run). */
     searchGate?: Promise<void>
+    /** Each hit is this many characters long. */
+    hitLength?: number
   } = {},
 ) {
   const searching = deferred<AbortSignal>()
@@ -53,7 +55,7 @@ function fixture(
       searching.resolve(signal)
       await options.searchGate
     }
-    return { hits: [`${q} are great`] }
+    return { hits: [options.hitLength ? 'x'.repeat(options.hitLength) : `${q} are great`] }
   })
   const researchModel = scriptedModel([
     {
@@ -387,6 +389,17 @@ describe('agent tools: answers, limits and failures', () => {
     expect(searches).toEqual(['cats'])
     expect(sent).toEqual([])
     expect(turn.results.find((result) => result.subagentRunId !== undefined && result.content.includes('Email is off today'))).toMatchObject({ metadata: { status: 'error' } })
+  })
+
+  it("a subagent's work counts toward the thread's size: one that would not fit stops with THREAD_FULL, which its caller reads", async () => {
+    const { sent, tools, model } = fixture({ hitLength: 3000 })
+    const server = await startServer({ model, tools, limits: { maxThreadBytes: 5000, maxMessageBytes: 4000 } })
+    const turn = await server.send('delegate: research cats and email bob')
+    // Its history (the search's 3 KB result, then an email quoting it) would be kept in the thread's head while the email waits.
+    expect(turn.events.find((event) => event.type === 'SUBAGENT_ERROR')).toMatchObject({ code: 'THREAD_FULL' })
+    expect(turn.interrupts).toEqual([])
+    expect(ownText(turn.events)).toMatch(/^The agent said error: Agent "research" stopped: its work so far does not fit the thread's limit of 5000 bytes/)
+    expect(sent).toEqual([])
   })
 
   it('agents nested deeper than limits.maxAgentDepth do not start: AGENT_DEPTH_LIMIT, read by the calling agent', async () => {

@@ -5,6 +5,7 @@ import type { RunTrace, ToolSpan } from '../../telemetry/hooks.ts'
 import type { ToolEntry, ToolRegistry } from '../../tools/toolRegistry.ts'
 import type { AnyTool } from '../../tools/types.ts'
 import { outputHook } from './outputHook.ts'
+import { jsonBytes } from '../../util/jsonBytes.ts'
 import { parseToolArguments } from '../../util/parseToolArguments.ts'
 import { randomId } from '../../util/randomId.ts'
 import { agentOf, type AgentSpec } from '../agents/agentSpec.ts'
@@ -121,7 +122,12 @@ async function runAgent(level: Level, execution: Execution, span: ToolSpan | und
     whenAborted: (end) => run.whenAborted(end),
   }
   const here = (messageId: string): Level => ({ run, events, trace, path, messageId })
+  // Its history is kept with the thread (in memory while it runs, in the head while it waits): it counts toward the thread's size.
+  const { maxThreadBytes } = run.config.limits
+  const tooLarge = (...kept: readonly unknown[]) => run.head.bytes + jsonBytes(kept) > maxThreadBytes
+  const full = () => failed('THREAD_FULL', `Agent "${spec.name}" stopped: its work so far does not fit the thread's limit of ${maxThreadBytes} bytes`)
   const suspend = (step: OpenStep, waiting: readonly StoredInterrupt[], interrupts: readonly StoredInterrupt[], subagents: readonly SuspendedSubagent[]): AgentOutcome => {
+    if (tooLarge(messages, step, subagents)) return full()
     events.stepEnded()
     // Its own calls' waits begin now, in its trace: the human wait nests in its `invoke_agent` span.
     const own = asked(waiting, run.config.limits.interruptTtlMs, trace?.traceparent)
@@ -146,6 +152,7 @@ async function runAgent(level: Level, execution: Execution, span: ToolSpan | und
     }
     while (steps < spec.maxSteps) {
       if (run.signal.aborted) return failed('STOPPED', STOPPED)
+      if (tooLarge(messages)) return full()
       const { message, error } = await modelStep(host)
       steps += 1
       if (run.signal.aborted) return failed('STOPPED', STOPPED)
