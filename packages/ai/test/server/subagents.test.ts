@@ -402,6 +402,22 @@ describe('agent tools: answers, limits and failures', () => {
     expect(sent).toEqual([])
   })
 
+  it('a new message while an inner call waits supersedes it: the agent call ends cancelled, nothing runs, the next turn goes on', async () => {
+    const records: DecisionRecord[] = []
+    const { sent, tools, model } = fixture()
+    const server = await startServer({ model, tools, onDecision: (record) => void records.push(record) })
+    const first = await server.send('delegate: research cats and email bob')
+    const [interrupt] = first.interrupts as [ToolInterrupt]
+    const next = await server.send('hello', first.threadId)
+    expect(next.finished?.outcome.type).toBe('success')
+    const after = await server.get(first.threadId)
+    expect(after.messages.map((message) => `${message.role}${'status' in message && message.status ? `:${message.status}` : ''}`)).toEqual(['user', 'assistant', 'tool:cancelled', 'user', 'assistant'])
+    expect(records).toMatchObject([{ decision: 'cancelled', toolName: 'send_email', toolCallId: interrupt.toolCallId, path: interrupt.metadata!.path }])
+    const late = await server.post({ threadId: first.threadId, resume: [{ interruptId: interrupt.id, approved: true }] })
+    expect((await errorOf(late)).error.code).toBe('INTERRUPT_ALREADY_ANSWERED')
+    expect(sent).toEqual([])
+  })
+
   it('agents nested deeper than limits.maxAgentDepth do not start: AGENT_DEPTH_LIMIT, read by the calling agent', async () => {
     const { sent, searches, tools, model } = fixture({ nested: true })
     const server = await startServer({ model, tools, limits: { maxAgentDepth: 1 } })
