@@ -18,7 +18,7 @@ import { asked, byDelegation, decisionsOf, settleInterrupts, withDecision } from
 import { answeredByMessage, rememberResolved } from '../thread/step.ts'
 import { modelStep } from './modelStep.ts'
 import { retry, sleep } from '../../util/retry.ts'
-import { executeToolCalls, planToolCalls, rerunPlan, startsUnmarked } from './toolCalls.ts'
+import { executeToolCallsNow, planToolCalls, rerunPlan, startsUnmarked } from './toolCalls.ts'
 import { isAgentCall, resumedAgents, runAgentCalls } from './subagent.ts'
 import { outputHook } from './outputHook.ts'
 import type { OpenStep, StoredInterrupt } from '../thread/threadStore.ts'
@@ -200,7 +200,7 @@ async function runAndStore(
   // Agent tools' calls run their subagents (run/subagent.ts), once the mark is stored.
   const agents = executions.some(isAgentCall) ? executions.filter(isAgentCall) : NO_AGENTS
   const delegating = agents.length === 0 ? undefined : (marked ?? Promise.resolve()).then(() => runAgentCalls({ run, events: run.events, trace: run.trace, path: [], messageId: step.message.id }, agents, decided))
-  const executing = executeToolCalls(agents.length === 0 ? executions : executions.filter((execution) => !isAgentCall(execution)), {
+  const executing = executeToolCallsNow(agents.length === 0 ? executions : executions.filter((execution) => !isAgentCall(execution)), {
     marked,
     signal: run.signal,
     whenAborted: (end) => run.whenAborted(end),
@@ -214,8 +214,8 @@ async function runAndStore(
     // Without middleware or a decision to carry, a result goes out as the tool made it: no hook to await per call.
     onOutput: outputHook(run.middleware, decided),
   })
-  // Calls that all answered at once come back as they are: nothing to await.
-  const executed = executing instanceof Promise ? await executing : executing
+  // Calls that all answered at once come back now: nothing to await.
+  const executed = executing.later ? await executing.later : executing.results
   const delegated = delegating ? await delegating : undefined
   const results = delegated ? [...step.results, ...executed, ...delegated.results] : [...step.results, ...executed]
   const waiting = delegated && delegated.interrupts.length > 0 ? [...step.interrupts, ...delegated.interrupts] : step.interrupts
