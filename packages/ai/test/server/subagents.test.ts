@@ -418,6 +418,24 @@ describe('agent tools: answers, limits and failures', () => {
     expect(sent).toEqual([])
   })
 
+  it('two levels deep, the spans nest the same way: each invoke_agent inside its execute_tool, inside the agent that called it', async () => {
+    const stopContext = useContextManager()
+    try {
+      const recorder = recordTelemetry()
+      const { tools, model } = fixture({ nested: true })
+      const server = await startServer({ model, tools, telemetry: recorder.telemetry() })
+      const first = await server.send('delegate: research cats and email bob')
+      expect(first.interrupts).toHaveLength(1)
+      const id = (name: string) => recorder.span(name).spanContext().spanId
+      expect(parentOf(recorder.span('invoke_agent manager'))).toBe(id('execute_tool manager'))
+      expect(parentOf(recorder.span('execute_tool research'))).toBe(id('invoke_agent manager'))
+      expect(parentOf(recorder.span('invoke_agent research'))).toBe(id('execute_tool research'))
+      expect(recorder.span('invoke_agent research').attributes).toMatchObject({ 'toolgate.subagent.depth': 2 })
+    } finally {
+      stopContext()
+    }
+  })
+
   it('agents nested deeper than limits.maxAgentDepth do not start: AGENT_DEPTH_LIMIT, read by the calling agent', async () => {
     const { sent, searches, tools, model } = fixture({ nested: true })
     const server = await startServer({ model, tools, limits: { maxAgentDepth: 1 } })
