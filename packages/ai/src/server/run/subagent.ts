@@ -10,6 +10,8 @@ import { parseToolArguments } from '../../util/parseToolArguments.ts'
 import { randomId } from '../../util/randomId.ts'
 import { agentOf, type AgentSpec } from '../agents/agentSpec.ts'
 import { ANONYMOUS } from '../decisions/records.ts'
+import { StoreConflictError } from '../errors.ts'
+import { StoreError } from '../stores/storeError.ts'
 import type { RunEvents } from '../events/runEvents.ts'
 import { errorResult, inCallOrder, successResult } from '../thread/results.ts'
 import type { OpenStep, StoredInterrupt, SuspendedSubagent } from '../thread/threadStore.ts'
@@ -170,8 +172,8 @@ async function runAgent(level: Level, execution: Execution, span: ToolSpan | und
       for (const result of plan.results) events.result(result)
       // A call run under a grant is recorded before it runs, as the run's own are (with their running mark).
       if (plan.granted.length > 0) await run.save({}, plan.granted)
-      const granted = new Map(plan.granted.map((draft) => [draft.toolCallId, draft]))
-      const decided = new Map(plan.executions.flatMap((execution) => (execution.decision && granted.has(execution.toolCallId) ? [[execution.toolCallId, execution.decision] as const] : [])))
+      // Calls run under a grant carry it on their results.
+      const decided = new Map(plan.executions.flatMap((execution) => (execution.decision ? [[execution.toolCallId, execution.decision] as const] : [])))
       const step: OpenStep = { message, results: plan.results, interrupts: [], running: [], steps }
       const ran = await executeAt(here(message.id), step, plan.executions, decided)
       const waiting = stamped(plan.interrupts, path)
@@ -192,7 +194,7 @@ const NO_NAMES: ReadonlySet<string> = new Set()
 const NO_MIDDLEWARE: StepRun['middleware'] = { any: false, modelRequest: (request) => Promise.resolve(request) }
 
 function isStoreFailure(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'StoreError' || error.name === 'StoreConflictError')
+  return error instanceof StoreError || error instanceof StoreConflictError
 }
 
 /** The agent's first message: its instructions, then the task (the input's `task`, else the input as JSON). */
