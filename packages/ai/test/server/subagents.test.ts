@@ -296,8 +296,10 @@ describe('agent tools: answers, limits and failures', () => {
       tools: [locate],
     })
     const model = scriptedModel([{ when: /find (.+)/, call: (m) => ({ tool: 'guide', input: { task: m[1] } }), then: ([r]) => `Guide: ${r.content}` }])
-    const server = await startServer({ model, tools: [guide] })
+    // An AG-UI frontend tool of the same name is the client's own, not the subagent's: its call still waits as an interrupt.
+    const server = await startServer({ model, tools: [guide], frontendTools: ['get_location'] })
     const first = await server.send('find cafes near me')
+    expect(first.finished?.outcome.type).toBe('interrupt')
     const [interrupt] = first.interrupts as [ToolInterrupt]
     expect(interrupt).toMatchObject({ reason: 'client_tool', toolName: 'get_location', subagentRunId: expect.any(String), metadata: { path: [{ agent: 'guide' }] } })
     const invalid = await server.post({ threadId: first.threadId, resume: [{ interruptId: interrupt.id, approved: true }] })
