@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { SpanStatusCode } from '@opentelemetry/api'
 import { HttpAgent } from '@ag-ui/client'
 import type { BaseEvent, Interrupt } from '@ag-ui/core'
 import { EventSchemas } from '@ag-ui/core/schemas'
@@ -527,6 +528,12 @@ describe('agent tools: answers, limits and failures', () => {
       const [firstCall, secondCall] = named('execute_tool research')
       const [firstAgent, secondAgent] = named('invoke_agent research')
       expect(parentOf(firstAgent!)).toBe(firstCall!.spanContext().spanId)
+      // The first call's subagent waited: no outcome yet, neither a success nor an error; the second answered.
+      expect(firstCall!.attributes['toolgate.tool.outcome']).toBe('waiting')
+      expect(firstCall!.status.code).not.toBe(SpanStatusCode.ERROR)
+      expect(secondCall!.attributes['toolgate.tool.outcome']).toBe('success')
+      const calls = await recorder.metric('toolgate.tool.calls')
+      expect(calls.filter((point) => point.attributes['gen_ai.tool.name'] === 'research').map((point) => [point.attributes['toolgate.tool.outcome'], point.value])).toEqual([['success', 1]])
       expect(parentOf(secondAgent!)).toBe(secondCall!.spanContext().spanId)
       expect(firstAgent!.attributes).toMatchObject({ 'gen_ai.agent.name': 'research', 'toolgate.subagent.run.id': interrupt.subagentRunId, 'toolgate.subagent.depth': 1 })
       expect(parentOf(recorder.span('execute_tool search'))).toBe(firstAgent!.spanContext().spanId)

@@ -78,7 +78,9 @@ async function traced(level: Level, execution: Execution): Promise<AgentOutcome>
   let outcome!: AgentOutcome
   await level.trace.toolCall(execution, async (span) => {
     outcome = await runAgent(level, execution, span)
-    return 'result' in outcome ? outcome.result : errorResult(execution, WAITING)
+    if ('result' in outcome) return outcome.result
+    span.waits()
+    return errorResult(execution, WAITING)
   })
   return outcome
 }
