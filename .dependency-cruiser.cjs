@@ -34,9 +34,33 @@ module.exports = {
     {
       name: 'thread-below-run-and-claim',
       severity: 'error',
-      comment: 'The thread (its store contract, head transitions, step helpers) is what runs and claims change: it knows neither.',
+      comment:
+        'The thread (its store contract, head transitions, step helpers, the writer) is what runs and claims change: it knows neither, nor anything above it. ' +
+        'The writer answers a claim with data (thread/cachedClaim.ts commitClaim: the head written, or the stored head), never by calling back into it.',
       from: { path: '^packages/ai/src/server/thread/' },
-      to: { path: '^packages/ai/src/server/(run|claim)/' },
+      to: { path: '^packages/ai/src/server/(stores|decisions|events|run|claim|edge|dialects)/' },
+    },
+    {
+      name: 'events-below-run',
+      severity: 'error',
+      comment:
+        "A run's events (events/: RunEvents, the live response, the log) are told by the run, never the other way: events/ hands run/ data (liveResponse, runEventStream) and calls back into no run, claim or dialect.",
+      from: { path: '^packages/ai/src/server/events/' },
+      to: { path: '^packages/ai/src/server/(run|claim|edge|dialects)/' },
+    },
+    {
+      name: 'decisions-below-events',
+      severity: 'error',
+      comment: 'The gate (decisions/: records, reviewers, links, grants) is asked by claims and runs; it knows neither, nor their events.',
+      from: { path: '^packages/ai/src/server/decisions/' },
+      to: { path: '^packages/ai/src/server/(events|run|claim|edge|dialects)/' },
+    },
+    {
+      name: 'stores-below-decisions',
+      severity: 'error',
+      comment: 'The stores implement the thread store contract (thread/threadStore.ts) and know nothing above it.',
+      from: { path: '^packages/ai/src/server/stores/' },
+      to: { path: '^packages/ai/src/server/(decisions|events|run|claim|edge|dialects)/' },
     },
     {
       name: 'run-below-claim',

@@ -157,7 +157,8 @@ export type SubagentOutcome = { readonly type: 'success' } | { readonly type: 's
 /**
  * The subagent failed; the run goes on: the parent model reads the failure as the call's error
  * result. `code`: `AGENT_STEP_LIMIT` (it reached its `maxSteps` without answering),
- * `AGENT_DEPTH_LIMIT` (agents nested deeper than allowed), `MODEL_ERROR`, `INTERNAL`, `STOPPED`.
+ * `AGENT_DEPTH_LIMIT` (agents nested deeper than allowed), `THREAD_FULL` (its work so far would not fit
+ * the thread's `limits.maxThreadBytes`), `MODEL_ERROR`, `INTERNAL`, `STOPPED`.
  */
 export interface SubagentErrorEvent {
   readonly type: 'SUBAGENT_ERROR'
@@ -166,7 +167,7 @@ export interface SubagentErrorEvent {
   readonly code?: SubagentErrorCode
 }
 
-export type SubagentErrorCode = 'AGENT_STEP_LIMIT' | 'AGENT_DEPTH_LIMIT' | 'MODEL_ERROR' | 'INTERNAL' | 'STOPPED'
+export type SubagentErrorCode = 'AGENT_STEP_LIMIT' | 'AGENT_DEPTH_LIMIT' | 'THREAD_FULL' | 'MODEL_ERROR' | 'INTERNAL' | 'STOPPED'
 
 /** AG-UI token accounting; the handler sends one entry summed over the run's model calls. */
 export interface TokenUsage {

@@ -93,6 +93,8 @@ export interface ToolCallInfo {
 export interface ToolSpan {
   /** The subagent an agent tool's call runs: its `invoke_agent <name>` span inside this one, whose waits (`traceparent`) nest in it. */
   agent(info: AgentInfo): RunTrace
+  /** The call has no outcome yet (its subagent waits for answers): its span ends as `waiting`, counted neither a success nor an error. */
+  waits(): void
 }
 
 export interface AgentInfo {

@@ -309,7 +309,15 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ChatTelemetry
         try {
           // Inside the span's context, so the tool's own spans and its outgoing MCP calls nest under it.
           const toolContext = trace.setSpan(runContext, toolSpan)
-          const result = await context.with(toolContext, () => execute({ agent: (agent) => runTrace(toolContext, { ...info, model: undefined, open: undefined, resumes: [] }, agent) }))
+          let waits = false
+          const result = await context.with(toolContext, () =>
+            execute({ agent: (agent) => runTrace(toolContext, { ...info, model: undefined, open: undefined, resumes: [] }, agent), waits: () => void (waits = true) }),
+          )
+          // An agent's call whose subagent waits for answers has no outcome yet: neither a success nor an error.
+          if (waits) {
+            toolSpan.setAttribute(TOOLGATE.toolOutcome, 'waiting')
+            return result
+          }
           const outcome = result.status === 'success' ? 'success' : 'error'
           toolSpan.setAttribute(TOOLGATE.toolOutcome, outcome)
           if (recordOutputs) toolSpan.setAttribute(GEN_AI.toolResult, result.content)

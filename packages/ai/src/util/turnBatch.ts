@@ -1,5 +1,3 @@
-import { nextTurn } from './nextTurn.ts'
-
 // The one "at the end of this event-loop turn" batch, in the manner of TanStack Query's
 // `notifyManager`: what is asked during a turn (a run's log batch, its frames, a dialect's frames)
 // runs once the turn is done, all of it in one task for the whole process, in the order asked. A
@@ -8,6 +6,15 @@ import { nextTurn } from './nextTurn.ts'
 // in-process store answers at once is heard (and a finished run's stream ended) before the frames
 // go out, so its last frames leave with the end in one write, and a store's round trip holds no
 // frame back.
+
+/**
+ * Runs a task once the current turn of the event loop is done (after its I/O callbacks' promises).
+ * Only Node-compatible runtimes get `setImmediate`: Next.js' Edge runtime defines one that throws.
+ */
+const afterThisTurn: (task: () => void) => unknown =
+  (globalThis as { process?: { release?: { name?: string } } }).process?.release?.name === 'node' && typeof setImmediate === 'function'
+    ? setImmediate
+    : (task) => setTimeout(task, 0)
 
 let first: (() => void)[] = []
 let after: (() => void)[] = []
@@ -28,7 +35,7 @@ export function afterTurnEnd(task: () => void): void {
 function schedule(): void {
   if (scheduled) return
   scheduled = true
-  nextTurn(runTurnEnd)
+  afterThisTurn(runTurnEnd)
 }
 
 function runTurnEnd(): void {

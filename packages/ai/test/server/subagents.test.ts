@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { SpanStatusCode } from '@opentelemetry/api'
 import { HttpAgent } from '@ag-ui/client'
 import type { BaseEvent, Interrupt } from '@ag-ui/core'
 import { EventSchemas } from '@ag-ui/core/schemas'
@@ -6,7 +7,7 @@ import { createChatClient } from '@toolgate/ai/client'
 import * as v from 'valibot'
 import { createClient } from 'redis'
 import { toolDefinition, type NeedsApproval } from '@toolgate/ai'
-import { agentTool, type ApprovalRequest, type ThreadStore } from '@toolgate/ai/server'
+import { agentTool, refuseToolCall, type ApprovalRequest, type ThreadStore } from '@toolgate/ai/server'
 import { redisStore } from '@toolgate/ai/server/redis'
 import { scriptedModel } from '@toolgate/ai/server/testing'
 import type { DecisionRecord, RunEvent, ToolInterrupt } from '@toolgate/ai/protocol'
@@ -31,6 +32,8 @@ function fixture(
     searchThrows?: boolean
     /** The search waits for this, and tells `searching` it started (its signal aborts with the run). */
     searchGate?: Promise<void>
+    /** Each hit is this many characters long. */
+    hitLength?: number
   } = {},
 ) {
   const searching = deferred<AbortSignal>()
@@ -53,7 +56,7 @@ function fixture(
       searching.resolve(signal)
       await options.searchGate
     }
-    return { hits: [`${q} are great`] }
+    return { hits: [options.hitLength ? 'x'.repeat(options.hitLength) : `${q} are great`] }
   })
   const researchModel = scriptedModel([
     {
@@ -294,8 +297,10 @@ describe('agent tools: answers, limits and failures', () => {
       tools: [locate],
     })
     const model = scriptedModel([{ when: /find (.+)/, call: (m) => ({ tool: 'guide', input: { task: m[1] } }), then: ([r]) => `Guide: ${r.content}` }])
-    const server = await startServer({ model, tools: [guide] })
+    // An AG-UI frontend tool of the same name is the client's own, not the subagent's: its call still waits as an interrupt.
+    const server = await startServer({ model, tools: [guide], frontendTools: ['get_location'] })
     const first = await server.send('find cafes near me')
+    expect(first.finished?.outcome.type).toBe('interrupt')
     const [interrupt] = first.interrupts as [ToolInterrupt]
     expect(interrupt).toMatchObject({ reason: 'client_tool', toolName: 'get_location', subagentRunId: expect.any(String), metadata: { path: [{ agent: 'guide' }] } })
     const invalid = await server.post({ threadId: first.threadId, resume: [{ interruptId: interrupt.id, approved: true }] })
@@ -371,6 +376,67 @@ describe('agent tools: answers, limits and failures', () => {
     expect(after.status).toBe('idle')
     expect(after.messages.at(-1)).toMatchObject({ role: 'tool', toolName: 'research', status: 'expired' })
     expect(sent).toEqual([])
+  })
+
+  it("the app's toolInput middleware refuses a subagent's call as it would the run's own", async () => {
+    const { sent, searches, tools, model } = fixture()
+    const seen: string[] = []
+    const server = await startServer({
+      model,
+      tools,
+      middleware: [{ toolInput: (call) => (seen.push(call.toolName), call.toolName === 'send_email' ? refuseToolCall('Email is off today') : undefined) }],
+    })
+    const turn = await server.send('delegate: research cats and email bob')
+    expect(seen).toEqual(['research', 'search', 'send_email'])
+    expect(turn.interrupts).toEqual([])
+    expect(searches).toEqual(['cats'])
+    expect(sent).toEqual([])
+    expect(turn.results.find((result) => result.subagentRunId !== undefined && result.content.includes('Email is off today'))).toMatchObject({ metadata: { status: 'error' } })
+  })
+
+  it("a subagent's work counts toward the thread's size: one that would not fit stops with THREAD_FULL, which its caller reads", async () => {
+    const { sent, tools, model } = fixture({ hitLength: 3000 })
+    const server = await startServer({ model, tools, limits: { maxThreadBytes: 5000, maxMessageBytes: 4000 } })
+    const turn = await server.send('delegate: research cats and email bob')
+    // Its history (the search's 3 KB result, then an email quoting it) would be kept in the thread's head while the email waits.
+    expect(turn.events.find((event) => event.type === 'SUBAGENT_ERROR')).toMatchObject({ code: 'THREAD_FULL' })
+    expect(turn.interrupts).toEqual([])
+    expect(ownText(turn.events)).toMatch(/^The agent said error: Agent "research" stopped: its work so far does not fit the thread's limit of 5000 bytes/)
+    expect(sent).toEqual([])
+  })
+
+  it('a new message while an inner call waits supersedes it: the agent call ends cancelled, nothing runs, the next turn goes on', async () => {
+    const records: DecisionRecord[] = []
+    const { sent, tools, model } = fixture()
+    const server = await startServer({ model, tools, onDecision: (record) => void records.push(record) })
+    const first = await server.send('delegate: research cats and email bob')
+    const [interrupt] = first.interrupts as [ToolInterrupt]
+    const next = await server.send('hello', first.threadId)
+    expect(next.finished?.outcome.type).toBe('success')
+    const after = await server.get(first.threadId)
+    expect(after.messages.map((message) => `${message.role}${'status' in message && message.status ? `:${message.status}` : ''}`)).toEqual(['user', 'assistant', 'tool:cancelled', 'user', 'assistant'])
+    expect(records).toMatchObject([{ decision: 'cancelled', toolName: 'send_email', toolCallId: interrupt.toolCallId, path: interrupt.metadata!.path }])
+    const late = await server.post({ threadId: first.threadId, resume: [{ interruptId: interrupt.id, approved: true }] })
+    expect((await errorOf(late)).error.code).toBe('INTERRUPT_ALREADY_ANSWERED')
+    expect(sent).toEqual([])
+  })
+
+  it('two levels deep, the spans nest the same way: each invoke_agent inside its execute_tool, inside the agent that called it', async () => {
+    const stopContext = useContextManager()
+    try {
+      const recorder = recordTelemetry()
+      const { tools, model } = fixture({ nested: true })
+      const server = await startServer({ model, tools, telemetry: recorder.telemetry() })
+      const first = await server.send('delegate: research cats and email bob')
+      expect(first.interrupts).toHaveLength(1)
+      const id = (name: string) => recorder.span(name).spanContext().spanId
+      expect(parentOf(recorder.span('invoke_agent manager'))).toBe(id('execute_tool manager'))
+      expect(parentOf(recorder.span('execute_tool research'))).toBe(id('invoke_agent manager'))
+      expect(parentOf(recorder.span('invoke_agent research'))).toBe(id('execute_tool research'))
+      expect(recorder.span('invoke_agent research').attributes).toMatchObject({ 'toolgate.subagent.depth': 2 })
+    } finally {
+      stopContext()
+    }
   })
 
   it('agents nested deeper than limits.maxAgentDepth do not start: AGENT_DEPTH_LIMIT, read by the calling agent', async () => {
@@ -462,6 +528,12 @@ describe('agent tools: answers, limits and failures', () => {
       const [firstCall, secondCall] = named('execute_tool research')
       const [firstAgent, secondAgent] = named('invoke_agent research')
       expect(parentOf(firstAgent!)).toBe(firstCall!.spanContext().spanId)
+      // The first call's subagent waited: no outcome yet, neither a success nor an error; the second answered.
+      expect(firstCall!.attributes['toolgate.tool.outcome']).toBe('waiting')
+      expect(firstCall!.status.code).not.toBe(SpanStatusCode.ERROR)
+      expect(secondCall!.attributes['toolgate.tool.outcome']).toBe('success')
+      const calls = await recorder.metric('toolgate.tool.calls')
+      expect(calls.filter((point) => point.attributes['gen_ai.tool.name'] === 'research').map((point) => [point.attributes['toolgate.tool.outcome'], point.value])).toEqual([['success', 1]])
       expect(parentOf(secondAgent!)).toBe(secondCall!.spanContext().spanId)
       expect(firstAgent!.attributes).toMatchObject({ 'gen_ai.agent.name': 'research', 'toolgate.subagent.run.id': interrupt.subagentRunId, 'toolgate.subagent.depth': 1 })
       expect(parentOf(recorder.span('execute_tool search'))).toBe(firstAgent!.spanContext().spanId)

@@ -28,35 +28,33 @@ export type Answered = ThreadChange & {
  * approval checked against the interrupt's reviewers and recorded as a decision in the same
  * compare-and-set. It has a `start` (run `runId` claims the thread) when they complete the step.
  */
-export function answersChange(config: ChatConfig, body: AnswersIntent, who: Answerer, runId: string): (head: ThreadHead) => Promise<Answered> {
+export async function answersChange(config: ChatConfig, body: AnswersIntent, who: Answerer, runId: string, head: ThreadHead): Promise<Answered> {
   const { runLeaseMs } = config.limits
-  return async (head) => {
-    const running = isRunning(head, runLeaseMs)
-    const recovery = recoverLostRun(head, runLeaseMs, config.tools)
-    const lost = recovery.step
-    if (!running && lost && lost.interrupts.length > 0 && unanswered(lost).length === 0 && body.resume.length > 0) {
-      checkReplay(head, lost, body.resume)
-      return claimForResume(head, { runId, recovery, step: lost, now: Date.now() })
-    }
-    const fromClient = body.client?.answersFrom(recovery.step, body.resume)
-    const all = fromClient ? [...body.resume, ...fromClient.answers] : body.resume
-    if (all.length === 0) throw new NothingAnswered()
-    const checked = await checkAnswers({ ...head, step: recovery.step }, all, config.tools, config.limits, who).catch(async (error: unknown) => {
-      const refusal = await expiredRefusal(config, head, body, error)
-      throw fromClient ? fromClient.at(refusal, body.resume.length) : refusal
-    })
-    const { drafts, grants, reproposed } = checked
-    const step = fromClient ? fromClient.mark(checked.step) : checked.step
-    if (running) throw threadBusy()
-    const chain = await chainDecisions(head.decisions, drafts, config.recordKey)
-    const decided = grants.length > 0 ? { ...chain, grants: [...(head.grants ?? []), ...grants] } : chain
-    // The waits this request ends; a replay of a lost run's answers (above) ends none, nor does an
-    // approval short of the reviewers' `required` count (the interrupt stays open).
-    const ids = new Set(all.map((answer) => answer.interruptId))
-    const answered = step.interrupts.filter((interrupt) => ids.has(interrupt.id) && interrupt.answer !== undefined)
-    if (unanswered(step).length > 0) return { ...recordAnswers(head, { recovery, step, decided }), answered, reproposed }
-    return { ...claimForResume(head, { runId, recovery, step, decided, now: Date.now() }), answered }
+  const running = isRunning(head, runLeaseMs)
+  const recovery = recoverLostRun(head, runLeaseMs, config.tools)
+  const lost = recovery.step
+  if (!running && lost && lost.interrupts.length > 0 && unanswered(lost).length === 0 && body.resume.length > 0) {
+    checkReplay(head, lost, body.resume)
+    return claimForResume(head, { runId, recovery, step: lost, now: Date.now() })
   }
+  const fromClient = body.client?.answersFrom(recovery.step, body.resume)
+  const all = fromClient ? [...body.resume, ...fromClient.answers] : body.resume
+  if (all.length === 0) throw new NothingAnswered()
+  const checked = await checkAnswers({ ...head, step: recovery.step }, all, config.tools, config.limits, who).catch(async (error: unknown) => {
+    const refusal = await expiredRefusal(config, head, body, error)
+    throw fromClient ? fromClient.at(refusal, body.resume.length) : refusal
+  })
+  const { drafts, grants, reproposed } = checked
+  const step = fromClient ? fromClient.mark(checked.step) : checked.step
+  if (running) throw threadBusy()
+  const chain = await chainDecisions(head.decisions, drafts, config.recordKey)
+  const decided = grants.length > 0 ? { ...chain, grants: [...(head.grants ?? []), ...grants] } : chain
+  // The waits this request ends; a replay of a lost run's answers (above) ends none, nor does an
+  // approval short of the reviewers' `required` count (the interrupt stays open).
+  const ids = new Set(all.map((answer) => answer.interruptId))
+  const answered = step.interrupts.filter((interrupt) => ids.has(interrupt.id) && interrupt.answer !== undefined)
+  if (unanswered(step).length > 0) return { ...recordAnswers(head, { recovery, step, decided }), answered, reproposed }
+  return { ...claimForResume(head, { runId, recovery, step, decided, now: Date.now() }), answered }
 }
 
 /**

@@ -15,8 +15,8 @@ export interface ClaimPlan<TPrepared, TResolved, TChange extends ThreadChange> {
   prepare(head: ThreadHead): Promise<TPrepared>
   /** Runs once, after the first `prepare` and before anything is claimed: the app's context. */
   resolve(): Promise<TResolved>
-  /** The claim's change of a head, from what `prepare` made of the head it started from and what `resolve` gave. */
-  change(prepared: TPrepared, resolved: TResolved): (head: ThreadHead) => TChange | Promise<TChange>
+  /** The claim's change of `head`, from what `prepare` made of the head it started from and what `resolve` gave. */
+  change(head: ThreadHead, prepared: TPrepared, resolved: TResolved): TChange | Promise<TChange>
 }
 
 /** What a claim wrote. */
@@ -62,7 +62,7 @@ export async function claimThread<TPrepared, TResolved, TChange extends ThreadCh
       async () => {
         let change: TChange
         try {
-          change = await plan.change(prepared, resolved)(head)
+          change = await plan.change(head, prepared, resolved)
         } catch (error) {
           if (!cached) throw error
           ;({ head, prepared } = await fromStored(start, error, plan))

@@ -44,9 +44,9 @@ export async function resume(config: ChatConfig, request: Request, body: Answers
         const contextOf = requesterContext(config, principal, () => config.resolveContext(request))
         return { context: await contextOf(start.head.turnBy ?? ANONYMOUS), principal, contextOf }
       },
-      change: (_, { principal, contextOf }) => {
-        const change = answersChange(config, body, { principal, channel: 'chat', contextOf }, runId)
-        return (head) => ((decidedOn = head), change(head))
+      change: (head, _, { principal, contextOf }) => {
+        decidedOn = head
+        return answersChange(config, body, { principal, channel: 'chat', contextOf }, runId, head)
       },
     })
   } catch (error) {

@@ -65,7 +65,7 @@ async function decideOnce(config: ChatConfig, request: Request, body: ResumeRequ
   if (!head) throw threadNotFound(body.threadId)
   // Resolved before anything is stored: a context the app cannot give refuses the answer.
   const context = await who.contextOf(head.turnBy ?? ANONYMOUS)
-  const change = await answersChange(config, body, who, runId)(head)
+  const change = await answersChange(config, body, who, runId, head)
   const written = await commitChange(config.store, head, change)
   if (!written) throw CONFLICT
   reportAnswered(config, request, written, change)

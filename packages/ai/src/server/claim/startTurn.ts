@@ -55,7 +55,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
       return { current, history, snapshot, user: client?.messageId === undefined ? fresh : await withClientId(fresh, client.messageId, current, history) }
     },
     resolve: resolveContext,
-    change: ({ user }) => messageChange(config, client, { runId, user, by, userBytes }),
+    change: (head, { user }) => messageChange(config, client, { runId, user, by, userBytes }, head),
   }).catch(start.made ? gone : rethrow)
   if (!claimed) return await newThread(config, request, body, turn, resolveContext)
   const { head, change, prepared } = claimed
@@ -128,30 +128,28 @@ async function newThread(config: ChatConfig, request: Request, body: MessageInte
  * still waits is superseded by the message (denied, recorded as decisions), if the turn fits the
  * thread's limits. Run `runId` claims the thread; `ended`: the waits it ends.
  */
-function messageChange(config: ChatConfig, client: ClientThread | undefined, turn: { readonly runId: string; readonly user: ThreadUserMessage; readonly by: Principal; readonly userBytes: number }) {
+async function messageChange(config: ChatConfig, client: ClientThread | undefined, turn: { readonly runId: string; readonly user: ThreadUserMessage; readonly by: Principal; readonly userBytes: number }, head: ThreadHead) {
   const { runId, user, by, userBytes } = turn
   const { maxThreadBytes, maxThreadMessages, runLeaseMs } = config.limits
-  return async (head: ThreadHead) => {
-    if (isRunning(head, runLeaseMs)) throw threadBusy()
-    const lost = recoverLostRun(head, runLeaseMs, config.tools)
-    // `tool` messages before the new message answer frontend tool calls: their results stand.
-    const recovery = client ? { ...lost, step: await answeredByClient(config, head, lost.step, client, { principal: by, channel: 'chat' }) } : lost
-    const { step } = recovery
-    if (step && step.running.length > 0) {
-      // Idempotent calls a crash cut off run again first; the message follows their step, whose
-      // other calls still waiting for an answer are superseded by it. Room for the step with a
-      // result for each call, the message and a reply, plus one (the margin this check always had).
-      if (storedSize({ messageCount: head.messageCount, step }) + 3 > maxThreadMessages) throw threadFull(`${maxThreadMessages} messages`)
-    } else {
-      // Room for the open step with a result for each call, the message and a reply.
-      if (storedSize({ messageCount: head.messageCount + recovery.append.length, step }) + 2 > maxThreadMessages) throw threadFull(`${maxThreadMessages} messages`)
-      if (head.bytes + userBytes > maxThreadBytes) throw threadFull(`${maxThreadBytes} bytes`)
-    }
-    const settled = step ? await settleInterrupts(step.message, step.interrupts, config.tools, 'supersede', toolFailures(config, head.id, runId)) : undefined
-    const superseded = step && settled ? await recordOutcomes(head, step.interrupts, settled, by, config.recordKey) : undefined
-    // Interrupts nobody answered stop waiting here: superseded, or expired before the message came.
-    return { ...claimForMessage(head, { runId, user, by, recovery, superseded, now: Date.now() }), ended: unanswered(step) }
+  if (isRunning(head, runLeaseMs)) throw threadBusy()
+  const lost = recoverLostRun(head, runLeaseMs, config.tools)
+  // `tool` messages before the new message answer frontend tool calls: their results stand.
+  const recovery = client ? { ...lost, step: await answeredByClient(config, head, lost.step, client, { principal: by, channel: 'chat' }) } : lost
+  const { step } = recovery
+  if (step && step.running.length > 0) {
+    // Idempotent calls a crash cut off run again first; the message follows their step, whose
+    // other calls still waiting for an answer are superseded by it. Room for the step with a
+    // result for each call, the message and a reply, plus one (the margin this check always had).
+    if (storedSize({ messageCount: head.messageCount, step }) + 3 > maxThreadMessages) throw threadFull(`${maxThreadMessages} messages`)
+  } else {
+    // Room for the open step with a result for each call, the message and a reply.
+    if (storedSize({ messageCount: head.messageCount + recovery.append.length, step }) + 2 > maxThreadMessages) throw threadFull(`${maxThreadMessages} messages`)
+    if (head.bytes + userBytes > maxThreadBytes) throw threadFull(`${maxThreadBytes} bytes`)
   }
+  const settled = step ? await settleInterrupts(step.message, step.interrupts, config.tools, 'supersede', toolFailures(config, head.id, runId)) : undefined
+  const superseded = step && settled ? await recordOutcomes(head, step.interrupts, settled, by, config.recordKey) : undefined
+  // Interrupts nobody answered stop waiting here: superseded, or expired before the message came.
+  return { ...claimForMessage(head, { runId, user, by, recovery, superseded, now: Date.now() }), ended: unanswered(step) }
 }
 
 /** The new message under its AG-UI client's id, unless the thread (as read alongside) holds a message by that id already. */

@@ -4,7 +4,7 @@ import { watchExpiry } from './expiry.ts'
 import type { DecisionSummary } from '../../protocol/decisions.ts'
 import type { Execution } from './callPlan.ts'
 import type { RunStart } from '../thread/transitions.ts'
-import { inCallOrder, successResult, errorResult } from '../thread/results.ts'
+import { inCallOrder, errorResult } from '../thread/results.ts'
 import { Run, RunStopped } from './Run.ts'
 import type { TokenUsage } from '../../protocol/events.ts'
 import type { RunOutcome } from '../../protocol/interrupts.ts'
@@ -18,9 +18,9 @@ import { asked, byDelegation, decisionsOf, settleInterrupts, withDecision } from
 import { answeredByMessage, rememberResolved } from '../thread/step.ts'
 import { modelStep } from './modelStep.ts'
 import { retry, sleep } from '../../util/retry.ts'
-import { executeToolCalls, planToolCalls, rerunPlan, startsUnmarked } from './toolCalls.ts'
-import { describeAttachment } from './attachments.ts'
+import { executeToolCallsNow, planToolCalls, rerunPlan, startsUnmarked } from './toolCalls.ts'
 import { isAgentCall, resumedAgents, runAgentCalls } from './subagent.ts'
+import { outputHook } from './outputHook.ts'
 import type { OpenStep, StoredInterrupt } from '../thread/threadStore.ts'
 
 /**
@@ -200,7 +200,7 @@ async function runAndStore(
   // Agent tools' calls run their subagents (run/subagent.ts), once the mark is stored.
   const agents = executions.some(isAgentCall) ? executions.filter(isAgentCall) : NO_AGENTS
   const delegating = agents.length === 0 ? undefined : (marked ?? Promise.resolve()).then(() => runAgentCalls({ run, events: run.events, trace: run.trace, path: [], messageId: step.message.id }, agents, decided))
-  const executing = executeToolCalls(agents.length === 0 ? executions : executions.filter((execution) => !isAgentCall(execution)), {
+  const executing = executeToolCallsNow(agents.length === 0 ? executions : executions.filter((execution) => !isAgentCall(execution)), {
     marked,
     signal: run.signal,
     whenAborted: (end) => run.whenAborted(end),
@@ -212,17 +212,10 @@ async function runAndStore(
     onResult: (result) => run.events.result(result),
     trace: run.trace,
     // Without middleware or a decision to carry, a result goes out as the tool made it: no hook to await per call.
-    onOutput:
-      run.middleware.any || decided.size > 0
-        ? async (result, execution) =>
-            withDecision(
-              await run.middleware.toolOutput(result, execution.input, execution.entry.tool, (output) => withAttachmentsOf(result, successResult(execution, output, execution.editedArgs))),
-              decided,
-            )
-        : undefined,
+    onOutput: outputHook(run.middleware, decided),
   })
-  // Calls that all answered at once come back as they are: nothing to await.
-  const executed = executing instanceof Promise ? await executing : executing
+  // Calls that all answered at once come back now: nothing to await.
+  const executed = executing.later ? await executing.later : executing.results
   const delegated = delegating ? await delegating : undefined
   const results = delegated ? [...step.results, ...executed, ...delegated.results] : [...step.results, ...executed]
   const waiting = delegated && delegated.interrupts.length > 0 ? [...step.interrupts, ...delegated.interrupts] : step.interrupts
@@ -326,9 +319,3 @@ function usageOf(run: Run): TokenUsage | undefined {
   return totals
 }
 
-/** A result rebuilt from a replaced output keeps the files of the one it replaces. */
-function withAttachmentsOf(original: ThreadToolMessage, rebuilt: ThreadToolMessage): ThreadToolMessage {
-  const { attachments } = original
-  if (!attachments || attachments.length === 0) return rebuilt
-  return { ...rebuilt, content: [rebuilt.content, ...attachments.map(describeAttachment)].join('\n'), attachments }
-}

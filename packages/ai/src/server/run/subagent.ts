@@ -3,10 +3,15 @@ import type { SubagentErrorCode } from '../../protocol/events.ts'
 import type { ThreadMessage, ThreadToolMessage, ThreadUserMessage } from '../../protocol/messages.ts'
 import type { RunTrace, ToolSpan } from '../../telemetry/hooks.ts'
 import type { ToolEntry, ToolRegistry } from '../../tools/toolRegistry.ts'
+import type { AnyTool } from '../../tools/types.ts'
+import { outputHook } from './outputHook.ts'
+import { jsonBytes } from '../../util/jsonBytes.ts'
 import { parseToolArguments } from '../../util/parseToolArguments.ts'
 import { randomId } from '../../util/randomId.ts'
 import { agentOf, type AgentSpec } from '../agents/agentSpec.ts'
 import { ANONYMOUS } from '../decisions/records.ts'
+import { StoreConflictError } from '../errors.ts'
+import { StoreError } from '../stores/storeError.ts'
 import type { RunEvents } from '../events/runEvents.ts'
 import { errorResult, inCallOrder, successResult } from '../thread/results.ts'
 import type { OpenStep, StoredInterrupt, SuspendedSubagent } from '../thread/threadStore.ts'
@@ -73,7 +78,9 @@ async function traced(level: Level, execution: Execution): Promise<AgentOutcome>
   let outcome!: AgentOutcome
   await level.trace.toolCall(execution, async (span) => {
     outcome = await runAgent(level, execution, span)
-    return 'result' in outcome ? outcome.result : errorResult(execution, WAITING)
+    if ('result' in outcome) return outcome.result
+    span.waits()
+    return errorResult(execution, WAITING)
   })
   return outcome
 }
@@ -119,7 +126,12 @@ async function runAgent(level: Level, execution: Execution, span: ToolSpan | und
     whenAborted: (end) => run.whenAborted(end),
   }
   const here = (messageId: string): Level => ({ run, events, trace, path, messageId })
+  // Its history is kept with the thread (in memory while it runs, in the head while it waits): it counts toward the thread's size.
+  const { maxThreadBytes } = run.config.limits
+  const tooLarge = (...kept: readonly unknown[]) => run.head.bytes + jsonBytes(kept) > maxThreadBytes
+  const full = () => failed('THREAD_FULL', `Agent "${spec.name}" stopped: its work so far does not fit the thread's limit of ${maxThreadBytes} bytes`)
   const suspend = (step: OpenStep, waiting: readonly StoredInterrupt[], interrupts: readonly StoredInterrupt[], subagents: readonly SuspendedSubagent[]): AgentOutcome => {
+    if (tooLarge(messages, step, subagents)) return full()
     events.stepEnded()
     // Its own calls' waits begin now, in its trace: the human wait nests in its `invoke_agent` span.
     const own = asked(waiting, run.config.limits.interruptTtlMs, trace?.traceparent)
@@ -144,6 +156,7 @@ async function runAgent(level: Level, execution: Execution, span: ToolSpan | und
     }
     while (steps < spec.maxSteps) {
       if (run.signal.aborted) return failed('STOPPED', STOPPED)
+      if (tooLarge(messages)) return full()
       const { message, error } = await modelStep(host)
       steps += 1
       if (run.signal.aborted) return failed('STOPPED', STOPPED)
@@ -155,12 +168,14 @@ async function runAgent(level: Level, execution: Execution, span: ToolSpan | und
         trace?.end({ outcome: 'success', usage: undefined })
         return { result: successResult(execution, answer) }
       }
-      const plan = await planToolCalls(message.toolCalls, spec.tools, run.context, run.failures, { threadId: run.head.id, requester: run.head.turnBy ?? ANONYMOUS, grants: await run.grants(), path })
+      // The app's `toolInput` middleware sees a subagent's calls as the run's own: a refusal holds at any depth.
+      const onInput = run.middleware.any ? (call: Parameters<typeof run.middleware.toolInput>[0], tool: AnyTool) => run.middleware.toolInput(call, tool) : undefined
+      const plan = await planToolCalls(message.toolCalls, spec.tools, run.context, run.failures, { threadId: run.head.id, requester: run.head.turnBy ?? ANONYMOUS, grants: await run.grants(), path }, onInput)
       for (const result of plan.results) events.result(result)
       // A call run under a grant is recorded before it runs, as the run's own are (with their running mark).
       if (plan.granted.length > 0) await run.save({}, plan.granted)
-      const granted = new Map(plan.granted.map((draft) => [draft.toolCallId, draft]))
-      const decided = new Map(plan.executions.flatMap((execution) => (execution.decision && granted.has(execution.toolCallId) ? [[execution.toolCallId, execution.decision] as const] : [])))
+      // Calls run under a grant carry it on their results.
+      const decided = new Map(plan.executions.flatMap((execution) => (execution.decision ? [[execution.toolCallId, execution.decision] as const] : [])))
       const step: OpenStep = { message, results: plan.results, interrupts: [], running: [], steps }
       const ran = await executeAt(here(message.id), step, plan.executions, decided)
       const waiting = stamped(plan.interrupts, path)
@@ -181,7 +196,7 @@ const NO_NAMES: ReadonlySet<string> = new Set()
 const NO_MIDDLEWARE: StepRun['middleware'] = { any: false, modelRequest: (request) => Promise.resolve(request) }
 
 function isStoreFailure(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'StoreError' || error.name === 'StoreConflictError')
+  return error instanceof StoreError || error instanceof StoreConflictError
 }
 
 /** The agent's first message: its instructions, then the task (the input's `task`, else the input as JSON). */
@@ -224,7 +239,7 @@ export async function executeAt(
     attachments: { store: run.config.attachments, threadId: run.head.id, maxBytes: run.config.limits.maxAttachmentBytes },
     onResult: (result) => level.events.result(result),
     trace: level.trace,
-    onOutput: decided.size > 0 ? (result) => Promise.resolve(withDecision(result, decided)) : undefined,
+    onOutput: outputHook(run.middleware, decided),
   })
   const [executed, delegated] = await Promise.all([executing, agents.length > 0 ? runAgentCalls(level, agents, decided) : NOTHING_DELEGATED])
   return { step: { ...step, results: [...step.results, ...executed, ...delegated.results] }, interrupts: delegated.interrupts, subagents: delegated.subagents }
