@@ -7,7 +7,7 @@ import { createChatClient } from '@toolgate/ai/client'
 import * as v from 'valibot'
 import { createClient } from 'redis'
 import { toolDefinition, type NeedsApproval } from '@toolgate/ai'
-import { agentTool, refuseToolCall, type ApprovalRequest, type ThreadStore } from '@toolgate/ai/server'
+import { agentTool, refuseToolCall, verifyDecisionRecords, type ApprovalRequest, type ThreadStore } from '@toolgate/ai/server'
 import { redisStore } from '@toolgate/ai/server/redis'
 import { scriptedModel } from '@toolgate/ai/server/testing'
 import type { DecisionRecord, RunEvent, ToolInterrupt } from '@toolgate/ai/protocol'
@@ -437,6 +437,21 @@ describe('agent tools: answers, limits and failures', () => {
     } finally {
       stopContext()
     }
+  })
+
+  it("signed records of a subagent's calls verify, path included; a record whose path was altered in the store does not", async () => {
+    const secret = 'subagent-records-secret-0123456789-abcdef'
+    const { tools, model } = fixture({ nested: true })
+    const server = await startServer({ model, tools, decisions: { secret } })
+    const first = await server.send('delegate: research cats and email bob')
+    await server.resume(first.threadId, [{ interruptId: first.interrupts[0]!.id, approved: true }])
+    const response = await fetch(`${server.url}?threadId=${first.threadId}&decisions`)
+    expect(response.status).toBe(200)
+    const { decisions } = (await response.json()) as { decisions: DecisionRecord[] }
+    expect(decisions.map((record) => record.path?.map((hop) => hop.agent))).toEqual([['manager', 'research']])
+    await expect(verifyDecisionRecords(decisions, { secret })).resolves.toMatchObject({ count: 1 })
+    const altered = decisions.map((record) => ({ ...record, path: record.path!.slice(1) }))
+    await expect(verifyDecisionRecords(altered, { secret })).rejects.toMatchObject({ code: 'DECISION_RECORD_ALTERED' })
   })
 
   it('agents nested deeper than limits.maxAgentDepth do not start: AGENT_DEPTH_LIMIT, read by the calling agent', async () => {

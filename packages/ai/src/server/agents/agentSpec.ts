@@ -30,7 +30,7 @@ export function agentOf(tool: AnyTool | undefined): AgentSpec | undefined {
 }
 
 /** The tools seen at the end of `path` (each hop an agent tool of the registry before it); `undefined` once a hop is not one. */
-export function registryAt(tools: ToolRegistry, path: readonly SubagentHop[] | undefined): ToolRegistry | undefined {
+function registryAt(tools: ToolRegistry, path: readonly SubagentHop[] | undefined): ToolRegistry | undefined {
   let registry = tools
   for (const hop of path ?? []) {
     const spec = agentOf(registry.get(hop.agent)?.tool)

@@ -220,7 +220,7 @@ function stamped(interrupts: readonly StoredInterrupt[], path: readonly Subagent
  * nothing again), agent tools with their subagents. Returns the step with its results, and what
  * deeper subagents wait on.
  */
-export async function executeAt(
+async function executeAt(
   level: Level,
   step: OpenStep,
   executions: readonly Execution[],
