@@ -1,6 +1,7 @@
 import { InvalidOptionError } from '../errors.ts'
 import type { ModelTool } from '../model/chatModel.ts'
 import type { JsonSchema } from '../schema/types.ts'
+import { toolApp, type ToolApp } from './app.ts'
 import { internalsOf } from './internals.ts'
 import { toolJsonSchema } from './toolJsonSchema.ts'
 import type { AnyTool, ToolContext, ToolExecute } from './types.ts'
@@ -15,6 +16,8 @@ export interface ToolEntry {
   readonly handler?: ToolExecute<unknown, unknown>
   /** The interrupt's `responseSchema` when a call of this tool asks for approval. */
   readonly approvalSchema: JsonSchema
+  /** The MCP App its calls render in, checked at startup. */
+  readonly app?: ToolApp
 }
 
 /** The tools of one chat handler, by name, with what the model is told of them. */
@@ -46,12 +49,9 @@ function registryOf(entries: Map<string, ToolEntry>, tools: readonly AnyTool[], 
     if (!isTool(tool)) throw new InvalidOptionError(where, `tools[${index}]`, 'is not a tool: define it with toolDefinition()')
     if (entries.has(tool.name)) throw new InvalidOptionError(where, `tools[${index}]`, `repeats the name "${tool.name}"; tool names must be unique`)
     const approvalSchema = approvalResponseSchema(toolJsonSchema(tool))
-    entries.set(
-      tool.name,
-      tool.kind === 'server'
-        ? { tool, side: 'server', handler: serverHandler(tool, where, index), approvalSchema }
-        : { tool, side: 'client', approvalSchema },
-    )
+    const app = toolApp(tool)
+    const shared = app === undefined ? { tool, approvalSchema } : { tool, approvalSchema, app }
+    entries.set(tool.name, tool.kind === 'server' ? { ...shared, side: 'server', handler: serverHandler(tool, where, index) } : { ...shared, side: 'client' })
   }
   const modelTools = [...entries.values()].map(({ tool }) => ({
     name: tool.name,
