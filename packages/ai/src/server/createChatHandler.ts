@@ -21,6 +21,7 @@ import { isUIMessageRequest } from './dialects/aisdk/uiMessageRequest.ts'
 import { startTurn } from './claim/startTurn.ts'
 import { resume } from './claim/resume.ts'
 import { stopRun } from './claim/stop.ts'
+import { appCall } from './claim/appCall.ts'
 import { revoke, revokeGrantOf } from './claim/grantRevocation.ts'
 import { read } from './edge/reads.ts'
 import { takesNodeRequests } from './edge/node/nodeRequest.ts'
@@ -152,6 +153,7 @@ async function answer(config: ChatConfig, request: Request, body: PostRequest | 
 function claim(config: ChatConfig, request: Request, body: PostRequest | AguiInput): Promise<Response | ClaimedRun | Resumed> {
   if ('review' in body) return review(config, request, body).then(ok)
   if ('revokeGrant' in body) return revokeGrantOf(config, request, body).then(ok)
+  if ('appCall' in body) return appCall(config, request, body)
   const kind = 'stop' in body ? 'stop' : 'resume' in body ? 'resume' : 'message'
   config.telemetry?.describeRequest(request, { kind, threadId: body.threadId })
   if ('stop' in body) return stopRun(config, request, body).then(ok)

@@ -2,6 +2,7 @@ import type { ThreadMessage } from '../../protocol/messages.ts'
 import type { RunOutcome } from '../../protocol/interrupts.ts'
 import type { AgUiMessage } from '../../protocol/events.ts'
 import { launchRun, runStreamResponse, type LiveStream } from '../events/liveStream.ts'
+import { appUris } from '../events/mcpAppActivity.ts'
 import { RunEvents } from '../events/runEvents.ts'
 import type { ChatConfig } from '../options.ts'
 import type { RunStart } from '../thread/transitions.ts'
@@ -110,7 +111,7 @@ function launch(config: ChatConfig, claimed: ClaimedRun, live: LiveStream | unde
     runId,
     live,
     async (sink, last) => {
-      const events = new RunEvents(head.id, runId, sink, { timestamps: config.devtools !== undefined })
+      const events = new RunEvents(head.id, runId, sink, { timestamps: config.devtools !== undefined, apps: appUris(config.tools) })
       try {
         await driveRun(new Run({ config, runId, context, events, abort, head, trace, log: last, ...(messages ? { messages } : {}) }), start, claimed.snapshot, last)
       } finally {
