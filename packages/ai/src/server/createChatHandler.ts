@@ -28,6 +28,7 @@ import { takesNodeRequests } from './edge/node/nodeRequest.ts'
 import { requestHeader } from './appRequest.ts'
 import { answerTanStack, isTanStackRequest } from './dialects/tanstack/tanStackChat.ts'
 import { answerPreOne, isPreOneClient } from './dialects/agui/protocolVersion.ts'
+import { answerMcpProxy, isProxiedMcpRequest } from './dialects/agui/mcpAppProxy.ts'
 
 /** A Fetch API handler: works with any server that speaks `Request`/`Response` (and with `toNodeHandler`). */
 export type ChatHandler = (request: Request) => Promise<Response>
@@ -136,6 +137,8 @@ async function post(config: ChatConfig, request: Request): Promise<Response> {
   // `return await`: a promise returned unawaited from an async function settles it through an extra promise job, two microtask turns later.
   if (isUIMessageRequest(raw)) return await answerUIMessageRequest(config, request, raw, (input) => answer(config, request, input))
   if (!isRunAgentInput(raw)) return answered(config, await claim(config, request, parsePostRequest(raw)))
+  // An MCP App's request, sent back through CopilotKit's host (dialects/agui/mcpAppProxy.ts).
+  if (isProxiedMcpRequest(raw)) return await answerMcpProxy(config, request, raw)
   const input = parseRunAgentInput(raw)
   // An AG-UI client before 1.0 (no `protocolVersion`) is answered in the shapes it accepts (dialects/agui/protocolVersion.ts); TanStack's dialect has its own.
   if (isPreOneClient(input) && !isTanStackRequest(request)) return await answerPreOne(request, () => answer(config, request, input))

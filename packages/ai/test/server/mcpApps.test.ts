@@ -169,4 +169,23 @@ describe('MCP Apps in a chat', () => {
     expect(booked).toEqual([])
     expect((await server.get(threadId, ada)).status).toBe('idle')
   })
+
+  it("answers CopilotKit's proxied requests of a call's view: its own app only, its tools/call through the thread", async () => {
+    const { server, booked } = await setup()
+    const { threadId, callId } = await roomsTurn(server)
+    const proxied = async (serverId: string, method: string, params: unknown) => {
+      const turn = await readTurn(await server.post({ threadId, runId: 'run_proxy', messages: [], forwardedProps: { __proxiedMCPRequest: { serverHash: 'toolgate', serverId, method, params } } }, ada))
+      expect(turn.types).toEqual(['RUN_STARTED', 'RUN_FINISHED'])
+      return (turn.finished as { result?: unknown }).result
+    }
+    expect(await proxied(callId, 'resources/read', { uri: 'ui://rooms/view.html' })).toMatchObject({ contents: [{ uri: 'ui://rooms/view.html', text: ROOMS_HTML }] })
+    // Another app's URI through this call's view, a forged call: refused, as MCP tells a failure.
+    expect(await proxied(callId, 'resources/read', { uri: 'ui://audit/view.html' })).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('MCP_APP_NOT_FOUND') }] })
+    expect(await proxied('call_forged', 'tools/call', { name: 'show_rooms', arguments: { day: 'friday' } })).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('MCP_APP_NOT_FOUND') }] })
+    expect(await proxied(callId, 'tools/call', { name: 'show_rooms', arguments: { day: 'friday' } })).toEqual({ content: [{ type: 'text', text: '{"rooms":["Blue","Red"]}' }], structuredContent: { rooms: ['Blue', 'Red'] } })
+    // A gated call waits for a person in the chat; the view is told so, and nothing ran.
+    expect(await proxied(callId, 'tools/call', { name: 'book_room', arguments: { room: 'Blue' } })).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('approval') }] })
+    expect(booked).toEqual([])
+    expect(await server.get(threadId, ada)).toMatchObject({ status: 'interrupted', interrupts: [{ toolName: 'book_room' }] })
+  })
 })
