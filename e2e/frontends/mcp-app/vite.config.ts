@@ -1,4 +1,4 @@
-import { defineConfig } from 'vite'
+import { defineConfig, defaultClientConditions } from 'vite'
 import react from '@vitejs/plugin-react'
 import { MCP_APP_PAGE_PORT } from './port.ts'
 
@@ -10,6 +10,8 @@ const demo = `http://127.0.0.1:${process.env.E2E_PORT ?? 4310}`
 export default defineConfig({
   root: import.meta.dirname,
   plugins: [react()],
+  // Toolgate's packages from their sources, as the demo takes them.
+  resolve: { conditions: ['@toolgate/source', ...defaultClientConditions] },
   define: { 'import.meta.env.VITE_MCP_APP_SANDBOX': JSON.stringify(`${demo}/mcp-app-sandbox.html`) },
   build: { outDir: 'dist', emptyOutDir: true },
   preview: { host: '127.0.0.1', port: MCP_APP_PAGE_PORT, strictPort: true, proxy: { '/api': demo } },

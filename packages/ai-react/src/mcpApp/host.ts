@@ -67,10 +67,7 @@ export function mountMcpApp(frame: HTMLIFrameElement, options: HostOptions): Mcp
     // The proxy is another origin: it may run scripts and keep its own origin; the view inside it gets neither ours nor its own.
     frame.setAttribute('sandbox', 'allow-scripts allow-same-origin allow-forms')
     if (allow.length > 0) frame.setAttribute('allow', allow.join('; '))
-    const loaded = new Promise((resolve) => frame.addEventListener('load', resolve, { once: true }))
-    frame.src = `${options.sandbox}#${encodeURIComponent(location.origin)}`
-    await loaded
-    if (closed || !frame.contentWindow) return
+    if (!frame.contentWindow) return
     bridge = new AppBridge(
       null,
       HOST_INFO,
@@ -100,7 +97,9 @@ export function mountMcpApp(frame: HTMLIFrameElement, options: HostOptions): Mcp
       return {}
     }
     bridge.oncalltool = (params) => callTool(options, call.toolCallId, params.name, (params.arguments ?? {}) as Record<string, unknown>)
+    // Listening before the proxy loads: it says it is ready as soon as it runs. Its window is the frame's for good.
     await bridge.connect(new PostMessageTransport(frame.contentWindow, frame.contentWindow))
+    if (!closed) frame.src = `${options.sandbox}#${encodeURIComponent(location.origin)}`
   }
   let currentTheme = options.theme
   start().catch((error: unknown) => {
