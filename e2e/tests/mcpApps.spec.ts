@@ -1,5 +1,6 @@
 import { expect, test, type Page } from '@playwright/test'
 import { MCP_APP_PAGE_PORT } from '../frontends/mcp-app/port.ts'
+import { COPILOTKIT_PAGE_PORT } from '../frontends/copilotkit/port.ts'
 
 // MCP Apps hosted by Toolgate's React host (`McpApp`), on the guide's page (frontends/mcp-app/,
 // docs/mcp-apps.md) against the demo's server: the view is an ext-apps `App` (the demo's
@@ -61,3 +62,26 @@ test.describe('MCP Apps in React', () => {
     await expect(page.locator('iframe[title="show_rooms app"]')).toHaveAttribute('src', new RegExp(`^${demo}/mcp-app-sandbox\\.html#`))
   })
 })
+
+// Over AG-UI: the run's ACTIVITY_SNAPSHOT (activityType `mcp-apps`) is rendered by CopilotKit's own
+// MCP Apps host (`@copilotkit/mcp-apps-renderer`), whose requests for the view come back to the
+// chat endpoint (`forwardedProps.__proxiedMCPRequest`) bound to the call.
+for (const [wiring, query] of [['a 1.0 HttpAgent', ''], ["CopilotKit's own HttpAgent (AG-UI 0.0.59)", '?agui=bundled']] as const) {
+  test(`CopilotKit renders the view with its own host (${wiring})`, async ({ page }) => {
+    const errors: string[] = []
+    page.on('pageerror', (error) => void errors.push(error.message))
+    await page.goto(`http://127.0.0.1:${COPILOTKIT_PAGE_PORT}/${query}`)
+    await page.getByTestId('copilot-chat-textarea').fill('show me the rooms on Tuesday')
+    await page.getByTestId('copilot-send-button').click()
+    const app = page.getByTestId('mcp-app-iframe').contentFrame().locator('iframe').contentFrame()
+    await expect(app.getByText('Free rooms on Tuesday')).toBeVisible()
+    await expect(app.getByRole('button', { name: 'Book Cirrus' })).toBeVisible()
+    // The view's gated call is the thread's: it waits for a person, and nothing is booked.
+    const before = (await roomBookings(page)).length
+    await app.getByRole('button', { name: 'Book Cirrus' }).click()
+    await expect(app.getByText('Not booked: The call waits for approval in the chat')).toBeVisible()
+    expect((await roomBookings(page)).length).toBe(before)
+    expect(errors).toEqual([])
+  })
+}
+
