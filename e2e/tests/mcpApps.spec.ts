@@ -63,6 +63,23 @@ test.describe('MCP Apps in React', () => {
   })
 })
 
+test('the demo chat shows the rooms app, and its booking waits in the approval dialog', async ({ page }) => {
+  // The demo page on 127.0.0.1 frames the proxy from localhost: another origin, served by the same server.
+  await page.goto(`${demo}/`)
+  await page.getByLabel('Message').fill('show me the rooms on Friday')
+  await page.getByRole('button', { name: 'Send' }).click()
+  const app = view(page)
+  await expect(app.getByText('Free rooms on Friday')).toBeVisible()
+  const before = (await roomBookings(page)).length
+  await app.getByRole('button', { name: 'Book Atlas' }).click()
+  const dialog = page.getByRole('dialog', { name: /Allow book_room\?/ })
+  await expect(dialog).toHaveAccessibleDescription('Books Atlas')
+  expect((await roomBookings(page)).length).toBe(before)
+  await dialog.getByRole('button', { name: 'Approve', exact: true }).click()
+  await expect(app.getByText('Booked Atlas')).toBeVisible()
+  expect((await roomBookings(page)).slice(before)).toEqual(['Atlas'])
+})
+
 // Over AG-UI: the run's ACTIVITY_SNAPSHOT (activityType `mcp-apps`) is rendered by CopilotKit's own
 // MCP Apps host (`@copilotkit/mcp-apps-renderer`), whose requests for the view come back to the
 // chat endpoint (`forwardedProps.__proxiedMCPRequest`) bound to the call.
