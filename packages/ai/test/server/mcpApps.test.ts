@@ -188,4 +188,29 @@ describe('MCP Apps in a chat', () => {
     expect(booked).toEqual([])
     expect(await server.get(threadId, ada)).toMatchObject({ status: 'interrupted', interrupts: [{ toolName: 'book_room' }] })
   })
+
+  it("keeps a tool only apps may call from the model: not declared to it, and its call refused; the app's call runs", async () => {
+    const refreshDef = toolDefinition({
+      name: 'refresh_rooms',
+      description: 'Reloads the rooms (for the view only)',
+      outputSchema: v.object({ rooms: v.array(v.string()) }),
+      app: { uri: 'ui://rooms/refresh.html', html: '<p>refresh</p>', visibility: ['app'] },
+    })
+    const declared: string[][] = []
+    const scripted = scriptedModel([
+      { when: /sneak/i, call: () => ({ tool: 'refresh_rooms', input: {} }), then: ([result]) => `${result?.status}: ${result?.content}` },
+      { when: /rooms/i, call: () => ({ tool: 'show_rooms', input: { day: 'monday' } }), then: () => 'Here they are.' },
+    ], { tools: [roomsDef, refreshDef] })
+    const model: ChatModel = { ...scripted, stream: (request) => (declared.push((request.tools ?? []).map((tool) => tool.name)), scripted.stream(request)) }
+    const refreshed: unknown[] = []
+    const server = await startServer({ model, tools: [roomsDef.server(async () => ({ rooms: ['Blue'] })), refreshDef.server(async () => (refreshed.push(1), { rooms: ['Blue', 'Green'] }))] })
+    const { threadId, callId } = await roomsTurn(server)
+    expect(declared[0]).toEqual(['show_rooms'])
+    const sneaky = await readTurn(await server.post({ threadId, message: 'sneak a refresh' }))
+    expect(sneaky.text).toMatch(/^error: Unknown tool "refresh_rooms"\. Available tools: show_rooms\.$/)
+    expect(refreshed).toEqual([])
+    const fromApp = await readTurn(await appCall(server, threadId, callId, 'refresh_rooms', {}, {}))
+    expect(fromApp.results.map((result) => result.content)).toEqual(['{"rooms":["Blue","Green"]}'])
+    expect(refreshed).toEqual([1])
+  })
 })

@@ -13,6 +13,7 @@ import type { ThreadHead } from '../thread/threadStore.ts'
 import { claimForAppCall, storedSize } from '../thread/transitions.ts'
 import { updateThread } from '../thread/writer/index.ts'
 import { newRunId } from './runId.ts'
+import { visibleTo } from '../../tools/toolRegistry.ts'
 
 // An MCP App's own `tools/call` (`POST { threadId, appCall }`), carried through the chat: the view
 // of a call of this thread asks, for whoever may write the thread, a server tool of this handler
@@ -42,7 +43,7 @@ export async function appCall(config: ChatConfig, request: Request, body: AppCal
   const { threadId, appCall: asked } = body
   const entry = config.tools.get(asked.name)
   // Only server tools: a browser tool would run in the chat's page, not the app's. A tool whose app says `visibility: ['model']` is the model's alone.
-  if (!entry?.handler || (entry.tool.app && !entry.tool.app.visibility.includes('app'))) {
+  if (!entry?.handler || !visibleTo(entry.tool, 'app')) {
     throw new HttpError(403, 'TOOL_NOT_FOR_APPS', `MCP Apps may not call "${echoed(asked.name)}"`, 'appCall.name')
   }
   const runId = newRunId(config.eventLog, threadId)
