@@ -213,4 +213,14 @@ describe('MCP Apps in a chat', () => {
     expect(fromApp.results.map((result) => result.content)).toEqual(['{"rooms":["Blue","Green"]}'])
     expect(refreshed).toEqual([1])
   })
+
+  it("holds an app's call to a message's size, as a user's message is", async () => {
+    const model = scriptedModel([{ when: /rooms/i, call: () => ({ tool: 'show_rooms', input: { day: 'monday' } }), then: () => 'Here they are.' }], { tools: [roomsDef] })
+    const server = await startServer({ model, tools: [roomsDef.server(async () => ({ rooms: ['Blue'] }))], limits: { maxMessageBytes: 2000 } })
+    const { threadId, callId } = await roomsTurn(server)
+    const refused = await errorOf(await appCall(server, threadId, callId, 'show_rooms', { day: 'x'.repeat(3000) }))
+    expect(refused).toMatchObject({ status: 413, error: { code: 'PAYLOAD_TOO_LARGE', path: 'appCall.arguments' } })
+    expect((await server.get(threadId)).status).toBe('idle')
+  })
 })
+

@@ -4,7 +4,8 @@ import type { ToolApp } from '../../tools/app.ts'
 import type { AnyTool } from '../../tools/types.ts'
 import { randomId } from '../../util/randomId.ts'
 import { echoed } from '../../util/capText.ts'
-import { HttpError, threadBusy, threadFull } from '../errors.ts'
+import { HttpError, messageTooLarge, threadBusy, threadFull } from '../errors.ts'
+import { messageBytes } from '../../util/jsonBytes.ts'
 import type { ChatConfig } from '../options.ts'
 import type { ClaimedRun } from '../run/startRun.ts'
 import { isRunning, loadHead } from '../thread/thread.ts'
@@ -53,7 +54,10 @@ export async function appCall(config: ChatConfig, request: Request, body: AppCal
   const by = await config.identify(request)
   const context = await config.resolveContext(request)
   const call: ThreadAssistantMessage = { role: 'assistant', id: randomId('msg_'), content: '', toolCalls: [{ id: randomId('call_'), name: asked.name, arguments: JSON.stringify(asked.arguments) }] }
-  const { maxThreadMessages, runLeaseMs } = config.limits
+  const { maxThreadMessages, maxThreadBytes, maxMessageBytes, runLeaseMs } = config.limits
+  // The call is stored as a message: held to a message's size and to the thread's, as a user's is.
+  const bytes = messageBytes(call)
+  if (bytes > maxMessageBytes) throw messageTooLarge(bytes, maxMessageBytes, 'appCall.arguments')
   const { head, change } = await updateThread(
     config.store,
     threadId,
@@ -61,6 +65,7 @@ export async function appCall(config: ChatConfig, request: Request, body: AppCal
       // Nothing runs or waits: the app's call is a step of its own, never mixed into another.
       if (isRunning(current, runLeaseMs) || current.step) throw threadBusy()
       if (storedSize(current) + 2 > maxThreadMessages) throw threadFull(`${maxThreadMessages} messages`)
+      if (current.bytes + bytes > maxThreadBytes) throw threadFull(`${maxThreadBytes} bytes`)
       return claimForAppCall(current, { runId, call, by, now: Date.now() })
     },
     read,
