@@ -1,7 +1,6 @@
 import type { ThreadAssistantMessage, ThreadMessage } from '../../protocol/messages.ts'
 import type { AppCallRequest } from '../../protocol/requests.ts'
 import type { ToolApp } from '../../tools/app.ts'
-import type { AnyTool } from '../../tools/types.ts'
 import { randomId } from '../../util/randomId.ts'
 import { echoed } from '../../util/capText.ts'
 import { HttpError, messageTooLarge, threadBusy, threadFull } from '../errors.ts'
@@ -28,15 +27,6 @@ export async function appOfCall(config: ChatConfig, head: ThreadHead, toolCallId
   const app = name === undefined ? undefined : config.tools.get(name)?.tool.app
   if (!app) throw new HttpError(404, 'MCP_APP_NOT_FOUND', `No call "${echoed(toolCallId)}" of thread "${head.id}" renders an MCP App`, 'toolCallId')
   return app
-}
-
-/** The tool of this handler whose app is `uri`: an MCP App's `resources/read`, never a URI no tool declares. */
-export function toolOfApp(config: ChatConfig, uri: string): AnyTool {
-  for (const name of config.tools.names) {
-    const tool = config.tools.get(name)?.tool
-    if (tool?.app?.uri === uri) return tool
-  }
-  throw new HttpError(404, 'MCP_APP_NOT_FOUND', `No tool of this handler has the MCP App "${echoed(uri)}"`, 'uri')
 }
 
 /** Claims the thread for an app's call: the run plans it as a step of its own (run/driveRun.ts). */
