@@ -5,6 +5,7 @@ import { toolApp, type ToolApp } from './app.ts'
 import { internalsOf } from './internals.ts'
 import { toolJsonSchema } from './toolJsonSchema.ts'
 import type { AnyTool, ToolContext, ToolExecute } from './types.ts'
+import type { ToolAppVisibility } from './app.ts'
 import { isRecord } from '../util/isRecord.ts'
 import { deepFreeze } from '../util/deepFreeze.ts'
 
@@ -53,12 +54,17 @@ function registryOf(entries: Map<string, ToolEntry>, tools: readonly AnyTool[], 
     const shared = app === undefined ? { tool, approvalSchema } : { tool, approvalSchema, app }
     entries.set(tool.name, tool.kind === 'server' ? { ...shared, side: 'server', handler: serverHandler(tool, where, index) } : { ...shared, side: 'client' })
   }
-  const modelTools = [...entries.values()].map(({ tool }) => ({
+  const modelTools = [...entries.values()].filter(({ tool }) => visibleTo(tool, 'model')).map(({ tool }) => ({
     name: tool.name,
     description: tool.description,
     inputSchema: toolJsonSchema(tool),
   }))
   return { get: (name) => entries.get(name), names: [...entries.keys()], modelTools }
+}
+
+/** Whether `who` may call the tool: a tool whose MCP App lists its `visibility` is called only by those it lists. */
+export function visibleTo(tool: AnyTool, who: ToolAppVisibility): boolean {
+  return !tool.app || tool.app.visibility.includes(who)
 }
 
 function isTool(value: unknown): value is AnyTool {
