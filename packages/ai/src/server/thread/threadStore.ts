@@ -81,6 +81,8 @@ export interface OpenStep {
    * `path`) wait, so any instance continues it once they are answered.
    */
   readonly subagents?: readonly SuspendedSubagent[] | undefined
+  /** The step is an MCP App's own call (claim/appCall.ts): once settled, its run ends without calling the model. */
+  readonly app?: true
 }
 
 /**
