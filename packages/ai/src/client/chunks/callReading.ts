@@ -4,4 +4,5 @@
  */
 export { PartialJsonParser, finishPartialJson } from '../draft/partialJson.ts'
 export { readCallEvent } from '../stream/readCallEvent.ts'
-export { applySubagentEvent, restoreSubagents } from '../draft/subagents.ts'
+export { restoreSubagents } from '../draft/subagents.ts'
+export { applyCallEvent } from '../draft/callEvents.ts'
