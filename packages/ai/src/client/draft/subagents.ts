@@ -34,7 +34,7 @@ function subagentsOf(draft: ThreadDraft): Map<string, SubagentRecord> {
 /**
  * Applies an event that carries a `subagentRunId`: a subagent starts, ends or fails, or its model
  * writes text or starts a call, which go in the subagent instead of a message. Returns `false` for
- * what `applyEvent` applies as for any call (arguments, results: found by the call's id), and for
+ * what `applyCallEvent` applies as for any call (arguments, results: found by the call's id), and for
  * events of a subagent this draft never saw start (applied as the run's own, so nothing is lost).
  */
 export function applySubagentEvent(draft: ThreadDraft, event: ReadEvent & { readonly subagentRunId: string }): boolean {
