@@ -44,7 +44,8 @@ function fixture(
     description: 'Sends an email',
     inputSchema: v.object({ to: v.string(), body: v.string() }),
     outputSchema: v.object({ id: v.string() }),
-    needsApproval: options.emailApproval ?? true,
+    // A policy or a boolean: the overloads of toolDefinition type them apart.
+    needsApproval: (options.emailApproval ?? true) as true,
   }).server(({ to, body }) => {
     sent.push({ to, body })
     return { id: `mail-${sent.length}` }

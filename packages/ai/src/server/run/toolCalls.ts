@@ -35,7 +35,7 @@ export async function planToolCalls(
   context: unknown,
   failures: ToolFailures,
   /** `path`: the delegations that reached these calls, for a subagent's (grants and records are scoped by it). */
-  thread: { readonly threadId: string; readonly requester: Principal; readonly grants?: readonly Grant[] | undefined; readonly path?: readonly SubagentHop[]; readonly by?: 'app' | undefined },
+  thread: { readonly threadId: string; readonly requester: Principal; readonly grants?: readonly Grant[] | undefined; readonly by?: 'app' | undefined; readonly path?: readonly SubagentHop[] },
   onInput?: OnToolInput,
 ): Promise<CallPlan & { readonly granted: DecisionDraft[] }> {
   const { requester } = thread

@@ -75,14 +75,14 @@ export interface OpenStep {
   readonly running: readonly string[]
   /** Model calls already made in this turn, so `maxSteps` holds across resumes. */
   readonly steps: number
+  /** The step is an MCP App's own call (claim/appCall.ts): once settled, its run ends without calling the model. */
+  readonly app?: true
   /**
    * Agent tools (`agentTool`) of this step whose subagent waits: each one's own history and open
    * step, stored with the thread while its inner calls' interrupts (in `interrupts`, with their
    * `path`) wait, so any instance continues it once they are answered.
    */
   readonly subagents?: readonly SuspendedSubagent[] | undefined
-  /** The step is an MCP App's own call (claim/appCall.ts): once settled, its run ends without calling the model. */
-  readonly app?: true
 }
 
 /**
