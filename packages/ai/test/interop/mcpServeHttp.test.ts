@@ -1,0 +1,351 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { Client, StreamableHTTPClientTransport, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/client'
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import * as z from 'zod'
+import { toolDefinition, type DecisionRecord } from '@toolgate/ai'
+import { createMcpToolHandler, type McpServableTool, type McpServeOptions } from '@toolgate/ai/interop/mcp'
+import { toNodeHandler } from '@toolgate/ai/server'
+
+// Toolgate's tools served over real HTTP to the stock MCP clients: `@modelcontextprotocol/client`
+// 2.4 at protocol 2026-07-28 (approval by input_required, the client retrying with the answer)
+// and `@modelcontextprotocol/sdk` 1.32 at the 2025 protocol (approval by elicitation/create),
+// from one endpoint.
+
+const SECRET = 'a secret of at least thirty-two bytes, for tests'
+const MODERN = '2026-07-28'
+const closers: (() => Promise<void>)[] = []
+afterEach(async () => {
+  vi.useRealTimers()
+  for (const close of closers.splice(0)) await close()
+})
+
+type ServeOptions = McpServeOptions<undefined> & { readonly serverInfo?: { name: string; version: string } }
+
+async function serve(tools: readonly McpServableTool[], options: ServeOptions = {}): Promise<URL> {
+  const handler = await createMcpToolHandler(tools, { secret: SECRET, ...options })
+  const http = createServer(toNodeHandler((request) => handler.fetch(request)))
+  await new Promise<void>((listening) => http.listen(0, '127.0.0.1', listening))
+  closers.push(async () => {
+    await handler.close()
+    http.closeAllConnections()
+    await new Promise((closed) => http.close(closed))
+  })
+  return new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`)
+}
+
+type Answer = (request: ElicitRequest) => ElicitResult | Promise<ElicitResult>
+
+/** A 2.4 client pinned to 2026-07-28; with `answer`, it fills input_required forms (the SDK retries the call itself). */
+async function modernClient(url: URL, answer?: Answer, capabilities: Record<string, unknown> = { elicitation: { form: {} } }) {
+  const client = new Client({ name: 'modern', version: '1.0.0' }, { capabilities, versionNegotiation: { mode: { pin: MODERN } } })
+  const asked: ElicitRequest['params'][] = []
+  if (answer) {
+    client.setRequestHandler('elicitation/create', (request) => {
+      asked.push(request.params)
+      return answer(request)
+    })
+  }
+  await client.connect(new StreamableHTTPClientTransport(url))
+  closers.push(() => client.close())
+  return { client, asked }
+}
+
+/** A 1.32 client: `initialize`, a session, and `elicitation/create` when it declares it. */
+async function legacyClient(url: URL, answer?: Answer) {
+  const client = new LegacyClient({ name: 'legacy', version: '1.0.0' }, { capabilities: answer ? { elicitation: { form: {} } } : {} })
+  const asked: unknown[] = []
+  if (answer) {
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params)
+      return answer(request as ElicitRequest) as never
+    })
+  }
+  await client.connect(new LegacyTransport(url))
+  closers.push(() => client.close())
+  return { client, asked }
+}
+
+const acceptAsShown: Answer = () => ({ action: 'accept' })
+
+function bookingTool() {
+  const handler = vi.fn(async (input: { room: string; attendees: number }) => ({ booked: input.room, attendees: input.attendees }))
+  const tool = toolDefinition({
+    name: 'book_room',
+    description: 'Books a meeting room',
+    inputSchema: z.object({ room: z.enum(['Ada', 'Turing']), attendees: z.number().int().min(1).max(20), guests: z.array(z.string()).optional() }),
+    outputSchema: z.object({ booked: z.string(), attendees: z.number() }),
+    needsApproval: true,
+    rejectMessage: 'Do not book it again; ask the user which room they want.',
+  }).server(handler)
+  return { tool, handler }
+}
+
+const BOOKING = { room: 'Ada', attendees: 4 }
+
+function transferTool() {
+  const handler = vi.fn(async ({ amount }: { amount: number; to: string }) => `sent ${amount}`)
+  const tool = toolDefinition({
+    name: 'transfer',
+    description: 'Sends money',
+    inputSchema: z.object({ amount: z.number(), to: z.string() }),
+    needsApproval: ({ amount }) =>
+      amount > 1000 ? { reason: `Sends ${amount} EUR`, reviewers: { roles: ['finance'] } } : amount > 100 ? { reason: `Sends ${amount} EUR` } : false,
+  }).server(handler)
+  return { tool, handler }
+}
+
+const text = (result: unknown) => (result as { content: { type: string; text: string }[] }).content.map((block) => block.text).join('\n')
+
+/** The first round by hand: the call answered input_required, as the wire carries it. */
+async function firstRound(client: Client, name: string, args: Record<string, unknown>) {
+  const result = (await client.callTool({ name, arguments: args }, { allowInputRequired: true })) as unknown as {
+    resultType: string
+    inputRequests: Record<string, { method: string; params: { message: string; requestedSchema: unknown } }>
+    requestState: string
+  }
+  return result
+}
+
+/** The retry by hand: the same call with an answer and a state. */
+function retry(client: Client, name: string, args: Record<string, unknown>, requestState: string, answer: ElicitResult) {
+  return client.callTool({ name, arguments: args, inputResponses: { approval: answer }, requestState } as never, { allowInputRequired: true })
+}
+
+describe('createMcpToolHandler(): a 2026-07-28 client', () => {
+  it('lists and calls the tools statelessly', async () => {
+    const echo = toolDefinition({ name: 'echo', description: 'Says it back', inputSchema: z.object({ text: z.string() }) }).server(({ text }) => text)
+    const { client } = await modernClient(await serve([echo]))
+
+    expect(client.getNegotiatedProtocolVersion()).toBe(MODERN)
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['echo'])
+    expect(await client.callTool({ name: 'echo', arguments: { text: 'hi' } })).toMatchObject({ content: [{ type: 'text', text: 'hi' }] })
+  })
+
+  it('answers a gated call input_required with the approval form, and runs it once when the user accepts', async () => {
+    const { tool, handler } = bookingTool()
+    const url = await serve([tool])
+    const { client: manual } = await modernClient(url)
+    const round = await firstRound(manual, 'book_room', BOOKING)
+    expect(round.resultType).toBe('input_required')
+    expect(typeof round.requestState).toBe('string')
+    expect(round.inputRequests.approval!.method).toBe('elicitation/create')
+    expect(round.inputRequests.approval!.params.requestedSchema).toEqual({
+      type: 'object',
+      properties: {
+        room: { type: 'string', title: 'room', enum: ['Ada', 'Turing'], default: 'Ada' },
+        attendees: { type: 'integer', title: 'attendees', minimum: 1, maximum: 20, default: 4 },
+      },
+      required: ['room', 'attendees'],
+    })
+    expect(handler).not.toHaveBeenCalled()
+
+    const { client, asked } = await modernClient(url, acceptAsShown)
+    const result = await client.callTool({ name: 'book_room', arguments: BOOKING })
+
+    expect(result).toMatchObject({ structuredContent: { booked: 'Ada', attendees: 4 } })
+    expect(asked).toHaveLength(1)
+    expect(asked[0]!.message).toContain('Allow the tool "book_room" to run?')
+    expect(handler).toHaveBeenCalledOnce()
+  })
+
+  it('tells a decline (denied, with the rejectMessage, recorded) from a cancel (no decision)', async () => {
+    const { tool, handler } = bookingTool()
+    const records: DecisionRecord[] = []
+    const answers: ElicitResult[] = [{ action: 'decline' }, { action: 'cancel' }]
+    const { client } = await modernClient(await serve([tool], { onDecision: (record) => void records.push(record) }), () => answers.shift()!)
+
+    const declined = await client.callTool({ name: 'book_room', arguments: BOOKING })
+    const cancelled = await client.callTool({ name: 'book_room', arguments: BOOKING })
+
+    expect(declined).toMatchObject({ isError: true })
+    expect(text(declined)).toBe('The user declined, so tool "book_room" did not run.\nDo not book it again; ask the user which room they want.')
+    expect(cancelled).toMatchObject({ isError: true })
+    expect(text(cancelled)).toBe('The user dismissed the approval request without deciding, so tool "book_room" did not run.')
+    expect(handler).not.toHaveBeenCalled()
+    expect(records).toHaveLength(1)
+    expect(records[0]).toMatchObject({ decision: 'denied', channel: 'mcp', toolName: 'book_room', by: { id: 'anonymous' }, shownArgs: BOOKING })
+  })
+
+  it('runs an edit within the schema with the edited arguments, and says so', async () => {
+    const { tool, handler } = bookingTool()
+    const records: DecisionRecord[] = []
+    const { client } = await modernClient(await serve([tool], { onDecision: (record) => void records.push(record) }), () => ({ action: 'accept', content: { room: 'Turing', attendees: 6 } }))
+
+    const result = await client.callTool({ name: 'book_room', arguments: BOOKING })
+
+    expect(handler).toHaveBeenCalledOnce()
+    expect(handler.mock.calls[0]![0]).toEqual({ room: 'Turing', attendees: 6 })
+    expect(text(result)).toContain('The user edited the arguments before approving; the call ran with {"room":"Turing","attendees":6}.')
+    expect(records[0]).toMatchObject({ decision: 'edited', channel: 'mcp', editedFields: ['attendees', 'room'], ranArgs: { room: 'Turing', attendees: 6 } })
+  })
+
+  it('refuses an edit outside the schema, naming the path, without running the tool', async () => {
+    const { tool, handler } = bookingTool()
+    const { client } = await modernClient(await serve([tool]), () => ({ action: 'accept', content: { attendees: 50 } }))
+
+    const result = await client.callTool({ name: 'book_room', arguments: BOOKING })
+
+    expect(result.isError).toBe(true)
+    expect(text(result)).toMatch(/^The arguments as the user edited them are invalid, so tool "book_room" did not run:\n- attendees: .+$/)
+    expect(handler).not.toHaveBeenCalled()
+  })
+
+  it('asks the policy again on an edit: one it then sends to a reviewer does not run', async () => {
+    const { tool, handler } = transferTool()
+    const { client, asked } = await modernClient(await serve([tool]), () => ({ action: 'accept', content: { amount: 5000 } }))
+
+    const result = await client.callTool({ name: 'transfer', arguments: { amount: 200, to: 'bob' } })
+
+    expect(asked).toHaveLength(1)
+    expect(result.isError).toBe(true)
+    expect(text(result)).toBe('The edited call waits for a reviewer (finance), who cannot decide it over MCP, so tool "transfer" did not run.')
+    expect(handler).not.toHaveBeenCalled()
+  })
+
+  it('refuses a call whose policy names reviewers without asking the caller', async () => {
+    const { tool, handler } = transferTool()
+    const { client, asked } = await modernClient(await serve([tool]), acceptAsShown)
+
+    const result = await client.callTool({ name: 'transfer', arguments: { amount: 5000, to: 'bob' } })
+
+    expect(result.isError).toBe(true)
+    expect(text(result)).toMatch(/^Tool "transfer" waits for a reviewer \(finance\)/)
+    expect(asked).toHaveLength(0)
+    expect(handler).not.toHaveBeenCalled()
+  })
+
+  it('takes an answer once: the replayed retry is refused with a typed error and nothing runs again', async () => {
+    const { tool, handler } = bookingTool()
+    const { client } = await modernClient(await serve([tool]))
+    const { requestState } = await firstRound(client, 'book_room', BOOKING)
+
+    expect(await retry(client, 'book_room', BOOKING, requestState, { action: 'accept' })).toMatchObject({ structuredContent: { booked: 'Ada' } })
+    await expect(retry(client, 'book_room', BOOKING, requestState, { action: 'accept' })).rejects.toMatchObject({ code: -32602, data: { reason: 'approval_used' } })
+    expect(handler).toHaveBeenCalledOnce()
+  })
+
+  it('refuses a tampered state, a state for other arguments and one signed with another secret; accepts one another instance signed', async () => {
+    const { tool, handler } = bookingTool()
+    const url = await serve([tool])
+    const { client } = await modernClient(url)
+    const { requestState } = await firstRound(client, 'book_room', BOOKING)
+    const [version, body, mac] = requestState.split('.') as [string, string, string]
+    const claims = JSON.parse(Buffer.from(body, 'base64url').toString())
+    const forged = [version, Buffer.from(JSON.stringify({ ...claims, exp: claims.exp + 3600 })).toString('base64url'), mac].join('.')
+
+    await expect(retry(client, 'book_room', BOOKING, forged, { action: 'accept' })).rejects.toMatchObject({ code: -32602, data: { reason: 'invalid_request_state' } })
+    await expect(retry(client, 'book_room', { room: 'Turing', attendees: 20 }, requestState, { action: 'accept' })).rejects.toMatchObject({
+      code: -32602,
+      data: { reason: 'approval_mismatch' },
+    })
+    const { client: stranger } = await modernClient(await serve([tool], { secret: 'another secret of thirty-two bytes or more' }))
+    await expect(retry(stranger, 'book_room', BOOKING, requestState, { action: 'accept' })).rejects.toMatchObject({ code: -32602, data: { reason: 'invalid_request_state' } })
+    expect(handler).not.toHaveBeenCalled()
+
+    // A second instance with the same secret (behind the same endpoint) takes the answer: the state is signed, not stored.
+    const { client: sibling } = await modernClient(await serve([tool]))
+    expect(await retry(sibling, 'book_room', BOOKING, requestState, { action: 'accept' })).toMatchObject({ structuredContent: { booked: 'Ada' } })
+    expect(handler).toHaveBeenCalledOnce()
+  })
+
+  it('refuses an answer past the approval TTL', async () => {
+    const { tool, handler } = bookingTool()
+    const { client } = await modernClient(await serve([tool], { approvalTtlMs: 60_000 }))
+    const { requestState } = await firstRound(client, 'book_room', BOOKING)
+
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 60_001 })
+    await expect(retry(client, 'book_room', BOOKING, requestState, { action: 'accept' })).rejects.toMatchObject({ code: -32602, data: { reason: 'approval_expired' } })
+    expect(handler).not.toHaveBeenCalled()
+  })
+
+  it('refuses, never runs, a gated call from a client that cannot show a form', async () => {
+    const { tool, handler } = bookingTool()
+    const { client } = await modernClient(await serve([tool]), undefined, {})
+
+    const result = await client.callTool({ name: 'book_room', arguments: BOOKING })
+
+    expect(result).toMatchObject({ isError: true })
+    expect(text(result)).toBe('Tool "book_room" needs approval and the client cannot ask the user (no MCP elicitation support), so it did not run.')
+    expect(handler).not.toHaveBeenCalled()
+  })
+})
+
+describe('createMcpToolHandler(): a 2025 client on the same endpoint', () => {
+  it('is asked by elicitation/create and the call runs once on accept', async () => {
+    const { tool, handler } = bookingTool()
+    const { client, asked } = await legacyClient(await serve([tool]), () => ({ action: 'accept', content: { attendees: 5 } }))
+
+    const result = await client.callTool({ name: 'book_room', arguments: BOOKING })
+
+    expect(client.getServerVersion()).toMatchObject({ name: 'toolgate' })
+    expect(asked).toHaveLength(1)
+    expect(result).toMatchObject({ structuredContent: { booked: 'Ada', attendees: 5 } })
+    expect(handler).toHaveBeenCalledOnce()
+  })
+
+  it('refuses, never runs, a gated call from a client without elicitation', async () => {
+    const { tool, handler } = bookingTool()
+    const { client } = await legacyClient(await serve([tool]))
+
+    const result = await client.callTool({ name: 'book_room', arguments: BOOKING })
+
+    expect(result).toMatchObject({ isError: true })
+    expect(text(result)).toBe('Tool "book_room" needs approval and the client cannot ask the user (no MCP elicitation support), so it did not run.')
+    expect(handler).not.toHaveBeenCalled()
+  })
+})
+
+describe('createMcpToolHandler(): tools with an MCP App', () => {
+  const chart = toolDefinition({
+    name: 'chart',
+    description: 'Charts temperatures',
+    inputSchema: z.object({ city: z.string() }),
+    app: {
+      uri: 'ui://toolgate/chart.html',
+      html: () => '<!doctype html><p>chart</p>',
+      csp: { connectDomains: ['https://api.example.test'] },
+      permissions: { clipboardWrite: {} },
+      prefersBorder: true,
+    },
+  }).server(({ city }) => ({ city }))
+  const refresh = toolDefinition({
+    name: 'refresh_chart',
+    description: 'Reloads the chart data',
+    inputSchema: z.object({ city: z.string() }),
+    app: { uri: 'ui://toolgate/refresh.html', html: '<p>refresh</p>', visibility: ['app'] },
+  }).server(({ city }) => ({ city }))
+
+  const resource = {
+    contents: [
+      {
+        uri: 'ui://toolgate/chart.html',
+        mimeType: 'text/html;profile=mcp-app',
+        text: '<!doctype html><p>chart</p>',
+        _meta: { ui: { csp: { connectDomains: ['https://api.example.test'] }, permissions: { clipboardWrite: {} }, prefersBorder: true } },
+      },
+    ],
+  }
+
+  it.each(['modern', 'legacy'] as const)('lists the app on the tool and serves its view (%s client)', async (era) => {
+    const url = await serve([chart, refresh])
+    const { client } = era === 'modern' ? await modernClient(url) : await legacyClient(url)
+
+    const { tools } = await client.listTools()
+    expect(tools.find((tool) => tool.name === 'chart')!._meta).toEqual({ ui: { resourceUri: 'ui://toolgate/chart.html' }, 'ui/resourceUri': 'ui://toolgate/chart.html' })
+    expect(tools.find((tool) => tool.name === 'refresh_chart')!._meta).toEqual({
+      ui: { resourceUri: 'ui://toolgate/refresh.html', visibility: ['app'] },
+      'ui/resourceUri': 'ui://toolgate/refresh.html',
+    })
+    const { resources } = await client.listResources()
+    expect(resources.map(({ uri, mimeType }) => ({ uri, mimeType }))).toEqual([
+      { uri: 'ui://toolgate/chart.html', mimeType: 'text/html;profile=mcp-app' },
+      { uri: 'ui://toolgate/refresh.html', mimeType: 'text/html;profile=mcp-app' },
+    ])
+    expect(await client.readResource({ uri: 'ui://toolgate/chart.html' })).toMatchObject(resource)
+    await expect(client.readResource({ uri: 'ui://toolgate/missing.html' })).rejects.toMatchObject({ code: -32602 })
+  })
+})
