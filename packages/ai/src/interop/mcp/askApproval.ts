@@ -1,4 +1,4 @@
-import type { ClientCapabilities, InputRequiredResult, inputRequired, inputResponse } from '@modelcontextprotocol/server'
+import type { ClientCapabilities, ElicitResult, InputRequiredResult, inputRequired, inputResponse } from '@modelcontextprotocol/server'
 import { ToolValidationError } from '../../errors.ts'
 import type { DecisionRecord, Principal } from '../../protocol/decisions.ts'
 import { formatIssues } from '../../schema/formatIssues.ts'
@@ -8,6 +8,7 @@ import { validateToolInput } from '../../tools/validateToolValue.ts'
 import { deepEqual } from '../../util/deepEqual.ts'
 import { digestOf } from '../../util/digest.ts'
 import { isRecord } from '../../util/isRecord.ts'
+import { randomId } from '../../util/randomId.ts'
 import { decideApproval as decideProposal, type Requirement } from '../../server/decisions/proposals.ts'
 import { ANONYMOUS, chainDecisions } from '../../server/decisions/records.ts'
 import { checkedReviewers, describeReviewers, NOBODY } from '../../server/decisions/reviewers.ts'
@@ -16,10 +17,10 @@ import { approvalForm, type McpApprovalForm } from './approvalForm.ts'
 import { ApprovalStateError, type ApprovalStates } from './approvalState.ts'
 import type { McpRequestExtra, McpServableTool } from './types.ts'
 
-// A human's approval of one call, asked the 2026-07-28 way: the call is answered `input_required`
-// with the approval form, and the client's retry carries the answer. On a 2025 connection the
-// SDK asks the same form by `elicitation/create` and calls the handler again with the answer, so
-// this one path serves both protocols.
+// A human's approval of one call. At 2026-07-28 the call is answered `input_required` with the
+// approval form, and the client's retry carries the answer; a 2025 connection gets the same form
+// by `elicitation/create` during the call. One settlement for both: the same form, the same
+// refusals, the same decision rules and records.
 
 /** Where a 2026-07-28 request's `_meta` envelope carries the client's capabilities (the SDK's `CLIENT_CAPABILITIES_META_KEY`). */
 const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities'
@@ -33,6 +34,8 @@ export interface McpAsking {
   readonly inputRequired: typeof inputRequired
   readonly inputResponse: typeof inputResponse
   readonly onDecision: ((record: DecisionRecord) => void | Promise<void>) | undefined
+  /** How long the user has to answer (ms): the signed state's life, and the 2025 elicitation's timeout. */
+  readonly ttlMs: number
   /** What the client declared at `initialize` (2025 connections; a 2026-07-28 request carries its own). */
   readonly declared: () => ClientCapabilities | undefined
 }
@@ -54,16 +57,20 @@ export interface McpAskedCall {
 }
 
 /**
- * Asks the user, through the client, whether the call may run. The first request is answered
- * with the form; the retry's answer is taken only with the signed state the form went out with,
- * for this very call, once, before it expires (else a typed `ApprovalStateError`, and nothing
- * runs). Declined (with the tool's `rejectMessage`) and dismissed (no decision) are told apart; a
- * client that cannot show a form is refused, never run. An edit is a new proposal: validated,
- * and the tool's policy asked again on it, as in the chat (server/decisions/proposals.ts).
+ * Asks the user, through the client, whether the call may run. At 2026-07-28 the first request is
+ * answered with the form; the retry's answer is taken only with the signed state the form went
+ * out with, for this very call, once, before it expires (else a typed `ApprovalStateError`, and
+ * nothing runs). On a 2025 connection the form goes out as `elicitation/create` on the call's own
+ * stream and the answer comes back to this request. Either way: declined (with the tool's
+ * `rejectMessage`) and dismissed (no decision) are told apart; a client that cannot show a form
+ * is refused, never run; an edit is a new proposal, validated and the tool's policy asked again
+ * on it, as in the chat (server/decisions/proposals.ts).
  */
 export async function askApproval(call: McpAskedCall, asking: McpAsking): Promise<McpApprovalOutcome> {
   const { tool, args, reason, extra } = call
   const form = approvalForm(tool, toolJsonSchema(tool), args, reason)
+  // A 2026-07-28 request carries the `_meta` envelope; a 2025 connection's requests do not.
+  if (extra.mcpReq.envelope === undefined) return elicitOnStream(call, form, asking)
   const claims = { tool: tool.name, argsDigest: await digestOf(args ?? null) }
   const state = extra.mcpReq.requestState<unknown>()
   const responses = extra.mcpReq.inputResponses
@@ -76,11 +83,31 @@ export async function askApproval(call: McpAskedCall, asking: McpAsking): Promis
   const answer = asking.inputResponse(responses, APPROVAL)
   if (answer.kind !== 'elicit') throw new ApprovalStateError('invalid_request_state', 'The retry carries no answer to the approval form; nothing ran. Call the tool again to be asked anew.')
   const approval = await asking.states.open(state, claims, extra)
+  return settle(call, form, approval.id, answer, asking)
+}
+
+/** The 2025 way: `elicitation/create` on the call's stream, answered within the approval TTL, the form withdrawn past it. */
+async function elicitOnStream(call: McpAskedCall, form: McpApprovalForm, asking: McpAsking): Promise<McpApprovalOutcome> {
+  const { tool, extra } = call
+  if (!canElicitForms(asking.declared())) return refused(cannotAsk(tool, 'no MCP elicitation support'))
+  let answer: ElicitResult
+  try {
+    answer = await extra.mcpReq.send({ method: 'elicitation/create', params: form.params }, { signal: extra.mcpReq.signal, timeout: asking.ttlMs })
+  } catch (error) {
+    if (extra.mcpReq.signal.aborted) throw error
+    return refused(askFailed(tool, error, asking.ttlMs))
+  }
+  return settle(call, form, randomId('mcpa_'), answer, asking)
+}
+
+/** The user's answer, whichever way it came: dismissed, declined, or accepted as shown or edited. */
+async function settle(call: McpAskedCall, form: McpApprovalForm, approvalId: string, answer: { readonly action: ElicitResult['action']; readonly content?: Record<string, unknown> | undefined }, asking: McpAsking): Promise<McpApprovalOutcome> {
+  const { tool, args } = call
   if (answer.action === 'cancel') return refused(`The user dismissed the approval request without deciding, so tool "${tool.name}" did not run.`)
   const proposal = answer.action === 'accept' ? await accepted(tool, form, args, answer.content) : { approved: false as const }
   if ('text' in proposal) return refused(proposal.text)
   const edit = proposal.approved && proposal.edited ? await reask(call, proposal.edited.input) : undefined
-  const decided = await decide(call, approval.id, proposal, edit, asking)
+  const decided = await decide(call, approvalId, proposal, edit, asking)
   const settled = decided.answer
   if (!settled) {
     return refused(`The edited call waits for ${describeReviewers(decided.reviewers ?? NOBODY)}, who cannot decide it over MCP, so tool "${tool.name}" did not run.`)
@@ -180,6 +207,15 @@ async function accepted(tool: McpServableTool, form: McpApprovalForm, args: unkn
 
 export function cannotAsk(tool: McpServableTool, why: string): string {
   return `Tool "${tool.name}" needs approval and the client cannot ask the user (${why}), so it did not run.`
+}
+
+function askFailed(tool: McpServableTool, error: unknown, timeoutMs: number): string {
+  const code = isRecord(error) ? error.code : undefined
+  // -32601 Method not found: the client declared elicitation but handles no such request.
+  if (code === -32601) return cannotAsk(tool, 'it does not handle elicitation/create')
+  if (code === 'REQUEST_TIMEOUT') return `The user did not answer the approval request within ${timeoutMs} ms, so tool "${tool.name}" did not run.`
+  const message = error instanceof Error ? error.message : String(error)
+  return `Tool "${tool.name}" needs approval and asking the user failed (${message}), so it did not run.`
 }
 
 function refused(text: string): McpApprovalOutcome {

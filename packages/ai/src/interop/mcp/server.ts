@@ -91,7 +91,7 @@ export async function mcpServing<TContext>(tools: readonly McpServableTool[], op
   return {
     register(server) {
       const target = claimHandlers(server, apps.size > 0)
-      const asking: McpAsking = { states, inputRequired: sdk.inputRequired, inputResponse: sdk.inputResponse, onDecision: options.onDecision, declared: () => target.getClientCapabilities() }
+      const asking: McpAsking = { states, inputRequired: sdk.inputRequired, inputResponse: sdk.inputResponse, onDecision: options.onDecision, ttlMs, declared: () => target.getClientCapabilities() }
       const entries = servedTools(tools, options, asking)
       const listed = [...entries.values()].map(({ envelope }) => envelope)
       target.setRequestHandler('tools/list', () => ({ tools: listed }))
@@ -135,10 +135,11 @@ function checkTools(tools: readonly McpServableTool[]): void {
   }
 }
 
+/** Timers take at most 2^31 - 1 ms; a longer one would fire at once. */
 function approvalTtl(value: number | undefined): number {
   if (value === undefined) return DEFAULT_APPROVAL_TTL_MS
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1000) {
-    throw new InvalidOptionError('registerMcpTools', 'approvalTtlMs', `must be a whole number of milliseconds, at least 1000, got ${String(value)}`)
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 2 ** 31 - 1) {
+    throw new InvalidOptionError('registerMcpTools', 'approvalTtlMs', `must be a whole number of milliseconds from 1 to ${2 ** 31 - 1}, got ${String(value)}`)
   }
   return value
 }
