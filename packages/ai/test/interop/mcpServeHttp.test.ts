@@ -253,6 +253,19 @@ describe('createMcpToolHandler(): a 2026-07-28 client', () => {
     expect(handler).toHaveBeenCalledOnce()
   })
 
+  it('with usedApprovals shared by the instances, an answer taken by one is refused by the other', async () => {
+    const { tool, handler } = bookingTool()
+    const answered = new Set<string>()
+    const usedApprovals = { use: (id: string) => !answered.has(id) && answered.add(id).has(id) }
+    const { client: one } = await modernClient(await serve([tool], { usedApprovals }))
+    const { client: other } = await modernClient(await serve([tool], { usedApprovals }))
+    const { requestState } = await firstRound(one, 'book_room', BOOKING)
+
+    expect(await retry(one, 'book_room', BOOKING, requestState, { action: 'accept' })).toMatchObject({ structuredContent: { booked: 'Ada' } })
+    await expect(retry(other, 'book_room', BOOKING, requestState, { action: 'accept' })).rejects.toMatchObject({ code: -32602, data: { reason: 'approval_used' } })
+    expect(handler).toHaveBeenCalledOnce()
+  })
+
   it('refuses an answer past the approval TTL', async () => {
     const { tool, handler } = bookingTool()
     const { client } = await modernClient(await serve([tool], { approvalTtlMs: 60_000 }))

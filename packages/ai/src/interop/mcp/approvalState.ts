@@ -1,6 +1,7 @@
 import type { RequestStateCodec, ServerContext } from '@modelcontextprotocol/server'
 import { InvalidOptionError } from '../../errors.ts'
 import { randomId } from '../../util/randomId.ts'
+import { warnOnce } from '../../server/warnings.ts'
 
 // The approval of one gated call between its two rounds (MCP 2026-07-28, input_required): the
 // server keeps nothing, so what it asked travels to the client in `requestState` and comes back
@@ -55,8 +56,11 @@ export function approvalStates(
   createCodec: (options: { key: Uint8Array | string; ttlSeconds: number; bind: (ctx: ServerContext) => string }) => RequestStateCodec<ApprovalClaims>,
   secret: string | Uint8Array | undefined,
   ttlMs: number,
-  used: McpUsedApprovals,
+  shared: McpUsedApprovals | undefined,
 ): ApprovalStates {
+  // A secret is for instances that take each other's answers; each with its own list would take a replayed one once more each.
+  if (secret !== undefined && !shared) warnOnce(APPROVALS_PER_INSTANCE)
+  const used = shared ?? memoryUsedApprovals()
   if (secret !== undefined && (typeof secret === 'string' ? new TextEncoder().encode(secret).byteLength : secret?.byteLength ?? 0) < 32) {
     throw new InvalidOptionError('registerMcpTools', 'secret', 'must be at least 32 bytes (a string of 32 or more characters, or a Uint8Array)')
   }
@@ -83,6 +87,12 @@ export function approvalStates(
       return claims
     },
   }
+}
+
+export const APPROVALS_PER_INSTANCE = {
+  code: 'TOOLGATE_MCP_APPROVALS_PER_INSTANCE',
+  message:
+    'registerMcpTools: with a `secret`, every instance sharing it takes the approval answers the others asked for, but without a shared `usedApprovals` each keeps its own list of answered approvals: an answer replayed to another instance runs the call again there.',
 }
 
 function expired(): ApprovalStateError {

@@ -2,6 +2,9 @@ import type { AuthInfo, WebStandardStreamableHTTPServerTransport } from '@modelc
 import { mcpServing, type McpServeOptions } from './server.ts'
 import type { McpServableTool } from './types.ts'
 
+/** 2025 sessions one handler holds at most. */
+const MAX_SESSIONS = 1024
+
 /** The endpoint `createMcpToolHandler` returns: a Fetch handler (`toNodeHandler` from `@toolgate/ai/server` adapts it to `node:http`). */
 export interface McpToolHandler {
   /** Answers one HTTP request; `authInfo` is what your own auth verified (the SDK never reads it from headers). */
@@ -43,7 +46,15 @@ export async function createMcpToolHandler<TContext = undefined>(
     }
     const transport: WebStandardStreamableHTTPServerTransport = new sdk.WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, transport),
+      onsessioninitialized: (id) => {
+        // Sessions a client never closed are held up to a bound: past it the oldest is ended.
+        if (sessions.size >= MAX_SESSIONS) {
+          const [oldest, open] = sessions.entries().next().value!
+          sessions.delete(oldest)
+          void open.close()
+        }
+        sessions.set(id, transport)
+      },
       onsessionclosed: (id) => void sessions.delete(id),
     })
     transport.onclose = () => {

@@ -4,7 +4,7 @@ import type { DecisionRecord } from '../../protocol/decisions.ts'
 import { fromProviderArgs } from '../../providers/fromProviderArgs.ts'
 import type { McpApprove } from './approval.ts'
 import { appResourceEntry, appToolMeta, readAppResource, servedApps } from './apps.ts'
-import { ApprovalStateError, approvalStates, memoryUsedApprovals, type ApprovalClaims, type McpUsedApprovals } from './approvalState.ts'
+import { ApprovalStateError, approvalStates, type ApprovalClaims, type McpUsedApprovals } from './approvalState.ts'
 import type { McpAsking } from './askApproval.ts'
 import { callMcpTool, type McpEntry } from './call.ts'
 import { mcpOptions, mcpToolEnvelope } from './envelope.ts'
@@ -30,7 +30,8 @@ export interface McpServeOptions<TContext = undefined> {
   readonly secret?: string | Uint8Array
   /**
    * Which approvals were answered, so a replayed answer is refused. Default: this process's
-   * memory; share one (e.g. on Redis) across instances.
+   * memory; with a `secret` shared by several instances, share this too (e.g. on Redis), or an
+   * answer replayed to another instance runs there once more (warned once at start).
    */
   readonly usedApprovals?: McpUsedApprovals
   /**
@@ -85,7 +86,7 @@ export async function mcpServing<TContext>(tools: readonly McpServableTool[], op
   const ttlMs = approvalTtl(options.approvalTtlMs)
   const sdk = await import('@modelcontextprotocol/server')
   const { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } = sdk
-  const states = approvalStates((codec) => sdk.createRequestStateCodec<ApprovalClaims>(codec), options.secret, ttlMs, options.usedApprovals ?? memoryUsedApprovals())
+  const states = approvalStates((codec) => sdk.createRequestStateCodec<ApprovalClaims>(codec), options.secret, ttlMs, options.usedApprovals)
   const apps = servedApps(tools)
   const resources = [...apps.values()].map(appResourceEntry)
   return {
