@@ -28,7 +28,12 @@ type ServeOptions = McpServeOptions<undefined> & { readonly serverInfo?: { name:
 
 async function serve(tools: readonly McpServableTool[], options: ServeOptions = {}): Promise<URL> {
   const handler = await createMcpToolHandler(tools, { secret: SECRET, ...options })
-  const http = createServer(toNodeHandler((request) => handler.fetch(request)))
+  // The app's own auth, as a test stands it in: the caller's client id from a header.
+  const authOf = (request: Request) => {
+    const clientId = request.headers.get('x-test-client')
+    return clientId ? { authInfo: { token: clientId, clientId, scopes: [] } } : {}
+  }
+  const http = createServer(toNodeHandler((request) => handler.fetch(request, authOf(request))))
   await new Promise<void>((listening) => http.listen(0, '127.0.0.1', listening))
   closers.push(async () => {
     await handler.close()
@@ -41,7 +46,7 @@ async function serve(tools: readonly McpServableTool[], options: ServeOptions = 
 type Answer = (request: ElicitRequest) => ElicitResult | Promise<ElicitResult>
 
 /** A 2.4 client pinned to 2026-07-28; with `answer`, it fills input_required forms (the SDK retries the call itself). */
-async function modernClient(url: URL, answer?: Answer, capabilities: Record<string, unknown> = { elicitation: { form: {} } }) {
+async function modernClient(url: URL, answer?: Answer, capabilities: Record<string, unknown> = { elicitation: { form: {} } }, as?: string) {
   const client = new Client({ name: 'modern', version: '1.0.0' }, { capabilities, versionNegotiation: { mode: { pin: MODERN } } })
   const asked: ElicitRequest['params'][] = []
   if (answer) {
@@ -50,7 +55,7 @@ async function modernClient(url: URL, answer?: Answer, capabilities: Record<stri
       return answer(request)
     })
   }
-  await client.connect(new StreamableHTTPClientTransport(url))
+  await client.connect(new StreamableHTTPClientTransport(url, as ? { requestInit: { headers: { 'x-test-client': as } } } : {}))
   closers.push(() => client.close())
   return { client, asked }
 }
@@ -251,6 +256,24 @@ describe('createMcpToolHandler(): a 2026-07-28 client', () => {
     const { client: sibling } = await modernClient(await serve([tool]))
     expect(await retry(sibling, 'book_room', BOOKING, requestState, { action: 'accept' })).toMatchObject({ structuredContent: { booked: 'Ada' } })
     expect(handler).toHaveBeenCalledOnce()
+  })
+
+  it('refuses an answer without its state, and one from another caller than the one asked', async () => {
+    const { tool, handler } = bookingTool()
+    const records: DecisionRecord[] = []
+    const url = await serve([tool], { onDecision: (record) => void records.push(record) })
+    const { client: alice } = await modernClient(url, undefined, undefined, 'alice')
+    const { client: mallory } = await modernClient(url, undefined, undefined, 'mallory')
+    const { requestState } = await firstRound(alice, 'book_room', BOOKING)
+
+    const stateless = alice.callTool({ name: 'book_room', arguments: BOOKING, inputResponses: { approval: { action: 'accept' } } } as never, { allowInputRequired: true })
+    await expect(stateless).rejects.toMatchObject({ code: -32602, data: { reason: 'invalid_request_state' } })
+    await expect(retry(mallory, 'book_room', BOOKING, requestState, { action: 'accept' })).rejects.toMatchObject({ code: -32602, data: { reason: 'invalid_request_state' } })
+    expect(handler).not.toHaveBeenCalled()
+
+    expect(await retry(alice, 'book_room', BOOKING, requestState, { action: 'accept' })).toMatchObject({ structuredContent: { booked: 'Ada' } })
+    expect(handler).toHaveBeenCalledOnce()
+    expect(records).toEqual([expect.objectContaining({ decision: 'approved', channel: 'mcp', by: { id: 'alice' }, ranArgs: BOOKING, toolCallId: expect.any(String) })])
   })
 
   it('with usedApprovals shared by the instances, an answer taken by one is refused by the other', async () => {
