@@ -17,7 +17,6 @@ export interface McpEntry {
   /** Whether the listed envelope has an `outputSchema`, which makes `structuredContent` due. */
   readonly structured: boolean
   readonly approve: McpApprove<unknown> | undefined
-  readonly asking: McpAsking
   readonly context: ((extra: McpRequestExtra) => unknown) | undefined
 }
 
@@ -27,13 +26,13 @@ export interface McpEntry {
  * model reads them and can correct its call; a refused approval state (forged, expired, replayed,
  * for another call) is thrown as `ApprovalStateError`, which the server turns into a JSON-RPC error.
  */
-export async function callMcpTool(entry: McpEntry, args: unknown, extra: McpRequestExtra): Promise<CallToolResult | InputRequiredResult> {
+export async function callMcpTool(entry: McpEntry, args: unknown, extra: McpRequestExtra, asking: McpAsking): Promise<CallToolResult | InputRequiredResult> {
   const { tool } = entry
   try {
     const validated = await validateToolInput(tool, args)
     const context = await entry.context?.(extra)
     const toolCallId = String(extra.mcpReq.id)
-    const approval = await decideApproval({ tool, input: validated, args, toolCallId, context, extra }, entry.approve, entry.asking)
+    const approval = await decideApproval({ tool, input: validated, args, toolCallId, context, extra }, entry.approve, asking)
     if ('ask' in approval) return approval.ask
     if (!approval.run) return errorResult(approval.text)
     const { edited } = approval

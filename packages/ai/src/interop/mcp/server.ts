@@ -89,19 +89,20 @@ export async function mcpServing<TContext>(tools: readonly McpServableTool[], op
   const states = approvalStates((codec) => sdk.createRequestStateCodec<ApprovalClaims>(codec), options.secret, ttlMs, options.usedApprovals)
   const apps = servedApps(tools)
   const resources = [...apps.values()].map(appResourceEntry)
+  // Converted once: a 2026-07-28 endpoint registers them on a fresh server instance per request.
+  const entries = servedTools(tools, options)
+  const listed = [...entries.values()].map(({ envelope }) => envelope)
   return {
     register(server) {
       const target = claimHandlers(server, apps.size > 0)
       const asking: McpAsking = { states, inputRequired: sdk.inputRequired, inputResponse: sdk.inputResponse, onDecision: options.onDecision, ttlMs, declared: () => target.getClientCapabilities() }
-      const entries = servedTools(tools, options, asking)
-      const listed = [...entries.values()].map(({ envelope }) => envelope)
       target.setRequestHandler('tools/list', () => ({ tools: listed }))
       target.setRequestHandler('tools/call', async (request, extra) => {
         const served = entries.get(request.params.name)
         if (!served) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${request.params.name} not found`)
         const args = fromProviderArgs(served.tool, 'mcp', request.params.arguments, mcpOptions(served.tool)).args
         const { telemetry } = options
-        const call = () => callMcpTool(served, args, extra)
+        const call = () => callMcpTool(served, args, extra, asking)
         try {
           if (!telemetry) return await call()
           // An input_required round is no failure: the span says the call was not an error.
@@ -146,7 +147,7 @@ function approvalTtl(value: number | undefined): number {
 }
 
 /** Each tool converted once, with the calls' routing by listed name. */
-function servedTools<TContext>(tools: readonly McpServableTool[], options: McpServeOptions<TContext>, asking: McpAsking): Map<string, ServedTool> {
+function servedTools<TContext>(tools: readonly McpServableTool[], options: McpServeOptions<TContext>): Map<string, ServedTool> {
   const served = new Map<string, ServedTool>()
   for (const tool of tools) {
     const envelope = listedTool(tool)
@@ -157,7 +158,6 @@ function servedTools<TContext>(tools: readonly McpServableTool[], options: McpSe
       envelope,
       structured: envelope.outputSchema !== undefined,
       approve: options.approve as McpApprove<unknown> | undefined,
-      asking,
       context: options.context,
     })
   }
