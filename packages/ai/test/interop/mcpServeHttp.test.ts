@@ -276,6 +276,35 @@ describe('createMcpToolHandler(): a 2026-07-28 client', () => {
     expect(records).toEqual([expect.objectContaining({ decision: 'approved', channel: 'mcp', by: { id: 'alice' }, ranArgs: BOOKING, toolCallId: expect.any(String) })])
   })
 
+  it('of 20 identical retries sent at once, exactly one runs the call', async () => {
+    const { tool, handler } = bookingTool()
+    const { client } = await modernClient(await serve([tool]))
+    const { requestState } = await firstRound(client, 'book_room', BOOKING)
+
+    const settled = await Promise.allSettled(Array.from({ length: 20 }, () => retry(client, 'book_room', BOOKING, requestState, { action: 'accept' })))
+
+    expect(settled.filter((each) => each.status === 'fulfilled')).toHaveLength(1)
+    expect(settled.filter((each) => each.status === 'rejected').map((each) => (each as PromiseRejectedResult).reason.data)).toEqual(Array(19).fill({ reason: 'approval_used' }))
+    expect(handler).toHaveBeenCalledOnce()
+  })
+
+  it('runs nothing when the record of answered approvals fails', async () => {
+    const { tool, handler } = bookingTool()
+    const usedApprovals = {
+      use: async () => {
+        throw new Error('redis: connection refused')
+      },
+    }
+    const { client } = await modernClient(await serve([tool], { usedApprovals }))
+    const { requestState } = await firstRound(client, 'book_room', BOOKING)
+
+    const result = await retry(client, 'book_room', BOOKING, requestState, { action: 'accept' })
+
+    expect(result).toMatchObject({ isError: true })
+    expect(text(result)).toBe('Tool "book_room" failed: the record of answered approvals (`usedApprovals`) could not be read, so the call did not run; call the tool again')
+    expect(handler).not.toHaveBeenCalled()
+  })
+
   it('with usedApprovals shared by the instances, an answer taken by one is refused by the other', async () => {
     const { tool, handler } = bookingTool()
     const answered = new Set<string>()

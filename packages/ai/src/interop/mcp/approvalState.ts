@@ -81,7 +81,14 @@ export function approvalStates(
       if (claims.tool !== call.tool || claims.argsDigest !== call.argsDigest) {
         throw new ApprovalStateError('approval_mismatch', `The approval answers another call than this one (tool "${call.tool}" with these arguments); nothing ran. Call the tool again to be asked anew.`)
       }
-      if (!(await used.use(claims.id, claims.expiresAt))) {
+      let fresh: boolean
+      try {
+        fresh = await used.use(claims.id, claims.expiresAt)
+      } catch (error) {
+        // Unknown whether it was answered before: refused, as a replay would be.
+        throw new Error('the record of answered approvals (`usedApprovals`) could not be read, so the call did not run; call the tool again', { cause: error })
+      }
+      if (!fresh) {
         throw new ApprovalStateError('approval_used', 'This approval was answered already and is taken once; nothing ran again. Call the tool again to be asked anew.')
       }
       return claims
