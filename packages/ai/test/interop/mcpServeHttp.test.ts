@@ -10,6 +10,8 @@ import { toolDefinition } from '@toolgate/ai'
 import type { DecisionRecord } from '@toolgate/ai/protocol'
 import { createMcpToolHandler, type McpServableTool, type McpServeOptions } from '@toolgate/ai/interop/mcp'
 import { toNodeHandler } from '@toolgate/ai/server'
+import { createClient } from 'redis'
+import { startRedis } from '../services/redis.ts'
 
 // Toolgate's tools served over real HTTP to the stock MCP clients: `@modelcontextprotocol/client`
 // 2.4 at protocol 2026-07-28 (approval by input_required, the client retrying with the answer)
@@ -315,6 +317,29 @@ describe('createMcpToolHandler(): a 2026-07-28 client', () => {
 
     expect(await retry(one, 'book_room', BOOKING, requestState, { action: 'accept' })).toMatchObject({ structuredContent: { booked: 'Ada' } })
     await expect(retry(other, 'book_room', BOOKING, requestState, { action: 'accept' })).rejects.toMatchObject({ code: -32602, data: { reason: 'approval_used' } })
+    expect(handler).toHaveBeenCalledOnce()
+  })
+
+  it('on Redis (as the guide shows it), instances take each answer once between them, however the retries race', async () => {
+    const server = await startRedis()
+    const redis = await createClient({ url: server.url }).connect()
+    closers.push(async () => {
+      redis.destroy()
+      await server.stop()
+    })
+    const usedApprovals = {
+      use: async (id: string, expiresAt: number) =>
+        (await redis.set(`mcp-approval:${id}`, '1', { condition: 'NX', expiration: { type: 'PXAT', value: expiresAt } })) === 'OK',
+    }
+    const { tool, handler } = bookingTool()
+    const { client: one } = await modernClient(await serve([tool], { usedApprovals }))
+    const { client: other } = await modernClient(await serve([tool], { usedApprovals }))
+    const { requestState } = await firstRound(one, 'book_room', BOOKING)
+
+    const settled = await Promise.allSettled(Array.from({ length: 10 }, (_, index) => retry(index % 2 ? one : other, 'book_room', BOOKING, requestState, { action: 'accept' })))
+
+    expect(settled.filter((each) => each.status === 'fulfilled')).toHaveLength(1)
+    expect(settled.filter((each) => each.status === 'rejected').map((each) => (each as PromiseRejectedResult).reason.data)).toEqual(Array(9).fill({ reason: 'approval_used' }))
     expect(handler).toHaveBeenCalledOnce()
   })
 
