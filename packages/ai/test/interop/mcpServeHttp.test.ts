@@ -12,6 +12,7 @@ import { createMcpToolHandler, type McpServableTool, type McpServeOptions } from
 import { toNodeHandler } from '@toolgate/ai/server'
 import { createClient } from 'redis'
 import { startRedis } from '../services/redis.ts'
+import { recordTelemetry } from '../server/helpers/telemetry.ts'
 
 // Toolgate's tools served over real HTTP to the stock MCP clients: `@modelcontextprotocol/client`
 // 2.4 at protocol 2026-07-28 (approval by input_required, the client retrying with the answer)
@@ -158,6 +159,16 @@ describe('createMcpToolHandler(): a 2026-07-28 client', () => {
     expect(asked).toHaveLength(1)
     expect(asked[0]!.message).toContain('Allow the tool "book_room" to run?')
     expect(handler).toHaveBeenCalledOnce()
+  })
+
+  it('traces the two requests of an approved call: the input_required round ran nothing, the retry ran the tool', async () => {
+    const { tool } = bookingTool()
+    const otel = recordTelemetry()
+    const { client } = await modernClient(await serve([tool], { telemetry: otel.telemetry() }), acceptAsShown)
+
+    await client.callTool({ name: 'book_room', arguments: BOOKING })
+
+    expect(otel.spans().filter((span) => span.name === 'execute_tool book_room').map((span) => span.attributes['toolgate.tool.outcome'])).toEqual(['input_required', 'success'])
   })
 
   it('tells a decline (denied, with the rejectMessage, recorded) from a cancel (no decision)', async () => {

@@ -105,9 +105,7 @@ export async function mcpServing<TContext>(tools: readonly McpServableTool[], op
         const call = () => callMcpTool(served, args, extra, asking)
         try {
           if (!telemetry) return await call()
-          // An input_required round is no failure: the span says the call was not an error.
-          const traced = call as () => Promise<{ readonly isError?: boolean | undefined }>
-          return (await telemetry.mcpToolCall({ toolName: served.tool.name, toolCallId: String(extra.mcpReq.id), meta: request.params._meta }, traced)) as Awaited<ReturnType<typeof call>>
+          return await telemetry.mcpToolCall({ toolName: served.tool.name, toolCallId: String(extra.mcpReq.id), meta: request.params._meta }, call)
         } catch (error) {
           if (error instanceof ApprovalStateError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message, { reason: error.reason })
           throw error
