@@ -8,7 +8,8 @@ import type { AddressInfo } from 'node:net'
 import * as z from 'zod'
 import { toolDefinition } from '@toolgate/ai'
 import type { DecisionRecord } from '@toolgate/ai/protocol'
-import { createMcpToolHandler, type McpServableTool, type McpServeOptions } from '@toolgate/ai/interop/mcp'
+import { createMcpToolHandler, registerMcpTools, type McpServableTool, type McpServeOptions } from '@toolgate/ai/interop/mcp'
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server'
 import { toNodeHandler } from '@toolgate/ai/server'
 import { createClient } from 'redis'
 import { startRedis } from '../services/redis.ts'
@@ -397,6 +398,32 @@ describe('createMcpToolHandler(): a 2025 client on the same endpoint', () => {
 
     expect(result).toMatchObject({ isError: true })
     expect(text(result)).toBe('Tool "book_room" needs approval and the client cannot ask the user (no MCP elicitation support), so it did not run.')
+    expect(handler).not.toHaveBeenCalled()
+  })
+})
+
+describe('registerMcpTools() behind the SDK\'s own stateless endpoint', () => {
+  it('refuses, never runs, a 2025 client\'s gated call: no session, so nothing says the client can show a form', async () => {
+    const { tool, handler } = bookingTool()
+    const endpoint = createMcpHandler(async () => {
+      const server = new McpServer({ name: 'own', version: '1.0.0' })
+      await registerMcpTools(server, [tool])
+      return server
+    })
+    const http = createServer(toNodeHandler((request) => endpoint.fetch(request)))
+    await new Promise<void>((listening) => http.listen(0, '127.0.0.1', listening))
+    closers.push(async () => {
+      await endpoint.close()
+      http.closeAllConnections()
+      await new Promise((closed) => http.close(closed))
+    })
+    const { client, asked } = await legacyClient(new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`), acceptAsShown)
+
+    const result = await client.callTool({ name: 'book_room', arguments: BOOKING })
+
+    expect(result).toMatchObject({ isError: true })
+    expect(text(result)).toBe('Tool "book_room" needs approval and the client cannot ask the user (no MCP elicitation support), so it did not run.')
+    expect(asked).toHaveLength(0)
     expect(handler).not.toHaveBeenCalled()
   })
 })
