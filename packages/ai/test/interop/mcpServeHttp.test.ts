@@ -10,7 +10,7 @@ import { toolDefinition } from '@toolgate/ai'
 import type { DecisionRecord } from '@toolgate/ai/protocol'
 import { createMcpToolHandler, registerMcpTools, type McpServableTool, type McpServeOptions } from '@toolgate/ai/interop/mcp'
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server'
-import { toNodeHandler } from '@toolgate/ai/server'
+import { toNodeHandler, verifyDecisionRecords } from '@toolgate/ai/server'
 import { createClient } from 'redis'
 import { startRedis } from '../services/redis.ts'
 import { recordTelemetry } from '../server/helpers/telemetry.ts'
@@ -201,6 +201,10 @@ describe('createMcpToolHandler(): a 2026-07-28 client', () => {
     expect(handler.mock.calls[0]![0]).toEqual({ room: 'Turing', attendees: 6 })
     expect(text(result)).toContain('The user edited the arguments before approving; the call ran with {"room":"Turing","attendees":6}.')
     expect(records[0]).toMatchObject({ decision: 'edited', channel: 'mcp', editedFields: ['attendees', 'room'], ranArgs: { room: 'Turing', attendees: 6 } })
+    // Signed under the secret as the chat's records are: an auditor checks it with the secret alone, and an altered copy fails.
+    expect(records[0]!.digest).toMatch(/^hmac-sha256:/)
+    await expect(verifyDecisionRecords(records, { secret: SECRET })).resolves.toEqual({ count: 1, last: records[0]!.digest })
+    await expect(verifyDecisionRecords([{ ...records[0]!, ranArgs: { room: 'Turing', attendees: 20 } }], { secret: SECRET })).rejects.toMatchObject({ code: 'DECISION_RECORD_ALTERED' })
   })
 
   it('refuses an edit outside the schema, naming the path, without running the tool', async () => {

@@ -34,6 +34,8 @@ export interface McpAsking {
   readonly inputRequired: typeof inputRequired
   readonly inputResponse: typeof inputResponse
   readonly onDecision: ((record: DecisionRecord) => void | Promise<void>) | undefined
+  /** Signs the records with a key derived from the app's `secret` (as `decisions.secret` does in the chat); without one, plain SHA-256. */
+  readonly recordKey: Promise<CryptoKey> | undefined
   /** How long the user has to answer (ms): the signed state's life, and the 2025 elicitation's timeout. */
   readonly ttlMs: number
   /** What the client declared at `initialize` (2025 connections; a 2026-07-28 request carries its own). */
@@ -142,7 +144,7 @@ async function decide(call: McpAskedCall, approvalId: string, proposal: Proposal
       : { kind: 'approval' as const, approved: true }
   const { draft, interrupt: decided } = await decideProposal(`mcp:${approvalId}`, interrupt, answer, { principal, channel: 'mcp' }, edit)
   if (asking.onDecision) {
-    const { records } = await chainDecisions(undefined, [draft], undefined)
+    const { records } = await chainDecisions(undefined, [draft], asking.recordKey)
     await asking.onDecision(records[0]!)
   }
   return decided

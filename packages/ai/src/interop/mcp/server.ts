@@ -1,6 +1,7 @@
 import { InvalidOptionError } from '../../errors.ts'
 import type { Server, Tool } from '@modelcontextprotocol/server'
 import type { DecisionRecord } from '../../protocol/decisions.ts'
+import { decisionRecordKey } from '../../server/decisions/recordKey.ts'
 import { fromProviderArgs } from '../../providers/fromProviderArgs.ts'
 import type { McpApprove } from './approval.ts'
 import { appResourceEntry, appToolMeta, readAppResource, servedApps } from './apps.ts'
@@ -38,7 +39,11 @@ export interface McpServeOptions<TContext = undefined> {
    * How long the user has to answer an approval form before it is refused. Default 10 minutes.
    */
   readonly approvalTtlMs?: number
-  /** Each approval, denial or edit the user answered, as a decision record (channel `mcp`) to keep. */
+  /**
+   * Each approval, denial or edit the user answered, as a decision record (channel `mcp`, its own
+   * chain of one) to keep; with `secret`, signed as the chat's are (`verifyDecisionRecords` checks
+   * it). A throw refuses the call: an answer that cannot be recorded runs nothing.
+   */
   readonly onDecision?: (record: DecisionRecord) => void | Promise<void>
   /**
    * `openTelemetry()` from `@toolgate/ai/telemetry`: each call gets an `execute_tool` span that
@@ -87,6 +92,7 @@ export async function mcpServing<TContext>(tools: readonly McpServableTool[], op
   const sdk = await import('@modelcontextprotocol/server')
   const { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } = sdk
   const states = approvalStates((codec) => sdk.createRequestStateCodec<ApprovalClaims>(codec), options.secret, ttlMs, options.usedApprovals)
+  const recordKey = options.secret === undefined || !options.onDecision ? undefined : decisionRecordKey(options.secret)
   const apps = servedApps(tools)
   const resources = [...apps.values()].map(appResourceEntry)
   // Converted once: a 2026-07-28 endpoint registers them on a fresh server instance per request.
@@ -95,7 +101,7 @@ export async function mcpServing<TContext>(tools: readonly McpServableTool[], op
   return {
     register(server) {
       const target = claimHandlers(server, apps.size > 0)
-      const asking: McpAsking = { states, inputRequired: sdk.inputRequired, inputResponse: sdk.inputResponse, onDecision: options.onDecision, ttlMs, declared: () => target.getClientCapabilities() }
+      const asking: McpAsking = { states, inputRequired: sdk.inputRequired, inputResponse: sdk.inputResponse, onDecision: options.onDecision, recordKey, ttlMs, declared: () => target.getClientCapabilities() }
       target.setRequestHandler('tools/list', () => ({ tools: listed }))
       target.setRequestHandler('tools/call', async (request, extra) => {
         const served = entries.get(request.params.name)
