@@ -18,7 +18,7 @@ import { asked, settleInterrupts } from './interrupts.ts'
 import { answeredByMessage, rememberResolved } from '../thread/step.ts'
 import { modelStep } from './modelStep.ts'
 import { retry, sleep } from '../../util/retry.ts'
-import { executeToolCalls, planToolCalls, rerunPlan, startsUnmarked } from './toolCalls.ts'
+import { executeToolCallsNow, planToolCalls, rerunPlan, startsUnmarked } from './toolCalls.ts'
 import { describeAttachment } from './attachments.ts'
 import type { OpenStep, StoredInterrupt } from '../thread/threadStore.ts'
 
@@ -205,7 +205,7 @@ async function runAndStore(
       marked = undefined
     }
   }
-  const executing = executeToolCalls(executions, {
+  const executing = executeToolCallsNow(executions, {
     marked,
     signal: run.signal,
     whenAborted: (end) => run.whenAborted(end),
@@ -226,8 +226,8 @@ async function runAndStore(
             )
         : undefined,
   })
-  // Calls that all answered at once come back as they are: nothing to await.
-  const executed = executing instanceof Promise ? await executing : executing
+  // Calls that all answered at once come back now: nothing to await.
+  const executed = executing.later ? await executing.later : executing.results
   const results = [...step.results, ...executed]
   if (step.interrupts.length > 0) {
     const interrupts = asked(step.interrupts, run.config.limits.interruptTtlMs, run.trace?.traceparent)
