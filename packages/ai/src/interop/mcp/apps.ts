@@ -1,5 +1,5 @@
 import { InvalidOptionError } from '../../errors.ts'
-import type { ToolApp, ToolAppResource } from '../../tools/app.ts'
+import { toolApp, type ToolApp, type ToolAppResource } from '../../tools/app.ts'
 import type { McpServableTool } from './types.ts'
 
 // Tools served as MCP Apps (ext-apps, SEP-1865): a tool with an `app` is listed with
@@ -25,7 +25,8 @@ export interface ServedApp {
 export function servedApps(tools: readonly McpServableTool[]): Map<string, ServedApp> {
   const apps = new Map<string, ServedApp>()
   for (const tool of tools) {
-    const { app } = tool
+    // Checked here, at registration: a malformed `app` fails startup, not a call.
+    const app = toolApp(tool)
     if (!app) continue
     const served = apps.get(app.uri)
     if (served && served.app !== app) {

@@ -3,6 +3,7 @@ import type { Server, Tool } from '@modelcontextprotocol/server'
 import type { DecisionRecord } from '../../protocol/decisions.ts'
 import { decisionRecordKey } from '../../server/decisions/recordKey.ts'
 import { fromProviderArgs } from '../../providers/fromProviderArgs.ts'
+import { toolApp } from '../../tools/app.ts'
 import type { McpApprove } from './approval.ts'
 import { appResourceEntry, appToolMeta, readAppResource, servedApps } from './apps.ts'
 import { ApprovalStateError, approvalStates, type ApprovalClaims, type McpUsedApprovals } from './approvalState.ts'
@@ -174,10 +175,11 @@ function servedTools<TContext>(tools: readonly McpServableTool[], options: McpSe
  */
 function listedTool(tool: McpServableTool): Tool {
   const envelope = mcpToolEnvelope(tool) as Tool
+  const app = toolApp(tool)
   const meta = {
     ...envelope._meta,
     ...(tool.needsApproval === false ? {} : { [MCP_NEEDS_APPROVAL_META]: tool.needsApproval === true ? 'always' : 'policy' }),
-    ...(tool.app ? appToolMeta(tool.app) : {}),
+    ...(app ? appToolMeta(app) : {}),
   }
   return Object.keys(meta).length > 0 ? { ...envelope, _meta: meta } : envelope
 }
