@@ -66,7 +66,7 @@ const handler = createChatHandler({
 })
 const chat = toNodeHandler(handler)
 const serveApp = serveStatic(fileURLToPath(new URL('../dist', import.meta.url)))
-const catalog = JSON.stringify(toJsonSchemaCatalog(chatTools))
+const catalog = JSON.stringify(toJsonSchemaCatalog(tools))
 const mcpAppSandbox = readFile(createRequire(import.meta.url).resolve('@toolgate/ai-react/mcp-app-sandbox.html'), 'utf8')
 
 const server = createServer((request, response) => {
