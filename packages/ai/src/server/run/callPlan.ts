@@ -7,6 +7,7 @@ import { toolInputNow } from '../../tools/validateToolValue.ts'
 import { isPromiseLike } from '../../util/isPromiseLike.ts'
 import type { StoredInterrupt } from '../thread/threadStore.ts'
 import type { DecisionSummary } from '../../protocol/decisions.ts'
+import type { ToolInputAnswer } from '../../tools/inputRequest.ts'
 
 // What becomes of a step's calls, as the planner (toolCalls.ts) and the settling of answers
 // (interrupts.ts) both decide it.
@@ -20,6 +21,8 @@ export interface Execution extends CallRef {
   readonly editedArgs?: unknown
   /** The decision it runs under (an approval, an edit, a grant); telemetry puts it on the call's span. */
   readonly decision?: DecisionSummary
+  /** The answer a call that paused for input runs again with (run/inputInterrupts.ts). */
+  readonly inputAnswer?: ToolInputAnswer
 }
 
 /** What becomes of each call of one model step, or of each answered interrupt of a step. */

@@ -15,6 +15,8 @@ import type { ThreadAssistantMessage, ThreadToolMessage } from '../../protocol/m
 import type { RunFailure } from '../../protocol/thread.ts'
 import { StoreConflictError, reportError, runErrorOf } from '../errors.ts'
 import { asked, settleInterrupts } from './interrupts.ts'
+import { inputInterrupt } from './inputInterrupts.ts'
+import type { ToolInputRequest } from '../../tools/inputRequest.ts'
 import { answeredByMessage, rememberResolved } from '../thread/step.ts'
 import { modelStep } from './modelStep.ts'
 import { retry, sleep } from '../../util/retry.ts'
@@ -205,6 +207,8 @@ async function runAndStore(
       marked = undefined
     }
   }
+  // Calls that asked a person for input: no result yet, an interrupt instead (run/inputInterrupts.ts).
+  const askedInput = new Map<string, ToolInputRequest>()
   const executing = executeToolCalls(executions, {
     marked,
     signal: run.signal,
@@ -214,13 +218,14 @@ async function runAndStore(
     maxOutputBytes: run.config.limits.maxMessageBytes,
     failures: run.failures,
     attachments: { store: run.config.attachments, threadId: run.head.id, maxBytes: run.config.limits.maxAttachmentBytes },
-    onResult: (result) => run.events.result(result),
+    onResult: (result) => askedInput.has(result.toolCallId) || run.events.result(result),
+    onInputRequired: (execution, request) => (askedInput.set(execution.toolCallId, request), errorResult(execution, 'waits for input')),
     trace: run.trace,
     // Without middleware or a decision to carry, a result goes out as the tool made it: no hook to await per call.
     onOutput:
       run.middleware.any || decided.size > 0
         ? async (result, execution) =>
-            withDecision(
+            askedInput.has(result.toolCallId) ? result : withDecision(
               await run.middleware.toolOutput(result, execution.input, execution.entry.tool, (output) => withAttachmentsOf(result, successResult(execution, output, execution.editedArgs))),
               decided,
             )
@@ -228,9 +233,10 @@ async function runAndStore(
   })
   // Calls that all answered at once come back as they are: nothing to await.
   const executed = executing instanceof Promise ? await executing : executing
-  const results = [...step.results, ...executed]
-  if (step.interrupts.length > 0) {
-    const interrupts = asked(step.interrupts, run.config.limits.interruptTtlMs, run.trace?.traceparent)
+  const results = [...step.results, ...(askedInput.size === 0 ? executed : executed.filter((result) => !askedInput.has(result.toolCallId)))]
+  const waiting = askedInput.size === 0 ? step.interrupts : [...step.interrupts, ...[...askedInput].map(([toolCallId, request]) => inputInterrupt(executions.find((execution) => execution.toolCallId === toolCallId)!, request, run.head.turnBy))]
+  if (waiting.length > 0) {
+    const interrupts = asked(waiting, run.config.limits.interruptTtlMs, run.trace?.traceparent)
     await run.save({ step: { ...step, results, interrupts, running: [] }, ...remembered })
     void requestReviews(run.config, run.head.id, interrupts)
     watchExpiry(run.config, run.head.id, interrupts)
