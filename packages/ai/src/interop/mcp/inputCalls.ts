@@ -1,4 +1,5 @@
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js'
+import { ToolError } from '../../errors.ts'
 import type { JsonSchema } from '../../schema/types.ts'
 import { inputAnswerOf, ToolInputRequired, type ToolInputAnswer } from '../../tools/inputRequest.ts'
 import type { ToolContext } from '../../tools/types.ts'
@@ -39,10 +40,14 @@ export function inputCalls(connection: McpConnection, toolName: string, live: Li
     try {
       result = await connection.callTool({ ...params, ...retry }, ctx.signal)
     } catch (error) {
+      // -32021: the server would ask the person, but the client did not say it can show a form.
+      if (isRecord(error) && error.code === -32021) {
+        throw new ToolError(`The MCP server needs a person's input for tool "${toolName}", and its client did not declare it can ask: create the Client with \`capabilities: { elicitation: { form: {} } }\``, { cause: error })
+      }
       if (!answer) throw error
-      // Most likely the server no longer knows the request (it expired, or was forgotten): never a silent success.
+      // Told to the model (a ToolError's message is): most likely the server no longer knows the request (it expired, or was forgotten): never a silent success.
       const why = error instanceof Error ? error.message : String(error)
-      throw new Error(`The MCP server refused the answer to its request for input (${why}); the call did not complete`, { cause: error })
+      throw new ToolError(`The MCP server refused the answer to its request for input (${why}); the call did not complete`, { cause: error })
     }
     if (isInputRequired(result)) throw modernRequest(toolName, result.inputRequests, result.requestState)
     return result
@@ -55,15 +60,15 @@ function elicitResult(answer: ToolInputAnswer): ElicitResult {
 }
 
 /** One form elicitation becomes the interrupt; anything Toolgate cannot ask a person fails the call, saying what. */
-function modernRequest(toolName: string, requests: Record<string, { readonly method: string; readonly params?: Record<string, unknown> }> | undefined, requestState: string | undefined): Error {
+function modernRequest(toolName: string, requests: Record<string, { readonly method: string; readonly params?: Record<string, unknown> }> | undefined, requestState: string | undefined): ToolError | ToolInputRequired {
   const entries = Object.entries(requests ?? {})
   if (entries.length !== 1) {
     const what = entries.length === 0 ? 'only to be called again with its state' : `${entries.length} answers at once (${entries.map(([, request]) => request.method).join(', ')})`
-    return new Error(`The MCP server asked for ${what} before tool "${toolName}" can finish; the import answers one form at a time, so the call did not complete`)
+    return new ToolError(`The MCP server asked for ${what} before tool "${toolName}" can finish; the import answers one form at a time, so the call did not complete`)
   }
   const [key, request] = entries[0]!
   const form = formOf(request.method, request.params)
-  if (typeof form === 'string') return new Error(`The MCP server asked for ${form} before tool "${toolName}" can finish, which the import cannot ask a person for; the call did not complete`)
+  if (typeof form === 'string') return new ToolError(`The MCP server asked for ${form} before tool "${toolName}" can finish, which the import cannot ask a person for; the call did not complete`)
   return new ToolInputRequired({ ...form, state: { era: 'modern', key, ...(requestState === undefined ? {} : { requestState }) } satisfies InputState })
 }
 
@@ -137,7 +142,7 @@ export class LiveCalls {
         state.process === PROCESS
           ? `it waited longer than ${this.#timeoutMs} ms (elicitationTimeoutMs), so it was cancelled`
           : 'it lived in another server process (this one restarted, or another instance holds it)'
-      throw new Error(
+      throw new ToolError(
         `Tool "${toolName}" asked for input during its call (an MCP server on the 2025 protocol, by elicitation/create), and that call can no longer take the answer: ${where}. The call did not complete here.`,
       )
     }
@@ -154,7 +159,8 @@ export class LiveCalls {
     const asked = new Promise<Record<string, unknown>>((resolve) => (call.onAsk = resolve))
     // The turn's stop (or the tool's timeout) ends the call while a turn waits on it; once paused, nothing does but the answer or the timeout.
     const stop = () => call.controller.abort(signal.reason)
-    signal.addEventListener('abort', stop, { once: true })
+    if (signal.aborted) stop()
+    else signal.addEventListener('abort', stop, { once: true })
     try {
       const first = await Promise.race([call.result.then((result) => ({ result })), asked.then((params) => ({ params }))])
       if ('result' in first) return first.result
@@ -164,7 +170,7 @@ export class LiveCalls {
       const form = formOf('elicitation/create', first.params)
       if (typeof form === 'string') {
         this.#expire(session)
-        throw new Error(`The MCP server asked for ${form} during tool "${toolName}", which the import cannot ask a person for`)
+        throw new ToolError(`The MCP server asked for ${form} during tool "${toolName}", which the import cannot ask a person for`)
       }
       throw new ToolInputRequired({ ...form, state: { era: 'legacy', session, process: PROCESS } satisfies InputState })
     } finally {
