@@ -23,9 +23,6 @@ type InputState =
   | { readonly era: 'modern'; readonly key: string; readonly requestState?: string }
   | { readonly era: 'legacy'; readonly session: string; readonly process: string }
 
-/** This process, so a 2025 session's answer arriving elsewhere is told apart from one that ran out. */
-const PROCESS = randomId('proc_')
-
 /** Calls one imported tool, pausing for input when the server asks for it. */
 export type ImportedCall = (params: Record<string, unknown>, ctx: ToolContext<unknown>) => Promise<CallOutcome>
 
@@ -101,6 +98,8 @@ export class LiveCalls {
   readonly #flying = new Set<LiveCall>()
   readonly #paused = new Map<string, LiveCall>()
   readonly #timeoutMs: number
+  /** These calls' holder (one import, in one process), so an answer arriving elsewhere is told apart from one that ran out. */
+  readonly #holder = randomId('mcpi_')
 
   constructor(timeoutMs: number) {
     this.#timeoutMs = timeoutMs
@@ -139,9 +138,9 @@ export class LiveCalls {
     const call = this.#paused.get(state.session)
     if (!call?.respond) {
       const where =
-        state.process === PROCESS
+        state.process === this.#holder
           ? `it waited longer than ${this.#timeoutMs} ms (elicitationTimeoutMs), so it was cancelled`
-          : 'it lived in another server process (this one restarted, or another instance holds it)'
+          : 'it lived in another server process (this one restarted, or another instance holds it) or another import of the server'
       throw new ToolError(
         `Tool "${toolName}" asked for input during its call (an MCP server on the 2025 protocol, by elicitation/create), and that call can no longer take the answer: ${where}. The call did not complete here.`,
       )
@@ -172,7 +171,7 @@ export class LiveCalls {
         this.#expire(session)
         throw new ToolError(`The MCP server asked for ${form} during tool "${toolName}", which the import cannot ask a person for`)
       }
-      throw new ToolInputRequired({ ...form, state: { era: 'legacy', session, process: PROCESS } satisfies InputState })
+      throw new ToolInputRequired({ ...form, state: { era: 'legacy', session, process: this.#holder } satisfies InputState })
     } finally {
       call.onAsk = undefined
       signal.removeEventListener('abort', stop)
