@@ -50,7 +50,16 @@ const DEFAULT_ELICITATION_TIMEOUT_MS = 10 * 60_000
  * name (dotted names warn once: some providers refuse them, and provider adapters map them), title,
  * description, JSON Schemas and annotations (in `metadata.annotations`). `execute` calls
  * `client.callTool` with the call's signal and returns `structuredContent` when present, else the
- * text; a result with `isError` throws, with the server's text as the message.
+ * text; a result with `isError` throws a `ToolError`, with the server's text as the message (the
+ * model reads it). A listed `_meta.ui.resourceUri` becomes the tool's `app`.
+ *
+ * `client` is a connected `Client` of `@modelcontextprotocol/client` 2.x or `@modelcontextprotocol/sdk`
+ * 1.x. A call the server answers with `input_required` (2026-07-28), or during which it sends
+ * `elicitation/create` (2025), pauses as an approval in the chat whose form is the server's
+ * `requestedSchema`; the answer goes back as `accept` (approved, with the form's values) or
+ * `decline` (denied). At 2026-07-28 it waits with the thread and any instance can answer it; a 2025
+ * request lives in its call, in this process, for `elicitationTimeoutMs` (docs/mcp-import.md).
+ * Declare `capabilities: { elicitation: { form: {} } }` on the client so the server may ask.
  */
 export async function mcpToolDefinitions(client: McpClientLike, options: McpImportOptions = {}): Promise<McpImportedTool[]> {
   const connection = connectionOf(client)

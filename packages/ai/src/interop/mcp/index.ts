@@ -1,5 +1,5 @@
 /** @module @toolgate/ai/interop/mcp */
-/** `@toolgate/ai/interop/mcp`: serve tools on the official MCP SDK's server, and import a server's tools. Needs `@modelcontextprotocol/sdk`. */
+/** `@toolgate/ai/interop/mcp`: serve tools on the official MCP SDK's server, and import a server's tools. Needs `@modelcontextprotocol/sdk`, or `@modelcontextprotocol/client` 2.x to import from 2026-07-28 servers. */
 export { MCP_NEEDS_APPROVAL_META, registerMcpTools, type McpServeOptions } from './server.ts'
 export type { McpApprovalRequest, McpApprove } from './approval.ts'
 export {
