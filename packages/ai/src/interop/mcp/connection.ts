@@ -57,7 +57,7 @@ function v2(client: ClientV2): McpConnection {
     get modern() {
       return client.getProtocolEra() === 'modern'
     },
-    listTools: (cursor, signal) => client.listTools(cursor === undefined ? undefined : { cursor }, { signal }),
+    listTools: (cursor, signal) => client.listTools(cursor === undefined ? undefined : { cursor }, { signal }) as ReturnType<McpConnection['listTools']>,
     // Manual multi-round-trip mode: an `input_required` answer comes back to us, to store with the thread.
     callTool: (params, signal, timeout) =>
       client.callTool(params as Parameters<ClientV2['callTool']>[0], { signal, allowInputRequired: true, ...(timeout ? { timeout } : {}) }) as Promise<CallOutcome>,

@@ -13,7 +13,7 @@ export function importedApp(connection: McpConnection, listed: Tool): ToolApp | 
   // `ui/resourceUri` is the key before ext-apps 1.0 nested it under `ui`.
   const uri = ui?.resourceUri ?? listed._meta?.['ui/resourceUri']
   if (typeof uri !== 'string' || !uri.startsWith('ui://')) return undefined
-  const visibility = Array.isArray(ui?.visibility) && ui.visibility.length > 0 && ui.visibility.every((who) => who === 'model' || who === 'app') ? (ui.visibility as ToolAppVisibility[]) : ['model', 'app']
+  const visibility: readonly ToolAppVisibility[] = Array.isArray(ui?.visibility) && ui.visibility.length > 0 && ui.visibility.every((who) => who === 'model' || who === 'app') ? (ui.visibility as ToolAppVisibility[]) : ['model', 'app']
   return Object.freeze({ uri: uri as `ui://${string}`, visibility, read: () => readApp(connection, uri) })
 }
 
