@@ -31,7 +31,8 @@ export async function retry<T>(task: (attempt: number) => Promise<T> | T, policy
       if (attempt >= attempts || (retryable && !retryable(error, attempt))) throw error
       const wait = delay(attempt, error)
       if (until !== undefined && Date.now() + wait >= until) throw error
-      await sleep(wait, signal)
+      // No pause asked (a compare-and-set another writer beat): the next attempt goes in this tick, with what it reads alongside.
+      if (wait > 0) await sleep(wait, signal)
     }
   }
 }

@@ -7,7 +7,9 @@ import { startDetachedRun } from '../run/startRun.ts'
 import { checkLinkApplies, verifyReviewLink, type ReviewClaims } from '../decisions/reviewLinks.ts'
 import { checkReviewer, isReviewer } from '../decisions/reviewers.ts'
 import type { StoredInterrupt } from '../thread/threadStore.ts'
-import { storeAnswers } from './resume.ts'
+import { answersChange, reportAnswered } from './answersChange.ts'
+import { newRunId } from './runId.ts'
+import { commitChange } from '../thread/writer/index.ts'
 import { requesterContext } from './requesterContext.ts'
 import { ANONYMOUS, summaryOf } from '../decisions/records.ts'
 import type { Answerer } from './answers.ts'
@@ -31,28 +33,45 @@ export async function review(config: ChatConfig, request: Request, body: ReviewR
 /**
  * Stores one approval decided outside the chat (a review link, the server API) and, when it
  * completes the step, resumes the run detached: the requester's chat follows it from wherever it
- * is open. An interrupt still open while a run holds the thread is the one that run is pausing on
- * (it is letting the thread go: an app deciding from `onApprovalRequested`, a reviewer quick on a
- * link, come that early): the decision waits its turn, never longer than a lease, instead of being
- * refused with `THREAD_BUSY`.
+ * is open. One read of the head, one decision made of it, one compare-and-set, then the run; a
+ * write another writer beat is decided again on the head stored then. An interrupt still open
+ * while a run holds the thread is the one that run is pausing on (it is letting the thread go: an
+ * app deciding from `onApprovalRequested`, a reviewer quick on a link, come that early): the
+ * decision waits its turn, never longer than a lease, instead of being refused with `THREAD_BUSY`.
  */
 export function decideDetached(config: ChatConfig, request: Request, body: ResumeRequest, who: Answerer): Promise<ReviewAccepted> {
-  const once = () => decideOnce(config, request, body, who)
-  return retry(once, { attempts: Number.POSITIVE_INFINITY, delay: backoff(5, 100), retryable: isThreadBusy, until: Date.now() + config.limits.runLeaseMs })
+  // The run acts for the turn's requester, never for whoever decided (claim/requesterContext.ts).
+  const answerer = { ...who, contextOf: requesterContext(config, who.principal) }
+  const runId = newRunId(config.eventLog, body.threadId)
+  let conflicts = 0
+  return retry(() => decideOnce(config, request, body, answerer, runId), {
+    attempts: Number.POSITIVE_INFINITY,
+    delay: (attempt, error) => (error === CONFLICT ? 0 : busyDelay(attempt)),
+    retryable: (error) => isThreadBusy(error) || (error === CONFLICT && ++conflicts < CONFLICT_ATTEMPTS),
+    until: Date.now() + config.limits.runLeaseMs,
+  }).catch((error: unknown) => {
+    throw error === CONFLICT ? new HttpError(409, 'VERSION_CONFLICT', 'The thread kept changing while this request tried to update it; retry') : error
+  })
 }
 
 const isThreadBusy = (error: unknown) => error instanceof HttpError && error.code === 'THREAD_BUSY'
+const busyDelay = backoff(5, 100)
+/** Another writer came first: decided again on the head it left. */
+const CONFLICT = new Error('The thread changed since it was read')
+const CONFLICT_ATTEMPTS = 5
 
-async function decideOnce(config: ChatConfig, request: Request, body: ResumeRequest, who: Answerer): Promise<ReviewAccepted> {
-  // The run acts for the turn's requester, never for whoever decided (claim/requesterContext.ts):
-  // resolved before anything is stored, so a context the app cannot give refuses the answer.
-  const contextOf = requesterContext(config, who.principal)
-  const requester = (await config.store.head(body.threadId))?.turnBy ?? ANONYMOUS
-  await contextOf(requester)
-  const { runId, head, change } = await storeAnswers(config, request, body, { ...who, contextOf })
-  if (change.start) startDetachedRun(config, { request, kind: 'resume', runId, head, context: await contextOf(head.turnBy ?? ANONYMOUS), start: change.start })
+async function decideOnce(config: ChatConfig, request: Request, body: ResumeRequest, who: Required<Pick<Answerer, 'contextOf'>> & Answerer, runId: string): Promise<ReviewAccepted> {
+  const head = await config.store.head(body.threadId)
+  if (!head) throw threadNotFound(body.threadId)
+  // Resolved before anything is stored: a context the app cannot give refuses the answer.
+  const context = await who.contextOf(head.turnBy ?? ANONYMOUS)
+  const change = await answersChange(config, body, who, runId)(head)
+  const written = await commitChange(config.store, head, change)
+  if (!written) throw CONFLICT
+  reportAnswered(config, request, written, change)
+  if (change.start) startDetachedRun(config, { request, kind: 'resume', runId, head: written, context, start: change.start })
   const recorded = change.decisions!.at(-1)!
-  return { threadId: head.id, interruptId: recorded.interruptId, decision: summaryOf(recorded), resumed: change.start !== undefined }
+  return { threadId: written.id, interruptId: recorded.interruptId, decision: summaryOf(recorded), resumed: change.start !== undefined }
 }
 
 /** `GET ?review=<token>`: what the link's reviewer decides on, and why the one who opened it may not, if so. Changes nothing. */

@@ -78,12 +78,20 @@ export interface RiddenEvents {
   readonly final: false
 }
 
+/** Where a run's events go: `sink` tells each to the run's log and its live stream; `end` once the run ended. */
+export interface RunEventStream {
+  readonly sink: EventSink
+  /** The run's last events, when its log can be completed by its thread store's commit. */
+  readonly last: LastEvents | undefined
+  /** The run ended: the log is completed, then the live stream ends. */
+  end(): void
+}
+
 /**
- * Runs `run` (not awaited: it outlives the request), writing each of its events to the run's log
- * and to `live`. The log is complete once the run ends. `run` is given `LastEvents` when the log
- * can be completed by its thread store's commit.
+ * The run's event stream: each event goes to the run's log (complete once the run ends) and to
+ * `live`. With `withCommits`, its `last` lets the thread store's commits carry the log.
  */
-export function launchRun(log: RunEventLog, threadId: string, runId: string, live: LiveStream | undefined, run: (sink: EventSink, last?: LastEvents) => Promise<void>, withCommits = false): void {
+export function runEventStream(log: RunEventLog, threadId: string, runId: string, live: LiveStream | undefined, withCommits = false): RunEventStream {
   const writer = new LogWriter(log, threadId, runId)
   let held: { readonly event: RunEvent; readonly logged: LoggedEvent }[] | undefined
   const sink: EventSink = (event, seq) => {
@@ -122,11 +130,7 @@ export function launchRun(log: RunEventLog, threadId: string, runId: string, liv
       console.error('[toolgate] could not end the live stream:', error)
     }
   }
-  const ended = () => writer.end(endLive)
-  run(sink, last).then(ended, (error: unknown) => {
-    console.error('[toolgate] chat run failed:', error)
-    ended()
-  })
+  return { sink, last, end: () => writer.end(endLive) }
 }
 
 /**
@@ -141,15 +145,22 @@ export function launchRun(log: RunEventLog, threadId: string, runId: string, liv
  * returned stands in for the frames offered on the request; otherwise the body hands out what it
  * holds only when read (nothing is queued in it unread), so the bridge can still take the frames
  * over from a body returned as is.
+ *
+ * The run starts telling `live` before `response()` is asked for: its first frames are held until
+ * the response is read, or offered to the bridge.
  */
-export function runStreamResponse(start: (live: LiveStream) => void, request: Request): Response {
+export function liveResponse(request: Request): LiveResponse {
   const frames = takeTelling(request) ?? AG_UI
   const offer = (request as Partial<TakesFrames>)[OFFER_FRAMES]
   if (offer) {
     const direct = new DirectFrames()
-    start(told(frames, direct))
-    offer.call(request, { headers: frames.headers, attach: (sink) => direct.attach(sink) })
-    return (offeredResponse ??= new Response(null, { status: 200, headers: SSE_HEADERS }))
+    return {
+      live: told(frames, direct),
+      response: () => {
+        offer.call(request, { headers: frames.headers, attach: (sink) => direct.attach(sink) })
+        return (offeredResponse ??= new Response(null, { status: 200, headers: SSE_HEADERS }))
+      },
+    }
   }
   /** The body can still be read: not cancelled, not closed, not handed over. */
   let open = true
@@ -202,7 +213,7 @@ export function runStreamResponse(start: (live: LiveStream) => void, request: Re
     direct.attach(sink)
     return true
   })
-  start(told(frames, {
+  const live = told(frames, {
     write: (frame) => {
       if (direct) return direct.write(frame)
       if (!open) return
@@ -215,8 +226,14 @@ export function runStreamResponse(start: (live: LiveStream) => void, request: Re
       ended = true
       flush()
     },
-  }))
-  return new Response(body, { status: 200, headers: frames.headers })
+  })
+  return { live, response: () => new Response(body, { status: 200, headers: frames.headers }) }
+}
+
+/** A run's live stream, and the response that carries it (asked for once the run has started). */
+export interface LiveResponse {
+  readonly live: LiveStream
+  response(): Response
 }
 
 /** What a chat handler returns for frames it offered on a `NodeRequest`: never read (the bridge writes the frames). */

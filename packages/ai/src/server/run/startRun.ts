@@ -1,7 +1,7 @@
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import type { RunOutcome } from '../../protocol/interrupts.ts'
 import type { AgUiMessage } from '../../protocol/events.ts'
-import { launchRun, runStreamResponse, type LiveStream } from '../events/liveStream.ts'
+import { liveResponse, runEventStream, type LiveStream, type RunEventStream } from '../events/liveStream.ts'
 import { RunEvents } from '../events/runEvents.ts'
 import type { ChatConfig } from '../options.ts'
 import type { RunStart } from '../thread/transitions.ts'
@@ -9,7 +9,7 @@ import type { StoredInterrupt, ThreadHead } from '../thread/threadStore.ts'
 import { driveRun } from './driveRun.ts'
 import { Run } from './Run.ts'
 import { RunAbort } from './runAbort.ts'
-import type { RunKind } from '../../telemetry/hooks.ts'
+import type { RunKind, RunTrace } from '../../telemetry/hooks.ts'
 
 // Where every claim ends: the thread is held by `runId`; the run starts and outlives its request.
 // Its events go to the run's log (for readers that (re)attach, on any instance) and, while the
@@ -32,7 +32,9 @@ export interface ClaimedRun {
 
 /** Starts a claimed run and streams its events to the request that claimed it. A client that disconnects only detaches; `stop` ends the run. */
 export function startRun(config: ChatConfig, claimed: ClaimedRun): Response {
-  return runStreamResponse((live) => launch(config, claimed, live), claimed.request)
+  const { live, response } = liveResponse(claimed.request)
+  launch(config, claimed, live)
+  return response()
 }
 
 /** Starts a claimed run no request waits on (a takeover of a lost run): readers follow it through its log. */
@@ -62,34 +64,30 @@ export function pausedRun(
     model: config.model.name,
     store: config.store.name,
   })
-  return runStreamResponse(
-    (live) =>
-      launchRun(config.eventLog, threadId, runId, live, async (sink) => {
-        const events = new RunEvents(threadId, runId, sink, { timestamps: config.devtools !== undefined })
-        events.started()
-        events.finished(outcome)
-        trace?.end({ outcome: outcome.type === 'interrupt' ? 'interrupt' : 'success', usage: undefined })
-      }),
-    request,
-  )
+  const { live, response } = liveResponse(request)
+  const stream = runEventStream(config.eventLog, threadId, runId, live)
+  const events = new RunEvents(threadId, runId, stream.sink, { timestamps: config.devtools !== undefined })
+  events.started()
+  events.finished(outcome)
+  trace?.end({ outcome: outcome.type === 'interrupt' ? 'interrupt' : 'success', usage: undefined })
+  stream.end()
+  return response()
 }
 
 /** A run that only tells an AG-UI client where the thread stands: the stored thread, then what waits. */
 export function snapshotRun(config: ChatConfig, threadId: string, runId: string, messages: readonly AgUiMessage[], outcome: RunOutcome, request: Request): Response {
-  return runStreamResponse(
-    (live) =>
-      launchRun(config.eventLog, threadId, runId, live, async (sink) => {
-        const events = new RunEvents(threadId, runId, sink, { timestamps: config.devtools !== undefined })
-        events.started()
-        events.messagesSnapshot(messages)
-        events.finished(outcome)
-      }),
-    request,
-  )
+  const { live, response } = liveResponse(request)
+  const stream = runEventStream(config.eventLog, threadId, runId, live)
+  const events = new RunEvents(threadId, runId, stream.sink, { timestamps: config.devtools !== undefined })
+  events.started()
+  events.messagesSnapshot(messages)
+  events.finished(outcome)
+  stream.end()
+  return response()
 }
 
 function launch(config: ChatConfig, claimed: ClaimedRun, live: LiveStream | undefined): void {
-  const { runId, head, messages, context, start, kind } = claimed
+  const { runId, head, start, kind } = claimed
   const abort = new RunAbort()
   config.liveRuns.set(runId, abort)
   config.devtools?.add(head.id, { runId, startedAt: Date.now(), kind })
@@ -104,19 +102,21 @@ function launch(config: ChatConfig, claimed: ClaimedRun, live: LiveStream | unde
   // A log the thread store writes with its commits: the run's writes carry the events it has not
   // sent, and the release the run's last events.
   const withCommits = config.eventLog.inCommits === true && config.store.events === config.eventLog
-  launchRun(
-    config.eventLog,
-    head.id,
-    runId,
-    live,
-    async (sink, last) => {
-      const events = new RunEvents(head.id, runId, sink, { timestamps: config.devtools !== undefined })
-      try {
-        await driveRun(new Run({ config, runId, context, events, abort, head, trace, log: last, ...(messages ? { messages } : {}) }), start, claimed.snapshot, last)
-      } finally {
-        config.liveRuns.delete(runId)
-      }
-    },
-    withCommits,
-  )
+  const stream = runEventStream(config.eventLog, head.id, runId, live, withCommits)
+  // Not awaited: the run outlives the request.
+  void runToEnd(config, claimed, stream, abort, trace)
+}
+
+/** Drives the run to its end, then ends its event stream (the log completed, the live stream ended). */
+async function runToEnd(config: ChatConfig, claimed: ClaimedRun, stream: RunEventStream, abort: RunAbort, trace: RunTrace | undefined): Promise<void> {
+  const { runId, head, messages, context, start } = claimed
+  try {
+    const events = new RunEvents(head.id, runId, stream.sink, { timestamps: config.devtools !== undefined })
+    await driveRun(new Run({ config, runId, context, events, abort, head, trace, log: stream.last, ...(messages ? { messages } : {}) }), start, claimed.snapshot, stream.last)
+  } catch (error) {
+    console.error('[toolgate] chat run failed:', error)
+  } finally {
+    config.liveRuns.delete(runId)
+  }
+  stream.end()
 }

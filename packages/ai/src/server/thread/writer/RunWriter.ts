@@ -1,20 +1,16 @@
 import type { ThreadMessage } from '../../../protocol/messages.ts'
 import { messageBytes } from '../../../util/jsonBytes.ts'
-import { nextTurn } from '../../../util/nextTurn.ts'
 import { backoff, retry } from '../../../util/retry.ts'
 import { StoreConflictError } from '../../errors.ts'
 import type { ThreadChange } from '../thread.ts'
 import type { ThreadCommit, ThreadHead, ThreadStore } from '../threadStore.ts'
-import { merged, type AnyTransition, type Batch } from './batch.ts'
+import { alone, GroupCommit, made, madeAsync, type AsyncRunTransition, type Batch, type RunTransition } from './batch.ts'
 import { commitChange, commitOf, isRefused, nextHead, REFUSED, type CarriedEvents } from './commit.ts'
 
 /** The run no longer holds its thread (another run took it, or it went). */
 const LOST = new Error('The thread was taken over')
 
-/** A write of a run: the change a transition makes of the head as the write before it leaves it, with the messages appended since. */
-export type RunTransition = (head: ThreadHead, append: readonly ThreadMessage[]) => ThreadChange
-/** A write whose change needs I/O to be made (decision records chained on the head's tip). */
-export type AsyncRunTransition = (head: ThreadHead, append: readonly ThreadMessage[]) => Promise<ThreadChange>
+export type { AsyncRunTransition, RunTransition }
 
 /** How many times a run makes a refused write again on the stored head before it counts the thread as lost. */
 const REBASE_ATTEMPTS = 5
@@ -55,7 +51,7 @@ export class RunWriter {
   /** The last write asked for: the next one, if asked before it settles, waits for its answer. */
   #lastWrite: Promise<void> = SETTLED
   /** Writes asked for and not yet made: a write asked meanwhile joins them, and they go out as one commit. */
-  #open: Batch | undefined
+  readonly #batches = new GroupCommit((batch) => this.#write(batch, true))
   /** Set once another writer took the thread: every later write fails with it. */
   #lost: StoreConflictError | undefined
   /** Writes whose answer was lost (the store failed): they may have landed. */
@@ -96,7 +92,7 @@ export class RunWriter {
 
   /** No write is unsettled or waiting to be made. */
   get idle(): boolean {
-    return this.#asked === 0 && !this.#open
+    return this.#asked === 0 && this.#batches.idle
   }
 
   /** Queues messages for the next write. */
@@ -113,37 +109,25 @@ export class RunWriter {
 
   /** Writes the change `transition` makes, with the queued messages; resolves once it landed. */
   write(transition: RunTransition): Promise<void> {
-    return this.#ask(transition, false)
+    return this.#batches.ask(transition, false, undefined)
   }
 
   /** `write` for a transition that needs I/O (chaining decision records on the head's tip). */
   writeAsync(transition: AsyncRunTransition): Promise<void> {
-    return this.#ask(transition, true)
+    return this.#batches.ask(transition, true, undefined)
   }
 
   /** The run's last write: it carries every event its log has not acknowledged (`last`), the run's end among them. */
   writeLast(transition: RunTransition, last: CarriedEvents | undefined): Promise<void> {
-    return this.#ask(transition, false, last)
+    return this.#batches.ask(transition, false, last)
   }
 
   /**
    * A write nobody waits for (`failed` hears if it fails): it joins the writes asked and not yet
-   * made, or is made once the event loop turns, so writes asked meanwhile go out with it.
+   * made, or is made at the end of the event loop's turn, so writes asked meanwhile go out with it.
    */
   hold(transition: RunTransition, failed: (error: unknown) => void): void {
-    const open = this.#open
-    if (open) {
-      open.parts.push(transition)
-      if (!open.held) return void open.promise!.catch(failed)
-      const before = open.failed
-      open.failed = before ? (error) => (before(error), failed(error)) : failed
-      return
-    }
-    const batch: Batch = { parts: [transition], async: false, last: undefined, held: true, promise: undefined, failed }
-    this.#open = batch
-    nextTurn(() => {
-      if (batch.held) this.#flush(batch)
-    })
+    this.#batches.hold(transition, failed)
   }
 
   /**
@@ -152,135 +136,58 @@ export class RunWriter {
    */
   renew(transition: RunTransition): Promise<void> {
     this.#renewedAt = Date.now()
-    return this.#writeNow(transition, false)
+    return this.#write(alone(transition), false)
   }
 
   /**
-   * Group commit: a write joins the writes asked for and not yet made, if any (they go out as one
-   * commit: each transition made of the head the one before leaves, the messages of all, the head
-   * of the last), else it opens a batch of its own. A batch is made, and closed to later writes,
-   * when it is sent: at once with nothing unsettled, else behind the last write (once that is sent,
-   * on a store that pipelines; answered, on one that does not). At most one batch waits at a time.
+   * The one write. It waits its turn: with a write unsettled, until that one is sent, then behind
+   * it (a write with messages on a store that pipelines) or once it is answered. Then its change is
+   * made of the head it goes on, its commit sent (carrying the log's unsent events) and the store's
+   * answer taken: landed, failed, or refused and made again on the stored head (`#rebase`). With
+   * nothing unsettled and no asynchronous part, all of it up to the store's answer runs now: one
+   * reaction to that answer settles the write.
    */
-  #ask(part: AnyTransition, async: boolean, last?: CarriedEvents): Promise<void> {
-    const open = this.#open
-    if (open) {
-      open.parts.push(part)
-      open.async ||= async
-      if (last) open.last = last
-      // Someone waits for this write: a batch held for the loop's turn goes now.
-      if (open.held) this.#flush(open)
-      return open.promise!
-    }
-    const batch: Batch = { parts: [part], async, last, held: false, promise: undefined, failed: undefined }
-    this.#open = batch
-    return (batch.promise = this.#sendBatch(batch))
-  }
-
-  /** Sends a batch that was held for the loop's turn. */
-  #flush(batch: Batch): void {
-    batch.held = false
-    batch.promise = this.#sendBatch(batch)
-    batch.promise.catch(batch.failed!)
-  }
-
-  #sendBatch(batch: Batch): Promise<void> {
-    const transition: AnyTransition = (head, append) => {
-      // Made now: a write asked from here on opens the next batch.
-      if (this.#open === batch) this.#open = undefined
-      return batch.parts.length === 1 ? batch.parts[0]!(head, append) : merged(batch.parts, 0, head, append, undefined)
-    }
-    // A write that may be asynchronous, or that must wait for one unsettled, goes the queued way.
-    return batch.async || this.#asked > 0 ? this.#writeQueued(transition, true, batch) : this.#writeNow(transition as RunTransition, true, batch)
-  }
-
-  /**
-   * A write with none unsettled and a synchronous transition: no turn to wait for, no answer to
-   * wait for and no head to follow; it is made and sent here, and one reaction to the store's
-   * answer settles it (the queued way costs an async function and seven promises).
-   */
-  #writeNow(transition: RunTransition, withMessages: boolean, batch?: Batch): Promise<void> {
-    if (this.#lost) {
-      if (this.#open === batch) this.#open = undefined
-      return Promise.reject(this.#lost)
-    }
-    const base = this.#head
-    if (!withMessages && !base.activeRun) return Promise.resolve()
-    const to = withMessages ? this.#appended.length : this.#saved
-    const last = batch?.last
-    let sending: Sending
-    try {
-      sending = this.#send(base, undefined, to, transition(base, this.#appended.slice(this.#saved, to)), withMessages, last)
-    } catch (error) {
-      return Promise.reject(error)
-    }
+  #write(batch: Batch, withMessages: boolean): Promise<void> {
+    const before: Before | undefined = this.#asked > 0 ? { sent: this.#lastSent, answered: this.#lastWrite.then(nothing, failureOf) } : undefined
     this.#asked++
-    const write = sending.committing.then(
-      (written) => this.#settled(() => this.#answered(sending, written, undefined, undefined, transition, last)),
-      (error: unknown) => this.#settled(() => this.#answered(sending, undefined, error ?? STORE_FAILED, undefined, transition, last)),
-    )
-    this.#lastWrite = write
-    return write
-  }
-
-  /**
-   * A write asked while another is unsettled, or whose transition is asynchronous: made once the
-   * last write is sent, and sent behind it (a store that pipelines) or once it is answered.
-   */
-  #writeQueued(transition: AnyTransition, withMessages: boolean, batch?: Batch): Promise<void> {
-    const waits = this.#asked > 0
-    const previous = this.#lastSent
-    /** Settles (never rejecting) once the last write is answered, with its failure if it failed. */
-    const answered = waits ? this.#lastWrite.then(nothing, failureOf) : undefined
+    /** Later writes wait until this one is sent: it is not sent now. */
     let sent: (() => void) | undefined
-    if (waits) this.#lastSent = new Promise<void>((resolve) => (sent = resolve))
-    this.#asked++
-    const write = (async () => {
-      try {
-        let sending: Sending
-        const last = batch?.last
-        try {
-          if (waits) await previous
-          const follows = withMessages && this.#followable && this.#store.pipelines === true ? this.#latest : undefined
-          if (!follows && waits) await answered
-          if (this.#lost) {
-            if (this.#open === batch) this.#open = undefined
-            throw this.#lost
-          }
-          const base = follows ?? this.#head
-          if (!withMessages && !base.activeRun) return
-          const from = follows ? this.#sent : this.#saved
-          const to = withMessages ? this.#appended.length : from
-          let change = transition(base, this.#appended.slice(from, to))
-          if (change instanceof Promise) {
-            // Made asynchronously: a write asked meanwhile waits until this one is sent.
-            if (!sent) this.#lastSent = new Promise<void>((resolve) => (sent = resolve))
-            change = await change
-          }
-          sending = this.#send(base, follows, to, change, withMessages, last)
-        } finally {
-          sent?.()
-        }
-        let written: boolean | undefined
-        let failure: unknown
-        try {
-          written = await sending.committing
-        } catch (error) {
-          failure = error ?? STORE_FAILED
-        }
-        // Only a write that followed another cares how that one went (and only one that waited can have followed).
-        const before = sending.follows ? await answered : undefined
-        await this.#answered(sending, written, failure, before, transition, last)
-      } finally {
-        this.#asked--
-      }
-    })()
+    if (before || batch.async) this.#lastSent = new Promise<void>((resolve) => (sent = resolve))
+    const write = before ? before.sent.then(() => this.#inTurn(batch, withMessages, before, sent)) : this.#make(batch, withMessages, undefined, undefined, sent)
     this.#lastWrite = write
     return write
   }
 
-  /** Makes the commit of `change` on `base` and sends it. */
-  #send(base: ThreadHead, follows: ThreadHead | undefined, to: number, change: ThreadChange, withMessages: boolean, last: CarriedEvents | undefined): Sending {
+  /** The write's turn (the one before it is sent): behind that one, or once it is answered. */
+  #inTurn(batch: Batch, withMessages: boolean, before: Before, sent: (() => void) | undefined): Promise<void> {
+    const follows = withMessages && this.#followable && this.#store.pipelines === true ? this.#latest : undefined
+    if (follows) return this.#make(batch, withMessages, follows, before, sent)
+    return before.answered.then(() => this.#make(batch, withMessages, undefined, before, sent))
+  }
+
+  /** Makes the batch's change of the head it goes on (`follows`, else the last written) and sends it. */
+  #make(batch: Batch, withMessages: boolean, follows: ThreadHead | undefined, before: Before | undefined, sent: (() => void) | undefined): Promise<void> {
+    this.#batches.close(batch)
+    const base = follows ?? this.#head
+    const from = follows ? this.#sent : this.#saved
+    const to = withMessages ? this.#appended.length : from
+    try {
+      if (this.#lost) throw this.#lost
+      if (!withMessages && !base.activeRun) return this.#skipped(sent)
+      const append = this.#appended.slice(from, to)
+      if (!batch.async) return this.#send(batch, base, follows, to, made(batch, base, append), withMessages, before, sent)
+      return madeAsync(batch, base, append).then(
+        (change) => this.#send(batch, base, follows, to, change, withMessages, before, sent),
+        (error: unknown) => this.#unsent(error, sent),
+      )
+    } catch (error) {
+      return this.#unsent(error, sent)
+    }
+  }
+
+  /** Sends the commit of `change` on `base` (with the log's unsent events, or the run's last); settles with the store's answer. */
+  #send(batch: Batch, base: ThreadHead, follows: ThreadHead | undefined, to: number, change: ThreadChange, withMessages: boolean, before: Before | undefined, sent: (() => void) | undefined): Promise<void> {
+    const { last } = batch
     const next = nextHead(base, change)
     const riding = last ? undefined : this.#log?.ride()
     let committing: Promise<boolean>
@@ -288,16 +195,42 @@ export class RunWriter {
       committing = Promise.resolve(this.#store.commit(commitOf(next, change, follows, last?.unlogged() ?? riding)))
     } catch (error) {
       if (riding) this.#log!.rode(riding, false)
-      throw error
+      return this.#unsent(error, sent)
     }
     this.#inFlight++
     this.#latest = next
     this.#sent = to
     this.#followable = withMessages
-    return { next, to, follows, riding, committing }
+    sent?.()
+    const sending: Sending = { next, to, follows, riding }
+    // A write that followed another takes its answer after that one's: the heads are written in order.
+    if (follows) {
+      return committing.then(
+        (written) => before!.answered.then((failed) => this.#settled(() => this.#answered(sending, written, undefined, failed, batch))),
+        (error: unknown) => before!.answered.then(() => this.#settled(() => this.#answered(sending, undefined, error ?? STORE_FAILED, undefined, batch))),
+      )
+    }
+    return committing.then(
+      (written) => this.#settled(() => this.#answered(sending, written, undefined, undefined, batch)),
+      (error: unknown) => this.#settled(() => this.#answered(sending, undefined, error ?? STORE_FAILED, undefined, batch)),
+    )
   }
 
-  /** Counts a write of the fast way settled, once its answer is taken (made again, if refused). */
+  /** A write that was never sent (it failed to be made, or the thread was lost): settled with `error`. */
+  #unsent(error: unknown, sent: (() => void) | undefined): Promise<void> {
+    this.#asked--
+    sent?.()
+    return Promise.reject(error)
+  }
+
+  /** A heartbeat with nothing to renew (the run no longer holds the thread). */
+  #skipped(sent: (() => void) | undefined): Promise<void> {
+    this.#asked--
+    sent?.()
+    return SETTLED
+  }
+
+  /** Counts a write settled, once its answer is taken (made again, if refused). */
   #settled(answer: () => void | Promise<void>): void | Promise<void> {
     let again: void | Promise<void>
     try {
@@ -314,7 +247,7 @@ export class RunWriter {
    * The store answered a write: it landed; it failed (its error, or that of the write it followed,
    * which it cannot have landed without); or it was refused, and is made again on the stored head.
    */
-  #answered(sending: Sending, written: boolean | undefined, failure: unknown, before: unknown, transition: AnyTransition, last: CarriedEvents | undefined): void | Promise<void> {
+  #answered(sending: Sending, written: boolean | undefined, failure: unknown, before: unknown, batch: Batch): void | Promise<void> {
     this.#inFlight--
     if (sending.riding) this.#log!.rode(sending.riding, failure === undefined && written === true)
     if (failure === undefined && written) return this.#written(sending.next, sending.to)
@@ -327,7 +260,7 @@ export class RunWriter {
       throw failure
     }
     if (this.#inFlight === 0) this.#latest = undefined
-    return this.#rebase(transition, sending.to, sending.follows !== undefined, last)
+    return this.#rebase(batch, sending.to, sending.follows !== undefined)
   }
 
   /**
@@ -337,10 +270,12 @@ export class RunWriter {
    * (a grant revoked, a stop requested) is kept; a stop request also stops the run. Another run's
    * lease, or a thread gone, means the thread is lost.
    */
-  async #rebase(transition: AnyTransition, to: number, followed: boolean, last: CarriedEvents | undefined): Promise<void> {
+  async #rebase(batch: Batch, to: number, followed: boolean): Promise<void> {
     if (this.#lost) throw this.#lost
-    const commitOn = async (head: ThreadHead) =>
-      commitChange(this.#store, head, await transition(head, this.#appended.slice(this.#saved, to)), { events: last?.unlogged() })
+    const commitOn = async (head: ThreadHead) => {
+      const append = this.#appended.slice(this.#saved, to)
+      return commitChange(this.#store, head, batch.async ? await madeAsync(batch, head, append) : made(batch, head, append), { events: batch.last?.unlogged() })
+    }
     if (followed) {
       const written = await commitOn(this.#head)
       if (written) return this.#written(written, to)
@@ -413,7 +348,12 @@ interface Sending {
   readonly to: number
   readonly follows: ThreadHead | undefined
   readonly riding: NonNullable<ThreadCommit['events']> | undefined
-  readonly committing: Promise<boolean>
+}
+
+/** The write before one asked while it was unsettled: once it is sent, and its answer (its failure, if it failed; never rejecting). */
+interface Before {
+  readonly sent: Promise<void>
+  readonly answered: Promise<unknown>
 }
 
 /** No write yet: one settled promise for every run, not two made per run. */
