@@ -1,6 +1,6 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import * as z from 'zod'
 import { createClient } from 'redis'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
@@ -22,7 +22,7 @@ let prefixes = 0
 
 /** The restaurant's MCP server: books a table once the person says for how many. */
 async function bookingServer() {
-  const issued = new Map<string, { restaurant: string }>()
+  const issued = new Map<string, { restaurant: string; seats?: number }>()
   const counts = { calls: 0, executions: 0 }
   const seen: { running?: readonly string[] } = {}
   let beforeExecute: (() => Promise<void>) | undefined
@@ -43,13 +43,22 @@ async function bookingServer() {
             requestState: id,
           })
         }
-        if (!issued.has(state)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Unknown or expired request state')
+        const asked = issued.get(state)
+        if (!asked) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Unknown or expired request state')
         issued.delete(state)
-        const answer = inputResponse(ctx.mcpReq.inputResponses, 'party')
+        const answer = inputResponse(ctx.mcpReq.inputResponses, asked.seats === undefined ? 'party' : 'phone')
         if (answer.kind !== 'elicit' || answer.action !== 'accept') return { content: [{ type: 'text', text: `Not booked: the person chose ${answer.kind === 'elicit' ? answer.action : 'nothing'}` }] }
+        const seatsWanted = asked.seats ?? Number(answer.content!.seats)
+        if (asked.seats === undefined && seatsWanted >= 8) {
+          // A large party: a second round asks for a phone number, with state of its own.
+          const id = crypto.randomUUID()
+          issued.set(id, { restaurant, seats: seatsWanted })
+          return inputRequired({ inputRequests: { phone: inputRequired.elicit({ message: `A phone number for ${seatsWanted} people?`, requestedSchema: z.object({ phone: z.string() }) }) }, requestState: id })
+        }
         await beforeExecute?.()
         counts.executions++
-        return { content: [{ type: 'text', text: `Booked ${answer.content!.seats} seats at ${restaurant}` }] }
+        const phone = asked.seats === undefined ? '' : ` (call ${answer.content!.phone})`
+        return { content: [{ type: 'text', text: `Booked ${seatsWanted} seats at ${restaurant}${phone}` }] }
       },
     )
     server.registerResource('booking', 'ui://bistro/booking', { mimeType: 'text/html;profile=mcp-app' }, async (uri) => ({
@@ -84,10 +93,10 @@ async function connect(url: string) {
 }
 
 /** One chat instance: its own MCP client and handler, on a store it may share with others. */
-async function instance(booking: Booking, store: ThreadStore): Promise<TestServer> {
+async function instance(booking: Booking, store: ThreadStore, limits?: { interruptTtlMs: number }): Promise<TestServer> {
   const tools = await mcpToolDefinitions(await connect(booking.url))
   const model = scriptedModel([{ when: 'book', call: () => ({ tool: 'book_table', input: { restaurant: 'Chez Nous' } }), then: ([result]) => `${result!.status}: ${result!.content}` }], { tools })
-  return startServer({ model, tools, store, onError: (error) => console.error('ONERROR', error) })
+  return startServer({ model, tools, store, ...(limits ? { limits } : {}) })
 }
 
 async function asked(chat: TestServer) {
@@ -176,6 +185,47 @@ describe.each([['memory'], ['redis']] as const)('an imported tool that answers i
     const done = await chat.resume(threadId, [{ interruptId: interrupt.id, approved: true, editedArgs: { seats: 2, note: 'window' } }])
     expect(done.results.map((result) => JSON.parse(result.content))).toEqual(['Booked 2 seats at Chez Nous'])
     expect(booking.counts.executions).toBe(1)
+  })
+
+  it('asks again when the server needs a second answer, and completes once', async () => {
+    booking = await bookingServer()
+    const chat = await instance(booking, await fresh())
+    const { threadId, interrupt } = await asked(chat)
+    const second = await chat.resume(threadId, [{ interruptId: interrupt.id, approved: true, editedArgs: { seats: 9 } }])
+    expect(second.finished?.outcome.type).toBe('interrupt')
+    expect(second.results).toEqual([])
+    const [phone] = second.interrupts
+    expect(phone).toMatchObject({ toolCallId: interrupt.toolCallId, message: 'A phone number for 9 people?' })
+    expect(phone!.id).not.toBe(interrupt.id)
+    expect(booking.counts).toEqual({ calls: 2, executions: 0 })
+    const done = await chat.resume(threadId, [{ interruptId: phone!.id, approved: true, editedArgs: { phone: '+33 1 23 45 67 89' } }])
+    expect(done.results.map((result) => JSON.parse(result.content))).toEqual(['Booked 9 seats at Chez Nous (call +33 1 23 45 67 89)'])
+    expect(booking.counts).toEqual({ calls: 3, executions: 1 })
+    // The first request's answer is spent.
+    expect((await chat.resume(threadId, [{ interruptId: interrupt.id, approved: true, editedArgs: { seats: 9 } }])).body).toMatchObject({ error: { code: 'INTERRUPT_ALREADY_ANSWERED' } })
+  })
+
+  it('sends nothing to the server when the person moves on, or answers too late', async () => {
+    booking = await bookingServer()
+    const chat = await instance(booking, await fresh(), { interruptTtlMs: 60_000 })
+    const { threadId, interrupt } = await asked(chat)
+    expect(interrupt.expiresAt).toBeDefined()
+    const next = await chat.send('hello', threadId)
+    expect(next.status).toBe(200)
+    const stored = await chat.get(threadId)
+    expect(stored.messages.find((message) => message.role === 'tool')).toMatchObject({ toolCallId: interrupt.toolCallId, status: 'cancelled' })
+    expect(booking.counts).toEqual({ calls: 1, executions: 0 })
+
+    const late = await asked(chat)
+    vi.useFakeTimers({ toFake: ['Date'] })
+    try {
+      vi.setSystemTime(Date.parse(late.interrupt.expiresAt!) + 1)
+      const refused = await chat.resume(late.threadId, [{ interruptId: late.interrupt.id, approved: true, editedArgs: { seats: 2 } }])
+      expect(refused.body).toMatchObject({ error: { code: 'INTERRUPT_EXPIRED' } })
+    } finally {
+      vi.useRealTimers()
+    }
+    expect(booking.counts).toEqual({ calls: 2, executions: 0 })
   })
 
   it('sends a denial as decline, for the server to answer', async () => {
