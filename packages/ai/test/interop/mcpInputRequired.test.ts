@@ -73,6 +73,8 @@ async function bookingServer() {
     url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
     counts,
     seen,
+    /** The states it handed out and still knows. */
+    states: () => [...issued.keys()],
     /** The server forgets every request it asked (a restart, an expiry). */
     forget: () => issued.clear(),
     onExecute: (hook: () => Promise<void>) => (beforeExecute = hook),
@@ -96,7 +98,7 @@ async function connect(url: string) {
 async function instance(booking: Booking, store: ThreadStore, limits?: { interruptTtlMs: number }): Promise<TestServer> {
   const tools = await mcpToolDefinitions(await connect(booking.url))
   const model = scriptedModel([{ when: 'book', call: () => ({ tool: 'book_table', input: { restaurant: 'Chez Nous' } }), then: ([result]) => `${result!.status}: ${result!.content}` }], { tools })
-  return startServer({ model, tools, store, ...(limits ? { limits } : {}) })
+  return startServer({ model, tools, store, devtools: true, ...(limits ? { limits } : {}) })
 }
 
 async function asked(chat: TestServer) {
@@ -136,7 +138,11 @@ describe.each([['memory'], ['redis']] as const)('an imported tool that answers i
     expect(booking.counts).toEqual({ calls: 1, executions: 0 })
     // The server's state stays on the server: no stream or snapshot carries it.
     const snapshot = await first.get(threadId)
-    expect(JSON.stringify([turn.events, snapshot])).not.toMatch(/requestState|"state"/)
+    const devtools = await (await fetch(`${first.url}?threadId=${threadId}&devtools`)).json()
+    expect(devtools.step.interrupts[0].inputRequest.state).toBe('[kept on the server]')
+    const [state] = booking.states()
+    expect(state).toBeDefined()
+    expect(JSON.stringify([turn.events, snapshot, devtools])).not.toContain(state)
     expect(snapshot.interrupts?.[0]?.id).toBe(interrupt.id)
 
     // Restart: a new handler and MCP client on the same store.
