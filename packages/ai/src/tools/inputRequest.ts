@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../schema/types.ts'
 import type { ToolContext } from './types.ts'
+import { isRecord } from '../util/isRecord.ts'
 
 // A server tool's call that needs a person's input before it can finish (an MCP server's
 // `input_required` result, or its `elicitation/create` during a call): the tool throws
@@ -46,4 +47,27 @@ export function withInputAnswer<T extends object>(ctx: T, answer: ToolInputAnswe
 /** The answer a call runs again with, when it paused for input. */
 export function inputAnswerOf(ctx: ToolContext<unknown>): ToolInputAnswer | undefined {
   return (ctx as { readonly [INPUT_ANSWER]?: ToolInputAnswer })[INPUT_ANSWER]
+}
+
+/**
+ * The request's schema as an approval form shows it: MCP's titled choices (`oneOf`/`anyOf` of
+ * `{ const, title }`, for one value or in an array's `items`) become plain `enum`s, which every
+ * form renders as a choice (the answer is still checked against the request's own schema).
+ */
+export function inputFormSchema(schema: JsonSchema): JsonSchema {
+  if (!isRecord(schema.properties)) return schema
+  const properties: Record<string, unknown> = {}
+  for (const [name, property] of Object.entries(schema.properties)) {
+    if (!isRecord(property)) properties[name] = property
+    else if (isRecord(property.items)) properties[name] = { ...property, items: asEnum(property.items) }
+    else properties[name] = asEnum(property)
+  }
+  return { ...schema, properties }
+}
+
+function asEnum(schema: Record<string, unknown>): Record<string, unknown> {
+  const options = Array.isArray(schema.oneOf) ? schema.oneOf : Array.isArray(schema.anyOf) ? schema.anyOf : undefined
+  if (!options || options.length === 0 || !options.every((option) => isRecord(option) && 'const' in option)) return schema
+  const { oneOf: _oneOf, anyOf: _anyOf, ...rest } = schema
+  return { ...rest, enum: options.map((option) => (option as { const: unknown }).const) }
 }

@@ -27,6 +27,7 @@ afterEach(async () => {
 async function repoServer() {
   const counts = { calls: 0, executions: 0 }
   const outcomes: string[] = []
+  const choices: unknown[] = []
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>()
   const serve = async (request: Request): Promise<Response> => {
     const known = sessions.get(request.headers.get('mcp-session-id') ?? '')
@@ -36,11 +37,20 @@ async function repoServer() {
     server.registerTool('delete_repo', { description: 'Deletes a repository', inputSchema: { repo: z.string() } }, async ({ repo }) => {
       counts.calls++
       const answer = await server.server.elicitInput(
-        { message: `Delete ${repo}? Type its name to confirm.`, requestedSchema: { type: 'object', properties: { confirm: { type: 'string', title: 'Repository name' } }, required: ['confirm'] } },
+        { message: `Delete ${repo}? Type its name to confirm.`, requestedSchema: {
+            type: 'object',
+            properties: {
+              confirm: { type: 'string', title: 'Repository name' },
+              backup: { type: 'string', title: 'Backup', oneOf: [{ const: 'archive', title: 'Archive it first' }, { const: 'none', title: 'No backup' }], default: 'archive' },
+            },
+            required: ['confirm'],
+          },
+        },
         { timeout: 600_000 },
       )
       outcomes.push(answer.action)
       if (answer.action !== 'accept') return { content: [{ type: 'text', text: `Not deleted: ${answer.action}` }] }
+      choices.push(answer.content?.backup)
       if (answer.content?.confirm !== repo) return { content: [{ type: 'text', text: 'The name did not match' }], isError: true }
       counts.executions++
       return { content: [{ type: 'text', text: `Deleted ${repo}` }] }
@@ -54,7 +64,7 @@ async function repoServer() {
     http.closeAllConnections()
     await new Promise((resolve) => http.close(resolve))
   })
-  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, counts, outcomes }
+  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, counts, outcomes, choices }
 }
 
 type Repos = Awaited<ReturnType<typeof repoServer>>
@@ -85,8 +95,12 @@ async function asked(chat: TestServer) {
   const turn = await chat.send('delete the repo')
   expect(turn.finished?.outcome.type, JSON.stringify(turn.results)).toBe('interrupt')
   const interrupt = turn.interrupts[0]!
-  expect(interrupt).toMatchObject({ reason: 'tool_approval', toolName: 'delete_repo', message: 'Delete acme/site? Type its name to confirm.', input: {} })
-  expect((interrupt.responseSchema as { $defs: { input: unknown } }).$defs.input).toMatchObject({ properties: { confirm: { type: 'string', title: 'Repository name' } }, required: ['confirm'] })
+  // The form starts from the request's defaults; a titled choice is shown as a plain choice every form renders.
+  expect(interrupt).toMatchObject({ reason: 'tool_approval', toolName: 'delete_repo', message: 'Delete acme/site? Type its name to confirm.', input: { backup: 'archive' } })
+  expect((interrupt.responseSchema as { $defs: { input: unknown } }).$defs.input).toMatchObject({
+    properties: { confirm: { type: 'string', title: 'Repository name' }, backup: { type: 'string', title: 'Backup', enum: ['archive', 'none'] } },
+    required: ['confirm'],
+  })
   return { threadId: turn.threadId, interrupt }
 }
 
@@ -96,9 +110,13 @@ describe('an imported tool whose 2025 server elicits during the call', () => {
     const chat = await instance(repos, memoryStore(), { v2: client !== '1.x' })
     const { threadId, interrupt } = await asked(chat)
     expect(repos.counts).toEqual({ calls: 1, executions: 0 })
-    const done = await chat.resume(threadId, [{ interruptId: interrupt.id, approved: true, editedArgs: { confirm: 'acme/site' } }])
+    const wrong = await chat.resume(threadId, [{ interruptId: interrupt.id, approved: true, editedArgs: { confirm: 'acme/site', backup: 'tape' } }])
+    expect(wrong.body).toMatchObject({ error: { code: 'INVALID_EDITED_ARGS', path: 'resume[0].editedArgs.backup' } })
+    const done = await chat.resume(threadId, [{ interruptId: interrupt.id, approved: true, editedArgs: { confirm: 'acme/site', backup: 'archive' } }])
     expect(done.results.map((result) => JSON.parse(result.content))).toEqual(['Deleted acme/site'])
     expect(repos.outcomes).toEqual(['accept'])
+    // Values left as shown are sent as shown; a choice outside the request's own schema is refused first.
+    expect(repos.choices).toEqual(['archive'])
     expect(repos.counts).toEqual({ calls: 1, executions: 1 })
     const again = await chat.resume(threadId, [{ interruptId: interrupt.id, approved: true, editedArgs: { confirm: 'acme/site' } }])
     expect(again.body).toMatchObject({ error: { code: 'INTERRUPT_ALREADY_ANSWERED' } })

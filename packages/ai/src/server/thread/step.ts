@@ -1,6 +1,7 @@
 import type { ToolInterrupt } from '../../protocol/interrupts.ts'
 import type { RecordedAnswer } from '../../protocol/thread.ts'
 import { approvalResponseSchema, type ToolRegistry } from '../../tools/toolRegistry.ts'
+import { inputFormSchema } from '../../tools/inputRequest.ts'
 import type { OpenStep, StoredInterrupt } from './threadStore.ts'
 
 // What an open step says of its interrupts, read by the head's transitions and snapshots as by the
@@ -16,7 +17,7 @@ export function toWire(stored: StoredInterrupt, tools: ToolRegistry): ToolInterr
   // A reviewer's edit short of the required approvals is what the next reviewer is shown.
   const input = stored.proposed ?? stored.input
   // A tool's request for input is answered with its form's values (run/inputInterrupts.ts).
-  const responseSchema = stored.inputRequest ? approvalResponseSchema(stored.inputRequest.schema) : reason === 'tool_approval' ? tools.get(toolName)?.approvalSchema : undefined
+  const responseSchema = stored.inputRequest ? approvalResponseSchema(inputFormSchema(stored.inputRequest.schema)) : reason === 'tool_approval' ? tools.get(toolName)?.approvalSchema : undefined
   // Who asked matters to a reviewer; to the requester approving their own call it is noise.
   const who = reviewers === undefined ? {} : { reviewers, ...(requestedBy === undefined ? {} : { requestedBy }) }
   // A grant covers only what runs on the server without a second person (run/toolCalls.ts, decisions/grants.ts).
