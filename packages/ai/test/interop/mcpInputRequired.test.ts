@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import * as z from 'zod'
 import { createClient } from 'redis'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import { createMcpHandler, inputRequired, inputResponse, McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
+import { createMcpHandler, createRequestStateCodec, inputRequired, inputResponse, McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import { memoryStore, toNodeHandler, type ThreadStore } from '@toolgate/ai/server'
 import { scriptedModel } from '@toolgate/ai/server/testing'
 import { redisStore } from '@toolgate/ai/server/redis'
@@ -21,14 +21,17 @@ afterEach(closeAll)
 let prefixes = 0
 
 /** The restaurant's MCP server: books a table once the person says for how many. */
-async function bookingServer() {
+async function bookingServer(options: { sealed?: boolean } = {}) {
+  // Sealed: the state is HMAC-signed (the SDK's codec); a server restarted with a new key refuses the old state as a JSON-RPC error.
+  let codec = createRequestStateCodec<string>({ key: crypto.randomUUID() + crypto.randomUUID() })
   const issued = new Map<string, { restaurant: string; seats?: number }>()
   const counts = { calls: 0, executions: 0 }
   const seen: { running?: readonly string[] } = {}
   let beforeExecute: (() => Promise<void>) | undefined
   const seats = z.object({ seats: z.number().int().min(1).max(12), note: z.string().optional() })
   const factory = () => {
-    const server = new McpServer({ name: 'bistro', version: '1.0.0' })
+    const server = new McpServer({ name: 'bistro', version: '1.0.0' }, options.sealed ? { requestState: { verify: (state, ctx) => codec.verify(state, ctx) } } : {})
+    const seal = (id: string) => (options.sealed ? codec.mint(id) : id)
     server.registerTool(
       'book_table',
       { description: 'Books a table', inputSchema: z.object({ restaurant: z.string() }), _meta: { ui: { resourceUri: 'ui://bistro/booking' } } },
@@ -40,7 +43,7 @@ async function bookingServer() {
           issued.set(id, { restaurant })
           return inputRequired({
             inputRequests: { party: inputRequired.elicit({ message: `How many seats at ${restaurant}?`, requestedSchema: seats }) },
-            requestState: id,
+            requestState: await seal(id),
           })
         }
         const asked = issued.get(state)
@@ -53,7 +56,7 @@ async function bookingServer() {
           // A large party: a second round asks for a phone number, with state of its own.
           const id = crypto.randomUUID()
           issued.set(id, { restaurant, seats: seatsWanted })
-          return inputRequired({ inputRequests: { phone: inputRequired.elicit({ message: `A phone number for ${seatsWanted} people?`, requestedSchema: z.object({ phone: z.string() }) }) }, requestState: id })
+          return inputRequired({ inputRequests: { phone: inputRequired.elicit({ message: `A phone number for ${seatsWanted} people?`, requestedSchema: z.object({ phone: z.string() }) }) }, requestState: await seal(id) })
         }
         await beforeExecute?.()
         counts.executions++
@@ -75,6 +78,8 @@ async function bookingServer() {
     seen,
     /** The states it handed out and still knows. */
     states: () => [...issued.keys()],
+    /** The server signs its state with a new key from now on (a restart without the old key). */
+    rotateKey: () => (codec = createRequestStateCodec<string>({ key: crypto.randomUUID() + crypto.randomUUID() })),
     /** The server forgets every request it asked (a restart, an expiry). */
     forget: () => issued.clear(),
     onExecute: (hook: () => Promise<void>) => (beforeExecute = hook),
@@ -88,15 +93,15 @@ async function bookingServer() {
 
 type Booking = Awaited<ReturnType<typeof bookingServer>>
 
-async function connect(url: string) {
+async function connect(url: string, fetch?: typeof globalThis.fetch) {
   const client = new Client({ name: 'toolgate', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } })
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), fetch ? { fetch } : {}))
   return client
 }
 
 /** One chat instance: its own MCP client and handler, on a store it may share with others. */
-async function instance(booking: Booking, store: ThreadStore, limits?: { interruptTtlMs: number }): Promise<TestServer> {
-  const tools = await mcpToolDefinitions(await connect(booking.url))
+async function instance(booking: Booking, store: ThreadStore, limits?: { interruptTtlMs: number }, fetch?: typeof globalThis.fetch): Promise<TestServer> {
+  const tools = await mcpToolDefinitions(await connect(booking.url, fetch))
   const model = scriptedModel([{ when: 'book', call: () => ({ tool: 'book_table', input: { restaurant: 'Chez Nous' } }), then: ([result]) => `${result!.status}: ${result!.content}` }], { tools })
   return startServer({ model, tools, store, devtools: true, ...(limits ? { limits } : {}) })
 }
@@ -254,6 +259,37 @@ describe.each([['memory'], ['redis']] as const)('an imported tool that answers i
     expect(done.results[0]!.content).toBe('Tool "book_table" failed: Unknown or expired request state')
     expect(done.text).toMatch(/^error: /)
     expect(booking.counts.executions).toBe(0)
+  })
+
+  it('says the call may have taken effect when the answer reached the server and its result did not come back, and sends it once', async () => {
+    booking = await bookingServer()
+    let calls = 0
+    // The connection drops after the server has the answer: the retry's response never arrives.
+    const dropping: typeof globalThis.fetch = async (input, init) => {
+      const response = await fetch(input, init)
+      if (typeof init?.body === 'string' && init.body.includes('"tools/call"') && ++calls === 2) {
+        await response.text()
+        throw new TypeError('fetch failed')
+      }
+      return response
+    }
+    const chat = await instance(booking, await fresh(), undefined, dropping)
+    const { threadId, interrupt } = await asked(chat)
+    const done = await chat.resume(threadId, [{ interruptId: interrupt.id, approved: true, editedArgs: { seats: 3 } }])
+    expect(done.results[0]).toMatchObject({ metadata: { status: 'error' } })
+    expect(done.results[0]!.content).toMatch(/^Tool "book_table" failed: The answer to the MCP server's request for input was sent, but no result came back \(.*\); the call may have taken effect$/)
+    expect(booking.counts).toEqual({ calls: 2, executions: 1 })
+  })
+
+  it('ends with the server\'s refusal when it no longer accepts its own state (signed with a key it lost)', async () => {
+    booking = await bookingServer({ sealed: true })
+    const chat = await instance(booking, await fresh())
+    const { threadId, interrupt } = await asked(chat)
+    booking.rotateKey()
+    const done = await chat.resume(threadId, [{ interruptId: interrupt.id, approved: true, editedArgs: { seats: 2 } }])
+    expect(done.results[0]).toMatchObject({ metadata: { status: 'error' } })
+    expect(done.results[0]!.content).toMatch(/^Tool "book_table" failed: The MCP server refused the answer to its request for input \(.+\); the call did not complete$/)
+    expect(booking.counts).toEqual({ calls: 1, executions: 0 })
   })
 })
 

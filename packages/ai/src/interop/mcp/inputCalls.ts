@@ -42,9 +42,12 @@ export function inputCalls(connection: McpConnection, toolName: string, live: Li
         throw new ToolError(`The MCP server needs a person's input for tool "${toolName}", and its client did not declare it can ask: create the Client with \`capabilities: { elicitation: { form: {} } }\``, { cause: error })
       }
       if (!answer) throw error
-      // Told to the model (a ToolError's message is): most likely the server no longer knows the request (it expired, or was forgotten): never a silent success.
+      // Told to the model (a ToolError's message is), never a silent success. A JSON-RPC error is the
+      // server's refusal (most likely it no longer knows the request); anything else left the answer
+      // on its way, and the server may have acted on it.
       const why = error instanceof Error ? error.message : String(error)
-      throw new ToolError(`The MCP server refused the answer to its request for input (${why}); the call did not complete`, { cause: error })
+      if (isRecord(error) && typeof error.code === 'number') throw new ToolError(`The MCP server refused the answer to its request for input (${why}); the call did not complete`, { cause: error })
+      throw new ToolError(`The answer to the MCP server's request for input was sent, but no result came back (${why}); the call may have taken effect`, { cause: error })
     }
     if (isInputRequired(result)) throw modernRequest(toolName, result.inputRequests, result.requestState)
     return result
