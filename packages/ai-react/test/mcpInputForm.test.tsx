@@ -9,6 +9,7 @@ import { mcpToolDefinitions } from '@toolgate/ai/interop/mcp'
 import { createChatHandler } from '@toolgate/ai/server'
 import { scriptedModel } from '@toolgate/ai/server/testing'
 import { useApprovalForm, useApprovalQueue, useChat, type UseChatResult } from '@toolgate/ai-react'
+import type { AnyTool } from '@toolgate/ai'
 
 afterEach(cleanup)
 
@@ -50,7 +51,7 @@ function Field({ form, field }: { form: ReturnType<typeof useApprovalForm>; fiel
   )
 }
 
-function Dialog({ chat, approval }: { chat: UseChatResult; approval: PendingApproval }) {
+function Dialog({ chat, approval }: { chat: UseChatResult<readonly AnyTool[]>; approval: PendingApproval }) {
   const form = useApprovalForm(chat, approval)
   return (
     <div {...form.dialogProps}>
