@@ -5,7 +5,6 @@ export { toolSearch, type ToolRanker, type ToolSearch, type ToolSearchOptions } 
 export { lexicalRanker, type LexicalRankerOptions } from './tools/search/lexicalRanker.ts'
 export { TOOL_SYNONYMS, type ToolSynonyms } from './tools/search/synonyms.ts'
 export { toolResult, type ToolContentPart, type ToolContentResult, type ToolFileSource } from './tools/toolResult.ts'
-export type { ApprovalRequirement } from './tools/approval.ts'
 export type { ToolApp, ToolAppConfig, ToolAppResource } from './tools/app.ts'
 export type {
   AnyTool,
@@ -14,17 +13,14 @@ export type {
   ApprovalPolicy,
   BuiltTool,
   ClientTool,
-  DefaultFormattedOutput,
   InferToolInput,
   InferToolName,
   InferToolOutput,
   InferToolRawInput,
   NeedsApproval,
   Register,
-  RegisteredContext,
   ContextSchema,
   InferToolContext,
-  RequiredContextOf,
   ToolContextOf,
   RejectMessage,
   RejectedCall,
@@ -32,15 +28,13 @@ export type {
   ToolContext,
   ToolDefinition,
   ToolExecute,
-  ToolKind,
   ToolMetadata,
-  ToolShape,
 } from './tools/types.ts'
 
 export { toolJsonSchema, type ToolJsonSchemaOptions } from './tools/toolJsonSchema.ts'
 export { validateJsonSchema } from './schema/validateJsonSchema.ts'
 export { jsonSchema, type JsonSchemaSchema } from './schema/jsonSchema.ts'
-export type { JsonSchemaHook, JsonSchemaHookOptions } from './schema/emitJsonSchema.ts'
+export type { JsonSchemaHook } from './schema/emitJsonSchema.ts'
 export type {
   InferSchemaInput,
   InferSchemaOutput,

@@ -5,7 +5,6 @@
  */
 export type {
   RunEvent,
-  RunEventType,
   TokenUsage,
   ToolResultMetadata,
 } from './events.ts'

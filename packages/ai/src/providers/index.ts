@@ -18,10 +18,9 @@ export type {
 export type { ProviderWarning, ProviderWarningCode } from './warnings.ts'
 export type {
   ProviderCall,
-  ProviderSchemaMap,
   ProviderSchemaResult,
   ProviderToolMap,
   ProviderToolResult,
 } from './types.ts'
 // Tools by name outside a chat (an agent loop, a job queue), with their provider envelopes.
-export { toolSet, type ToolCallOptions, type ToolSet, type ToolSetApprovalRequest, type ToolSetApprove, type ToolSetOptions } from '../tools/toolSet.ts'
+export { toolSet, type ToolCallOptions, type ToolSet, type ToolSetApprovalRequest, type ToolSetOptions } from '../tools/toolSet.ts'

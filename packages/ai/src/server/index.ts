@@ -2,8 +2,8 @@
 /** `@toolgate/ai/server`: the chat runtime. Wire types live in `@toolgate/ai/protocol`. */
 export { createChatHandler, type ChatHandler, type ChatRecords } from './createChatHandler.ts'
 export type { DecideInput, DecideResult } from './decide.ts'
-export { toNodeHandler, type NodeHandler } from './edge/node/toNodeHandler.ts'
-export type { ApprovalRequest, DecisionRecordOptions, LinkReviewer, ReviewLink, ReviewLinkOptions, Authorize, ChatHandlerOptions, ChatLimits, ErrorScope, OnError, ThreadAction, ToolsContext } from './options.ts'
+export { toNodeHandler } from './edge/node/toNodeHandler.ts'
+export type { ApprovalRequest, DecisionRecordOptions, LinkReviewer, ReviewLink, ReviewLinkOptions, Authorize, ChatHandlerOptions, ChatLimits, ErrorScope, ThreadAction, ToolsContext } from './options.ts'
 export type { ChatModel, FinishReason, ModelChunk, ModelRequest, ModelTool, ModelUsage } from '../model/chatModel.ts'
 export { memoryStore, type MemoryStoreOptions } from './stores/memory.ts'
 // The storage contract, for writing a store of your own.

@@ -31,29 +31,32 @@ async function validateAgainst(
   return valueOf(toolName, target, await schema['~standard'].validate(value))
 }
 
+/** A value validated now (`value`), or by an asynchronous schema (`later`). */
+export type Validation = { readonly value: unknown; readonly later?: undefined } | { readonly later: Promise<unknown> }
+
 /**
- * `validateToolInput` as the schema answers it: the valid value at once from a synchronous schema
- * (a Standard Schema's `validate` may return its result or a promise of it), a promise only from an
- * asynchronous one. A synchronous schema's issues are thrown here. The server's turn validates
- * every call's input and output: most schemas (Valibot, Zod) answer at once, and an await each
- * would cost the turn an async function and its promises.
+ * `validateToolInput` as the schema answers it: the valid value now from a synchronous schema (a
+ * Standard Schema's `validate` may return its result or a promise of it: the one place that is
+ * asked), `later` only from an asynchronous one. A synchronous schema's issues are thrown here.
+ * The server's turn validates every call's input and output: most schemas (Valibot, Zod) answer
+ * at once, and an await each would cost the turn an async function and its promises.
  */
-export function toolInputNow(tool: AnyTool, input: unknown): unknown {
+export function toolInputNow(tool: AnyTool, input: unknown): Validation {
   return validateNow(tool.name, 'input', tool.inputSchema, input)
 }
 
 /** `validateToolOutput` as the schema answers it (see `toolInputNow`). */
-export function toolOutputNow(tool: AnyTool, output: unknown): unknown {
+export function toolOutputNow(tool: AnyTool, output: unknown): Validation {
   if (!isToolContentResult(output)) return validateNow(tool.name, 'output', tool.outputSchema, output)
-  if (output.output === undefined && !tool.outputSchema) return output
+  if (output.output === undefined && !tool.outputSchema) return { value: output }
   const checked = validateNow(tool.name, 'output', tool.outputSchema, output.output)
-  return isPromiseLike(checked) ? Promise.resolve(checked).then((value) => withValidatedOutput(output, value)) : withValidatedOutput(output, checked)
+  return checked.later ? { later: checked.later.then((value) => withValidatedOutput(output, value)) } : { value: withValidatedOutput(output, checked.value) }
 }
 
-function validateNow(toolName: string, target: 'input' | 'output', schema: ToolSchema | undefined, value: unknown): unknown {
-  if (!schema) return value
+function validateNow(toolName: string, target: 'input' | 'output', schema: ToolSchema | undefined, value: unknown): Validation {
+  if (!schema) return { value }
   const result = schema['~standard'].validate(value)
-  return isPromiseLike(result) ? Promise.resolve(result).then((settled) => valueOf(toolName, target, settled)) : valueOf(toolName, target, result)
+  return isPromiseLike(result) ? { later: Promise.resolve(result).then((settled) => valueOf(toolName, target, settled)) } : { value: valueOf(toolName, target, result) }
 }
 
 function valueOf(toolName: string, target: 'input' | 'output', result: Awaited<ReturnType<ToolSchema['~standard']['validate']>>): unknown {

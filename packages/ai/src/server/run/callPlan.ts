@@ -4,7 +4,6 @@ import { ToolValidationError } from '../../errors.ts'
 import type { ThreadToolMessage } from '../../protocol/messages.ts'
 import type { AnyTool } from '../../tools/types.ts'
 import { toolInputNow } from '../../tools/validateToolValue.ts'
-import { isPromiseLike } from '../../util/isPromiseLike.ts'
 import type { StoredInterrupt } from '../thread/threadStore.ts'
 import type { DecisionSummary } from '../../protocol/decisions.ts'
 import type { ToolInputAnswer } from '../../tools/inputRequest.ts'
@@ -39,16 +38,21 @@ export type Checked = { ok: true; value: unknown } | { ok: false; error: string 
 
 /**
  * Input issues go back to the model with their paths, so it can correct the call. Checked as the
- * schema answers: at once from a synchronous one (no promise to await), else a promise.
+ * schema answers: now from a synchronous one (no promise to await), `later` from an asynchronous one.
  */
-export function validateInput(tool: AnyTool, value: unknown, call: CallRef, failures: ToolFailures): Checked | Promise<Checked> {
-  let checked: unknown
+export function validateInputNow(tool: AnyTool, value: unknown, call: CallRef, failures: ToolFailures): Checked | { readonly later: Promise<Checked> } {
   try {
-    checked = toolInputNow(tool, value)
+    const checked = toolInputNow(tool, value)
+    return checked.later ? { later: checked.later.then(valid, (error: unknown) => invalid(error, call, failures)) } : { ok: true, value: checked.value }
   } catch (error) {
     return invalid(error, call, failures)
   }
-  return isPromiseLike(checked) ? Promise.resolve(checked).then(valid, (error: unknown) => invalid(error, call, failures)) : { ok: true, value: checked }
+}
+
+/** `validateInputNow`, waited for: where a call's input is checked off the turn's hot path (a rerun, an approved edit). */
+export async function validateInput(tool: AnyTool, value: unknown, call: CallRef, failures: ToolFailures): Promise<Checked> {
+  const checked = validateInputNow(tool, value, call, failures)
+  return 'later' in checked ? checked.later : checked
 }
 
 const valid = (value: unknown): Checked => ({ ok: true, value })

@@ -4,17 +4,13 @@ import type { Run } from './Run.ts'
 import type { ToolSearch } from '../../tools/toolSearch.ts'
 
 /**
- * The tools one model call is told of. Without a tool search, all of them. With one, the tools
- * that fit the latest user message, best first, then every tool already called in the thread or
- * waiting on an interrupt (a model must still see the tools whose calls and results it reads), and
- * the AG-UI frontend tools accepted for the request.
+ * The tools a model call is told of under a tool search (without one, all of them:
+ * `config.tools.modelTools`, chosen by the caller, with nothing to wait for): the tools that fit
+ * the latest user message, best first, then every tool already called in the thread or waiting on
+ * an interrupt (a model must still see the tools whose calls and results it reads), and the AG-UI
+ * frontend tools accepted for the request.
  */
-export function declaredTools(run: Run): readonly ModelTool[] | Promise<readonly ModelTool[]> {
-  // Without a search the answer is at hand: a model call need not wait a turn of the microtask queue for it.
-  return run.config.toolSearch ? searchedTools(run, run.config.toolSearch) : run.config.tools.modelTools
-}
-
-async function searchedTools(run: Run, toolSearch: ToolSearch): Promise<readonly ModelTool[]> {
+export async function searchedTools(run: Run, toolSearch: ToolSearch): Promise<readonly ModelTool[]> {
   const { tools } = run.config
   const picked = new Set((await toolSearch.select(latestUserText(run.messages))).map((tool) => tool.name))
   for (const message of run.messages) {

@@ -20,7 +20,7 @@ import type { ToolInputRequest } from '../../tools/inputRequest.ts'
 import { answeredByMessage, rememberResolved } from '../thread/step.ts'
 import { modelStep } from './modelStep.ts'
 import { retry, sleep } from '../../util/retry.ts'
-import { executeToolCalls, planToolCalls, rerunPlan, startsUnmarked } from './toolCalls.ts'
+import { executeToolCallsNow, planToolCalls, rerunPlan, startsUnmarked } from './toolCalls.ts'
 import { describeAttachment } from './attachments.ts'
 import type { OpenStep, StoredInterrupt } from '../thread/threadStore.ts'
 
@@ -209,7 +209,7 @@ async function runAndStore(
   }
   // Calls that asked a person for input: no result yet, an interrupt instead (run/inputInterrupts.ts).
   const askedInput = new Map<string, ToolInputRequest>()
-  const executing = executeToolCalls(executions, {
+  const executing = executeToolCallsNow(executions, {
     marked,
     signal: run.signal,
     whenAborted: (end) => run.whenAborted(end),
@@ -231,8 +231,8 @@ async function runAndStore(
             )
         : undefined,
   })
-  // Calls that all answered at once come back as they are: nothing to await.
-  const executed = executing instanceof Promise ? await executing : executing
+  // Calls that all answered at once come back now: nothing to await.
+  const executed = executing.later ? await executing.later : executing.results
   const results = [...step.results, ...(askedInput.size === 0 ? executed : executed.filter((result) => !askedInput.has(result.toolCallId)))]
   const waiting = askedInput.size === 0 ? step.interrupts : [...step.interrupts, ...[...askedInput].map(([toolCallId, request]) => inputInterrupt(executions.find((execution) => execution.toolCallId === toolCallId)!, request, run.head.turnBy))]
   if (waiting.length > 0) {

@@ -126,8 +126,7 @@ export async function settleInterrupts(
       const edited = 'editedArgs' in answer && !deepEqual(answer.editedArgs, interrupt.input)
       const args = edited ? answer.editedArgs : interrupt.input
       if (edited) edits.set(interrupt.toolCallId, JSON.stringify(args))
-      const validated = validateInput(entry.tool, args, ref, failures)
-      const checked = validated instanceof Promise ? await validated : validated
+      const checked = await validateInput(entry.tool, args, ref, failures)
       if (!checked.ok) plan.results.push(errorResult(ref, checked.error))
       else if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, args, edited, answer.decision))
       else plan.executions.push({ ...ref, entry, input: checked.value, ...(edited ? { editedArgs: args } : {}), ...(answer.decision ? { decision: answer.decision } : {}) })

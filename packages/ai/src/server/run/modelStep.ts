@@ -5,7 +5,7 @@ import { randomId } from '../../util/randomId.ts'
 import { ToolgateError } from '../../errors.ts'
 import { isRecord } from '../../util/isRecord.ts'
 import { attachmentLoader } from './attachments.ts'
-import { declaredTools } from './declaredTools.ts'
+import { searchedTools } from './declaredTools.ts'
 import { ModelError } from '../errors.ts'
 import type { Run, UsageTotals } from './Run.ts'
 
@@ -42,8 +42,8 @@ export async function modelStep(run: Run): Promise<StepOutcome> {
   let text = ''
   // Before the step starts: a middleware that throws ends the run, and is never taken for a model error.
   // Without a tool search or middleware nothing here waits: two awaits fewer per model call.
-  const declared = declaredTools(run)
-  const call = { messages: run.messages, tools: declared instanceof Promise ? await declared : declared }
+  const { toolSearch } = run.config
+  const call = { messages: run.messages, tools: toolSearch ? await searchedTools(run, toolSearch) : run.config.tools.modelTools }
   const request = run.middleware.any ? await run.middleware.modelRequest(call) : call
   events.stepStarted(messageId)
   const trace = run.trace?.modelCall(request.messages)

@@ -1,4 +1,4 @@
-import { validateInput, type CallPlan, type Execution } from './callPlan.ts'
+import { validateInput, validateInputNow, type CallPlan, type Execution } from './callPlan.ts'
 import type { ToolFailures } from '../errors.ts'
 import { successResult, errorResult, editedNote, type CallRef } from '../thread/results.ts'
 import { isToolError, ToolValidationError } from '../../errors.ts'
@@ -53,8 +53,9 @@ export async function planToolCalls(
       plan.results.push(errorResult(ref, `The arguments of tool "${call.name}" ${problem}; send one JSON object.`))
       continue
     }
-    const validated = validateInput(entry.tool, args.value, ref, failures)
-    const checked = validated instanceof Promise ? await validated : validated
+    // The hot path: a synchronous schema's answer is not awaited.
+    const validated = validateInputNow(entry.tool, args.value, ref, failures)
+    const checked = 'later' in validated ? await validated.later : validated
     if (!checked.ok) {
       plan.results.push(errorResult(ref, checked.error))
       continue
@@ -102,8 +103,7 @@ export async function rerunPlan(step: OpenStep, toolCallIds: readonly string[], 
       plan.results.push(errorResult(ref, `Tool "${ref.toolName}" could not run again after the server restarted`))
       continue
     }
-    const validated = validateInput(entry.tool, args.value, ref, failures)
-    const checked = validated instanceof Promise ? await validated : validated
+    const checked = await validateInput(entry.tool, args.value, ref, failures)
     if (checked.ok) plan.executions.push({ ...ref, entry, input: checked.value })
     else plan.results.push(errorResult(ref, checked.error))
   }
@@ -146,27 +146,36 @@ export function startsUnmarked(execution: Execution): boolean {
   return execution.entry.side === 'server' && execution.entry.tool.readOnly === true
 }
 
+/** Calls' results: every one now (`results`), or, when one of them takes a wait, all of them `later`. */
+export type Executed = { readonly results: ThreadToolMessage[]; readonly later?: undefined } | { readonly later: Promise<ThreadToolMessage[]> }
+
+/** `executeToolCallsNow`, waited for (a caller off the turn's hot path). */
+export async function executeToolCalls(executions: readonly Execution[], options: ExecuteOptions): Promise<ThreadToolMessage[]> {
+  const executed = executeToolCallsNow(executions, options)
+  return executed.later ?? executed.results
+}
+
 /**
  * Runs calls in parallel; never throws. Results come back in the order of `executions`. A call
  * whose tool and output schema answer at once (and that nothing awaits: no trace, no `toolOutput`
  * hook) is told and settled here, without a promise of its own; with every call so, the results
- * come back as they are, not as a promise.
+ * come back now, not as a promise.
  */
-export function executeToolCalls(executions: readonly Execution[], options: ExecuteOptions): ThreadToolMessage[] | Promise<ThreadToolMessage[]> {
+export function executeToolCallsNow(executions: readonly Execution[], options: ExecuteOptions): Executed {
   const { marked } = options
-  if (marked) return executeBehind(marked, executions, { ...options, marked: undefined })
+  if (marked) return { later: executeBehind(marked, executions, { ...options, marked: undefined }) }
   let waits = false
   const settled = executions.map((execution) => {
     const { trace } = options
-    const executed = trace ? trace.toolCall(execution, async () => executeOne(execution, options)) : executeOne(execution, options)
-    if (isPromiseLike(executed) || options.onOutput) {
+    const executed = trace ? { later: trace.toolCall(execution, async () => executedResult(executeOne(execution, options))) } : executeOne(execution, options)
+    if (executed.later || options.onOutput) {
       waits = true
       return told(execution, executed, options)
     }
-    options.onResult?.(executed)
-    return executed
+    options.onResult?.(executed.result)
+    return executed.result
   })
-  return waits ? Promise.all(settled) : (settled as ThreadToolMessage[])
+  return waits ? { later: Promise.all(settled) } : { results: settled as ThreadToolMessage[] }
 }
 
 /**
@@ -185,9 +194,16 @@ function executeBehind(marked: Promise<void>, executions: readonly Execution[], 
   })
 }
 
+/** A call's result: now (`result`), or `later` when the tool or its output schema is asynchronous, or files are to be stored. */
+type CallResult = { readonly result: ThreadToolMessage; readonly later?: undefined } | { readonly later: Promise<ThreadToolMessage> }
+
+function executedResult(executed: CallResult): ThreadToolMessage | Promise<ThreadToolMessage> {
+  return executed.later ?? executed.result
+}
+
 /** A call's result once it is in (and through the `toolOutput` hook), told as it comes. */
-async function told(execution: Execution, executed: ThreadToolMessage | Promise<ThreadToolMessage>, options: ExecuteOptions): Promise<ThreadToolMessage> {
-  const done = await executed
+async function told(execution: Execution, executed: CallResult, options: ExecuteOptions): Promise<ThreadToolMessage> {
+  const done = executed.later ? await executed.later : executed.result
   const result = options.onOutput ? await options.onOutput(done, execution) : done
   options.onResult?.(result)
   return result
@@ -196,13 +212,14 @@ async function told(execution: Execution, executed: ThreadToolMessage | Promise<
 class Timeout extends Error {}
 
 /**
- * Runs one call: its result at once when the tool and its output schema answer at once (most
- * tools of a turn do), else a promise of it.
+ * Runs one call: its result now when the tool and its output schema answer at once (most tools of
+ * a turn do), else `later`. What the tool's handler returns is the one value asked whether it is a
+ * promise: the tool's author chose.
  */
-function executeOne(execution: Execution, options: ExecuteOptions): ThreadToolMessage | Promise<ThreadToolMessage> {
+function executeOne(execution: Execution, options: ExecuteOptions): CallResult {
   const { entry, input, toolCallId, toolName } = execution
   // The run already stopped (the client left right after approving, say): the tool must not start.
-  if (options.signal.aborted) return notRun(execution)
+  if (options.signal.aborted) return { result: notRun(execution) }
   // The run's stop and the timer both end the wait for a tool that returns a promise (a tool that
   // returns at once holds the event loop anyway: nothing could end its wait sooner). The tool's own
   // signal is made only if the tool reads it (most never do): an AbortController and its listeners
@@ -226,22 +243,26 @@ function executeOne(execution: Execution, options: ExecuteOptions): ThreadToolMe
     }
     const returned = entry.handler!(input, execution.inputAnswer ? withInputAnswer(ctx, execution.inputAnswer) : ctx)
     if (isPromiseLike(returned)) {
-      const output = untilStopped(returned, wait, options).then((value) => toolOutputNow(entry.tool, value))
-      return completed(execution, output, wait, options)
+      const output = untilStopped(returned, wait, options).then((value) => {
+        const checked = toolOutputNow(entry.tool, value)
+        return checked.later ?? checked.value
+      })
+      return { later: completed(execution, output, wait, options) }
     }
     // Validated as the schema answers: a synchronous one's value is not awaited.
     const output = toolOutputNow(entry.tool, returned)
-    if (isPromiseLike(output) || (isToolContentResult(output) && options.attachments)) return completed(execution, output, wait, options)
-    return sized(execution, output, options)
+    if (output.later) return { later: completed(execution, output.later, wait, options) }
+    if (isToolContentResult(output.value) && options.attachments) return { later: completed(execution, Promise.resolve(output.value), wait, options) }
+    return { result: sized(execution, output.value, options) }
   } catch (error) {
-    return failed(error, execution, wait, options)
+    return { result: failed(error, execution, wait, options) }
   }
 }
 
-/** The result of a call whose output (validated: a value or a promise of it) takes a wait: an asynchronous tool or schema, or files to store. */
-async function completed(execution: Execution, validated: unknown, wait: CallWait, options: ExecuteOptions): Promise<ThreadToolMessage> {
+/** The result of a call whose output takes a wait: an asynchronous tool or schema, or files to store. */
+async function completed(execution: Execution, validated: Promise<unknown>, wait: CallWait, options: ExecuteOptions): Promise<ThreadToolMessage> {
   try {
-    const output = isPromiseLike(validated) ? await validated : validated
+    const output = await validated
     if (isToolContentResult(output) && options.attachments) {
       return await contentResultMessage(execution, output, options.attachments, editedNote(execution.editedArgs))
     }

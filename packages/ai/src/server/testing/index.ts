@@ -3,11 +3,7 @@
 export { attachmentStoreConformance, threadStoreConformance, type ConformanceRunner, type StoreFactory, type StoreFactoryOptions } from './conformance.ts'
 export {
   scriptedModel,
-  type ScriptedCall,
-  type ScriptedFollowUp,
   type ScriptedModelOptions,
   type ScriptedResult,
-  type ScriptedResults,
-  type ScriptedStep,
   type ScriptRule,
 } from './scriptedModel.ts'

@@ -14,8 +14,9 @@ export interface NodeRequestSource {
   readonly req: IncomingMessage
   /** The absolute URL, built when first asked for. */
   readonly url: () => string
-  /** The body: whole bytes once read (a small declared body), a stream that reads on demand, or none (GET). */
-  readonly body: Promise<Uint8Array> | ReadableStream<Uint8Array> | undefined
+  /** The body's whole bytes once read (a small declared body), or (`stream`) a stream that reads on demand; neither: none (GET). */
+  readonly whole?: Promise<Uint8Array>
+  readonly stream?: ReadableStream<Uint8Array>
   /** Whether the client already left, and a way to hear when it does. */
   readonly gone: () => boolean
   readonly onGone: (listener: () => void) => void
@@ -82,10 +83,10 @@ export class NodeRequest {
    * from any `Request`.
    */
   wholeBody(): Promise<Uint8Array> | undefined {
-    const { body } = this.#source
-    if (this.#bodyTaken || this.#real || !(body instanceof Promise)) return undefined
+    const { whole } = this.#source
+    if (this.#bodyTaken || this.#real || !whole) return undefined
     this.#bodyTaken = true
-    return body
+    return whole
   }
 
   /** A run's frames, offered instead of a response body: the Node bridge writes them to the socket. */
@@ -108,15 +109,16 @@ export class NodeRequest {
   /** The real `Request`, made once; its body is what `wholeBody` did not take. */
   real(): Request {
     if (this.#real) return this.#real
-    const { body } = this.#source
-    return this.#make(body && !this.#bodyTaken ? (body instanceof Promise ? streamOf(body) : body) : undefined)
+    const { whole, stream } = this.#source
+    if (this.#bodyTaken) return this.#make(undefined)
+    return this.#make(whole ? streamOf(whole) : stream)
   }
 
   /** The real `Request`, for a reader of its body: small bodies are awaited whole, which reads cheaper than a stream. */
   async realToRead(): Promise<Request> {
-    const { body } = this.#source
-    if (this.#real || !(body instanceof Promise) || this.#bodyTaken) return this.real()
-    const bytes = await body
+    const { whole } = this.#source
+    if (this.#real || !whole || this.#bodyTaken) return this.real()
+    const bytes = await whole
     // A request's bytes never sit in a SharedArrayBuffer; the cast only narrows the buffer's type.
     return this.#real ?? this.#make(bytes as Uint8Array<ArrayBuffer>)
   }

@@ -48,7 +48,7 @@ export function toNodeHandler(handler: (request: Request) => Promise<Response>):
     const request = new NodeRequest({
       req,
       url: () => urlOf(req),
-      body: body?.content,
+      ...body?.content,
       gone: () => gone,
       onGone: (listener) => (onGone ??= []).push(listener),
     })
@@ -107,7 +107,7 @@ const SMALL_BODY_BYTES = 64 * 1024
 
 interface RequestBody {
   /** The whole body when it is small and declared so; else a web stream that reads on demand. */
-  readonly content: Promise<Uint8Array> | ReadableStream<Uint8Array>
+  readonly content: { readonly whole: Promise<Uint8Array> } | { readonly stream: ReadableStream<Uint8Array> }
   /** Reads away whatever the handler left unread, without resetting the connection. */
   discard(): void
 }
@@ -120,10 +120,10 @@ interface RequestBody {
 function requestBody(req: IncomingMessage, onCut: (cut: () => void) => void): RequestBody | undefined {
   if (req.method === 'GET' || req.method === 'HEAD') return undefined
   const parsed = (req as { body?: unknown }).body
-  if (req.readableEnded && parsed !== undefined) return { content: Promise.resolve(preParsed(parsed)), discard: () => {} }
+  if (req.readableEnded && parsed !== undefined) return { content: { whole: Promise.resolve(preParsed(parsed)) }, discard: () => {} }
   const declared = Number(req.headers['content-length'])
   if (req.headers['content-length'] !== undefined && declared <= SMALL_BODY_BYTES) {
-    return { content: readSmall(req, onCut), discard: () => req.resume() }
+    return { content: { whole: readSmall(req, onCut) }, discard: () => req.resume() }
   }
   let open = true
   let discarding = false
@@ -157,7 +157,7 @@ function requestBody(req: IncomingMessage, onCut: (cut: () => void) => void): Re
     },
     { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
   )
-  return { content: stream, discard }
+  return { content: { stream }, discard }
 }
 
 /**
