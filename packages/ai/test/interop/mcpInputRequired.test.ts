@@ -8,9 +8,12 @@ import { createMcpHandler, createRequestStateCodec, inputRequired, inputResponse
 import { memoryStore, toNodeHandler, type ThreadStore } from '@toolgate/ai/server'
 import { scriptedModel } from '@toolgate/ai/server/testing'
 import { redisStore } from '@toolgate/ai/server/redis'
+import { postgresStore } from '@toolgate/ai/server/postgres'
+import pg from 'pg'
 import { mcpToolDefinitions } from '@toolgate/ai/interop/mcp'
 import { closeAll, startServer, type TestServer } from '../server/helpers/server.ts'
 import { startRedis, type RedisServer } from '../services/redis.ts'
+import { startPostgres, type PostgresServer } from '../services/postgres.ts'
 
 // An MCP server at 2026-07-28 whose tool answers `input_required` (built with the stock
 // `@modelcontextprotocol/server` 2.4, served over HTTP), imported into a chat: the request waits in
@@ -113,7 +116,7 @@ async function asked(chat: TestServer) {
   return { threadId: turn.threadId, interrupt: turn.interrupts[0]!, turn }
 }
 
-describe.each([['memory'], ['redis']] as const)('an imported tool that answers input_required (%s store)', (name) => {
+describe.each([['memory'], ['redis'], ['postgres']] as const)('an imported tool that answers input_required (%s store)', (name) => {
   let booking: Booking
   /** The stores of one test's instances: each a new instance's view of one shared store. */
   let storeOf: () => ThreadStore | Promise<ThreadStore>
@@ -121,9 +124,20 @@ describe.each([['memory'], ['redis']] as const)('an imported tool that answers i
     if (name === 'memory') {
       const store = memoryStore()
       storeOf = () => store
-    } else {
+    } else if (name === 'redis') {
       const prefix = `mcp-input-${prefixes++}:`
       storeOf = () => redisStoreOn(prefix)
+    } else {
+      const table = `mcpinput${prefixes++}`
+      let made = false
+      storeOf = async () => {
+        const pool = new pg.Pool({ connectionString: postgres.connectionString, max: 4 })
+        closers.push(() => pool.end())
+        const store = postgresStore({ pool, table })
+        if (!made) await store.ensureSchema()
+        made = true
+        return store
+      }
     }
   })
   afterEach(async () => {
@@ -294,13 +308,17 @@ describe.each([['memory'], ['redis']] as const)('an imported tool that answers i
 })
 
 let redis: RedisServer
+let postgres: PostgresServer
 const redisClients: { quit(): Promise<unknown> }[] = []
+const closers: (() => Promise<unknown>)[] = []
 beforeAll(async () => {
-  redis = await startRedis()
-}, 30_000)
+  ;[redis, postgres] = await Promise.all([startRedis(), startPostgres()])
+}, 60_000)
 afterAll(async () => {
   for (const client of redisClients) await client.quit().catch(() => {})
+  for (const close of closers) await close().catch(() => {})
   await redis?.stop()
+  await postgres?.stop()
 })
 /** One instance's store: its own connections, on the prefix the test's instances share. */
 async function redisStoreOn(prefix: string): Promise<ThreadStore> {
