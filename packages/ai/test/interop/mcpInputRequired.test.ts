@@ -17,7 +17,8 @@ import { startPostgres, type PostgresServer } from '../services/postgres.ts'
 
 // An MCP server at 2026-07-28 whose tool answers `input_required` (built with the stock
 // `@modelcontextprotocol/server` 2.4, served over HTTP), imported into a chat: the request waits in
-// the thread as an approval, survives a new handler instance on the same store, and the answer
+// the thread as an approval, survives a new handler instance on the same store (memory, Redis,
+// PostgreSQL), and the answer
 // retries the call with the server's own state, once.
 
 afterEach(closeAll)
