@@ -219,7 +219,8 @@ async function runAndStore(
     failures: run.failures,
     attachments: { store: run.config.attachments, threadId: run.head.id, maxBytes: run.config.limits.maxAttachmentBytes },
     onResult: (result) => askedInput.has(result.toolCallId) || run.events.result(result),
-    onInputRequired: (execution, request) => (askedInput.set(execution.toolCallId, request), errorResult(execution, 'waits for input')),
+    // Its span ends as the leg it was (it asked, and pauses), not as a failure.
+    onInputRequired: (execution, request) => (askedInput.set(execution.toolCallId, request), successResult(execution, 'waits for a person\'s input')),
     trace: run.trace,
     // Without middleware or a decision to carry, a result goes out as the tool made it: no hook to await per call.
     onOutput:
