@@ -31,6 +31,9 @@ export function inputCalls(connection: McpConnection, toolName: string, live: Li
     const answer = inputAnswerOf(ctx)
     const state = answer?.state as InputState | undefined
     if (state?.era === 'legacy') return live.resume(toolName, answer!, state, ctx.signal)
+    if (state?.era === 'modern' && !connection.modern) {
+      throw new ToolError(`The MCP server asked for input to tool "${toolName}" at 2026-07-28 and now speaks the 2025 protocol, which cannot take the answer; the call did not complete`)
+    }
     if (!connection.modern) return live.start(toolName, (signal) => connection.callTool(params, signal, live.callTimeoutMs), ctx.signal)
     const retry = state?.era === 'modern' ? { inputResponses: { [state.key]: elicitResult(answer!) }, ...(state.requestState === undefined ? {} : { requestState: state.requestState }) } : {}
     let result: CallOutcome
