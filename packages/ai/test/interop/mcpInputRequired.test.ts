@@ -68,6 +68,10 @@ async function bookingServer(options: { sealed?: boolean } = {}) {
         return { content: [{ type: 'text', text: `Booked ${seatsWanted} seats at ${restaurant}${phone}` }] }
       },
     )
+    server.registerTool('find_files', { description: 'Finds files in the client\'s roots', inputSchema: z.object({}) }, async () => {
+      counts.calls++
+      return inputRequired({ inputRequests: { roots: inputRequired.listRoots() } })
+    })
     server.registerResource('booking', 'ui://bistro/booking', { mimeType: 'text/html;profile=mcp-app' }, async (uri) => ({
       contents: [{ uri: uri.href, mimeType: 'text/html;profile=mcp-app', text: '<p>book</p>', _meta: { ui: { csp: { connectDomains: ['https://api.bistro.test'], extra: 1 }, prefersBorder: true, permissions: { geolocation: {} } } } }],
     }))
@@ -98,7 +102,7 @@ async function bookingServer(options: { sealed?: boolean } = {}) {
 type Booking = Awaited<ReturnType<typeof bookingServer>>
 
 async function connect(url: string, fetch?: typeof globalThis.fetch) {
-  const client = new Client({ name: 'toolgate', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+  const client = new Client({ name: 'toolgate', version: '1.0.0' }, { capabilities: { elicitation: { form: {} }, roots: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } })
   await client.connect(new StreamableHTTPClientTransport(new URL(url), fetch ? { fetch } : {}))
   return client
 }
@@ -106,7 +110,13 @@ async function connect(url: string, fetch?: typeof globalThis.fetch) {
 /** One chat instance: its own MCP client and handler, on a store it may share with others. */
 async function instance(booking: Booking, store: ThreadStore, limits?: { interruptTtlMs: number }, fetch?: typeof globalThis.fetch): Promise<TestServer> {
   const tools = await mcpToolDefinitions(await connect(booking.url, fetch))
-  const model = scriptedModel([{ when: 'book', call: () => ({ tool: 'book_table', input: { restaurant: 'Chez Nous' } }), then: ([result]) => `${result!.status}: ${result!.content}` }], { tools })
+  const model = scriptedModel(
+    [
+      { when: 'book', call: () => ({ tool: 'book_table', input: { restaurant: 'Chez Nous' } }), then: ([result]) => `${result!.status}: ${result!.content}` },
+      { when: 'files', call: () => ({ tool: 'find_files', input: {} }), then: ([result]) => `${result!.status}: ${result!.content}` },
+    ],
+    { tools },
+  )
   return startServer({ model, tools, store, devtools: true, ...(limits ? { limits } : {}) })
 }
 
@@ -252,6 +262,15 @@ describe.each([['memory'], ['redis'], ['postgres']] as const)('an imported tool 
       vi.useRealTimers()
     }
     expect(booking.counts).toEqual({ calls: 2, executions: 0 })
+  })
+
+  it('fails the call, saying what, when the server asks for something no person answers (roots)', async () => {
+    booking = await bookingServer()
+    const chat = await instance(booking, await fresh())
+    const turn = await chat.send('find files')
+    expect(turn.finished?.outcome.type).toBe('success')
+    expect(turn.results[0]).toMatchObject({ metadata: { status: 'error' } })
+    expect(turn.results[0]!.content).toBe('Tool "find_files" failed: The MCP server asked for `roots/list` before tool "find_files" can finish, which the import cannot ask a person for; the call did not complete')
   })
 
   it('sends a denial as decline, for the server to answer', async () => {
