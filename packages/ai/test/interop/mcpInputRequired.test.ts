@@ -11,6 +11,7 @@ import { redisStore } from '@toolgate/ai/server/redis'
 import { postgresStore } from '@toolgate/ai/server/postgres'
 import pg from 'pg'
 import { mcpToolDefinitions } from '@toolgate/ai/interop/mcp'
+import type { ToolApp } from '@toolgate/ai'
 import { closeAll, startServer, type TestServer } from '../server/helpers/server.ts'
 import { startRedis, type RedisServer } from '../services/redis.ts'
 import { startPostgres, type PostgresServer } from '../services/postgres.ts'
@@ -196,6 +197,11 @@ describe.each([['memory'], ['redis'], ['postgres']] as const)('an imported tool 
     expect(booking.counts.executions).toBe(1)
     const stored = await second.get(threadId)
     expect(stored.messages.filter((message) => message.role === 'tool')).toHaveLength(1)
+    // The call's MCP App, as a host reads it through the chat: from the MCP server, with its _meta.ui.
+    const app = await (await fetch(`${second.url}?threadId=${threadId}&mcpApp=${interrupt.toolCallId}`)).json()
+    expect(app).toEqual({
+      contents: [{ uri: 'ui://bistro/booking', mimeType: 'text/html;profile=mcp-app', text: '<p>book</p>', _meta: { ui: { csp: { connectDomains: ['https://api.bistro.test'] }, permissions: { geolocation: {} }, prefersBorder: true } } }],
+    })
   })
 
   it('refuses answers that do not fill the form, and answers from another thread, typed, keeping the request open', async () => {
@@ -354,7 +360,7 @@ describe('the imported tool keeps its MCP App', () => {
     try {
       const [tool] = await mcpToolDefinitions(await connect(booking.url))
       expect(tool!.app).toMatchObject({ uri: 'ui://bistro/booking', visibility: ['model', 'app'] })
-      expect(await tool!.app!.read()).toEqual({ html: '<p>book</p>', csp: { connectDomains: ['https://api.bistro.test'] }, permissions: { geolocation: {} }, prefersBorder: true })
+      expect(await (tool!.app as ToolApp).read()).toEqual({ html: '<p>book</p>', csp: { connectDomains: ['https://api.bistro.test'] }, permissions: { geolocation: {} }, prefersBorder: true })
     } finally {
       await booking.close()
     }
