@@ -19,6 +19,7 @@ import { decideApproval, type Requirement } from '../decisions/proposals.ts'
 import { evaluateApproval, fixedApproval } from '../../tools/approval.ts'
 import { contextFor } from '../run/context.ts'
 import { entryAt } from '../agents/agentSpec.ts'
+import { checkInputAnswer } from './inputAnswers.ts'
 
 // Answers to interrupts, checked when the request arrives, before anything is stored: each names
 // an interrupt still open, fits the limits, and is of the kind the interrupt asks for.
@@ -62,13 +63,15 @@ export async function checkAnswers(
       const bytes = jsonBytes(carried[1])
       if (bytes > limits.maxMessageBytes) throw messageTooLarge(bytes, limits.maxMessageBytes, `${path}.${carried[0]}`)
     }
+    if (interrupt.inputRequest) checkInputAnswer({ ...interrupt, inputRequest: interrupt.inputRequest }, answer, path)
     const checked = await checkAnswer(interrupt, answer, path, tools, limits.maxReasonLength)
     if (checked.kind !== 'approval') {
       byId.set(interrupt.id, { ...interrupt, answer: checked })
       continue
     }
     const shown = interrupt.proposed ?? interrupt.input
-    const edit = checked.approved && 'editedArgs' in checked && !deepEqual(checked.editedArgs, shown) ? await reask(interrupt, checked.editedArgs, tools, who) : undefined
+    // A form's values are an answer, not a new proposal of the call: no policy to ask again.
+    const edit = checked.approved && !interrupt.inputRequest && 'editedArgs' in checked && !deepEqual(checked.editedArgs, shown) ? await reask(interrupt, checked.editedArgs, tools, who) : undefined
     const { draft, interrupt: decided } = await decideApproval(head.id, interrupt, checked, who, edit)
     if (decided.proposedBy !== interrupt.proposedBy) reproposed.push(decided.id)
     const grant = 'grant' in answer && answer.grant && decided.answer ? await makeGrant(answer.grant, interrupt.toolName, who.principal, draft.args, Date.now(), interrupt.path?.map((hop) => hop.agent)) : undefined
@@ -135,7 +138,7 @@ async function checkAnswer(
         ? { kind: 'approval', approved: false }
         : { kind: 'approval', approved: false, reason: capText(answer.reason, maxReasonLength) }
     }
-    if ('editedArgs' in answer) await checkEditedArgs(interrupt, answer.editedArgs, `${path}.editedArgs`, tools)
+    if ('editedArgs' in answer && !interrupt.inputRequest) await checkEditedArgs(interrupt, answer.editedArgs, `${path}.editedArgs`, tools)
     return 'editedArgs' in answer ? { kind: 'approval', approved: true, editedArgs: answer.editedArgs } : { kind: 'approval', approved: true }
   }
   if (interrupt.reason !== 'client_tool') {

@@ -4,7 +4,7 @@ import { watchExpiry } from './expiry.ts'
 import type { DecisionSummary } from '../../protocol/decisions.ts'
 import type { Execution } from './callPlan.ts'
 import type { RunStart } from '../thread/transitions.ts'
-import { inCallOrder, errorResult } from '../thread/results.ts'
+import { inCallOrder, errorResult, successResult } from '../thread/results.ts'
 import { Run, RunStopped } from './Run.ts'
 import type { TokenUsage } from '../../protocol/events.ts'
 import type { RunOutcome } from '../../protocol/interrupts.ts'
@@ -15,6 +15,8 @@ import type { ThreadAssistantMessage, ThreadToolMessage } from '../../protocol/m
 import type { RunFailure } from '../../protocol/thread.ts'
 import { StoreConflictError, reportError, runErrorOf } from '../errors.ts'
 import { asked, byDelegation, decisionsOf, settleInterrupts, withDecision } from './interrupts.ts'
+import { inputInterrupt } from './inputInterrupts.ts'
+import type { ToolInputRequest } from '../../tools/inputRequest.ts'
 import { answeredByMessage, rememberResolved } from '../thread/step.ts'
 import { modelStep } from './modelStep.ts'
 import { retry, sleep } from '../../util/retry.ts'
@@ -179,6 +181,7 @@ async function settleStep(run: Run, answered: OpenStep): Promise<StoredInterrupt
 }
 
 const NO_AGENTS: readonly Execution[] = []
+const NO_WAITS: readonly StoredInterrupt[] = []
 
 /** No call decided by anyone: one map for every step without a grant or an answered approval (never written to). */
 const NONE_DECIDED: ReadonlyMap<string, DecisionSummary> = new Map()
@@ -215,6 +218,9 @@ async function runAndStore(
   // Agent tools' calls run their subagents (run/subagent.ts), once the mark is stored.
   const agents = executions.some(isAgentCall) ? executions.filter(isAgentCall) : NO_AGENTS
   const delegating = agents.length === 0 ? undefined : (marked ?? Promise.resolve()).then(() => runAgentCalls({ run, events: run.events, trace: run.trace, path: [], messageId: step.message.id }, agents, decided))
+  // Calls that asked a person for input: no result yet, an interrupt instead (run/inputInterrupts.ts).
+  const askedInput = new Map<string, ToolInputRequest>()
+  const output = outputHook(run.middleware, decided)
   const executing = executeToolCallsNow(agents.length === 0 ? executions : executions.filter((execution) => !isAgentCall(execution)), {
     marked,
     signal: run.signal,
@@ -224,16 +230,20 @@ async function runAndStore(
     maxOutputBytes: run.config.limits.maxMessageBytes,
     failures: run.failures,
     attachments: { store: run.config.attachments, threadId: run.head.id, maxBytes: run.config.limits.maxAttachmentBytes },
-    onResult: (result) => run.events.result(result),
+    onResult: (result) => askedInput.has(result.toolCallId) || run.events.result(result),
+    // Its span ends as the leg it was (it asked, and pauses), not as a failure.
+    onInputRequired: (execution, request) => (askedInput.set(execution.toolCallId, request), successResult(execution, 'waits for a person\'s input')),
     trace: run.trace,
     // Without middleware or a decision to carry, a result goes out as the tool made it: no hook to await per call.
-    onOutput: outputHook(run.middleware, decided),
+    onOutput: output && (async (result, execution) => (askedInput.has(result.toolCallId) ? result : output(result, execution))),
   })
   // Calls that all answered at once come back now: nothing to await.
   const executed = executing.later ? await executing.later : executing.results
   const delegated = delegating ? await delegating : undefined
-  const results = delegated ? [...step.results, ...executed, ...delegated.results] : [...step.results, ...executed]
-  const waiting = delegated && delegated.interrupts.length > 0 ? [...step.interrupts, ...delegated.interrupts] : step.interrupts
+  const own = askedInput.size === 0 ? executed : executed.filter((result) => !askedInput.has(result.toolCallId))
+  const results = delegated ? [...step.results, ...own, ...delegated.results] : [...step.results, ...own]
+  const inputWaits = askedInput.size === 0 ? NO_WAITS : [...askedInput].map(([toolCallId, request]) => inputInterrupt(executions.find((execution) => execution.toolCallId === toolCallId)!, request, run.head.turnBy))
+  const waiting = (delegated && delegated.interrupts.length > 0) || inputWaits.length > 0 ? [...step.interrupts, ...(delegated?.interrupts ?? []), ...inputWaits] : step.interrupts
   if (waiting.length > 0) {
     const interrupts = asked(waiting, run.config.limits.interruptTtlMs, run.trace?.traceparent)
     // Subagents that wait are stored with the step, through the run's writer: any instance continues them.

@@ -12,6 +12,7 @@ import type { EndedWait, WaitDecision } from '../../telemetry/hooks.ts'
 import type { DecisionRecord, DecisionSummary } from '../../protocol/decisions.ts'
 import { summaryOf } from '../decisions/records.ts'
 import { validateInput, type CallPlan } from './callPlan.ts'
+import { inputExecution } from './inputInterrupts.ts'
 import { isExpired } from '../thread/step.ts'
 import { callRef, cancelledResult, deniedResult, errorResult, expiredResult, successResult, type CallRef } from '../thread/results.ts'
 
@@ -117,6 +118,12 @@ export async function settleInterrupts(
     const waiting = answer === undefined || (answer.kind === 'approval' && answer.approved)
     if (mode !== 'resume' && answer === undefined && isExpired(interrupt, now)) plan.results.push(expiredResult(ref))
     else if (mode === 'cancel' && waiting) plan.results.push(cancelledResult(ref, cancelReason))
+    else if (mode === 'resume' && interrupt.inputRequest) {
+      // A running call asked for input: it runs again with the answer, a decline included (the server says what that means).
+      const settled = await inputExecution(interrupt, message, entry, failures)
+      if ('entry' in settled) plan.executions.push(settled)
+      else plan.results.push(settled)
+    }
     else if (answer?.kind === 'approval' && !answer.approved) plan.results.push(deniedResult(ref, answer.reason, rejectMessageOf(entry?.tool, interrupt)))
     else if (mode === 'supersede' && (answer === undefined || answer.kind === 'approval')) plan.results.push(cancelledResult(ref, SUPERSEDED_REASON))
     else if (!entry) plan.results.push(errorResult(ref, `Tool "${interrupt.toolName}" is no longer available`))

@@ -21,6 +21,7 @@ import { checkedReviewers, NOBODY } from '../decisions/reviewers.ts'
 import { coveringGrant } from '../decisions/grants.ts'
 import type { DecisionDraft } from '../decisions/records.ts'
 import type { RunTrace } from '../../telemetry/hooks.ts'
+import { ToolInputRequired, withInputAnswer, type ToolInputRequest } from '../../tools/inputRequest.ts'
 
 // What becomes of the model's tool calls: each is planned (settled at once with an error, run on
 // the server, or handed to a human or the browser; answered ones are settled in interrupts.ts),
@@ -136,6 +137,11 @@ export interface ExecuteOptions {
    * as its error (the read-only ones still running are left to the run's stop).
    */
   readonly marked?: Promise<void> | undefined
+  /**
+   * A call asked a person for input (its tool threw `ToolInputRequired`): what stands for its result
+   * meanwhile. The caller keeps the request, and tells and stores no result for the call.
+   */
+  readonly onInputRequired?: (execution: Execution, request: ToolInputRequest) => ThreadToolMessage
 }
 
 /** Whether a call may start before the write that marks it running is stored: its tool only reads. */
@@ -230,14 +236,15 @@ function executeOne(execution: Execution, options: ExecuteOptions): CallResult {
     return wait.controller.signal
   }
   try {
-    const returned = entry.handler!(input, {
+    const ctx = {
       toolCallId,
       get signal() {
         return signalOf()
       },
       context: contextFor(options.context, toolName),
       ...(execution.decision ? { decision: execution.decision } : {}),
-    })
+    }
+    const returned = entry.handler!(input, execution.inputAnswer ? withInputAnswer(ctx, execution.inputAnswer) : ctx)
     if (isPromiseLike(returned)) {
       const output = untilStopped(returned, wait, options).then((value) => {
         const checked = toolOutputNow(entry.tool, value)
@@ -279,6 +286,8 @@ function sized(execution: Execution, output: unknown, options: ExecuteOptions): 
 /** What the model reads of a call that threw, was cut off, or returned an invalid output. */
 function failed(error: unknown, execution: Execution, wait: CallWait, options: ExecuteOptions): ThreadToolMessage {
   const { toolName } = execution
+  // The call asks a person for input: it pauses (the run stores the request as an interrupt).
+  if (error instanceof ToolInputRequired && options.onInputRequired && !wait.timedOut && !options.signal.aborted) return options.onInputRequired(execution, error.request)
   // The tool started and was cut off: it may have done its work (sent the mail, moved the money) anyway.
   if (wait.timedOut) {
     return errorResult(execution, `Tool "${toolName}" timed out after ${options.timeoutMs} ms; it may still have taken effect`)

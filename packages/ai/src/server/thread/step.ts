@@ -1,6 +1,7 @@
 import type { ToolInterrupt } from '../../protocol/interrupts.ts'
 import type { RecordedAnswer } from '../../protocol/thread.ts'
-import type { ToolRegistry } from '../../tools/toolRegistry.ts'
+import { approvalResponseSchema, type ToolRegistry } from '../../tools/toolRegistry.ts'
+import { inputFormSchema } from '../../tools/inputRequest.ts'
 import type { OpenStep, StoredInterrupt } from './threadStore.ts'
 import { agentOf, delegationOf, entryAt } from '../agents/agentSpec.ts'
 
@@ -18,7 +19,8 @@ export function toWire(stored: StoredInterrupt, tools: ToolRegistry): ToolInterr
   const input = stored.proposed ?? stored.input
   // A subagent's call is answered against its own tool, found where its agent holds it.
   const entry = entryAt(tools, stored)
-  const responseSchema = reason === 'tool_approval' ? entry?.approvalSchema : undefined
+  // A tool's request for input is answered with its form's values (run/inputInterrupts.ts).
+  const responseSchema = stored.inputRequest ? approvalResponseSchema(inputFormSchema(stored.inputRequest.schema)) : reason === 'tool_approval' ? entry?.approvalSchema : undefined
   // Approving an agent tool's call delegates: say what to.
   const agent = reason === 'tool_approval' ? agentOf(entry?.tool) : undefined
   const delegation = agent ? delegationOf(agent) : undefined
@@ -26,7 +28,7 @@ export function toWire(stored: StoredInterrupt, tools: ToolRegistry): ToolInterr
   // Who asked matters to a reviewer; to the requester approving their own call it is noise.
   const who = reviewers === undefined ? {} : { reviewers, ...(requestedBy === undefined ? {} : { requestedBy }) }
   // A grant covers only what runs on the server without a second person (run/toolCalls.ts, decisions/grants.ts).
-  const grantable = reason === 'tool_approval' && entry?.side === 'server' && (reviewers?.required ?? 1) === 1
+  const grantable = reason === 'tool_approval' && !stored.inputRequest && entry?.side === 'server' && (reviewers?.required ?? 1) === 1
   return {
     id,
     reason,

@@ -3,6 +3,7 @@ import type { ToolInterrupt } from '../../protocol/interrupts.ts'
 import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../../protocol/messages.ts'
 import type { RunFailure } from '../../protocol/thread.ts'
 import type { AttachmentStore } from './attachmentStore.ts'
+import type { JsonSchema } from '../../schema/types.ts'
 
 /**
  * The storage contract of threads. A thread is an append-only list of messages plus a small head
@@ -53,6 +54,19 @@ export interface StoredInterrupt extends ToolInterrupt {
   readonly askedAt?: number
   /** The asking run's span (W3C `traceparent`), when telemetry is on: the wait ends in its trace. */
   readonly traceparent?: string
+  /**
+   * Set when a running server tool asked for a person's input (an MCP server's `input_required`
+   * or `elicitation/create`; run/inputInterrupts.ts): the form's schema and the tool's state. It is
+   * shown as an approval whose edit form is `schema`; the call runs again with the answer.
+   */
+  readonly inputRequest?: StoredInputRequest
+}
+
+/** A tool's request for input, as stored: `state` never leaves the server. */
+export interface StoredInputRequest {
+  /** A flat object schema: the form. */
+  readonly schema: JsonSchema
+  readonly state: unknown
 }
 
 /**
