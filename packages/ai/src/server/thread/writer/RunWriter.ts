@@ -216,13 +216,13 @@ export class RunWriter {
     // A write that followed another takes its answer after that one's: the heads are written in order.
     if (follows) {
       return committing.then(
-        (written) => before!.answered.then((failed) => this.#settled(() => this.#answered(sending, written, undefined, failed, batch))),
-        (error: unknown) => before!.answered.then(() => this.#settled(() => this.#answered(sending, undefined, error ?? STORE_FAILED, undefined, batch))),
+        (written) => before!.answered.then((failed) => this.#settled(sending, written, undefined, failed, batch)),
+        (error: unknown) => before!.answered.then(() => this.#settled(sending, undefined, error ?? STORE_FAILED, undefined, batch)),
       )
     }
     return committing.then(
-      (written) => this.#settled(() => this.#answered(sending, written, undefined, undefined, batch)),
-      (error: unknown) => this.#settled(() => this.#answered(sending, undefined, error ?? STORE_FAILED, undefined, batch)),
+      (written) => this.#settled(sending, written, undefined, undefined, batch),
+      (error: unknown) => this.#settled(sending, undefined, error ?? STORE_FAILED, undefined, batch),
     )
   }
 
@@ -240,11 +240,11 @@ export class RunWriter {
     return SETTLED
   }
 
-  /** Counts a write settled, once its answer is taken (made again, if refused). */
-  #settled(answer: () => void | Promise<void>): void | Promise<void> {
+  /** Takes the store's answer (`#answered`), and counts the write settled once it is taken (made again, if refused). */
+  #settled(sending: Sending, written: boolean | undefined, failure: unknown, before: unknown, batch: Batch): void | Promise<void> {
     let again: void | Promise<void>
     try {
-      again = answer()
+      again = this.#answered(sending, written, failure, before, batch)
     } catch (error) {
       this.#asked--
       throw error
