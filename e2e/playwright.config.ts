@@ -4,6 +4,7 @@ import { REDIS_PORT, SHARED_DEMOS } from './instances.ts'
 import { AI_SDK_PAGE_PORT } from './frontends/ai-sdk/port.ts'
 import { COPILOTKIT_PAGE_PORT, COPILOTKIT_RUNTIME_PORT } from './frontends/copilotkit/port.ts'
 import { TANSTACK_PAGE_PORT } from './frontends/tanstack/port.ts'
+import { MCP_APP_PAGE_PORT } from './frontends/mcp-app/port.ts'
 import { chromium } from './chromium.ts'
 
 const port = Number(process.env.E2E_PORT ?? 4310)
@@ -50,11 +51,13 @@ export default defineConfig({
       timeout: 60_000,
     })),
     // Pages on other frontends' own packages, against the demo's server: the AI SDK's useChat
-    // (tests/aiSdk.spec.ts), CopilotKit v2 (tests/copilotkit.spec.ts), TanStack AI's useChat (tests/tanstack.spec.ts).
+    // (tests/aiSdk.spec.ts), CopilotKit v2 (tests/copilotkit.spec.ts), TanStack AI's useChat (tests/tanstack.spec.ts),
+    // and the MCP Apps guide's page on Toolgate's own (tests/mcpApps.spec.ts).
     ...[
       { dir: 'ai-sdk', port: AI_SDK_PAGE_PORT },
       { dir: 'copilotkit', port: COPILOTKIT_PAGE_PORT },
       { dir: 'tanstack', port: TANSTACK_PAGE_PORT },
+      { dir: 'mcp-app', port: MCP_APP_PAGE_PORT },
     ].map(({ dir, port: pagePort }) => ({
       command: `npx vite build --config frontends/${dir}/vite.config.ts --logLevel warn && npx vite preview --config frontends/${dir}/vite.config.ts`,
       url: `http://127.0.0.1:${pagePort}/`,

@@ -1,4 +1,7 @@
 import { createServer } from 'node:http'
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { roomBookings } from './roomsApp.ts'
 import { fileURLToPath } from 'node:url'
 import { toJsonSchemaCatalog } from './catalog.ts'
 import { createChatHandler, toNodeHandler, type ApprovalRequest, type ThreadAction } from '@toolgate/ai/server'
@@ -61,6 +64,7 @@ const handler = createChatHandler({
 const chat = toNodeHandler(handler)
 const serveApp = serveStatic(fileURLToPath(new URL('../dist', import.meta.url)))
 const catalog = JSON.stringify(toJsonSchemaCatalog(chatTools))
+const mcpAppSandbox = readFile(createRequire(import.meta.url).resolve('@toolgate/ai-react/mcp-app-sandbox.html'), 'utf8')
 
 const server = createServer((request, response) => {
   const { pathname } = new URL(request.url ?? '/', 'http://localhost')
@@ -72,6 +76,9 @@ const server = createServer((request, response) => {
   // Lets the e2e suite check what a server tool really did; never exposed outside tests.
   if (pathname === '/api/outbox' && testHooks) return sendJson(response, JSON.stringify(outbox))
   if (pathname === '/api/bookings' && testHooks) return sendJson(response, JSON.stringify(bookings))
+  if (pathname === '/api/room-bookings' && testHooks) return sendJson(response, JSON.stringify(roomBookings))
+  // The MCP App sandbox proxy, for chat pages of another origin (a page on localhost frames it from 127.0.0.1, and the reverse).
+  if (pathname === '/mcp-app-sandbox.html') return void mcpAppSandbox.then((html) => response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache' }).end(html))
   serveApp(request, response).catch((error: unknown) => {
     console.error(error)
     response.writeHead(500).end('Internal error')

@@ -147,6 +147,11 @@ const rules: ScriptRule<Tools>[] = [
     },
   },
   {
+    when: /\b(?:free|show(?: me)?(?: the)?) rooms\b(?: (?:on|for) (\w+))?/i,
+    call: (m) => ({ tool: 'show_rooms', input: { day: m[1] ?? 'Monday' } }),
+    then: ([result]) => (result?.tool === 'show_rooms' && result.ok ? `${result.output.rooms.length} rooms are free: pick one in the app above.` : `I could not list the rooms: ${result?.content}`),
+  },
+  {
     when: /\b(pick|choose) a color\b/i,
     call: () => ({ tool: 'ask_user', input: { question: 'Which accent color do you like?', options: ['Teal', 'Coral', 'Indigo'] } }),
     then: ([result]) => (result?.tool === 'ask_user' && result.ok ? `You chose ${result.output.choice}.` : `No choice made: ${result?.content}`),

@@ -1,4 +1,5 @@
 import { ToolError, toolResult } from '@toolgate/ai'
+import { bookRoom, showRooms } from './roomsApp.ts'
 import { askUser, bookMeeting, chartTemperatures, deleteFiles, transferMoney, getBrowserInfo, copyToClipboard, getWeather, sendEmail, setTheme, think } from '../src/tools.ts'
 
 // Canned data: the demo runs with no network. A real app would call a weather API here.
@@ -58,7 +59,7 @@ export const transferTool = transferMoney.server(async (transfer) => {
 })
 
 /** Server tools run here; bare definitions are executed by the browser. */
-export const chatTools = [weatherTool, emailTool, transferTool, deleteFilesTool, setTheme, getBrowserInfo, copyToClipboard, chartTool, meetingTool, askUser, think]
+export const chatTools = [weatherTool, emailTool, transferTool, deleteFilesTool, setTheme, getBrowserInfo, copyToClipboard, chartTool, meetingTool, askUser, think, showRooms, bookRoom]
 
 function barChart(rows: readonly { city: string; tempC: number }[]): string {
   const width = 80 * rows.length + 40

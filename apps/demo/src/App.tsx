@@ -9,6 +9,7 @@ import { Grants } from './components/Grants.tsx'
 import { currentPerson } from './identity.ts'
 import { statusText, waitsForMe } from './status.ts'
 import { chatTools } from './clientTools.ts'
+import { ChatClientContext } from './components/McpAppView.tsx'
 import { suggestions } from './suggestions.ts'
 import { putThreadIdInUrl, threadIdFromUrl } from './threadUrl.ts'
 
@@ -93,7 +94,9 @@ export function App() {
             <ToolCatalog />
           </section>
         ) : (
-          <MessageList messages={messages} onReview={onReview} threadId={threadId} stopped={stopped} />
+          <ChatClientContext.Provider value={chat.client}>
+            <MessageList messages={messages} onReview={onReview} threadId={threadId} stopped={stopped} />
+          </ChatClientContext.Provider>
         )}
       </main>
 

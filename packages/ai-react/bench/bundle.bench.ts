@@ -44,6 +44,9 @@ try {
   const dialog = byName.get('@toolgate/ai-react + approval dialog, queue, renderers')!.gzip - byName.get('@toolgate/ai-react')!.gzip
   console.log(`useApprovalForm, useApprovalQueue and renderToolCall add ${kb(toolUi)} (${toolUi} B) to useChat alone (budget ${TOOL_UI_BUDGET_KB} KB: ${toolUi <= TOOL_UI_BUDGET_KB * 1024 ? 'within' : 'OVER'}); with an app's complete dialog markup, ${kb(dialog)}`)
   console.log(`a browser tool with a plain JSON Schema (jsonSchema()) adds the validator: ${kb(validator)}; tools with a schema library add nothing`)
+  const withApp = byName.get('@toolgate/ai-react + McpApp')!
+  const chat = byName.get('@toolgate/ai-react')!
+  console.log(`McpApp (an MCP App's host) adds ${kb(withApp.gzip - chat.gzip)} (${withApp.gzip - chat.gzip} B) at startup and ${kb(withApp.lazyGzip - chat.lazyGzip)} (${withApp.lazyGzip - chat.lazyGzip} B) on demand, when the first app mounts (ext-apps' AppBridge and the MCP protocol)`)
   console.log('  lazy: JavaScript behind dynamic imports, loaded only on demand')
   console.log(`@tanstack/ai-react adds ×${(added('@tanstack/ai-react') / ours).toFixed(1)} as much as ours, @ai-sdk/react ×${(added('@ai-sdk/react') / ours).toFixed(1)}`)
 } finally {

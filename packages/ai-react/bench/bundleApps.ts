@@ -111,6 +111,14 @@ ${mount}`,
     code: ourApp().replace("import { useChat } from '@toolgate/ai-react'", "import { useChat, useApprovalForm, useApprovalQueue, renderToolCall } from '@toolgate/ai-react'\n;(globalThis as any).keep = [useApprovalForm, useApprovalQueue, renderToolCall]"),
   },
   {
+    name: '@toolgate/ai-react + McpApp',
+    // A tool call's MCP App in place of its state: McpApp's own part at startup, ext-apps' bridge on demand.
+    code: ourApp()
+      .replace("import { useChat } from '@toolgate/ai-react'", "import { useChat } from '@toolgate/ai-react'\nimport { McpApp } from '@toolgate/ai-react/mcp-app'")
+      .replace('const { messages, send,', 'const { client, messages, send,')
+      .replace('<span key={i}>{part.toolName}: {part.state}</span>', "<McpApp key={i} client={client} endpoint='/api/chat' sandbox='https://sandbox.example/' call={part} />"),
+  },
+  {
     name: '@toolgate/ai-react + approval dialog, queue, renderers',
     code: toolUiApp(),
   },

@@ -10,10 +10,11 @@ import { apps, BUDGET_KB, buildApp, repoRoot, TOOL_UI_BUDGET_KB } from '../bench
 // A size, not a timing: the same sources always build to the same bytes.
 describe('the browser bundle', () => {
   let workDir: string
-  const gzipOf = async (name: string) => {
+  const built = async (name: string) => {
     const index = apps.findIndex((app) => app.name === name)
-    return (await buildApp(workDir, apps[index]!, index)).gzip
+    return buildApp(workDir, apps[index]!, index)
   }
+  const gzipOf = async (name: string) => (await built(name)).gzip
 
   const nodeEnv = process.env.NODE_ENV
   beforeAll(async () => {
@@ -34,5 +35,13 @@ describe('the browser bundle', () => {
     const toolUi = await gzipOf('@toolgate/ai-react + tool UI hooks (no markup)')
     expect(chat - react).toBeLessThanOrEqual(BUDGET_KB * 1024)
     expect(toolUi - chat).toBeLessThanOrEqual(TOOL_UI_BUDGET_KB * 1024)
+  }, 120_000)
+
+  it('McpApp adds at most 1 KB at startup: the MCP Apps bridge loads when the first app mounts', async () => {
+    const chat = await built('@toolgate/ai-react')
+    const withApp = await built('@toolgate/ai-react + McpApp')
+    expect(withApp.gzip - chat.gzip).toBeLessThanOrEqual(1024)
+    // The bridge (ext-apps' AppBridge and the MCP protocol) is there, behind a dynamic import.
+    expect(withApp.lazyGzip - chat.lazyGzip).toBeGreaterThan(20 * 1024)
   }, 120_000)
 })

@@ -4,6 +4,7 @@ import { renderToolCall } from '@toolgate/ai-react'
 import { ThreadIdContext } from './Attachments.tsx'
 import { ReviewContext } from './ToolCallCard.tsx'
 import { GenericCard, toolRenderers } from './toolRenderers.tsx'
+import { APP_TOOLS, McpAppView } from './McpAppView.tsx'
 
 interface MessageListProps {
   readonly messages: readonly DemoMessage[]
@@ -46,6 +47,8 @@ const Message = memo(function Message({ message, stopped }: { message: DemoMessa
               {part.text}
             </p>
           )
+        ) : APP_TOOLS.has(part.toolName) ? (
+          <McpAppView key={part.toolCallId} part={part} />
         ) : (
           renderToolCall(part, toolRenderers, GenericCard)
         ),

@@ -26,6 +26,8 @@ export type ErrorCode =
   | 'REVIEW_LINK_EXPIRED' // 410: the review link is past its expiry
   | 'REVIEW_LINK_USED' // 409: the review link was already used, or its interrupt is settled
   | 'ARGUMENTS_CHANGED' // 409: the arguments changed since the review link was made; it no longer applies
+  | 'MCP_APP_NOT_FOUND' // 404: no call of this thread renders that MCP App (unknown call, or its tool has no app)
+  | 'TOOL_NOT_FOR_APPS' // 403: an MCP App asked for a tool that is not this handler's server tool visible to apps
   | 'GRANT_NOT_FOUND' // 404: no such grant in this thread (or already revoked)
   | 'DEVTOOLS_DISABLED' // 404: `?devtools` on a handler created without `devtools: true`
   | 'INTERNAL' // 500

@@ -171,6 +171,29 @@ export type AgUiMessage =
       readonly metadata: ToolResultMetadata
     }
 
+/**
+ * A call of a tool that has an MCP App (`toolDefinition({ app })`) got its result: AG-UI's activity
+ * for MCP Apps, in the shape CopilotKit's renderer reads (`serverHash` names this server, `serverId`
+ * the call, so the view's own requests come back bound to it). Toolgate's client takes the app's
+ * URI for the call from it.
+ */
+export interface McpAppActivityEvent {
+  readonly type: 'ACTIVITY_SNAPSHOT'
+  readonly messageId: string
+  readonly activityType: 'mcp-apps'
+  readonly replace: true
+  readonly content: {
+    readonly toolCallId: string
+    readonly toolName: string
+    readonly resourceUri: string
+    readonly serverHash: string
+    readonly serverId: string
+    /** The call's result as MCP's `tools/call` answers it. */
+    readonly result: { readonly content: readonly { readonly type: 'text'; readonly text: string }[]; readonly structuredContent?: unknown; readonly isError?: boolean }
+    readonly toolInput?: Readonly<Record<string, unknown>>
+  }
+}
+
 /** An event of a run, as the server streams it (AG-UI's event types and fields). */
 export type RunEvent =
   | RunStartedEvent
@@ -187,6 +210,7 @@ export type RunEvent =
   | ToolCallArgsEvent
   | ToolCallEndEvent
   | ToolCallResultEvent
+  | McpAppActivityEvent
   | RunFinishedEvent
   | RunErrorEvent
 

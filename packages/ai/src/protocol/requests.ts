@@ -100,8 +100,18 @@ export interface RevokeGrantRequest {
   readonly revokeGrant: string
 }
 
-/** What a POST to the chat endpoint carries: a message, answers to interrupts, a stop, a reviewer's decision through a link, or a grant's revocation. */
-export type PostRequest = MessageRequest | ResumeRequest | StopRequest | ReviewRequest | RevokeGrantRequest
+/**
+ * An MCP App's own `tools/call`, from the view of call `appCall.toolCallId` of the thread: the
+ * call is the thread's, planned like a model's (validated, approved by a human when the tool asks),
+ * and the run ends once it has its result (the model is not called).
+ */
+export interface AppCallRequest {
+  readonly threadId: string
+  readonly appCall: { readonly toolCallId: string; readonly name: string; readonly arguments: Readonly<Record<string, unknown>> }
+}
+
+/** What a POST to the chat endpoint carries: a message, answers to interrupts, a stop, a reviewer's decision through a link, a grant's revocation, or an MCP App's tool call. */
+export type PostRequest = MessageRequest | ResumeRequest | StopRequest | ReviewRequest | RevokeGrantRequest | AppCallRequest
 
 /** The JSON body (status 202) when a resume stored its answers but others of the batch are still missing. */
 export interface ResumeAccepted {

@@ -21,12 +21,14 @@ import { isUIMessageRequest } from './dialects/aisdk/uiMessageRequest.ts'
 import { startTurn } from './claim/startTurn.ts'
 import { resume } from './claim/resume.ts'
 import { stopRun } from './claim/stop.ts'
+import { appCall } from './claim/appCall.ts'
 import { revoke, revokeGrantOf } from './claim/grantRevocation.ts'
 import { read } from './edge/reads.ts'
 import { takesNodeRequests } from './edge/node/nodeRequest.ts'
 import { requestHeader } from './appRequest.ts'
 import { answerTanStack, isTanStackRequest } from './dialects/tanstack/tanStackChat.ts'
 import { answerPreOne, isPreOneClient } from './dialects/agui/protocolVersion.ts'
+import { answerMcpProxy, isProxiedMcpRequest } from './dialects/agui/mcpAppProxy.ts'
 
 /** A Fetch API handler: works with any server that speaks `Request`/`Response` (and with `toNodeHandler`). */
 export type ChatHandler = (request: Request) => Promise<Response>
@@ -135,6 +137,8 @@ async function post(config: ChatConfig, request: Request): Promise<Response> {
   // `return await`: a promise returned unawaited from an async function settles it through an extra promise job, two microtask turns later.
   if (isUIMessageRequest(raw)) return await answerUIMessageRequest(config, request, raw, (input) => answer(config, request, input))
   if (!isRunAgentInput(raw)) return answered(config, await claim(config, request, parsePostRequest(raw)))
+  // An MCP App's request, sent back through CopilotKit's host (dialects/agui/mcpAppProxy.ts).
+  if (isProxiedMcpRequest(raw)) return await answerMcpProxy(config, request, raw)
   const input = parseRunAgentInput(raw)
   // An AG-UI client before 1.0 (no `protocolVersion`) is answered in the shapes it accepts (dialects/agui/protocolVersion.ts); TanStack's dialect has its own.
   if (isPreOneClient(input) && !isTanStackRequest(request)) return await answerPreOne(request, () => answer(config, request, input))
@@ -152,6 +156,7 @@ async function answer(config: ChatConfig, request: Request, body: PostRequest | 
 function claim(config: ChatConfig, request: Request, body: PostRequest | AguiInput): Promise<Response | ClaimedRun | Resumed> {
   if ('review' in body) return review(config, request, body).then(ok)
   if ('revokeGrant' in body) return revokeGrantOf(config, request, body).then(ok)
+  if ('appCall' in body) return appCall(config, request, body)
   const kind = 'stop' in body ? 'stop' : 'resume' in body ? 'resume' : 'message'
   config.telemetry?.describeRequest(request, { kind, threadId: body.threadId })
   if ('stop' in body) return stopRun(config, request, body).then(ok)

@@ -12,7 +12,7 @@ import type { ThreadToolMessage } from '../protocol/messages.ts'
  * How a run began. `partial_resume`: an AG-UI client's answers that leave others of the step open
  * (it reads events, not a 202): a run that records them and pauses again on what is left.
  */
-export type RunKind = 'message' | 'resume' | 'takeover' | 'partial_resume'
+export type RunKind = 'message' | 'resume' | 'takeover' | 'partial_resume' | 'app_call'
 
 /** How an interrupt's wait ended. */
 export type WaitDecision = 'approved' | 'edited' | 'denied' | 'output' | 'error' | 'superseded' | 'expired' | 'cancelled'

@@ -1,4 +1,5 @@
 import { ToolDefinitionError } from '../errors.ts'
+import type { AnyTool } from './types.ts'
 
 /**
  * What an MCP App's view may reach (the `_meta.ui.csp` of its resource, as ext-apps names it).
@@ -57,8 +58,22 @@ export interface ToolApp {
   read(): Promise<ToolAppResource>
 }
 
-/** Checks a definition's `app` and gives the one shape every side reads. */
-export function toToolApp(toolName: string, config: ToolAppConfig | ToolApp): ToolApp {
+const apps = new WeakMap<object, ToolApp>()
+
+/**
+ * A tool's app in the one shape the server reads, checked (a `ToolDefinitionError` names what is
+ * wrong). `toolDefinition` keeps `app` as given and checks nothing, so the browser bundle, which
+ * never reads a resource, pays nothing for it; the server's tool registry calls this at startup.
+ */
+export function toolApp(tool: AnyTool): ToolApp | undefined {
+  const config = tool.app
+  if (config === undefined) return undefined
+  let app = apps.get(config)
+  if (app === undefined) apps.set(config, (app = toToolApp(tool.name, config)))
+  return app
+}
+
+function toToolApp(toolName: string, config: ToolAppConfig | ToolApp): ToolApp {
   const where = `\`app\` of tool "${toolName}"`
   if (typeof config !== 'object' || config === null) throw new ToolDefinitionError(`${where} must be an object`)
   if (typeof config.uri !== 'string' || !config.uri.startsWith('ui://')) throw new ToolDefinitionError(`${where} needs a \`uri\` starting with ui://`)

@@ -3,7 +3,7 @@ import type { JsonSchemaHook } from '../schema/emitJsonSchema.ts'
 import { createToolEmitter } from '../schema/toolEmitter.ts'
 import { toToolSchema } from '../schema/toolSchema.ts'
 import type { InferSchemaInput, InferSchemaOutput, SchemaSource } from '../schema/types.ts'
-import { toToolApp, type ToolAppConfig } from './app.ts'
+import type { ToolApp, ToolAppConfig } from './app.ts'
 import { buildTool } from './buildTool.ts'
 import { sealTool } from './internals.ts'
 import { checkToolName } from './toolName.ts'
@@ -56,8 +56,12 @@ export interface ToolDefinitionConfig<
   readonly readOnly?: boolean
   /** Overrides how JSON Schema is emitted for this tool; return `undefined` to use the default. */
   readonly toJsonSchema?: JsonSchemaHook
-  /** An MCP App: the HTML view the tool's calls render in, in Toolgate's chat and in MCP hosts. */
-  readonly app?: ToolAppConfig
+  /**
+   * An MCP App: the HTML view the tool's calls render in, in Toolgate's chat and in MCP hosts. A
+   * `ToolApp` (with `read()`) is taken as it is: an imported tool's reads its server's resource.
+   * Checked by the server when it registers the tool.
+   */
+  readonly app?: ToolAppConfig | ToolApp
 }
 
 /**
@@ -135,7 +139,7 @@ export function toolDefinition(
     metadata,
     idempotent,
     readOnly,
-    ...(app === undefined ? {} : { app: toToolApp(name, app) }),
+    app,
     toJsonSchema,
     server: (execute: ToolExecute<unknown, unknown>) => buildTool('server', definition, execute),
     client: (execute: ToolExecute<unknown, unknown>) => buildTool('client', definition, execute),

@@ -1,9 +1,11 @@
 import { InvalidOptionError } from '../errors.ts'
 import type { ModelTool } from '../model/chatModel.ts'
 import type { JsonSchema } from '../schema/types.ts'
+import { toolApp, type ToolApp } from './app.ts'
 import { internalsOf } from './internals.ts'
 import { toolJsonSchema } from './toolJsonSchema.ts'
 import type { AnyTool, ToolContext, ToolExecute } from './types.ts'
+import type { ToolAppVisibility } from './app.ts'
 import { isRecord } from '../util/isRecord.ts'
 import { deepFreeze } from '../util/deepFreeze.ts'
 
@@ -15,6 +17,8 @@ export interface ToolEntry {
   readonly handler?: ToolExecute<unknown, unknown>
   /** The interrupt's `responseSchema` when a call of this tool asks for approval. */
   readonly approvalSchema: JsonSchema
+  /** The MCP App its calls render in, checked at startup. */
+  readonly app?: ToolApp
 }
 
 /** The tools of one chat handler, by name, with what the model is told of them. */
@@ -46,19 +50,21 @@ function registryOf(entries: Map<string, ToolEntry>, tools: readonly AnyTool[], 
     if (!isTool(tool)) throw new InvalidOptionError(where, `tools[${index}]`, 'is not a tool: define it with toolDefinition()')
     if (entries.has(tool.name)) throw new InvalidOptionError(where, `tools[${index}]`, `repeats the name "${tool.name}"; tool names must be unique`)
     const approvalSchema = approvalResponseSchema(toolJsonSchema(tool))
-    entries.set(
-      tool.name,
-      tool.kind === 'server'
-        ? { tool, side: 'server', handler: serverHandler(tool, where, index), approvalSchema }
-        : { tool, side: 'client', approvalSchema },
-    )
+    const app = toolApp(tool)
+    const shared = app === undefined ? { tool, approvalSchema } : { tool, approvalSchema, app }
+    entries.set(tool.name, tool.kind === 'server' ? { ...shared, side: 'server', handler: serverHandler(tool, where, index) } : { ...shared, side: 'client' })
   }
-  const modelTools = [...entries.values()].map(({ tool }) => ({
+  const modelTools = [...entries.values()].filter(({ tool }) => visibleTo(tool, 'model')).map(({ tool }) => ({
     name: tool.name,
     description: tool.description,
     inputSchema: toolJsonSchema(tool),
   }))
   return { get: (name) => entries.get(name), names: [...entries.keys()], modelTools }
+}
+
+/** Whether `who` may call the tool: a tool whose MCP App lists its `visibility` is called only by those it lists. */
+export function visibleTo(tool: AnyTool, who: ToolAppVisibility): boolean {
+  return !tool.app || tool.app.visibility.includes(who)
 }
 
 function isTool(value: unknown): value is AnyTool {

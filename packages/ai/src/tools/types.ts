@@ -2,7 +2,7 @@ import type { DecisionSummary, Principal, Reviewers } from '../protocol/decision
 import type { StandardSchemaV1 } from '@standard-schema/spec'
 import type { JsonSchemaHook } from '../schema/emitJsonSchema.ts'
 import type { InferSchemaOutput, SchemaSource, ToolSchema } from '../schema/types.ts'
-import type { ToolApp } from './app.ts'
+import type { ToolApp, ToolAppConfig } from './app.ts'
 import type { ToolContentResult } from './toolResult.ts'
 
 /** Free data carried with a tool to clients and exports (an icon, a `destructive` flag, ...). */
@@ -128,8 +128,8 @@ export interface ToolShape<
   /** The app's values the tool needs (`ctx.context`), checked when a turn starts. */
   readonly contextSchema?: StandardSchemaV1<TContext, unknown> | undefined
   readonly toJsonSchema?: JsonSchemaHook | undefined
-  /** The MCP App its calls render in, if any (see `toolDefinition`'s `app`). */
-  readonly app?: ToolApp | undefined
+  /** The MCP App its calls render in, as the definition gave it; the server reads it through `toolApp()`. */
+  readonly app?: ToolAppConfig | ToolApp | undefined
   /**
    * Carries the types; never set at run time. `rawInput` is what a caller (or a model) sends,
    * `input` what `execute` receives once validated: they differ where a schema has defaults or

@@ -18,6 +18,7 @@ import type { ThreadMessage } from '../../protocol/messages.ts'
 import { requestHeader } from '../appRequest.ts'
 import { devtoolsSnapshot } from '../devtools/devtoolsSnapshot.ts'
 import { watchResponse } from './watch.ts'
+import { mcpAppResponse } from './mcpApps.ts'
 
 // GET: reading a thread (whole, or a page at a time), (re)attaching to a run's events, and
 // serving a tool's file. Nothing here writes, except a takeover of a run found dead and the
@@ -79,6 +80,8 @@ export async function read(config: ChatConfig, request: Request, format?: ReadFo
   const before = indexParam(params, 'before')
   // An approval past its expiry is settled by the first reader: whoever reads sees it expired (or escalated).
   const head = await settleDueExpiries(config, await loadHead(config, request, threadId, 'read'), request)
+  const mcpApp = params.get('mcpApp')
+  if (mcpApp !== null) return mcpAppResponse(config, head, mcpApp)
   if (params.has('decisions')) return jsonResponse(200, { threadId: head.id, decisions: await verifiedDecisions(config, head, await storedHistory(config, head)) })
   const attachmentId = params.get('attachmentId')
   if (attachmentId && !/^[\w.:-]{1,128}$/.test(attachmentId)) throw new HttpError(400, 'INVALID_REQUEST', '`attachmentId` is not an attachment id', 'attachmentId')

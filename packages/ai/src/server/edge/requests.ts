@@ -1,7 +1,7 @@
 import { isRecord } from '../../util/isRecord.ts'
 import { capText } from '../../util/capText.ts'
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../util/jsonDepth.ts'
-import type { PostRequest, MessageRequest, ResumeAnswer, ResumeRequest } from '../../protocol/requests.ts'
+import type { AppCallRequest, PostRequest, MessageRequest, ResumeAnswer, ResumeRequest } from '../../protocol/requests.ts'
 import type { GrantRequest } from '../../protocol/decisions.ts'
 import { MAX_GRANT_TTL_MS } from '../decisions/grants.ts'
 import { HttpError } from '../errors.ts'
@@ -36,6 +36,7 @@ export function parsePostRequest(body: unknown): PostRequest {
     if (typeof body.revokeGrant !== 'string' || body.revokeGrant === '') throw invalid('`revokeGrant` must be a grant id', 'revokeGrant')
     return { threadId, revokeGrant: body.revokeGrant }
   }
+  if ('appCall' in body) return parseAppCall(body.appCall, threadId)
   if ('review' in body) {
     if (typeof body.review !== 'string' || body.review === '') throw invalid('`review` must be the review link\'s token', 'review')
     if ('message' in body || 'resume' in body || 'stop' in body) throw invalid('Send `review` with its `answer` alone', '(root)')
@@ -55,6 +56,16 @@ export function parsePostRequest(body: unknown): PostRequest {
   if (hasMessage) return parseMessage(body.message, threadId)
   if (threadId === undefined) throw invalid('`threadId` is required with `resume`', 'threadId')
   return parseResume(body.resume, threadId)
+}
+
+function parseAppCall(appCall: unknown, threadId: string | undefined): AppCallRequest {
+  if (threadId === undefined) throw invalid('`threadId` is required with `appCall`', 'threadId')
+  if (!isRecord(appCall)) throw invalid('`appCall` must be `{ toolCallId, name, arguments }`', 'appCall')
+  const { toolCallId, name, arguments: args = {} } = appCall
+  if (typeof toolCallId !== 'string' || toolCallId === '' || toolCallId.length > 128) throw invalid('`toolCallId` must be the id of the call whose app asks', 'appCall.toolCallId')
+  if (typeof name !== 'string' || name === '') throw invalid('`name` must be a tool name', 'appCall.name')
+  if (!isRecord(args)) throw invalid('`arguments` must be an object', 'appCall.arguments')
+  return { threadId, appCall: { toolCallId, name, arguments: args } }
 }
 
 function parseMessage(message: unknown, threadId: string | undefined): MessageRequest {

@@ -3,6 +3,7 @@ import type { AgUiInterrupt, AgUiRunOutcome, RunOutcome, ToolInterrupt } from '.
 import type { ThreadToolMessage } from '../../protocol/messages.ts'
 import type { ErrorCode } from '../../protocol/errors.ts'
 import { randomId } from '../../util/randomId.ts'
+import { mcpAppActivity } from './mcpAppActivity.ts'
 
 /** Where a run's events go, each with its sequence number in the run (1, 2, ...). */
 export type EventSink = (event: RunEvent, seq: number) => void
@@ -29,13 +30,18 @@ export class RunEvents {
   /** Calls this run started and did not answer: AG-UI 1.0 clients derive `pendingToolCallIds` from them. */
   readonly #unansweredCalls = new Set<string>()
   readonly #timestamps: boolean
+  /** Tools with an MCP App, by name (absent when none has): their results are followed by the app's activity. */
+  readonly #apps: ReadonlyMap<string, string> | undefined
+  /** The arguments of this run's calls of those tools, as streamed, for the activity's `toolInput`. */
+  #appArgs: Map<string, string> | undefined
 
-  /** `timestamps`: each event carries AG-UI's `timestamp` (ms since the epoch), for the devtools' timeline. */
-  constructor(threadId: string, runId: string, sink: EventSink, options: { readonly timestamps?: boolean } = {}) {
+  /** `timestamps`: each event carries AG-UI's `timestamp` (ms since the epoch), for the devtools' timeline. `apps`: `appUris(tools)`. */
+  constructor(threadId: string, runId: string, sink: EventSink, options: { readonly timestamps?: boolean; readonly apps?: ReadonlyMap<string, string> | undefined } = {}) {
     this.threadId = threadId
     this.runId = runId
     this.#sink = sink
     this.#timestamps = options.timestamps === true
+    this.#apps = options.apps
   }
 
   started(): void {
@@ -86,11 +92,15 @@ export class RunEvents {
     // The optional key set in place, not spread from a conditional literal (so in `finished`).
     const event: { -readonly [K in keyof ToolCallStartEvent]: ToolCallStartEvent[K] } = { type: 'TOOL_CALL_START', toolCallId, toolCallName }
     if (parent !== undefined) event.parentMessageId = parent
+    if (this.#apps?.has(toolCallName)) (this.#appArgs ??= new Map()).set(toolCallId, '')
     this.#emit(event)
   }
 
   toolCallArgs(toolCallId: string, delta: string): void {
-    if (delta !== '' && this.#openCalls.has(toolCallId)) this.#emit({ type: 'TOOL_CALL_ARGS', toolCallId, delta })
+    if (delta === '' || !this.#openCalls.has(toolCallId)) return
+    const args = this.#appArgs?.get(toolCallId)
+    if (args !== undefined) this.#appArgs!.set(toolCallId, args + delta)
+    this.#emit({ type: 'TOOL_CALL_ARGS', toolCallId, delta })
   }
 
   toolCallEnd(toolCallId: string): void {
@@ -108,6 +118,8 @@ export class RunEvents {
     const { id: messageId, toolCallId, content } = result
     this.#unansweredCalls.delete(toolCallId)
     this.#emit({ type: 'TOOL_CALL_RESULT', messageId, toolCallId, content, role: 'tool', metadata: resultMetadata(result) })
+    const uri = this.#apps?.get(result.toolName)
+    if (uri !== undefined) this.#emit(mcpAppActivity(result, uri, this.#appArgs?.get(toolCallId)))
   }
 
   /** The stored thread, for an AG-UI client that was behind it; only right after `started`. */

@@ -81,9 +81,12 @@ async function finish(run: Run, outcome: RunOutcome, usage: TokenUsage | undefin
 async function drive(run: Run, start: RunStart): Promise<readonly StoredInterrupt[] | undefined> {
   let steps = start.steps
   if (start.resume) {
+    const { app } = run.head.step!
     const paused = await settleStep(run, run.head.step!)
-    if (paused.length > 0) return paused
+    // An MCP App's call answers the app, not the model: its run ends with its result.
+    if (paused.length > 0 || app) return paused
   }
+  if (start.appCall) return appCallStep(run, start.appCall)
   if (start.rerun && start.rerun.length > 0) {
     const step = run.head.step!
     const plan = await rerunPlan(step, start.rerun, run.config.tools, run.failures)
@@ -125,13 +128,25 @@ async function drive(run: Run, start: RunStart): Promise<readonly StoredInterrup
   return undefined
 }
 
+/** An MCP App's call (claim/appCall.ts), told as the model's calls are, then planned and run as a step of its own. */
+function appCallStep(run: Run, message: ThreadAssistantMessage): Promise<StoredInterrupt[]> {
+  run.ensureRoom(1 + message.toolCalls.length)
+  run.events.stepStarted(message.id)
+  for (const call of message.toolCalls) {
+    run.events.toolCallStart(call.id, call.name)
+    run.events.toolCallArgs(call.id, call.arguments)
+    run.events.toolCallEnd(call.id)
+  }
+  return handleToolCalls(run, message, 0, true)
+}
+
 /** Plans a step's calls, runs the server tools among them, and stores the step: closed, or open on its interrupts. */
-async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps: number): Promise<StoredInterrupt[]> {
+async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps: number, app?: true): Promise<StoredInterrupt[]> {
   // Grants as stored now (read only when the run's head has any): a call planned after a revoke asks again.
   const grants = run.head.grants?.length ? await run.grants() : undefined
-  const plan = await planToolCalls(message.toolCalls, run.config.tools, run.context, run.failures, { threadId: run.head.id, requester: run.head.turnBy ?? ANONYMOUS, grants }, run.middleware.any ? (call, tool) => run.middleware.toolInput(call, tool) : undefined)
+  const plan = await planToolCalls(message.toolCalls, run.config.tools, run.context, run.failures, { threadId: run.head.id, requester: run.head.turnBy ?? ANONYMOUS, grants, by: app && 'app' }, run.middleware.any ? (call, tool) => run.middleware.toolInput(call, tool) : undefined)
   for (const result of plan.results) run.events.result(result)
-  const step: OpenStep = { message, results: plan.results, interrupts: plan.interrupts, running: [], steps }
+  const step: OpenStep = app ? { message, results: plan.results, interrupts: plan.interrupts, running: [], steps, app } : { message, results: plan.results, interrupts: plan.interrupts, running: [], steps }
   const granted = plan.granted.length === 0 ? NONE_DECIDED : new Map(plan.granted.map((draft) => [draft.toolCallId, summaryOf({ ...draft, seq: 0, previous: null, digest: '', shownDigest: '' })]))
   return runAndStore(run, step, plan.executions, [], granted, plan.granted)
 }

@@ -2,6 +2,7 @@ import type { ThreadMessage } from '../../protocol/messages.ts'
 import type { RunOutcome } from '../../protocol/interrupts.ts'
 import type { AgUiMessage } from '../../protocol/events.ts'
 import { liveResponse, runEventStream, type LiveStream, type RunEventStream } from '../events/liveStream.ts'
+import { appUris } from '../events/mcpAppActivity.ts'
 import { RunEvents } from '../events/runEvents.ts'
 import type { ChatConfig } from '../options.ts'
 import type { RunStart } from '../thread/transitions.ts'
@@ -111,7 +112,7 @@ function launch(config: ChatConfig, claimed: ClaimedRun, live: LiveStream | unde
 async function runToEnd(config: ChatConfig, claimed: ClaimedRun, stream: RunEventStream, abort: RunAbort, trace: RunTrace | undefined): Promise<void> {
   const { runId, head, messages, context, start } = claimed
   try {
-    const events = new RunEvents(head.id, runId, stream.sink, { timestamps: config.devtools !== undefined })
+    const events = new RunEvents(head.id, runId, stream.sink, { timestamps: config.devtools !== undefined, apps: appUris(config.tools) })
     await driveRun(new Run({ config, runId, context, events, abort, head, trace, log: stream.last, ...(messages ? { messages } : {}) }), start, claimed.snapshot, stream.last)
   } catch (error) {
     console.error('[toolgate] chat run failed:', error)

@@ -15,7 +15,7 @@ import { isToolContentResult } from '../../tools/toolResult.ts'
 import type { InputDecision } from './middleware.ts'
 import { approvalInterrupt, clientToolInterrupt } from './interrupts.ts'
 import type { OpenStep } from '../thread/threadStore.ts'
-import type { ToolRegistry } from '../../tools/toolRegistry.ts'
+import { visibleTo, type ToolRegistry } from '../../tools/toolRegistry.ts'
 import type { Grant, Principal } from '../../protocol/decisions.ts'
 import { checkedReviewers, NOBODY } from '../decisions/reviewers.ts'
 import { coveringGrant } from '../decisions/grants.ts'
@@ -34,16 +34,18 @@ export async function planToolCalls(
   tools: ToolRegistry,
   context: unknown,
   failures: ToolFailures,
-  thread: { readonly threadId: string; readonly requester: Principal; readonly grants?: readonly Grant[] | undefined },
+  thread: { readonly threadId: string; readonly requester: Principal; readonly grants?: readonly Grant[] | undefined; readonly by?: 'app' | undefined },
   onInput?: OnToolInput,
 ): Promise<CallPlan & { readonly granted: DecisionDraft[] }> {
   const { requester } = thread
   const plan: CallPlan & { granted: DecisionDraft[] } = { results: [], executions: [], interrupts: [], granted: [] }
   for (const call of calls) {
     const ref: CallRef = { toolCallId: call.id, toolName: call.name }
-    const entry = tools.get(call.name)
+    const found = tools.get(call.name)
+    // A tool only an MCP App may call is unknown to the model (it is not declared to it either).
+    const entry = found && (thread.by === 'app' || visibleTo(found.tool, 'model')) ? found : undefined
     if (!entry) {
-      plan.results.push(errorResult(ref, `Unknown tool "${call.name}". Available tools: ${tools.names.join(', ') || '(none)'}.`))
+      plan.results.push(errorResult(ref, `Unknown tool "${call.name}". Available tools: ${tools.modelTools.map((tool) => tool.name).join(', ') || '(none)'}.`))
       continue
     }
     const args = parseToolArguments(call.arguments)

@@ -75,6 +75,8 @@ export interface OpenStep {
   readonly running: readonly string[]
   /** Model calls already made in this turn, so `maxSteps` holds across resumes. */
   readonly steps: number
+  /** The step is an MCP App's own call (claim/appCall.ts): once settled, its run ends without calling the model. */
+  readonly app?: true
 }
 
 /** The run holding a thread. Renewed by a heartbeat while the run lives; a lapsed lease means its process died. */

@@ -1,5 +1,5 @@
 import type { RunFailure } from '../../protocol/thread.ts'
-import type { ThreadMessage, ThreadToolMessage, ThreadUserMessage } from '../../protocol/messages.ts'
+import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage, ThreadUserMessage } from '../../protocol/messages.ts'
 import { inCallOrder } from './results.ts'
 import { answeredByMessage, rememberResolved } from './step.ts'
 import type { Recovery } from './recovery.ts'
@@ -25,6 +25,8 @@ export interface RunStart {
   readonly rerun?: readonly string[]
   /** The user's message, stored once the re-run calls have settled their step. */
   readonly message?: ThreadMessage
+  /** An MCP App's own call (claim/appCall.ts), planned as a step of its own; the run ends with its result. */
+  readonly appCall?: ThreadAssistantMessage
 }
 
 /** A change that claims the thread for a run, and how that run begins. */
@@ -93,6 +95,11 @@ export function claimForMessage(
     ...records(superseded),
     start: { steps: 0, announced },
   }
+}
+
+/** An MCP App's call claims an idle thread with nothing waiting: its run plans the call as a step of its own, for `by`. */
+export function claimForAppCall(head: ThreadHead, input: { readonly runId: string; readonly call: ThreadAssistantMessage; readonly by: Principal; readonly now: number }): Claim {
+  return { head: { lastRunError: undefined, activeRun: lease(input.runId, head.messageCount, input.now), turnBy: input.by }, append: [], start: { steps: 0, appCall: input.call } }
 }
 
 /** A new thread, claimed by the run that answers its first message. */
