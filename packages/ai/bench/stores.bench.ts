@@ -11,6 +11,9 @@
  *
  * Run: npm run build, then tsx bench/stores.bench.ts (the package as users run it: the built JavaScript)
  */
+import { execFileSync } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import pg from 'pg'
 import { createClient } from 'redis'
 import { checkTanstackTurn, tanstackHandler } from './tanstackPeer.ts'
@@ -212,6 +215,24 @@ function floorStore(send: () => Promise<unknown>): ThreadStore {
   }
 }
 let redisUrl: string | undefined
+/**
+ * The CPU time (ms) each store's server used so far, from /proc (Linux): Redis's process (its
+ * `process_id`), PostgreSQL's postmaster and every child (backends, WAL writer, ...). What a turn
+ * costs the server is then measured beside what it costs this process.
+ */
+const serverCpu = new Map<string, () => number>()
+const CLOCK_TICK_MS = existsSync('/proc/self/stat') ? 1000 / Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) : 0
+function cpuOfProcesses(pids: () => number[]): () => number {
+  return () =>
+    pids().reduce((sum, pid) => {
+      try {
+        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+        return sum + (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS
+      } catch {
+        return sum // a backend that ended meanwhile
+      }
+    }, 0)
+}
 try {
   const redis = await startRedis()
   services.push(redis)
@@ -219,6 +240,10 @@ try {
   const client = await createClient({ url: redis.url }).connect()
   closers.push(() => client.quit())
   bareRoundTrips.push({ name: 'redis PING', send: () => client.sendCommand(['PING']) })
+  if (CLOCK_TICK_MS > 0) {
+    const pid = Number(/process_id:(\d+)/.exec(String(await client.sendCommand(['INFO', 'server'])))![1])
+    serverCpu.set('redis', cpuOfProcesses(() => [pid]))
+  }
   storeFloors.push({ name: 'memory + PING', of: 'redis', make: () => floorStore(() => client.sendCommand(['PING'])) })
   stores.push({ name: 'redis', make: () => redisStore({ client, prefix: `bench${stores.length}:` }) })
   countedStores.push({
@@ -240,6 +265,12 @@ try {
   const pool = new pg.Pool({ connectionString: postgres.connectionString, max: 16, pipeline: true })
   closers.push(() => pool.end())
   bareRoundTrips.push({ name: 'postgres SELECT 1', send: () => pool.query({ name: 'bench_select_1', text: 'SELECT 1', values: [] }) })
+  if (CLOCK_TICK_MS > 0) {
+    const dataDir = (await pool.query('SHOW data_directory')).rows[0].data_directory as string
+    const postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0])
+    const children = () => execFileSync('pgrep', ['-P', String(postmaster)], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().split('\n').filter(Boolean).map(Number)
+    serverCpu.set('postgres', cpuOfProcesses(() => [postmaster, ...children()]))
+  }
   storeFloors.push({ name: 'memory + SELECT 1', of: 'postgres', make: () => floorStore(() => pool.query({ name: 'bench_select_1', text: 'SELECT 1', values: [] })) })
   await postgresStore({ pool }).ensureSchema()
   stores.push({ name: 'postgres', make: () => postgresStore({ pool }) })
@@ -348,6 +379,38 @@ try {
     }
     const cells = shared.map(({ name }, index) => `${name} ${best[index]!.toFixed(0)} turns/s (${(best[index]! / memory).toFixed(2)}× memory)`)
     console.log(`  the same with the event log in memory, concurrency 1: ${cells.join('   ')}`)
+  }
+
+  // Where a shared store's turn goes beyond its floor's: this process's CPU (the handler, the
+  // client library, serializing) and the store server's (/proc), per turn, one turn at a time.
+  if (serverCpu.size > 0) {
+    const costed = contenders.filter(({ name }) => name !== 'memory')
+    const serverOf = (name: string) => serverCpu.get(name) ?? serverCpu.get(storeFloors.find((floor) => floor.name === name)?.of ?? '')
+    const costs = costed.map(() => ({ client: [] as number[], server: [] as number[], wall: [] as number[] }))
+    const costHandlers = costed.map(({ make }) => handlerFor(make()))
+    for (const handler of costHandlers) for (let i = 0; i < 100; i++) await turn(handler)
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let k = 0; k < costed.length; k++) {
+        const index = (k + round) % costed.length
+        const server = serverOf(costed[index]!.name)!
+        const [cpu, serverBefore] = [process.cpuUsage(), server()]
+        const { done, ms } = await measure(() => turn(costHandlers[index]!), 1, { warmup: 0, maxTurns: 1000, budgetMs: 1500 })
+        const used = process.cpuUsage(cpu)
+        costs[index]!.client.push((used.user + used.system) / done)
+        costs[index]!.server.push(((server() - serverBefore) * 1000) / done)
+        costs[index]!.wall.push((ms * 1000) / done)
+      }
+    }
+    const us = (values: readonly number[]) => `${median(values).toFixed(0).padStart(5)} µs`
+    console.log(`\n  what a turn costs, one at a time (median of ${ROUNDS} interleaved rounds): this process's CPU (handler, client library, serializing), the store server's CPU (/proc), the turn's time`)
+    for (const [index, { name }] of costed.entries()) console.log(`  ${name.padEnd(18)} client ${us(costs[index]!.client)}   server ${us(costs[index]!.server)}   turn ${us(costs[index]!.wall)}`)
+    for (const [index, { name }] of costed.entries()) {
+      const floor = floorOf(name)
+      if (!floor) continue
+      const at = costed.findIndex((contender) => contender.name === floor.name)
+      const more = (part: 'client' | 'server' | 'wall') => (median(costs[index]![part]) - median(costs[at]![part])).toFixed(0)
+      console.log(`  ${name} beyond its floor, per turn: client +${more('client')} µs, server +${more('server')} µs, turn +${more('wall')} µs`)
+    }
   }
 
   console.log(`\n  what a turn sends the store's server, one turn at a time (${COUNTED} turns on new threads, then ${COUNTED} second turns on them):`)

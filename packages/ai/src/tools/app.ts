@@ -1,5 +1,4 @@
 import { ToolDefinitionError } from '../errors.ts'
-import type { AnyTool } from './types.ts'
 
 /**
  * What an MCP App's view may reach (the `_meta.ui.csp` of its resource, as ext-apps names it).
@@ -65,7 +64,7 @@ const apps = new WeakMap<object, ToolApp>()
  * wrong). `toolDefinition` keeps `app` as given and checks nothing, so the browser bundle, which
  * never reads a resource, pays nothing for it; the server's tool registry calls this at startup.
  */
-export function toolApp(tool: AnyTool): ToolApp | undefined {
+export function toolApp(tool: { readonly name: string; readonly app?: ToolAppConfig | ToolApp | undefined }): ToolApp | undefined {
   const config = tool.app
   if (config === undefined) return undefined
   let app = apps.get(config)

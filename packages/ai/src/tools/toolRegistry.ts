@@ -1,11 +1,10 @@
 import { InvalidOptionError } from '../errors.ts'
 import type { ModelTool } from '../model/chatModel.ts'
 import type { JsonSchema } from '../schema/types.ts'
-import { toolApp, type ToolApp } from './app.ts'
+import { toolApp, type ToolApp, type ToolAppVisibility } from './app.ts'
 import { internalsOf } from './internals.ts'
 import { toolJsonSchema } from './toolJsonSchema.ts'
 import type { AnyTool, ToolContext, ToolExecute } from './types.ts'
-import type { ToolAppVisibility } from './app.ts'
 import { isRecord } from '../util/isRecord.ts'
 import { deepFreeze } from '../util/deepFreeze.ts'
 
@@ -64,7 +63,8 @@ function registryOf(entries: Map<string, ToolEntry>, tools: readonly AnyTool[], 
 
 /** Whether `who` may call the tool: a tool whose MCP App lists its `visibility` is called only by those it lists. */
 export function visibleTo(tool: AnyTool, who: ToolAppVisibility): boolean {
-  return !tool.app || tool.app.visibility.includes(who)
+  const app = toolApp(tool)
+  return !app || app.visibility.includes(who)
 }
 
 function isTool(value: unknown): value is AnyTool {

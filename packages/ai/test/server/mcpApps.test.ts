@@ -75,7 +75,7 @@ async function roomsTurn(server: TestServer) {
   return { turn, threadId: turn.threadId, callId: call.type === 'TOOL_CALL_START' ? call.toolCallId : '' }
 }
 
-function appCall(server: TestServer, threadId: string, toolCallId: string, name: string, args: Record<string, unknown>, headers = ada) {
+function appCall(server: TestServer, threadId: string, toolCallId: string, name: string, args: Record<string, unknown>, headers: Record<string, string> = ada) {
   return server.post({ threadId, appCall: { toolCallId, name, arguments: args } }, headers)
 }
 

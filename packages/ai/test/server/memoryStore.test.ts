@@ -52,6 +52,14 @@ describe('memoryStore', () => {
     expect(await store.commit({ head: head('a', { version: 2 }), append: [] })).toBe(false)
   })
 
+  it('logs a batch of any length: a release carrying a long run\'s unlogged events is one batch', async () => {
+    const store = memoryStore()
+    const events = Array.from({ length: 300_000 }, (_, index) => ({ seq: index + 1, data: '{"type":"TEXT_MESSAGE_CONTENT"}' }))
+    await store.events!.append('run-long', events, true)
+    const read = await store.events!.read('run-long', 299_998)
+    expect(read).toEqual({ events: events.slice(299_998), ended: true })
+  })
+
   it('refuses nonsense bounds with the option named', () => {
     expect(() => memoryStore({ maxThreads: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'maxThreads' }))
   })

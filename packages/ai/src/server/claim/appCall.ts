@@ -24,7 +24,7 @@ import { visibleTo } from '../../tools/toolRegistry.ts'
 export async function appOfCall(config: ChatConfig, head: ThreadHead, toolCallId: string, messages?: readonly ThreadMessage[]): Promise<ToolApp> {
   const stored = messages ?? (await storedHistory(config, head))
   const name = callName([...stored, ...(head.step ? [head.step.message] : [])], toolCallId)
-  const app = name === undefined ? undefined : config.tools.get(name)?.tool.app
+  const app = name === undefined ? undefined : config.tools.get(name)?.app
   if (!app) throw new HttpError(404, 'MCP_APP_NOT_FOUND', `No call "${echoed(toolCallId)}" of thread "${head.id}" renders an MCP App`, 'toolCallId')
   return app
 }

@@ -5,7 +5,7 @@ import type { ThreadHead } from '../thread/threadStore.ts'
 import { jsonResponse } from './responses.ts'
 
 // `GET ?threadId=&mcpApp=<toolCallId>`: the MCP App a call of the thread renders, read from its
-// tool (`tool.app.read()`, an imported tool's from its server), as MCP's `resources/read` answers.
+// tool (`toolApp(tool).read()`, an imported tool's from its server), as MCP's `resources/read` answers.
 // Only a call the thread holds, of a tool of this handler: never a URI the browser names.
 
 /** The mime type of an MCP App's view (ext-apps' `RESOURCE_MIME_TYPE`). */

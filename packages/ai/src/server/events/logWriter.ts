@@ -1,5 +1,6 @@
 import type { LoggedEvent, RunEventLog } from '../thread/threadStore.ts'
 import { backoff, retry } from '../../util/retry.ts'
+import { SETTLED } from '../../util/settled.ts'
 import { atTurnEnd } from '../../util/turnBatch.ts'
 
 // A run's event log writer: what the run tells goes to its log (which readers that (re)attach read
@@ -84,7 +85,8 @@ export class LogWriter {
    * (`uncarried` gives them back).
    */
   carried(): LoggedEvent[] {
-    this.#carried.push(...this.#queued)
+    // Joined, not spread into `push`: what a long run's log had not written is any length.
+    this.#carried = this.#carried.length === 0 ? this.#queued : this.#carried.concat(this.#queued)
     this.#queued = []
     return [...this.#sending, ...this.#carried]
   }
@@ -123,6 +125,8 @@ export class LogWriter {
     } catch (error) {
       appended = Promise.reject(error)
     }
+    // An in-process log answers with the shared settled promise (util/settled.ts): written now, no reaction awaited.
+    if (appended === SETTLED) return this.#written()
     appended.then(this.#written, (error: unknown) => appendAgain(this.#log, this.#threadId, this.#runId, events, final, error).then(this.#written))
   }
 

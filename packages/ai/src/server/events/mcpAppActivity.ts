@@ -18,7 +18,7 @@ export function appUris(tools: ToolRegistry): ReadonlyMap<string, string> | unde
   if (urisOf.has(tools)) return urisOf.get(tools)
   const uris = new Map<string, string>()
   for (const name of tools.names) {
-    const uri = tools.get(name)?.tool.app?.uri
+    const uri = tools.get(name)?.app?.uri
     if (uri) uris.set(name, uri)
   }
   const found = uris.size > 0 ? uris : undefined

@@ -2,6 +2,7 @@ import { InvalidOptionError } from '../../errors.ts'
 import type { DecisionRecord } from '../../protocol/decisions.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import { deepFreeze } from '../../util/deepFreeze.ts'
+import { SETTLED } from '../../util/settled.ts'
 import { HttpError } from '../errors.ts'
 import type { LoggedEvent, RunEventLog, ThreadCommit, ThreadHead, ThreadStore } from '../thread/threadStore.ts'
 
@@ -53,7 +54,7 @@ interface Entry {
 // a failure is still a rejected promise, never a throw.
 const TRUE: Promise<boolean> = Promise.resolve(true)
 const FALSE: Promise<boolean> = Promise.resolve(false)
-const NOTHING: Promise<undefined> = Promise.resolve(undefined)
+const NOTHING = SETTLED
 
 /**
  * A `ThreadStore` in this process's memory: for development, tests and single-instance servers.
@@ -211,17 +212,21 @@ export function memoryEventLog(options: { readonly retentionMs?: number | undefi
     return running.get(runId) ?? ended.get(runId)
   }
   const wake = (waiters: Set<() => void>) => {
+    if (waiters.size === 0) return
     for (const done of waiters) done()
     waiters.clear()
   }
   const append = (runId: string, events: readonly LoggedEvent[], final: boolean) => {
-    let log = find(runId)
+    // A live run's log first: a run streaming a delta per event-loop turn appends once a turn, and
+    // expired logs are dropped as runs end (below) and readers look, not on each of those appends.
+    let log = running.get(runId) ?? find(runId)
     if (!log) {
       log = { events: [], ended: false, expiresAt: Infinity, waiters: early.get(runId) ?? new Set() }
       early.delete(runId)
       running.set(runId, log)
     }
-    log.events.push(...events)
+    // One by one, not spread into `push`: a batch is any length.
+    for (const event of events) log.events.push(event)
     if (final && !log.ended) {
       log.ended = true
       log.expiresAt = Date.now() + retentionMs

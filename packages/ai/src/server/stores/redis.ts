@@ -214,7 +214,9 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
   // thread's tag instead, with an index from run to thread written beside its first event.
   const runLogKeys = (runId: string): LogKeys => [`${prefix}{${runId}}:events`, `${prefix}{${runId}}:end`]
   const threadLogKeys = (runId: string, threadId: string): LogKeys => [`${prefix}{${threadId}}:run:${runId}:events`, `${prefix}{${threadId}}:run:${runId}:end`]
-  const inThreadSlot = (runId: string, threadId: string) => hashSlot(runLogKeys(runId)[0]) === hashSlot(headKey(threadId))
+  /** Run ids this store minted (`events.newRunId`), by their thread: in its slot by construction, so no CRC16 of either key per write. Bounded; a run forgotten is checked by its keys. */
+  const minted = new Map<string, string>()
+  const inThreadSlot = (runId: string, threadId: string) => minted.get(runId) === threadId || hashSlot(runLogKeys(runId)[0]) === hashSlot(headKey(threadId))
   /** Where a run of `threadId` is logged: under its id when that shares the thread's slot (or given no thread). */
   const writtenAt = (runId: string, threadId: string | undefined): LogKeys =>
     threadId === undefined || inThreadSlot(runId, threadId) ? runLogKeys(runId) : threadLogKeys(runId, threadId)
@@ -280,7 +282,12 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
 
   const events: RunEventLog = {
     inCommits: true,
-    newRunId: (threadId) => runIdInSlot(hashSlot(headKey(threadId))),
+    newRunId: (threadId) => {
+      const runId = runIdInSlot(hashSlot(headKey(threadId)))
+      if (minted.size >= MOVED_RUNS) minted.delete(minted.keys().next().value!)
+      minted.set(runId, threadId)
+      return runId
+    },
     async append(runId, logged: readonly LoggedEvent[], final, threadId) {
       const ttl = final ? retentionMs : DAY_MS
       const index = indexed(runId, threadId, logged)
