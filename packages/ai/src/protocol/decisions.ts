@@ -16,8 +16,8 @@ export interface Principal {
 /** What happened to a call that waited for a decision (`escalated`: it expired and `onExpired` sent it to other reviewers; it still waits). */
 export type Decision = 'approved' | 'edited' | 'denied' | 'expired' | 'cancelled' | 'granted' | 'escalated'
 
-/** How the decision reached the server: the chat endpoint, a signed review link, or the server API. */
-export type DecisionChannel = 'chat' | 'review-link' | 'api'
+/** How the decision reached the server: the chat endpoint, a signed review link, the server API, or an MCP client's answer (`registerMcpTools`). */
+export type DecisionChannel = 'chat' | 'review-link' | 'api' | 'mcp'
 
 /** Who must decide an interrupt, when its policy names reviewers other than the requester. */
 export interface Reviewers {

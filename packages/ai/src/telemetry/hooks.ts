@@ -113,8 +113,8 @@ export interface ChatTelemetry {
   run(request: Request, info: RunInfo): RunTrace
   /** Interrupts stopped waiting at this request: answered, superseded or expired. */
   waitsEnded(request: Request, waits: readonly EndedWait[]): void
-  /** An MCP `tools/call` served here; `meta` is the request's `_meta` (its `traceparent` continues the caller's trace). */
-  mcpToolCall<T extends { readonly isError?: boolean | undefined }>(
+  /** An MCP `tools/call` served here; `meta` is the request's `_meta` (its `traceparent` continues the caller's trace). An `input_required` answer ran nothing. */
+  mcpToolCall<T extends { readonly isError?: boolean | undefined; readonly resultType?: string | undefined }>(
     call: { readonly toolName: string; readonly toolCallId: string; readonly meta: unknown },
     execute: () => Promise<T>,
   ): Promise<T>

@@ -199,6 +199,11 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ChatTelemetry
       )
       try {
         const result = await context.with(trace.setSpan(parent, span), execute)
+        // A 2026-07-28 approval round: the call asked the user and ran nothing (its retry is a span of its own).
+        if (result.resultType === 'input_required') {
+          span.setAttribute(TOOLGATE.toolOutcome, 'input_required')
+          return result
+        }
         const outcome = result.isError ? 'error' : 'success'
         span.setAttribute(TOOLGATE.toolOutcome, outcome)
         // The text of an MCP error result may quote the tool's exception: only its kind is recorded.

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { McpServer as ToolgateMcpServer } from '@modelcontextprotocol/server'
 import * as v from 'valibot'
 import { toolDefinition, toolResult } from '@toolgate/ai'
 import { isToolContentResult } from '../../src/tools/toolResult.ts'
@@ -30,11 +30,12 @@ const chart = toolDefinition({
 )
 
 async function connect() {
-  const server = new McpServer({ name: 'charts', version: '1.0.0' })
+  const server = new ToolgateMcpServer({ name: 'charts', version: '1.0.0' })
   await registerMcpTools(server, [chart])
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair()
   const client = new Client({ name: 'test', version: '1.0.0' })
-  await Promise.all([server.connect(serverTransport), client.connect(clientTransport)])
+  // The 1.x client (what mcpToolDefinitions takes) and the 2.x server share the Transport contract.
+  await Promise.all([server.connect(serverTransport as never), client.connect(clientTransport)])
   return client
 }
 

@@ -1,20 +1,15 @@
-import { afterEach, describe, expect, it, vi } from 'vitest'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { randomUUID } from 'node:crypto'
-import { createServer, type Server as HttpServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { ElicitRequestSchema, type ClientCapabilities, type ElicitRequest, type ElicitResult, type RequestId } from '@modelcontextprotocol/sdk/types.js'
+import { describe, expect, it, vi } from 'vitest'
+import { Client, type ClientCapabilities, type ElicitRequest, type ElicitResult, type RequestId } from '@modelcontextprotocol/client'
+import { InMemoryTransport, McpServer } from '@modelcontextprotocol/server'
 import * as z from 'zod'
 import { toolDefinition } from '@toolgate/ai'
 import { MCP_NEEDS_APPROVAL_META, registerMcpTools, type McpServeOptions, type McpServableTool } from '@toolgate/ai/interop/mcp'
 import { toProviderTool } from '@toolgate/ai/providers'
 
-// Approval by MCP elicitation: the official SDK's client and server, connected in memory, the
-// client answering `elicitation/create` the way a host's form would.
+// Approval by MCP elicitation, the 2025 protocol: the official SDK's client and server connected in
+// memory (`initialize`, then calls), the client answering `elicitation/create` the way a host's
+// form would. The server answers the call `input_required`; on a 2025 connection the SDK asks the
+// form by elicitation and hands the answer back (the 2026-07-28 rounds: mcpServeHttp.test.ts).
 
 const INFO = { name: 'toolgate-test', version: '1.0.0' }
 
@@ -37,9 +32,9 @@ async function serve(tools: readonly McpServableTool[], connect: Connect = {}, o
   const formIds: RequestId[] = []
   const { answer } = connect
   if (answer) {
-    client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
+    client.setRequestHandler('elicitation/create', (request, extra) => {
       asked.push(request.params)
-      formIds.push(extra.requestId)
+      formIds.push(extra.mcpReq.id)
       return answer(request)
     })
   }
@@ -249,7 +244,7 @@ describe('registerMcpTools(): approval by elicitation', () => {
 
   it('refuses the call, and withdraws the form, when the user does not answer in time', async () => {
     const { tool, handler } = bookingTool()
-    const { client, formIds, withdrawn } = await serve([tool], { answer: () => new Promise<ElicitResult>(() => {}) }, { elicitationTimeoutMs: 20 })
+    const { client, formIds, withdrawn } = await serve([tool], { answer: () => new Promise<ElicitResult>(() => {}) }, { approvalTtlMs: 20 })
 
     const result = await client.callTool({ name: 'book_room', arguments: BOOKING })
 
@@ -266,7 +261,7 @@ describe('registerMcpTools(): approval by elicitation', () => {
     const { client, formIds, withdrawn } = await serve([tool], { answer: () => new Promise<ElicitResult>(() => {}) })
     const call = new AbortController()
 
-    const pending = client.callTool({ name: 'book_room', arguments: BOOKING }, undefined, { signal: call.signal })
+    const pending = client.callTool({ name: 'book_room', arguments: BOOKING }, { signal: call.signal })
     await vi.waitFor(() => expect(formIds).toHaveLength(1))
     call.abort('changed my mind')
 
@@ -284,35 +279,6 @@ describe('registerMcpTools(): approval by elicitation', () => {
     expect(approve).toHaveBeenCalledOnce()
     expect(asked).toHaveLength(0)
     expect(handler).toHaveBeenCalledOnce()
-  })
-})
-
-describe('registerMcpTools(): approval by elicitation over Streamable HTTP', () => {
-  let http: HttpServer | undefined
-  afterEach(async () => {
-    http?.closeAllConnections()
-    await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()))
-  })
-
-  it('asks over a real HTTP session and runs the edited call', async () => {
-    const { tool, handler } = bookingTool()
-    const server = new McpServer(INFO)
-    await registerMcpTools(server, [tool])
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() })
-    await server.connect(transport)
-    http = createServer((req, res) => void transport.handleRequest(req, res))
-    await new Promise<void>((resolve) => http!.listen(0, '127.0.0.1', resolve))
-    const url = new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`)
-
-    const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities: { elicitation: {} } })
-    client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { room: 'Turing' } }))
-    await client.connect(new StreamableHTTPClientTransport(url))
-
-    const result = await client.callTool({ name: 'book_room', arguments: BOOKING })
-
-    expect(result.structuredContent).toEqual({ booked: 'Turing', attendees: 4 })
-    expect(handler.mock.calls[0]![0]).toEqual({ ...BOOKING, room: 'Turing', projector: false })
-    await client.close()
   })
 })
 

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
+import { McpServer as ToolgateMcpServer } from '@modelcontextprotocol/server'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import * as v from 'valibot'
 import * as z from 'zod'
@@ -12,10 +13,11 @@ const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
 
 const INFO = { name: 'remote', version: '1.0.0' }
 
-async function connect(server: McpServer) {
+async function connect(server: McpServer | ToolgateMcpServer) {
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair()
   const client = new Client({ name: 'toolgate', version: '1.0.0' })
-  await Promise.all([server.connect(serverTransport), client.connect(clientTransport)])
+  // A 2.x server (registerMcpTools) takes the 1.x in-memory transport: the Transport contract is the same.
+  await Promise.all([server.connect(serverTransport as never), client.connect(clientTransport)])
   return client
 }
 
@@ -137,7 +139,7 @@ describe('mcpToolDefinitions()', () => {
       inputSchema: v.object({ city: v.string() }),
       outputSchema: v.object({ tempC: v.number() }),
     }).server(({ city }) => ({ tempC: city.length }))
-    const server = new McpServer(INFO)
+    const server = new ToolgateMcpServer(INFO)
     await registerMcpTools(server, [weather])
     const [remote] = await mcpToolDefinitions(await connect(server))
     expect(toProviderTool(remote!, 'mcp').tool).toEqual(toProviderTool(weather, 'mcp').tool)

@@ -1,9 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
+import { Client } from '@modelcontextprotocol/client'
+import { InMemoryTransport, McpServer, ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server'
 import * as v from 'valibot'
 import * as z from 'zod'
 import { toolDefinition, type ToolContext } from '@toolgate/ai'
@@ -186,14 +183,14 @@ describe('registerMcpTools(): tools/call', () => {
   it('answers an unknown tool with a JSON-RPC error', async () => {
     const client = await serve([echo])
     const error = await client.callTool({ name: 'nope', arguments: {} }).catch((e: unknown) => e)
-    expect(error).toBeInstanceOf(McpError)
-    expect(error).toMatchObject({ code: ErrorCode.InvalidParams, message: expect.stringContaining('Tool nope not found') })
+    expect(error).toBeInstanceOf(ProtocolError)
+    expect(error).toMatchObject({ code: ProtocolErrorCode.InvalidParams, message: expect.stringContaining('Tool nope not found') })
   })
 
   it('hands handlers the app context made from the request', async () => {
     const seen = vi.fn((_ctx: ToolContext) => 'ok')
     const tool = toolDefinition({ name: 'whoami', description: 'Who am I' }).server((_input, ctx) => seen(ctx))
-    const client = await serve([tool], { context: (extra) => ({ session: extra.sessionId ?? 'none', requestId: extra.requestId }) })
+    const client = await serve([tool], { context: (extra) => ({ session: extra.sessionId ?? 'none', requestId: extra.mcpReq.id }) })
     await client.callTool({ name: 'whoami', arguments: {} })
     expect(seen.mock.calls[0]![0].context).toEqual({ session: 'none', requestId: expect.any(Number) })
   })
@@ -260,11 +257,14 @@ describe('registerMcpTools(): misuse', () => {
     await expect(registerMcpTools(new McpServer(INFO), [echo, echo])).rejects.toThrow(/both be listed as "echo"/)
   })
 
-  it('takes an elicitation timeout a timer can hold', async () => {
-    for (const elicitationTimeoutMs of [0, -5, 1.5, Number.NaN, 2 ** 31]) {
-      await expect(registerMcpTools(new McpServer(INFO), [echo], { elicitationTimeoutMs })).rejects.toThrow(
-        expect.objectContaining({ code: 'INVALID_OPTION', option: 'elicitationTimeoutMs', message: expect.stringContaining('must be a whole number of milliseconds') }),
+  it('takes an approval TTL a timer can hold, and a secret of 32 bytes or more', async () => {
+    for (const approvalTtlMs of [0, -5, 1.5, Number.NaN, 2 ** 31]) {
+      await expect(registerMcpTools(new McpServer(INFO), [echo], { approvalTtlMs })).rejects.toThrow(
+        expect.objectContaining({ code: 'INVALID_OPTION', option: 'approvalTtlMs', message: expect.stringContaining('must be a whole number of milliseconds') }),
       )
+    }
+    for (const secret of ['short', new Uint8Array(31)]) {
+      await expect(registerMcpTools(new McpServer(INFO), [echo], { secret })).rejects.toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'secret' }))
     }
   })
 

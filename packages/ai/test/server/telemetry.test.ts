@@ -6,7 +6,7 @@ import { SpanKind, SpanStatusCode } from '@opentelemetry/api'
 import { createClient } from 'redis'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { McpServer as ToolgateMcpServer } from '@modelcontextprotocol/server'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
 import { type ChatModel, type StoredInterrupt } from '@toolgate/ai/server'
@@ -369,11 +369,12 @@ describe('OpenTelemetry traces', () => {
 
   it('an MCP tool call carries the trace in _meta: the MCP server’s span is a child of the chat’s execute_tool span', async () => {
     const otel = recordTelemetry()
-    const mcp = new McpServer({ name: 'remote', version: '1.0.0' })
+    const mcp = new ToolgateMcpServer({ name: 'remote', version: '1.0.0' })
     await registerMcpTools(mcp, [weatherTool], { telemetry: otel.telemetry({ instanceId: 'mcp' }) })
     const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair()
     const client = new Client({ name: 'toolgate', version: '1.0.0' })
-    await Promise.all([mcp.connect(serverTransport), client.connect(clientTransport)])
+    // The 1.x client (what mcpToolDefinitions takes) and the 2.x server share the Transport contract.
+    await Promise.all([mcp.connect(serverTransport as never), client.connect(clientTransport)])
     const imported = await mcpToolDefinitions(client)
 
     const server = await startServer({ model, tools: imported, telemetry: otel.telemetry({ instanceId: 'chat' }) })

@@ -83,7 +83,7 @@ export interface ToolDecision {
   readonly by: Person
   /** ISO 8601. */
   readonly at: string
-  readonly channel: 'chat' | 'review-link' | 'api'
+  readonly channel: 'chat' | 'review-link' | 'api' | 'mcp'
   readonly reason?: string | undefined
   /** Top-level arguments the decider changed. */
   readonly editedFields?: readonly string[] | undefined

@@ -1,4 +1,4 @@
-import type { ElicitRequestFormParams, PrimitiveSchemaDefinition } from '@modelcontextprotocol/sdk/types.js'
+import type { ElicitRequestFormParams, PrimitiveSchemaDefinition } from '@modelcontextprotocol/server'
 import type { JsonSchema } from '../../schema/types.ts'
 import { isRecord } from '../../util/isRecord.ts'
 import type { McpServableTool } from './types.ts'

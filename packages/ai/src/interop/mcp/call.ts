@@ -1,14 +1,14 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server'
 import { ToolValidationError } from '../../errors.ts'
 import { internalsOf } from '../../tools/internals.ts'
 import type { ToolContext } from '../../tools/types.ts'
 import { validateToolInput, validateToolOutput } from '../../tools/validateToolValue.ts'
 import { isToolContentResult } from '../../tools/toolResult.ts'
 import { isRecord } from '../../util/isRecord.ts'
-import { formatIssues } from '../../schema/formatIssues.ts'
 import { contentResultToMcp } from './content.ts'
 import { decideApproval, type McpApprove } from './approval.ts'
-import type { McpElicitation } from './elicitation.ts'
+import { ApprovalStateError } from './approvalState.ts'
+import type { McpAsking } from './askApproval.ts'
 import type { McpRequestExtra, McpServableTool } from './types.ts'
 
 /** One tool as served, with what its calls need. */
@@ -17,43 +17,30 @@ export interface McpEntry {
   /** Whether the listed envelope has an `outputSchema`, which makes `structuredContent` due. */
   readonly structured: boolean
   readonly approve: McpApprove<unknown> | undefined
-  readonly elicitation: McpElicitation
   readonly context: ((extra: McpRequestExtra) => unknown) | undefined
 }
 
 /**
- * Answers one `tools/call`: validate, ask for approval when due, run, validate the output.
- * Never throws: a tool's failures are results with `isError: true` (MCP-ERR), so the model
- * reads them and can correct its call; only protocol errors (an unknown tool) are JSON-RPC errors.
+ * Answers one `tools/call`: validate, ask for approval when due (the form as `input_required`),
+ * run, validate the output. A tool's failures are results with `isError: true` (MCP-ERR), so the
+ * model reads them and can correct its call; a refused approval state (forged, expired, replayed,
+ * for another call) is thrown as `ApprovalStateError`, which the server turns into a JSON-RPC error.
  */
-export async function callMcpTool(entry: McpEntry, args: unknown, extra: McpRequestExtra): Promise<CallToolResult> {
+export async function callMcpTool(entry: McpEntry, args: unknown, extra: McpRequestExtra, asking: McpAsking): Promise<CallToolResult | InputRequiredResult> {
   const { tool } = entry
   try {
-    let input = await validateToolInput(tool, args)
+    const validated = await validateToolInput(tool, args)
     const context = await entry.context?.(extra)
-    const toolCallId = String(extra.requestId)
-    const approval = await decideApproval({ tool, input, args, toolCallId, context, extra }, entry.approve, entry.elicitation)
+    const toolCallId = String(extra.mcpReq.id)
+    const approval = await decideApproval({ tool, input: validated, args, toolCallId, context, extra }, entry.approve, asking)
+    if ('ask' in approval) return approval.ask
     if (!approval.run) return errorResult(approval.text)
-    const { editedArgs } = approval
-    if (editedArgs) {
-      const edit = await validateEdit(tool, editedArgs)
-      if ('refusal' in edit) return errorResult(edit.refusal)
-      input = edit.input
-    }
-    const output = await run(tool, input, editedArgs ?? args, { toolCallId, signal: extra.signal, context })
-    return withEditNote(successResult(output, entry.structured), editedArgs)
+    const { edited } = approval
+    const output = await run(tool, edited ? edited.input : validated, edited ? edited.args : args, { toolCallId, signal: extra.mcpReq.signal, context })
+    return withEditNote(successResult(output, entry.structured), edited?.args)
   } catch (error) {
+    if (error instanceof ApprovalStateError) throw error
     return errorResult(errorText(tool.name, error))
-  }
-}
-
-/** The arguments the user edited, validated again: the human is trusted to decide, not to type valid input. */
-async function validateEdit(tool: McpServableTool, editedArgs: Record<string, unknown>): Promise<{ input: unknown } | { refusal: string }> {
-  try {
-    return { input: await validateToolInput(tool, editedArgs) }
-  } catch (error) {
-    if (!(error instanceof ToolValidationError)) throw error
-    return { refusal: `The arguments as the user edited them are invalid, so tool "${tool.name}" did not run:\n${formatIssues(error.issues)}` }
   }
 }
 

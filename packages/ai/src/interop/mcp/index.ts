@@ -1,6 +1,12 @@
 /** @module @toolgate/ai/interop/mcp */
-/** `@toolgate/ai/interop/mcp`: serve tools on the official MCP SDK's server, and import a server's tools. Needs `@modelcontextprotocol/sdk`. */
+/**
+ * `@toolgate/ai/interop/mcp`: serve tools (and their apps) to MCP clients of every protocol
+ * version, and import a server's tools. Serving needs `@modelcontextprotocol/server`; importing,
+ * `@modelcontextprotocol/sdk`.
+ */
 export { MCP_NEEDS_APPROVAL_META, registerMcpTools, type McpServeOptions } from './server.ts'
+export { createMcpToolHandler } from './handler.ts'
+export type { McpUsedApprovals } from './approvalState.ts'
 export type { McpApprovalRequest, McpApprove } from './approval.ts'
 export {
   mcpToolDefinitions,
