@@ -50,7 +50,7 @@ test('the meeting form fits an 860 px window, with styled fields, named list ite
 test('tool icons are inline SVG, never emoji that need an emoji font', async ({ page }) => {
   await page.getByText('The tools behind this demo').click()
   const tools = page.getByRole('list', { name: 'Tools' }).getByRole('listitem')
-  await expect(tools).toHaveCount(11)
+  await expect(tools).toHaveCount(14)
   for (const tool of await tools.all()) await expect(tool.locator('summary svg.icon')).toHaveCount(1)
   await send(page, 'Clean up the logs and temp files')
   await expect(page.getByRole('dialog').locator('svg.icon[data-icon="trash"]')).toHaveCount(1)

@@ -7,6 +7,7 @@ import { toJsonSchemaCatalog } from './catalog.ts'
 import { createChatHandler, toNodeHandler, type ApprovalRequest, type ThreadAction } from '@toolgate/ai/server'
 import type { Principal } from '@toolgate/ai/protocol'
 import { bookings, chatTools, outbox } from './serverTools.ts'
+import { researchAssistant } from './researchAssistant.ts'
 import { chatModel } from './chatModel.ts'
 import { serveStatic } from './staticFiles.ts'
 import { SettingError, threadStore } from './threadStore.ts'
@@ -15,6 +16,8 @@ const port = Number(process.env.PORT ?? 3000)
 const host = process.env.HOST ?? '127.0.0.1'
 const { model, label } = chatModel(process.env)
 const testHooks = process.env.TOOLGATE_DEMO_TEST_HOOKS === '1'
+// The chat's tools, and a subagent (an agent tool) that runs on the same model.
+const tools = [...chatTools, researchAssistant(model)]
 
 const { store, label: storeLabel } = await threadStore(process.env).catch((error: unknown) => {
   // A setting the demo cannot use is one line naming it, not a stack trace.
@@ -49,7 +52,7 @@ const reviewOutbox: ApprovalRequest[] = []
 
 const handler = createChatHandler({
   model,
-  tools: chatTools,
+  tools,
   // AG-UI frontend tools a page may declare and run itself (CopilotKit's useFrontendTool and
   // useHumanInTheLoop in e2e/frontends/copilotkit/); the demo's own UI declares none.
   frontendTools: ['set_background', 'confirm_plan'],
@@ -63,7 +66,7 @@ const handler = createChatHandler({
 })
 const chat = toNodeHandler(handler)
 const serveApp = serveStatic(fileURLToPath(new URL('../dist', import.meta.url)))
-const catalog = JSON.stringify(toJsonSchemaCatalog(chatTools))
+const catalog = JSON.stringify(toJsonSchemaCatalog(tools))
 const mcpAppSandbox = readFile(createRequire(import.meta.url).resolve('@toolgate/ai-react/mcp-app-sandbox.html'), 'utf8')
 
 const server = createServer((request, response) => {

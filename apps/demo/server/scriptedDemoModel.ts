@@ -1,7 +1,8 @@
 import { scriptedModel, type ScriptedResult, type ScriptRule } from '@toolgate/ai/server/testing'
 import type { chatTools } from './serverTools.ts'
+import type { researchAssistant, searchNotes } from './researchAssistant.ts'
 
-type Tools = typeof chatTools
+type Tools = readonly [...typeof chatTools, typeof searchNotes, ReturnType<typeof researchAssistant>]
 
 /** Splits "Paris, Tokyo and Lima" into cities. */
 function cities(text: string): string[] {
@@ -36,6 +37,30 @@ const LONG_STORY = Array.from(
 ).join(' ')
 
 const rules: ScriptRule<Tools>[] = [
+  // A subagent (./researchAssistant.ts): the chat's model hands the task to the research assistant,
+  // whose own steps (on this same scripted model, the task as its message) search the notes and
+  // email a summary, which waits for the user's approval.
+  {
+    when: /\bask the research assistant to (?:look into|research) (.+?) and email (?:it|a summary) to (\S+@[\w.-]+\w)/i,
+    say: 'Handing this to the research assistant.',
+    call: (match) => ({ tool: 'research-assistant', input: { task: `Find notes on ${match[1]}; email a summary to ${match[2]}` } }),
+    then: ([result]) => (result?.ok ? `The research assistant reports: ${result.output}` : `The research assistant could not finish: ${result?.content}`),
+  },
+  {
+    when: /^find notes on (.+?); email a summary to (\S+)$/im,
+    say: 'Searching the notes.',
+    call: (match) => ({ tool: 'search_notes', input: { query: match[1]! } }),
+    then: (results, { round, match }) => {
+      const last = results[results.length - 1]!
+      if (round === 1) {
+        const notes = last.tool === 'search_notes' && last.ok ? last.output.notes : []
+        const body = `Hi,\n\nWhat the notes say about ${match[1]}:\n${notes.map((note) => `- ${note}`).join('\n') || '- nothing yet'}\n\nBest regards`
+        return { call: { tool: 'send_email', input: { to: match[2]!, subject: `Notes on ${match[1]}`, body } } }
+      }
+      if (last.status === 'denied') return deniedText(last, 'send the summary')
+      return last.tool === 'send_email' && last.ok ? `Emailed a summary to ${last.input.to}.` : `The summary could not be sent: ${last.content}`
+    },
+  },
   // One step with a browser tool and a call that waits for approval: the page may answer the one while the other waits.
   {
     when: /\bsend my time ?zone to (\S+@[\w.-]+\w)/i,

@@ -10,6 +10,7 @@ export const suggestions = [
   { label: 'Several at once', prompt: 'Give me a morning briefing' },
   { label: 'Book a meeting', prompt: 'Book a meeting for the launch review' },
   { label: 'Two approvals', prompt: 'Clean up the logs and temp files' },
+  { label: 'A subagent', prompt: 'Ask the research assistant to look into the launch and email a summary to carol@example.com' },
   { label: 'Ask me', prompt: 'Pick a color for me' },
   { label: 'A failing tool', prompt: 'What is the weather in Atlantis?' },
   { label: 'Long answer', prompt: 'Tell me a story' },

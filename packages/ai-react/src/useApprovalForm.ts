@@ -27,8 +27,16 @@ export interface FieldInputProps {
 export interface UseApprovalFormResult extends ApprovalFormState {
   readonly toolCallId: string
   readonly toolName: string
+  /**
+   * How the call was reached: the agent tools it was made in, outermost first, then the tool
+   * (`['research-assistant', 'send_email']` for a subagent's call); `[toolName]` for the model's own.
+   * Show it as the title, joined with ' → ', so the approver sees who asks.
+   */
+  readonly path: readonly string[]
   /** The approval policy's reason, if it gave one. */
   readonly reason: string | undefined
+  /** For an agent tool's call: what approving it lets its subagent do (the tools it may call, and which will still ask). */
+  readonly delegation: NonNullable<PendingApproval['approval']>['delegation']
   readonly metadata: ToolMetadata & { readonly icon?: string; readonly destructive?: boolean }
   /** Spread on the dialog (a native `<dialog>` or any modal): its title and the reason label and describe it. */
   readonly dialogProps: { readonly role: 'dialog'; readonly 'aria-modal': true; readonly 'aria-labelledby': string; readonly 'aria-describedby': string }
@@ -100,7 +108,9 @@ export function useApprovalForm<const TTools extends readonly AnyTool[]>(
     ...state,
     toolCallId,
     toolName,
+    path: approval.approval?.path ?? [toolName],
     reason: approval.approval?.reason,
+    delegation: approval.approval?.delegation,
     metadata: approval.metadata as UseApprovalFormResult['metadata'],
     dialogProps: { role: 'dialog', 'aria-modal': true, 'aria-labelledby': `${id}-title`, 'aria-describedby': `${id}-reason` },
     titleProps: { id: `${id}-title` },

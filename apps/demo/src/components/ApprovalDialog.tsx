@@ -46,7 +46,8 @@ export function ApprovalDialog({ chat, approval, position, onDismiss, onApproveA
           <Icon name={form.metadata.icon} className="approval__icon" />
           <div>
             <h2 {...form.titleProps}>
-              Allow <code>{form.toolName}</code>?
+              {/* A subagent's call says who asks: research-assistant → send_email. */}
+              Allow <code>{form.path.join(' → ')}</code>?
             </h2>
             {position.total > 1 && (
               <p className="approval__position">

@@ -1,7 +1,8 @@
 import { useEffect, useRef } from 'react'
-import { useUserRequest, type ToolRenderers } from '@toolgate/ai-react'
+import { renderToolCall, useUserRequest, type ToolRenderers } from '@toolgate/ai-react'
 import { askUserRequests } from '../clientTools.ts'
 import type { DemoToolCall, DemoTools } from '../types.ts'
+import { SubagentActivity } from './SubagentActivity.tsx'
 import { ToolCallCard } from './ToolCallCard.tsx'
 
 // Per-tool renderers, typed by tool name: each gets its call's part narrowed to its tool. Tools
@@ -49,7 +50,11 @@ export const toolRenderers: ToolRenderers<DemoTools> = {
   },
 }
 
-/** The generic card, for tools without a renderer of their own. */
+/** The generic card, for tools without a renderer of their own; an agent tool's card holds its subagent's work. */
 export function GenericCard({ part }: { readonly part: DemoToolCall }) {
-  return <ToolCallCard call={part} />
+  return (
+    <ToolCallCard call={part}>
+      {part.subagent && <SubagentActivity subagent={part.subagent} renderCall={(call) => renderToolCall(call as DemoToolCall, toolRenderers, GenericCard)} />}
+    </ToolCallCard>
+  )
 }

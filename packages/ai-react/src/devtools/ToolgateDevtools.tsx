@@ -94,6 +94,7 @@ type Stamped = RunEvent & { readonly timestamp?: number }
 function Timeline({ run }: { readonly run: DevtoolsRun }) {
   if (run.expired) return <p style={styles.muted}>The events of {run.runId} are no longer kept.</p>
   const events = compact(run.events.map(({ event }) => event as Stamped))
+  const depthOf = subagentDepths(run.events.map(({ event }) => event))
   const start = events[0]?.first.timestamp
   const last = events.at(-1)?.last.timestamp
   const finished = run.events.map(({ event }) => event).find((event) => event.type === 'RUN_FINISHED' || event.type === 'RUN_ERROR')
@@ -113,9 +114,9 @@ function Timeline({ run }: { readonly run: DevtoolsRun }) {
       </p>
       <ol style={styles.list}>
         {events.map((row) => (
-          <li key={row.seq} data-testid="devtools-event" data-type={row.first.type} style={styles.row}>
+          <li key={row.seq} data-testid="devtools-event" data-type={row.first.type} data-depth={depthOf(row.first)} style={styles.row}>
             <span style={styles.time}>{start !== undefined && row.first.timestamp !== undefined ? `+${row.first.timestamp - start} ms` : ''}</span>
-            <span style={styles.type}>{row.first.type}</span>
+            <span style={{ ...styles.type, paddingLeft: depthOf(row.first) * 12 }}>{row.first.type}</span>
             <span style={styles.detail}>
               {describe(row.first)}
               {row.count > 1 ? ` ×${row.count}` : ''}
@@ -141,6 +142,24 @@ function compact(events: readonly Stamped[]): { seq: number; first: Stamped; las
   return rows
 }
 
+/**
+ * How deep an event sits in the tree of subagents (agent tools' work): 0 for the run's own model,
+ * 1 for a subagent it called, 2 for one that subagent called… A subagent's start, end and failure
+ * sit at its caller's depth, its own events one deeper.
+ */
+function subagentDepths(events: readonly RunEvent[]): (event: RunEvent) => number {
+  const depths = new Map<string, number>()
+  for (const event of events) {
+    if (event.type === 'SUBAGENT_STARTED' && !depths.has(event.subagentRunId)) {
+      depths.set(event.subagentRunId, (event.parentSubagentRunId === undefined ? 0 : (depths.get(event.parentSubagentRunId) ?? 0)) + 1)
+    }
+  }
+  return (event) => {
+    const depth = 'subagentRunId' in event && event.subagentRunId !== undefined ? (depths.get(event.subagentRunId) ?? 0) : 0
+    return event.type.startsWith('SUBAGENT_') ? Math.max(0, depth - 1) : depth
+  }
+}
+
 function isDelta(event: RunEvent): boolean {
   return event.type === 'TEXT_MESSAGE_CONTENT' || event.type === 'TOOL_CALL_ARGS' || event.type === 'REASONING_MESSAGE_CONTENT'
 }
@@ -160,6 +179,12 @@ function describe(event: RunEvent): string {
     case 'RUN_FINISHED':
       return event.outcome?.type === 'interrupt' ? `paused on ${event.outcome.interrupts.map((interrupt) => interrupt.metadata?.toolName ?? interrupt.toolCallId).join(', ')}` : 'success'
     case 'RUN_ERROR':
+      return `${event.code ?? ''} ${event.message}`
+    case 'SUBAGENT_STARTED':
+      return `${event.name} for ${event.parentToolCallId}`
+    case 'SUBAGENT_FINISHED':
+      return event.outcome?.type === 'suspended' ? 'suspended: waits for an answer' : 'success'
+    case 'SUBAGENT_ERROR':
       return `${event.code ?? ''} ${event.message}`
     default:
       return ''
@@ -188,7 +213,8 @@ function Interrupts({ snapshot, now }: { readonly snapshot: DevtoolsSnapshot; re
       <ul style={styles.list}>
         {interrupts.map((interrupt) => (
           <li key={interrupt.id} data-testid="devtools-interrupt" data-answered={interrupt.answer ? 'true' : 'false'} style={styles.card}>
-            <strong>{interrupt.toolName}</strong> <span style={styles.badge}>{interrupt.reason}</span> <code>{interrupt.id}</code>
+            <strong data-testid="devtools-interrupt-path">{[...(interrupt.path ?? []).map((hop) => hop.agent), interrupt.toolName].join(' → ')}</strong>{' '}
+            <span style={styles.badge}>{interrupt.reason}</span> <code>{interrupt.id}</code>
             <div style={styles.muted}>
               {interrupt.askedAt !== undefined && <>asked {ago(now - interrupt.askedAt)} · </>}
               {expiry(interrupt, now)}

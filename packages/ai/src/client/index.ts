@@ -31,6 +31,7 @@ export type {
   DeepPartial,
   MessagePart,
   PendingApproval,
+  SubagentPart,
   ToolApproval,
   ToolDecision,
   Person,

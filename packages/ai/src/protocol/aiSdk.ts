@@ -18,6 +18,8 @@ export type AiSdkPartMetadata = {
     answered?: true
     /** The user stopped the run while this step streamed or its tools ran: its text and calls were cut short. */
     stopped?: true
+    /** A subagent's call (`agentTool`): it belongs to no stored message of the thread, and is never compared with one. */
+    subagentRunId?: string
   }
 }
 

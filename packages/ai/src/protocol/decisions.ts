@@ -60,6 +60,8 @@ export interface DecisionRecord {
    */
   readonly args?: unknown
   readonly argsDigest?: string
+  /** Set for a subagent's call (`agentTool`): the delegations that reached it, outermost first. */
+  readonly path?: readonly SubagentHop[]
   /** The `digest` of the record before it; `null` for the first. */
   readonly previous: string | null
   /**
@@ -97,6 +99,8 @@ export interface Grant {
   readonly expiresAt?: string
   /** Set when the grant covers only calls with exactly these arguments (their digest). */
   readonly argsDigest?: string
+  /** Set for a subagent's tool: the agent tools, outermost first, whose calls of `toolName` it covers (and no others). */
+  readonly agents?: readonly string[]
 }
 
 /** What an approver asks for with `approved: true`: a grant for later calls of the same tool in this thread. */
@@ -105,4 +109,11 @@ export interface GrantRequest {
   readonly sameArguments?: boolean
   /** How long it lasts, in milliseconds. Default: the thread's life. */
   readonly ttlMs?: number
+}
+
+/** One delegation on the way to a subagent's call (`agentTool`): the agent tool, the call of it, and the subagent run that call started. */
+export interface SubagentHop {
+  readonly agent: string
+  readonly toolCallId: string
+  readonly subagentRunId: string
 }

@@ -18,6 +18,7 @@ export type ErrorCode =
   | 'UNSUPPORTED_MEDIA_TYPE' // 415: send `content-type: application/json`
   | 'ANSWER_MISMATCH' // 422: e.g. a client result for an interrupt that asks for an approval
   | 'INVALID_EDITED_ARGS' // 422: `editedArgs` fail the tool's input schema
+  | 'SUBAGENT_MISMATCH' // 422: the answer names a subagent run the interrupt does not belong to
   | 'ATTACHMENT_NOT_FOUND' // 404: no such attachment in this thread
   | 'REVIEWER_REQUIRED' // 403: the interrupt waits for a named reviewer, and the requester may not answer it
   | 'NOT_A_REVIEWER' // 403: the principal is not among the interrupt's reviewers (role or user)

@@ -8,58 +8,67 @@ import type { ThreadAttachment, ToolResultStatus } from './messages.ts'
  * browser bundle carries no dependency; a test checks every emitted event against AG-UI's schemas.
  */
 
+/**
+ * AG-UI 1.0's attribution: the subagent invocation an event belongs to (`SUBAGENT_STARTED` opened
+ * it). Absent: the run's own model made it. Set on the text, reasoning and tool-call events of an
+ * agent tool's own steps (`agentTool`), so a UI groups them under the call that delegated.
+ */
+export interface Attributed {
+  readonly subagentRunId?: string
+}
+
 export interface RunStartedEvent {
   readonly type: 'RUN_STARTED'
   readonly threadId: string
   readonly runId: string
 }
 
-export interface TextMessageStartEvent {
+export interface TextMessageStartEvent extends Attributed {
   readonly type: 'TEXT_MESSAGE_START'
   readonly messageId: string
   readonly role: 'assistant'
 }
 
-export interface TextMessageContentEvent {
+export interface TextMessageContentEvent extends Attributed {
   readonly type: 'TEXT_MESSAGE_CONTENT'
   readonly messageId: string
   readonly delta: string
 }
 
-export interface TextMessageEndEvent {
+export interface TextMessageEndEvent extends Attributed {
   readonly type: 'TEXT_MESSAGE_END'
   readonly messageId: string
 }
 
 /** The model's visible reasoning: `REASONING_START`, one reasoning message, `REASONING_END`. */
-export interface ReasoningStartEvent {
+export interface ReasoningStartEvent extends Attributed {
   readonly type: 'REASONING_START'
   readonly messageId: string
 }
 
-export interface ReasoningMessageStartEvent {
+export interface ReasoningMessageStartEvent extends Attributed {
   readonly type: 'REASONING_MESSAGE_START'
   readonly messageId: string
   readonly role: 'reasoning'
 }
 
-export interface ReasoningMessageContentEvent {
+export interface ReasoningMessageContentEvent extends Attributed {
   readonly type: 'REASONING_MESSAGE_CONTENT'
   readonly messageId: string
   readonly delta: string
 }
 
-export interface ReasoningMessageEndEvent {
+export interface ReasoningMessageEndEvent extends Attributed {
   readonly type: 'REASONING_MESSAGE_END'
   readonly messageId: string
 }
 
-export interface ReasoningEndEvent {
+export interface ReasoningEndEvent extends Attributed {
   readonly type: 'REASONING_END'
   readonly messageId: string
 }
 
-export interface ToolCallStartEvent {
+export interface ToolCallStartEvent extends Attributed {
   readonly type: 'TOOL_CALL_START'
   readonly toolCallId: string
   readonly toolCallName: string
@@ -67,19 +76,19 @@ export interface ToolCallStartEvent {
   readonly parentMessageId?: string
 }
 
-export interface ToolCallArgsEvent {
+export interface ToolCallArgsEvent extends Attributed {
   readonly type: 'TOOL_CALL_ARGS'
   readonly toolCallId: string
   /** A fragment of the arguments' JSON text. */
   readonly delta: string
 }
 
-export interface ToolCallEndEvent {
+export interface ToolCallEndEvent extends Attributed {
   readonly type: 'TOOL_CALL_END'
   readonly toolCallId: string
 }
 
-export interface ToolCallResultEvent {
+export interface ToolCallResultEvent extends Attributed {
   readonly type: 'TOOL_CALL_RESULT'
   /** The id of the tool message this result becomes in the thread. */
   readonly messageId: string
@@ -108,6 +117,57 @@ export interface ToolResultMetadata {
   /** The user edited the arguments before approving. */
   readonly edited?: boolean
 }
+
+/**
+ * An agent tool (`agentTool`) began its work for a call: everything it does until
+ * `SUBAGENT_FINISHED` or `SUBAGENT_ERROR` carries its `subagentRunId`. A resumed subagent (after
+ * an answer to one of its interrupts) starts again under the same `subagentRunId`.
+ */
+export interface SubagentStartedEvent {
+  readonly type: 'SUBAGENT_STARTED'
+  /** This invocation (`sub_…`); a second call of the same agent gets another. */
+  readonly subagentRunId: string
+  /** The agent tool's name. */
+  readonly name: string
+  readonly description?: string
+  /** The subagent whose call started this one, when agents nest; absent: the run's own model called it. */
+  readonly parentSubagentRunId?: string
+  /** The call of the agent tool that started it. */
+  readonly parentToolCallId: string
+  /** The assistant message holding that call, when the run's own model made it. */
+  readonly parentMessageId?: string
+}
+
+/**
+ * The subagent's segment of this run ended: `success` (its answer follows as the parent call's
+ * `TOOL_CALL_RESULT`), or `suspended` on interrupts (`interruptIds`: those its own tools raised;
+ * empty when a deeper subagent raised them). The run's `RUN_FINISHED` then carries the interrupts.
+ */
+export interface SubagentFinishedEvent {
+  readonly type: 'SUBAGENT_FINISHED'
+  readonly subagentRunId: string
+  /** Absent means success. */
+  readonly outcome?: SubagentOutcome
+  /** The subagent's answer (its last text), with `success`. */
+  readonly result?: unknown
+}
+
+export type SubagentOutcome = { readonly type: 'success' } | { readonly type: 'suspended'; readonly interruptIds?: readonly string[] }
+
+/**
+ * The subagent failed; the run goes on: the parent model reads the failure as the call's error
+ * result. `code`: `AGENT_STEP_LIMIT` (it reached its `maxSteps` without answering),
+ * `AGENT_DEPTH_LIMIT` (agents nested deeper than allowed), `THREAD_FULL` (its work so far would not fit
+ * the thread's `limits.maxThreadBytes`), `MODEL_ERROR`, `INTERNAL`, `STOPPED`.
+ */
+export interface SubagentErrorEvent {
+  readonly type: 'SUBAGENT_ERROR'
+  readonly subagentRunId: string
+  readonly message: string
+  readonly code?: SubagentErrorCode
+}
+
+export type SubagentErrorCode = 'AGENT_STEP_LIMIT' | 'AGENT_DEPTH_LIMIT' | 'THREAD_FULL' | 'MODEL_ERROR' | 'INTERNAL' | 'STOPPED'
 
 /** AG-UI token accounting; the handler sends one entry summed over the run's model calls. */
 export interface TokenUsage {
@@ -210,6 +270,9 @@ export type RunEvent =
   | ToolCallArgsEvent
   | ToolCallEndEvent
   | ToolCallResultEvent
+  | SubagentStartedEvent
+  | SubagentFinishedEvent
+  | SubagentErrorEvent
   | McpAppActivityEvent
   | RunFinishedEvent
   | RunErrorEvent

@@ -3,7 +3,9 @@
  * fields (`id`, `reason`, `toolCallId`, `message`) with the tool's name and input beside them. On
  * the event stream (`RUN_FINISHED.outcome`) the two travel only in `metadata` (`AgUiInterrupt`).
  */
-import type { DecisionSummary, Principal, Reviewers } from './decisions.ts'
+import type { DecisionSummary, Principal, Reviewers, SubagentHop } from './decisions.ts'
+
+export type { SubagentHop }
 
 export type InterruptReason = 'tool_approval' | 'client_tool'
 
@@ -43,6 +45,20 @@ export interface ToolInterrupt {
    */
   readonly proposedBy?: DecisionSummary
   /**
+   * Set when a subagent's tool asked (`agentTool`): the innermost subagent invocation, as its
+   * events carry it (AG-UI 1.0's `Interrupt.subagentRunId`). An answer may name it; one that names
+   * another is refused (`SUBAGENT_MISMATCH`).
+   */
+  readonly subagentRunId?: string
+  /**
+   * How the call was reached, outermost first: each agent tool and the call of it (the run's own
+   * model called the first). `toolName` and `input` are the inner call's; the approval's
+   * `responseSchema`, reviewers, grants and records are those of the inner tool.
+   */
+  readonly path?: readonly SubagentHop[]
+  /** Set when the call asking is itself an agent tool's: what approving it lets the subagent do. */
+  readonly delegation?: Delegation
+  /**
    * Toolgate's extras where AG-UI's strict validators keep them: `kind: 'tool_call'` (the convention
    * TanStack AI's approvals use), `toolName`, `input` and the policy's `reason`.
    */
@@ -58,7 +74,34 @@ export interface ToolInterrupt {
      * the tool in this thread run without asking: a server tool, under no two-person rule.
      */
     readonly grantable?: true
+    /** As `path` above. */
+    readonly path?: readonly SubagentHop[]
+    /** As `delegation` above. */
+    readonly delegation?: Delegation
   }
+}
+
+/**
+ * What approving a call of an agent tool grants: the tools its subagent may call, and which of
+ * them will still ask (their own approvals surface as interrupts of the run, however deep).
+ */
+export interface Delegation {
+  readonly agent: string
+  readonly tools: readonly DelegatedTool[]
+}
+
+export interface DelegatedTool {
+  readonly name: string
+  readonly description: string
+  /**
+   * `always`: every call waits for a person; `sometimes`: the tool's policy decides per call;
+   * `never`: it runs without asking (a grant of the thread may also let an asking tool run).
+   */
+  readonly asks: 'always' | 'sometimes' | 'never'
+  /** Its calls run in the browser (after any approval). */
+  readonly browser?: true
+  /** It is an agent tool too: what it may call in turn. */
+  readonly delegation?: Delegation
 }
 
 /** How a run ended, as the server decides it. An absent outcome also means success. */
@@ -68,9 +111,10 @@ export type RunOutcome =
 
 /**
  * An interrupt as `RUN_FINISHED` carries it: AG-UI 1.0's fields only at the top (its stock client
- * strips anything else, with a warning), the tool's name and input under `metadata`.
+ * strips anything else, with a warning), the tool's name and input, a subagent call's `path` and
+ * an agent tool's `delegation` under `metadata`.
  */
-export type AgUiInterrupt = Omit<ToolInterrupt, 'toolName' | 'input'>
+export type AgUiInterrupt = Omit<ToolInterrupt, 'toolName' | 'input' | 'path' | 'delegation'>
 
 /**
  * AG-UI's `RUN_FINISHED.outcome`. `pendingToolCallIds`: the AG-UI frontend tool calls the run

@@ -19,6 +19,12 @@ export interface ApprovalAnswer {
   readonly editedArgs?: unknown
   /** Why the user denied; the model reads it. Capped in length by the server. */
   readonly reason?: string
+  /**
+   * The subagent run the interrupt belongs to, as the interrupt says (`ToolInterrupt.subagentRunId`):
+   * when given, it must be that one (`SUBAGENT_MISMATCH` otherwise), so an answer meant for one
+   * subagent's call never decides another's. AG-UI clients may send it in the resume entry's `metadata`.
+   */
+  readonly subagentRunId?: string
 }
 
 /** Answers a `client_tool` interrupt with what the tool returned in the browser. */

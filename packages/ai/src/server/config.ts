@@ -222,6 +222,7 @@ function resolveLimits(limits: ChatLimits | undefined): Required<ChatLimits> {
     maxMessageBytes: positiveInteger(limits?.maxMessageBytes, 'limits.maxMessageBytes', 256 * 1024),
     maxThreadBytes: positiveInteger(limits?.maxThreadBytes, 'limits.maxThreadBytes', 8 * 1024 * 1024),
     maxAttachmentBytes: positiveInteger(limits?.maxAttachmentBytes, 'limits.maxAttachmentBytes', 5 * 1024 * 1024),
+    maxAgentDepth: positiveInteger(limits?.maxAgentDepth, 'limits.maxAgentDepth', 3),
     interruptTtlMs: limits?.interruptTtlMs === 0 ? 0 : positiveInteger(limits?.interruptTtlMs, 'limits.interruptTtlMs', 0),
     watchMs: positiveInteger(limits?.watchMs, 'limits.watchMs', 25_000),
     // A held watch costs ~10.5 KB of heap with its connection, ~7 KB on one already open (bench/memory.bench.ts,

@@ -9,6 +9,7 @@ export { memoryStore, type MemoryStoreOptions } from './stores/memory.ts'
 // The storage contract, for writing a store of your own.
 export type { ActiveRun, OpenStep, StoredAnswer, StoredInterrupt, ThreadCommit, ThreadHead, ThreadStore } from './thread/threadStore.ts'
 export { HttpError } from './errors.ts'
+export { agentTool, type AgentToolOptions } from './agents/agentTool.ts'
 export { verifyDecisionRecords, type VerifyDecisionRecordsOptions } from './decisions/verifyDecisionRecords.ts'
 export type { AttachmentStore, StoredAttachment } from './thread/attachmentStore.ts'
 export { StoreError, type StoreErrorListener } from './stores/storeError.ts'

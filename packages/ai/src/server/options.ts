@@ -1,5 +1,5 @@
 import type { ChatModel } from '../model/chatModel.ts'
-import type { DecisionRecord, Principal, Reviewers } from '../protocol/decisions.ts'
+import type { DecisionRecord, Principal, Reviewers, SubagentHop } from '../protocol/decisions.ts'
 import type { ToolSearch } from '../tools/toolSearch.ts'
 import type { AnyTool, InferToolContext } from '../tools/types.ts'
 import type { AttachmentStore } from './thread/attachmentStore.ts'
@@ -192,6 +192,12 @@ export interface ChatLimits {
   /** Most bytes of files one tool result (`toolResult()`) may carry; more makes the call fail with a clear error and stores nothing. Default 5 MB. */
   readonly maxAttachmentBytes?: number
   /**
+   * How deep agent tools (`agentTool`) may nest below the run's own model (default 3: an agent's
+   * agent's agent). A deeper call does not start: its agent fails with `AGENT_DEPTH_LIMIT`, which
+   * the calling model reads as the call's error.
+   */
+  readonly maxAgentDepth?: number
+  /**
    * How long an interrupt takes answers; it carries the moment as `expiresAt`, and a later answer gets
    * 410 `INTERRUPT_EXPIRED`. Default 0: interrupts do not expire.
    */
@@ -325,6 +331,8 @@ export interface ApprovalRequest {
   /** The policy's reason. */
   readonly reason?: string
   readonly requestedBy?: Principal
+  /** Set for a subagent's call (`agentTool`): the delegations that reached it, outermost first. */
+  readonly path?: readonly SubagentHop[]
   readonly reviewers: Reviewers
   /** When the interrupt stops taking answers, if it expires. */
   readonly expiresAt?: string

@@ -45,6 +45,9 @@ export const TOOLGATE = {
   approvers: 'toolgate.decision.approvers',
   grant: 'toolgate.grant.id',
   linkType: 'toolgate.link.type',
+  // A subagent's `invoke_agent` span (an agent tool's call): its invocation and how deep it nests.
+  subagentRun: 'toolgate.subagent.run.id',
+  subagentDepth: 'toolgate.subagent.depth',
 } as const
 
 export const METRICS = {

@@ -89,13 +89,31 @@ export interface ToolCallInfo {
   readonly decision?: DecisionSummary | undefined
 }
 
+/** A tool call's span, while it runs. */
+export interface ToolSpan {
+  /** The subagent an agent tool's call runs: its `invoke_agent <name>` span inside this one, whose waits (`traceparent`) nest in it. */
+  agent(info: AgentInfo): RunTrace
+  /** The call has no outcome yet (its subagent waits for answers): its span ends as `waiting`, counted neither a success nor an error. */
+  waits(): void
+}
+
+export interface AgentInfo {
+  readonly name: string
+  readonly subagentRunId: string
+  /** How many delegations down it runs (1: called by the run's own model). */
+  readonly depth: number
+}
+
 export interface RunTrace {
   /** The run's span context as a W3C `traceparent`, stored with the interrupts it asks. */
   readonly traceparent: string | undefined
   /** One model call; `messages` is read only when inputs are captured. */
   modelCall(messages: readonly unknown[]): ModelCallTrace
-  /** Runs one server tool call inside its span (so the tool's own spans, and MCP `_meta`, nest under it). */
-  toolCall(call: ToolCallInfo, execute: () => Promise<ThreadToolMessage>): Promise<ThreadToolMessage>
+  /**
+   * Runs one server tool call inside its span (so the tool's own spans, and MCP `_meta`, nest under
+   * it); an agent tool's call opens its subagent's trace in it (`span.agent`).
+   */
+  toolCall(call: ToolCallInfo, execute: (span: ToolSpan) => Promise<ThreadToolMessage>): Promise<ThreadToolMessage>
   end(end: RunEnd): void
 }
 

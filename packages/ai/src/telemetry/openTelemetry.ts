@@ -19,7 +19,7 @@ import {
 import { randomId } from '../util/randomId.ts'
 import { GEN_AI, METRICS, TOOLGATE } from './attributes.ts'
 import type { DecisionSummary } from '../protocol/decisions.ts'
-import type { AskedInterrupt, ChatTelemetry, EndedWait, ModelCallEnd, ModelOutput, RunEnd, RunInfo, RunTrace, ToolCallInfo } from './hooks.ts'
+import type { AgentInfo, AskedInterrupt, ChatTelemetry, EndedWait, ModelCallEnd, ModelOutput, RunEnd, RunInfo, RunTrace, ToolCallInfo } from './hooks.ts'
 import { registerTraceMeta } from './traceMeta.ts'
 import { formatTraceparent, parseTraceparent } from './traceparent.ts'
 
@@ -220,7 +220,7 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ChatTelemetry
     },
   }
 
-  function runTrace(parent: Context, info: RunInfo): RunTrace {
+  function runTrace(parent: Context, info: RunInfo, agent?: AgentInfo): RunTrace {
     const { threadId, model } = info
     const attributes: Attributes = {
       [GEN_AI.operation]: 'invoke_agent',
@@ -230,12 +230,17 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ChatTelemetry
       [TOOLGATE.runKind]: info.kind,
       [TOOLGATE.instance]: instance,
     }
-    put(attributes, GEN_AI.agentName, agentName)
+    put(attributes, GEN_AI.agentName, agent ? agent.name : agentName)
     put(attributes, GEN_AI.requestModel, model)
     put(attributes, TOOLGATE.store, info.store)
     put(attributes, TOOLGATE.openInterrupts, info.open)
-    const links = resumeLinks(info.resumes)
-    const span = tracer.startSpan(runName, links ? { kind: SpanKind.INTERNAL, links, attributes } : { kind: SpanKind.INTERNAL, attributes }, parent)
+    if (agent) {
+      attributes[TOOLGATE.subagentRun] = agent.subagentRunId
+      attributes[TOOLGATE.subagentDepth] = agent.depth
+    }
+    const links = agent ? undefined : resumeLinks(info.resumes)
+    const name = agent ? `invoke_agent ${agent.name}` : runName
+    const span = tracer.startSpan(name, links ? { kind: SpanKind.INTERNAL, links, attributes } : { kind: SpanKind.INTERNAL, attributes }, parent)
     const runContext = trace.setSpan(parent, span)
     // What every model call of the run starts with (the SDK copies a span's attributes).
     const callName = model ? `chat ${model}` : 'chat'
@@ -308,7 +313,16 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ChatTelemetry
         const toolSpan = tracer.startSpan(`execute_tool ${call.toolName}`, { kind: SpanKind.INTERNAL, attributes }, runContext)
         try {
           // Inside the span's context, so the tool's own spans and its outgoing MCP calls nest under it.
-          const result = await context.with(trace.setSpan(runContext, toolSpan), execute)
+          const toolContext = trace.setSpan(runContext, toolSpan)
+          let waits = false
+          const result = await context.with(toolContext, () =>
+            execute({ agent: (agent) => runTrace(toolContext, { ...info, model: undefined, open: undefined, resumes: [] }, agent), waits: () => void (waits = true) }),
+          )
+          // An agent's call whose subagent waits for answers has no outcome yet: neither a success nor an error.
+          if (waits) {
+            toolSpan.setAttribute(TOOLGATE.toolOutcome, 'waiting')
+            return result
+          }
           const outcome = result.status === 'success' ? 'success' : 'error'
           toolSpan.setAttribute(TOOLGATE.toolOutcome, outcome)
           if (recordOutputs) toolSpan.setAttribute(GEN_AI.toolResult, result.content)
@@ -338,7 +352,7 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): ChatTelemetry
           span.setStatus({ code: SpanStatusCode.ERROR, message: error.message })
         }
         span.setAttributes(ended)
-        runs.add(1, runMetricsOf(outcome))
+        if (!agent) runs.add(1, runMetricsOf(outcome))
         span.end()
       },
     }

@@ -1,7 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
-import { createChatClient, type ChatMessage, type DeepPartial, type ToolCallPart } from '@toolgate/ai/client'
+import { createChatClient, type ChatMessage, type DeepPartial, type MessagePart, type SubagentPart, type ToolCallPart } from '@toolgate/ai/client'
 import type { GrantRequest } from '@toolgate/ai/protocol'
 import { location, share, weather } from './helpers.ts'
 
@@ -45,6 +45,18 @@ describe('part types', () => {
     })
     type Part = Extract<ToolCallPart<readonly [typeof forecast]>, { state: 'input-available' }>
     expectTypeOf<Part['input']>().toEqualTypeOf<{ city: string; days?: number | undefined }>()
+  })
+
+  it("type a subagent's work on its call: its own parts, their tools the subagent's (typed loosely), nested", () => {
+    expectTypeOf<ToolCallPart<Tools>['subagent']>().toEqualTypeOf<SubagentPart | undefined>()
+    expectTypeOf<SubagentPart['parts']>().toEqualTypeOf<readonly MessagePart[]>()
+    expectTypeOf<SubagentPart['status']>().toEqualTypeOf<'running' | 'suspended' | 'finished' | 'error'>()
+    type Inner = Extract<SubagentPart['parts'][number], { type: 'tool-call' }>
+    expectTypeOf<Inner['toolName']>().toEqualTypeOf<string>()
+    expectTypeOf<Inner['input']>().toEqualTypeOf<unknown>()
+    expectTypeOf<Inner['subagent']>().toEqualTypeOf<SubagentPart | undefined>()
+    type Pending = ReturnType<typeof client.getSnapshot>['pendingApprovals'][number]
+    expectTypeOf<NonNullable<Pending['approval']>['path']>().toEqualTypeOf<readonly string[] | undefined>()
   })
 
   it('type pending approvals as parts in approval-requested', () => {

@@ -120,11 +120,11 @@ async function killWhileApprovedToolRuns(message: string, logName: string) {
   const threadId = paused[0]!.event.threadId as string
   const interrupt = paused.at(-1)!.event.outcome.interrupts[0]
   const resumed = await post(a.url, { threadId, resume: [{ interruptId: interrupt.id, approved: true }] })
-  const { last } = await killDuring(a, resumed, () => readFileSync(toolLog, 'utf8').length > 0)
+  const { last, seen } = await killDuring(a, resumed, () => readFileSync(toolLog, 'utf8').length > 0)
   const rest = await attachToB(b.url, threadId, last.id!)
   expect(rest.at(-1)!.event.type).toBe('RUN_FINISHED')
   const toolRuns = () => readFileSync(toolLog, 'utf8').trim().split('\n').map((line) => line.split(' '))
-  return { b, threadId, interrupt, rest, toolRuns }
+  return { b, threadId, interrupt, rest, toolRuns, seen }
 }
 
 describe('a process killed mid-run', () => {
@@ -164,6 +164,29 @@ describe('a process killed mid-run', () => {
     const stored = await thread(b.url, threadId)
     expect(stored.messages.map((m) => `${m.role}${m.status ? `:${m.status}` : ''}`)).toEqual(['user', 'assistant', 'tool:error', 'assistant'])
     expect(stored.messages[3]!.content).toMatch(/^error: The server stopped/)
+  }, 60_000)
+
+  it("while a subagent's approved tool runs: the call of its agent is reported as interrupted, and nothing runs again", async () => {
+    const { b, threadId, interrupt, rest, toolRuns, seen } = await killWhileApprovedToolRuns('delegate', 'delegate.log')
+    // The interrupt was the subagent's inner call; the run's own call (of the agent tool) is what a crash cut off.
+    expect(interrupt).toMatchObject({ subagentRunId: expect.any(String), metadata: { toolName: 'transfer_money', path: [{ agent: 'research' }] } })
+    const result = rest.find((frame) => frame.event.type === 'TOOL_CALL_RESULT' && frame.event.subagentRunId === undefined)!.event
+    expect(result).toMatchObject({ toolCallId: interrupt.metadata.path[0].toolCallId, metadata: { status: 'error' }, content: expect.stringMatching(/^The server stopped while this call ran/) })
+    expect(toolRuns()).toHaveLength(1)
+    expect(toolRuns()[0]![1]).toBe(interrupt.toolCallId)
+    // The dead run as this reader was told it (from A, then from B) closes every subagent it opened
+    // before its RUN_FINISHED: AG-UI refuses a run that finishes with one active.
+    const dead = [...seen, ...rest.slice(0, rest.findIndex((frame) => frame.event.type === 'RUN_FINISHED'))].map((frame) => frame.event)
+    const opened = dead.filter((event) => event.type === 'SUBAGENT_STARTED').map((event) => event.subagentRunId)
+    const closed = dead.filter((event) => event.type === 'SUBAGENT_FINISHED' || event.type === 'SUBAGENT_ERROR').map((event) => event.subagentRunId)
+    expect(closed).toEqual(opened)
+    const stored = await thread(b.url, threadId)
+    expect(stored.status).toBe('idle')
+    expect(stored.messages.map((m) => `${m.role}${m.status ? `:${m.status}` : ''}`)).toEqual(['user', 'assistant', 'tool:error', 'assistant'])
+    expect(stored.messages[3]!.content).toMatch(/^error: The server stopped/)
+    // The thread is B's: the next turn runs there.
+    const next = await readAll(await post(b.url, { threadId, message: 'tell a story' }))
+    expect(next.at(-1)!.event.type).toBe('RUN_FINISHED')
   }, 60_000)
 
   it('while an idempotent tool runs: it runs again under the same toolCallId', async () => {

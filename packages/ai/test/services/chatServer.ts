@@ -13,7 +13,7 @@ import * as v from 'valibot'
 import pg from 'pg'
 import { createClient } from 'redis'
 import { toolDefinition, toolResult } from '@toolgate/ai'
-import { createChatHandler, StoreError, toNodeHandler, type ThreadStore } from '@toolgate/ai/server'
+import { agentTool, createChatHandler, StoreError, toNodeHandler, type ThreadStore } from '@toolgate/ai/server'
 import { scriptedModel } from '@toolgate/ai/server/testing'
 import { redisStore } from '@toolgate/ai/server/redis'
 import { postgresStore } from '@toolgate/ai/server/postgres'
@@ -36,7 +36,14 @@ const transfer = (name: string, idempotent: boolean) =>
 const chart = toolDefinition({ name: 'render_chart', description: 'Draws a chart', inputSchema: v.object({}) }).server(() =>
   toolResult({ content: [{ type: 'file', mediaType: 'application/octet-stream', data: Uint8Array.from({ length: 256 }, (_, i) => i), filename: 'bytes.bin' }] }),
 )
-const tools = [transfer('transfer_money', false), transfer('idempotent_transfer', true), chart]
+// A subagent whose tool needs approval and takes a while: killed while it runs, its call must not run again.
+const research = agentTool({
+  name: 'research',
+  description: 'Researches and pays',
+  model: scriptedModel([{ when: /pay (\w+)/, call: (m) => ({ tool: 'transfer_money', input: { to: m[1] } }), then: ([r]) => `inner ${r.status}` }]),
+  tools: [transfer('transfer_money', false)],
+})
+const tools = [transfer('transfer_money', false), transfer('idempotent_transfer', true), chart, research]
 const story = Array.from({ length: 60 }, (_, i) => `part ${i}. `).join('')
 const model = scriptedModel(
   [
@@ -44,6 +51,7 @@ const model = scriptedModel(
     { when: 'pay', call: () => ({ tool: 'transfer_money', input: { to: 'Bob' } }), then: ([r]) => `${r.status}: ${r.content}` },
     { when: 'idem', call: () => ({ tool: 'idempotent_transfer', input: { to: 'Bob' } }), then: ([r]) => `${r.status}: ${r.content}` },
     { when: 'chart', call: () => ({ tool: 'render_chart', input: {} }), then: () => 'drawn' },
+    { when: 'delegate', call: () => ({ tool: 'research', input: { task: 'pay Bob' } }), then: ([r]) => `${r.status}: ${r.content}` },
   ],
   { tools, delayMs: Number(process.env.MODEL_DELAY_MS ?? 20) },
 )

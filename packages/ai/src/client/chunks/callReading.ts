@@ -1,3 +1,8 @@
-/** The chunk that reads tool calls as they stream (`callReading` in `index.ts`): their arguments (the partial JSON parser) and their results. */
+/**
+ * The chunk that reads tool calls as they stream (`callReading` in `index.ts`): their arguments (the
+ * partial JSON parser), their results, and the subagents an agent tool's calls run.
+ */
 export { PartialJsonParser, finishPartialJson } from '../draft/partialJson.ts'
-export { readResult } from '../stream/readResult.ts'
+export { readCallEvent } from '../stream/readCallEvent.ts'
+export { restoreSubagents } from '../draft/subagents.ts'
+export { applyCallEvent } from '../draft/callEvents.ts'

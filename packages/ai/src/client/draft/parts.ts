@@ -1,4 +1,5 @@
 import type { AnyTool, InferToolName, InferToolOutput, InferToolRawInput, ToolMetadata } from '../../tools/types.ts'
+import type { Delegation } from '../../protocol/interrupts.ts'
 import type { ThreadAttachment } from '../../protocol/messages.ts'
 import type { JsonSchema } from '../../schema/types.ts'
 import type { ChatError } from '../chatError.ts'
@@ -68,6 +69,17 @@ export interface ToolApproval {
   readonly proposedBy?: ToolDecision | undefined
   /** Set when the approver may allow the tool for the rest of the conversation (`approve(id, { grant })`). */
   readonly grantable?: boolean | undefined
+  /**
+   * Set when a subagent's tool asks (an `agentTool`'s call): the agent tools it was reached through,
+   * outermost first, then the tool, to show as "research-assistant → send_email". The answer is
+   * given as any other's; the server checks edits against the inner tool's schema.
+   */
+  readonly path?: readonly string[] | undefined
+  /**
+   * Set when the call asking is an agent tool's (`agentTool` with `needsApproval`): what approving
+   * it lets the subagent do, the tools it may call and which of them will still ask.
+   */
+  readonly delegation?: Delegation | undefined
 }
 
 /** A person as the server's `identify` named them. */
@@ -106,6 +118,33 @@ interface ToolCallBase<TName extends string, TMetadata> {
   readonly approval?: ToolApproval | undefined
   /** Who decided the call, once someone did (or the grant it ran under). */
   readonly decision?: ToolDecision | undefined
+  /** Set on a call of an agent tool (`agentTool` on the server) once its subagent starts: the subagent's work. */
+  readonly subagent?: SubagentPart | undefined
+}
+
+/**
+ * The work of a subagent: an agent tool's own model and tools, run inside its call
+ * (`ToolCallPart.subagent`), as it streams: its text, and its tool calls (a call of another agent
+ * tool holds that one's work in turn). Its calls that need a person are in `pendingApprovals` with
+ * the others, answered the same way; their `approval.path` says how they were reached.
+ * - `running`: it works; `suspended`: one of its calls (or a deeper subagent's) waits for an answer;
+ * - `finished`: it answered (`result`; the call's output carries it too);
+ * - `error`: it failed (`error`); the run goes on, and the model reads the failure.
+ */
+export interface SubagentPart {
+  readonly type: 'subagent'
+  /** This invocation: another call of the same agent tool starts another. */
+  readonly subagentRunId: string
+  /** The agent tool's name. */
+  readonly name: string
+  readonly description?: string | undefined
+  readonly status: 'running' | 'suspended' | 'finished' | 'error'
+  /** Its text and tool calls, in order; the tools are the subagent's, typed loosely (`input` and `output` are `unknown`). */
+  readonly parts: readonly MessagePart[]
+  /** Its answer, once `finished`. */
+  readonly result?: unknown
+  /** What went wrong, with `error`. */
+  readonly error?: string | undefined
 }
 
 /** The fields that follow from a call's state; one union member per state, so a check on `state` narrows. */

@@ -3,7 +3,7 @@ import type { AnyTool, ToolMetadata } from '../../tools/types.ts'
 import { localId } from './localId.ts'
 import { callReading, notLoaded } from '../chunks/index.ts'
 import type { PartialJsonParser } from './partialJson.ts'
-import type { ChatMessage, MessagePart, PendingApproval, TextPart, ToolApproval, ToolCallPart, ToolCallState, ToolDecision } from './parts.ts'
+import type { ChatMessage, MessagePart, PendingApproval, SubagentPart, TextPart, ToolApproval, ToolCallPart, ToolCallState, ToolDecision } from './parts.ts'
 
 /**
  * The conversation as the client edits it: mutable drafts that remember their last immutable
@@ -14,7 +14,7 @@ import type { ChatMessage, MessagePart, PendingApproval, TextPart, ToolApproval,
 
 interface TextDraft {
   readonly kind: 'text'
-  readonly message: MessageRecord
+  readonly parent: PartHolder
   text: string
   snapshot: TextPart | undefined
 }
@@ -35,13 +35,14 @@ export interface ToolCallDraft {
   readonly error: string | undefined
   readonly approval: ToolApproval | undefined
   readonly decision: ToolDecision | undefined
+  readonly subagent: SubagentDraft | undefined
   /** Ended by this client (stopped, or its request failed): a result the server sends later replaces that. */
   readonly stopped: boolean
 }
 
 /** A call as `ThreadDraft` edits it. */
 interface CallRecord extends ToolCallDraft {
-  readonly message: MessageRecord
+  readonly parent: PartHolder
   state: ToolCallState
   /** Set while the arguments stream. */
   parser: PartialJsonParser | undefined
@@ -51,11 +52,22 @@ interface CallRecord extends ToolCallDraft {
   error: string | undefined
   approval: ToolApproval | undefined
   decision: ToolDecision | undefined
+  subagent: SubagentDraft | undefined
   stopped: boolean
   snapshot: ToolCallPart | undefined
 }
 
-type PartDraft = TextDraft | CallRecord
+/**
+ * The work of a call's subagent, drafted by `subagents.ts` (in the call-reading chunk): it holds
+ * parts of its own, and makes its own snapshot, with `snapshotOf` for those parts.
+ */
+export interface SubagentDraft extends PartHolder {
+  /** The agent tool's call. */
+  readonly parent: ToolCallDraft
+  snap(snapshotOf: (part: PartDraft) => MessagePart): SubagentPart
+}
+
+export type PartDraft = TextDraft | CallRecord
 
 /** A message of the draft: where new text and calls go. */
 export interface MessageDraft {
@@ -63,13 +75,25 @@ export interface MessageDraft {
   readonly role: 'user' | 'assistant'
 }
 
-interface MessageRecord extends MessageDraft {
+/** What holds parts: a message, or a call's subagent (then `parent` is the call). */
+export interface PartHolder extends MessageDraft {
   readonly parts: PartDraft[]
+  snapshot: object | undefined
+  readonly parent?: ToolCallDraft
+}
+
+/** What `touch` walks: a part or what holds it, each with its snapshot, up to the message. */
+interface Drafted {
+  snapshot: object | undefined
+  readonly parent?: Drafted | ToolCallDraft | undefined
+}
+
+interface MessageRecord extends PartHolder {
   snapshot: ChatMessage | undefined
   stopped?: true
 }
 
-type ToolCallChanges = Partial<Pick<CallRecord, 'state' | 'input' | 'output' | 'attachments' | 'error' | 'approval' | 'decision' | 'stopped'>>
+type ToolCallChanges = Partial<Pick<CallRecord, 'state' | 'input' | 'output' | 'attachments' | 'error' | 'approval' | 'decision' | 'subagent' | 'stopped'>>
 
 /**
  * How a call ended, whoever says so: a `TOOL_CALL_RESULT`, the stored thread, a tool that ran in
@@ -98,8 +122,8 @@ export class ThreadDraft {
   }
 
   addUserMessage(text: string, id = localId('msg_')): void {
-    const message = this.#addMessage(id, 'user')
-    message.parts.push({ kind: 'text', message, text, snapshot: undefined })
+    const parent = this.#addMessage(id, 'user')
+    parent.parts.push({ kind: 'text', parent, text, snapshot: undefined })
   }
 
   /** The assistant message with this id, created at the end when new. */
@@ -117,18 +141,19 @@ export class ThreadDraft {
   markStopped(draft: MessageDraft): void {
     const message = draft as MessageRecord
     message.stopped = true
-    this.#touchMessage(message)
+    this.touch(message)
   }
 
+  /** Appends text to a message, or to a subagent's part (`subagents.ts`). */
   appendText(draft: MessageDraft, text: string): void {
-    const message = draft as MessageRecord
-    const last = message.parts[message.parts.length - 1]
+    const parent = draft as PartHolder
+    const last = parent.parts[parent.parts.length - 1]
     if (last?.kind === 'text') {
       last.text += text
-      this.#touch(last)
+      this.touch(last)
     } else {
-      message.parts.push({ kind: 'text', message, text, snapshot: undefined })
-      this.#touchMessage(message)
+      parent.parts.push({ kind: 'text', parent, text, snapshot: undefined })
+      this.touch(parent)
     }
   }
 
@@ -141,10 +166,10 @@ export class ThreadDraft {
    * (`input-streaming`); with it the call is `input-available` (a stored or reloaded call).
    */
   addCall(draft: MessageDraft, toolCallId: string, toolName: string, input?: { readonly value: unknown }): ToolCallDraft {
-    const message = draft as MessageRecord
+    const parent = draft as PartHolder
     const call: CallRecord = {
       kind: 'tool-call',
-      message,
+      parent,
       toolCallId,
       toolName,
       metadata: this.#metadataByName.get(toolName) ?? EMPTY_METADATA,
@@ -156,6 +181,7 @@ export class ThreadDraft {
       error: undefined,
       approval: undefined,
       decision: undefined,
+      subagent: undefined,
       stopped: false,
       snapshot: undefined,
     }
@@ -163,9 +189,9 @@ export class ThreadDraft {
       call.state = 'input-available'
       call.input = input.value
     } else call.parser = new (reading().PartialJsonParser)()
-    message.parts.push(call)
+    parent.parts.push(call)
     this.#calls.set(toolCallId, call)
-    this.#touchMessage(message)
+    this.touch(parent)
     return call
   }
 
@@ -176,7 +202,7 @@ export class ThreadDraft {
     const { parser } = call as CallRecord
     if (!parser || delta === '') return
     parser.push(delta)
-    this.#touch(call as CallRecord)
+    this.touch(call as CallRecord)
   }
 
   /**
@@ -227,6 +253,11 @@ export class ThreadDraft {
     }
   }
 
+  /** An agent tool's call started its subagent, whose work the call holds from now on. */
+  delegate(call: ToolCallDraft, subagent: SubagentDraft): void {
+    this.#set(call, { subagent })
+  }
+
   /** The server's record of how a call this client settled was decided: the outcome stands, the record joins it. */
   decide(call: ToolCallDraft, decision: ToolDecision): void {
     this.#set(call, { decision })
@@ -247,7 +278,7 @@ export class ThreadDraft {
       call.input ??= call.parser.value() // arguments cut short keep what was read of them
       call.parser = undefined
     }
-    this.#touch(call)
+    this.touch(call)
   }
 
   /** The call as an immutable part. */
@@ -255,10 +286,11 @@ export class ThreadDraft {
     return callSnapshot(call as CallRecord)
   }
 
-  /** Marks a part changed, once it was edited. */
-  #touch(part: PartDraft): void {
-    part.snapshot = undefined
-    this.#touchMessage(part.message)
+  /** Marks a part changed, once it was edited, and what holds it, up to its message (a subagent's parts too: the subagent, its call, the call's message). */
+  touch(part: PartDraft | PartHolder): void {
+    // A call's record is `Drafted` (`CallRecord`); the rest of the client sees it as a `ToolCallDraft`.
+    for (let changed: Drafted | undefined = part; changed; changed = changed.parent as Drafted | undefined) changed.snapshot = undefined
+    this.#dirty = true
   }
 
   /** The messages as immutable data, sharing every unchanged message and part with the last call. */
@@ -285,11 +317,6 @@ export class ThreadDraft {
     this.#messageById.set(id, message)
     this.#dirty = true
     return message
-  }
-
-  #touchMessage(message: MessageRecord): void {
-    message.snapshot = undefined
-    this.#dirty = true
   }
 }
 
@@ -330,6 +357,7 @@ function callSnapshot(call: CallRecord): ToolCallPart {
   if (call.state === 'output-error') part.error = call.error
   if (call.approval) part.approval = call.approval
   if (call.decision) part.decision = call.decision
+  if (call.subagent) part.subagent = call.subagent.snap(partSnapshot)
   call.snapshot = Object.freeze(part) as unknown as ToolCallPart
   return call.snapshot
 }

@@ -5,6 +5,7 @@ import { isRecord } from '../../util/isRecord.ts'
 import type { CallOutcome, ThreadDraft, ToolApproval, ToolCallDraft } from '../draft/index.ts'
 import type { ApproveOptions, ChatClientOptions } from '../options.ts'
 import type { ClientToolResult } from './clientTools.ts'
+import { callReading } from '../chunks/index.ts'
 
 /** An interrupt of the pause: its call, and the arguments the tool runs with or the user is asked about. */
 export interface Waiting {
@@ -44,8 +45,11 @@ export class Pause {
   offer(interrupts: readonly ToolInterrupt[]): Waiting[] {
     const draft = this.#draft()
     const toRun: Waiting[] = []
-    for (const interrupt of interrupts) {
-      if (this.#entries.has(interrupt.id)) continue
+    for (const offered of interrupts) {
+      if (this.#entries.has(offered.id)) continue
+      const interrupt = withCheckedPath(offered)
+      // A subagent's call the draft does not hold (the stored thread keeps the run's own messages): in its subagents' parts, rebuilt from the path.
+      if (interrupt.path && !draft.call(interrupt.toolCallId)) callReading.get()?.restoreSubagents(draft, interrupt)
       // A call the server paused on: found, or added to the last assistant message (after a reload, say).
       const call = draft.call(interrupt.toolCallId) ?? draft.addCall(draft.lastAssistantMessage(), interrupt.toolCallId, interrupt.toolName, { value: interrupt.input })
       const input = interrupt.input === undefined ? call.input : interrupt.input
@@ -69,14 +73,14 @@ export class Pause {
   /** Approves the open approval of a call, with the edits and grant asked for; `false` when none is open. */
   approve(toolCallId: string, { editedArgs, grant }: ApproveOptions): boolean {
     const entry = this.#openApproval(toolCallId)
-    if (entry) this.answer(entry, { interruptId: entry.interrupt.id, approved: true, ...(editedArgs === undefined ? {} : { editedArgs }), ...(grant ? { grant } : {}) })
+    if (entry) this.answer(entry, { ...answerOf(entry.interrupt), approved: true, ...(editedArgs === undefined ? {} : { editedArgs }), ...(grant ? { grant } : {}) })
     return entry !== undefined
   }
 
   /** Denies the open approval of a call, with the user's reason for the model; `false` when none is open. */
   deny(toolCallId: string, reason: string | undefined): boolean {
     const entry = this.#openApproval(toolCallId)
-    if (entry) this.answer(entry, { interruptId: entry.interrupt.id, approved: false, ...(reason === undefined ? {} : { reason }) })
+    if (entry) this.answer(entry, { ...answerOf(entry.interrupt), approved: false, ...(reason === undefined ? {} : { reason }) })
     return entry !== undefined
   }
 
@@ -165,6 +169,24 @@ export class Pause {
   }
 }
 
+/**
+ * Whom an approval answers: the interrupt, and for a subagent's call its subagent run, which the
+ * server checks (`SUBAGENT_MISMATCH`), so an answer never decides another subagent's call.
+ */
+function answerOf({ id, subagentRunId }: ToolInterrupt): { readonly interruptId: string; readonly subagentRunId?: string } {
+  return subagentRunId === undefined ? { interruptId: id } : { interruptId: id, subagentRunId }
+}
+
+/** The interrupt with its `path` only if it is one (each hop names its agent, call and subagent run): it is shown, and parts are built from it. */
+function withCheckedPath(interrupt: ToolInterrupt): ToolInterrupt {
+  const { path } = interrupt
+  if (path === undefined) return interrupt
+  const hop = (value: unknown) => isRecord(value) && typeof value.agent === 'string' && typeof value.toolCallId === 'string' && typeof value.subagentRunId === 'string'
+  if (Array.isArray(path) && path.length > 0 && path.every(hop)) return interrupt
+  const { path: _malformed, ...rest } = interrupt
+  return rest
+}
+
 function isApproval(answer: ResumeAnswer): answer is Extract<ResumeAnswer, { approved: boolean }> {
   return 'approved' in answer
 }
@@ -188,6 +210,8 @@ function askedApproval(interrupt: ToolInterrupt, user: Viewer | undefined): Tool
     ...(interrupt.approvals === undefined ? {} : { approvals: interrupt.approvals }),
     ...(interrupt.proposedBy === undefined ? {} : { proposedBy: interrupt.proposedBy }),
     ...(interrupt.metadata?.grantable ? { grantable: true } : {}),
+    ...(interrupt.path ? { path: [...interrupt.path.map((hop) => hop.agent), interrupt.toolName] } : {}),
+    ...(isRecord(interrupt.delegation) && Array.isArray(interrupt.delegation.tools) ? { delegation: interrupt.delegation } : {}),
   }
 }
 

@@ -25,6 +25,9 @@ export function toolInterrupts(interrupts: readonly unknown[]): ToolInterrupt[] 
       toolName: typeof toolName === 'string' ? toolName : '',
       input: 'input' in value ? value.input : metadata.input,
       ...(typeof value.message === 'string' ? { message: value.message } : {}),
+      // A subagent's call: how it was reached, and an agent tool's call: what it delegates; under `metadata` on the stream (AG-UI's top level keeps only its own fields).
+      ...(value.path ?? metadata.path ? { path: value.path ?? metadata.path } : {}),
+      ...(value.delegation ?? metadata.delegation ? { delegation: value.delegation ?? metadata.delegation } : {}),
     } as ToolInterrupt
     return [interrupt]
   })

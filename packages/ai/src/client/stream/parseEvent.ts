@@ -9,8 +9,9 @@ import { isRecord } from '../../util/isRecord.ts'
 export type ReadEvent = Exclude<RunEvent, RunFinishedEvent> | (Omit<RunFinishedEvent, 'outcome'> & { readonly outcome?: ReadOutcome })
 
 /**
- * An event as `parseEvent` checked it: a result's `metadata` is as sent, read by `readResult`
- * (`readResult.ts`, in the call-reading chunk) into the `ReadEvent`.
+ * An event as `parseEvent` checked it: a result's `metadata` is as sent, and a subagent's own
+ * events are not checked yet; `readCallEvent` (`readCallEvent.ts`, in the call-reading chunk) reads
+ * them into the `ReadEvent`.
  */
 export type ParsedEvent = Exclude<ReadEvent, ToolCallResultEvent> | UnreadResult
 
@@ -55,7 +56,8 @@ export function parseEvent(data: string): ParsedEvent | undefined {
   }
   if (!isRecord(event) || typeof event.type !== 'string') throw malformed(`an event without a type: ${preview(data)}`)
   const required = Object.hasOwn(REQUIRED, event.type) ? REQUIRED[event.type as RunEvent['type']] : undefined
-  if (!required) return undefined
+  // A subagent's own events (`SUBAGENT_*`) are checked by `readCallEvent`, in the call-reading chunk.
+  if (!required) return typeof event.subagentRunId === 'string' ? (event as unknown as ParsedEvent) : undefined
   for (const field of required) {
     if (typeof event[field] !== 'string') throw malformed(`a ${event.type} event without a string \`${field}\``)
   }

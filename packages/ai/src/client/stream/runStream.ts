@@ -155,9 +155,9 @@ export class RunStream {
         }
         const parsed = parseEvent(data)
         if (!parsed) continue
-        // A call's arguments stream into a parser, and its result is read, by a chunk loaded on first use (not with the page).
+        // A call's arguments stream into a parser, and its result and a subagent's events are read, by a chunk loaded on first use (not with the page).
         if (parsed.type === 'TOOL_CALL_START') await callReading.load()
-        const event = parsed.type === 'TOOL_CALL_RESULT' ? (await callReading.load()).readResult(parsed) : parsed
+        const event = parsed.type === 'TOOL_CALL_RESULT' || 'subagentRunId' in parsed ? (await callReading.load()).readCallEvent(parsed) : parsed
         // A run that pauses: its interrupts are read by the pause's chunk, loaded now.
         const paused = event.type === 'RUN_FINISHED' && event.outcome?.type === 'interrupt' ? (await pausedRun.load()).toolInterrupts(event.outcome.interrupts) : undefined
         yield { type: 'event', event }

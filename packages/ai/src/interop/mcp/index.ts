@@ -2,7 +2,7 @@
 /**
  * `@toolgate/ai/interop/mcp`: serve tools (and their apps) to MCP clients of every protocol
  * version, and import a server's tools. Serving needs `@modelcontextprotocol/server`; importing,
- * `@modelcontextprotocol/sdk`.
+ * `@modelcontextprotocol/client` 2.x (2026-07-28, and 2025 servers) or `@modelcontextprotocol/sdk` 1.x.
  */
 export { MCP_NEEDS_APPROVAL_META, registerMcpTools, type McpServeOptions } from './server.ts'
 export { createMcpToolHandler } from './handler.ts'

@@ -1,4 +1,5 @@
 import type { CallToolResult, CompatibilityCallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { ToolError } from '../../errors.ts'
 import { mcpContentToResult } from './content.ts'
 
 /**
@@ -11,7 +12,8 @@ export function mcpResultValue(toolName: string, result: CallToolResult | Compat
   if (!('content' in result) && 'toolResult' in result) return result.toolResult
   const { content, structuredContent, isError } = result as CallToolResult
   const texts = content.flatMap((block) => (block.type === 'text' ? [block.text] : []))
-  if (isError) throw new Error(texts.join('\n') || `MCP tool "${toolName}" failed`, { cause: result })
+  // A ToolError: the model reads the server's text (MCP reports a tool's failures in the result for it to read).
+  if (isError) throw new ToolError(texts.join('\n') || `MCP tool "${toolName}" failed`, { cause: result })
   if (texts.length === content.length) return structuredContent !== undefined ? structuredContent : texts.join('\n')
   // Images, files and links come back as a toolResult(): the chat handler stores and shows them.
   return mcpContentToResult(content, structuredContent)

@@ -18,6 +18,8 @@ import { checkedReviewers, checkReviewer, NOBODY } from '../decisions/reviewers.
 import { decideApproval, type Requirement } from '../decisions/proposals.ts'
 import { evaluateApproval, fixedApproval } from '../../tools/approval.ts'
 import { contextFor } from '../run/context.ts'
+import { entryAt } from '../agents/agentSpec.ts'
+import { checkInputAnswer } from './inputAnswers.ts'
 
 // Answers to interrupts, checked when the request arrives, before anything is stored: each names
 // an interrupt still open, fits the limits, and is of the kind the interrupt asks for.
@@ -51,6 +53,7 @@ export async function checkAnswers(
     if (who.link) await checkLinkApplies(interrupt, who.link)
     if (!interrupt) throw notPending(head, answer.interruptId, path)
     if (interrupt.answer) throw alreadyAnswered(answer.interruptId, path)
+    if ('subagentRunId' in answer && answer.subagentRunId !== undefined && answer.subagentRunId !== interrupt.subagentRunId) throw subagentMismatch(interrupt, answer.subagentRunId, path)
     if ('approved' in answer && interrupt.reason === 'tool_approval') checkReviewer(interrupt, who.principal, path)
     if (interrupt.expiresAt !== undefined && Date.parse(interrupt.expiresAt) <= Date.now()) {
       throw new HttpError(410, 'INTERRUPT_EXPIRED', `Interrupt "${answer.interruptId}" expired at ${interrupt.expiresAt}; send a new message instead`, `${path}.interruptId`)
@@ -60,16 +63,18 @@ export async function checkAnswers(
       const bytes = jsonBytes(carried[1])
       if (bytes > limits.maxMessageBytes) throw messageTooLarge(bytes, limits.maxMessageBytes, `${path}.${carried[0]}`)
     }
+    if (interrupt.inputRequest) checkInputAnswer({ ...interrupt, inputRequest: interrupt.inputRequest }, answer, path)
     const checked = await checkAnswer(interrupt, answer, path, tools, limits.maxReasonLength)
     if (checked.kind !== 'approval') {
       byId.set(interrupt.id, { ...interrupt, answer: checked })
       continue
     }
     const shown = interrupt.proposed ?? interrupt.input
-    const edit = checked.approved && 'editedArgs' in checked && !deepEqual(checked.editedArgs, shown) ? await reask(interrupt, checked.editedArgs, tools, who) : undefined
+    // A form's values are an answer, not a new proposal of the call: no policy to ask again.
+    const edit = checked.approved && !interrupt.inputRequest && 'editedArgs' in checked && !deepEqual(checked.editedArgs, shown) ? await reask(interrupt, checked.editedArgs, tools, who) : undefined
     const { draft, interrupt: decided } = await decideApproval(head.id, interrupt, checked, who, edit)
     if (decided.proposedBy !== interrupt.proposedBy) reproposed.push(decided.id)
-    const grant = 'grant' in answer && answer.grant && decided.answer ? await makeGrant(answer.grant, interrupt.toolName, who.principal, draft.args) : undefined
+    const grant = 'grant' in answer && answer.grant && decided.answer ? await makeGrant(answer.grant, interrupt.toolName, who.principal, draft.args, Date.now(), interrupt.path?.map((hop) => hop.agent)) : undefined
     if (grant) grants.push(grant)
     drafts.push(grant ? { ...draft, grantId: grant.id } : draft)
     // The call's part shows the grant its approval made, as the record does.
@@ -95,7 +100,7 @@ export interface Answerer {
  * the reviewers the call already waited for (it fails closed: an edit never loosens who decides).
  */
 async function reask(interrupt: StoredInterrupt, edited: unknown, tools: ToolRegistry, who: Answerer): Promise<Requirement> {
-  const entry = tools.get(interrupt.toolName)
+  const entry = entryAt(tools, interrupt)
   const kept: Requirement = { required: true, reason: interrupt.message, reviewers: interrupt.reviewers }
   if (!entry) return kept // the tool is gone: the call fails with a clear result when the step resumes
   const requestedBy = interrupt.requestedBy ?? ANONYMOUS
@@ -133,7 +138,7 @@ async function checkAnswer(
         ? { kind: 'approval', approved: false }
         : { kind: 'approval', approved: false, reason: capText(answer.reason, maxReasonLength) }
     }
-    if ('editedArgs' in answer) await checkEditedArgs(interrupt, answer.editedArgs, `${path}.editedArgs`, tools)
+    if ('editedArgs' in answer && !interrupt.inputRequest) await checkEditedArgs(interrupt, answer.editedArgs, `${path}.editedArgs`, tools)
     return 'editedArgs' in answer ? { kind: 'approval', approved: true, editedArgs: answer.editedArgs } : { kind: 'approval', approved: true }
   }
   if (interrupt.reason !== 'client_tool') {
@@ -147,7 +152,7 @@ async function checkAnswer(
 
 /** A human's edit is refused outright when invalid (it is not the model's to correct). */
 async function checkEditedArgs(interrupt: StoredInterrupt, editedArgs: unknown, path: string, tools: ToolRegistry): Promise<void> {
-  const entry = tools.get(interrupt.toolName)
+  const entry = entryAt(tools, interrupt)
   if (!entry) return // the tool is gone; the call will fail with a clear result when the step resumes
   try {
     await validateToolInput(entry.tool, editedArgs)
@@ -170,4 +175,10 @@ function alreadyAnswered(interruptId: string, path: string): HttpError {
 
 function mismatch(message: string, path: string): HttpError {
   return new HttpError(422, 'ANSWER_MISMATCH', message, path)
+}
+
+/** An answer meant for another subagent's call: refused, so it never decides this one. */
+function subagentMismatch(interrupt: StoredInterrupt, named: string, path: string): HttpError {
+  const actual = interrupt.subagentRunId === undefined ? "belongs to no subagent" : `belongs to subagent run ${echoed(interrupt.subagentRunId)}`
+  return new HttpError(422, 'SUBAGENT_MISMATCH', `Interrupt ${echoed(interrupt.id)} ${actual}, not ${echoed(named)}`, `${path}.subagentRunId`)
 }

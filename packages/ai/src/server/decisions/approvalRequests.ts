@@ -39,6 +39,7 @@ export function approvalFacts(threadId: string, interrupt: StoredInterrupt) {
     arguments: interrupt.proposed ?? interrupt.input,
     ...(interrupt.message === undefined ? {} : { reason: interrupt.message }),
     ...(interrupt.requestedBy === undefined ? {} : { requestedBy: interrupt.requestedBy }),
+    ...(interrupt.path === undefined ? {} : { path: interrupt.path }),
   }
 }
 

@@ -43,6 +43,7 @@ export async function decideApproval(
     interruptId: interrupt.id,
     toolCallId: interrupt.toolCallId,
     toolName: interrupt.toolName,
+    ...(interrupt.path ? { path: interrupt.path } : {}),
     decision,
     by: principal,
     at: new Date().toISOString(),

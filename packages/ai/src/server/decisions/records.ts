@@ -197,7 +197,9 @@ export function outcomeDrafts(
     if (interrupt.reason !== 'tool_approval') continue
     const { answer } = interrupt
     if (answer?.kind === 'approval' && !answer.approved) continue
-    const result = results.find((candidate) => candidate.toolCallId === interrupt.toolCallId)
+    // A subagent's call has no result of its own here: the call of its outermost agent tool ended for it.
+    const settledBy = interrupt.path?.[0]?.toolCallId ?? interrupt.toolCallId
+    const result = results.find((candidate) => candidate.toolCallId === settledBy)
     // The record says what the result says: its status is the decision, its reason the reason.
     if (result?.status !== 'expired' && result?.status !== 'cancelled') continue
     const expired = result.status === 'expired'
@@ -206,6 +208,7 @@ export function outcomeDrafts(
       interruptId: interrupt.id,
       toolCallId: interrupt.toolCallId,
       toolName: interrupt.toolName,
+      ...(interrupt.path ? { path: interrupt.path } : {}),
       decision: result.status,
       by: expired ? SYSTEM : by,
       at,

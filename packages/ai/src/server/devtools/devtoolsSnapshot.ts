@@ -37,7 +37,8 @@ export async function devtoolsSnapshot(config: ChatConfig, request: Request, thr
     },
     lease: active && { ...active, expiresAt: active.renewedAt + runLeaseMs, live: isRunning(head, runLeaseMs) },
     messages,
-    step: head.step && { ...head.step },
+    // A tool's state for its input request (an MCP server's requestState) stays on the server, even here.
+    step: head.step && { ...head.step, interrupts: head.step.interrupts.map((interrupt) => (interrupt.inputRequest ? { ...interrupt, inputRequest: { ...interrupt.inputRequest, state: '[kept on the server]' } } : interrupt)) },
     decisions,
     grants: head.grants ?? [],
     runs,

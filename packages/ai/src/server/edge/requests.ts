@@ -112,8 +112,9 @@ export function parseAnswer(entry: unknown, path: string): ResumeAnswer {
     if (typeof entry.error !== 'string') throw invalid('`error` must be a string', `${path}.error`)
     return { interruptId, error: entry.error }
   }
-  const { approved, reason, editedArgs } = entry
+  const { approved, reason, editedArgs, subagentRunId } = entry
   if (typeof approved !== 'boolean') throw invalid('`approved` must be a boolean', `${path}.approved`)
+  if (subagentRunId !== undefined && (typeof subagentRunId !== 'string' || subagentRunId === '')) throw invalid('`subagentRunId` must be a non-empty string', `${path}.subagentRunId`)
   if (reason !== undefined && typeof reason !== 'string') throw invalid('`reason` must be a string', `${path}.reason`)
   if ('editedArgs' in entry && !approved) throw invalid('`editedArgs` only goes with `approved: true`', `${path}.editedArgs`)
   const grant = entry.grant === undefined ? undefined : parseGrant(entry.grant, approved, `${path}.grant`)
@@ -123,6 +124,7 @@ export function parseAnswer(entry: unknown, path: string): ResumeAnswer {
     ...(grant === undefined ? {} : { grant }),
     ...(reason === undefined ? {} : { reason }),
     ...('editedArgs' in entry ? { editedArgs } : {}),
+    ...(subagentRunId === undefined ? {} : { subagentRunId: subagentRunId as string }),
   }
 }
 

@@ -156,6 +156,9 @@ async function deadRunEnd(log: RunEventLog, threadId: string, runId: string, aft
       else if (event.type === 'REASONING_MESSAGE_END') open.delete(`thought ${event.messageId}`)
       else if (event.type === 'TOOL_CALL_START') open.set(`call ${event.toolCallId}`, { type: 'TOOL_CALL_END', toolCallId: event.toolCallId })
       else if (event.type === 'TOOL_CALL_END') open.delete(`call ${event.toolCallId}`)
+      // A subagent the run left open ends with it (AG-UI refuses a run that finishes while one is active).
+      else if (event.type === 'SUBAGENT_STARTED') open.set(`subagent ${event.subagentRunId}`, { type: 'SUBAGENT_ERROR', subagentRunId: event.subagentRunId, code: 'INTERNAL', message: 'The run stopped without finishing' })
+      else if (event.type === 'SUBAGENT_FINISHED' || event.type === 'SUBAGENT_ERROR') open.delete(`subagent ${event.subagentRunId}`)
     }
   }
   // A position past the log's end is no reader's resume point: it asked for none of the run's

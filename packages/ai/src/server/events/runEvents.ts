@@ -1,4 +1,4 @@
-import type { AgUiMessage, RunEvent, RunFinishedEvent, TokenUsage, ToolCallStartEvent, ToolResultMetadata } from '../../protocol/events.ts'
+import type { AgUiMessage, RunEvent, RunFinishedEvent, SubagentErrorCode, SubagentOutcome, SubagentStartedEvent, TokenUsage, ToolCallStartEvent, ToolResultMetadata } from '../../protocol/events.ts'
 import type { AgUiInterrupt, AgUiRunOutcome, RunOutcome, ToolInterrupt } from '../../protocol/interrupts.ts'
 import type { ThreadToolMessage } from '../../protocol/messages.ts'
 import type { ErrorCode } from '../../protocol/errors.ts'
@@ -114,6 +114,28 @@ export class RunEvents {
     if (this.#openCalls.size > 0) for (const toolCallId of [...this.#openCalls]) this.toolCallEnd(toolCallId)
   }
 
+  /**
+   * A subagent begins (`SUBAGENT_STARTED`): its own steps are told through the events returned,
+   * each carrying its `subagentRunId` (a deeper one's keep their own), in this run's one sequence.
+   */
+  subagent(started: Omit<SubagentStartedEvent, 'type'>): RunEvents {
+    this.stepEnded()
+    this.#emit({ type: 'SUBAGENT_STARTED', ...started })
+    const { subagentRunId } = started
+    // Attribution is added once, by the events of the subagent that made the event.
+    return new RunEvents(this.threadId, this.runId, (event) => this.#emit('subagentRunId' in event ? event : ({ ...event, subagentRunId } as RunEvent)))
+  }
+
+  /** The subagent's segment of the run ends: it answered (`result`), or it waits on interrupts (`suspended`). */
+  subagentFinished(subagentRunId: string, outcome: SubagentOutcome, result?: unknown): void {
+    this.#emit({ type: 'SUBAGENT_FINISHED', subagentRunId, outcome, ...(result === undefined ? {} : { result }) })
+  }
+
+  /** The subagent failed; the run goes on (its parent reads the failure as the call's error). */
+  subagentFailed(subagentRunId: string, code: SubagentErrorCode, message: string): void {
+    this.#emit({ type: 'SUBAGENT_ERROR', subagentRunId, code, message })
+  }
+
   result(result: ThreadToolMessage): void {
     const { id: messageId, toolCallId, content } = result
     this.#unansweredCalls.delete(toolCallId)
@@ -212,6 +234,6 @@ function toAgUi(outcome: RunOutcome, unansweredCalls: ReadonlySet<string>): AgUi
   return { type: 'interrupt', interrupts: outcome.interrupts.map(agUiInterrupt) }
 }
 
-function agUiInterrupt({ toolName: _toolName, input: _input, ...interrupt }: ToolInterrupt): AgUiInterrupt {
+function agUiInterrupt({ toolName: _toolName, input: _input, path: _path, delegation: _delegation, ...interrupt }: ToolInterrupt): AgUiInterrupt {
   return interrupt
 }

@@ -4,8 +4,9 @@ import { ToolValidationError } from '../../errors.ts'
 import type { ThreadToolMessage } from '../../protocol/messages.ts'
 import type { AnyTool } from '../../tools/types.ts'
 import { toolInputNow } from '../../tools/validateToolValue.ts'
-import type { StoredInterrupt } from '../thread/threadStore.ts'
+import type { StoredInterrupt, SuspendedSubagent } from '../thread/threadStore.ts'
 import type { DecisionSummary } from '../../protocol/decisions.ts'
+import type { ToolInputAnswer } from '../../tools/inputRequest.ts'
 
 // What becomes of a step's calls, as the planner (toolCalls.ts) and the settling of answers
 // (interrupts.ts) both decide it.
@@ -19,6 +20,10 @@ export interface Execution extends CallRef {
   readonly editedArgs?: unknown
   /** The decision it runs under (an approval, an edit, a grant); telemetry puts it on the call's span. */
   readonly decision?: DecisionSummary
+  /** A call of an agent tool whose subagent waited: it continues with the answers to its calls (run/subagent.ts). */
+  readonly resume?: { readonly subagent: SuspendedSubagent; readonly answered: readonly StoredInterrupt[] }
+  /** The answer a call that paused for input runs again with (run/inputInterrupts.ts). */
+  readonly inputAnswer?: ToolInputAnswer
 }
 
 /** What becomes of each call of one model step, or of each answered interrupt of a step. */

@@ -1,6 +1,6 @@
 import type { ModelTool } from '../../model/chatModel.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
-import type { Run } from './Run.ts'
+import type { StepRun } from './stepRun.ts'
 import type { ToolSearch } from '../../tools/toolSearch.ts'
 
 /**
@@ -10,7 +10,7 @@ import type { ToolSearch } from '../../tools/toolSearch.ts'
  * an interrupt (a model must still see the tools whose calls and results it reads), and the AG-UI
  * frontend tools accepted for the request.
  */
-export async function searchedTools(run: Run, toolSearch: ToolSearch): Promise<readonly ModelTool[]> {
+export async function searchedTools(run: StepRun, toolSearch: ToolSearch): Promise<readonly ModelTool[]> {
   const { tools } = run.config
   const picked = new Set((await toolSearch.select(latestUserText(run.messages))).map((tool) => tool.name))
   for (const message of run.messages) {

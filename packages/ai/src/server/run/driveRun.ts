@@ -4,7 +4,7 @@ import { watchExpiry } from './expiry.ts'
 import type { DecisionSummary } from '../../protocol/decisions.ts'
 import type { Execution } from './callPlan.ts'
 import type { RunStart } from '../thread/transitions.ts'
-import { inCallOrder, successResult, errorResult } from '../thread/results.ts'
+import { inCallOrder, errorResult, successResult } from '../thread/results.ts'
 import { Run, RunStopped } from './Run.ts'
 import type { TokenUsage } from '../../protocol/events.ts'
 import type { RunOutcome } from '../../protocol/interrupts.ts'
@@ -14,12 +14,15 @@ import { sendSnapshot, threadAsAgUi } from '../events/messagesSnapshot.ts'
 import type { ThreadAssistantMessage, ThreadToolMessage } from '../../protocol/messages.ts'
 import type { RunFailure } from '../../protocol/thread.ts'
 import { StoreConflictError, reportError, runErrorOf } from '../errors.ts'
-import { asked, settleInterrupts } from './interrupts.ts'
+import { asked, byDelegation, decisionsOf, settleInterrupts, withDecision } from './interrupts.ts'
+import { inputInterrupt } from './inputInterrupts.ts'
+import type { ToolInputRequest } from '../../tools/inputRequest.ts'
 import { answeredByMessage, rememberResolved } from '../thread/step.ts'
 import { modelStep } from './modelStep.ts'
 import { retry, sleep } from '../../util/retry.ts'
 import { executeToolCallsNow, planToolCalls, rerunPlan, startsUnmarked } from './toolCalls.ts'
-import { describeAttachment } from './attachments.ts'
+import { isAgentCall, resumedAgents, runAgentCalls } from './subagent.ts'
+import { outputHook } from './outputHook.ts'
 import type { OpenStep, StoredInterrupt } from '../thread/threadStore.ts'
 
 /**
@@ -158,9 +161,12 @@ async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps:
  */
 async function settleStep(run: Run, answered: OpenStep): Promise<StoredInterrupt[]> {
   const rerun = await rerunPlan(answered, answered.running, run.config.tools, run.failures)
-  const settlement = await settleInterrupts(answered.message, answered.interrupts, run.config.tools, 'resume', run.failures)
+  // Calls of subagents are answered by continuing them: the calls of their agent tools run again (run/subagent.ts).
+  const { own, delegated } = byDelegation(answered.interrupts, 0)
+  const resumed = resumedAgents(run.config.tools, answered, delegated)
+  const settlement = await settleInterrupts(answered.message, own, run.config.tools, 'resume', run.failures)
   const decided = decisionsOf(answered.interrupts)
-  const settled = [...rerun.results, ...settlement.results].map((result) => withDecision(result, decided))
+  const settled = [...rerun.results, ...settlement.results, ...resumed.results].map((result) => withDecision(result, decided))
   const sent = run.events.snapshotSent ? new Set<string>() : answeredByMessage(answered.interrupts)
   for (const result of settled) if (!sent.has(result.toolCallId)) run.events.result(result)
   const step: OpenStep = {
@@ -169,28 +175,17 @@ async function settleStep(run: Run, answered: OpenStep): Promise<StoredInterrupt
     results: [...answered.results, ...settled],
     interrupts: settlement.interrupts,
     running: [],
+    subagents: undefined,
   }
-  return runAndStore(run, step, [...rerun.executions, ...settlement.executions], answered.interrupts, decided)
+  return runAndStore(run, step, [...rerun.executions, ...settlement.executions, ...resumed.executions], answered.interrupts, decided)
 }
+
+const NO_AGENTS: readonly Execution[] = []
+const NO_WAITS: readonly StoredInterrupt[] = []
 
 /** No call decided by anyone: one map for every step without a grant or an answered approval (never written to). */
 const NONE_DECIDED: ReadonlyMap<string, DecisionSummary> = new Map()
 
-/** Who decided each answered approval, by call. */
-function decisionsOf(interrupts: readonly StoredInterrupt[]): ReadonlyMap<string, DecisionSummary> {
-  const decided = new Map<string, DecisionSummary>()
-  for (const { toolCallId, answer, decision } of interrupts) {
-    if (answer?.kind === 'approval' && answer.decision) decided.set(toolCallId, answer.decision)
-    else if (decision) decided.set(toolCallId, decision) // a browser tool's result: the approval that let it run
-  }
-  return decided
-}
-
-/** The result carries the decision of its call, so the stored thread and the stream show who decided. */
-function withDecision(result: ThreadToolMessage, decided: ReadonlyMap<string, DecisionSummary>): ThreadToolMessage {
-  const decision = decided.get(result.toolCallId)
-  return decision ? { ...result, decision } : result
-}
 
 /**
  * Runs `executions` and stores the step. The calls are recorded as running before they start, so
@@ -220,7 +215,13 @@ async function runAndStore(
       marked = undefined
     }
   }
-  const executing = executeToolCallsNow(executions, {
+  // Agent tools' calls run their subagents (run/subagent.ts), once the mark is stored.
+  const agents = executions.some(isAgentCall) ? executions.filter(isAgentCall) : NO_AGENTS
+  const delegating = agents.length === 0 ? undefined : (marked ?? Promise.resolve()).then(() => runAgentCalls({ run, events: run.events, trace: run.trace, path: [], messageId: step.message.id }, agents, decided))
+  // Calls that asked a person for input: no result yet, an interrupt instead (run/inputInterrupts.ts).
+  const askedInput = new Map<string, ToolInputRequest>()
+  const output = outputHook(run.middleware, decided)
+  const executing = executeToolCallsNow(agents.length === 0 ? executions : executions.filter((execution) => !isAgentCall(execution)), {
     marked,
     signal: run.signal,
     whenAborted: (end) => run.whenAborted(end),
@@ -229,24 +230,25 @@ async function runAndStore(
     maxOutputBytes: run.config.limits.maxMessageBytes,
     failures: run.failures,
     attachments: { store: run.config.attachments, threadId: run.head.id, maxBytes: run.config.limits.maxAttachmentBytes },
-    onResult: (result) => run.events.result(result),
+    onResult: (result) => askedInput.has(result.toolCallId) || run.events.result(result),
+    // Its span ends as the leg it was (it asked, and pauses), not as a failure.
+    onInputRequired: (execution, request) => (askedInput.set(execution.toolCallId, request), successResult(execution, 'waits for a person\'s input')),
     trace: run.trace,
     // Without middleware or a decision to carry, a result goes out as the tool made it: no hook to await per call.
-    onOutput:
-      run.middleware.any || decided.size > 0
-        ? async (result, execution) =>
-            withDecision(
-              await run.middleware.toolOutput(result, execution.input, execution.entry.tool, (output) => withAttachmentsOf(result, successResult(execution, output, execution.editedArgs))),
-              decided,
-            )
-        : undefined,
+    onOutput: output && (async (result, execution) => (askedInput.has(result.toolCallId) ? result : output(result, execution))),
   })
   // Calls that all answered at once come back now: nothing to await.
   const executed = executing.later ? await executing.later : executing.results
-  const results = [...step.results, ...executed]
-  if (step.interrupts.length > 0) {
-    const interrupts = asked(step.interrupts, run.config.limits.interruptTtlMs, run.trace?.traceparent)
-    await run.save({ step: { ...step, results, interrupts, running: [] }, ...remembered })
+  const delegated = delegating ? await delegating : undefined
+  const own = askedInput.size === 0 ? executed : executed.filter((result) => !askedInput.has(result.toolCallId))
+  const results = delegated ? [...step.results, ...own, ...delegated.results] : [...step.results, ...own]
+  const inputWaits = askedInput.size === 0 ? NO_WAITS : [...askedInput].map(([toolCallId, request]) => inputInterrupt(executions.find((execution) => execution.toolCallId === toolCallId)!, request, run.head.turnBy))
+  const waiting = (delegated && delegated.interrupts.length > 0) || inputWaits.length > 0 ? [...step.interrupts, ...(delegated?.interrupts ?? []), ...inputWaits] : step.interrupts
+  if (waiting.length > 0) {
+    const interrupts = asked(waiting, run.config.limits.interruptTtlMs, run.trace?.traceparent)
+    // Subagents that wait are stored with the step, through the run's writer: any instance continues them.
+    const subagents = delegated && delegated.subagents.length > 0 ? delegated.subagents : undefined
+    await run.save({ step: { ...step, results, interrupts, running: [], subagents }, ...remembered })
     void requestReviews(run.config, run.head.id, interrupts)
     watchExpiry(run.config, run.head.id, interrupts)
     run.middleware.throwIfFailed()
@@ -342,9 +344,3 @@ function usageOf(run: Run): TokenUsage | undefined {
   return totals
 }
 
-/** A result rebuilt from a replaced output keeps the files of the one it replaces. */
-function withAttachmentsOf(original: ThreadToolMessage, rebuilt: ThreadToolMessage): ThreadToolMessage {
-  const { attachments } = original
-  if (!attachments || attachments.length === 0) return rebuilt
-  return { ...rebuilt, content: [rebuilt.content, ...attachments.map(describeAttachment)].join('\n'), attachments }
-}

@@ -12,6 +12,7 @@ import type { EndedWait, WaitDecision } from '../../telemetry/hooks.ts'
 import type { DecisionRecord, DecisionSummary } from '../../protocol/decisions.ts'
 import { summaryOf } from '../decisions/records.ts'
 import { validateInput, type CallPlan } from './callPlan.ts'
+import { inputExecution } from './inputInterrupts.ts'
 import { isExpired } from '../thread/step.ts'
 import { callRef, cancelledResult, deniedResult, errorResult, expiredResult, successResult, type CallRef } from '../thread/results.ts'
 
@@ -103,13 +104,26 @@ export async function settleInterrupts(
 ): Promise<CallPlan & { readonly message: ThreadAssistantMessage }> {
   const plan: CallPlan = { results: [], executions: [], interrupts: [] }
   const edits = new Map<string, string>()
-  for (const interrupt of interrupts) {
+  const { own, delegated } = byDelegation(interrupts, 0)
+  // A subagent's calls are settled by resuming it (driveRun, run/subagent.ts); superseded or
+  // stopped, the call of its agent tool ends for them all.
+  if (delegated.size > 0) {
+    if (mode === 'resume') throw new Error('Interrupts of subagents are settled by resuming them')
+    for (const [toolCallId, waits] of delegated) plan.results.push(subagentEnded({ toolCallId, toolName: waits[0]!.path![0]!.agent }, waits, mode, now, cancelReason))
+  }
+  for (const interrupt of own) {
     const ref = callRef(interrupt)
     const { answer } = interrupt
     const entry = tools.get(interrupt.toolName)
     const waiting = answer === undefined || (answer.kind === 'approval' && answer.approved)
     if (mode !== 'resume' && answer === undefined && isExpired(interrupt, now)) plan.results.push(expiredResult(ref))
     else if (mode === 'cancel' && waiting) plan.results.push(cancelledResult(ref, cancelReason))
+    else if (mode === 'resume' && interrupt.inputRequest) {
+      // A running call asked for input: it runs again with the answer, a decline included (the server says what that means).
+      const settled = await inputExecution(interrupt, message, entry, failures)
+      if ('entry' in settled) plan.executions.push(settled)
+      else plan.results.push(settled)
+    }
     else if (answer?.kind === 'approval' && !answer.approved) plan.results.push(deniedResult(ref, answer.reason, rejectMessageOf(entry?.tool, interrupt)))
     else if (mode === 'supersede' && (answer === undefined || answer.kind === 'approval')) plan.results.push(cancelledResult(ref, SUPERSEDED_REASON))
     else if (!entry) plan.results.push(errorResult(ref, `Tool "${interrupt.toolName}" is no longer available`))
@@ -148,4 +162,46 @@ async function clientResult(interrupt: StoredInterrupt, tool: AnyTool, output: u
     if (error instanceof ToolValidationError) return errorResult(ref, error.message)
     return errorResult(ref, failures.tool(error, ref))
   }
+}
+
+/**
+ * The interrupts raised at `depth` (as many delegations down as the calls being settled), and
+ * those raised deeper, by the call at `depth` whose subagent raised them.
+ */
+export function byDelegation(interrupts: readonly StoredInterrupt[], depth: number): { readonly own: StoredInterrupt[]; readonly delegated: Map<string, StoredInterrupt[]> } {
+  const own: StoredInterrupt[] = []
+  const delegated = new Map<string, StoredInterrupt[]>()
+  for (const interrupt of interrupts) {
+    const hop = interrupt.path?.[depth]
+    if (!hop) {
+      own.push(interrupt)
+      continue
+    }
+    const waits = delegated.get(hop.toolCallId)
+    if (waits) waits.push(interrupt)
+    else delegated.set(hop.toolCallId, [interrupt])
+  }
+  return { own, delegated }
+}
+
+/** What the call of an agent tool ends as when its subagent's waits end without it resuming: expired if every one of them expired, else cancelled. */
+function subagentEnded(call: CallRef, waits: readonly StoredInterrupt[], mode: 'supersede' | 'cancel', now: number, cancelReason: string | undefined): ThreadToolMessage {
+  if (waits.every((interrupt) => interrupt.answer === undefined && isExpired(interrupt, now))) return expiredResult(call)
+  return cancelledResult(call, mode === 'supersede' ? SUPERSEDED_REASON : cancelReason)
+}
+
+/** Who decided each answered approval, by call. */
+export function decisionsOf(interrupts: readonly StoredInterrupt[]): ReadonlyMap<string, DecisionSummary> {
+  const decided = new Map<string, DecisionSummary>()
+  for (const { toolCallId, answer, decision } of interrupts) {
+    if (answer?.kind === 'approval' && answer.decision) decided.set(toolCallId, answer.decision)
+    else if (decision) decided.set(toolCallId, decision) // a browser tool's result: the approval that let it run
+  }
+  return decided
+}
+
+/** The result carries the decision of its call, so the stored thread and the stream show who decided. */
+export function withDecision(result: ThreadToolMessage, decided: ReadonlyMap<string, DecisionSummary>): ThreadToolMessage {
+  const decision = decided.get(result.toolCallId)
+  return decision ? { ...result, decision } : result
 }

@@ -7,7 +7,8 @@ import { isRecord } from '../../util/isRecord.ts'
 import { attachmentLoader } from './attachments.ts'
 import { searchedTools } from './declaredTools.ts'
 import { ModelError } from '../errors.ts'
-import type { Run, UsageTotals } from './Run.ts'
+import type { UsageTotals } from './Run.ts'
+import type { StepRun } from './stepRun.ts'
 
 interface OpenCall {
   /** The id the client and the stored thread know the call by. */
@@ -30,7 +31,7 @@ export interface StepOutcome {
  * every call whose start went out, with the arguments that arrived: the stored thread holds what
  * the client was shown. The run answers calls that will not run.
  */
-export async function modelStep(run: Run): Promise<StepOutcome> {
+export async function modelStep(run: StepRun): Promise<StepOutcome> {
   const { events, signal } = run
   const messageId = randomId('msg_')
   const calls: OpenCall[] = []
@@ -203,7 +204,7 @@ function uniqueCallId(modelId: string, used: Set<string>): string {
  * for the abort (a model streams thousands of chunks a turn), and the run, not a listener on its
  * signal, says when it aborts (run/runAbort.ts).
  */
-function readUntilAborted<T>(iterator: AsyncIterator<T>, run: Run, each: (value: T) => void): Promise<void> {
+function readUntilAborted<T>(iterator: AsyncIterator<T>, run: StepRun, each: (value: T) => void): Promise<void> {
   const { signal } = run
   if (signal.aborted) return Promise.resolve()
   return new Promise<void>((resolve, reject) => {

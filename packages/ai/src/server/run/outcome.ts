@@ -10,7 +10,8 @@ import type { StoredInterrupt } from '../thread/threadStore.ts'
 
 /** A call of an AG-UI frontend tool: the client answers it with a `tool` message, not `resume`. */
 export function isFrontendCall(config: ChatConfig, interrupt: StoredInterrupt): boolean {
-  return interrupt.reason === 'client_tool' && config.frontendTools.has(interrupt.toolName)
+  // A subagent's browser tool is its own `.client()` tool, whatever the request declared under its name.
+  return interrupt.reason === 'client_tool' && interrupt.path === undefined && config.frontendTools.has(interrupt.toolName)
 }
 
 /**

@@ -16,11 +16,12 @@ import type { InputDecision } from './middleware.ts'
 import { approvalInterrupt, clientToolInterrupt } from './interrupts.ts'
 import type { OpenStep } from '../thread/threadStore.ts'
 import { visibleTo, type ToolRegistry } from '../../tools/toolRegistry.ts'
-import type { Grant, Principal } from '../../protocol/decisions.ts'
+import type { Grant, Principal, SubagentHop } from '../../protocol/decisions.ts'
 import { checkedReviewers, NOBODY } from '../decisions/reviewers.ts'
 import { coveringGrant } from '../decisions/grants.ts'
 import type { DecisionDraft } from '../decisions/records.ts'
 import type { RunTrace } from '../../telemetry/hooks.ts'
+import { ToolInputRequired, withInputAnswer, type ToolInputRequest } from '../../tools/inputRequest.ts'
 
 // What becomes of the model's tool calls: each is planned (settled at once with an error, run on
 // the server, or handed to a human or the browser; answered ones are settled in interrupts.ts),
@@ -34,7 +35,8 @@ export async function planToolCalls(
   tools: ToolRegistry,
   context: unknown,
   failures: ToolFailures,
-  thread: { readonly threadId: string; readonly requester: Principal; readonly grants?: readonly Grant[] | undefined; readonly by?: 'app' | undefined },
+  /** `path`: the delegations that reached these calls, for a subagent's (grants and records are scoped by it). */
+  thread: { readonly threadId: string; readonly requester: Principal; readonly grants?: readonly Grant[] | undefined; readonly by?: 'app' | undefined; readonly path?: readonly SubagentHop[] },
   onInput?: OnToolInput,
 ): Promise<CallPlan & { readonly granted: DecisionDraft[] }> {
   const { requester } = thread
@@ -75,11 +77,11 @@ export async function planToolCalls(
     if (typeof reviewers === 'string') failures.policy(new Error(`needsApproval of tool "${call.name}": ${reviewers}`), ref)
     // Interrupts carry the arguments as sent (plain JSON, storable); execution later validates them again.
     const grant = approval.required
-      ? await coveringGrant(thread.grants, { toolName: call.name, input: sent }, requester, typeof reviewers === 'string' ? NOBODY : reviewers)
+      ? await coveringGrant(thread.grants, { toolName: call.name, input: sent, agents: thread.path?.map((hop) => hop.agent) }, requester, typeof reviewers === 'string' ? NOBODY : reviewers)
       : undefined
     if (grant && entry.side === 'server') {
       // Allowed for this thread by someone who could have approved it: it runs, and the record says under which grant.
-      const draft = grantedDraft(thread.threadId, call, grant, sent)
+      const draft = grantedDraft(thread.threadId, call, grant, sent, thread.path)
       plan.granted.push(draft)
       plan.executions.push({ ...ref, entry, input: decided.input, decision: { decision: 'granted', by: grant.by, at: draft.at, channel: draft.channel, grantId: grant.id } })
     } else if (approval.required) {
@@ -135,6 +137,11 @@ export interface ExecuteOptions {
    * as its error (the read-only ones still running are left to the run's stop).
    */
   readonly marked?: Promise<void> | undefined
+  /**
+   * A call asked a person for input (its tool threw `ToolInputRequired`): what stands for its result
+   * meanwhile. The caller keeps the request, and tells and stores no result for the call.
+   */
+  readonly onInputRequired?: (execution: Execution, request: ToolInputRequest) => ThreadToolMessage
 }
 
 /** Whether a call may start before the write that marks it running is stored: its tool only reads. */
@@ -231,14 +238,15 @@ function executeOne(execution: Execution, options: ExecuteOptions): CallResult {
     return wait.controller.signal
   }
   try {
-    const returned = entry.handler!(input, {
+    const ctx = {
       toolCallId,
       get signal() {
         return signalOf()
       },
       context: contextFor(options.context, toolName),
       ...(execution.decision ? { decision: execution.decision } : {}),
-    })
+    }
+    const returned = entry.handler!(input, execution.inputAnswer ? withInputAnswer(ctx, execution.inputAnswer) : ctx)
     if (isPromiseLike(returned)) {
       const output = untilStopped(returned, wait, options).then((value) => {
         const checked = toolOutputNow(entry.tool, value)
@@ -280,6 +288,8 @@ function sized(execution: Execution, output: unknown, options: ExecuteOptions): 
 /** What the model reads of a call that threw, was cut off, or returned an invalid output. */
 function failed(error: unknown, execution: Execution, wait: CallWait, options: ExecuteOptions): ThreadToolMessage {
   const { toolName } = execution
+  // The call asks a person for input: it pauses (the run stores the request as an interrupt).
+  if (error instanceof ToolInputRequired && options.onInputRequired && !wait.timedOut && !options.signal.aborted) return options.onInputRequired(execution, error.request)
   // The tool started and was cut off: it may have done its work (sent the mail, moved the money) anyway.
   if (wait.timedOut) {
     return errorResult(execution, `Tool "${toolName}" timed out after ${options.timeoutMs} ms; it may still have taken effect`)
@@ -332,12 +342,13 @@ function notRun(call: CallRef): ThreadToolMessage {
 }
 
 /** The record of a call that ran under a grant: decided by whoever gave it, through it. */
-function grantedDraft(threadId: string, call: ThreadToolCall, grant: Grant, args: unknown): DecisionDraft {
+function grantedDraft(threadId: string, call: ThreadToolCall, grant: Grant, args: unknown, path: readonly SubagentHop[] | undefined): DecisionDraft {
   return {
     threadId,
     interruptId: '',
     toolCallId: call.id,
     toolName: call.name,
+    ...(path && path.length > 0 ? { path } : {}),
     decision: 'granted',
     by: grant.by,
     at: new Date().toISOString(),

@@ -1,7 +1,9 @@
 import type { ToolInterrupt } from '../../protocol/interrupts.ts'
 import type { RecordedAnswer } from '../../protocol/thread.ts'
-import type { ToolRegistry } from '../../tools/toolRegistry.ts'
+import { approvalResponseSchema, type ToolRegistry } from '../../tools/toolRegistry.ts'
+import { inputFormSchema } from '../../tools/inputRequest.ts'
 import type { OpenStep, StoredInterrupt } from './threadStore.ts'
+import { agentOf, delegationOf, entryAt } from '../agents/agentSpec.ts'
 
 // What an open step says of its interrupts, read by the head's transitions and snapshots as by the
 // run: which still wait, which are answered and how, how each looks on the wire. Pure; the run
@@ -12,14 +14,21 @@ import type { OpenStep, StoredInterrupt } from './threadStore.ts'
  * carries AG-UI's `responseSchema`, the payload it expects, whose `editedArgs` is the tool's input schema.
  */
 export function toWire(stored: StoredInterrupt, tools: ToolRegistry): ToolInterrupt {
-  const { id, reason, toolCallId, toolName, message, expiresAt, reviewers, requestedBy, approvals, proposedBy } = stored
+  const { id, reason, toolCallId, toolName, message, expiresAt, reviewers, requestedBy, approvals, proposedBy, subagentRunId, path } = stored
   // A reviewer's edit short of the required approvals is what the next reviewer is shown.
   const input = stored.proposed ?? stored.input
-  const responseSchema = reason === 'tool_approval' ? tools.get(toolName)?.approvalSchema : undefined
+  // A subagent's call is answered against its own tool, found where its agent holds it.
+  const entry = entryAt(tools, stored)
+  // A tool's request for input is answered with its form's values (run/inputInterrupts.ts).
+  const responseSchema = stored.inputRequest ? approvalResponseSchema(inputFormSchema(stored.inputRequest.schema)) : reason === 'tool_approval' ? entry?.approvalSchema : undefined
+  // Approving an agent tool's call delegates: say what to.
+  const agent = reason === 'tool_approval' ? agentOf(entry?.tool) : undefined
+  const delegation = agent ? delegationOf(agent) : undefined
+  const inner = { ...(path === undefined ? {} : { path }), ...(delegation === undefined ? {} : { delegation }) }
   // Who asked matters to a reviewer; to the requester approving their own call it is noise.
   const who = reviewers === undefined ? {} : { reviewers, ...(requestedBy === undefined ? {} : { requestedBy }) }
   // A grant covers only what runs on the server without a second person (run/toolCalls.ts, decisions/grants.ts).
-  const grantable = reason === 'tool_approval' && tools.get(toolName)?.side === 'server' && (reviewers?.required ?? 1) === 1
+  const grantable = reason === 'tool_approval' && !stored.inputRequest && entry?.side === 'server' && (reviewers?.required ?? 1) === 1
   return {
     id,
     reason,
@@ -32,8 +41,10 @@ export function toWire(stored: StoredInterrupt, tools: ToolRegistry): ToolInterr
     ...who,
     ...(approvals === undefined ? {} : { approvals }),
     ...(proposedBy === undefined ? {} : { proposedBy }),
+    ...(subagentRunId === undefined ? {} : { subagentRunId }),
+    ...inner,
     // The same extras again where strict AG-UI clients keep them (they drop unknown top-level fields).
-    metadata: { kind: 'tool_call', toolName, input, ...(message === undefined ? {} : { reason: message }), ...who, ...(grantable ? { grantable: true as const } : {}) },
+    metadata: { kind: 'tool_call', toolName, input, ...(message === undefined ? {} : { reason: message }), ...who, ...(grantable ? { grantable: true as const } : {}), ...inner },
   }
 }
 

@@ -3,6 +3,7 @@ import type { ToolInterrupt } from '../../protocol/interrupts.ts'
 import type { ThreadAssistantMessage, ThreadMessage, ThreadToolMessage } from '../../protocol/messages.ts'
 import type { RunFailure } from '../../protocol/thread.ts'
 import type { AttachmentStore } from './attachmentStore.ts'
+import type { JsonSchema } from '../../schema/types.ts'
 
 /**
  * The storage contract of threads. A thread is an append-only list of messages plus a small head
@@ -53,6 +54,19 @@ export interface StoredInterrupt extends ToolInterrupt {
   readonly askedAt?: number
   /** The asking run's span (W3C `traceparent`), when telemetry is on: the wait ends in its trace. */
   readonly traceparent?: string
+  /**
+   * Set when a running server tool asked for a person's input (an MCP server's `input_required`
+   * or `elicitation/create`; run/inputInterrupts.ts): the form's schema and the tool's state. It is
+   * shown as an approval whose edit form is `schema`; the call runs again with the answer.
+   */
+  readonly inputRequest?: StoredInputRequest
+}
+
+/** A tool's request for input, as stored: `state` never leaves the server. */
+export interface StoredInputRequest {
+  /** A flat object schema: the form. */
+  readonly schema: JsonSchema
+  readonly state: unknown
 }
 
 /**
@@ -77,6 +91,28 @@ export interface OpenStep {
   readonly steps: number
   /** The step is an MCP App's own call (claim/appCall.ts): once settled, its run ends without calling the model. */
   readonly app?: true
+  /**
+   * Agent tools (`agentTool`) of this step whose subagent waits: each one's own history and open
+   * step, stored with the thread while its inner calls' interrupts (in `interrupts`, with their
+   * `path`) wait, so any instance continues it once they are answered.
+   */
+  readonly subagents?: readonly SuspendedSubagent[] | undefined
+}
+
+/**
+ * A subagent paused inside a call of this step: which call started it, its history so far (the
+ * task, then its closed steps) and its own open step (whose interrupts wait in the step of the run,
+ * stamped with their path; its `interrupts` hold none).
+ */
+export interface SuspendedSubagent {
+  /** The call of the agent tool, in the step that holds this. */
+  readonly toolCallId: string
+  readonly agent: string
+  readonly subagentRunId: string
+  /** The decision its call runs under (an approval of the delegation, a grant): its result carries it once the subagent answers. */
+  readonly decision?: DecisionSummary
+  readonly messages: readonly ThreadMessage[]
+  readonly step: OpenStep
 }
 
 /** The run holding a thread. Renewed by a heartbeat while the run lives; a lapsed lease means its process died. */

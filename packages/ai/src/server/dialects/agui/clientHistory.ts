@@ -9,7 +9,7 @@ import type { StoredThread } from '../../claim/intent.ts'
 // says something the thread does not (an assistant reply the server never sent, a tool result that
 // differs, a user message that was never stored) is out of step, and is told so with a 409 rather
 // than answered as if it were not. Messages the thread has no notion of (system, developer, activity,
-// reasoning) are the client's own business and are not compared.
+// reasoning) are the client's own business and are not compared, nor are a subagent's (`subagentRunId`).
 
 /** One message of `RunAgentInput.messages` before the new turn, as far as it is compared. */
 export interface ClientHistoryMessage {
@@ -29,6 +29,8 @@ export interface ClientHistoryMessage {
 export function clientHistoryOf(messages: readonly unknown[]): ClientHistoryMessage[] {
   return messages.flatMap((message, index): ClientHistoryMessage[] => {
     if (!isRecord(message) || (message.role !== 'user' && message.role !== 'assistant' && message.role !== 'tool')) return []
+    // A subagent's messages (AG-UI 1.0 attributes them) are its own: the thread stores the run's.
+    if (message.subagentRunId !== undefined) return []
     if (message.role === 'tool' && isApprovalMark(message.content)) return []
     const toolCalls = Array.isArray(message.toolCalls) ? message.toolCalls : []
     return [

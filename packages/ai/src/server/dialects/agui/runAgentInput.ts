@@ -83,7 +83,8 @@ export function parseRunAgentInput(body: Record<string, unknown>): AguiInput {
 /** The `tool` messages among `messages`, each with the answer it would give. */
 function toolMessagesOf(messages: readonly unknown[]): ToolResultMessage[] {
   return messages.flatMap((message, index): ToolResultMessage[] => {
-    if (!isRecord(message) || message.role !== 'tool') return []
+    // A subagent's results (attributed by AG-UI 1.0) answer nothing of the run: its calls run on the server.
+    if (!isRecord(message) || message.role !== 'tool' || message.subagentRunId !== undefined) return []
     const path = `messages[${index}]`
     if (typeof message.toolCallId !== 'string' || message.toolCallId === '') throw invalid('A tool message needs its `toolCallId`', `${path}.toolCallId`)
     if (message.error !== undefined && typeof message.error !== 'string') throw invalid('`error` must be a string', `${path}.error`)
@@ -138,7 +139,9 @@ function parseAguiResume(resume: unknown): ResumeAnswer[] {
     if (status === 'cancelled') return { interruptId, approved: false }
     if (status !== 'resolved') throw invalid("`status` must be 'resolved' or 'cancelled'", `${path}.status`)
     if (isRecord(payload) && ('approved' in payload || 'output' in payload || 'error' in payload)) {
-      return parseAnswer({ ...payload, interruptId }, `${path}.payload`)
+      // The subagent run an entry answers, as AG-UI puts routing keys: in its `metadata`.
+      const routed = 'approved' in payload && isRecord(entry.metadata) && entry.metadata.subagentRunId !== undefined ? { subagentRunId: entry.metadata.subagentRunId } : {}
+      return parseAnswer({ ...payload, ...routed, interruptId }, `${path}.payload`)
     }
     if (payload === undefined) throw invalid('A resolved entry needs a `payload`', `${path}.payload`)
     return { interruptId, output: payload }

@@ -38,6 +38,12 @@ export function toolMessageAnswers(
     const call = step?.message.toolCalls.find((candidate) => candidate.id === message.toolCallId)
     if (!step || !call || step.results.some((result) => result.toolCallId === call.id)) continue // history
     const interrupt = step.interrupts.find((candidate) => candidate.toolCallId === call.id)
+    // The call of an agent tool whose subagent waits: a client that shows the subagent's approvals on it (TanStack AI) sends its record of them.
+    const delegated = interrupt ? [] : step.interrupts.filter((candidate) => candidate.path?.[0]?.toolCallId === call.id)
+    if (delegated.length > 0) {
+      if (delegated.some((candidate) => byResume.has(candidate.id) || candidate.answer || superseding)) continue
+      throw mismatch(`Tool call "${call.id}" of "${call.name}" runs a subagent that waits: answer its interrupts with \`resume\`, not a tool message`, path)
+    }
     if (!interrupt) throw mismatch(`Tool call "${call.id}" of "${call.name}" runs on the server: its result is not the client's to give`, path)
     if (byResume.has(interrupt.id) || (interrupt.reason === 'tool_approval' && (interrupt.answer || superseding))) continue
     if (interrupt.reason !== 'client_tool') {

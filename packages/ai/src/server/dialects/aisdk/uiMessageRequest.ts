@@ -198,6 +198,8 @@ function historyOf(messages: readonly CheckedMessage[]): ClientHistoryMessage[] 
         const step = stepOf(stringOf(toolgateOf(part.providerMetadata)?.messageId))
         step.text = (step.text ?? '') + part.text
       } else if (isToolPart(part) && typeof part.toolCallId === 'string') {
+        // A subagent's call (and its result) is its own: the thread stores the call of its agent.
+        if (toolgateOf(part.callProviderMetadata)?.subagentRunId !== undefined) continue
         stepOf(stringOf(toolgateOf(part.callProviderMetadata)?.messageId)).toolCallIds.push(part.toolCallId)
         const settled = stringOf(toolgateOf(part.resultProviderMetadata)?.resultId) !== undefined || part.state === 'output-denied'
         if (settled) {

@@ -107,6 +107,8 @@ interface Call {
   readonly toolName: string
   readonly server: boolean
   readonly messageId: string | undefined
+  /** A subagent's call: shown, never taken for one of the thread's stored messages. */
+  readonly subagentRunId: string | undefined
   args: string
 }
 
@@ -116,7 +118,7 @@ export class UIMessageStreamWriter {
   readonly #emit: (chunk: UIMessageChunk) => void
   #threadId = ''
   /** The model step under way: the AI SDK's `start-step`, and the stored message it becomes. */
-  #step: { messageId: string | undefined } | undefined
+  #step: { messageId: string | undefined; subagent?: true } | undefined
   readonly #calls = new Map<string, Call>()
   /** Calls the client's message holds, with the stored message each belongs to. */
   readonly #known: Map<string, string | undefined>
@@ -128,6 +130,17 @@ export class UIMessageStreamWriter {
   }
 
   write(event: RunEvent): void {
+    // The AI SDK knows no subagents: a subagent's text and reasoning are its own (its answer reaches
+    // the chat as its agent call's output); its calls show, so an inner approval is a plain one.
+    if ('subagentRunId' in event && event.subagentRunId !== undefined) {
+      if (!event.type.startsWith('TOOL_CALL')) return
+      // Its calls are a step of their own: the agent's call still runs, and an approval of an inner
+      // call is the last step's, which the AI SDK's `lastAssistantMessageIsCompleteWithApprovalResponses` reads.
+      if (event.type === 'TOOL_CALL_START' && !this.#step?.subagent) {
+        this.#closeStep()
+        this.#openStep().subagent = true
+      }
+    }
     switch (event.type) {
       case 'RUN_STARTED':
         this.#threadId = event.threadId
@@ -151,16 +164,19 @@ export class UIMessageStreamWriter {
         return this.#emit({ type: 'reasoning-end', id: event.messageId })
       case 'TOOL_CALL_START': {
         const step = this.#openStep()
-        step.messageId ??= event.parentMessageId
-        const server = this.#options.isServerTool(event.toolCallName)
-        this.#calls.set(event.toolCallId, { toolName: event.toolCallName, server, messageId: step.messageId, args: '' })
-        this.#known.set(event.toolCallId, step.messageId)
+        const { subagentRunId } = event
+        // A subagent's calls are the server's (its tools run there, whatever their side in the run's registry).
+        const server = subagentRunId !== undefined || this.#options.isServerTool(event.toolCallName)
+        if (subagentRunId === undefined) step.messageId ??= event.parentMessageId
+        const messageId = subagentRunId === undefined ? step.messageId : undefined
+        this.#calls.set(event.toolCallId, { toolName: event.toolCallName, server, messageId, subagentRunId, args: '' })
+        this.#known.set(event.toolCallId, messageId)
         return this.#emit({
           type: 'tool-input-start',
           toolCallId: event.toolCallId,
           toolName: event.toolCallName,
           ...(server ? { providerExecuted: true } : {}),
-          providerMetadata: stepMetadata(step.messageId),
+          providerMetadata: stepMetadata(messageId, subagentRunId),
         })
       }
       case 'TOOL_CALL_ARGS': {
@@ -179,7 +195,7 @@ export class UIMessageStreamWriter {
           toolName: call.toolName,
           input: parseArguments(call.args),
           providerExecuted: true,
-          providerMetadata: stepMetadata(call.messageId),
+          providerMetadata: stepMetadata(call.messageId, call.subagentRunId),
         })
       }
       case 'TOOL_CALL_RESULT':
@@ -223,27 +239,28 @@ export class UIMessageStreamWriter {
     const extras = extrasOf(interrupt)
     const toolName = typeof extras.toolName === 'string' ? extras.toolName : ''
     const messageId = this.#known.get(toolCallId)
+    const { subagentRunId } = interrupt
     if (reason === 'tool_approval') {
       // The AI SDK's approval request has no room for the policy's reason: a server call's part
       // takes it as `toolMetadata` (a browser call's cannot be touched before it is handed over:
       // its input becoming available would run it).
-      if (message !== undefined && this.#options.isServerTool(toolName)) {
+      if (message !== undefined && (subagentRunId !== undefined || this.#options.isServerTool(toolName))) {
         this.#emit({
           type: 'tool-input-available',
           toolCallId,
           toolName,
           input: extras.input,
           providerExecuted: true,
-          providerMetadata: stepMetadata(messageId),
+          providerMetadata: stepMetadata(messageId, subagentRunId),
           toolMetadata: approvalMetadata(message),
         })
       }
       return this.#emit({ type: 'tool-approval-request', approvalId: id, toolCallId })
     }
-    this.#emit({ type: 'tool-input-available', toolCallId, toolName, input: extras.input, providerMetadata: { toolgate: { ...(messageId ? { messageId } : {}), interruptId: id } } })
+    this.#emit({ type: 'tool-input-available', toolCallId, toolName, input: extras.input, providerMetadata: { toolgate: { ...stepMetadata(messageId, subagentRunId).toolgate, interruptId: id } } })
   }
 
-  #openStep(): { messageId: string | undefined } {
+  #openStep(): { messageId: string | undefined; subagent?: true } {
     if (!this.#step) {
       this.#step = { messageId: undefined }
       this.#emit({ type: 'start-step' })
@@ -264,8 +281,8 @@ function extrasOf(value: object): Record<string, unknown> {
   return { ...(isRecord(metadata) ? metadata : {}), ...(value as Record<string, unknown>) }
 }
 
-function stepMetadata(messageId: string | undefined): AiSdkPartMetadata {
-  return { toolgate: messageId === undefined ? {} : { messageId } }
+function stepMetadata(messageId: string | undefined, subagentRunId?: string): AiSdkPartMetadata {
+  return { toolgate: subagentRunId !== undefined ? { subagentRunId } : messageId === undefined ? {} : { messageId } }
 }
 
 /** A call's arguments as the model wrote them: JSON, or the text itself when it is not (the run reports that call's error). */

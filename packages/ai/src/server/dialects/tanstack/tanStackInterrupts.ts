@@ -12,8 +12,11 @@ import { isRecord } from '../../../util/isRecord.ts'
  * Takes both forms: a thread snapshot's (name and input at the top) and the stream's (in `metadata`).
  */
 export function toTanStackInterrupt(interrupt: ToolInterrupt | AgUiInterrupt): Record<string, unknown> {
-  const { id, toolCallId, message, responseSchema, expiresAt } = interrupt
+  const { id, message, responseSchema, expiresAt } = interrupt
   const toolName = 'toolName' in interrupt ? interrupt.toolName : interrupt.metadata?.toolName
+  // A subagent's call is not in TanStack's messages: its approval is asked on the call of the outermost agent, which is.
+  const path = interrupt.metadata?.path
+  const toolCallId = path?.[0]?.toolCallId ?? interrupt.toolCallId
   // A call without arguments still has an input: TanStack binds only a `metadata` that holds one.
   const input = ('input' in interrupt ? interrupt.input : interrupt.metadata?.input) ?? {}
   const approval = interrupt.reason === 'tool_approval'
@@ -24,7 +27,7 @@ export function toTanStackInterrupt(interrupt: ToolInterrupt | AgUiInterrupt): R
     ...(message === undefined ? {} : { message }),
     ...(responseSchema === undefined ? {} : { responseSchema }),
     ...(expiresAt === undefined ? {} : { expiresAt }),
-    metadata: { kind: approval ? 'approval' : 'client_tool', toolName, input, toolgateReason: interrupt.reason, ...(message === undefined ? {} : { reason: message }) },
+    metadata: { kind: approval ? 'approval' : 'client_tool', toolName, input, toolgateReason: interrupt.reason, ...(message === undefined ? {} : { reason: message }), ...(path === undefined ? {} : { path }) },
   }
 }
 
