@@ -8,13 +8,11 @@
 // frame back.
 
 /**
- * Runs a task once the current turn of the event loop is done (after its I/O callbacks' promises).
- * Only Node-compatible runtimes get `setImmediate`: Next.js' Edge runtime defines one that throws.
+ * The end of the turn is the check phase, once the turn's I/O callbacks and their promises ran:
+ * `setImmediate`, which only Node-compatible runtimes get (Next.js' Edge runtime defines one that
+ * throws); elsewhere a timer.
  */
-const afterThisTurn: (task: () => void) => unknown =
-  (globalThis as { process?: { release?: { name?: string } } }).process?.release?.name === 'node' && typeof setImmediate === 'function'
-    ? setImmediate
-    : (task) => setTimeout(task, 0)
+const hasImmediate = (globalThis as { process?: { release?: { name?: string } } }).process?.release?.name === 'node' && typeof setImmediate === 'function'
 
 let first: (() => void)[] = []
 let after: (() => void)[] = []
@@ -35,7 +33,8 @@ export function afterTurnEnd(task: () => void): void {
 function schedule(): void {
   if (scheduled) return
   scheduled = true
-  afterThisTurn(runTurnEnd)
+  if (hasImmediate) setImmediate(runTurnEnd)
+  else setTimeout(runTurnEnd, 0)
 }
 
 function runTurnEnd(): void {

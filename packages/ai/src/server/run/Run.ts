@@ -11,7 +11,7 @@ import { appContext } from './context.ts'
 import { RunMiddleware } from './middleware.ts'
 import { STOP_CHECK_MS } from './runClock.ts'
 import type { ThreadHead } from '../thread/threadStore.ts'
-import { release, renewLease, saveStep, type StepFields } from '../thread/transitions.ts'
+import { saveStep, type StepFields } from '../thread/transitions.ts'
 import { chainDecisions, type DecisionDraft } from '../decisions/records.ts'
 import { reportDecisions } from '../decisions/report.ts'
 import type { RunTrace } from '../../telemetry/hooks.ts'
@@ -113,7 +113,7 @@ export class Run {
     // A write unsettled or not yet made renews the lease when it lands, and a heartbeat could land
     // only after it (it is never sent behind one): none is sent then.
     if (now - this.#writer.renewedAt >= this.config.limits.runLeaseMs / 3 && this.#writer.idle) {
-      void this.#writer.renew((head) => renewLease(head, { now: Date.now() })).catch(() => {})
+      void this.#writer.renew().catch(() => {})
     }
     // Ticks come every quarter of it at most: a look is never more than STOP_CHECK_MS after the last.
     if (now - this.#checkedAt >= (STOP_CHECK_MS * 3) / 4) {
@@ -198,7 +198,7 @@ export class Run {
             const decided = await chainDecisions(head.decisions, drafts, this.config.recordKey)
             return (written = saveStep(head, { fields, append, now: Date.now(), decided }))
           })
-        : this.#writer.write((head, append) => saveStep(head, { fields, append, now: Date.now() }))
+        : this.#writer.save(fields)
     // One reaction, not an async function: a turn saves twice.
     return saved.then(
       () => {
@@ -228,7 +228,7 @@ export class Run {
   send(fields: StepFields): void {
     this.#step = { ...this.#step, ...fields }
     this.#writer.hold(
-      (head, append) => saveStep(head, { fields, append, now: Date.now() }),
+      fields,
       (error: unknown) => {
         this.#failed ??= error
         this.#abort.abort(error)
@@ -248,7 +248,7 @@ export class Run {
    * `last`: the run's last events, carried by the same write into its log.
    */
   writeRelease(failure?: Omit<RunFailure, 'runId'>, last?: LastEvents): Promise<void> {
-    return this.#writer.writeLast((head, append) => release(head, { append, fields: this.#step, failure }), last)
+    return this.#writer.release(this.#step, failure, last)
   }
 
   /** Throws unless the thread has room for `count` more messages, and bytes to spare. */

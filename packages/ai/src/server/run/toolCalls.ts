@@ -167,17 +167,19 @@ export async function executeToolCalls(executions: readonly Execution[], options
 export function executeToolCallsNow(executions: readonly Execution[], options: ExecuteOptions): Executed {
   const { marked } = options
   if (marked) return { later: executeBehind(marked, executions, { ...options, marked: undefined }) }
+  const { trace } = options
   let waits = false
-  const settled = executions.map((execution) => {
-    const { trace } = options
+  const settled: (ThreadToolMessage | Promise<ThreadToolMessage>)[] = []
+  for (const execution of executions) {
     const executed = trace ? { later: trace.toolCall(execution, async () => executedResult(executeOne(execution, options))) } : executeOne(execution, options)
     if (executed.later || options.onOutput) {
       waits = true
-      return told(execution, executed, options)
+      settled.push(told(execution, executed, options))
+    } else {
+      options.onResult?.(executed.result)
+      settled.push(executed.result)
     }
-    options.onResult?.(executed.result)
-    return executed.result
-  })
+  }
   return waits ? { later: Promise.all(settled) } : { results: settled as ThreadToolMessage[] }
 }
 

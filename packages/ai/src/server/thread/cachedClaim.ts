@@ -32,7 +32,11 @@ export interface ClaimStart {
 export async function headToClaim(config: ChatConfig, request: Request, threadId: string): Promise<ClaimStart> {
   await authorizeThread(config, request, threadId, 'write')
   const cached = config.threadCache?.lastHead(threadId)
-  if (!cached) return { head: await existing(config.store.head(threadId), threadId) }
+  if (!cached) {
+    const head = await config.store.head(threadId)
+    if (!head) throw threadNotFound(threadId)
+    return { head }
+  }
   let reading: Promise<ThreadHead | undefined> | undefined
   const stored = () => {
     if (!reading) {

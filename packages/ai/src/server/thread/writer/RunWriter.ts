@@ -1,11 +1,14 @@
 import type { ThreadMessage } from '../../../protocol/messages.ts'
+import type { RunFailure } from '../../../protocol/thread.ts'
 import { messageBytes } from '../../../util/jsonBytes.ts'
 import { backoff, retry } from '../../../util/retry.ts'
 import { StoreConflictError } from '../../errors.ts'
 import type { ThreadChange } from '../thread.ts'
 import type { ThreadCommit, ThreadHead, ThreadStore } from '../threadStore.ts'
+import { release, renewLease, saveStep, type StepFields } from '../transitions.ts'
 import { alone, GroupCommit, made, madeAsync, type AsyncRunTransition, type Batch, type RunTransition } from './batch.ts'
 import { commitChange, commitOf, isRefused, nextHead, REFUSED, type CarriedEvents } from './commit.ts'
+import { landedOf, sameRunFields, type UncertainWrite } from './uncertainWrites.ts'
 
 /** The run no longer holds its thread (another run took it, or it went). */
 const LOST = new Error('The thread was taken over')
@@ -55,7 +58,7 @@ export class RunWriter {
   /** Set once another writer took the thread: every later write fails with it. */
   #lost: StoreConflictError | undefined
   /** Writes whose answer was lost (the store failed): they may have landed. */
-  #uncertain: { readonly next: ThreadHead; readonly to: number }[] = []
+  #uncertain: UncertainWrite[] = []
   /** When the run last wrote (each write renews its lease). */
   #renewedAt = Date.now()
 
@@ -107,36 +110,43 @@ export class RunWriter {
     return bytes
   }
 
-  /** Writes the change `transition` makes, with the queued messages; resolves once it landed. */
-  write(transition: RunTransition): Promise<void> {
-    return this.#batches.ask(transition, false, undefined)
+  // The run's writes are named, and given as data: the writer makes each transition (transitions.ts)
+  // of the head it writes on, again on another head if refused, with no call back into the run.
+
+  /** Writes the run's progress (`saveStep`: the step's `fields`) with the queued messages; resolves once it landed. */
+  save(fields: StepFields): Promise<void> {
+    return this.#batches.ask((head, append) => saveStep(head, { fields, append, now: Date.now() }), false, undefined)
   }
 
-  /** `write` for a transition that needs I/O (chaining decision records on the head's tip). */
+  /** A write whose change needs I/O to be made (decision records chained on the head's tip): `transition` makes it. */
   writeAsync(transition: AsyncRunTransition): Promise<void> {
     return this.#batches.ask(transition, true, undefined)
   }
 
-  /** The run's last write: it carries every event its log has not acknowledged (`last`), the run's end among them. */
-  writeLast(transition: RunTransition, last: CarriedEvents | undefined): Promise<void> {
-    return this.#batches.ask(transition, false, last)
+  /**
+   * The run's last write (`release`: the thread let go, with the step's `fields` and the run's
+   * `failure`, if it failed): it carries every event its log has not acknowledged (`last`), the
+   * run's end among them.
+   */
+  release(fields: StepFields, failure: Omit<RunFailure, 'runId'> | undefined, last: CarriedEvents | undefined): Promise<void> {
+    return this.#batches.ask((head, append) => release(head, { append, fields, failure }), false, last)
   }
 
   /**
-   * A write nobody waits for (`failed` hears if it fails): it joins the writes asked and not yet
+   * `save`, nobody waiting (`failed` hears if it fails): it joins the writes asked and not yet
    * made, or is made at the end of the event loop's turn, so writes asked meanwhile go out with it.
    */
-  hold(transition: RunTransition, failed: (error: unknown) => void): void {
-    this.#batches.hold(transition, failed)
+  hold(fields: StepFields, failed: (error: unknown) => void): void {
+    this.#batches.hold((head, append) => saveStep(head, { fields, append, now: Date.now() }), failed)
   }
 
   /**
    * The heartbeat: renews the lease while the run still holds the thread, leaving queued messages
    * for the next write. Only while the writer is idle (it is never sent behind a write).
    */
-  renew(transition: RunTransition): Promise<void> {
+  renew(): Promise<void> {
     this.#renewedAt = Date.now()
-    return this.#write(alone(transition), false)
+    return this.#write(alone(renewing), false)
   }
 
   /**
@@ -206,13 +216,13 @@ export class RunWriter {
     // A write that followed another takes its answer after that one's: the heads are written in order.
     if (follows) {
       return committing.then(
-        (written) => before!.answered.then((failed) => this.#settled(() => this.#answered(sending, written, undefined, failed, batch))),
-        (error: unknown) => before!.answered.then(() => this.#settled(() => this.#answered(sending, undefined, error ?? STORE_FAILED, undefined, batch))),
+        (written) => before!.answered.then((failed) => this.#settled(sending, written, undefined, failed, batch)),
+        (error: unknown) => before!.answered.then(() => this.#settled(sending, undefined, error ?? STORE_FAILED, undefined, batch)),
       )
     }
     return committing.then(
-      (written) => this.#settled(() => this.#answered(sending, written, undefined, undefined, batch)),
-      (error: unknown) => this.#settled(() => this.#answered(sending, undefined, error ?? STORE_FAILED, undefined, batch)),
+      (written) => this.#settled(sending, written, undefined, undefined, batch),
+      (error: unknown) => this.#settled(sending, undefined, error ?? STORE_FAILED, undefined, batch),
     )
   }
 
@@ -230,11 +240,11 @@ export class RunWriter {
     return SETTLED
   }
 
-  /** Counts a write settled, once its answer is taken (made again, if refused). */
-  #settled(answer: () => void | Promise<void>): void | Promise<void> {
+  /** Takes the store's answer (`#answered`), and counts the write settled once it is taken (made again, if refused). */
+  #settled(sending: Sending, written: boolean | undefined, failure: unknown, before: unknown, batch: Batch): void | Promise<void> {
     let again: void | Promise<void>
     try {
-      again = answer()
+      again = this.#answered(sending, written, failure, before, batch)
     } catch (error) {
       this.#asked--
       throw error
@@ -311,15 +321,12 @@ export class RunWriter {
    * Another writer may have changed the rest (grants, a stop request).
    */
   #adopt(stored: ThreadHead): boolean {
-    for (let index = this.#uncertain.length - 1; index >= 0; index--) {
-      const { next, to } = this.#uncertain[index]!
-      if (!sameRunFields(next, stored)) continue
-      this.#uncertain.length = 0
-      if (to > this.#saved) this.#saved = to
-      this.#head = next
-      return next.activeRun === undefined || stored.activeRun?.runId === this.#runId
-    }
-    return stored.activeRun?.runId === this.#runId && sameRunFields(this.#head, stored)
+    const landed = landedOf(this.#uncertain, stored)
+    if (!landed) return stored.activeRun?.runId === this.#runId && sameRunFields(this.#head, stored)
+    this.#uncertain.length = 0
+    if (landed.to > this.#saved) this.#saved = landed.to
+    this.#head = landed.next
+    return landed.next.activeRun === undefined || stored.activeRun?.runId === this.#runId
   }
 
   #written(head: ThreadHead, to: number): void {
@@ -329,17 +336,6 @@ export class RunWriter {
     this.#uncertain.length = 0
     if (this.#inFlight === 0) this.#latest = undefined
   }
-}
-
-/** The fields only the run writes while it holds the thread: the same in both heads. */
-function sameRunFields(a: ThreadHead, b: ThreadHead): boolean {
-  return (
-    a.messageCount === b.messageCount &&
-    a.bytes === b.bytes &&
-    (a.decisions?.count ?? 0) === (b.decisions?.count ?? 0) &&
-    a.activeRun?.runId === b.activeRun?.runId &&
-    a.activeRun?.renewedAt === b.activeRun?.renewedAt
-  )
 }
 
 /** A write on its way. */
@@ -355,6 +351,8 @@ interface Before {
   readonly sent: Promise<void>
   readonly answered: Promise<unknown>
 }
+
+const renewing: RunTransition = (head) => renewLease(head, { now: Date.now() })
 
 /** No write yet: one settled promise for every run, not two made per run. */
 const SETTLED: Promise<void> = Promise.resolve()
