@@ -1,10 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import * as v from 'valibot'
 import * as ai6 from 'ai'
 import type { AbstractChat, ChatInit, UIMessage } from 'ai'
-import { toolDefinition } from '@toolgate/ai'
-import { agentTool } from '@toolgate/ai/server'
-import { scriptedModel } from '@toolgate/ai/server/testing'
+import { researchChat } from './helpers/researchAgent.ts'
 import { MemoryChatState, SDKS, type Sdk } from './helpers/aiSdkChats.ts'
 import { closeAll, startServer } from '../server/helpers/server.ts'
 
@@ -26,19 +23,8 @@ function newChat(init: ChatInit<UIMessage>): AbstractChat<UIMessage> {
 }
 
 function setUp() {
-  const sent: unknown[] = []
-  const sendEmail = toolDefinition({ name: 'send_email', description: 'Sends an email', inputSchema: v.object({ to: v.string() }), needsApproval: true }).server(({ to }) => {
-    sent.push(to)
-    return { ok: true }
-  })
-  const research = agentTool({
-    name: 'research',
-    description: 'Researches and emails',
-    model: scriptedModel([{ when: /email (\w+)/, say: 'Looking into it.', call: (m) => ({ tool: 'send_email', input: { to: m[1] } }), then: ([r]) => `email ${r.status}` }]),
-    tools: [sendEmail],
-  })
-  const model = scriptedModel([{ when: 'delegate', call: () => ({ tool: 'research', input: { task: 'email bob' } }), then: ([r]) => `Agent: ${r.content}` }])
-  return { sent, start: () => startServer({ model, tools: [research] }) }
+  const { sent, model, tools } = researchChat()
+  return { sent, start: () => startServer({ model, tools }) }
 }
 
 for (const [version, thisSdk] of SDKS) describe(`AI SDK ${version}'s useChat with an agent tool`, () => {

@@ -1,10 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import * as v from 'valibot'
 import { ChatClient, fetchServerSentEvents } from '@tanstack/ai-client'
 import type { UIMessage } from '@tanstack/ai'
-import { toolDefinition } from '@toolgate/ai'
-import { agentTool } from '@toolgate/ai/server'
-import { scriptedModel } from '@toolgate/ai/server/testing'
+import { researchChat } from './helpers/researchAgent.ts'
 import { closeAll, startServer } from '../server/helpers/server.ts'
 
 afterEach(closeAll)
@@ -24,19 +21,8 @@ function toolCallPart(messages: readonly UIMessage[], name: string) {
 
 describe("TanStack AI's ChatClient with an agent tool", () => {
   it("asks the inner call's approval on the agent's call; approved, the subagent and the turn go on", async () => {
-    const sent: string[] = []
-    const sendEmail = toolDefinition({ name: 'send_email', description: 'Sends an email', inputSchema: v.object({ to: v.string() }), needsApproval: true }).server(({ to }) => {
-      sent.push(to)
-      return { ok: true }
-    })
-    const research = agentTool({
-      name: 'research',
-      description: 'Researches and emails',
-      model: scriptedModel([{ when: /email (\w+)/, say: 'Looking into it.', call: (m) => ({ tool: 'send_email', input: { to: m[1] } }), then: ([r]) => `email ${r.status}` }]),
-      tools: [sendEmail],
-    })
-    const model = scriptedModel([{ when: 'delegate', call: () => ({ tool: 'research', input: { task: 'email bob' } }), then: ([r]) => `Agent: ${r.content}` }])
-    const server = await startServer({ model, tools: [research] })
+    const { sent, model, tools } = researchChat()
+    const server = await startServer({ model, tools })
     const client = new ChatClient({ connection: fetchServerSentEvents(`${server.url}?client=tanstack`), threadId: `t-${Math.random().toString(36).slice(2)}` })
     await client.sendMessage('delegate')
     // Asked on the agent's call (the one TanStack holds), with the inner call's name and input.

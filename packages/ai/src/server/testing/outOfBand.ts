@@ -61,6 +61,18 @@ function gatedApp(store: ThreadStore) {
  * waits until `open` is called, or until the head was read `reads` times once `arm`ed: long
  * enough for a request that came while the run held the thread to find it busy.
  */
+/** A transfer only a finance reviewer may approve, and a model that asks for one on "pay"; `ran` gets each run's input. */
+function financeTransfer(ran: unknown[]) {
+  const transfer = toolDefinition({
+    name: 'transfer_money',
+    description: 'Sends money',
+    inputSchema: v.object({ to: v.string() }),
+    needsApproval: () => ({ reason: 'Sends money', reviewers: { roles: ['finance'] } }),
+  }).server(async (input) => (ran.push(input), { ok: true }))
+  const model = scriptedModel([{ when: 'pay', call: () => ({ tool: 'transfer_money', input: { to: 'Bob' } }), then: () => 'paid' }])
+  return { transfer, model }
+}
+
 function holdingRelease(inner: ThreadStore, reads = 5) {
   let armed = false
   let held = false
@@ -176,13 +188,7 @@ export function outOfBandChecks(factory: (options: { readonly threadTtlMs?: numb
     const store = await factory({})
     const ran: unknown[] = []
     const decisions: Promise<unknown>[] = []
-    const transfer = toolDefinition({
-      name: 'transfer_money',
-      description: 'Sends money',
-      inputSchema: v.object({ to: v.string() }),
-      needsApproval: () => ({ reason: 'Sends money', reviewers: { roles: ['finance'] } }),
-    }).server(async (input) => (ran.push(input), { ok: true }))
-    const model = scriptedModel([{ when: 'pay', call: () => ({ tool: 'transfer_money', input: { to: 'Bob' } }), then: () => 'paid' }])
+    const { transfer, model } = financeTransfer(ran)
     const handler = createChatHandler({
       model,
       tools: [transfer],
@@ -211,13 +217,7 @@ export function outOfBandChecks(factory: (options: { readonly threadTtlMs?: numb
     const { store } = held
     const ran: unknown[] = []
     const answers: Promise<unknown>[] = []
-    const transfer = toolDefinition({
-      name: 'transfer_money',
-      description: 'Sends money',
-      inputSchema: v.object({ to: v.string() }),
-      needsApproval: () => ({ reason: 'Sends money', reviewers: { roles: ['finance'] } }),
-    }).server(async (input) => (ran.push(input), { ok: true }))
-    const model = scriptedModel([{ when: 'pay', call: () => ({ tool: 'transfer_money', input: { to: 'Bob' } }), then: () => 'paid' }])
+    const { transfer, model } = financeTransfer(ran)
     const post = (body: unknown, user: string) =>
       handler(new Request('http://test/chat', { method: 'POST', headers: { 'content-type': 'application/json', 'x-user': user }, body: JSON.stringify(body) }))
     const handler = createChatHandler({
