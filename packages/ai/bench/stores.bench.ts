@@ -251,7 +251,7 @@ try {
     make: (wire) =>
       redisStore({
         // The part is the first key the command names: a release also names the run's log.
-        client: { sendCommand: (args) => wire.track(redisKind(args), /:(events|end|thread)$/.test((args[0]!.startsWith('EVAL') ? args[3] : args[1]) ?? '') ? 'log' : 'thread', () => client.sendCommand(args)) },
+        client: { sendCommand: (args) => wire.track(redisKind(args), /:(log|events|end|thread)$/.test((args[0]!.startsWith('EVAL') ? args[3] : args[1]) ?? '') ? 'log' : 'thread', () => client.sendCommand(args)) },
         prefix: 'counted:',
       }),
   })
