@@ -35,6 +35,9 @@ const HISTORY = [1, 10, 50, 200]
 const SAMPLE = 41
 /** Turns whose store traffic is counted. */
 const COUNTED = 20
+/** STORES=redis (or postgres, or both comma-separated): only those stores beside memory and their floors, and only the lines that compare them (a short run). */
+const ONLY = process.env.STORES?.split(',')
+const runs = (store: string) => !ONLY || ONLY.includes(store)
 
 
 
@@ -215,6 +218,8 @@ function floorStore(send: () => Promise<unknown>): ThreadStore {
   }
 }
 let redisUrl: string | undefined
+/** Redis's own counters of the commands it ran (INFO commandstats): what its commit scripts cost inside the server. */
+let redisCommandStats: { reset(): Promise<unknown>; read(): Promise<string> } | undefined
 /**
  * The CPU time (ms) each store's server used so far, from /proc (Linux): Redis's process (its
  * `process_id`), PostgreSQL's postmaster and every child (backends, WAL writer, ...). What a turn
@@ -234,12 +239,14 @@ function cpuOfProcesses(pids: () => number[]): () => number {
     }, 0)
 }
 try {
+  if (!runs('redis')) throw new Error('not asked for (STORES)')
   const redis = await startRedis()
   services.push(redis)
   redisUrl = redis.url
   const client = await createClient({ url: redis.url }).connect()
   closers.push(() => client.quit())
   bareRoundTrips.push({ name: 'redis PING', send: () => client.sendCommand(['PING']) })
+  redisCommandStats = { reset: () => client.sendCommand(['CONFIG', 'RESETSTAT']), read: async () => String(await client.sendCommand(['INFO', 'commandstats'])) }
   if (CLOCK_TICK_MS > 0) {
     const pid = Number(/process_id:(\d+)/.exec(String(await client.sendCommand(['INFO', 'server'])))![1])
     serverCpu.set('redis', cpuOfProcesses(() => [pid]))
@@ -259,6 +266,7 @@ try {
   console.log(`  (no Redis: ${(error as Error).message})`)
 }
 try {
+  if (!runs('postgres')) throw new Error('not asked for (STORES)')
   const postgres = await startPostgres({ fsync: PG_FSYNC })
   services.push(postgres)
   // `pipeline: true` (node-postgres 8.2x), as docs/deployment.md advises for the store's pool: a run's commits that follow one another are written on one connection.
@@ -304,9 +312,9 @@ try {
 try {
   console.log(`stores.bench: the chat handler in-process (Fetch, no HTTP), one server tool per turn (node ${process.version}, ≤${LIMITS.maxTurns} turns or ${LIMITS.budgetMs} ms each)`)
   console.log(`  PostgreSQL: a throwaway server with fsync=${PG_FSYNC ? 'on (WAL flushed to disk, as a stock server)' : 'off (its commits skip the disk; PG_FSYNC=on for a stock server\'s flushes)'}`)
-  console.log('\n  memory store beside TanStack AI chat() (which stores no thread), in-process:')
+  if (!ONLY) console.log('\n  memory store beside TanStack AI chat() (which stores no thread), in-process:')
   const memoryHandler = handlerFor(memoryStore())
-  for (const concurrency of [1, 8, 32]) {
+  for (const concurrency of ONLY ? [] : [1, 8, 32]) {
     // Alternated and the best of two kept for each: the machine's other load then hurts neither side alone.
     let ours = 0
     let theirs = 0
@@ -389,6 +397,7 @@ try {
     const costs = costed.map(() => ({ client: [] as number[], server: [] as number[], wall: [] as number[] }))
     const costHandlers = costed.map(({ make }) => handlerFor(make()))
     for (const handler of costHandlers) for (let i = 0; i < 100; i++) await turn(handler)
+    await redisCommandStats?.reset()
     for (let round = 0; round < ROUNDS; round++) {
       for (let k = 0; k < costed.length; k++) {
         const index = (k + round) % costed.length
@@ -411,6 +420,9 @@ try {
       const more = (part: 'client' | 'server' | 'wall') => (median(costs[index]![part]) - median(costs[at]![part])).toFixed(0)
       console.log(`  ${name} beyond its floor, per turn: client +${more('client')} µs, server +${more('server')} µs, turn +${more('wall')} µs`)
     }
+    // The time Redis spent inside each kind of command (its own clock: the machine's load adds to it).
+    const stats = [...((await redisCommandStats?.read()) ?? '').matchAll(/cmdstat_(evalsha|hget|lrange|ping):calls=(\d+),usec=(\d+)/g)]
+    if (stats.length > 0) console.log(`  inside Redis, per call (INFO commandstats, these rounds): ${stats.map(([, command, calls, usec]) => `${command!.toUpperCase()} ${(Number(usec) / Number(calls)).toFixed(1)} µs`).join(', ')}`)
   }
 
   console.log(`\n  what a turn sends the store's server, one turn at a time (${COUNTED} turns on new threads, then ${COUNTED} second turns on them):`)
@@ -470,9 +482,9 @@ try {
     floors.push(`${name} ${ms.toFixed(3)} ms`)
   }
   if (floors.length > 0) console.log(`  a bare round trip, one at a time: ${floors.join(', ')}`)
-  console.log(`\n  one more turn on a thread with N prior turns (median of ${SAMPLE} turns; mean bytes sent to the store per turn):`)
+  if (!ONLY) console.log(`\n  one more turn on a thread with N prior turns (median of ${SAMPLE} turns; mean bytes sent to the store per turn):`)
   const flatness: string[] = []
-  for (const { name, make } of stores) {
+  for (const { name, make } of ONLY ? [] : stores) {
     const cells: string[] = []
     const perTurn = new Map<number, number>()
     for (const prior of HISTORY) {
@@ -498,11 +510,11 @@ try {
   }
   // An instance takes the history of a thread it wrote last from its cache: a long thread costs its
   // turn no read of the whole history, only the JSON of what it appends.
-  console.log(`  long thread, per turn at N=${HISTORY[0]} → N=${HISTORY.at(-1)} prior turns: ${flatness.join('   ')}`)
+  if (!ONLY) console.log(`  long thread, per turn at N=${HISTORY[0]} → N=${HISTORY.at(-1)} prior turns: ${flatness.join('   ')}`)
 
   // The model over HTTP (aimock serving OpenAI Chat Completions, its own process): a turn waits for
   // the provider too, and a shared store's writes can ride beside those waits.
-  if (stores.length > 1) {
+  if (stores.length > 1 && !ONLY) {
     const mock = await startInstance('aimock')
     try {
       const { openAIChatModel } = await import('@toolgate/ai/providers')
@@ -530,7 +542,7 @@ try {
     }
   }
 
-  if (redisUrl) {
+  if (redisUrl && !ONLY) {
     console.log('\n  app processes on one Redis, over HTTP (each turn: a new thread, then a second message on it), concurrency 16:')
     const one = await processes(redisUrl, 1)
     const two = await processes(redisUrl, 2)
