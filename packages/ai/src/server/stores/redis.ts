@@ -74,15 +74,16 @@ export interface RedisStore extends ThreadStore {
 // version `v`, JSON `h` and the token `t` of the commit that wrote it, a list of its messages as
 // JSON, a list of its decision records, a hash of its files, and its runs' event logs
 // (redisRunLog.ts). A commit is one Lua script: compare the version, set the head, push the new
-// messages and records, renew the TTLs when due, and publish on the store's channel (ARGV[5]) the
-// thread's wakeup key, after the run's id when it carries events (ARGV[6]), for watchers and
-// readers on any instance. Nothing is read back. A commit sent behind one not yet answered
+// messages and records, renew the TTLs when due, and publish on the store's channel the thread's
+// wakeup key, after the run's id when it carries events (ARGV[5]), for watchers and readers on any
+// instance. Nothing is read back. A commit sent behind one not yet answered
 // (`follows`, ARGV[4]) also checks that the stored head is that one: by the token of the commit
 // that sent it (`#…`; ARGV[3] is this commit's), or for a head this store did not send, by its
 // text. A run's writes carry the events its log had not sent (KEYS[5], its log): written, and the
-// last ones end its log, only if the head is written, in the same script. ARGV[7] and ARGV[8]
-// count the messages and records that follow from ARGV[9]; the log's arguments come after them.
-const commitLua = (ttlMs: number, renewedTtlMs: number, retentionMs: number) => `${PUSH_LUA}${logEventsLua(retentionMs, DAY_MS)}
+// last ones end its log, only if the head is written, in the same script. ARGV[6] and ARGV[7]
+// count the messages and records that follow from ARGV[8]; the log's arguments come after them.
+// The store's settings are written into the script (as text: Redis reads a Lua number by printing it).
+const commitLua = (channel: string, ttlMs: number, renewedTtlMs: number, retentionMs: number) => `${PUSH_LUA}${logEventsLua(retentionMs, DAY_MS)}
 local stored = redis.call('HMGET', KEYS[1], 'v', 't')
 if tonumber(stored[1] or '0') ~= tonumber(ARGV[1]) - 1 then return 0 end
 if ARGV[4] ~= '' then
@@ -91,31 +92,34 @@ if ARGV[4] ~= '' then
   elseif redis.call('HGET', KEYS[1], 'h') ~= ARGV[4] then return 0 end
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[1], 'h', ARGV[2], 't', ARGV[3])
-local messages = 9 + tonumber(ARGV[7])
-local decisions = messages + tonumber(ARGV[8])
+local messages = 8 + tonumber(ARGV[6])
+local decisions = messages + tonumber(ARGV[7])
 -- A list this push made (its length is what was pushed) gets the TTL below.
-local madeMessages = messages > 9 and pushArgs(KEYS[2], 9, messages - 1) == messages - 9
+local madeMessages = messages > 8 and pushArgs(KEYS[2], 8, messages - 1) == messages - 8
 local madeRecords = decisions > messages and pushArgs(KEYS[3], messages, decisions - 1) == decisions - messages
 -- Expiry moves only once less than the thread's TTL is left (a new head has none), to a 64th more,
 -- on every key of the thread (PEXPIRE on one that does not exist does nothing); a list made
 -- meanwhile gets as long. So each key holds at least the TTL after a write, and the head expires first.
 if not stored[1] or redis.call('PTTL', KEYS[1]) < ${ttlMs} then
-  for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ${renewedTtlMs}) end
+  for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], '${renewedTtlMs}') end
 else
-  if madeMessages then redis.call('PEXPIRE', KEYS[2], ${renewedTtlMs}) end
-  if madeRecords then redis.call('PEXPIRE', KEYS[3], ${renewedTtlMs}) end
+  if madeMessages then redis.call('PEXPIRE', KEYS[2], '${renewedTtlMs}') end
+  if madeRecords then redis.call('PEXPIRE', KEYS[3], '${renewedTtlMs}') end
 end
-redis.call('PUBLISH', ARGV[5], ARGV[6])
+redis.call('PUBLISH', ${luaString(channel)}, ARGV[5])
 if KEYS[5] then logEvents(KEYS[5], decisions) end
 return 1
 `
 
-// The log's own append: KEYS[1] the log; ARGV[1] the channel, ARGV[2] the run's id, the log's arguments from ARGV[3].
-const appendLua = (retentionMs: number) => `${PUSH_LUA}${logEventsLua(retentionMs, DAY_MS)}
-logEvents(KEYS[1], 3)
-redis.call('PUBLISH', ARGV[1], ARGV[2])
+// The log's own append: KEYS[1] the log; ARGV[1] the run's id, the log's arguments from ARGV[2].
+const appendLua = (channel: string, retentionMs: number) => `${PUSH_LUA}${logEventsLua(retentionMs, DAY_MS)}
+logEvents(KEYS[1], 2)
+redis.call('PUBLISH', ${luaString(channel)}, ARGV[1])
 return 1
 `
+
+/** `text` as a Lua string literal: every byte escaped (`\ddd`), so any prefix is safe in a script. */
+const luaString = (text: string) => `'${Array.from(new TextEncoder().encode(text), (byte) => `\\${byte}`).join('')}'`
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
@@ -162,8 +166,9 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
   if (!Number.isSafeInteger(retentionMs) || retentionMs < 1) throw new InvalidOptionError('redisStore', 'eventRetentionMs', 'must be a positive integer of milliseconds')
 
   const script = scriptRunner(send)
-  const COMMIT = commitLua(ttlMs, Number(renewedTtl), retentionMs)
-  const APPEND = appendLua(retentionMs)
+  const channel = `${prefix}run-events`
+  const COMMIT = commitLua(channel, ttlMs, Number(renewedTtl), retentionMs)
+  const APPEND = appendLua(channel, retentionMs)
   const headKey = (threadId: string) => `${prefix}{${threadId}}:head`
   const messagesKey = (threadId: string) => `${prefix}{${threadId}}:messages`
   const decisionsKey = (threadId: string) => `${prefix}{${threadId}}:decisions`
@@ -195,7 +200,6 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
   }
   const readAt = (at: LogAt, after: number, limit?: number) => ('list' in at ? readList(send, at.list, after, limit) : readSortedSet(send, at.sortedSet, after, limit))
   const filesKey = (threadId: string) => `${prefix}{${threadId}}:files`
-  const channel = `${prefix}run-events`
   const { subscriber } = options
   if (subscriber !== undefined && typeof subscriber.subscribe !== 'function') {
     throw new InvalidOptionError('redisStore', 'subscriber', 'must be a second connected node-redis client (`client.duplicate()`)')
@@ -243,7 +247,7 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
     },
     async append(runId, logged: readonly LoggedEvent[], final, threadId) {
       const index = indexed(runId, threadId, logged)
-      const args = [channel, runId]
+      const args = [runId]
       pushEventArgs(args, logged, final)
       await script(APPEND, [`${writtenAt(runId, threadId)}log`], args)
       await index
@@ -317,7 +321,6 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
         JSON.stringify(head),
         token,
         follows === undefined ? '' : (tokens.get(follows) ?? JSON.stringify(follows)),
-        channel,
         last ? `${last.runId} ${wake}` : wake,
         String(append.length),
         String(decisions.length),

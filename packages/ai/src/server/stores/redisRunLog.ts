@@ -32,7 +32,7 @@ local function logEvents(log, from)
   if first ~= nil and from + 2 + count == last then
     length = pushArgs(log, from + 3, #ARGV) - (#ARGV - from - 2)
     if length == first - 1 then
-      redis.call('PEXPIRE', log, final and ${retentionMs} or ${liveMs})
+      redis.call('PEXPIRE', log, final and '${retentionMs}' or '${liveMs}')
       return
     end
     if length == 0 then redis.call('DEL', log) else redis.call('LTRIM', log, 0, length - 1) end
@@ -59,7 +59,7 @@ local function logEvents(log, from)
   if not ended then
     if final then fresh[#fresh + 1] = '${END}' end
     pushAll(log, fresh)
-    redis.call('PEXPIRE', log, final and ${retentionMs} or ${liveMs})
+    redis.call('PEXPIRE', log, final and '${retentionMs}' or '${liveMs}')
   end
 end
 `
