@@ -79,17 +79,21 @@ export interface RedisStore extends ThreadStore {
 // instance. Nothing is read back. A commit sent behind one not yet answered
 // (`follows`, ARGV[4]) also checks that the stored head is that one: by the token of the commit
 // that sent it (`#…`; ARGV[3] is this commit's), or for a head this store did not send, by its
-// text. A run's writes carry the events its log had not sent (KEYS[5], its log): written, and the
+// text. Refused, it answers the stored head (nil: none), for a read of it that rides the commit.
+// A run's writes carry the events its log had not sent (KEYS[5], its log): written, and the
 // last ones end its log, only if the head is written, in the same script. ARGV[6] and ARGV[7]
 // count the messages and records that follow from ARGV[8]; the log's arguments come after them.
 // The store's settings are written into the script (as text: Redis reads a Lua number by printing it).
 const commitLua = (channel: string, ttlMs: number, renewedTtlMs: number, retentionMs: number) => `${PUSH_LUA}${logEventsLua(retentionMs, DAY_MS)}
 local stored = redis.call('HMGET', KEYS[1], 'v', 't')
-if tonumber(stored[1] or '0') ~= tonumber(ARGV[1]) - 1 then return 0 end
+if tonumber(stored[1] or '0') ~= tonumber(ARGV[1]) - 1 then return redis.call('HGET', KEYS[1], 'h') end
 if ARGV[4] ~= '' then
   if string.byte(ARGV[4]) == 35 then
-    if stored[2] ~= ARGV[4] then return 0 end
-  elseif redis.call('HGET', KEYS[1], 'h') ~= ARGV[4] then return 0 end
+    if stored[2] ~= ARGV[4] then return redis.call('HGET', KEYS[1], 'h') end
+  else
+    local text = redis.call('HGET', KEYS[1], 'h')
+    if text ~= ARGV[4] then return text end
+  end
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[1], 'h', ARGV[2], 't', ARGV[3])
 local messages = 8 + tonumber(ARGV[6])
@@ -125,6 +129,12 @@ const DAY_MS = 24 * 60 * 60 * 1000
 
 /** Where a run's log is: this version's list, or the sorted set and end marker of versions before 0.2. */
 type LogAt = { readonly list: string } | { readonly sortedSet: readonly [events: string, end: string] }
+
+/** A read of a thread's head waiting for the end of its tick (see `head`). */
+interface HeadRead {
+  readonly answer: Promise<ThreadHead | undefined>
+  settle(answer: Promise<ThreadHead | undefined>): void
+}
 
 /** How many runs logged elsewhere than their ids say a store remembers (see `movedRuns`). */
 const MOVED_RUNS = 1000
@@ -282,6 +292,16 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
   }
 
   /**
+   * Reads of a thread's head asked in this tick, by thread id, not yet sent: a commit of that
+   * thread sent in the same tick answers them, and they cost no command of their own.
+   */
+  const headReads = new Map<string, HeadRead>()
+  const readHead = async (threadId: string) => {
+    const json = (await send(['HGET', headKey(threadId), 'h'])) as string | null
+    return json == null ? undefined : (JSON.parse(json) as ThreadHead)
+  }
+
+  /**
    * The token of the commit that sent each head (this store's own prefix, then a count): a commit
    * that follows the head sends it, not the head's text again. A head sent twice keeps its first.
    */
@@ -294,9 +314,23 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
     pipelines: true,
     events,
     attachments: redisAttachments({ script, send, filesKey, ttl: renewedTtl }),
-    async head(threadId) {
-      const json = (await send(['HGET', headKey(threadId), 'h'])) as string | null
-      return json == null ? undefined : (JSON.parse(json) as ThreadHead)
+    // A claim on the head this instance wrote last reads the stored head in the tick it sends the
+    // claim (thread/cachedClaim.ts), for a miss to go on from: the read waits for the end of the
+    // tick, and when a commit of the thread was sent meanwhile, that commit's answer is the read's
+    // (its head when it wrote, else the head it found). Either was the stored head at some point
+    // after the read was asked, as a command of its own would have found. Else it is sent alone.
+    head(threadId) {
+      const asked = headReads.get(threadId)
+      if (asked) return asked.answer
+      let settle!: (answer: Promise<ThreadHead | undefined>) => void
+      const read: HeadRead = { answer: new Promise((resolve) => (settle = resolve)), settle: (answer) => settle(answer) }
+      headReads.set(threadId, read)
+      queueMicrotask(() => {
+        if (headReads.get(threadId) !== read) return
+        headReads.delete(threadId)
+        read.settle(readHead(threadId))
+      })
+      return read.answer
     },
     async messages(threadId, from, to) {
       if (to <= from) return []
@@ -334,7 +368,13 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
         // Only readers given the run's id alone need an index: its failure fails no release.
         indexed(last.runId, threadId, last.events)?.catch(reportFrom('commit'))
       }
-      return Number(await script(COMMIT, keys, args)) === 1
+      const answer = script(COMMIT, keys, args)
+      const read = headReads.get(threadId)
+      if (read) {
+        headReads.delete(threadId)
+        read.settle(answer.then((reply) => (Number(reply) === 1 ? head : reply == null ? undefined : (JSON.parse(reply as string) as ThreadHead)), () => readHead(threadId)))
+      }
+      return Number(await answer) === 1
     },
   }
 }
