@@ -86,6 +86,26 @@ describe('on a real Redis', () => {
     expect((await store.head('t_f'))?.resolvedInterruptIds).toEqual(['old writer'])
   })
 
+  it('answers a head read asked in the tick of a commit of its thread with that commit: the head written, or the stored head that refused it, and no command of its own', async () => {
+    const sent: string[][] = []
+    const spy = { sendCommand: (args: string[]) => (sent.push(args), client.sendCommand(args)) }
+    const store = redisStore({ client: spy, prefix: 'ridden:' })
+    const other = redisStore({ client, prefix: 'ridden:' })
+    const head = (version: number, mark: string) => ({ id: 't_read', version, createdAt: 0, updatedAt: 0, messageCount: 0, bytes: 0, resolvedInterruptIds: [mark] })
+    expect(await store.commit({ head: head(1, 'one'), append: [] })).toBe(true)
+    sent.length = 0
+    const [read, written] = await Promise.all([store.head('t_read'), store.commit({ head: head(2, 'two'), append: [] })])
+    expect([written, read?.resolvedInterruptIds]).toEqual([true, ['two']])
+    expect(await other.commit({ head: head(3, 'other'), append: [] })).toBe(true)
+    const [stored, refused] = await Promise.all([store.head('t_read'), store.commit({ head: head(3, 'mine'), append: [] })])
+    expect([refused, stored?.resolvedInterruptIds]).toEqual([false, ['other']])
+    expect(sent.map((args) => args[0])).toEqual(['EVALSHA', 'EVALSHA'])
+    // Alone, a read is a command of its own; a thread that is gone reads as none.
+    expect((await store.head('t_read'))?.resolvedInterruptIds).toEqual(['other'])
+    expect(await store.head('t_none')).toBeUndefined()
+    expect(sent.map((args) => args[0])).toEqual(['EVALSHA', 'EVALSHA', 'HGET', 'HGET'])
+  })
+
   it('with a subscriber, a reader on another instance is woken by pub/sub when events land, instead of polling', async () => {
     const subscriber = client.duplicate()
     await subscriber.connect()
