@@ -190,9 +190,15 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
   // thread's tag instead, with an index from run to thread written beside its first event.
   const runTag = (runId: string) => `${prefix}{${runId}}:`
   const threadTag = (runId: string, threadId: string) => `${prefix}{${threadId}}:run:${runId}:`
-  /** Run ids this store minted (`events.newRunId`), by their thread: in its slot by construction, so no CRC16 of either key per write. Bounded; a run forgotten is checked by its keys. */
-  const minted = new Map<string, string>()
-  const inThreadSlot = (runId: string, threadId: string) => minted.get(runId) === threadId || hashSlot(runTag(runId)) === hashSlot(headKey(threadId))
+  /**
+   * Run ids this store minted (`events.newRunId`), by their thread: in its slot by construction, so
+   * no CRC16 of either key per write. Two generations of at most `MOVED_RUNS` (the older dropped
+   * whole when the newer fills: no iterator per run); a run forgotten is checked by its keys.
+   */
+  let minted = new Map<string, string>()
+  let mintedBefore = new Map<string, string>()
+  const inThreadSlot = (runId: string, threadId: string) =>
+    (minted.get(runId) ?? mintedBefore.get(runId)) === threadId || hashSlot(runTag(runId)) === hashSlot(headKey(threadId))
   /** The tag a run of `threadId` is logged under: its id's when that shares the thread's slot (or given no thread). */
   const writtenAt = (runId: string, threadId: string | undefined): string =>
     threadId === undefined || inThreadSlot(runId, threadId) ? runTag(runId) : threadTag(runId, threadId)
@@ -251,7 +257,7 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
     inCommits: true,
     newRunId: (threadId) => {
       const runId = runIdInSlot(hashSlot(headKey(threadId)))
-      if (minted.size >= MOVED_RUNS) minted.delete(minted.keys().next().value!)
+      if (minted.size >= MOVED_RUNS) [mintedBefore, minted] = [minted, new Map()]
       minted.set(runId, threadId)
       return runId
     },
