@@ -168,6 +168,16 @@ describe('on a real Redis', () => {
     expect(await store.events!.read('run_p', 12, 2)).toEqual({ events: [], ended: true })
   })
 
+  it('keeps a log whose first events Redis lost: later ones keep their numbers, and the first fill in if they land late', async () => {
+    const store = redisStore({ client, prefix: 'lostfirst:' })
+    await store.events!.append('run_l', [{ seq: 3, data: '{"n":3}' }, { seq: 4, data: '{"n":4}' }], false)
+    expect(await store.events!.read('run_l', 0)).toEqual({ events: [{ seq: 3, data: '{"n":3}' }, { seq: 4, data: '{"n":4}' }], ended: false })
+    await store.events!.append('run_l', [{ seq: 1, data: '{"n":1}' }, { seq: 2, data: '{"n":2}' }, { seq: 3, data: '{"again":3}' }], false)
+    await store.events!.append('run_l', [{ seq: 5, data: '{"n":5}' }], true)
+    expect((await store.events!.read('run_l', 0))?.events.map((event) => event.data)).toEqual(['{"n":1}', '{"n":2}', '{"n":3}', '{"n":4}', '{"n":5}'])
+    expect((await store.events!.read('run_l', 0))?.ended).toBe(true)
+  })
+
   it('publishes a commit that carries a run’s events once, waking the run’s readers and the thread’s watchers on another instance', async () => {
     const subscriber = client.duplicate()
     const listener = client.duplicate()

@@ -7,7 +7,7 @@ import type { AttachmentStore } from '../thread/attachmentStore.ts'
 import { THREAD_WATCH_POLL_MS, threadWakeKey, type LoggedEvent, type RunEventLog, type ThreadHead, type ThreadStore } from '../thread/threadStore.ts'
 import { redisAttachments } from './redisAttachments.ts'
 import { hashSlot, runIdInSlot } from './redisSlots.ts'
-import { listHasMore, logEventsLua, PUSH_LUA, pushEventArgs, readList, readSortedSet, sortedSetHasMore } from './redisRunLog.ts'
+import { listHasMore, logEventsLua, pushArgsLua, pushEventArgs, readList, readSortedSet, sortedSetHasMore } from './redisRunLog.ts'
 import { RunWakeups } from './runWakeups.ts'
 import { OutageLog, storeCall, StoreError, survivesErrors, type StoreErrorListener } from './storeError.ts'
 
@@ -84,9 +84,9 @@ export interface RedisStore extends ThreadStore {
 // last ones end its log, only if the head is written, in the same script. ARGV[6] and ARGV[7]
 // count the messages and records that follow from ARGV[8]; the log's arguments come after them.
 // The store's settings are written into the script (as text: Redis reads a Lua number by printing it).
-const commitLua = (channel: string, ttlMs: number, renewedTtlMs: number, retentionMs: number) => `${PUSH_LUA}${logEventsLua(retentionMs, DAY_MS)}
+const commitLua = (channel: string, ttlMs: number, renewedTtlMs: number, retentionMs: number) => `
 local stored = redis.call('HMGET', KEYS[1], 'v', 't')
-if tonumber(stored[1] or '0') ~= tonumber(ARGV[1]) - 1 then return redis.call('HGET', KEYS[1], 'h') end
+if (stored[1] or 0) + 1 ~= ARGV[1] + 0 then return redis.call('HGET', KEYS[1], 'h') end
 if ARGV[4] ~= '' then
   if string.byte(ARGV[4]) == 35 then
     if stored[2] ~= ARGV[4] then return redis.call('HGET', KEYS[1], 'h') end
@@ -96,11 +96,15 @@ if ARGV[4] ~= '' then
   end
 end
 redis.call('HSET', KEYS[1], 'v', ARGV[1], 'h', ARGV[2], 't', ARGV[3])
-local messages = 8 + tonumber(ARGV[6])
-local decisions = messages + tonumber(ARGV[7])
+local messages = 8 + ARGV[6]
+local decisions = messages + ARGV[7]
 -- A list this push made (its length is what was pushed) gets the TTL below.
-local madeMessages = messages > 8 and pushArgs(KEYS[2], 8, messages - 1) == messages - 8
-local madeRecords = decisions > messages and pushArgs(KEYS[3], messages, decisions - 1) == decisions - messages
+local pushed = 0
+${pushArgsLua('KEYS[2]', '8', 'messages - 1', 'pushed')}
+local madeMessages = messages > 8 and pushed == messages - 8
+pushed = 0
+${pushArgsLua('KEYS[3]', 'messages', 'decisions - 1', 'pushed')}
+local madeRecords = decisions > messages and pushed == decisions - messages
 -- Expiry moves only once less than the thread's TTL is left (a new head has none), to a 64th more,
 -- on every key of the thread (PEXPIRE on one that does not exist does nothing); a list made
 -- meanwhile gets as long. So each key holds at least the TTL after a write, and the head expires first.
@@ -111,13 +115,12 @@ else
   if madeRecords then redis.call('PEXPIRE', KEYS[3], '${renewedTtlMs}') end
 end
 redis.call('PUBLISH', ${luaString(channel)}, ARGV[5])
-if KEYS[5] then logEvents(KEYS[5], decisions) end
+if KEYS[5] then${logEventsLua('KEYS[5]', 'decisions', retentionMs, DAY_MS)}end
 return 1
 `
 
 // The log's own append: KEYS[1] the log; ARGV[1] the run's id, the log's arguments from ARGV[2].
-const appendLua = (channel: string, retentionMs: number) => `${PUSH_LUA}${logEventsLua(retentionMs, DAY_MS)}
-logEvents(KEYS[1], 2)
+const appendLua = (channel: string, retentionMs: number) => `${logEventsLua('KEYS[1]', '2', retentionMs, DAY_MS)}
 redis.call('PUBLISH', ${luaString(channel)}, ARGV[1])
 return 1
 `

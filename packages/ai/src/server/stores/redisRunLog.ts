@@ -16,68 +16,63 @@ import type { LoggedEvent } from '../thread/threadStore.ts'
 export const END = 'end'
 
 /**
- * The Lua function `logEvents(log, from)` that writes the events at ARGV[from..] (as `eventArgs`
- * lays them out) to the list `log`, giving it `retentionMs` to live once ended, else `liveMs`.
- * A script that uses it also defines `pushArgs` and `pushAll` (`PUSH_LUA`).
+ * Lua that writes the events at ARGV[from..] (as `pushEventArgs` lays them out) to the list `log`,
+ * giving it `retentionMs` to live once ended, else `liveMs`. A block, not a function: a script
+ * makes its functions anew each time it runs. (A count or seq is read by arithmetic on its text,
+ * `ARGV[i] + 0`: `tonumber` costs a global lookup and a call more.)
  */
-export const logEventsLua = (retentionMs: number, liveMs: number) => `
-local function logEvents(log, from)
+export const logEventsLua = (log: string, from: string, retentionMs: number, liveMs: number) => `
+do
+  local log, from = ${log}, ${from}
   local final = ARGV[from] == '1'
   local last = final and #ARGV - 1 or #ARGV
-  local first, count = tonumber(ARGV[from + 1]), tonumber(ARGV[from + 2])
-  local length
+  local length, logged = 0, false
   -- One run of events (a live run's next batch): pushed in one go (its end marker too), and kept if
   -- that put its first at index first - 1 (the log held every event before it, and none after);
   -- else the push is undone and each event looked at, below.
-  if first ~= nil and from + 2 + count == last then
-    length = pushArgs(log, from + 3, #ARGV) - (#ARGV - from - 2)
-    if length == first - 1 then
-      redis.call('PEXPIRE', log, final and '${retentionMs}' or '${liveMs}')
-      return
-    end
-    if length == 0 then redis.call('DEL', log) else redis.call('LTRIM', log, 0, length - 1) end
+  if from + 2 <= last and from + 2 + ARGV[from + 2] == last then
+    ${pushArgsLua('log', 'from + 3', '#ARGV', 'length')}
+    length = length - (#ARGV - from - 2)
+    logged = length == ARGV[from + 1] - 1
+    if logged then redis.call('PEXPIRE', log, final and '${retentionMs}' or '${liveMs}')
+    elseif length == 0 then redis.call('DEL', log)
+    else redis.call('LTRIM', log, 0, length - 1) end
   else
     length = redis.call('LLEN', log)
   end
   -- Some are logged already (a batch sent again) or fill a gap, or there are none: a look at each.
-  local ended = length > 0 and redis.call('LINDEX', log, -1) == '${END}'
-  local fresh = {}
-  local at = from + 1
-  while at <= last do
-    local seq, n = tonumber(ARGV[at]), tonumber(ARGV[at + 1])
-    for i = at + 2, at + 1 + n do
-      if seq <= length then
-        if redis.call('LINDEX', log, seq - 1) == '' then redis.call('LSET', log, seq - 1, ARGV[i]) end
-      elseif not ended then
-        while length + #fresh < seq - 1 do fresh[#fresh + 1] = '' end
-        fresh[#fresh + 1] = ARGV[i]
+  local ended = logged or (length > 0 and redis.call('LINDEX', log, -1) == '${END}')
+  if not logged then
+    local fresh = {}
+    local at = from + 1
+    while at <= last do
+      local seq, n = ARGV[at] + 0, ARGV[at + 1] + 0
+      for i = at + 2, at + 1 + n do
+        if seq <= length then
+          if redis.call('LINDEX', log, seq - 1) == '' then redis.call('LSET', log, seq - 1, ARGV[i]) end
+        elseif not ended then
+          while length + #fresh < seq - 1 do fresh[#fresh + 1] = '' end
+          fresh[#fresh + 1] = ARGV[i]
+        end
+        seq = seq + 1
       end
-      seq = seq + 1
+      at = at + 2 + n
     end
-    at = at + 2 + n
-  end
-  if not ended then
-    if final then fresh[#fresh + 1] = '${END}' end
-    pushAll(log, fresh)
-    redis.call('PEXPIRE', log, final and '${retentionMs}' or '${liveMs}')
+    if not ended then
+      if final then fresh[#fresh + 1] = '${END}' end
+      for i = 1, #fresh, 1000 do redis.call('RPUSH', log, unpack(fresh, i, math.min(i + 999, #fresh))) end
+      redis.call('PEXPIRE', log, final and '${retentionMs}' or '${liveMs}')
+    end
   end
 end
 `
 
-/** Lua: RPUSH ARGV[from..to] to `key`, or a table's items, a thousand at a time (Lua's stack holds no more); the list's length after. */
-export const PUSH_LUA = `
-local function pushArgs(key, from, to)
-  local length = 0
-  for i = from, to, 1000 do length = redis.call('RPUSH', key, unpack(ARGV, i, math.min(i + 999, to))) end
-  return length
-end
-local function pushAll(key, items)
-  for i = 1, #items, 1000 do redis.call('RPUSH', key, unpack(items, i, math.min(i + 999, #items))) end
-end
-`
+/** Lua: RPUSH ARGV[from..to] to `key` a thousand at a time (Lua's stack holds no more), leaving the list's length in `length` (unset when there are none). */
+export const pushArgsLua = (key: string, from: string, to: string, length: string) =>
+  `for i = ${from}, ${to}, 1000 do ${length} = redis.call('RPUSH', ${key}, unpack(ARGV, i, math.min(i + 999, ${to}))) end`
 
 /**
- * The arguments `logEvents` reads: '1' for the run's last events, then each run of consecutive
+ * The arguments `logEventsLua` reads: '1' for the run's last events, then each run of consecutive
  * seqs as its first seq, its count and its events' data, then `END` for the run's last.
  */
 export function pushEventArgs(args: string[], events: readonly LoggedEvent[], final: boolean): void {
