@@ -130,7 +130,7 @@ const luaString = (text: string) => `'${Array.from(new TextEncoder().encode(text
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
-/** Where a run's log is: this version's list, or the sorted set and end marker of versions before 0.2. */
+/** Where a run's log is: this version's list, or the sorted set and end marker of earlier versions (0.1). */
 type LogAt = { readonly list: string } | { readonly sortedSet: readonly [events: string, end: string] }
 
 /** A read of a thread's head waiting for the end of its tick (see `head`). */

@@ -8,7 +8,7 @@ import type { LoggedEvent } from '../thread/threadStore.ts'
 // comes `END`; a batch that lands after it (one the release carried too) changes nothing, nor the
 // log's retention. An event's data is its JSON text, never '' nor `END`.
 //
-// Versions before 0.2 kept a run's log in a sorted set (`…:events`, members `<seq>:<data>`) and an
+// Earlier versions (0.1) kept a run's log in a sorted set (`…:events`, members `<seq>:<data>`) and an
 // `…:end` key; readers still read those (`readSortedSet`), for the runs such an instance streams
 // during a rolling upgrade.
 
@@ -123,7 +123,7 @@ export async function readList(send: Send, key: string, after: number, limit?: n
 /** Whether the list `key` holds events after seq `after`, or its end. */
 export const listHasMore = async (send: Send, key: string, after: number) => Number(await send(['LLEN', key])) > after
 
-/** A run's log as versions before 0.2 kept it: a sorted set of `<seq>:<data>` scored by seq, and an end marker. */
+/** A run's log as earlier versions (0.1) kept it: a sorted set of `<seq>:<data>` scored by seq, and an end marker. */
 export async function readSortedSet(send: Send, [events, end]: readonly [string, string], after: number, limit?: number): Promise<Read> {
   const page = limit === undefined ? [] : ['LIMIT', '0', String(limit + 1)]
   const [items, ended] = await Promise.all([send(['ZRANGEBYSCORE', events, `(${Math.max(0, after)}`, '+inf', ...page]) as Promise<string[]>, send(['EXISTS', end])])
