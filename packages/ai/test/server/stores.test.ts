@@ -168,6 +168,25 @@ describe('on a real Redis', () => {
     expect(await store.events!.read('run_p', 12, 2)).toEqual({ events: [], ended: true })
   })
 
+  it('publishes on its prefix’s channel whatever the prefix holds (quotes, a backslash, non-ASCII): a reader on another instance is woken', async () => {
+    const subscriber = client.duplicate()
+    await subscriber.connect()
+    try {
+      const prefix = `we'ir"d\\ü]]:`
+      const reader = redisStore({ client, subscriber, prefix })
+      const writer = redisStore({ client, prefix })
+      const head = { id: 't_odd', version: 1, createdAt: 0, updatedAt: 0, messageCount: 0, bytes: 0, resolvedInterruptIds: [] }
+      // A minute's wait: only the notification can end it within the test's time.
+      const woken = reader.events!.wait('run_odd', 0, 60_000, new AbortController().signal, 't_odd')
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect(await writer.commit({ head, append: [], events: { runId: 'run_odd', events: [{ seq: 1, data: '{"n":1}' }] } })).toBe(true)
+      await woken
+      expect(await reader.events!.read('run_odd', 0, undefined, 't_odd')).toEqual({ events: [{ seq: 1, data: '{"n":1}' }], ended: true })
+    } finally {
+      await subscriber.quit()
+    }
+  })
+
   it('keeps a log whose first events Redis lost: later ones keep their numbers, and the first fill in if they land late', async () => {
     const store = redisStore({ client, prefix: 'lostfirst:' })
     await store.events!.append('run_l', [{ seq: 3, data: '{"n":3}' }, { seq: 4, data: '{"n":4}' }], false)

@@ -5,8 +5,8 @@ import type { LoggedEvent } from '../thread/threadStore.ts'
 // a range by index. A write Redis lost leaves a gap of '' entries (a later batch pads it), which
 // readers skip, so the events after it keep their numbers, and which a late batch still fills (the
 // first event of a seq is kept: an entry is set only while it is ''). After the run's last event
-// comes `END`; a batch that lands after it (one the release carried too) changes nothing, nor the
-// log's retention. An event's data is its JSON text, never '' nor `END`.
+// comes `END`; a batch that lands after it (one the release carried too) fills only gaps, and moves
+// neither the end nor the log's retention. An event's data is its JSON text, never '' nor `END`.
 //
 // Earlier versions (0.1) kept a run's log in a sorted set (`…:events`, members `<seq>:<data>`) and an
 // `…:end` key; readers still read those (`readSortedSet`), for the runs such an instance streams
