@@ -166,6 +166,9 @@ describe('on a real Redis', () => {
     expect(await store.events!.read('run_p', 0, 2)).toEqual({ events: [{ seq: 1, data: '{"n":1}' }, { seq: 10, data: '{"n":10}' }], ended: false })
     expect(await store.events!.read('run_p', 11, 2)).toEqual({ events: [{ seq: 12, data: '{"n":12}' }], ended: true })
     expect(await store.events!.read('run_p', 12, 2)).toEqual({ events: [], ended: true })
+    // Past the end (a resume point the log never gave): ended, as the log says, not a wait for more.
+    expect(await store.events!.read('run_p', 20)).toEqual({ events: [], ended: true })
+    expect(await store.events!.read('run_none', 0)).toBeUndefined()
   })
 
   it('publishes on its prefix’s channel whatever the prefix holds (quotes, a backslash, non-ASCII): a reader on another instance is woken', async () => {

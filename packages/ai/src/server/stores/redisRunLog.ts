@@ -116,8 +116,11 @@ export async function readList(send: Send, key: string, after: number, limit?: n
     if (to === -1 || items.length < to - from + 1) break
     from = to + 1
   }
-  if (events.length === 0 && Number(await send(['EXISTS', key])) === 0) return undefined
-  return { events, ended: false }
+  if (events.length > 0) return { events, ended: false }
+  // Nothing after `after`: the list's last entry says whether it exists, and whether it ended
+  // (a reader asking past the end of an ended log is told so, not left waiting).
+  const last = (await send(['LINDEX', key, '-1'])) as string | null
+  return last == null ? undefined : { events, ended: last === END }
 }
 
 /** Whether the list `key` holds events after seq `after`, or its end. */
