@@ -269,6 +269,23 @@ describe('on a real Redis', () => {
     expect(await ttl('files')).toBeGreaterThan(ttlMs)
   })
 
+  it('starts a thread afresh under the id of one whose head expired first: what the old one’s lists still held is not its history', async () => {
+    const store = redisStore({ client, prefix: 'afresh:' })
+    const head = (messageCount: number, decisions?: number) => ({
+      id: 't_again', version: 1, createdAt: 0, updatedAt: 0, messageCount, bytes: 0, resolvedInterruptIds: [], ...(decisions ? { decisions: { count: decisions, last: 'd' } } : {}),
+    })
+    const record = { id: 'd_old', digest: 'd' } as never
+    expect(await store.commit({ head: head(1, 1), append: [{ role: 'user', id: 'm_old', content: 'old' }], decisions: [record] })).toBe(true)
+    await store.attachments.put('t_again', 'att_old', { data: new Uint8Array([1]), mediaType: 'application/octet-stream' })
+    // The head expired; the lists made after its TTL last moved had up to a 64th of the TTL more.
+    await client.sendCommand(['DEL', 'afresh:{t_again}:head'])
+    expect(await store.commit({ head: head(1), append: [{ role: 'user', id: 'm_new', content: 'new' }] })).toBe(true)
+    expect(await store.messages('t_again', 0, 2)).toEqual([{ role: 'user', id: 'm_new', content: 'new' }])
+    expect(await store.decisions('t_again')).toEqual([])
+    expect(await store.attachments.get('t_again', 'att_old')).toBeUndefined()
+    expect(Number(await client.sendCommand(['PTTL', 'afresh:{t_again}:messages']))).toBeGreaterThan(0)
+  })
+
   it('still reads a run logged before its log moved to the thread’s slot (a deployment mid-upgrade), given the thread or not', async () => {
     const store = redisStore({ client, prefix: 'upgrade:' })
     // What a store before this layout wrote: the run's log in its own slot.

@@ -95,6 +95,9 @@ if ARGV[4] ~= '' then
     if text ~= ARGV[4] then return text end
   end
 end
+-- A new thread starts afresh: what a thread of the same id left (its lists, made after its head's
+-- TTL last moved, outlive the head by up to a 64th of the TTL) is not its history.
+if not stored[1] then redis.call('DEL', KEYS[2], KEYS[3], KEYS[4]) end
 redis.call('HSET', KEYS[1], 'v', ARGV[1], 'h', ARGV[2], 't', ARGV[3])
 local messages = 8 + ARGV[6]
 local decisions = messages + ARGV[7]
@@ -105,12 +108,14 @@ local madeMessages = messages > 8 and pushed == messages - 8
 pushed = 0
 ${pushArgsLua('KEYS[3]', 'messages', 'decisions - 1', 'pushed')}
 local madeRecords = decisions > messages and pushed == decisions - messages
--- Expiry moves only once less than the thread's TTL is left (a new head has none), to a 64th more,
--- on every key of the thread (PEXPIRE on one that does not exist does nothing); a list made
--- meanwhile gets as long. So each key holds at least the TTL after a write, and the head expires first.
-if not stored[1] or redis.call('PTTL', KEYS[1]) < ${ttlMs} then
+-- Expiry moves only once less than the thread's TTL is left, to a 64th more, on every key of the
+-- thread (PEXPIRE on one that does not exist does nothing); a list made meanwhile, or a new
+-- thread's keys, get as long. So each key holds at least the TTL after a write, and the head
+-- expires first.
+if stored[1] and redis.call('PTTL', KEYS[1]) < ${ttlMs} then
   for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], '${renewedTtlMs}') end
 else
+  if not stored[1] then redis.call('PEXPIRE', KEYS[1], '${renewedTtlMs}') end
   if madeMessages then redis.call('PEXPIRE', KEYS[2], '${renewedTtlMs}') end
   if madeRecords then redis.call('PEXPIRE', KEYS[3], '${renewedTtlMs}') end
 end
