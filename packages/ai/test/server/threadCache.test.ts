@@ -107,7 +107,7 @@ async function postgresBackend(): Promise<Backend> {
             const text = typeof statement === 'string' ? statement : statement.text
             const kind = `${/^\s*(\w+)/.exec(text)?.[1]?.toUpperCase()} ${/\b(?:FROM|INTO|UPDATE)\s+(\w+)/i.exec(text)?.[1] ?? ''}`
             const send = () => pool.query(statement as string, values)
-            return /_runs?\b|_run_events\b/.test(kind) ? send() : wire.track(kind, send)
+            return /_runs?\b|_run_events\b|_run_log\b/.test(kind) ? send() : wire.track(kind, send)
           },
         },
       })

@@ -5,6 +5,7 @@ import type { ThreadMessage } from '../../protocol/messages.ts'
 import type { AttachmentStore } from '../thread/attachmentStore.ts'
 import { THREAD_WATCH_POLL_MS, threadWakeKey, type RunEventLog, type ThreadHead, type ThreadStore } from '../thread/threadStore.ts'
 import { postgresAttachments } from './postgresAttachments.ts'
+import { LOG_COLUMNS, logColumns, logValues, postgresRunLog, purgeRunLogSql, runLogSchema } from './postgresRunLog.ts'
 import { RunWakeups, type WakeupSignals } from './runWakeups.ts'
 import { OutageLog, storeCall, StoreError, survivesErrors, type StoreErrorListener } from './storeError.ts'
 
@@ -103,18 +104,7 @@ CREATE TABLE IF NOT EXISTS ${t}_decisions (
   record      text NOT NULL,
   PRIMARY KEY (thread_id, seq)
 );
-CREATE TABLE IF NOT EXISTS ${t}_runs (
-  run_id      text PRIMARY KEY,
-  ended       boolean NOT NULL,
-  expires_at  timestamptz NOT NULL
-);
-CREATE INDEX IF NOT EXISTS ${t}_runs_expires_at ON ${t}_runs (expires_at);
-CREATE TABLE IF NOT EXISTS ${t}_run_events (
-  run_id      text NOT NULL,
-  seq         integer NOT NULL,
-  data        text NOT NULL,
-  PRIMARY KEY (run_id, seq)
-);
+${runLogSchema(t).trim()}
 CREATE TABLE IF NOT EXISTS ${t}_attachments (
   thread_id   text NOT NULL REFERENCES ${t}_threads (id) ON DELETE CASCADE,
   id          text NOT NULL,
@@ -123,15 +113,16 @@ CREATE TABLE IF NOT EXISTS ${t}_attachments (
   data        bytea NOT NULL,
   PRIMARY KEY (thread_id, id)
 );
--- Messages, decisions and run events carry no foreign key: each row is written by the statement
--- that writes its thread's or run's row, and deleted with it by the store (purgeExpired, an expired
--- id used again), so the key's per-row check (a trigger, a lookup and a row lock for every message
--- and event) bought nothing. Schemas made before drop theirs.
+-- Messages and decisions carry no foreign key: each row is written by the statement that writes
+-- its thread's row, and deleted with it by the store (purgeExpired, an expired id used again), so
+-- the key's per-row check (a trigger, a lookup and a row lock for every message) bought nothing.
+-- Schemas made before drop theirs, and that of ${t}_run_events, where earlier versions logged
+-- runs' events (see postgresStore's purgeExpired).
 DO $toolgate_keys$
 DECLARE key record;
 BEGIN
   FOR key IN SELECT conrelid::regclass AS owner, conname FROM pg_constraint
-    WHERE contype = 'f' AND conrelid IN ('${t}_messages'::regclass, '${t}_decisions'::regclass, '${t}_run_events'::regclass)
+    WHERE contype = 'f' AND conrelid = ANY (ARRAY[to_regclass('${t}_messages'), to_regclass('${t}_decisions'), to_regclass('${t}_run_events')])
   LOOP
     EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', key.owner, key.conname);
   END LOOP;
@@ -158,7 +149,7 @@ $toolgate$`
 const SCHEMA_LOCK = 0x7467
 
 /**
- * A thread's (or a live run's) expiry is set this many TTLs ahead, and a write moves it only once
+ * A thread's expiry is set this many TTLs ahead, and a write moves it only once
  * less than one TTL is left: most writes then leave every indexed column as it was, so PostgreSQL
  * updates the row in place (a HOT update: no new entry in the primary key's or the expiry's index,
  * less WAL). A thread thus expires between its TTL and 1/64 of it more after its last write, never sooner.
@@ -221,71 +212,64 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   })
 
   // One statement: the head row is replaced only if its version is the one before (or inserted),
-  // its expiry moved only when less than the TTL is left (see RENEWED),
-  // and the new messages are inserted only if it was. Data-modifying CTEs always run to completion.
-  // A written head notifies the thread's watchers on commit, as an append of events does. A commit
-  // sent behind one not yet answered, or made of the head this instance wrote last (`follows`, $10),
-  // also compares the stored head's text with that one's, and finds the thread unexpired (a thread
-  // whose time is up is gone, as `head` says, even before its row is purged).
-  const commitHeadSql = `
+  // its expiry moved only when less than the TTL is left (see RENEWED), and the new messages,
+  // decision records and run events are inserted only if it was. Data-modifying CTEs always run to
+  // completion. A written head notifies on commit, once: the thread's watchers, and the readers of
+  // the run whose events it carries (`wakePayload`). A commit sent behind one not yet answered, or
+  // made of the head this instance wrote last (`follows`, $6), also compares the stored head's text
+  // with that one's, and finds the thread unexpired (a thread whose time is up is gone, as `head`
+  // says, even before its row is purged).
+  //
+  // A statement names only the parts its commit has (`CommitShape`): each part costs the server
+  // its setup on every execution, empty or not. What it answers: whether it wrote, and, when a read
+  // of the head rides it (see `head`) and it did not write, the thread's head as stored (none when
+  // it is gone). The head's subquery runs only then (an uncorrelated subquery in a CASE is
+  // evaluated when reached). A run's write with the events its log had not sent, or its release
+  // with its last events: written (the last ones end its log) only if the head is, in the same
+  // statement, durable as every thread commit is; a batch still on its way keeps its row.
+  const commitStatements: string[] = []
+  const commitStatement = (shape: number): string => {
+    const known = commitStatements[shape]
+    if (known !== undefined) return known
+    let next = 7
+    const params = (count: number) => ((next += count), next - count)
+    let sql = `
 WITH head AS (
   INSERT INTO ${t}_threads (id, version, head, expires_at)
   VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond' * ${RENEWED})
   ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, head = EXCLUDED.head,
     expires_at = CASE WHEN ${t}_threads.expires_at >= now() + $4 * interval '1 millisecond' THEN ${t}_threads.expires_at ELSE EXCLUDED.expires_at END
-    WHERE ${t}_threads.version = EXCLUDED.version - 1 AND ($10::text IS NULL OR (${t}_threads.head = $10::text AND ${t}_threads.expires_at > now()))
-  RETURNING id, pg_notify('${channel}', $9) AS notified
-), appended AS (
-  INSERT INTO ${t}_messages (thread_id, seq, message)
-  SELECT head.id, $5 + m.ord - 1, m.message FROM head, unnest($6::text[]) WITH ORDINALITY AS m(message, ord)
-), decided AS (
-  INSERT INTO ${t}_decisions (thread_id, seq, record)
-  SELECT head.id, $7 + d.ord - 1, d.record FROM head, unnest($8::text[]) WITH ORDINALITY AS d(record, ord)
+    WHERE ${t}_threads.version = EXCLUDED.version - 1 AND ($6::text IS NULL OR (${t}_threads.head = $6::text AND ${t}_threads.expires_at > now()))
+  RETURNING id, pg_notify('${channel}', $5) AS notified
 )`
-  // What a commit answers: whether it wrote, and when it did not, the thread's head as stored (none
-  // when it is gone), which answers a read of the head asked in the same tick (see \`head\`). The
-  // head's subquery runs only then (an uncorrelated subquery in a CASE is evaluated when reached).
-  const commitAnswerSql = `
+    if (shape & CommitShape.messages) {
+      const at = params(2)
+      sql += `, appended AS (
+  INSERT INTO ${t}_messages (thread_id, seq, message)
+  SELECT head.id, $${at} + m.ord - 1, m.message FROM head, unnest($${at + 1}::text[]) WITH ORDINALITY AS m(message, ord)
+)`
+    }
+    if (shape & CommitShape.decisions) {
+      const at = params(2)
+      sql += `, decided AS (
+  INSERT INTO ${t}_decisions (thread_id, seq, record)
+  SELECT head.id, $${at} + d.ord - 1, d.record FROM head, unnest($${at + 1}::text[]) WITH ORDINALITY AS d(record, ord)
+)`
+    }
+    if (shape & CommitShape.events) {
+      const at = params(8)
+      sql += `, logged AS (
+  INSERT INTO ${t}_run_log (${LOG_COLUMNS}) SELECT $${at}, ${logColumns(at + 1)} FROM head
+)`
+    }
+    sql +=
+      shape & CommitShape.stored
+        ? `
 SELECT count(*) AS written, CASE WHEN count(*) = 0 THEN (SELECT head FROM ${t}_threads WHERE id = $1 AND expires_at > now()) END AS stored FROM head`
-  const commitSql = `${commitHeadSql}${commitAnswerSql}`
-  // A run's write with the events its log had not sent, or its release with its last events ($15
-  // true): written, and the last ones end its log, only if the head is (its run row is upserted from
-  // the head's row), in the same statement, durable as every thread commit is; a batch still on its
-  // way keeps its rows. A live run's row keeps its expiry as `appendEventsSql` does.
-  const commitWithEventsSql = `${commitHeadSql}, run AS (
-  INSERT INTO ${t}_runs (run_id, ended, expires_at)
-  SELECT $11, $15::boolean, now() + $12 * interval '1 millisecond' * CASE WHEN $15 THEN 1 ELSE ${RENEWED} END FROM head
-  ON CONFLICT (run_id) DO UPDATE SET ended = ${t}_runs.ended OR EXCLUDED.ended,
-    expires_at = CASE WHEN NOT EXCLUDED.ended AND (${t}_runs.ended OR ${t}_runs.expires_at >= now() + $12 * interval '1 millisecond')
-      THEN ${t}_runs.expires_at ELSE EXCLUDED.expires_at END
-  RETURNING run_id, pg_notify('${channel}', run_id) AS notified
-), logged AS (
-  INSERT INTO ${t}_run_events (run_id, seq, data)
-  SELECT run.run_id, e.seq, e.data FROM run, unnest($13::int[], $14::text[]) AS e(seq, data)
-  ON CONFLICT (run_id, seq) DO NOTHING
-)${commitAnswerSql}`
-
-  // The run's row is upserted (so it returns one row), and its RETURNING notifies waiting readers
-  // on commit: one statement, the events visible when the notification lands. A batch of a live run
-  // commits without waiting for the WAL to reach the disk (`synchronous_commit` off for this
-  // transaction alone): it is seen at once as any commit is, the thread's next commit (a durable one)
-  // flushes it, and only a crash of the server in between can lose it, which a reader finds as a gap
-  // in the run's numbers and is told to reload the thread, as after a batch the log refused. The
-  // last batch, and every thread commit with the events it carries, wait for the disk.
-  const appendEventsSql = `
-WITH run AS (
-  INSERT INTO ${t}_runs (run_id, ended, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond' * ${RENEWED})
-  ON CONFLICT (run_id) DO UPDATE SET ended = ${t}_runs.ended OR EXCLUDED.ended,
-    -- a batch landing after the release that ended the log (it carried the batch too) keeps the log's
-    -- retention; a live run's expiry still a day away is kept (see RENEWED)
-    expires_at = CASE WHEN ${t}_runs.ended OR (NOT EXCLUDED.ended AND ${t}_runs.expires_at >= now() + $3 * interval '1 millisecond')
-      THEN ${t}_runs.expires_at ELSE EXCLUDED.expires_at END
-  RETURNING run_id, pg_notify('${channel}', run_id) AS notified,
-    set_config('synchronous_commit', CASE WHEN $2 THEN current_setting('synchronous_commit') ELSE 'off' END, true) AS relaxed
-)
-INSERT INTO ${t}_run_events (run_id, seq, data)
-SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(seq, data)
-ON CONFLICT (run_id, seq) DO NOTHING`
+        : `
+SELECT 1 AS written FROM head`
+    return (commitStatements[shape] = sql)
+  }
 
   /** Deletes the threads `where` picks, with their messages and decisions (their files go by their foreign key), in one statement. */
   const deleteThreadsSql = (where: string) => `
@@ -294,35 +278,7 @@ messages AS (DELETE FROM ${t}_messages WHERE thread_id IN (SELECT id FROM gone))
 decisions AS (DELETE FROM ${t}_decisions WHERE thread_id IN (SELECT id FROM gone))
 SELECT count(*) AS deleted FROM gone`
 
-  const readRun = async (runId: string, after: number, limit?: number) => {
-    const [run, rows] = await Promise.all([
-      query('read run', `SELECT ended FROM ${t}_runs WHERE run_id = $1 AND expires_at > now()`, [runId]),
-      query('read events', `SELECT seq, data FROM ${t}_run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [runId, after, limit === undefined ? null : limit + 1]),
-    ])
-    if (run.rows.length === 0) return undefined
-    const more = limit !== undefined && rows.rows.length > limit
-    const page = more ? rows.rows.slice(0, limit) : rows.rows
-    return { events: page.map((row) => ({ seq: Number(row.seq), data: String(row.data) })), ended: Boolean(run.rows[0].ended) && !more }
-  }
-
-  const events: RunEventLog = {
-    inCommits: true,
-    async append(runId, logged, final) {
-      await query('append events', appendEventsSql, [runId, final, final ? retentionMs : DAY_MS, logged.map((event) => event.seq), logged.map((event) => event.data)])
-    },
-    read: readRun,
-    wait(runId, after, timeoutMs, signal) {
-      const hasMore = async () => {
-        const { rows } = await query(
-          'wait for events',
-          `SELECT (SELECT ended FROM ${t}_runs WHERE run_id = $1) AS ended, EXISTS (SELECT 1 FROM ${t}_run_events WHERE run_id = $1 AND seq > $2) AS more`,
-          [runId, after],
-        )
-        return Boolean(rows[0]?.ended || rows[0]?.more)
-      }
-      return wakeups.wait(runId, hasMore, timeoutMs, signal)
-    },
-  }
+  const events = postgresRunLog({ query, table: t, channel, wakeups, retentionMs, liveMs: DAY_MS })
 
   /** The text each head was sent as, so a commit that follows it compares that text without making it again. */
   const sentAs = new WeakMap<ThreadHead, string>()
@@ -350,10 +306,19 @@ SELECT count(*) AS deleted FROM gone`
     },
     async purgeExpired() {
       await query('purgeExpired', deleteThreadsSql('expires_at <= now()'))
+      await query('purgeExpired', purgeRunLogSql(t))
+      // Where earlier versions logged runs' events, which instances of them may still write
+      // during an upgrade: emptied as their runs expire, until you drop them.
       await query(
         'purgeExpired',
-        `WITH gone AS (DELETE FROM ${t}_runs WHERE expires_at <= now() RETURNING run_id)
-DELETE FROM ${t}_run_events WHERE run_id IN (SELECT run_id FROM gone)`,
+        `DO $toolgate_purge$
+BEGIN
+  IF to_regclass('${t}_runs') IS NOT NULL AND to_regclass('${t}_run_events') IS NOT NULL THEN
+    WITH gone AS (DELETE FROM ${t}_runs WHERE expires_at <= now() RETURNING run_id)
+    DELETE FROM ${t}_run_events WHERE run_id IN (SELECT run_id FROM gone);
+  END IF;
+END
+$toolgate_purge$`,
       )
     },
     // A claim on the head this instance wrote last reads the stored head in the tick it sends the
@@ -395,27 +360,32 @@ DELETE FROM ${t}_run_events WHERE run_id IN (SELECT run_id FROM gone)`,
       return wakeups.wait(threadWakeKey(threadId), moved, timeoutMs, signal, THREAD_WATCH_POLL_MS)
     },
     async commit({ head, append, decisions = [], follows, events: last }) {
-      const start = head.messageCount - append.length
-      const decisionsFrom = (head.decisions?.count ?? 0) - decisions.length
       const json = JSON.stringify(head)
       sentAs.set(head, json)
+      const read = headReads.get(head.id)
       const values: unknown[] = [
         head.id,
         head.version,
         json,
         ttlMs,
-        start,
-        append.map((m) => JSON.stringify(m)),
-        decisionsFrom,
-        decisions.map((record) => JSON.stringify(record)),
-        threadWakeKey(head.id),
+        last ? wakePayload(head.id, last.runId) : threadWakeKey(head.id),
         follows === undefined ? null : (sentAs.get(follows) ?? JSON.stringify(follows)),
       ]
-      const sql = last ? commitWithEventsSql : commitSql
-      if (last) {
-        const final = last.final !== false
-        values.push(last.runId, final ? retentionMs : DAY_MS, last.events.map((event) => event.seq), last.events.map((event) => event.data), final)
+      let shape: number = read ? CommitShape.stored : 0
+      if (append.length > 0) {
+        shape |= CommitShape.messages
+        values.push(head.messageCount - append.length, append.map((m) => JSON.stringify(m)))
       }
+      if (decisions.length > 0) {
+        shape |= CommitShape.decisions
+        values.push((head.decisions?.count ?? 0) - decisions.length, decisions.map((record) => JSON.stringify(record)))
+      }
+      if (last) {
+        shape |= CommitShape.events
+        const final = last.final !== false
+        values.push(last.runId, ...logValues(last.events, final, final ? retentionMs : DAY_MS))
+      }
+      const sql = commitStatement(shape)
       const answered = async () => (await query('commit', sql, values)).rows[0] as CommitAnswer
       const written = async () => isWritten(await answered())
       const before = follows && unanswered.get(follows)
@@ -424,7 +394,6 @@ DELETE FROM ${t}_run_events WHERE run_id IN (SELECT run_id FROM gone)`,
       // is never refused for coming first and sent again.
       const chain = chains && ((before && chains.of(follows)) || chains.open())
       const answer = chain ? chainedCommit(chain, head, sql, values) : answered()
-      const read = headReads.get(head.id)
       if (read) {
         headReads.delete(head.id)
         read.settle(answer.then((row) => (isWritten(row) ? head : row?.stored == null ? undefined : (JSON.parse(row.stored) as ThreadHead)), () => readHead(head.id)))
@@ -484,7 +453,9 @@ async function listen(
       signals.down()
     })
     client.on('notification', (message) => {
-      if (message.channel === channel && message.payload) signals.wake(message.payload)
+      if (message.channel !== channel || !message.payload) return
+      // A commit's wakes its thread's watchers and the readers of the run whose events it carries (see wakePayload).
+      for (const key of message.payload.split('\n')) signals.wake(key)
     })
     try {
       await client.query(`LISTEN ${channel}`)
@@ -523,6 +494,22 @@ interface CommitAnswer {
 }
 
 const isWritten = (answer: CommitAnswer | undefined) => Number(answer?.written) === 1
+
+/** The parts a commit statement has beyond its head, as bits: one statement per combination. */
+const CommitShape = {
+  messages: 1,
+  decisions: 2,
+  events: 4,
+  /** A read of the head rides the commit: a refused one answers the stored head. */
+  stored: 8,
+} as const
+
+/**
+ * What a commit carrying a run's events notifies: the run's id and its thread's wake key, one per
+ * line, so one notification wakes both (neither holds a line break: run ids are letters, digits,
+ * `_` and `-`, thread ids are checked at the edge).
+ */
+const wakePayload = (threadId: string, runId: string) => `${runId}\n${threadWakeKey(threadId)}`
 
 /** A read of a thread's head waiting for the end of its tick (see the store's `head`). */
 interface HeadRead {
