@@ -243,7 +243,7 @@ describe('a run’s last events carried by its release (PostgreSQL: the log is w
         // A commit with events carries either a live run's (not final: its `ended` false) or the release's last ones.
         const ended = /\$(\d+)::boolean/.exec(text)
         const withEvents = /INSERT INTO ends_run_log/.test(text) ? (values?.[Number(ended?.[1]) - 1] === false ? 'commit+events' : 'release') : 'commit'
-        statements.push(/INSERT INTO ends_threads/.test(text) ? withEvents : /INSERT INTO ends_run_log/.test(text) ? 'events' : 'read')
+        statements.push(/(?:INSERT INTO|UPDATE) ends_threads/.test(text) ? withEvents : /INSERT INTO ends_run_log/.test(text) ? 'events' : 'read')
         return pool.query(statement as string, values)
       },
     }

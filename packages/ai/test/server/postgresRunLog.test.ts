@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
-import type { LoggedEvent, ThreadHead } from '@toolgate/ai/server'
+import type { ThreadHead } from '@toolgate/ai/server'
 import { postgresStore } from '@toolgate/ai/server/postgres'
 import { startPostgres, type PostgresServer } from '../services/postgres.ts'
 
@@ -25,6 +25,12 @@ async function freshStore(options: { eventRetentionMs?: number } = {}) {
   const store = postgresStore({ pool, table, ...options })
   await store.ensureSchema()
   return { store, table }
+}
+
+/** One event of a run as logged: its number and JSON text. */
+interface LoggedEvent {
+  readonly seq: number
+  readonly data: string
 }
 
 const head = (id: string, version: number): ThreadHead => ({ id, version, createdAt: 0, updatedAt: 0, messageCount: 0, bytes: 0, resolvedInterruptIds: [] })

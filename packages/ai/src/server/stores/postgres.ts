@@ -211,17 +211,21 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     onStartError: (error) => report(new StoreError('postgresStore', 'LISTEN', error)),
   })
 
-  // One statement: the head row is replaced only if its version is the one before (or inserted),
-  // its expiry moved only when less than the TTL is left (see RENEWED), and the new messages,
-  // decision records and run events are inserted only if it was. Data-modifying CTEs always run to
-  // completion. A written head notifies on commit, once: the thread's watchers, and the readers of
-  // the run whose events it carries (`wakePayload`). A commit sent behind one not yet answered, or
-  // made of the head this instance wrote last (`follows`, $6), also compares the stored head's text
-  // with that one's, and finds the thread unexpired (a thread whose time is up is gone, as `head`
-  // says, even before its row is purged).
+  // One statement: a new thread's row is inserted unless the id is taken, a later head replaces
+  // the row only if its version is the one before and the thread has not expired (a thread whose
+  // time is up is gone, as `head` says, even before its row is purged), its expiry moved only when
+  // less than the TTL is left (see RENEWED); the new messages, decision records and run events are
+  // inserted only if the head was written. Data-modifying CTEs always run to completion. A written
+  // head notifies on commit, once: the thread's watchers, and the readers of the run whose events
+  // it carries (`wakePayload`). A commit sent behind one not yet answered, or made of the head this
+  // instance wrote last (`follows`, $6), also compares the stored head's text with that one's.
+  // An insert that finds the id taken, and an update that finds another version, write nothing
+  // and lock nothing (an upsert locks the row it finds, a WAL record more, before its WHERE).
   //
-  // A statement names only the parts its commit has (`CommitShape`): each part costs the server
-  // its setup on every execution, empty or not. What it answers: whether it wrote, and, when a read
+  // Messages and decision records go as one JSON array each, whose elements the server stores as
+  // they were written (a `json` array's elements keep their text): a `text[]` would have the
+  // client escape every quote of every message. A statement names only the parts its commit has
+  // (`CommitShape`): each part costs the server its setup on every execution, empty or not. What it answers: whether it wrote, and, when a read
   // of the head rides it (see `head`) and it did not write, the thread's head as stored (none when
   // it is gone). The head's subquery runs only then (an uncorrelated subquery in a CASE is
   // evaluated when reached). A run's write with the events its log had not sent, or its release
@@ -231,29 +235,36 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   const commitStatement = (shape: number): string => {
     const known = commitStatements[shape]
     if (known !== undefined) return known
-    let next = 7
+    const later = (shape & CommitShape.later) !== 0
+    let next = later ? 7 : 6
     const params = (count: number) => ((next += count), next - count)
-    let sql = `
+    let sql = later
+      ? `
+WITH head AS (
+  UPDATE ${t}_threads SET version = $2, head = $3,
+    expires_at = CASE WHEN expires_at >= now() + $4 * interval '1 millisecond' THEN expires_at ELSE now() + $4 * interval '1 millisecond' * ${RENEWED} END
+  WHERE id = $1 AND version = $2 - 1 AND expires_at > now() AND ($6::text IS NULL OR head = $6::text)
+  RETURNING id, pg_notify('${channel}', $5) AS notified
+)`
+      : `
 WITH head AS (
   INSERT INTO ${t}_threads (id, version, head, expires_at)
   VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond' * ${RENEWED})
-  ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, head = EXCLUDED.head,
-    expires_at = CASE WHEN ${t}_threads.expires_at >= now() + $4 * interval '1 millisecond' THEN ${t}_threads.expires_at ELSE EXCLUDED.expires_at END
-    WHERE ${t}_threads.version = EXCLUDED.version - 1 AND ($6::text IS NULL OR (${t}_threads.head = $6::text AND ${t}_threads.expires_at > now()))
+  ON CONFLICT (id) DO NOTHING
   RETURNING id, pg_notify('${channel}', $5) AS notified
 )`
     if (shape & CommitShape.messages) {
       const at = params(2)
       sql += `, appended AS (
   INSERT INTO ${t}_messages (thread_id, seq, message)
-  SELECT head.id, $${at} + m.ord - 1, m.message FROM head, unnest($${at + 1}::text[]) WITH ORDINALITY AS m(message, ord)
+  SELECT head.id, $${at} + m.ord - 1, m.message::text FROM head, json_array_elements($${at + 1}::json) WITH ORDINALITY AS m(message, ord)
 )`
     }
     if (shape & CommitShape.decisions) {
       const at = params(2)
       sql += `, decided AS (
   INSERT INTO ${t}_decisions (thread_id, seq, record)
-  SELECT head.id, $${at} + d.ord - 1, d.record FROM head, unnest($${at + 1}::text[]) WITH ORDINALITY AS d(record, ord)
+  SELECT head.id, $${at} + d.ord - 1, d.record::text FROM head, json_array_elements($${at + 1}::json) WITH ORDINALITY AS d(record, ord)
 )`
     }
     if (shape & CommitShape.events) {
@@ -363,22 +374,19 @@ $toolgate_purge$`,
       const json = JSON.stringify(head)
       sentAs.set(head, json)
       const read = headReads.get(head.id)
-      const values: unknown[] = [
-        head.id,
-        head.version,
-        json,
-        ttlMs,
-        last ? wakePayload(head.id, last.runId) : threadWakeKey(head.id),
-        follows === undefined ? null : (sentAs.get(follows) ?? JSON.stringify(follows)),
-      ]
+      const values: unknown[] = [head.id, head.version, json, ttlMs, last ? wakePayload(head.id, last.runId) : threadWakeKey(head.id)]
       let shape: number = read ? CommitShape.stored : 0
+      if (head.version !== 1) {
+        shape |= CommitShape.later
+        values.push(follows === undefined ? null : (sentAs.get(follows) ?? JSON.stringify(follows)))
+      }
       if (append.length > 0) {
         shape |= CommitShape.messages
-        values.push(head.messageCount - append.length, append.map((m) => JSON.stringify(m)))
+        values.push(head.messageCount - append.length, JSON.stringify(append))
       }
       if (decisions.length > 0) {
         shape |= CommitShape.decisions
-        values.push((head.decisions?.count ?? 0) - decisions.length, decisions.map((record) => JSON.stringify(record)))
+        values.push((head.decisions?.count ?? 0) - decisions.length, JSON.stringify(decisions))
       }
       if (last) {
         shape |= CommitShape.events
@@ -497,6 +505,8 @@ const isWritten = (answer: CommitAnswer | undefined) => Number(answer?.written) 
 
 /** The parts a commit statement has beyond its head, as bits: one statement per combination. */
 const CommitShape = {
+  /** A head of version 2 or more: it updates the thread's row (version 1 inserts it). */
+  later: 16,
   messages: 1,
   decisions: 2,
   events: 4,
