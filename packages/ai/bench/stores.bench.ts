@@ -9,7 +9,8 @@
  * in-process, so the ratio is the handlers' own cost (server.bench.ts compares them over HTTP,
  * each in a process of its own, where the HTTP layer they share adds to both).
  *
- * Run: npm run build, then tsx bench/stores.bench.ts (the package as users run it: the built JavaScript)
+ * Run: npm run build, then tsx bench/stores.bench.ts (the package as users run it: the built JavaScript);
+ * STORES=postgres (or redis) runs that store alone beside memory and its floors, for a short run.
  */
 import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
@@ -18,7 +19,7 @@ import pg from 'pg'
 import { createClient } from 'redis'
 import { checkTanstackTurn, tanstackHandler } from './tanstackPeer.ts'
 import { measure, postJson, startInstance, weather, weatherModel } from './workload.ts'
-import { createChatHandler, memoryStore, type ChatHandler, type ThreadStore } from '@toolgate/ai/server'
+import { createChatHandler, memoryStore, type ChatHandler, type ThreadCommit, type ThreadStore } from '@toolgate/ai/server'
 import { redisStore } from '@toolgate/ai/server/redis'
 import { postgresStore } from '@toolgate/ai/server/postgres'
 import { startRedis } from '../test/services/redis.ts'
@@ -30,6 +31,9 @@ interface Service {
 
 /** PG_FSYNC=on: the PostgreSQL server flushes its WAL to disk, as a stock one does (off by default, as the tests' server: the figures then leave out the disk). */
 const PG_FSYNC = process.env.PG_FSYNC === 'on'
+/** STORES=postgres (or redis, or both, comma-separated): only those shared stores, beside memory and their floors; the peers and the multi-process lines are left out. */
+const ONLY = process.env.STORES?.split(',').map((name) => name.trim())
+const runs = (store: 'redis' | 'postgres') => !ONLY || ONLY.includes(store)
 const LIMITS = { warmup: 300, maxTurns: 2000, budgetMs: 1500 }
 const HISTORY = [1, 10, 50, 200]
 const SAMPLE = 41
@@ -204,12 +208,12 @@ const bareRoundTrips: { name: string; send: () => Promise<unknown> }[] = []
  * store's own work: each store's turns/s is printed as a ratio to its floor (goal ≥ 0.8×).
  */
 const storeFloors: { name: string; of: string; make: () => ThreadStore }[] = []
-function floorStore(send: () => Promise<unknown>): ThreadStore {
+function floorStore(send: (commit: ThreadCommit) => Promise<unknown>): ThreadStore {
   const memory = memoryStore()
   return {
     ...memory,
     async commit(commit) {
-      await send()
+      await send(commit)
       return memory.commit(commit)
     },
   }
@@ -233,7 +237,7 @@ function cpuOfProcesses(pids: () => number[]): () => number {
       }
     }, 0)
 }
-try {
+if (runs('redis')) try {
   const redis = await startRedis()
   services.push(redis)
   redisUrl = redis.url
@@ -258,7 +262,7 @@ try {
 } catch (error) {
   console.log(`  (no Redis: ${(error as Error).message})`)
 }
-try {
+if (runs('postgres')) try {
   const postgres = await startPostgres({ fsync: PG_FSYNC })
   services.push(postgres)
   // `pipeline: true` (node-postgres 8.2x), as docs/deployment.md advises for the store's pool: a run's commits that follow one another are written on one connection.
@@ -272,6 +276,24 @@ try {
     serverCpu.set('postgres', cpuOfProcesses(() => [postmaster, ...children()]))
   }
   storeFloors.push({ name: 'memory + SELECT 1', of: 'postgres', make: () => floorStore(() => pool.query({ name: 'bench_select_1', text: 'SELECT 1', values: [] })) })
+  // A second floor: the least a write of this design costs the server, one transaction per commit
+  // that inserts the thread's row (then updates it) and appends one row, each by primary key.
+  await pool.query(`CREATE TABLE bench_floor_heads (id text PRIMARY KEY, version integer NOT NULL);
+    CREATE TABLE bench_floor_rows (id text NOT NULL, seq integer NOT NULL, PRIMARY KEY (id, seq))`)
+  storeFloors.push({
+    name: 'memory + write',
+    of: 'postgres',
+    make: () =>
+      floorStore((commit) =>
+        commit.head.version === 1
+          ? pool.query({ name: 'bench_floor_insert', text: 'INSERT INTO bench_floor_heads VALUES ($1, 1)', values: [commit.head.id] })
+          : pool.query({
+              name: 'bench_floor_write',
+              text: 'WITH head AS (UPDATE bench_floor_heads SET version = $2 WHERE id = $1 RETURNING id) INSERT INTO bench_floor_rows SELECT id, $2 FROM head',
+              values: [commit.head.id, commit.head.version],
+            }),
+      ),
+  })
   await postgresStore({ pool }).ensureSchema()
   stores.push({ name: 'postgres', make: () => postgresStore({ pool }) })
   countedStores.push({
@@ -288,7 +310,7 @@ try {
           const statement = args[0] as string | { text: string }
           const kind = sqlKind(typeof statement === 'string' ? statement : statement.text)
           // The part is the table the statement first names: a commit also names the log's channel.
-          const answer = wire.track(kind, /_runs?$|_run_events$/.test(kind) ? 'log' : 'thread', () => send(...args) as Promise<unknown>)
+          const answer = wire.track(kind, /_runs?$|_run_events$|_run_log$/.test(kind) ? 'log' : 'thread', () => send(...args) as Promise<unknown>)
           if (!callback) return answer
           answer.then((result) => callback(undefined, result), (error) => callback(error))
           return undefined
@@ -304,9 +326,9 @@ try {
 try {
   console.log(`stores.bench: the chat handler in-process (Fetch, no HTTP), one server tool per turn (node ${process.version}, ≤${LIMITS.maxTurns} turns or ${LIMITS.budgetMs} ms each)`)
   console.log(`  PostgreSQL: a throwaway server with fsync=${PG_FSYNC ? 'on (WAL flushed to disk, as a stock server)' : 'off (its commits skip the disk; PG_FSYNC=on for a stock server\'s flushes)'}`)
-  console.log('\n  memory store beside TanStack AI chat() (which stores no thread), in-process:')
+  if (!ONLY) console.log('\n  memory store beside TanStack AI chat() (which stores no thread), in-process:')
   const memoryHandler = handlerFor(memoryStore())
-  for (const concurrency of [1, 8, 32]) {
+  for (const concurrency of ONLY ? [] : [1, 8, 32]) {
     // Alternated and the best of two kept for each: the machine's other load then hurts neither side alone.
     let ours = 0
     let theirs = 0
@@ -323,6 +345,8 @@ try {
   const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!
   const contenders = [...stores, ...storeFloors.map(({ name, make }) => ({ name, make }))]
   const floorOf = (name: string) => storeFloors.find((floor) => floor.of === name)
+  /** The store's other floors (PostgreSQL: a minimal write transaction per commit), printed beside the goal's. */
+  const moreFloorsOf = (name: string) => storeFloors.filter((floor) => floor.of === name).slice(1)
   async function table(title: string, run: (handler: ChatHandler, concurrency: number) => Promise<number>) {
     console.log(title)
     const rows = contenders.map(() => [] as string[])
@@ -344,6 +368,11 @@ try {
           const perRound = samples[index]!.map((value, round) => value / samples[floorIndex]![round]!)
           const ratio = median(perRound)
           versus += `, ${ratio.toFixed(2)}× its floor (${Math.min(...perRound).toFixed(2)}–${Math.max(...perRound).toFixed(2)})${ratio >= 0.8 ? ' met' : ' goal ≥0.8'}`
+          for (const more of moreFloorsOf(name)) {
+            const at = contenders.findIndex((contender) => contender.name === more.name)
+            const ratios = samples[index]!.map((value, round) => value / samples[at]![round]!)
+            versus += `, ${median(ratios).toFixed(2)}× ${more.name} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`
+          }
         }
         rows[index]!.push(`c=${concurrency}: ${perSecond.toFixed(0).padStart(5)} turns/s (${versus})`)
       }
@@ -407,9 +436,11 @@ try {
     for (const [index, { name }] of costed.entries()) {
       const floor = floorOf(name)
       if (!floor) continue
-      const at = costed.findIndex((contender) => contender.name === floor.name)
-      const more = (part: 'client' | 'server' | 'wall') => (median(costs[index]![part]) - median(costs[at]![part])).toFixed(0)
-      console.log(`  ${name} beyond its floor, per turn: client +${more('client')} µs, server +${more('server')} µs, turn +${more('wall')} µs`)
+      for (const [label, beside] of [['its floor', floor], ...moreFloorsOf(name).map((more) => [more.name, more] as const)] as const) {
+        const at = costed.findIndex((contender) => contender.name === beside.name)
+        const more = (part: 'client' | 'server' | 'wall') => (median(costs[index]![part]) - median(costs[at]![part])).toFixed(0)
+        console.log(`  ${name} beyond ${label}, per turn: client +${more('client')} µs, server +${more('server')} µs, turn +${more('wall')} µs`)
+      }
     }
   }
 
@@ -502,7 +533,7 @@ try {
 
   // The model over HTTP (aimock serving OpenAI Chat Completions, its own process): a turn waits for
   // the provider too, and a shared store's writes can ride beside those waits.
-  if (stores.length > 1) {
+  if (stores.length > 1 && !ONLY) {
     const mock = await startInstance('aimock')
     try {
       const { openAIChatModel } = await import('@toolgate/ai/providers')
@@ -530,7 +561,7 @@ try {
     }
   }
 
-  if (redisUrl) {
+  if (redisUrl && !ONLY) {
     console.log('\n  app processes on one Redis, over HTTP (each turn: a new thread, then a second message on it), concurrency 16:')
     const one = await processes(redisUrl, 1)
     const two = await processes(redisUrl, 2)
