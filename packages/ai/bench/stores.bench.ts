@@ -9,8 +9,7 @@
  * in-process, so the ratio is the handlers' own cost (server.bench.ts compares them over HTTP,
  * each in a process of its own, where the HTTP layer they share adds to both).
  *
- * Run: npm run build, then tsx bench/stores.bench.ts (the package as users run it: the built JavaScript);
- * STORES=postgres (or redis) runs that store alone beside memory and its floors, for a short run.
+ * Run: npm run build, then tsx bench/stores.bench.ts (the package as users run it: the built JavaScript)
  */
 import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
@@ -31,14 +30,14 @@ interface Service {
 
 /** PG_FSYNC=on: the PostgreSQL server flushes its WAL to disk, as a stock one does (off by default, as the tests' server: the figures then leave out the disk). */
 const PG_FSYNC = process.env.PG_FSYNC === 'on'
-/** STORES=postgres (or redis, or both, comma-separated): only those shared stores, beside memory and their floors; the peers and the multi-process lines are left out. */
-const ONLY = process.env.STORES?.split(',').map((name) => name.trim())
-const runs = (store: 'redis' | 'postgres') => !ONLY || ONLY.includes(store)
 const LIMITS = { warmup: 300, maxTurns: 2000, budgetMs: 1500 }
 const HISTORY = [1, 10, 50, 200]
 const SAMPLE = 41
 /** Turns whose store traffic is counted. */
 const COUNTED = 20
+/** STORES=redis (or postgres, or both comma-separated): only those stores beside memory and their floors, and only the lines that compare them (a short run). */
+const ONLY = process.env.STORES?.split(',')
+const runs = (store: string) => !ONLY || ONLY.includes(store)
 
 
 
@@ -219,6 +218,8 @@ function floorStore(send: (commit: ThreadCommit) => Promise<unknown>): ThreadSto
   }
 }
 let redisUrl: string | undefined
+/** Redis's own counters of the commands it ran (INFO commandstats): what its commit scripts cost inside the server. */
+let redisCommandStats: { reset(): Promise<unknown>; read(): Promise<string> } | undefined
 /**
  * The CPU time (ms) each store's server used so far, from /proc (Linux): Redis's process (its
  * `process_id`), PostgreSQL's postmaster and every child (backends, WAL writer, ...). What a turn
@@ -237,13 +238,15 @@ function cpuOfProcesses(pids: () => number[]): () => number {
       }
     }, 0)
 }
-if (runs('redis')) try {
+try {
+  if (!runs('redis')) throw new Error('not asked for (STORES)')
   const redis = await startRedis()
   services.push(redis)
   redisUrl = redis.url
   const client = await createClient({ url: redis.url }).connect()
   closers.push(() => client.quit())
   bareRoundTrips.push({ name: 'redis PING', send: () => client.sendCommand(['PING']) })
+  redisCommandStats = { reset: () => client.sendCommand(['CONFIG', 'RESETSTAT']), read: async () => String(await client.sendCommand(['INFO', 'commandstats'])) }
   if (CLOCK_TICK_MS > 0) {
     const pid = Number(/process_id:(\d+)/.exec(String(await client.sendCommand(['INFO', 'server'])))![1])
     serverCpu.set('redis', cpuOfProcesses(() => [pid]))
@@ -255,14 +258,15 @@ if (runs('redis')) try {
     make: (wire) =>
       redisStore({
         // The part is the first key the command names: a release also names the run's log.
-        client: { sendCommand: (args) => wire.track(redisKind(args), /:(events|end|thread)$/.test((args[0]!.startsWith('EVAL') ? args[3] : args[1]) ?? '') ? 'log' : 'thread', () => client.sendCommand(args)) },
+        client: { sendCommand: (args) => wire.track(redisKind(args), /:(log|events|end|thread)$/.test((args[0]!.startsWith('EVAL') ? args[3] : args[1]) ?? '') ? 'log' : 'thread', () => client.sendCommand(args)) },
         prefix: 'counted:',
       }),
   })
 } catch (error) {
   console.log(`  (no Redis: ${(error as Error).message})`)
 }
-if (runs('postgres')) try {
+try {
+  if (!runs('postgres')) throw new Error('not asked for (STORES)')
   const postgres = await startPostgres({ fsync: PG_FSYNC })
   services.push(postgres)
   // `pipeline: true` (node-postgres 8.2x), as docs/deployment.md advises for the store's pool: a run's commits that follow one another are written on one connection.
@@ -418,6 +422,7 @@ try {
     const costs = costed.map(() => ({ client: [] as number[], server: [] as number[], wall: [] as number[] }))
     const costHandlers = costed.map(({ make }) => handlerFor(make()))
     for (const handler of costHandlers) for (let i = 0; i < 100; i++) await turn(handler)
+    await redisCommandStats?.reset()
     for (let round = 0; round < ROUNDS; round++) {
       for (let k = 0; k < costed.length; k++) {
         const index = (k + round) % costed.length
@@ -442,6 +447,9 @@ try {
         console.log(`  ${name} beyond ${label}, per turn: client +${more('client')} µs, server +${more('server')} µs, turn +${more('wall')} µs`)
       }
     }
+    // The time Redis spent inside each kind of command (its own clock: the machine's load adds to it).
+    const stats = [...((await redisCommandStats?.read()) ?? '').matchAll(/cmdstat_(evalsha|hget|lrange|ping):calls=(\d+),usec=(\d+)/g)]
+    if (stats.length > 0) console.log(`  inside Redis, per call (INFO commandstats, these rounds): ${stats.map(([, command, calls, usec]) => `${command!.toUpperCase()} ${(Number(usec) / Number(calls)).toFixed(1)} µs`).join(', ')}`)
   }
 
   console.log(`\n  what a turn sends the store's server, one turn at a time (${COUNTED} turns on new threads, then ${COUNTED} second turns on them):`)
@@ -501,9 +509,9 @@ try {
     floors.push(`${name} ${ms.toFixed(3)} ms`)
   }
   if (floors.length > 0) console.log(`  a bare round trip, one at a time: ${floors.join(', ')}`)
-  console.log(`\n  one more turn on a thread with N prior turns (median of ${SAMPLE} turns; mean bytes sent to the store per turn):`)
+  if (!ONLY) console.log(`\n  one more turn on a thread with N prior turns (median of ${SAMPLE} turns; mean bytes sent to the store per turn):`)
   const flatness: string[] = []
-  for (const { name, make } of stores) {
+  for (const { name, make } of ONLY ? [] : stores) {
     const cells: string[] = []
     const perTurn = new Map<number, number>()
     for (const prior of HISTORY) {
@@ -529,7 +537,7 @@ try {
   }
   // An instance takes the history of a thread it wrote last from its cache: a long thread costs its
   // turn no read of the whole history, only the JSON of what it appends.
-  console.log(`  long thread, per turn at N=${HISTORY[0]} → N=${HISTORY.at(-1)} prior turns: ${flatness.join('   ')}`)
+  if (!ONLY) console.log(`  long thread, per turn at N=${HISTORY[0]} → N=${HISTORY.at(-1)} prior turns: ${flatness.join('   ')}`)
 
   // The model over HTTP (aimock serving OpenAI Chat Completions, its own process): a turn waits for
   // the provider too, and a shared store's writes can ride beside those waits.

@@ -59,7 +59,7 @@ async function redisStores(): Promise<Stores> {
     a: redisStore({ client: spy, prefix }),
     b: redisStore({ client: b!, prefix }),
     sent,
-    logWrites: (commands) => commands.filter((command) => command.startsWith('EVAL') && command.endsWith(':events')),
+    logWrites: (commands) => commands.filter((command) => command.startsWith('EVAL') && command.endsWith(':log')),
   }
 }
 

@@ -215,7 +215,7 @@ describe('run event notifications come back after an outage', () => {
       await pause(300)
       await writer.events.append('run_r', [{ seq: 2, data: '{"n":2}' }], false)
       await waiting
-      expect(looks.filter((command) => command === 'ZCOUNT')).toEqual(['ZCOUNT'])
+      expect(looks.filter((command) => command === 'LLEN')).toEqual(['LLEN'])
     } finally {
       await subscriber.quit()
       await client.quit()

@@ -76,7 +76,7 @@ async function redisBackend(): Promise<Backend> {
       // A run's event log (its writes name their keys at [3], a reader's reads at [1]; its first
       // write also sets the run's index, `{runId}:thread`) is not the thread's traffic, nor is a
       // script's load (once per connection, before its first use).
-      const logged = (args: string[]) => args[0] === 'SCRIPT' || /:(events|end)$/.test(args[3] ?? '') || /:(events|end|thread)$/.test(args[1] ?? '')
+      const logged = (args: string[]) => args[0] === 'SCRIPT' || /:(log|events|end)$/.test(args[3] ?? '') || /:(log|events|end|thread)$/.test(args[1] ?? '')
       const counted = wire ? { sendCommand: (args: string[]) => (logged(args) ? client.sendCommand(args) : wire.track(args[0]!, () => client.sendCommand(args))) } : client
       return redisStore({ client: counted, prefix })
     },
