@@ -161,3 +161,16 @@ describe('the run log on PostgreSQL', () => {
     }
   })
 })
+
+describe('a run log row altered in PostgreSQL', () => {
+  it('fails the read with a StoreError naming it, rather than handing readers events cut at the wrong places', async () => {
+    const { store, table } = await freshStore()
+    await store.events.append('run_altered', events(1, 3), false)
+    await pool.query(`UPDATE ${table}_run_log SET data = data || 'x' WHERE run_id = 'run_altered'`)
+    await expect(store.events.read('run_altered', 0)).rejects.toMatchObject({ code: 'STORE_ERROR', operation: 'read events' })
+    await pool.query(`UPDATE ${table}_run_log SET data = left(data, -1), seqs = '{1,2}' WHERE run_id = 'run_altered'`)
+    await expect(store.events.read('run_altered', 0)).rejects.toMatchObject({ code: 'STORE_ERROR', operation: 'read events' })
+    await pool.query(`UPDATE ${table}_run_log SET seqs = NULL WHERE run_id = 'run_altered'`)
+    expect(await store.events.read('run_altered', 0)).toEqual({ events: events(1, 3), ended: false })
+  })
+})

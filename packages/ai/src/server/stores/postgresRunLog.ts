@@ -1,5 +1,6 @@
 import type { LoggedEvent, RunEventLog } from '../thread/threadStore.ts'
 import type { RunWakeups } from './runWakeups.ts'
+import { StoreError } from './storeError.ts'
 
 // A run's events on PostgreSQL: one row of `<table>_run_log` per write, a thread commit's events
 // or the log's own batch, holding all of that write's events. A row per event cost an index entry,
@@ -139,6 +140,17 @@ DELETE FROM ${t}_run_log WHERE run_id IN (
   HAVING bool_or(ended AND expires_at <= now()) OR max(expires_at) <= now())`
 }
 
+/** A row as the store writes it: its lengths add up to its data, and its numbers (when listed) are one per event. */
+function wellFormed(row: LogRow): boolean {
+  if (!Array.isArray(row.lens) || typeof row.data !== 'string' || (row.seqs !== null && (!Array.isArray(row.seqs) || row.seqs.length !== row.lens.length))) return false
+  let total = 0
+  for (const length of row.lens) {
+    if (!Number.isSafeInteger(Number(length)) || Number(length) < 0) return false
+    total += Number(length)
+  }
+  return total === row.data.length
+}
+
 interface LogRow {
   readonly seq: number
   readonly last: number
@@ -160,6 +172,7 @@ function eventsOf(rows: readonly LogRow[], after: number, cut: number | undefine
     const first = Number(row.seq)
     const age = Number(row.age)
     let offset = 0
+    if (!wellFormed(row)) throw new StoreError('postgresStore', 'read events', new Error('a run log row whose lengths or numbers do not match its events'))
     for (let i = 0; i < row.lens.length; i++) {
       const length = Number(row.lens[i])
       const seq = row.seqs ? Number(row.seqs[i]) : first + i
