@@ -107,7 +107,7 @@ async function postgresBackend(): Promise<Backend> {
             const text = typeof statement === 'string' ? statement : statement.text
             const kind = `${/^\s*(\w+)/.exec(text)?.[1]?.toUpperCase()} ${/\b(?:FROM|INTO|UPDATE)\s+(\w+)/i.exec(text)?.[1] ?? ''}`
             const send = () => pool.query(statement as string, values)
-            return /_runs?\b|_run_events\b/.test(kind) ? send() : wire.track(kind, send)
+            return /_runs?\b|_run_events\b|_run_log\b/.test(kind) ? send() : wire.track(kind, send)
           },
         },
       })
@@ -554,7 +554,7 @@ describe('postgresStore: a commit sent behind one on another pool connection', (
     const late = {
       query: (statement: string | { text: string; values?: unknown[] }, values?: unknown[]) => {
         const given = values ?? (typeof statement === 'string' ? undefined : statement.values)
-        const slow = /INSERT INTO behind\d+_threads/.test(typeof statement === 'string' ? statement : statement.text) && given?.[1] === 2 && delayed++ === 0
+        const slow = /(?:INSERT INTO|UPDATE) behind\d+_threads/.test(typeof statement === 'string' ? statement : statement.text) && given?.[1] === 2 && delayed++ === 0
         return slow ? new Promise((resolve) => setTimeout(resolve, 50)).then(() => pool.query(statement as string, values)) : pool.query(statement as string, values)
       },
     }
