@@ -69,6 +69,9 @@ describe('memoryStore', () => {
     await store.events!.append('run-text', events.slice(5), true)
     expect(await store.events!.read('run-text', 0)).toEqual({ events, ended: true })
     expect(await store.events!.read('run-text', 2, 2)).toEqual({ events: events.slice(2, 4), ended: false })
+    const numbered = [3, 4, 9, 10].map((seq) => ({ seq, data: `{"seq":${seq}}` }))
+    await store.events!.append('run-numbered', numbered, true)
+    expect(await store.events!.read('run-numbered', 0)).toEqual({ events: numbered, ended: true })
   })
 
   it('refuses nonsense bounds with the option named', () => {
