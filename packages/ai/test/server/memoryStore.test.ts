@@ -72,6 +72,12 @@ describe('memoryStore', () => {
     const numbered = [3, 4, 9, 10].map((seq) => ({ seq, data: `{"seq":${seq}}` }))
     await store.events!.append('run-numbered', numbered, true)
     expect(await store.events!.read('run-numbered', 0)).toEqual({ events: numbered, ended: true })
+    // A long run, its events in many batches, and one more after its end.
+    const long = Array.from({ length: 300 }, (_, index) => ({ seq: index + 1, data: JSON.stringify({ delta: index % 7 === 0 ? `é${index}` : `w${index}` }) }))
+    for (let from = 0; from < 299; from += 13) await store.events!.append('run-long', long.slice(from, Math.min(from + 13, 299)), from + 13 >= 299)
+    await store.events!.append('run-long', long.slice(299), false)
+    expect(await store.events!.read('run-long', 0)).toEqual({ events: long, ended: true })
+    expect(await store.events!.read('run-long', 63, 3)).toEqual({ events: long.slice(63, 66), ended: false })
   })
 
   it('refuses nonsense bounds with the option named', () => {

@@ -230,7 +230,7 @@ export function memoryEventLog(options: { readonly retentionMs?: number | undefi
     for (const event of events) log.events.push(event)
     if (final && !log.ended) {
       log.ended = true
-      log.events.trim()
+      log.events.end()
       log.expiresAt = Date.now() + retentionMs
       running.delete(runId)
       ended.set(runId, log)

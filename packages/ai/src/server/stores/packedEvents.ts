@@ -1,29 +1,24 @@
 import type { LoggedEvent } from '../thread/threadStore.ts'
 
-// One run's events in an in-process log (memory.ts's `memoryEventLog`), packed: the JSON of each
-// as UTF-8, end to end in one byte buffer, with where each ends. Kept as a string and an object
+// One run's events in an in-process log (memory.ts's `memoryEventLog`), packed: the JSON of every
+// 64 events joined in one string, with where each ends in it. Kept as a string and an object
 // apiece, every event a run streams (one per model delta) outlived the young generation while the
-// run lasted and the log was kept after it (30 s by default), so each was copied twice by its
-// collections and then marked by every full one: with a streaming turn, most of what the collector
-// did. Bytes in typed arrays live outside the JS heap and cost it nothing; each event is encoded
-// once on the way in and decoded only when read (a replay, a reconnect).
-//
-// The text is JSON, which `JSON.stringify` makes well-formed UTF-16 (a lone surrogate is escaped),
-// so it comes back exactly as it went in.
+// run lasted and the log was kept after it (30 s by default): each was copied twice by the young
+// generation's collections, then marked by every full one, which with a streaming turn was most of
+// what the collector did. Joined, an event's text is copied once, 64 events are one object to the
+// collector, and an event read back (a replay, a reconnect) is a slice of its chunk. (UTF-8 in
+// typed arrays, off the JS heap, cost more: encoding each event took longer than joining it.)
 
-const encoder = new TextEncoder()
-/** `ignoreBOM`: a leading U+FEFF is text to give back, not a mark to drop. */
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true })
-
-/** Start sizes, doubled as a run's log grows: a short turn's events fit as they are. */
-const FIRST_BYTES = 2048
-const FIRST_EVENTS = 32
+/** Events per chunk: few enough that those not yet joined are a small part of what a collection copies. */
+const CHUNK = 64
 
 export class PackedEvents {
-  #bytes = new Uint8Array(FIRST_BYTES)
-  #used = 0
-  /** Where each event's JSON ends in `#bytes`. */
-  #ends = new Uint32Array(FIRST_EVENTS)
+  /** The events' JSON, `CHUNK` events a string (the last one fewer once the run ended), in order. */
+  readonly #chunks: string[] = []
+  /** Where each joined event's JSON ends within its chunk. */
+  readonly #ends: number[] = []
+  /** The events after the last chunk, not yet joined. */
+  #rest: string[] = []
   #length = 0
   #firstSeq = 0
   /** Each event's `seq`, only once one did not follow the one before (the runtime numbers a run's events 1, 2, 3, ...). */
@@ -34,56 +29,46 @@ export class PackedEvents {
   }
 
   push({ seq, data }: LoggedEvent): void {
-    if (this.#length === this.#ends.length) this.#ends = grown(this.#ends, this.#length + 1, this.#length)
-    this.#numbered(seq)
-    if (this.#used + data.length > this.#bytes.length) this.#bytes = grown(this.#bytes, this.#used + data.length, this.#used)
-    // ASCII (JSON's own characters, and often all of the text) byte for byte: no view and no call
-    // into the runtime per event, which cost half as much again.
-    const bytes = this.#bytes
-    let at = this.#used
-    let index = 0
-    for (; index < data.length; index++) {
-      const code = data.charCodeAt(index)
-      if (code > 0x7f) break
-      bytes[at++] = code
-    }
-    this.#used = at
-    if (index < data.length) this.#encode(data.slice(index))
-    this.#ends[this.#length++] = this.#used
-  }
-
-  /** Text past the ASCII, as UTF-8: at most 3 bytes per UTF-16 unit. */
-  #encode(text: string): void {
-    if (this.#used + text.length * 3 > this.#bytes.length) this.#bytes = grown(this.#bytes, this.#used + text.length * 3, this.#used)
-    this.#used += encoder.encodeInto(text, this.#bytes.subarray(this.#used)).written
-  }
-
-  #numbered(seq: number): void {
+    // An event after the run's end (rare): its short last chunk is taken apart again, so every chunk but the last stays full.
+    if (this.#ends.length % CHUNK !== 0) this.#rest = this.#unjoin()
     if (this.#seqs) this.#seqs.push(seq)
     else if (this.#length === 0) this.#firstSeq = seq
     else if (seq !== this.#firstSeq + this.#length) this.#seqs = [...Array.from({ length: this.#length }, (_, index) => this.#firstSeq + index), seq]
+    this.#length++
+    this.#rest.push(data)
+    if (this.#rest.length === CHUNK) this.#join()
   }
 
-  /** No more events come (the run ended): the buffers shrink to what they hold, for the time the log is kept, when a quarter or more of them is free. */
-  trim(): void {
-    if (this.#used <= (this.#bytes.length * 3) / 4) this.#bytes = this.#bytes.slice(0, this.#used)
-    if (this.#length <= (this.#ends.length * 3) / 4) this.#ends = this.#ends.slice(0, this.#length)
+  /** No more events come (the run ended): those not yet joined are, so the log kept is a few strings. */
+  end(): void {
+    if (this.#rest.length > 0) this.#join()
   }
 
   /** The events from index `from` up to `to` (not included), as they were pushed. */
   slice(from: number, to: number): LoggedEvent[] {
     const events: LoggedEvent[] = []
+    const joined = this.#ends.length
     for (let index = from; index < Math.min(to, this.#length); index++) {
-      const start = index === 0 ? 0 : this.#ends[index - 1]!
-      events.push({ seq: this.#seqs ? this.#seqs[index]! : this.#firstSeq + index, data: decoder.decode(this.#bytes.subarray(start, this.#ends[index])) })
+      const seq = this.#seqs ? this.#seqs[index]! : this.#firstSeq + index
+      if (index >= joined) events.push({ seq, data: this.#rest[index - joined]! })
+      else events.push({ seq, data: this.#chunks[Math.floor(index / CHUNK)]!.slice(index % CHUNK === 0 ? 0 : this.#ends[index - 1], this.#ends[index]) })
     }
     return events
   }
-}
 
-/** `array` in one at least twice as long, holding at least `needed`, with its first `used` items. */
-function grown<T extends Uint8Array | Uint32Array>(array: T, needed: number, used: number): T {
-  const next = new (array.constructor as new (length: number) => T)(Math.max(needed, array.length * 2))
-  next.set(array.subarray(0, used))
-  return next
+  #join(): void {
+    let end = 0
+    for (const data of this.#rest) this.#ends.push((end += data.length))
+    this.#chunks.push(this.#rest.join(''))
+    this.#rest = []
+  }
+
+  /** The last chunk's events, as they were before it was joined. */
+  #unjoin(): string[] {
+    const first = this.#ends.length - (this.#ends.length % CHUNK)
+    const rest = this.slice(first, this.#length).map((event) => event.data)
+    this.#chunks.pop()
+    this.#ends.length = first
+    return rest
+  }
 }
