@@ -14,19 +14,53 @@
  */
 const hasImmediate = (globalThis as { process?: { release?: { name?: string } } }).process?.release?.name === 'node' && typeof setImmediate === 'function'
 
-let first: (() => void)[] = []
-let after: (() => void)[] = []
+/**
+ * One turn's tasks. Two of each are kept and swapped each turn, emptied in place: a run streaming
+ * a delta per turn asks for a task every turn, and a new array each turn grew new storage each time.
+ */
+class TaskList {
+  #tasks: ((() => void) | undefined)[] = []
+  #size = 0
+
+  get size(): number {
+    return this.#size
+  }
+
+  add(task: () => void): void {
+    this.#tasks[this.#size++] = task
+  }
+
+  /** Runs the tasks in order, and lets go of them. */
+  run(): void {
+    for (let index = 0; index < this.#size; index++) {
+      const task = this.#tasks[index]!
+      this.#tasks[index] = undefined
+      try {
+        task()
+      } catch (error) {
+        console.error('[toolgate] a task at the end of an event-loop turn failed:', error)
+      }
+    }
+    this.#size = 0
+  }
+}
+
+let first = new TaskList()
+let after = new TaskList()
+/** The lists of the turn before, empty: the next turn's tasks go in them while this turn's run. */
+let firstSpare = new TaskList()
+let afterSpare = new TaskList()
 let scheduled = false
 
 /** Runs `task` at the end of this event-loop turn, in one task with every other asked for it. */
 export function atTurnEnd(task: () => void): void {
-  first.push(task)
+  first.add(task)
   schedule()
 }
 
 /** Runs `task` at the end of this event-loop turn, after the `atTurnEnd` tasks and the microtasks they queued. */
 export function afterTurnEnd(task: () => void): void {
-  after.push(task)
+  after.add(task)
   schedule()
 }
 
@@ -40,24 +74,20 @@ function schedule(): void {
 function runTurnEnd(): void {
   scheduled = false
   const tasks = first
-  first = []
-  runEach(tasks)
-  // Queued behind the reactions to what those tasks did.
-  if (after.length > 0) queueMicrotask(runAfter)
+  first = firstSpare
+  firstSpare = tasks
+  const ran = tasks.size > 0
+  tasks.run()
+  if (after.size === 0) return
+  // Queued behind the reactions to what those tasks did. With none run there are none to wait
+  // for (a streaming turn, whose log is in this process, only sends its frames): no microtask.
+  if (ran) queueMicrotask(runAfter)
+  else runAfter()
 }
 
 function runAfter(): void {
   const tasks = after
-  after = []
-  runEach(tasks)
-}
-
-function runEach(tasks: readonly (() => void)[]): void {
-  for (const task of tasks) {
-    try {
-      task()
-    } catch (error) {
-      console.error('[toolgate] a task at the end of an event-loop turn failed:', error)
-    }
-  }
+  after = afterSpare
+  afterSpare = tasks
+  tasks.run()
 }

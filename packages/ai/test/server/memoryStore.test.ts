@@ -60,6 +60,26 @@ describe('memoryStore', () => {
     expect(read).toEqual({ events: events.slice(299_998), ended: true })
   })
 
+  it('gives back each logged event exactly as it was written: any text, any length, in batches of any size', async () => {
+    const store = memoryStore()
+    const texts = ['{"delta":"plain"}', '{"delta":"Grüße, 東京 🌍"}', '\uFEFF{"bom":"kept"}', '', JSON.stringify({ delta: 'x'.repeat(50_000) }), JSON.stringify({ delta: '\ud800 alone' }), '{"delta":"é"}']
+    const events = texts.map((data, index) => ({ seq: index + 1, data }))
+    await store.events!.append('run-text', events.slice(0, 1), false)
+    await store.events!.append('run-text', events.slice(1, 5), false)
+    await store.events!.append('run-text', events.slice(5), true)
+    expect(await store.events!.read('run-text', 0)).toEqual({ events, ended: true })
+    expect(await store.events!.read('run-text', 2, 2)).toEqual({ events: events.slice(2, 4), ended: false })
+    const numbered = [3, 4, 9, 10].map((seq) => ({ seq, data: `{"seq":${seq}}` }))
+    await store.events!.append('run-numbered', numbered, true)
+    expect(await store.events!.read('run-numbered', 0)).toEqual({ events: numbered, ended: true })
+    // A long run, its events in many batches, and one more after its end.
+    const long = Array.from({ length: 300 }, (_, index) => ({ seq: index + 1, data: JSON.stringify({ delta: index % 7 === 0 ? `é${index}` : `w${index}` }) }))
+    for (let from = 0; from < 299; from += 13) await store.events!.append('run-long', long.slice(from, Math.min(from + 13, 299)), from + 13 >= 299)
+    await store.events!.append('run-long', long.slice(299), false)
+    expect(await store.events!.read('run-long', 0)).toEqual({ events: long, ended: true })
+    expect(await store.events!.read('run-long', 63, 3)).toEqual({ events: long.slice(63, 66), ended: false })
+  })
+
   it('refuses nonsense bounds with the option named', () => {
     expect(() => memoryStore({ maxThreads: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'maxThreads' }))
   })

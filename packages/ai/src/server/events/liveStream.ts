@@ -94,8 +94,8 @@ export interface RunEventStream {
 export function runEventStream(log: RunEventLog, threadId: string, runId: string, live: LiveStream | undefined, withCommits = false): RunEventStream {
   const writer = new LogWriter(log, threadId, runId)
   let held: { readonly event: RunEvent; readonly logged: LoggedEvent }[] | undefined
-  const sink: EventSink = (event, seq) => {
-    const data = JSON.stringify(event)
+  const sink: EventSink = (event, seq, json) => {
+    const data = json ?? JSON.stringify(event)
     if (held) return void held.push({ event, logged: { seq, data } })
     writer.push({ seq, data })
     live?.event(event, data, runId, seq)

@@ -4,11 +4,13 @@ import { SETTLED } from '../../util/settled.ts'
 import { atTurnEnd } from '../../util/turnBatch.ts'
 
 // A run's event log writer: what the run tells goes to its log (which readers that (re)attach read
-// from any instance) in batches, one event-loop turn's together (util/turnBatch.ts).
+// from any instance) in batches, one event-loop turn's together (util/turnBatch.ts), or, to a log
+// in this process, as it comes.
 
 /**
  * Events are written to the log in batches: those of one event-loop turn together, one write in
- * flight per run, the rest queued behind it; the last write marks the log complete. On a log
+ * flight per run, the rest queued behind it; the last write marks the log complete. A log in this
+ * process (one that answers with `SETTLED`) is written each event as it comes instead. On a log
  * `inCommits`, a thread commit the run sends while a batch waits here carries it instead (`ride`),
  * as the one write in flight, and the run's release carries what this writer had not yet written.
  */
@@ -18,7 +20,7 @@ export class LogWriter {
   readonly #runId: string
   #queued: LoggedEvent[] = []
   /** The batch on its way. */
-  #sending: readonly LoggedEvent[] = []
+  #sending: readonly LoggedEvent[] = NONE
   /** Events another write carries (`carried`). */
   #carried: LoggedEvent[] = []
   #completed = false
@@ -27,6 +29,8 @@ export class LogWriter {
   #ending = false
   #ended = false
   #complete: (() => void) | undefined
+  /** The log answered the last write at once (`SETTLED`: it is in this process), so events go to it as they come. */
+  #direct = false
 
   constructor(log: RunEventLog, threadId: string, runId: string) {
     this.#log = log
@@ -35,6 +39,9 @@ export class LogWriter {
   }
 
   push(event: LoggedEvent): void {
+    // A log in this process takes each event at once: batching them until the turn's end saves it
+    // nothing, and cost a task and a queue per turn to a run streaming a delta per turn.
+    if (this.#direct && !this.#writing && !this.#ended && this.#queued.length === 0) return this.#send([event], false)
     this.#queued.push(event)
     this.#schedule()
   }
@@ -115,6 +122,10 @@ export class LogWriter {
     const final = this.#ending
     if (events.length === 0 && !final) return
     this.#queued = []
+    this.#send(events, final)
+  }
+
+  #send(events: readonly LoggedEvent[], final: boolean): void {
     this.#writing = true
     this.#sending = events
     this.#ended = final
@@ -126,17 +137,20 @@ export class LogWriter {
       appended = Promise.reject(error)
     }
     // An in-process log answers with the shared settled promise (util/settled.ts): written now, no reaction awaited.
-    if (appended === SETTLED) return this.#written()
+    this.#direct = appended === SETTLED
+    if (this.#direct) return this.#written()
     appended.then(this.#written, (error: unknown) => appendAgain(this.#log, this.#threadId, this.#runId, events, final, error).then(this.#written))
   }
 
   readonly #written = () => {
     this.#writing = false
-    this.#sending = []
+    this.#sending = NONE
     if (this.#ended) return this.#complete?.()
     if (this.#queued.length > 0 || this.#ending) this.#schedule()
   }
 }
+
+const NONE: readonly LoggedEvent[] = []
 
 /** How many times a batch of events is written to the log, and the pause before the first retry (it doubles). */
 const LOG_ATTEMPTS = 6

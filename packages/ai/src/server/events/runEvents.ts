@@ -5,8 +5,8 @@ import type { ErrorCode } from '../../protocol/errors.ts'
 import { randomId } from '../../util/randomId.ts'
 import { mcpAppActivity } from './mcpAppActivity.ts'
 
-/** Where a run's events go, each with its sequence number in the run (1, 2, ...). */
-export type EventSink = (event: RunEvent, seq: number) => void
+/** Where a run's events go, each with its sequence number in the run (1, 2, ...), and its JSON when it was made with it (a delta's). */
+export type EventSink = (event: RunEvent, seq: number, json?: string) => void
 
 /**
  * The event stream of one run, and its only writer: every AG-UI event of a run is made here, in
@@ -68,7 +68,8 @@ export class RunEvents {
       this.#text = messageId
       this.#emit({ type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' })
     }
-    this.#emit({ type: 'TEXT_MESSAGE_CONTENT', messageId: this.#text, delta })
+    const messageId = this.#text
+    this.#emit({ type: 'TEXT_MESSAGE_CONTENT', messageId, delta }, `{"type":"TEXT_MESSAGE_CONTENT","messageId":${JSON.stringify(messageId)},"delta":${JSON.stringify(delta)}}`)
   }
 
   /** Appends to the model's visible reasoning. */
@@ -81,7 +82,8 @@ export class RunEvents {
       this.#emit({ type: 'REASONING_START', messageId })
       this.#emit({ type: 'REASONING_MESSAGE_START', messageId, role: 'reasoning' })
     }
-    this.#emit({ type: 'REASONING_MESSAGE_CONTENT', messageId: this.#reasoning, delta })
+    const messageId = this.#reasoning
+    this.#emit({ type: 'REASONING_MESSAGE_CONTENT', messageId, delta }, `{"type":"REASONING_MESSAGE_CONTENT","messageId":${JSON.stringify(messageId)},"delta":${JSON.stringify(delta)}}`)
   }
 
   toolCallStart(toolCallId: string, toolCallName: string): void {
@@ -100,7 +102,7 @@ export class RunEvents {
     if (delta === '' || !this.#openCalls.has(toolCallId)) return
     const args = this.#appArgs?.get(toolCallId)
     if (args !== undefined) this.#appArgs!.set(toolCallId, args + delta)
-    this.#emit({ type: 'TOOL_CALL_ARGS', toolCallId, delta })
+    this.#emit({ type: 'TOOL_CALL_ARGS', toolCallId, delta }, `{"type":"TOOL_CALL_ARGS","toolCallId":${JSON.stringify(toolCallId)},"delta":${JSON.stringify(delta)}}`)
   }
 
   toolCallEnd(toolCallId: string): void {
@@ -200,9 +202,16 @@ export class RunEvents {
     this.#closeReasoning()
   }
 
-  #emit(event: RunEvent): void {
+  /**
+   * `json`: the event's JSON, written out where a model delta makes the event (text, reasoning,
+   * tool-call arguments), key for key as `JSON.stringify` would write the object. Stringifying the
+   * object takes V8's general path (an eighth of the instructions of a turn streaming text); its
+   * two strings take the fast one, at half the cost. Dropped when a timestamp joins the event.
+   */
+  #emit(event: RunEvent, json?: string): void {
     if (this.#ended) return
-    this.#sink(this.#timestamps ? Object.assign({}, event, { timestamp: Date.now() }) : event, ++this.#seq)
+    if (this.#timestamps) this.#sink(Object.assign({}, event, { timestamp: Date.now() }), ++this.#seq)
+    else this.#sink(event, ++this.#seq, json)
   }
 }
 

@@ -4,6 +4,7 @@ import type { ThreadMessage } from '../../protocol/messages.ts'
 import { deepFreeze } from '../../util/deepFreeze.ts'
 import { SETTLED } from '../../util/settled.ts'
 import { HttpError } from '../errors.ts'
+import { PackedEvents } from './packedEvents.ts'
 import type { LoggedEvent, RunEventLog, ThreadCommit, ThreadHead, ThreadStore } from '../thread/threadStore.ts'
 
 export interface MemoryStoreOptions {
@@ -175,7 +176,8 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
 }
 
 interface RunLog {
-  readonly events: LoggedEvent[]
+  /** Packed (packedEvents.ts): a streaming run logs an event per delta, kept a while after it ends. */
+  readonly events: PackedEvents
   ended: boolean
   /** When an ended run's log may go. */
   expiresAt: number
@@ -221,14 +223,14 @@ export function memoryEventLog(options: { readonly retentionMs?: number | undefi
     // expired logs are dropped as runs end (below) and readers look, not on each of those appends.
     let log = running.get(runId) ?? find(runId)
     if (!log) {
-      log = { events: [], ended: false, expiresAt: Infinity, waiters: early.get(runId) ?? new Set() }
+      log = { events: new PackedEvents(), ended: false, expiresAt: Infinity, waiters: early.get(runId) ?? new Set() }
       early.delete(runId)
       running.set(runId, log)
     }
-    // One by one, not spread into `push`: a batch is any length.
     for (const event of events) log.events.push(event)
     if (final && !log.ended) {
       log.ended = true
+      log.events.end()
       log.expiresAt = Date.now() + retentionMs
       running.delete(runId)
       ended.set(runId, log)
