@@ -55,6 +55,8 @@ interface Entry {
 const TRUE: Promise<boolean> = Promise.resolve(true)
 const FALSE: Promise<boolean> = Promise.resolve(false)
 const NOTHING = SETTLED
+/** The records of every thread that has none (never written to: `commit` makes a thread's own list with its first). */
+const NO_RECORDS: DecisionRecord[] = Object.freeze([]) as unknown as DecisionRecord[]
 
 /**
  * A `ThreadStore` in this process's memory: for development, tests and single-instance servers.
@@ -120,7 +122,9 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
     }
     const messages = entry?.messages ?? []
     for (const message of append) messages.push(deepFreeze(message))
-    const decisions = entry?.decisions ?? []
+    // A thread's list of records is made with its first one: most threads never have any.
+    let decisions = entry?.decisions ?? NO_RECORDS
+    if (records.length > 0 && decisions === NO_RECORDS) decisions = []
     for (const record of records) decisions.push(deepFreeze(record))
     const next: Entry = { head: deepFreeze(head), version: head.version, messages, decisions, touchedAt: 0, running: head.activeRun !== undefined, bytes: head.bytes }
     totalBytes += growth
@@ -179,7 +183,8 @@ interface RunLog {
   ended: boolean
   /** When an ended run's log may go. */
   expiresAt: number
-  readonly waiters: Set<() => void>
+  /** Readers waiting for more: made when the first one waits (most runs have none). */
+  waiters: Set<() => void> | undefined
 }
 
 /**
@@ -211,8 +216,8 @@ export function memoryEventLog(options: { readonly retentionMs?: number | undefi
     dropExpired()
     return running.get(runId) ?? ended.get(runId)
   }
-  const wake = (waiters: Set<() => void>) => {
-    if (waiters.size === 0) return
+  const wake = (waiters: Set<() => void> | undefined) => {
+    if (!waiters || waiters.size === 0) return
     for (const done of waiters) done()
     waiters.clear()
   }
@@ -221,7 +226,7 @@ export function memoryEventLog(options: { readonly retentionMs?: number | undefi
     // expired logs are dropped as runs end (below) and readers look, not on each of those appends.
     let log = running.get(runId) ?? find(runId)
     if (!log) {
-      log = { events: [], ended: false, expiresAt: Infinity, waiters: early.get(runId) ?? new Set() }
+      log = { events: [], ended: false, expiresAt: Infinity, waiters: early.get(runId) }
       early.delete(runId)
       running.set(runId, log)
     }
@@ -257,8 +262,12 @@ export function memoryEventLog(options: { readonly retentionMs?: number | undefi
       const log = find(runId)
       if (signal.aborted || (log && (log.events.length > after || log.ended))) return Promise.resolve()
       // A reader never makes a log: one for a run that has not logged yet waits aside, and goes with its readers.
-      let waiters = log?.waiters ?? early.get(runId)
-      if (!waiters) early.set(runId, (waiters = new Set()))
+      let waiters = log ? log.waiters : early.get(runId)
+      if (!waiters) {
+        waiters = new Set()
+        if (log) log.waiters = waiters
+        else early.set(runId, waiters)
+      }
       const set = waiters
       return new Promise<void>((resolve) => {
         const done = () => {
