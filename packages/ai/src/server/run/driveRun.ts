@@ -269,7 +269,8 @@ async function runAndStore(
 
 /** A step the user stopped is stored saying so, so a reloaded page can mark it as the live one did. */
 function stoppedIfSo(run: Run, message: ThreadAssistantMessage): ThreadAssistantMessage {
-  return run.signal.reason instanceof RunStopped ? { ...message, stopped: true } : message
+  // `aborted` first: the signal's reason is a slower read, and a run that goes on has none.
+  return run.signal.aborted && run.signal.reason instanceof RunStopped ? { ...message, stopped: true } : message
 }
 
 const STOPPED_BEFORE_RUN = 'The run stopped before this call ran'
