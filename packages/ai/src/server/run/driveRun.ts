@@ -210,7 +210,8 @@ async function runAndStore(
   for (const execution of executions) if (startsUnmarked(execution)) unmarked++
   let marked: Promise<void> | undefined
   if (executions.length > 0 && (unmarked < executions.length || remembered || drafts.length > 0)) {
-    marked = run.save({ step: { ...step, running: executions.map((execution) => execution.toolCallId) }, ...remembered }, drafts)
+    // Object.assign, not `{ ...step, running }`: on Node 20 a literal that goes on after a spread is made by the runtime, slowly.
+    marked = run.save({ step: Object.assign({}, step, { running: executions.map((execution) => execution.toolCallId) }), ...remembered }, drafts)
     if (unmarked === 0) {
       await marked
       marked = undefined

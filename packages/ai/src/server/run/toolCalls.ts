@@ -89,7 +89,8 @@ export async function planToolCalls(
       plan.interrupts.push(approvalInterrupt(ref, sent, approval.reason, who))
     }
     else if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, sent))
-    else plan.executions.push({ ...ref, entry, input: decided.input })
+    // Key by key, not `{ ...ref, entry, input }`: on Node 20 a literal that goes on after a spread is made by the runtime, slowly.
+    else plan.executions.push({ toolCallId: ref.toolCallId, toolName: ref.toolName, entry, input: decided.input })
   }
   return plan
 }
