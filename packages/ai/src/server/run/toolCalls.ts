@@ -167,7 +167,8 @@ export async function executeToolCalls(executions: readonly Execution[], options
  */
 export function executeToolCallsNow(executions: readonly Execution[], options: ExecuteOptions): Executed {
   const { marked } = options
-  if (marked) return { later: executeBehind(marked, executions, { ...options, marked: undefined }) }
+  // Object.assign, not `{ ...options, marked }`: on Node 20 a literal that goes on after a spread is made by the runtime, slowly.
+  if (marked) return { later: executeBehind(marked, executions, Object.assign({}, options, { marked: undefined })) }
   const { trace } = options
   let waits = false
   const settled: (ThreadToolMessage | Promise<ThreadToolMessage>)[] = []

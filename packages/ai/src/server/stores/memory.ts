@@ -36,17 +36,26 @@ export interface MemoryStoreOptions {
 }
 
 interface Entry {
+  readonly threadId: string
   /** Frozen on the way in, like the messages: callers share it with the store and cannot change it. */
   head: ThreadHead
   version: number
   /** Frozen on the way in (the runtime never changes a message it stored), so they are handed out without copies. */
   readonly messages: ThreadMessage[]
   /** Frozen on the way in, like the messages. */
-  readonly decisions: DecisionRecord[]
+  decisions: DecisionRecord[]
   touchedAt: number
   running: boolean
   /** The messages' size, as the head counts it. */
   bytes: number
+  /**
+   * Its neighbours in the order of use, least recent first (`oldest`): a thread used moves to the
+   * end, and the least recently used is found at once. Not a Map's order (deleted and set again on
+   * each use): a full store's eviction walked from its start past every slot those deletes left,
+   * thousands a turn.
+   */
+  older: Entry | undefined
+  newer: Entry | undefined
 }
 
 // What the stores' most frequent calls answer (a one-tool turn makes about ten): the same settled
@@ -77,6 +86,22 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
   let running = 0
   // A Map iterates in insertion order: re-inserting on every touch keeps the least recently used first.
   const threads = new Map<string, Entry>()
+  let oldest: Entry | undefined
+  let newest: Entry | undefined
+  const unlink = (entry: Entry) => {
+    if (entry.older) entry.older.newer = entry.newer
+    else oldest = entry.newer
+    if (entry.newer) entry.newer.older = entry.older
+    else newest = entry.older
+    entry.older = undefined
+    entry.newer = undefined
+  }
+  const link = (entry: Entry) => {
+    entry.older = newest
+    if (newest) newest.newer = entry
+    else oldest = entry
+    newest = entry
+  }
   /** Watchers of threads (`GET ?watch`), woken by the thread's next commit. */
   const watchers = new Map<string, Set<() => void>>()
 
@@ -91,21 +116,25 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
   // Only entries no run holds are forgotten, so `running` stays the count of held ones.
   const forget = (threadId: string, entry: Entry) => {
     threads.delete(threadId)
+    unlink(entry)
     totalBytes -= entry.bytes
   }
   /** Evicts the least recently used threads no run holds, sparing `keep`, until the store is within its bounds. */
   const evict = (keep: string, extraBytes: number) => {
     // Checked before the walk too: a commit within bounds (nearly every one) makes no iterator.
     if (threads.size <= maxThreads && totalBytes + extraBytes <= maxBytes) return
-    for (const [id, oldest] of threads) {
+    for (let entry = oldest; entry !== undefined; ) {
       if (threads.size <= maxThreads && totalBytes + extraBytes <= maxBytes) return
-      if (id !== keep && !oldest.running) forget(id, oldest)
+      const newer = entry.newer
+      if (entry.threadId !== keep && !entry.running) forget(entry.threadId, entry)
+      entry = newer
     }
   }
-  const touch = (threadId: string, entry: Entry) => {
+  const touch = (entry: Entry) => {
     entry.touchedAt = Date.now()
-    threads.delete(threadId)
-    threads.set(threadId, entry)
+    if (entry === newest) return
+    unlink(entry)
+    link(entry)
   }
   /** Writes a commit made on the stored version; false when another came first. */
   const commit = ({ head, append, decisions: records = [] }: ThreadCommit): boolean => {
@@ -126,10 +155,23 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
     let decisions = entry?.decisions ?? NO_RECORDS
     if (records.length > 0 && decisions === NO_RECORDS) decisions = []
     for (const record of records) decisions.push(deepFreeze(record))
-    const next: Entry = { head: deepFreeze(head), version: head.version, messages, decisions, touchedAt: 0, running: head.activeRun !== undefined, bytes: head.bytes }
+    const frozen = deepFreeze(head)
+    const runs = head.activeRun !== undefined
     totalBytes += growth
-    running += Number(next.running) - Number(entry?.running ?? false)
-    touch(head.id, next)
+    running += Number(runs) - Number(entry?.running ?? false)
+    // The thread's entry is written in place (a new one only for a new thread), and moved to the end of the order of use.
+    if (entry) {
+      entry.head = frozen
+      entry.version = head.version
+      entry.decisions = decisions
+      entry.running = runs
+      entry.bytes = head.bytes
+      touch(entry)
+    } else {
+      const made: Entry = { threadId: head.id, head: frozen, version: head.version, messages, decisions, touchedAt: Date.now(), running: runs, bytes: head.bytes, older: undefined, newer: undefined }
+      threads.set(head.id, made)
+      link(made)
+    }
     if (threads.size > maxThreads) evict(head.id, 0)
     const waiting = watchers.get(head.id)
     if (waiting) for (const wake of waiting) wake()
@@ -142,7 +184,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
     head(threadId) {
       const entry = live(threadId)
       if (!entry) return NOTHING
-      touch(threadId, entry)
+      touch(entry)
       return Promise.resolve(entry.head)
     },
     messages(threadId, from, to) {
@@ -201,15 +243,30 @@ export function memoryEventLog(options: { readonly retentionMs?: number | undefi
   const maxEnded = options.maxEnded ?? 10_000
   if (!Number.isInteger(maxEnded) || maxEnded < 0) throw new InvalidOptionError('memoryStore', 'maxEndedRunLogs', 'must be a non-negative integer')
   const running = new Map<string, RunLog>()
-  // In the order runs ended, so expired logs are dropped from the front at O(1) per run.
   const ended = new Map<string, RunLog>()
+  /**
+   * The ended runs' ids in the order they ended, from `endedFrom` on: expired logs are dropped from
+   * the front at O(1) per run. Not the Map's own order: a walk from its start passes every slot the
+   * drops before left, thousands once the store keeps `maxEnded` logs.
+   */
+  let endedOrder: string[] = []
+  let endedFrom = 0
   /** Readers waiting for a run whose first events are not logged yet. */
   const early = new Map<string, Set<() => void>>()
   const dropExpired = () => {
     const now = Date.now()
-    for (const [id, log] of ended) {
-      if (now <= log.expiresAt && ended.size <= maxEnded) break
+    while (endedFrom < endedOrder.length) {
+      const id = endedOrder[endedFrom]!
+      // A run logged again after its log went (a late write) ends again: its id is listed twice.
+      const log = ended.get(id)
+      if (log && now <= log.expiresAt && ended.size <= maxEnded) break
       ended.delete(id)
+      endedFrom++
+    }
+    // The dropped ids go once they are most of the list: each id is copied O(1) times.
+    if (endedFrom > 1024 && endedFrom * 2 > endedOrder.length) {
+      endedOrder = endedOrder.slice(endedFrom)
+      endedFrom = 0
     }
   }
   const find = (runId: string): RunLog | undefined => {
@@ -237,6 +294,7 @@ export function memoryEventLog(options: { readonly retentionMs?: number | undefi
       log.expiresAt = Date.now() + retentionMs
       running.delete(runId)
       ended.set(runId, log)
+      endedOrder.push(runId)
       dropExpired()
     }
     wake(log.waiters)
