@@ -65,7 +65,7 @@ try {
   const kindOf = (text: string) => {
     const verb = /^\s*(\w+)/.exec(text)?.[1]?.toUpperCase() ?? '?'
     const table = /\b(?:FROM|INTO|UPDATE)\s+(\w+)/i.exec(text)?.[1] ?? ''
-    const withEvents = /_run_events \(run_id, seq, data\)\s+SELECT run\.run_id/.test(text) && verb === 'WITH' && table.endsWith('_threads') ? ' +events' : ''
+    const withEvents = /INSERT INTO \w+_run_log/.test(text) && verb === 'WITH' && table.endsWith('_threads') ? ' +events' : ''
     return `${verb} ${table}${withEvents}`
   }
   // Each connection's statements are timed where they are sent (the store sends on the pool, and a

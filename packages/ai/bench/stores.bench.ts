@@ -18,7 +18,7 @@ import pg from 'pg'
 import { createClient } from 'redis'
 import { checkTanstackTurn, tanstackHandler } from './tanstackPeer.ts'
 import { measure, postJson, startInstance, weather, weatherModel } from './workload.ts'
-import { createChatHandler, memoryStore, type ChatHandler, type ThreadStore } from '@toolgate/ai/server'
+import { createChatHandler, memoryStore, type ChatHandler, type ThreadCommit, type ThreadStore } from '@toolgate/ai/server'
 import { redisStore } from '@toolgate/ai/server/redis'
 import { postgresStore } from '@toolgate/ai/server/postgres'
 import { startRedis } from '../test/services/redis.ts'
@@ -35,6 +35,9 @@ const HISTORY = [1, 10, 50, 200]
 const SAMPLE = 41
 /** Turns whose store traffic is counted. */
 const COUNTED = 20
+/** STORES=redis (or postgres, or both comma-separated): only those stores beside memory and their floors, and only the lines that compare them (a short run). */
+const ONLY = process.env.STORES?.split(',')
+const runs = (store: string) => !ONLY || ONLY.includes(store)
 
 
 
@@ -204,17 +207,19 @@ const bareRoundTrips: { name: string; send: () => Promise<unknown> }[] = []
  * store's own work: each store's turns/s is printed as a ratio to its floor (goal ≥ 0.8×).
  */
 const storeFloors: { name: string; of: string; make: () => ThreadStore }[] = []
-function floorStore(send: () => Promise<unknown>): ThreadStore {
+function floorStore(send: (commit: ThreadCommit) => Promise<unknown>): ThreadStore {
   const memory = memoryStore()
   return {
     ...memory,
     async commit(commit) {
-      await send()
+      await send(commit)
       return memory.commit(commit)
     },
   }
 }
 let redisUrl: string | undefined
+/** Redis's own counters of the commands it ran (INFO commandstats): what its commit scripts cost inside the server. */
+let redisCommandStats: { reset(): Promise<unknown>; read(): Promise<string> } | undefined
 /**
  * The CPU time (ms) each store's server used so far, from /proc (Linux): Redis's process (its
  * `process_id`), PostgreSQL's postmaster and every child (backends, WAL writer, ...). What a turn
@@ -234,12 +239,14 @@ function cpuOfProcesses(pids: () => number[]): () => number {
     }, 0)
 }
 try {
+  if (!runs('redis')) throw new Error('not asked for (STORES)')
   const redis = await startRedis()
   services.push(redis)
   redisUrl = redis.url
   const client = await createClient({ url: redis.url }).connect()
   closers.push(() => client.quit())
   bareRoundTrips.push({ name: 'redis PING', send: () => client.sendCommand(['PING']) })
+  redisCommandStats = { reset: () => client.sendCommand(['CONFIG', 'RESETSTAT']), read: async () => String(await client.sendCommand(['INFO', 'commandstats'])) }
   if (CLOCK_TICK_MS > 0) {
     const pid = Number(/process_id:(\d+)/.exec(String(await client.sendCommand(['INFO', 'server'])))![1])
     serverCpu.set('redis', cpuOfProcesses(() => [pid]))
@@ -251,7 +258,7 @@ try {
     make: (wire) =>
       redisStore({
         // The part is the first key the command names: a release also names the run's log.
-        client: { sendCommand: (args) => wire.track(redisKind(args), /:(events|end|thread)$/.test((args[0]!.startsWith('EVAL') ? args[3] : args[1]) ?? '') ? 'log' : 'thread', () => client.sendCommand(args)) },
+        client: { sendCommand: (args) => wire.track(redisKind(args), /:(log|events|end|thread)$/.test((args[0]!.startsWith('EVAL') ? args[3] : args[1]) ?? '') ? 'log' : 'thread', () => client.sendCommand(args)) },
         prefix: 'counted:',
       }),
   })
@@ -259,6 +266,7 @@ try {
   console.log(`  (no Redis: ${(error as Error).message})`)
 }
 try {
+  if (!runs('postgres')) throw new Error('not asked for (STORES)')
   const postgres = await startPostgres({ fsync: PG_FSYNC })
   services.push(postgres)
   // `pipeline: true` (node-postgres 8.2x), as docs/deployment.md advises for the store's pool: a run's commits that follow one another are written on one connection.
@@ -272,6 +280,24 @@ try {
     serverCpu.set('postgres', cpuOfProcesses(() => [postmaster, ...children()]))
   }
   storeFloors.push({ name: 'memory + SELECT 1', of: 'postgres', make: () => floorStore(() => pool.query({ name: 'bench_select_1', text: 'SELECT 1', values: [] })) })
+  // A second floor: the least a write of this design costs the server, one transaction per commit
+  // that inserts the thread's row (then updates it) and appends one row, each by primary key.
+  await pool.query(`CREATE TABLE bench_floor_heads (id text PRIMARY KEY, version integer NOT NULL);
+    CREATE TABLE bench_floor_rows (id text NOT NULL, seq integer NOT NULL, PRIMARY KEY (id, seq))`)
+  storeFloors.push({
+    name: 'memory + write',
+    of: 'postgres',
+    make: () =>
+      floorStore((commit) =>
+        commit.head.version === 1
+          ? pool.query({ name: 'bench_floor_insert', text: 'INSERT INTO bench_floor_heads VALUES ($1, 1)', values: [commit.head.id] })
+          : pool.query({
+              name: 'bench_floor_write',
+              text: 'WITH head AS (UPDATE bench_floor_heads SET version = $2 WHERE id = $1 RETURNING id) INSERT INTO bench_floor_rows SELECT id, $2 FROM head',
+              values: [commit.head.id, commit.head.version],
+            }),
+      ),
+  })
   await postgresStore({ pool }).ensureSchema()
   stores.push({ name: 'postgres', make: () => postgresStore({ pool }) })
   countedStores.push({
@@ -288,7 +314,7 @@ try {
           const statement = args[0] as string | { text: string }
           const kind = sqlKind(typeof statement === 'string' ? statement : statement.text)
           // The part is the table the statement first names: a commit also names the log's channel.
-          const answer = wire.track(kind, /_runs?$|_run_events$/.test(kind) ? 'log' : 'thread', () => send(...args) as Promise<unknown>)
+          const answer = wire.track(kind, /_runs?$|_run_events$|_run_log$/.test(kind) ? 'log' : 'thread', () => send(...args) as Promise<unknown>)
           if (!callback) return answer
           answer.then((result) => callback(undefined, result), (error) => callback(error))
           return undefined
@@ -304,9 +330,9 @@ try {
 try {
   console.log(`stores.bench: the chat handler in-process (Fetch, no HTTP), one server tool per turn (node ${process.version}, ≤${LIMITS.maxTurns} turns or ${LIMITS.budgetMs} ms each)`)
   console.log(`  PostgreSQL: a throwaway server with fsync=${PG_FSYNC ? 'on (WAL flushed to disk, as a stock server)' : 'off (its commits skip the disk; PG_FSYNC=on for a stock server\'s flushes)'}`)
-  console.log('\n  memory store beside TanStack AI chat() (which stores no thread), in-process:')
+  if (!ONLY) console.log('\n  memory store beside TanStack AI chat() (which stores no thread), in-process:')
   const memoryHandler = handlerFor(memoryStore())
-  for (const concurrency of [1, 8, 32]) {
+  for (const concurrency of ONLY ? [] : [1, 8, 32]) {
     // Alternated and the best of two kept for each: the machine's other load then hurts neither side alone.
     let ours = 0
     let theirs = 0
@@ -323,6 +349,8 @@ try {
   const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!
   const contenders = [...stores, ...storeFloors.map(({ name, make }) => ({ name, make }))]
   const floorOf = (name: string) => storeFloors.find((floor) => floor.of === name)
+  /** The store's other floors (PostgreSQL: a minimal write transaction per commit), printed beside the goal's. */
+  const moreFloorsOf = (name: string) => storeFloors.filter((floor) => floor.of === name).slice(1)
   async function table(title: string, run: (handler: ChatHandler, concurrency: number) => Promise<number>) {
     console.log(title)
     const rows = contenders.map(() => [] as string[])
@@ -344,6 +372,11 @@ try {
           const perRound = samples[index]!.map((value, round) => value / samples[floorIndex]![round]!)
           const ratio = median(perRound)
           versus += `, ${ratio.toFixed(2)}× its floor (${Math.min(...perRound).toFixed(2)}–${Math.max(...perRound).toFixed(2)})${ratio >= 0.8 ? ' met' : ' goal ≥0.8'}`
+          for (const more of moreFloorsOf(name)) {
+            const at = contenders.findIndex((contender) => contender.name === more.name)
+            const ratios = samples[index]!.map((value, round) => value / samples[at]![round]!)
+            versus += `, ${median(ratios).toFixed(2)}× ${more.name} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`
+          }
         }
         rows[index]!.push(`c=${concurrency}: ${perSecond.toFixed(0).padStart(5)} turns/s (${versus})`)
       }
@@ -389,6 +422,7 @@ try {
     const costs = costed.map(() => ({ client: [] as number[], server: [] as number[], wall: [] as number[] }))
     const costHandlers = costed.map(({ make }) => handlerFor(make()))
     for (const handler of costHandlers) for (let i = 0; i < 100; i++) await turn(handler)
+    await redisCommandStats?.reset()
     for (let round = 0; round < ROUNDS; round++) {
       for (let k = 0; k < costed.length; k++) {
         const index = (k + round) % costed.length
@@ -407,10 +441,15 @@ try {
     for (const [index, { name }] of costed.entries()) {
       const floor = floorOf(name)
       if (!floor) continue
-      const at = costed.findIndex((contender) => contender.name === floor.name)
-      const more = (part: 'client' | 'server' | 'wall') => (median(costs[index]![part]) - median(costs[at]![part])).toFixed(0)
-      console.log(`  ${name} beyond its floor, per turn: client +${more('client')} µs, server +${more('server')} µs, turn +${more('wall')} µs`)
+      for (const [label, beside] of [['its floor', floor], ...moreFloorsOf(name).map((more) => [more.name, more] as const)] as const) {
+        const at = costed.findIndex((contender) => contender.name === beside.name)
+        const more = (part: 'client' | 'server' | 'wall') => (median(costs[index]![part]) - median(costs[at]![part])).toFixed(0)
+        console.log(`  ${name} beyond ${label}, per turn: client +${more('client')} µs, server +${more('server')} µs, turn +${more('wall')} µs`)
+      }
     }
+    // The time Redis spent inside each kind of command (its own clock: the machine's load adds to it).
+    const stats = [...((await redisCommandStats?.read()) ?? '').matchAll(/cmdstat_(evalsha|hget|lrange|ping):calls=(\d+),usec=(\d+)/g)]
+    if (stats.length > 0) console.log(`  inside Redis, per call (INFO commandstats, these rounds): ${stats.map(([, command, calls, usec]) => `${command!.toUpperCase()} ${(Number(usec) / Number(calls)).toFixed(1)} µs`).join(', ')}`)
   }
 
   console.log(`\n  what a turn sends the store's server, one turn at a time (${COUNTED} turns on new threads, then ${COUNTED} second turns on them):`)
@@ -470,9 +509,9 @@ try {
     floors.push(`${name} ${ms.toFixed(3)} ms`)
   }
   if (floors.length > 0) console.log(`  a bare round trip, one at a time: ${floors.join(', ')}`)
-  console.log(`\n  one more turn on a thread with N prior turns (median of ${SAMPLE} turns; mean bytes sent to the store per turn):`)
+  if (!ONLY) console.log(`\n  one more turn on a thread with N prior turns (median of ${SAMPLE} turns; mean bytes sent to the store per turn):`)
   const flatness: string[] = []
-  for (const { name, make } of stores) {
+  for (const { name, make } of ONLY ? [] : stores) {
     const cells: string[] = []
     const perTurn = new Map<number, number>()
     for (const prior of HISTORY) {
@@ -498,11 +537,11 @@ try {
   }
   // An instance takes the history of a thread it wrote last from its cache: a long thread costs its
   // turn no read of the whole history, only the JSON of what it appends.
-  console.log(`  long thread, per turn at N=${HISTORY[0]} → N=${HISTORY.at(-1)} prior turns: ${flatness.join('   ')}`)
+  if (!ONLY) console.log(`  long thread, per turn at N=${HISTORY[0]} → N=${HISTORY.at(-1)} prior turns: ${flatness.join('   ')}`)
 
   // The model over HTTP (aimock serving OpenAI Chat Completions, its own process): a turn waits for
   // the provider too, and a shared store's writes can ride beside those waits.
-  if (stores.length > 1) {
+  if (stores.length > 1 && !ONLY) {
     const mock = await startInstance('aimock')
     try {
       const { openAIChatModel } = await import('@toolgate/ai/providers')
@@ -530,7 +569,7 @@ try {
     }
   }
 
-  if (redisUrl) {
+  if (redisUrl && !ONLY) {
     console.log('\n  app processes on one Redis, over HTTP (each turn: a new thread, then a second message on it), concurrency 16:')
     const one = await processes(redisUrl, 1)
     const two = await processes(redisUrl, 2)

@@ -240,9 +240,10 @@ describe('a run’s last events carried by its release (PostgreSQL: the log is w
     const spied = {
       query: (statement: string | { text: string }, values?: unknown[]) => {
         const text = typeof statement === 'string' ? statement : statement.text
-        // A commit with events carries either a live run's (not final: $15 false) or the release's last ones.
-        const withEvents = /INSERT INTO ends_run_events/.test(text) ? (values?.[14] === false ? 'commit+events' : 'release') : 'commit'
-        statements.push(/INSERT INTO ends_threads/.test(text) ? withEvents : /INSERT INTO ends_runs/.test(text) ? 'events' : 'read')
+        // A commit with events carries either a live run's (not final: its `ended` false) or the release's last ones.
+        const ended = /\$(\d+)::boolean/.exec(text)
+        const withEvents = /INSERT INTO ends_run_log/.test(text) ? (values?.[Number(ended?.[1]) - 1] === false ? 'commit+events' : 'release') : 'commit'
+        statements.push(/(?:INSERT INTO|UPDATE) ends_threads/.test(text) ? withEvents : /INSERT INTO ends_run_log/.test(text) ? 'events' : 'read')
         return pool.query(statement as string, values)
       },
     }

@@ -44,7 +44,7 @@ function pooled(slow: (text: string) => number, answered?: (client: pg.PoolClien
       const callback = typeof args.at(-1) === 'function' ? (args.pop() as (error: unknown, result?: unknown) => void) : undefined
       const statement = args[0] as string | { text: string }
       const text = typeof statement === 'string' ? statement : statement.text
-      const commit = /INSERT INTO \w+_threads/.test(text)
+      const commit = /WITH head AS \(\s*(?:INSERT INTO|UPDATE) \w+_threads/.test(text)
       if (commit) sent.commits++
       if (/^SELECT head FROM \w+_threads/.test(text)) sent.headReads++
       const delay = slow(text)
@@ -70,7 +70,7 @@ describe('a commit sent behind one not yet answered (PostgreSQL, a node-postgres
     let delayNext = false
     const { pool, sent } = pooled(
       (text) => {
-        if (!delayNext || !/INSERT INTO chain_threads/.test(text)) return 0
+        if (!delayNext || !/(?:INSERT INTO|UPDATE) chain_threads/.test(text)) return 0
         delayNext = false
         return 50
       },

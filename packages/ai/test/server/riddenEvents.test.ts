@@ -59,7 +59,7 @@ async function redisStores(): Promise<Stores> {
     a: redisStore({ client: spy, prefix }),
     b: redisStore({ client: b!, prefix }),
     sent,
-    logWrites: (commands) => commands.filter((command) => command.startsWith('EVAL') && command.endsWith(':events')),
+    logWrites: (commands) => commands.filter((command) => command.startsWith('EVAL') && command.endsWith(':log')),
   }
 }
 
@@ -78,7 +78,7 @@ async function postgresStores(): Promise<Stores> {
     a: postgresStore({ pool: spy, table }),
     b,
     sent,
-    logWrites: (statements) => statements.filter((text) => text.includes(`INSERT INTO ${table}_run_events`) && !text.includes(`INSERT INTO ${table}_threads`)),
+    logWrites: (statements) => statements.filter((text) => text.includes(`INSERT INTO ${table}_run_log`) && !new RegExp(`(?:INSERT INTO|UPDATE) ${table}_threads`).test(text)),
   }
 }
 

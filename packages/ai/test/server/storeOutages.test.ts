@@ -215,7 +215,7 @@ describe('run event notifications come back after an outage', () => {
       await pause(300)
       await writer.events.append('run_r', [{ seq: 2, data: '{"n":2}' }], false)
       await waiting
-      expect(looks.filter((command) => command === 'ZCOUNT')).toEqual(['ZCOUNT'])
+      expect(looks.filter((command) => command === 'LLEN')).toEqual(['LLEN'])
     } finally {
       await subscriber.quit()
       await client.quit()
@@ -332,7 +332,7 @@ describe('ensureSchema() on a fresh database', () => {
         const outcomes = await Promise.allSettled(pools.map((pool) => postgresStore({ pool }).ensureSchema()))
         expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toEqual([])
         const { rows } = await pools[0]!.query(`SELECT count(*) AS n FROM information_schema.tables WHERE table_name LIKE 'toolgate_%'`)
-        expect(Number(rows[0].n)).toBe(6) // threads, messages, decisions, runs, run events, attachments
+        expect(Number(rows[0].n)).toBe(5) // threads, messages, decisions, run log, attachments
         await Promise.all(pools.map((pool) => pool.end()))
       }
     } finally {

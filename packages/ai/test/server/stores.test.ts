@@ -86,6 +86,26 @@ describe('on a real Redis', () => {
     expect((await store.head('t_f'))?.resolvedInterruptIds).toEqual(['old writer'])
   })
 
+  it('answers a head read asked in the tick of a commit of its thread with that commit: the head written, or the stored head that refused it, and no command of its own', async () => {
+    const sent: string[][] = []
+    const spy = { sendCommand: (args: string[]) => (sent.push(args), client.sendCommand(args)) }
+    const store = redisStore({ client: spy, prefix: 'ridden:' })
+    const other = redisStore({ client, prefix: 'ridden:' })
+    const head = (version: number, mark: string) => ({ id: 't_read', version, createdAt: 0, updatedAt: 0, messageCount: 0, bytes: 0, resolvedInterruptIds: [mark] })
+    expect(await store.commit({ head: head(1, 'one'), append: [] })).toBe(true)
+    sent.length = 0
+    const [read, written] = await Promise.all([store.head('t_read'), store.commit({ head: head(2, 'two'), append: [] })])
+    expect([written, read?.resolvedInterruptIds]).toEqual([true, ['two']])
+    expect(await other.commit({ head: head(3, 'other'), append: [] })).toBe(true)
+    const [stored, refused] = await Promise.all([store.head('t_read'), store.commit({ head: head(3, 'mine'), append: [] })])
+    expect([refused, stored?.resolvedInterruptIds]).toEqual([false, ['other']])
+    expect(sent.map((args) => args[0])).toEqual(['EVALSHA', 'EVALSHA'])
+    // Alone, a read is a command of its own; a thread that is gone reads as none.
+    expect((await store.head('t_read'))?.resolvedInterruptIds).toEqual(['other'])
+    expect(await store.head('t_none')).toBeUndefined()
+    expect(sent.map((args) => args[0])).toEqual(['EVALSHA', 'EVALSHA', 'HGET', 'HGET'])
+  })
+
   it('with a subscriber, a reader on another instance is woken by pub/sub when events land, instead of polling', async () => {
     const subscriber = client.duplicate()
     await subscriber.connect()
@@ -100,7 +120,7 @@ describe('on a real Redis', () => {
       await new Promise((resolve) => setTimeout(resolve, 300))
       await writer.events!.append('run_w', [{ seq: 2, data: '{"n":2}' }], false)
       await waiting
-      expect(looks.filter((command) => command === 'ZCOUNT')).toEqual(['ZCOUNT'])
+      expect(looks.filter((command) => command === 'LLEN')).toEqual(['LLEN'])
       expect((await reader.events!.read('run_w', 1))?.events).toEqual([{ seq: 2, data: '{"n":2}' }])
     } finally {
       await subscriber.quit()
@@ -137,6 +157,73 @@ describe('on a real Redis', () => {
     expect((await store.events!.read('run_g', 0))?.events.map((event) => event.data)).toEqual(['{"n":1}', '{"n":1}', '{"n":3}', '{"n":4}', '{"n":5}', '{"n":6}'])
   })
 
+  it('reads on past a gap longer than a page: a reader given a page is never handed an empty one while events follow', async () => {
+    const store = redisStore({ client, prefix: 'page:' })
+    // Events 2 to 9 were lost with a restart.
+    await store.events!.append('run_p', [{ seq: 1, data: '{"n":1}' }], false)
+    await store.events!.append('run_p', [{ seq: 10, data: '{"n":10}' }, { seq: 11, data: '{"n":11}' }, { seq: 12, data: '{"n":12}' }], true)
+    expect(await store.events!.read('run_p', 1, 2)).toEqual({ events: [{ seq: 10, data: '{"n":10}' }, { seq: 11, data: '{"n":11}' }], ended: false })
+    expect(await store.events!.read('run_p', 0, 2)).toEqual({ events: [{ seq: 1, data: '{"n":1}' }, { seq: 10, data: '{"n":10}' }], ended: false })
+    expect(await store.events!.read('run_p', 11, 2)).toEqual({ events: [{ seq: 12, data: '{"n":12}' }], ended: true })
+    expect(await store.events!.read('run_p', 12, 2)).toEqual({ events: [], ended: true })
+    // Past the end (a resume point the log never gave): ended, as the log says, not a wait for more.
+    expect(await store.events!.read('run_p', 20)).toEqual({ events: [], ended: true })
+    expect(await store.events!.read('run_none', 0)).toBeUndefined()
+  })
+
+  it('publishes on its prefix’s channel whatever the prefix holds (quotes, a backslash, non-ASCII): a reader on another instance is woken', async () => {
+    const subscriber = client.duplicate()
+    await subscriber.connect()
+    try {
+      const prefix = `we'ir"d\\ü]]:`
+      const reader = redisStore({ client, subscriber, prefix })
+      const writer = redisStore({ client, prefix })
+      const head = { id: 't_odd', version: 1, createdAt: 0, updatedAt: 0, messageCount: 0, bytes: 0, resolvedInterruptIds: [] }
+      // A minute's wait: only the notification can end it within the test's time.
+      const woken = reader.events!.wait('run_odd', 0, 60_000, new AbortController().signal, 't_odd')
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      expect(await writer.commit({ head, append: [], events: { runId: 'run_odd', events: [{ seq: 1, data: '{"n":1}' }] } })).toBe(true)
+      await woken
+      expect(await reader.events!.read('run_odd', 0, undefined, 't_odd')).toEqual({ events: [{ seq: 1, data: '{"n":1}' }], ended: true })
+    } finally {
+      await subscriber.quit()
+    }
+  })
+
+  it('keeps a log whose first events Redis lost: later ones keep their numbers, and the first fill in if they land late', async () => {
+    const store = redisStore({ client, prefix: 'lostfirst:' })
+    await store.events!.append('run_l', [{ seq: 3, data: '{"n":3}' }, { seq: 4, data: '{"n":4}' }], false)
+    expect(await store.events!.read('run_l', 0)).toEqual({ events: [{ seq: 3, data: '{"n":3}' }, { seq: 4, data: '{"n":4}' }], ended: false })
+    await store.events!.append('run_l', [{ seq: 1, data: '{"n":1}' }, { seq: 2, data: '{"n":2}' }, { seq: 3, data: '{"again":3}' }], false)
+    await store.events!.append('run_l', [{ seq: 5, data: '{"n":5}' }], true)
+    expect((await store.events!.read('run_l', 0))?.events.map((event) => event.data)).toEqual(['{"n":1}', '{"n":2}', '{"n":3}', '{"n":4}', '{"n":5}'])
+    expect((await store.events!.read('run_l', 0))?.ended).toBe(true)
+  })
+
+  it('publishes a commit that carries a run’s events once, waking the run’s readers and the thread’s watchers on another instance', async () => {
+    const subscriber = client.duplicate()
+    const listener = client.duplicate()
+    await Promise.all([subscriber.connect(), listener.connect()])
+    try {
+      const heard: string[] = []
+      await listener.subscribe('once:run-events', (message) => void heard.push(message))
+      const reader = redisStore({ client, subscriber, prefix: 'once:' })
+      const writer = redisStore({ client, prefix: 'once:' })
+      const head = (version: number) => ({ id: 't_once', version, createdAt: 0, updatedAt: 0, messageCount: 0, bytes: 0, resolvedInterruptIds: [] })
+      expect(await writer.commit({ head: head(1), append: [] })).toBe(true)
+      // A minute's wait each: only the notification can end them within the test's time.
+      const signal = new AbortController().signal
+      const woken = Promise.all([reader.events!.wait('run_once', 0, 60_000, signal, 't_once'), reader.watch!('t_once', 1, 60_000, signal)])
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      heard.length = 0
+      expect(await writer.commit({ head: head(2), append: [], events: { runId: 'run_once', events: [{ seq: 1, data: '{"n":1}' }], final: false } })).toBe(true)
+      await woken
+      expect(heard).toHaveLength(1)
+    } finally {
+      await Promise.all([subscriber.quit(), listener.quit()])
+    }
+  })
+
   it('logs a batch of any size in one write (a long streamed answer)', async () => {
     const store = redisStore({ client, prefix: 'batch:' })
     const batch = Array.from({ length: 2500 }, (_, i) => ({ seq: i + 1, data: `{"delta":"w${i}"}` }))
@@ -147,16 +234,15 @@ describe('on a real Redis', () => {
   it('keeps a run’s log a day while it streams and `eventRetentionMs` once its release ended it, which a late batch does not extend', async () => {
     const store = redisStore({ client, prefix: 'retention:', eventRetentionMs: 60_000 })
     const head = (version: number) => ({ id: 't_r', version, createdAt: 0, updatedAt: 0, messageCount: 0, bytes: 0, resolvedInterruptIds: [] })
-    const ttl = async (key: string) => Number(await client.sendCommand(['PTTL', `retention:{t_r}:run:run_r:${key}`]))
+    const ttl = async () => Number(await client.sendCommand(['PTTL', 'retention:{t_r}:run:run_r:log']))
     expect(await store.commit({ head: head(1), append: [] })).toBe(true)
     await store.events!.append('run_r', [{ seq: 1, data: '{"n":1}' }], false, 't_r')
-    expect(await ttl('events')).toBeGreaterThan(60_000)
+    expect(await ttl()).toBeGreaterThan(60_000)
     expect(await store.commit({ head: head(2), append: [], events: { runId: 'run_r', events: [{ seq: 2, data: '{"n":2}' }] } })).toBe(true)
-    expect(await ttl('events')).toBeLessThanOrEqual(60_000)
-    expect(await ttl('end')).toBeLessThanOrEqual(60_000)
+    expect(await ttl()).toBeLessThanOrEqual(60_000)
     await store.events!.append('run_r', [{ seq: 2, data: '{"n":2}' }], false, 't_r')
-    expect(await ttl('events')).toBeLessThanOrEqual(60_000)
-    expect(await ttl('events')).toBeGreaterThan(0)
+    expect(await ttl()).toBeLessThanOrEqual(60_000)
+    expect(await ttl()).toBeGreaterThan(0)
   })
 
   it('moves a thread’s TTL only once less than `threadTtlMs` is left, to a 64th more, so its keys never expire sooner than `threadTtlMs` after a write; a list a commit makes meanwhile gets as long', async () => {
@@ -181,6 +267,23 @@ describe('on a real Redis', () => {
     // A file is given as long as a move gives, so it never expires before its thread.
     await store.attachments.put('t_ttl', 'att_1', { data: new Uint8Array([1]), mediaType: 'application/octet-stream' })
     expect(await ttl('files')).toBeGreaterThan(ttlMs)
+  })
+
+  it('starts a thread afresh under the id of one whose head expired first: what the old one’s lists still held is not its history', async () => {
+    const store = redisStore({ client, prefix: 'afresh:' })
+    const head = (messageCount: number, decisions?: number) => ({
+      id: 't_again', version: 1, createdAt: 0, updatedAt: 0, messageCount, bytes: 0, resolvedInterruptIds: [], ...(decisions ? { decisions: { count: decisions, last: 'd' } } : {}),
+    })
+    const record = { id: 'd_old', digest: 'd' } as never
+    expect(await store.commit({ head: head(1, 1), append: [{ role: 'user', id: 'm_old', content: 'old' }], decisions: [record] })).toBe(true)
+    await store.attachments.put('t_again', 'att_old', { data: new Uint8Array([1]), mediaType: 'application/octet-stream' })
+    // The head expired; the lists made after its TTL last moved had up to a 64th of the TTL more.
+    await client.sendCommand(['DEL', 'afresh:{t_again}:head'])
+    expect(await store.commit({ head: head(1), append: [{ role: 'user', id: 'm_new', content: 'new' }] })).toBe(true)
+    expect(await store.messages('t_again', 0, 2)).toEqual([{ role: 'user', id: 'm_new', content: 'new' }])
+    expect(await store.decisions('t_again')).toEqual([])
+    expect(await store.attachments.get('t_again', 'att_old')).toBeUndefined()
+    expect(Number(await client.sendCommand(['PTTL', 'afresh:{t_again}:messages']))).toBeGreaterThan(0)
   })
 
   it('still reads a run logged before its log moved to the thread’s slot (a deployment mid-upgrade), given the thread or not', async () => {
@@ -276,7 +379,7 @@ describe('on a Redis Cluster node (one node holding every slot: a script whose k
     const scripts = sent.filter((args) => args[0] === 'EVALSHA' || args[0] === 'EVAL')
     const release = scripts.at(-1)!
     // The last script is the release: the thread's head and the run's log, which its id places in the thread's slot.
-    expect(release.slice(3, 9)).toEqual(expect.arrayContaining([`release:{${threadId}}:head`, `release:{${runId}}:events`, `release:{${runId}}:end`]))
+    expect(release.slice(3, 3 + Number(release[2]))).toEqual(expect.arrayContaining([`release:{${threadId}}:head`, `release:{${runId}}:log`]))
     expect(release.slice(3).some((arg) => arg.includes('"RUN_FINISHED"'))).toBe(true)
     // Every key a script names is in one hash slot, as the cluster computes it (it ran them all too).
     for (const args of scripts) {
@@ -338,11 +441,11 @@ describe('on a real PostgreSQL', () => {
     await store.ensureSchema()
     await store.ensureSchema()
     const { rows } = await pool.query(`SELECT count(*) AS n FROM information_schema.tables WHERE table_name LIKE 'idem_%'`)
-    expect(Number(rows[0].n)).toBe(6) // threads, messages, decisions, runs, run events, attachments
+    expect(Number(rows[0].n)).toBe(5) // threads, messages, decisions, run log, attachments
     expect(() => postgresStore({ pool, table: 'x; DROP TABLE y' })).toThrow(/table/)
   })
 
-  it('upgrades a schema made with foreign keys on messages, decisions and run events (it drops them), and purgeExpired still takes a thread’s rows and an ended run’s events along', async () => {
+  it('upgrades a schema made with foreign keys on messages, decisions and run events (it drops them), and purgeExpired still takes a thread’s rows and an ended run’s events along, in the run log and in the tables where earlier versions logged', async () => {
     // The schema as versions before this one made it.
     await pool.query(`
       CREATE TABLE old_threads (id text PRIMARY KEY, version integer NOT NULL, head text NOT NULL, expires_at timestamptz NOT NULL);
@@ -377,6 +480,9 @@ describe('on a real PostgreSQL', () => {
     // Written after the others expired: it stays, with its rows.
     expect(await store.commit({ head: head('kept', 1, 1), append: [message('c')] })).toBe(true)
     await store.events.append('run_kept', [{ seq: 1, data: '{"n":1}' }], false)
+    // Runs an instance of an earlier version logged meanwhile (a rolling upgrade), one of them over.
+    await pool.query(`INSERT INTO old_runs VALUES ('run_old_gone', true, now() - interval '1 second'), ('run_old_kept', false, now() + interval '1 day');
+      INSERT INTO old_run_events VALUES ('run_old_gone', 1, '{}'), ('run_old_kept', 1, '{}')`)
     await store.purgeExpired()
     const left = async (table: string, column: string) =>
       (await pool.query(`SELECT ${column} AS id, count(*)::int AS n FROM old_${table} GROUP BY 1 ORDER BY 1`)).rows.map((row) => `${row.id}:${row.n}`)
@@ -384,8 +490,9 @@ describe('on a real PostgreSQL', () => {
     expect(await left('messages', 'thread_id')).toEqual(['kept:1'])
     expect(await left('decisions', 'thread_id')).toEqual([])
     expect(await left('attachments', 'thread_id')).toEqual([])
-    expect(await left('runs', 'run_id')).toEqual(['run_kept:1'])
-    expect(await left('run_events', 'run_id')).toEqual(['run_kept:1'])
+    expect(await left('run_log', 'run_id')).toEqual(['run_kept:1'])
+    expect(await left('runs', 'run_id')).toEqual(['run_old_kept:1'])
+    expect(await left('run_events', 'run_id')).toEqual(['run_old_kept:1'])
     // The id is free again, from scratch.
     expect(await store.commit({ head: head('gone', 1, 1), append: [message('z')] })).toBe(true)
     expect(await store.messages('gone', 0, 2)).toEqual([message('z')])
@@ -426,7 +533,7 @@ describe('on a real PostgreSQL', () => {
     }
   })
 
-  it('moves a thread’s and a live run’s expiry only once less than their time is left (the row is updated in place), never to sooner than their time after the write', async () => {
+  it('moves a thread’s expiry only once less than its time is left (the row is updated in place), never to sooner than its time after the write', async () => {
     const expiry = async (table: string, column: string, id: string) =>
       (await pool.query(`SELECT (extract(epoch FROM expires_at - now()) * 1000)::float8 AS left, extract(epoch FROM expires_at)::text AS at FROM ${table} WHERE ${column} = $1`, [id])).rows[0] as { left: number; at: string }
     const head = (id: string, version: number) => ({ id, version, createdAt: 0, updatedAt: 0, messageCount: version, bytes: 0, resolvedInterruptIds: [] })
@@ -439,14 +546,6 @@ describe('on a real PostgreSQL', () => {
     expect(first.left).toBeGreaterThanOrEqual(30 * DAY)
     expect(await store.commit({ head: head('long', 2), append: [message('b')] })).toBe(true)
     expect((await expiry('renew_threads', 'id', 'long')).at).toBe(first.at)
-    await store.events.append('run_renew', [{ seq: 1, data: '{"n":1}' }], false)
-    const live = await expiry('renew_runs', 'run_id', 'run_renew')
-    expect(live.left).toBeGreaterThanOrEqual(DAY)
-    await store.events.append('run_renew', [{ seq: 2, data: '{"n":2}' }], false)
-    expect((await expiry('renew_runs', 'run_id', 'run_renew')).at).toBe(live.at)
-    // The run's last batch sets the log's retention (5 minutes), sooner than the live run's day.
-    await store.events.append('run_renew', [{ seq: 3, data: '{"n":3}' }], true)
-    expect((await expiry('renew_runs', 'run_id', 'run_renew')).left).toBeLessThan(DAY)
 
     // A short TTL: each write a while after the last has less than the TTL left, and moves it.
     const short = postgresStore({ pool, table: 'renew', threadTtlMs: 300 })

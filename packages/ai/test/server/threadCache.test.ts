@@ -76,7 +76,7 @@ async function redisBackend(): Promise<Backend> {
       // A run's event log (its writes name their keys at [3], a reader's reads at [1]; its first
       // write also sets the run's index, `{runId}:thread`) is not the thread's traffic, nor is a
       // script's load (once per connection, before its first use).
-      const logged = (args: string[]) => args[0] === 'SCRIPT' || /:(events|end)$/.test(args[3] ?? '') || /:(events|end|thread)$/.test(args[1] ?? '')
+      const logged = (args: string[]) => args[0] === 'SCRIPT' || /:(log|events|end)$/.test(args[3] ?? '') || /:(log|events|end|thread)$/.test(args[1] ?? '')
       const counted = wire ? { sendCommand: (args: string[]) => (logged(args) ? client.sendCommand(args) : wire.track(args[0]!, () => client.sendCommand(args))) } : client
       return redisStore({ client: counted, prefix })
     },
@@ -107,7 +107,7 @@ async function postgresBackend(): Promise<Backend> {
             const text = typeof statement === 'string' ? statement : statement.text
             const kind = `${/^\s*(\w+)/.exec(text)?.[1]?.toUpperCase()} ${/\b(?:FROM|INTO|UPDATE)\s+(\w+)/i.exec(text)?.[1] ?? ''}`
             const send = () => pool.query(statement as string, values)
-            return /_runs?\b|_run_events\b/.test(kind) ? send() : wire.track(kind, send)
+            return /_runs?\b|_run_events\b|_run_log\b/.test(kind) ? send() : wire.track(kind, send)
           },
         },
       })
@@ -554,7 +554,7 @@ describe('postgresStore: a commit sent behind one on another pool connection', (
     const late = {
       query: (statement: string | { text: string; values?: unknown[] }, values?: unknown[]) => {
         const given = values ?? (typeof statement === 'string' ? undefined : statement.values)
-        const slow = /INSERT INTO behind\d+_threads/.test(typeof statement === 'string' ? statement : statement.text) && given?.[1] === 2 && delayed++ === 0
+        const slow = /(?:INSERT INTO|UPDATE) behind\d+_threads/.test(typeof statement === 'string' ? statement : statement.text) && given?.[1] === 2 && delayed++ === 0
         return slow ? new Promise((resolve) => setTimeout(resolve, 50)).then(() => pool.query(statement as string, values)) : pool.query(statement as string, values)
       },
     }

@@ -5,6 +5,7 @@ import type { ThreadMessage } from '../../protocol/messages.ts'
 import type { AttachmentStore } from '../thread/attachmentStore.ts'
 import { THREAD_WATCH_POLL_MS, threadWakeKey, type RunEventLog, type ThreadHead, type ThreadStore } from '../thread/threadStore.ts'
 import { postgresAttachments } from './postgresAttachments.ts'
+import { LOG_COLUMNS, logColumns, logValues, postgresRunLog, purgeRunLogSql, runLogSchema } from './postgresRunLog.ts'
 import { RunWakeups, type WakeupSignals } from './runWakeups.ts'
 import { OutageLog, storeCall, StoreError, survivesErrors, type StoreErrorListener } from './storeError.ts'
 
@@ -103,18 +104,7 @@ CREATE TABLE IF NOT EXISTS ${t}_decisions (
   record      text NOT NULL,
   PRIMARY KEY (thread_id, seq)
 );
-CREATE TABLE IF NOT EXISTS ${t}_runs (
-  run_id      text PRIMARY KEY,
-  ended       boolean NOT NULL,
-  expires_at  timestamptz NOT NULL
-);
-CREATE INDEX IF NOT EXISTS ${t}_runs_expires_at ON ${t}_runs (expires_at);
-CREATE TABLE IF NOT EXISTS ${t}_run_events (
-  run_id      text NOT NULL,
-  seq         integer NOT NULL,
-  data        text NOT NULL,
-  PRIMARY KEY (run_id, seq)
-);
+${runLogSchema(t).trim()}
 CREATE TABLE IF NOT EXISTS ${t}_attachments (
   thread_id   text NOT NULL REFERENCES ${t}_threads (id) ON DELETE CASCADE,
   id          text NOT NULL,
@@ -123,15 +113,16 @@ CREATE TABLE IF NOT EXISTS ${t}_attachments (
   data        bytea NOT NULL,
   PRIMARY KEY (thread_id, id)
 );
--- Messages, decisions and run events carry no foreign key: each row is written by the statement
--- that writes its thread's or run's row, and deleted with it by the store (purgeExpired, an expired
--- id used again), so the key's per-row check (a trigger, a lookup and a row lock for every message
--- and event) bought nothing. Schemas made before drop theirs.
+-- Messages and decisions carry no foreign key: each row is written by the statement that writes
+-- its thread's row, and deleted with it by the store (purgeExpired, an expired id used again), so
+-- the key's per-row check (a trigger, a lookup and a row lock for every message) bought nothing.
+-- Schemas made before drop theirs, and that of ${t}_run_events, where earlier versions logged
+-- runs' events (see postgresStore's purgeExpired).
 DO $toolgate_keys$
 DECLARE key record;
 BEGIN
   FOR key IN SELECT conrelid::regclass AS owner, conname FROM pg_constraint
-    WHERE contype = 'f' AND conrelid IN ('${t}_messages'::regclass, '${t}_decisions'::regclass, '${t}_run_events'::regclass)
+    WHERE contype = 'f' AND conrelid = ANY (ARRAY[to_regclass('${t}_messages'), to_regclass('${t}_decisions'), to_regclass('${t}_run_events')])
   LOOP
     EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', key.owner, key.conname);
   END LOOP;
@@ -158,7 +149,7 @@ $toolgate$`
 const SCHEMA_LOCK = 0x7467
 
 /**
- * A thread's (or a live run's) expiry is set this many TTLs ahead, and a write moves it only once
+ * A thread's expiry is set this many TTLs ahead, and a write moves it only once
  * less than one TTL is left: most writes then leave every indexed column as it was, so PostgreSQL
  * updates the row in place (a HOT update: no new entry in the primary key's or the expiry's index,
  * less WAL). A thread thus expires between its TTL and 1/64 of it more after its last write, never sooner.
@@ -208,6 +199,8 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new InvalidOptionError('postgresStore', 'timeoutMs', 'must be a positive integer of milliseconds')
   if (options.namedStatements !== undefined && typeof options.namedStatements !== 'boolean') throw new InvalidOptionError('postgresStore', 'namedStatements', 'must be a boolean')
   const named = options.namedStatements ?? isNodePostgres(pool)
+  /** node-postgres answers a statement with the rows it inserted (`rowCount`), so a commit need not select a row to say it wrote. */
+  const countsRows = isNodePostgres(pool)
   const query = (operation: string, text: string, values?: unknown[]) =>
     storeCall('postgresStore', operation, timeoutMs, () =>
       named && values !== undefined ? (pool as unknown as NamedQueryable).query({ name: statementName(text), text, values }) : pool.query(text, values),
@@ -220,72 +213,91 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     onStartError: (error) => report(new StoreError('postgresStore', 'LISTEN', error)),
   })
 
-  // One statement: the head row is replaced only if its version is the one before (or inserted),
-  // its expiry moved only when less than the TTL is left (see RENEWED),
-  // and the new messages are inserted only if it was. Data-modifying CTEs always run to completion.
-  // A written head notifies the thread's watchers on commit, as an append of events does. A commit
-  // sent behind one not yet answered, or made of the head this instance wrote last (`follows`, $10),
-  // also compares the stored head's text with that one's, and finds the thread unexpired (a thread
-  // whose time is up is gone, as `head` says, even before its row is purged).
-  const commitHeadSql = `
+  // One statement: a new thread's row is inserted unless the id is taken, a later head replaces
+  // the row only if its version is the one before and the thread has not expired (a thread whose
+  // time is up is gone, as `head` says, even before its row is purged), its expiry moved only when
+  // less than the TTL is left (see RENEWED); the new messages, decision records and run events are
+  // inserted only if the head was written. Data-modifying CTEs always run to completion. A written
+  // head notifies on commit, once: the thread's watchers, and the readers of the run whose events
+  // it carries (`wakePayload`). A commit sent behind one not yet answered, or made of the head this
+  // instance wrote last (`follows`, $6), also compares the stored head's text with that one's.
+  // An insert that finds the id taken, and an update that finds another version, write nothing
+  // and lock nothing (an upsert locks the row it finds, a WAL record more, before its WHERE).
+  //
+  // Messages and decision records go as one JSON array each, whose elements the server stores as
+  // they were written (a `json` array's elements keep their text): a `text[]` would have the
+  // client escape every quote of every message. A statement names only the parts its commit has
+  // (`CommitShape`): each part costs the server its setup on every execution, empty or not. What it answers: whether it wrote, and, when a read
+  // of the head rides it (see `head`) and it did not write, the thread's head as stored (none when
+  // it is gone). The head's subquery runs only then (an uncorrelated subquery in a CASE is
+  // evaluated when reached). A run's write with the events its log had not sent, or its release
+  // with its last events: written (the last ones end its log) only if the head is, in the same
+  // statement, durable as every thread commit is; a batch still on its way keeps its row.
+  const commitStatements: string[] = []
+  /**
+   * How a commit of `shape` says it wrote: the head it found when a read of the head rides it
+   * (`stored`); else, on node-postgres, the rows its first part inserted (`counted`: the answer
+   * has no columns to describe and read, a tenth of a commit's CPU on both sides); else a row.
+   */
+  const answerOf = (shape: number): 'stored' | 'counted' | 'row' =>
+    shape & CommitShape.stored ? 'stored' : countsRows && shape & (CommitShape.messages | CommitShape.decisions | CommitShape.events) ? 'counted' : 'row'
+  /** Whether a commit of `shape` wrote, and when a read rides it and it did not, the head it found (null: none). */
+  const answered = (shape: number, result: { rows: any[]; rowCount?: number | null }): CommitAnswer => {
+    const kind = answerOf(shape)
+    if (kind === 'counted') return { written: Number(result.rowCount) > 0, stored: null }
+    if (kind === 'row') return { written: result.rows.length === 1, stored: null }
+    return { written: Number(result.rows[0]?.written) === 1, stored: result.rows[0]?.stored ?? null }
+  }
+  const commitStatement = (shape: number): string => {
+    const known = commitStatements[shape]
+    if (known !== undefined) return known
+    const later = (shape & CommitShape.later) !== 0
+    let next = later ? 7 : 6
+    const params = (count: number) => ((next += count), next - count)
+    let sql = later
+      ? `
+WITH head AS (
+  UPDATE ${t}_threads SET version = $2, head = $3,
+    expires_at = CASE WHEN expires_at >= now() + $4 * interval '1 millisecond' THEN expires_at ELSE now() + $4 * interval '1 millisecond' * ${RENEWED} END
+  WHERE id = $1 AND version = $2 - 1 AND expires_at > now() AND ($6::text IS NULL OR head = $6::text)
+  RETURNING id, pg_notify('${channel}', $5) AS notified
+)`
+      : `
 WITH head AS (
   INSERT INTO ${t}_threads (id, version, head, expires_at)
   VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond' * ${RENEWED})
-  ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version, head = EXCLUDED.head,
-    expires_at = CASE WHEN ${t}_threads.expires_at >= now() + $4 * interval '1 millisecond' THEN ${t}_threads.expires_at ELSE EXCLUDED.expires_at END
-    WHERE ${t}_threads.version = EXCLUDED.version - 1 AND ($10::text IS NULL OR (${t}_threads.head = $10::text AND ${t}_threads.expires_at > now()))
-  RETURNING id, pg_notify('${channel}', $9) AS notified
-), appended AS (
-  INSERT INTO ${t}_messages (thread_id, seq, message)
-  SELECT head.id, $5 + m.ord - 1, m.message FROM head, unnest($6::text[]) WITH ORDINALITY AS m(message, ord)
-), decided AS (
-  INSERT INTO ${t}_decisions (thread_id, seq, record)
-  SELECT head.id, $7 + d.ord - 1, d.record FROM head, unnest($8::text[]) WITH ORDINALITY AS d(record, ord)
+  ON CONFLICT (id) DO NOTHING
+  RETURNING id, pg_notify('${channel}', $5) AS notified
 )`
-  // What a commit answers: whether it wrote, and when it did not, the thread's head as stored (none
-  // when it is gone), which answers a read of the head asked in the same tick (see \`head\`). The
-  // head's subquery runs only then (an uncorrelated subquery in a CASE is evaluated when reached).
-  const commitAnswerSql = `
+    // The parts after the head, each an insert of the rows it writes from the head's row (none when the head was not written).
+    const parts: string[] = []
+    if (shape & CommitShape.messages) {
+      const at = params(2)
+      parts.push(`INSERT INTO ${t}_messages (thread_id, seq, message)
+  SELECT head.id, $${at} + m.ord - 1, m.message::text FROM head, json_array_elements($${at + 1}::json) WITH ORDINALITY AS m(message, ord)`)
+    }
+    if (shape & CommitShape.decisions) {
+      const at = params(2)
+      parts.push(`INSERT INTO ${t}_decisions (thread_id, seq, record)
+  SELECT head.id, $${at} + d.ord - 1, d.record::text FROM head, json_array_elements($${at + 1}::json) WITH ORDINALITY AS d(record, ord)`)
+    }
+    if (shape & CommitShape.events) {
+      const at = params(8)
+      parts.push(`INSERT INTO ${t}_run_log (${LOG_COLUMNS}) SELECT $${at}, ${logColumns(at + 1)} FROM head`)
+    }
+    // Counted: the first part is the statement itself, and the rows it inserted say whether the
+    // head was written (every part inserts at least one row when it was, none when it was not).
+    const main = answerOf(shape) === 'counted' ? parts.shift() : undefined
+    sql += parts.map((part, i) => `, part${i} AS (\n  ${part}\n)`).join('')
+    sql += main
+      ? `\n${main}`
+      : shape & CommitShape.stored
+        ? `
 SELECT count(*) AS written, CASE WHEN count(*) = 0 THEN (SELECT head FROM ${t}_threads WHERE id = $1 AND expires_at > now()) END AS stored FROM head`
-  const commitSql = `${commitHeadSql}${commitAnswerSql}`
-  // A run's write with the events its log had not sent, or its release with its last events ($15
-  // true): written, and the last ones end its log, only if the head is (its run row is upserted from
-  // the head's row), in the same statement, durable as every thread commit is; a batch still on its
-  // way keeps its rows. A live run's row keeps its expiry as `appendEventsSql` does.
-  const commitWithEventsSql = `${commitHeadSql}, run AS (
-  INSERT INTO ${t}_runs (run_id, ended, expires_at)
-  SELECT $11, $15::boolean, now() + $12 * interval '1 millisecond' * CASE WHEN $15 THEN 1 ELSE ${RENEWED} END FROM head
-  ON CONFLICT (run_id) DO UPDATE SET ended = ${t}_runs.ended OR EXCLUDED.ended,
-    expires_at = CASE WHEN NOT EXCLUDED.ended AND (${t}_runs.ended OR ${t}_runs.expires_at >= now() + $12 * interval '1 millisecond')
-      THEN ${t}_runs.expires_at ELSE EXCLUDED.expires_at END
-  RETURNING run_id, pg_notify('${channel}', run_id) AS notified
-), logged AS (
-  INSERT INTO ${t}_run_events (run_id, seq, data)
-  SELECT run.run_id, e.seq, e.data FROM run, unnest($13::int[], $14::text[]) AS e(seq, data)
-  ON CONFLICT (run_id, seq) DO NOTHING
-)${commitAnswerSql}`
-
-  // The run's row is upserted (so it returns one row), and its RETURNING notifies waiting readers
-  // on commit: one statement, the events visible when the notification lands. A batch of a live run
-  // commits without waiting for the WAL to reach the disk (`synchronous_commit` off for this
-  // transaction alone): it is seen at once as any commit is, the thread's next commit (a durable one)
-  // flushes it, and only a crash of the server in between can lose it, which a reader finds as a gap
-  // in the run's numbers and is told to reload the thread, as after a batch the log refused. The
-  // last batch, and every thread commit with the events it carries, wait for the disk.
-  const appendEventsSql = `
-WITH run AS (
-  INSERT INTO ${t}_runs (run_id, ended, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond' * ${RENEWED})
-  ON CONFLICT (run_id) DO UPDATE SET ended = ${t}_runs.ended OR EXCLUDED.ended,
-    -- a batch landing after the release that ended the log (it carried the batch too) keeps the log's
-    -- retention; a live run's expiry still a day away is kept (see RENEWED)
-    expires_at = CASE WHEN ${t}_runs.ended OR (NOT EXCLUDED.ended AND ${t}_runs.expires_at >= now() + $3 * interval '1 millisecond')
-      THEN ${t}_runs.expires_at ELSE EXCLUDED.expires_at END
-  RETURNING run_id, pg_notify('${channel}', run_id) AS notified,
-    set_config('synchronous_commit', CASE WHEN $2 THEN current_setting('synchronous_commit') ELSE 'off' END, true) AS relaxed
-)
-INSERT INTO ${t}_run_events (run_id, seq, data)
-SELECT run.run_id, e.seq, e.data FROM run, unnest($4::int[], $5::text[]) AS e(seq, data)
-ON CONFLICT (run_id, seq) DO NOTHING`
+        : `
+SELECT 1 AS written FROM head`
+    return (commitStatements[shape] = sql)
+  }
 
   /** Deletes the threads `where` picks, with their messages and decisions (their files go by their foreign key), in one statement. */
   const deleteThreadsSql = (where: string) => `
@@ -294,42 +306,14 @@ messages AS (DELETE FROM ${t}_messages WHERE thread_id IN (SELECT id FROM gone))
 decisions AS (DELETE FROM ${t}_decisions WHERE thread_id IN (SELECT id FROM gone))
 SELECT count(*) AS deleted FROM gone`
 
-  const readRun = async (runId: string, after: number, limit?: number) => {
-    const [run, rows] = await Promise.all([
-      query('read run', `SELECT ended FROM ${t}_runs WHERE run_id = $1 AND expires_at > now()`, [runId]),
-      query('read events', `SELECT seq, data FROM ${t}_run_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [runId, after, limit === undefined ? null : limit + 1]),
-    ])
-    if (run.rows.length === 0) return undefined
-    const more = limit !== undefined && rows.rows.length > limit
-    const page = more ? rows.rows.slice(0, limit) : rows.rows
-    return { events: page.map((row) => ({ seq: Number(row.seq), data: String(row.data) })), ended: Boolean(run.rows[0].ended) && !more }
-  }
-
-  const events: RunEventLog = {
-    inCommits: true,
-    async append(runId, logged, final) {
-      await query('append events', appendEventsSql, [runId, final, final ? retentionMs : DAY_MS, logged.map((event) => event.seq), logged.map((event) => event.data)])
-    },
-    read: readRun,
-    wait(runId, after, timeoutMs, signal) {
-      const hasMore = async () => {
-        const { rows } = await query(
-          'wait for events',
-          `SELECT (SELECT ended FROM ${t}_runs WHERE run_id = $1) AS ended, EXISTS (SELECT 1 FROM ${t}_run_events WHERE run_id = $1 AND seq > $2) AS more`,
-          [runId, after],
-        )
-        return Boolean(rows[0]?.ended || rows[0]?.more)
-      }
-      return wakeups.wait(runId, hasMore, timeoutMs, signal)
-    },
-  }
+  const events = postgresRunLog({ query, table: t, channel, wakeups, retentionMs, liveMs: DAY_MS })
 
   /** The text each head was sent as, so a commit that follows it compares that text without making it again. */
   const sentAs = new WeakMap<ThreadHead, string>()
   /** Commits not yet answered, by the head each writes: one sent behind them may reach the server first. */
   const unanswered = new WeakMap<ThreadHead, Promise<boolean>>()
-  const chainedCommit = async (chain: ConnectionChain, head: ThreadHead, sql: string, values: unknown[]) =>
-    (await storeCall('postgresStore', 'commit', timeoutMs, () => chain.send(head, sql, values))).rows[0] as CommitAnswer
+  const chainedCommit = async (chain: ConnectionChain, head: ThreadHead, shape: number, values: unknown[]) =>
+    answered(shape, await storeCall('postgresStore', 'commit', timeoutMs, () => chain.send(head, commitStatement(shape), values)))
   /**
    * Reads of a thread's head asked in this tick, by thread id, not yet sent: a commit of that
    * thread sent in the same tick answers them, and they cost no statement of their own.
@@ -350,10 +334,19 @@ SELECT count(*) AS deleted FROM gone`
     },
     async purgeExpired() {
       await query('purgeExpired', deleteThreadsSql('expires_at <= now()'))
+      await query('purgeExpired', purgeRunLogSql(t))
+      // Where earlier versions logged runs' events, which instances of them may still write
+      // during an upgrade: emptied as their runs expire, until you drop them.
       await query(
         'purgeExpired',
-        `WITH gone AS (DELETE FROM ${t}_runs WHERE expires_at <= now() RETURNING run_id)
-DELETE FROM ${t}_run_events WHERE run_id IN (SELECT run_id FROM gone)`,
+        `DO $toolgate_purge$
+BEGIN
+  IF to_regclass('${t}_runs') IS NOT NULL AND to_regclass('${t}_run_events') IS NOT NULL THEN
+    WITH gone AS (DELETE FROM ${t}_runs WHERE expires_at <= now() RETURNING run_id)
+    DELETE FROM ${t}_run_events WHERE run_id IN (SELECT run_id FROM gone);
+  END IF;
+END
+$toolgate_purge$`,
       )
     },
     // A claim on the head this instance wrote last reads the stored head in the tick it sends the
@@ -395,41 +388,42 @@ DELETE FROM ${t}_run_events WHERE run_id IN (SELECT run_id FROM gone)`,
       return wakeups.wait(threadWakeKey(threadId), moved, timeoutMs, signal, THREAD_WATCH_POLL_MS)
     },
     async commit({ head, append, decisions = [], follows, events: last }) {
-      const start = head.messageCount - append.length
-      const decisionsFrom = (head.decisions?.count ?? 0) - decisions.length
       const json = JSON.stringify(head)
       sentAs.set(head, json)
-      const values: unknown[] = [
-        head.id,
-        head.version,
-        json,
-        ttlMs,
-        start,
-        append.map((m) => JSON.stringify(m)),
-        decisionsFrom,
-        decisions.map((record) => JSON.stringify(record)),
-        threadWakeKey(head.id),
-        follows === undefined ? null : (sentAs.get(follows) ?? JSON.stringify(follows)),
-      ]
-      const sql = last ? commitWithEventsSql : commitSql
-      if (last) {
-        const final = last.final !== false
-        values.push(last.runId, final ? retentionMs : DAY_MS, last.events.map((event) => event.seq), last.events.map((event) => event.data), final)
+      const read = headReads.get(head.id)
+      const values: unknown[] = [head.id, head.version, json, ttlMs, last ? wakePayload(head.id, last.runId) : threadWakeKey(head.id)]
+      let shape: number = read ? CommitShape.stored : 0
+      if (head.version !== 1) {
+        shape |= CommitShape.later
+        values.push(follows === undefined ? null : (sentAs.get(follows) ?? JSON.stringify(follows)))
       }
-      const answered = async () => (await query('commit', sql, values)).rows[0] as CommitAnswer
-      const written = async () => isWritten(await answered())
+      if (append.length > 0) {
+        shape |= CommitShape.messages
+        values.push(head.messageCount - append.length, JSON.stringify(append))
+      }
+      if (decisions.length > 0) {
+        shape |= CommitShape.decisions
+        values.push((head.decisions?.count ?? 0) - decisions.length, JSON.stringify(decisions))
+      }
+      if (last) {
+        shape |= CommitShape.events
+        const final = last.final !== false
+        values.push(last.runId, ...logValues(last.events, final, final ? retentionMs : DAY_MS))
+      }
+      const sql = commitStatement(shape)
+      const sent = async () => answered(shape, await query('commit', sql, values))
+      const written = async () => (await sent()).written
       const before = follows && unanswered.get(follows)
       // On a node-postgres Pool that pipelines, a commit sent behind one not yet answered is written
       // behind it on its connection (see connectionChains): the server takes them in order, so it
       // is never refused for coming first and sent again.
       const chain = chains && ((before && chains.of(follows)) || chains.open())
-      const answer = chain ? chainedCommit(chain, head, sql, values) : answered()
-      const read = headReads.get(head.id)
+      const answer = chain ? chainedCommit(chain, head, shape, values) : sent()
       if (read) {
         headReads.delete(head.id)
-        read.settle(answer.then((row) => (isWritten(row) ? head : row?.stored == null ? undefined : (JSON.parse(row.stored) as ThreadHead)), () => readHead(head.id)))
+        read.settle(answer.then((row) => (row.written ? head : row.stored === null ? undefined : (JSON.parse(row.stored) as ThreadHead)), () => readHead(head.id)))
       }
-      const attempt = answer.then(isWritten)
+      const attempt = answer.then((row) => row.written)
       unanswered.set(head, attempt)
       try {
         if (await attempt) return true
@@ -484,7 +478,9 @@ async function listen(
       signals.down()
     })
     client.on('notification', (message) => {
-      if (message.channel === channel && message.payload) signals.wake(message.payload)
+      if (message.channel !== channel || !message.payload) return
+      // A commit's wakes its thread's watchers and the readers of the run whose events it carries (see wakePayload).
+      for (const key of message.payload.split('\n')) signals.wake(key)
     })
     try {
       await client.query(`LISTEN ${channel}`)
@@ -516,13 +512,29 @@ async function listen(
   await attach(first)
 }
 
-/** A commit's answer: `written` is 1 when it wrote, else `stored` is the head it found (null: none). */
+/** A commit's answer: whether it wrote, else (when a read of the head rode it) the head it found (null: none, or not asked). */
 interface CommitAnswer {
-  readonly written: string | number
+  readonly written: boolean
   readonly stored: string | null
 }
 
-const isWritten = (answer: CommitAnswer | undefined) => Number(answer?.written) === 1
+/** The parts a commit statement has beyond its head, as bits: one statement per combination. */
+const CommitShape = {
+  /** A head of version 2 or more: it updates the thread's row (version 1 inserts it). */
+  later: 16,
+  messages: 1,
+  decisions: 2,
+  events: 4,
+  /** A read of the head rides the commit: a refused one answers the stored head. */
+  stored: 8,
+} as const
+
+/**
+ * What a commit carrying a run's events notifies: the run's id and its thread's wake key, one per
+ * line, so one notification wakes both (neither holds a line break: run ids are letters, digits,
+ * `_` and `-`, thread ids are checked at the edge).
+ */
+const wakePayload = (threadId: string, runId: string) => `${runId}\n${threadWakeKey(threadId)}`
 
 /** A read of a thread's head waiting for the end of its tick (see the store's `head`). */
 interface HeadRead {

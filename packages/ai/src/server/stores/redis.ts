@@ -7,6 +7,7 @@ import type { AttachmentStore } from '../thread/attachmentStore.ts'
 import { THREAD_WATCH_POLL_MS, threadWakeKey, type LoggedEvent, type RunEventLog, type ThreadHead, type ThreadStore } from '../thread/threadStore.ts'
 import { redisAttachments } from './redisAttachments.ts'
 import { hashSlot, runIdInSlot } from './redisSlots.ts'
+import { listHasMore, logEventsLua, pushArgsLua, pushEventArgs, readList, readSortedSet, sortedSetHasMore } from './redisRunLog.ts'
 import { RunWakeups } from './runWakeups.ts'
 import { OutageLog, storeCall, StoreError, survivesErrors, type StoreErrorListener } from './storeError.ts'
 
@@ -69,99 +70,79 @@ export interface RedisStore extends ThreadStore {
   readonly attachments: AttachmentStore
 }
 
-/**
- * A run's events: a sorted set scored by each event's seq (its member is `<seq>:<data>`, unique
- * even for two events of equal data), so ids come from the log, and a write Redis lost leaves a
- * gap that readers see instead of renumbering what follows; and, once the run ended, an `end`
- * marker. Both expire: `retention` after the end, a day after the last write for a run whose
- * process died. The first event of a `seq` is kept: a batch that lands after the release that
- * carried it too changes nothing, nor the ended log's retention. Each write publishes the run's id
- * on the store's channel, for waiting readers on any instance.
- *
- * This is the Lua of that write (the events at ARGV[from..]; `last` is '1' for the run's last),
- * shared by the commit (the events a run's write carries) and the log's own append, so both keep
- * the one rule.
- */
-const logEvents = (keys: { events: string; end: string }, argv: { from: string; last: string; retention: string; channel: string; runId: string }) => `
--- Events past the log's highest seq (every event but one of a batch sent again, or of a gap
--- filled late) are new: one ZADD for them all, and a look per event only for the others.
-local top = redis.call('ZRANGE', ${keys.events}, -1, -1, 'WITHSCORES')
-local highest = tonumber(top[2] or '0')
-local fresh = {}
-for i = ${argv.from}, #ARGV do
-  local member = ARGV[i]
-  local seq = string.sub(member, 1, string.find(member, ':', 1, true) - 1)
-  if tonumber(seq) > highest or redis.call('ZCOUNT', ${keys.events}, seq, seq) == 0 then
-    fresh[#fresh + 1] = seq
-    fresh[#fresh + 1] = member
+// A thread is keys in one hash slot (so a cluster keeps them together): a hash with the head's
+// version `v`, JSON `h` and the token `t` of the commit that wrote it, a list of its messages as
+// JSON, a list of its decision records, a hash of its files, and its runs' event logs
+// (redisRunLog.ts). A commit is one Lua script: compare the version, set the head, push the new
+// messages and records, renew the TTLs when due, and publish on the store's channel the thread's
+// wakeup key, after the run's id when it carries events (ARGV[5]), for watchers and readers on any
+// instance. Nothing is read back. A commit sent behind one not yet answered
+// (`follows`, ARGV[4]) also checks that the stored head is that one: by the token of the commit
+// that sent it (`#…`; ARGV[3] is this commit's), or for a head this store did not send, by its
+// text. Refused, it answers the stored head (nil: none), for a read of it that rides the commit.
+// A run's writes carry the events its log had not sent (KEYS[5], its log): written, and the
+// last ones end its log, only if the head is written, in the same script. ARGV[6] and ARGV[7]
+// count the messages and records that follow from ARGV[8]; the log's arguments come after them.
+// The store's settings are written into the script (as text: Redis reads a Lua number by printing it).
+const commitLua = (channel: string, ttlMs: number, renewedTtlMs: number, retentionMs: number) => `
+local stored = redis.call('HMGET', KEYS[1], 'v', 't')
+if (stored[1] or 0) + 1 ~= ARGV[1] + 0 then return redis.call('HGET', KEYS[1], 'h') end
+if ARGV[4] ~= '' then
+  if string.byte(ARGV[4]) == 35 then
+    if stored[2] ~= ARGV[4] then return redis.call('HGET', KEYS[1], 'h') end
+  else
+    local text = redis.call('HGET', KEYS[1], 'h')
+    if text ~= ARGV[4] then return text end
   end
 end
-for i = 1, #fresh, 1000 do redis.call('ZADD', ${keys.events}, unpack(fresh, i, math.min(i + 999, #fresh))) end
-local retention = tonumber(${argv.retention})
-if ${argv.last} == '1' then redis.call('SET', ${keys.end}, '1', 'PX', retention)
+-- A new thread starts afresh: what a thread of the same id left (its lists, made after its head's
+-- TTL last moved, outlive the head by up to a 64th of the TTL) is not its history.
+if not stored[1] then redis.call('DEL', KEYS[2], KEYS[3], KEYS[4]) end
+redis.call('HSET', KEYS[1], 'v', ARGV[1], 'h', ARGV[2], 't', ARGV[3])
+local messages = 8 + ARGV[6]
+local decisions = messages + ARGV[7]
+-- A list this push made (its length is what was pushed) gets the TTL below.
+local pushed = 0
+${pushArgsLua('KEYS[2]', '8', 'messages - 1', 'pushed')}
+local madeMessages = messages > 8 and pushed == messages - 8
+pushed = 0
+${pushArgsLua('KEYS[3]', 'messages', 'decisions - 1', 'pushed')}
+local madeRecords = decisions > messages and pushed == decisions - messages
+-- Expiry moves only once less than the thread's TTL is left, to a 64th more, on every key of the
+-- thread (PEXPIRE on one that does not exist does nothing); a list made meanwhile, or a new
+-- thread's keys, get as long. So each key holds at least the TTL after a write, and the head
+-- expires first.
+if stored[1] and redis.call('PTTL', KEYS[1]) < ${ttlMs} then
+  for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], '${renewedTtlMs}') end
 else
-  local ended = redis.call('PTTL', ${keys.end})
-  if ended ~= -2 then retention = ended end
+  if not stored[1] then redis.call('PEXPIRE', KEYS[1], '${renewedTtlMs}') end
+  if madeMessages then redis.call('PEXPIRE', KEYS[2], '${renewedTtlMs}') end
+  if madeRecords then redis.call('PEXPIRE', KEYS[3], '${renewedTtlMs}') end
 end
-if retention > 0 then redis.call('PEXPIRE', ${keys.events}, retention) end
-redis.call('PUBLISH', ${argv.channel}, ${argv.runId})
-`
-
-// A thread is keys in one hash slot (so a cluster keeps them together): a hash with the head's
-// version `v` and JSON `h`, a list of its messages as JSON, a list of its decision records, a
-// hash of its files, and its runs' event logs. A commit is one Lua script: compare the version,
-// set the head, push the new messages and records, renew the TTLs when due, and publish the thread's wakeup
-// key on the store's channel (ARGV[5], ARGV[6]) for its watchers on any instance. Nothing is read
-// back. A commit sent behind one not yet answered (`follows`, ARGV[7]) also checks that the stored
-// head is that one: by the token of the commit that sent it (`#…`, kept in the hash as `t`, ARGV[13]
-// this commit's), or for a head this store did not send, by its text. A run's writes carry the events its log had not sent (KEYS[5],
-// KEYS[6]: its log, as APPEND_EVENTS writes it; ARGV[9] the log's time to live, ARGV[10] the run's
-// id to publish, ARGV[11] '1' when they are the run's last, carried by its release): written, and
-// the last ones end its log, only if the head is written, in the same script. ARGV[3] is the
-// thread's TTL and ARGV[12] what its keys are given when it moves; messages start at ARGV[14].
-const COMMIT = `
-local stored = redis.call('HMGET', KEYS[1], 'v', 't')
-if tonumber(stored[1] or '0') ~= tonumber(ARGV[1]) - 1 then return 0 end
-if ARGV[7] ~= '' then
-  if string.byte(ARGV[7]) == 35 then
-    if stored[2] ~= ARGV[7] then return 0 end
-  elseif redis.call('HGET', KEYS[1], 'h') ~= ARGV[7] then return 0 end
-end
-redis.call('HSET', KEYS[1], 'v', ARGV[1], 'h', ARGV[2], 't', ARGV[13])
-local messages = 14 + tonumber(ARGV[4])
-local decisions = messages + tonumber(ARGV[8])
--- Pushes ARGV[from .. to - 1]; true when that made the list.
-local function push(key, from, to)
-  local length = 0
-  for i = from, to - 1, 1000 do length = redis.call('RPUSH', key, unpack(ARGV, i, math.min(i + 999, to - 1))) end
-  return length > 0 and length == to - from
-end
-local madeMessages = push(KEYS[2], 14, messages)
-local madeRecords = push(KEYS[3], messages, decisions)
--- Expiry moves only once less than the thread's TTL (ARGV[3]) is left, to a 64th more (ARGV[12]),
--- on every key of the thread (PEXPIRE on one that does not exist does nothing); a list made
--- meanwhile gets as long. So each key holds at least the TTL after a write, and the head expires first.
-if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then
-  for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ARGV[12]) end
-else
-  if madeMessages then redis.call('PEXPIRE', KEYS[2], ARGV[12]) end
-  if madeRecords then redis.call('PEXPIRE', KEYS[3], ARGV[12]) end
-end
-redis.call('PUBLISH', ARGV[5], ARGV[6])
-if KEYS[5] then${logEvents({ events: 'KEYS[5]', end: 'KEYS[6]' }, { from: 'decisions', last: 'ARGV[11]', retention: 'ARGV[9]', channel: 'ARGV[5]', runId: 'ARGV[10]' })}end
+redis.call('PUBLISH', ${luaString(channel)}, ARGV[5])
+if KEYS[5] then${logEventsLua('KEYS[5]', 'decisions', retentionMs, DAY_MS)}end
 return 1
 `
 
-// The log's own append: KEYS the log (events, end); ARGV[1] '1' for the run's last events,
-// ARGV[2] the retention, ARGV[3] the channel, ARGV[4] the run's id, the events from ARGV[5].
-const APPEND_EVENTS = `${logEvents({ events: 'KEYS[1]', end: 'KEYS[2]' }, { from: '5', last: 'ARGV[1]', retention: 'ARGV[2]', channel: 'ARGV[3]', runId: 'ARGV[4]' })}
+// The log's own append: KEYS[1] the log; ARGV[1] the run's id, the log's arguments from ARGV[2].
+const appendLua = (channel: string, retentionMs: number) => `${logEventsLua('KEYS[1]', '2', retentionMs, DAY_MS)}
+redis.call('PUBLISH', ${luaString(channel)}, ARGV[1])
 return 1
 `
+
+/** `text` as a Lua string literal: every byte escaped (`\ddd`), so any prefix is safe in a script. */
+const luaString = (text: string) => `'${Array.from(new TextEncoder().encode(text), (byte) => `\\${byte}`).join('')}'`
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
-/** A run's log: its events' sorted set and its end marker. */
-type LogKeys = readonly [events: string, end: string]
+/** Where a run's log is: this version's list, or the sorted set and end marker of earlier versions (0.1). */
+type LogAt = { readonly list: string } | { readonly sortedSet: readonly [events: string, end: string] }
+
+/** A read of a thread's head waiting for the end of its tick (see `head`). */
+interface HeadRead {
+  readonly answer: Promise<ThreadHead | undefined>
+  settle(answer: Promise<ThreadHead | undefined>): void
+}
 
 /** How many runs logged elsewhere than their ids say a store remembers (see `movedRuns`). */
 const MOVED_RUNS = 1000
@@ -203,39 +184,46 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
   if (!Number.isSafeInteger(retentionMs) || retentionMs < 1) throw new InvalidOptionError('redisStore', 'eventRetentionMs', 'must be a positive integer of milliseconds')
 
   const script = scriptRunner(send)
+  const channel = `${prefix}run-events`
+  const COMMIT = commitLua(channel, ttlMs, Number(renewedTtl), retentionMs)
+  const APPEND = appendLua(channel, retentionMs)
   const headKey = (threadId: string) => `${prefix}{${threadId}}:head`
   const messagesKey = (threadId: string) => `${prefix}{${threadId}}:messages`
   const decisionsKey = (threadId: string) => `${prefix}{${threadId}}:decisions`
   // A run's log is kept in its thread's slot, so the thread's commits write it and the release that
   // ends the run ends its log in the same script. The store mints run ids (`events.newRunId`) that
   // hash to their thread's slot (`redisSlots.ts`): the log is then under the run's own id
-  // (`{<runId>}:events`), where a reader given that id alone finds it. A run whose id the store did
+  // (`{<runId>}:log`), where a reader given that id alone finds it. A run whose id the store did
   // not mint (an app's, or one minted by an instance of a version before) is logged under its
   // thread's tag instead, with an index from run to thread written beside its first event.
-  const runLogKeys = (runId: string): LogKeys => [`${prefix}{${runId}}:events`, `${prefix}{${runId}}:end`]
-  const threadLogKeys = (runId: string, threadId: string): LogKeys => [`${prefix}{${threadId}}:run:${runId}:events`, `${prefix}{${threadId}}:run:${runId}:end`]
-  /** Run ids this store minted (`events.newRunId`), by their thread: in its slot by construction, so no CRC16 of either key per write. Bounded; a run forgotten is checked by its keys. */
-  const minted = new Map<string, string>()
-  const inThreadSlot = (runId: string, threadId: string) => minted.get(runId) === threadId || hashSlot(runLogKeys(runId)[0]) === hashSlot(headKey(threadId))
-  /** Where a run of `threadId` is logged: under its id when that shares the thread's slot (or given no thread). */
-  const writtenAt = (runId: string, threadId: string | undefined): LogKeys =>
-    threadId === undefined || inThreadSlot(runId, threadId) ? runLogKeys(runId) : threadLogKeys(runId, threadId)
-  /** Where a reader looks first. */
-  const logKeys = (runId: string, threadId: string | undefined): LogKeys => movedRuns.get(runId) ?? writtenAt(runId, threadId)
+  const runTag = (runId: string) => `${prefix}{${runId}}:`
+  const threadTag = (runId: string, threadId: string) => `${prefix}{${threadId}}:run:${runId}:`
+  /**
+   * Run ids this store minted (`events.newRunId`), by their thread: in its slot by construction, so
+   * no CRC16 of either key per write. Two generations of at most `MOVED_RUNS` (the older dropped
+   * whole when the newer fills: no iterator per run); a run forgotten is checked by its keys.
+   */
+  let minted = new Map<string, string>()
+  let mintedBefore = new Map<string, string>()
+  const inThreadSlot = (runId: string, threadId: string) =>
+    (minted.get(runId) ?? mintedBefore.get(runId)) === threadId || hashSlot(runTag(runId)) === hashSlot(headKey(threadId))
+  /** The tag a run of `threadId` is logged under: its id's when that shares the thread's slot (or given no thread). */
+  const writtenAt = (runId: string, threadId: string | undefined): string =>
+    threadId === undefined || inThreadSlot(runId, threadId) ? runTag(runId) : threadTag(runId, threadId)
   const threadKey = (runId: string) => `${prefix}{${runId}}:thread`
   /**
    * Runs a reader found logged elsewhere than `writtenAt` says (by the index, given the run's id
-   * alone; by instances of versions before: in the run's own slot, or under its thread's tag with
-   * an id that hashes to the thread's slot by chance): read and waited for there. Bounded; a run
-   * forgotten is looked for again.
+   * alone; by instances of versions before: in a sorted set, in the run's own slot, or under its
+   * thread's tag with an id that hashes to the thread's slot by chance): read and waited for there.
+   * Bounded; a run forgotten is looked for again.
    */
-  const movedRuns = new Map<string, LogKeys>()
-  const remember = (runId: string, keys: LogKeys) => {
+  const movedRuns = new Map<string, LogAt>()
+  const remember = (runId: string, at: LogAt) => {
     if (movedRuns.size >= MOVED_RUNS) movedRuns.delete(movedRuns.keys().next().value!)
-    movedRuns.set(runId, keys)
+    movedRuns.set(runId, at)
   }
+  const readAt = (at: LogAt, after: number, limit?: number) => ('list' in at ? readList(send, at.list, after, limit) : readSortedSet(send, at.sortedSet, after, limit))
   const filesKey = (threadId: string) => `${prefix}{${threadId}}:files`
-  const channel = `${prefix}run-events`
   const { subscriber } = options
   if (subscriber !== undefined && typeof subscriber.subscribe !== 'function') {
     throw new InvalidOptionError('redisStore', 'subscriber', 'must be a second connected node-redis client (`client.duplicate()`)')
@@ -253,26 +241,19 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
         // is always followed by 'reconnecting' (or 'end'), while an 'error' alone may leave it up.
         subscriber.on?.('ready', up)
         for (const lost of ['reconnecting', 'end'] as const) subscriber.on?.(lost, down)
-        await subscriber.subscribe(channel, wake)
+        // A commit that carries a run's events publishes the run's id, a space, then the thread's
+        // wakeup key (run ids hold no space); anything else, one key.
+        await subscriber.subscribe(channel, (message) => {
+          wake(message)
+          const space = message.indexOf(' ')
+          if (space !== -1 && !message.startsWith('thread:')) {
+            wake(message.slice(0, space))
+            wake(message.slice(space + 1))
+          }
+        })
         up()
       }),
   })
-
-  /** The log at `keys`: `undefined` when it holds nothing (no event yet, or expired). */
-  const readLog = async ([events, end]: LogKeys, after: number, limit?: number) => {
-    const page = limit === undefined ? [] : ['LIMIT', '0', String(limit + 1)]
-    const [items, ended] = await Promise.all([
-      send(['ZRANGEBYSCORE', events, `(${Math.max(0, after)}`, '+inf', ...page]) as Promise<string[]>,
-      send(['EXISTS', end]) as Promise<number>,
-    ])
-    if (items.length === 0 && Number(ended) !== 1 && Number(await send(['EXISTS', events])) === 0) return undefined
-    const more = limit !== undefined && items.length > limit
-    const read = (more ? items.slice(0, limit) : items).map((item) => {
-      const colon = item.indexOf(':')
-      return { seq: Number(item.slice(0, colon)), data: item.slice(colon + 1) }
-    })
-    return { events: read, ended: Number(ended) === 1 && !more }
-  }
 
   /** A run logged under its thread's tag: its first event also tells readers given only the run's id where its thread is. */
   const indexed = (runId: string, threadId: string | undefined, logged: readonly LoggedEvent[]) => {
@@ -284,38 +265,54 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
     inCommits: true,
     newRunId: (threadId) => {
       const runId = runIdInSlot(hashSlot(headKey(threadId)))
-      if (minted.size >= MOVED_RUNS) minted.delete(minted.keys().next().value!)
+      if (minted.size >= MOVED_RUNS) [mintedBefore, minted] = [minted, new Map()]
       minted.set(runId, threadId)
       return runId
     },
     async append(runId, logged: readonly LoggedEvent[], final, threadId) {
-      const ttl = final ? retentionMs : DAY_MS
       const index = indexed(runId, threadId, logged)
-      await script(APPEND_EVENTS, [...writtenAt(runId, threadId)], [final ? '1' : '0', String(ttl), channel, runId, ...logged.map((event) => `${event.seq}:${event.data}`)])
+      const args = [runId]
+      pushEventArgs(args, logged, final)
+      await script(APPEND, [`${writtenAt(runId, threadId)}log`], args)
       await index
     },
     async read(runId, after, limit, threadId) {
-      const keys = logKeys(runId, threadId)
-      const read = await readLog(keys, after, limit)
-      if (read !== undefined || movedRuns.has(runId)) return read
-      // Not where its id says: logged under its thread's tag, by a version before or with an id
-      // the store did not mint (given its id alone: found by the index), or in its own slot by a
-      // version before the thread's tag.
+      const moved = movedRuns.get(runId)
+      if (moved) return readAt(moved, after, limit)
+      const tag = writtenAt(runId, threadId)
+      const read = await readList(send, `${tag}log`, after, limit)
+      if (read !== undefined) return read
+      // Not where this version logs it: in a sorted set, by a version before; or under its
+      // thread's tag, with an id the store did not mint (given its id alone: found by the index),
+      // or by a version before; or in its own slot, by a version before the thread's tag.
       const thread = threadId ?? ((await send(['GET', threadKey(runId)])) as string | null) ?? undefined
-      if (thread === undefined) return undefined
-      const other = keys[0] === runLogKeys(runId)[0] ? threadLogKeys(runId, thread) : runLogKeys(runId)
-      const moved = await readLog(other, after, limit)
-      if (moved !== undefined) remember(runId, other)
-      return moved
+      const other = thread === undefined ? undefined : tag === runTag(runId) ? threadTag(runId, thread) : runTag(runId)
+      const places: LogAt[] = [{ sortedSet: [`${tag}events`, `${tag}end`] }]
+      if (other !== undefined) places.push({ list: `${other}log` }, { sortedSet: [`${other}events`, `${other}end`] })
+      const reads = await Promise.all(places.map((at) => readAt(at, after, limit)))
+      const found = reads.findIndex((candidate) => candidate !== undefined)
+      if (found === -1) return undefined
+      remember(runId, places[found]!)
+      return reads[found]
     },
     wait(runId, after, timeoutMs, signal, threadId) {
-      const hasMore = async () => {
-        const [events, end] = logKeys(runId, threadId)
-        const [newer, ended] = await Promise.all([send(['ZCOUNT', events, `(${after}`, '+inf']) as Promise<number>, send(['EXISTS', end]) as Promise<number>])
-        return Number(newer) > 0 || Number(ended) === 1
+      const hasMore = () => {
+        const at = movedRuns.get(runId)
+        if (at === undefined) return listHasMore(send, `${writtenAt(runId, threadId)}log`, after)
+        return 'list' in at ? listHasMore(send, at.list, after) : sortedSetHasMore(send, at.sortedSet, after)
       }
       return wakeups.wait(runId, hasMore, timeoutMs, signal)
     },
+  }
+
+  /**
+   * Reads of a thread's head asked in this tick, by thread id, not yet sent: a commit of that
+   * thread sent in the same tick answers them, and they cost no command of their own.
+   */
+  const headReads = new Map<string, HeadRead>()
+  const readHead = async (threadId: string) => {
+    const json = (await send(['HGET', headKey(threadId), 'h'])) as string | null
+    return json == null ? undefined : (JSON.parse(json) as ThreadHead)
   }
 
   /**
@@ -331,9 +328,23 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
     pipelines: true,
     events,
     attachments: redisAttachments({ script, send, filesKey, ttl: renewedTtl }),
-    async head(threadId) {
-      const json = (await send(['HGET', headKey(threadId), 'h'])) as string | null
-      return json == null ? undefined : (JSON.parse(json) as ThreadHead)
+    // A claim on the head this instance wrote last reads the stored head in the tick it sends the
+    // claim (thread/cachedClaim.ts), for a miss to go on from: the read waits for the end of the
+    // tick, and when a commit of the thread was sent meanwhile, that commit's answer is the read's
+    // (its head when it wrote, else the head it found). Either was the stored head at some point
+    // after the read was asked, as a command of its own would have found. Else it is sent alone.
+    head(threadId) {
+      const asked = headReads.get(threadId)
+      if (asked) return asked.answer
+      let settle!: (answer: Promise<ThreadHead | undefined>) => void
+      const read: HeadRead = { answer: new Promise((resolve) => (settle = resolve)), settle: (answer) => settle(answer) }
+      headReads.set(threadId, read)
+      queueMicrotask(() => {
+        if (headReads.get(threadId) !== read) return
+        headReads.delete(threadId)
+        read.settle(readHead(threadId))
+      })
+      return read.answer
     },
     async messages(threadId, from, to) {
       if (to <= from) return []
@@ -351,31 +362,33 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
     async commit({ head, append, decisions = [], follows, events: last }) {
       let token = tokens.get(head)
       if (token === undefined) tokens.set(head, (token = tokenPrefix + (sent++).toString(36)))
+      const threadId = head.id
+      const wake = threadWakeKey(threadId)
       const args = [
         String(head.version),
         JSON.stringify(head),
-        String(ttlMs),
-        String(append.length),
-        channel,
-        threadWakeKey(head.id),
-        follows === undefined ? '' : (tokens.get(follows) ?? JSON.stringify(follows)),
-        String(decisions.length),
-        String(last?.final === false ? DAY_MS : retentionMs),
-        last?.runId ?? '',
-        last?.final === false ? '0' : '1',
-        renewedTtl,
         token,
-        ...append.map((message) => JSON.stringify(message)),
-        ...decisions.map((record) => JSON.stringify(record)),
+        follows === undefined ? '' : (tokens.get(follows) ?? JSON.stringify(follows)),
+        last ? `${last.runId} ${wake}` : wake,
+        String(append.length),
+        String(decisions.length),
       ]
-      const keys = [headKey(head.id), messagesKey(head.id), decisionsKey(head.id), filesKey(head.id)]
+      for (const message of append) args.push(JSON.stringify(message))
+      for (const record of decisions) args.push(JSON.stringify(record))
+      const keys = [headKey(threadId), messagesKey(threadId), decisionsKey(threadId), filesKey(threadId)]
       if (last) {
-        keys.push(...writtenAt(last.runId, head.id))
-        for (const event of last.events) args.push(`${event.seq}:${event.data}`)
+        keys.push(`${writtenAt(last.runId, threadId)}log`)
+        pushEventArgs(args, last.events, last.final !== false)
         // Only readers given the run's id alone need an index: its failure fails no release.
-        indexed(last.runId, head.id, last.events)?.catch(reportFrom('commit'))
+        indexed(last.runId, threadId, last.events)?.catch(reportFrom('commit'))
       }
-      return Number(await script(COMMIT, keys, args)) === 1
+      const answer = script(COMMIT, keys, args)
+      const read = headReads.get(threadId)
+      if (read) {
+        headReads.delete(threadId)
+        read.settle(answer.then((reply) => (Number(reply) === 1 ? head : reply == null ? undefined : (JSON.parse(reply as string) as ThreadHead)), () => readHead(threadId)))
+      }
+      return Number(await answer) === 1
     },
   }
 }

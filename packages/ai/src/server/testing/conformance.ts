@@ -160,6 +160,20 @@ export function threadStoreConformance(name: string, factory: StoreFactory, { de
       expect(await store.messages(id, 0, 5)).toEqual([userMessage(0), userMessage(1)])
     })
 
+    it('writes a later version only on a stored thread: none, or one whose time is up, fails it and leaves nothing', async () => {
+      const store = await factory({ threadTtlMs: 300 })
+      const id = freshId()
+      expect(await store.commit({ head: headOf(id, 3, 1), append: [userMessage(0)] })).toBe(false)
+      expect(await store.head(id)).toBeUndefined()
+      expect(await store.commit({ head: headOf(id, 1, 1), append: [userMessage(0)] })).toBe(true)
+      await new Promise((resolve) => setTimeout(resolve, 600))
+      // A run's write landing after its thread expired does not bring the thread back.
+      expect(await store.commit({ head: headOf(id, 2, 2), append: [userMessage(1)] })).toBe(false)
+      expect(await store.head(id)).toBeUndefined()
+      expect(await store.commit({ head: headOf(id, 1, 1), append: [userMessage(2)] })).toBe(true)
+      expect(await store.messages(id, 0, 5)).toEqual([userMessage(2)])
+    })
+
     it('writes a commit that follows a head (a store that pipelines) only on that very head: another writer’s of its version, or none, fails it', async () => {
       const store = await factory({})
       if (!store.pipelines) return
