@@ -110,20 +110,35 @@ export function reportError(config: Pick<ChatConfig, 'onError'>, error: unknown,
  * that find the call, and the model and browser get `toolErrorMessage`'s text or a generic one.
  */
 export function toolFailures(config: ChatConfig, threadId: string, runId: string): ToolFailures {
-  return {
-    tool(error, call) {
-      reportError(config, error, { threadId, runId, source: 'tool', toolCallId: call.toolCallId, toolName: call.toolName })
-      let text: string | undefined
-      try {
-        text = config.toolErrorMessage?.(error, { toolName: call.toolName, toolCallId: call.toolCallId })
-      } catch (hookError) {
-        reportError(config, hookError, { threadId, runId, source: 'tool', toolCallId: call.toolCallId, toolName: call.toolName })
-      }
-      return typeof text === 'string' && text.trim() !== '' ? text : `Tool "${call.toolName}" failed`
-    },
-    policy(error, call) {
-      reportError(config, error, { threadId, runId, source: 'approval-policy', toolCallId: call.toolCallId, toolName: call.toolName })
-    },
+  return new RunToolFailures(config, threadId, runId)
+}
+
+/** `toolFailures`: one object per run and its methods shared, not two closures made for every run (most never fail). */
+class RunToolFailures implements ToolFailures {
+  readonly #config: ChatConfig
+  readonly #threadId: string
+  readonly #runId: string
+
+  constructor(config: ChatConfig, threadId: string, runId: string) {
+    this.#config = config
+    this.#threadId = threadId
+    this.#runId = runId
+  }
+
+  tool(error: unknown, call: CallRef): string {
+    const config = this.#config
+    reportError(config, error, { threadId: this.#threadId, runId: this.#runId, source: 'tool', toolCallId: call.toolCallId, toolName: call.toolName })
+    let text: string | undefined
+    try {
+      text = config.toolErrorMessage?.(error, { toolName: call.toolName, toolCallId: call.toolCallId })
+    } catch (hookError) {
+      reportError(config, hookError, { threadId: this.#threadId, runId: this.#runId, source: 'tool', toolCallId: call.toolCallId, toolName: call.toolName })
+    }
+    return typeof text === 'string' && text.trim() !== '' ? text : `Tool "${call.toolName}" failed`
+  }
+
+  policy(error: unknown, call: CallRef): void {
+    reportError(this.#config, error, { threadId: this.#threadId, runId: this.#runId, source: 'approval-policy', toolCallId: call.toolCallId, toolName: call.toolName })
   }
 }
 

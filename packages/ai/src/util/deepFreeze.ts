@@ -4,8 +4,16 @@ export function deepFreeze<T>(value: T): T {
     Object.freeze(value)
     // Walked in place, not through `Object.values`: the store freezes every head and message it
     // takes, and an array of children per object is most of what that costs.
-    if (Array.isArray(value)) for (const child of value) deepFreeze(child)
-    else for (const key in value) if (Object.prototype.hasOwnProperty.call(value, key)) deepFreeze((value as Record<string, unknown>)[key])
+    // Only objects are walked into: most values of a head or a message are strings and numbers, a call each for nothing.
+    if (Array.isArray(value)) {
+      for (const child of value) if (typeof child === 'object' && child !== null) deepFreeze(child)
+    } else {
+      for (const key in value) {
+        if (!Object.prototype.hasOwnProperty.call(value, key)) continue
+        const child = (value as Record<string, unknown>)[key]
+        if (typeof child === 'object' && child !== null) deepFreeze(child)
+      }
+    }
   }
   return value
 }

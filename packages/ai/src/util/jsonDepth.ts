@@ -11,6 +11,8 @@ export const MAX_JSON_DEPTH = 64
  * JSON is left to `JSON.parse` to report.
  */
 export function exceedsJsonDepth(text: string, maxDepth: number = MAX_JSON_DEPTH): boolean {
+  // Nesting deeper takes more opening brackets than a short text (a chat message's body, most tool arguments) holds.
+  if (text.length <= maxDepth) return false
   let depth = 0
   let inString = false
   for (let i = 0; i < text.length; i++) {

@@ -80,6 +80,48 @@ describe('memoryStore', () => {
     expect(await store.events!.read('run-long', 63, 3)).toEqual({ events: long.slice(63, 66), ended: false })
   })
 
+  it('forgets threads in the order they were last used, however many come and go', async () => {
+    const store = memoryStore({ maxThreads: 50 })
+    // The store's order of use, as a list: the least recently used first.
+    const used: string[] = []
+    const use = (id: string) => {
+      const at = used.indexOf(id)
+      if (at !== -1) used.splice(at, 1)
+      used.push(id)
+    }
+    const versions = new Map<string, number>()
+    let seed = 7
+    const next = () => (seed = (seed * 48271) % 2147483647)
+    for (let step = 0; step < 2000; step++) {
+      const known = used.length > 0 && next() % 3 === 0 ? used[next() % used.length]! : undefined
+      if (known && next() % 2 === 0) {
+        expect(await store.head(known)).toBeDefined()
+        use(known)
+        continue
+      }
+      const id = known ?? `t${step}`
+      const version = (versions.get(id) ?? 0) + 1
+      expect(await store.commit({ head: head(id, { version }), append: [] })).toBe(true)
+      versions.set(id, version)
+      use(id)
+      if (used.length > 50) versions.delete(used.shift()!)
+    }
+    for (const id of used) expect(await store.head(id)).toMatchObject({ id, version: versions.get(id) })
+    for (const id of ['t0', 't1', 't2']) if (!used.includes(id)) expect(await store.head(id)).toBeUndefined()
+  })
+
+  it('keeps the last maxEndedRunLogs ended runs\' events, a run logged again after its log went included', async () => {
+    const store = memoryStore({ maxEndedRunLogs: 5 })
+    const event = (seq: number) => ({ seq, data: `{"n":${seq}}` })
+    for (let run = 0; run < 20; run++) await store.events!.append(`run-${run}`, [event(1)], true)
+    // A late write makes the first run's log again; it ends again, and is listed twice in the order runs ended.
+    await store.events!.append('run-0', [event(1)], true)
+    for (let run = 0; run < 20; run++) await store.events!.append(`more-${run}`, [event(1)], true)
+    for (let run = 0; run < 15; run++) expect(await store.events!.read(`more-${run}`, 0)).toBeUndefined()
+    for (let run = 15; run < 20; run++) expect(await store.events!.read(`more-${run}`, 0)).toEqual({ events: [event(1)], ended: true })
+    expect(await store.events!.read('run-0', 0)).toBeUndefined()
+  })
+
   it('refuses nonsense bounds with the option named', () => {
     expect(() => memoryStore({ maxThreads: 0 })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'maxThreads' }))
   })

@@ -8,7 +8,7 @@ import { RunWriter } from '../thread/writer/index.ts'
 import type { LastEvents } from '../events/liveStream.ts'
 
 import { appContext } from './context.ts'
-import { RunMiddleware } from './middleware.ts'
+import { NO_MIDDLEWARE, RunMiddleware } from './middleware.ts'
 import { STOP_CHECK_MS } from './runClock.ts'
 import type { ThreadHead } from '../thread/threadStore.ts'
 import { saveStep, type StepFields } from '../thread/transitions.ts'
@@ -103,8 +103,11 @@ export class Run {
       onLost: (error) => abort.abort(error),
       onStop: () => abort.abort(new RunStopped()),
     })
-    const ctx = { threadId: head.id, runId: options.runId, context: appContext(options.context), signal: this.signal }
-    this.middleware = new RunMiddleware(this.config.middleware, ctx)
+    // Without middleware, one shared instance: no context object bound to each run.
+    this.middleware =
+      this.config.middleware.length === 0
+        ? NO_MIDDLEWARE
+        : new RunMiddleware(this.config.middleware, { threadId: head.id, runId: options.runId, context: appContext(options.context), signal: this.signal })
     this.config.runClock.add(this)
   }
 
@@ -189,7 +192,7 @@ export class Run {
     // Nothing is written (no call marked running, no tool started) once a write sent before failed.
     if (this.#failed !== undefined) return Promise.reject(this.#failed)
     const before = this.#step
-    this.#step = { ...before, ...fields }
+    this.#step = withFields(before, fields)
     let written: ThreadChange | undefined
     const saved =
       drafts.length > 0
@@ -226,7 +229,7 @@ export class Run {
    * error: the run fails as if `save` had thrown.
    */
   send(fields: StepFields): void {
-    this.#step = { ...this.#step, ...fields }
+    this.#step = withFields(this.#step, fields)
     this.#writer.hold(
       fields,
       (error: unknown) => {
@@ -261,6 +264,17 @@ export class Run {
   /** Stops the heartbeat. The run is over. */
   close(): void {
     this.config.runClock.delete(this)
+  }
+}
+
+/**
+ * `step` as `fields` change it (a key given, even as `undefined`, replaces the run's): one literal
+ * of both keys, not two spreads, the second of which copies key by key (a run sets them each save).
+ */
+function withFields(step: StepFields, fields: StepFields): StepFields {
+  return {
+    step: 'step' in fields ? fields.step : step.step,
+    resolvedInterruptIds: 'resolvedInterruptIds' in fields ? fields.resolvedInterruptIds : step.resolvedInterruptIds,
   }
 }
 

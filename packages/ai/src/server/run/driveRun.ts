@@ -206,10 +206,12 @@ async function runAndStore(
   // Calls run under a grant are recorded with the write that marks them running: before they run.
   // Calls of read-only tools need no mark (a crash repeats a read): they start while it is on its
   // way, and with every call read-only it is made only to carry what else the step writes.
-  const unmarked = executions.filter(startsUnmarked).length
+  let unmarked = 0
+  for (const execution of executions) if (startsUnmarked(execution)) unmarked++
   let marked: Promise<void> | undefined
   if (executions.length > 0 && (unmarked < executions.length || remembered || drafts.length > 0)) {
-    marked = run.save({ step: { ...step, running: executions.map((execution) => execution.toolCallId) }, ...remembered }, drafts)
+    // Object.assign, not `{ ...step, running }`: on Node 20 a literal that goes on after a spread is made by the runtime, slowly.
+    marked = run.save({ step: Object.assign({}, step, { running: executions.map((execution) => execution.toolCallId) }), ...remembered }, drafts)
     if (unmarked === 0) {
       await marked
       marked = undefined
@@ -219,7 +221,8 @@ async function runAndStore(
   const agents = executions.some(isAgentCall) ? executions.filter(isAgentCall) : NO_AGENTS
   const delegating = agents.length === 0 ? undefined : (marked ?? Promise.resolve()).then(() => runAgentCalls({ run, events: run.events, trace: run.trace, path: [], messageId: step.message.id }, agents, decided))
   // Calls that asked a person for input: no result yet, an interrupt instead (run/inputInterrupts.ts).
-  const askedInput = new Map<string, ToolInputRequest>()
+  // Made by the first call that asks (most steps have none).
+  let askedInput: Map<string, ToolInputRequest> | undefined
   const output = outputHook(run.middleware, decided)
   const executing = executeToolCallsNow(agents.length === 0 ? executions : executions.filter((execution) => !isAgentCall(execution)), {
     marked,
@@ -230,19 +233,20 @@ async function runAndStore(
     maxOutputBytes: run.config.limits.maxMessageBytes,
     failures: run.failures,
     attachments: { store: run.config.attachments, threadId: run.head.id, maxBytes: run.config.limits.maxAttachmentBytes },
-    onResult: (result) => askedInput.has(result.toolCallId) || run.events.result(result),
+    onResult: (result) => askedInput?.has(result.toolCallId) || run.events.result(result),
     // Its span ends as the leg it was (it asked, and pauses), not as a failure.
-    onInputRequired: (execution, request) => (askedInput.set(execution.toolCallId, request), successResult(execution, 'waits for a person\'s input')),
+    onInputRequired: (execution, request) => ((askedInput ??= new Map()).set(execution.toolCallId, request), successResult(execution, 'waits for a person\'s input')),
     trace: run.trace,
     // Without middleware or a decision to carry, a result goes out as the tool made it: no hook to await per call.
-    onOutput: output && (async (result, execution) => (askedInput.has(result.toolCallId) ? result : output(result, execution))),
+    onOutput: output && (async (result, execution) => (askedInput?.has(result.toolCallId) ? result : output(result, execution))),
   })
   // Calls that all answered at once come back now: nothing to await.
   const executed = executing.later ? await executing.later : executing.results
   const delegated = delegating ? await delegating : undefined
-  const own = askedInput.size === 0 ? executed : executed.filter((result) => !askedInput.has(result.toolCallId))
+  const inputAsked = askedInput
+  const own = !inputAsked ? executed : executed.filter((result) => !inputAsked.has(result.toolCallId))
   const results = delegated ? [...step.results, ...own, ...delegated.results] : [...step.results, ...own]
-  const inputWaits = askedInput.size === 0 ? NO_WAITS : [...askedInput].map(([toolCallId, request]) => inputInterrupt(executions.find((execution) => execution.toolCallId === toolCallId)!, request, run.head.turnBy))
+  const inputWaits = !inputAsked ? NO_WAITS : [...inputAsked].map(([toolCallId, request]) => inputInterrupt(executions.find((execution) => execution.toolCallId === toolCallId)!, request, run.head.turnBy))
   const waiting = (delegated && delegated.interrupts.length > 0) || inputWaits.length > 0 ? [...step.interrupts, ...(delegated?.interrupts ?? []), ...inputWaits] : step.interrupts
   if (waiting.length > 0) {
     const interrupts = asked(waiting, run.config.limits.interruptTtlMs, run.trace?.traceparent)
@@ -266,7 +270,8 @@ async function runAndStore(
 
 /** A step the user stopped is stored saying so, so a reloaded page can mark it as the live one did. */
 function stoppedIfSo(run: Run, message: ThreadAssistantMessage): ThreadAssistantMessage {
-  return run.signal.reason instanceof RunStopped ? { ...message, stopped: true } : message
+  // `aborted` first: the signal's reason is a slower read, and a run that goes on has none.
+  return run.signal.aborted && run.signal.reason instanceof RunStopped ? { ...message, stopped: true } : message
 }
 
 const STOPPED_BEFORE_RUN = 'The run stopped before this call ran'

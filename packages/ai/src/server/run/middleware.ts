@@ -230,3 +230,6 @@ function isAssistantMessage(value: unknown): value is ThreadAssistantMessage {
     value.toolCalls.every((call) => isRecord(call) && typeof call.id === 'string' && typeof call.name === 'string' && typeof call.arguments === 'string')
   )
 }
+
+/** The middleware of every run of a handler that has none: nothing to bind to a run, and nothing ever held (no hook runs). */
+export const NO_MIDDLEWARE = new RunMiddleware([], { threadId: '', runId: '', context: undefined, signal: new AbortController().signal })

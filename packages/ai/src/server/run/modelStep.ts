@@ -95,7 +95,8 @@ export async function modelStep(run: StepRun): Promise<StepOutcome> {
   let error: ModelError | undefined
   let iterator: AsyncIterator<ModelChunk> | undefined
   try {
-    iterator = run.config.model.stream({ ...request, signal, loadAttachment: attachmentLoader(run.config.attachments, run.head.id) })[Symbol.asyncIterator]()
+    // Key by key, not `{ ...request, signal, … }`: on Node 20 a literal that goes on after a spread is made by the runtime, slowly.
+    iterator = run.config.model.stream({ messages: request.messages, tools: request.tools, signal, loadAttachment: attachmentLoader(run.config.attachments, run.head.id) })[Symbol.asyncIterator]()
     await readUntilAborted(iterator, run, onChunk)
   } catch (failure) {
     if (!signal.aborted) error = new ModelError(failure)

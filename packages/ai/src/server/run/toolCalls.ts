@@ -89,7 +89,8 @@ export async function planToolCalls(
       plan.interrupts.push(approvalInterrupt(ref, sent, approval.reason, who))
     }
     else if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, sent))
-    else plan.executions.push({ ...ref, entry, input: decided.input })
+    // Key by key, not `{ ...ref, entry, input }`: on Node 20 a literal that goes on after a spread is made by the runtime, slowly.
+    else plan.executions.push({ toolCallId: ref.toolCallId, toolName: ref.toolName, entry, input: decided.input })
   }
   return plan
 }
@@ -166,7 +167,8 @@ export async function executeToolCalls(executions: readonly Execution[], options
  */
 export function executeToolCallsNow(executions: readonly Execution[], options: ExecuteOptions): Executed {
   const { marked } = options
-  if (marked) return { later: executeBehind(marked, executions, { ...options, marked: undefined }) }
+  // Object.assign, not `{ ...options, marked }`: on Node 20 a literal that goes on after a spread is made by the runtime, slowly.
+  if (marked) return { later: executeBehind(marked, executions, Object.assign({}, options, { marked: undefined })) }
   const { trace } = options
   let waits = false
   const settled: (ThreadToolMessage | Promise<ThreadToolMessage>)[] = []

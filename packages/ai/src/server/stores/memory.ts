@@ -37,17 +37,26 @@ export interface MemoryStoreOptions {
 }
 
 interface Entry {
+  readonly threadId: string
   /** Frozen on the way in, like the messages: callers share it with the store and cannot change it. */
   head: ThreadHead
   version: number
   /** Frozen on the way in (the runtime never changes a message it stored), so they are handed out without copies. */
   readonly messages: ThreadMessage[]
   /** Frozen on the way in, like the messages. */
-  readonly decisions: DecisionRecord[]
+  decisions: DecisionRecord[]
   touchedAt: number
   running: boolean
   /** The messages' size, as the head counts it. */
   bytes: number
+  /**
+   * Its neighbours in the order of use, least recent first (`oldest`): a thread used moves to the
+   * end, and the least recently used is found at once. Not a Map's order (deleted and set again on
+   * each use): a full store's eviction walked from its start past every slot those deletes left,
+   * thousands a turn.
+   */
+  older: Entry | undefined
+  newer: Entry | undefined
 }
 
 // What the stores' most frequent calls answer (a one-tool turn makes about ten): the same settled
@@ -56,6 +65,8 @@ interface Entry {
 const TRUE: Promise<boolean> = Promise.resolve(true)
 const FALSE: Promise<boolean> = Promise.resolve(false)
 const NOTHING = SETTLED
+/** The records of every thread that has none (never written to: `commit` makes a thread's own list with its first). */
+const NO_RECORDS: DecisionRecord[] = Object.freeze([]) as unknown as DecisionRecord[]
 
 /**
  * A `ThreadStore` in this process's memory: for development, tests and single-instance servers.
@@ -76,6 +87,22 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
   let running = 0
   // A Map iterates in insertion order: re-inserting on every touch keeps the least recently used first.
   const threads = new Map<string, Entry>()
+  let oldest: Entry | undefined
+  let newest: Entry | undefined
+  const unlink = (entry: Entry) => {
+    if (entry.older) entry.older.newer = entry.newer
+    else oldest = entry.newer
+    if (entry.newer) entry.newer.older = entry.older
+    else newest = entry.older
+    entry.older = undefined
+    entry.newer = undefined
+  }
+  const link = (entry: Entry) => {
+    entry.older = newest
+    if (newest) newest.newer = entry
+    else oldest = entry
+    newest = entry
+  }
   /** Watchers of threads (`GET ?watch`), woken by the thread's next commit. */
   const watchers = new Map<string, Set<() => void>>()
 
@@ -90,21 +117,25 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
   // Only entries no run holds are forgotten, so `running` stays the count of held ones.
   const forget = (threadId: string, entry: Entry) => {
     threads.delete(threadId)
+    unlink(entry)
     totalBytes -= entry.bytes
   }
   /** Evicts the least recently used threads no run holds, sparing `keep`, until the store is within its bounds. */
   const evict = (keep: string, extraBytes: number) => {
     // Checked before the walk too: a commit within bounds (nearly every one) makes no iterator.
     if (threads.size <= maxThreads && totalBytes + extraBytes <= maxBytes) return
-    for (const [id, oldest] of threads) {
+    for (let entry = oldest; entry !== undefined; ) {
       if (threads.size <= maxThreads && totalBytes + extraBytes <= maxBytes) return
-      if (id !== keep && !oldest.running) forget(id, oldest)
+      const newer = entry.newer
+      if (entry.threadId !== keep && !entry.running) forget(entry.threadId, entry)
+      entry = newer
     }
   }
-  const touch = (threadId: string, entry: Entry) => {
+  const touch = (entry: Entry) => {
     entry.touchedAt = Date.now()
-    threads.delete(threadId)
-    threads.set(threadId, entry)
+    if (entry === newest) return
+    unlink(entry)
+    link(entry)
   }
   /** Writes a commit made on the stored version; false when another came first. */
   const commit = ({ head, append, decisions: records = [] }: ThreadCommit): boolean => {
@@ -121,12 +152,27 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
     }
     const messages = entry?.messages ?? []
     for (const message of append) messages.push(deepFreeze(message))
-    const decisions = entry?.decisions ?? []
+    // A thread's list of records is made with its first one: most threads never have any.
+    let decisions = entry?.decisions ?? NO_RECORDS
+    if (records.length > 0 && decisions === NO_RECORDS) decisions = []
     for (const record of records) decisions.push(deepFreeze(record))
-    const next: Entry = { head: deepFreeze(head), version: head.version, messages, decisions, touchedAt: 0, running: head.activeRun !== undefined, bytes: head.bytes }
+    const frozen = deepFreeze(head)
+    const runs = head.activeRun !== undefined
     totalBytes += growth
-    running += Number(next.running) - Number(entry?.running ?? false)
-    touch(head.id, next)
+    running += Number(runs) - Number(entry?.running ?? false)
+    // The thread's entry is written in place (a new one only for a new thread), and moved to the end of the order of use.
+    if (entry) {
+      entry.head = frozen
+      entry.version = head.version
+      entry.decisions = decisions
+      entry.running = runs
+      entry.bytes = head.bytes
+      touch(entry)
+    } else {
+      const made: Entry = { threadId: head.id, head: frozen, version: head.version, messages, decisions, touchedAt: Date.now(), running: runs, bytes: head.bytes, older: undefined, newer: undefined }
+      threads.set(head.id, made)
+      link(made)
+    }
     if (threads.size > maxThreads) evict(head.id, 0)
     const waiting = watchers.get(head.id)
     if (waiting) for (const wake of waiting) wake()
@@ -139,7 +185,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
     head(threadId) {
       const entry = live(threadId)
       if (!entry) return NOTHING
-      touch(threadId, entry)
+      touch(entry)
       return Promise.resolve(entry.head)
     },
     messages(threadId, from, to) {
@@ -181,7 +227,8 @@ interface RunLog {
   ended: boolean
   /** When an ended run's log may go. */
   expiresAt: number
-  readonly waiters: Set<() => void>
+  /** Readers waiting for more: made when the first one waits (most runs have none). */
+  waiters: Set<() => void> | undefined
 }
 
 /**
@@ -198,23 +245,38 @@ export function memoryEventLog(options: { readonly retentionMs?: number | undefi
   const maxEnded = options.maxEnded ?? 10_000
   if (!Number.isInteger(maxEnded) || maxEnded < 0) throw new InvalidOptionError('memoryStore', 'maxEndedRunLogs', 'must be a non-negative integer')
   const running = new Map<string, RunLog>()
-  // In the order runs ended, so expired logs are dropped from the front at O(1) per run.
   const ended = new Map<string, RunLog>()
+  /**
+   * The ended runs' ids in the order they ended, from `endedFrom` on: expired logs are dropped from
+   * the front at O(1) per run. Not the Map's own order: a walk from its start passes every slot the
+   * drops before left, thousands once the store keeps `maxEnded` logs.
+   */
+  let endedOrder: string[] = []
+  let endedFrom = 0
   /** Readers waiting for a run whose first events are not logged yet. */
   const early = new Map<string, Set<() => void>>()
   const dropExpired = () => {
     const now = Date.now()
-    for (const [id, log] of ended) {
-      if (now <= log.expiresAt && ended.size <= maxEnded) break
+    while (endedFrom < endedOrder.length) {
+      const id = endedOrder[endedFrom]!
+      // A run logged again after its log went (a late write) ends again: its id is listed twice.
+      const log = ended.get(id)
+      if (log && now <= log.expiresAt && ended.size <= maxEnded) break
       ended.delete(id)
+      endedFrom++
+    }
+    // The dropped ids go once they are most of the list: each id is copied O(1) times.
+    if (endedFrom > 1024 && endedFrom * 2 > endedOrder.length) {
+      endedOrder = endedOrder.slice(endedFrom)
+      endedFrom = 0
     }
   }
   const find = (runId: string): RunLog | undefined => {
     dropExpired()
     return running.get(runId) ?? ended.get(runId)
   }
-  const wake = (waiters: Set<() => void>) => {
-    if (waiters.size === 0) return
+  const wake = (waiters: Set<() => void> | undefined) => {
+    if (!waiters || waiters.size === 0) return
     for (const done of waiters) done()
     waiters.clear()
   }
@@ -223,7 +285,7 @@ export function memoryEventLog(options: { readonly retentionMs?: number | undefi
     // expired logs are dropped as runs end (below) and readers look, not on each of those appends.
     let log = running.get(runId) ?? find(runId)
     if (!log) {
-      log = { events: new PackedEvents(), ended: false, expiresAt: Infinity, waiters: early.get(runId) ?? new Set() }
+      log = { events: new PackedEvents(), ended: false, expiresAt: Infinity, waiters: early.get(runId) }
       early.delete(runId)
       running.set(runId, log)
     }
@@ -234,6 +296,7 @@ export function memoryEventLog(options: { readonly retentionMs?: number | undefi
       log.expiresAt = Date.now() + retentionMs
       running.delete(runId)
       ended.set(runId, log)
+      endedOrder.push(runId)
       dropExpired()
     }
     wake(log.waiters)
@@ -259,8 +322,12 @@ export function memoryEventLog(options: { readonly retentionMs?: number | undefi
       const log = find(runId)
       if (signal.aborted || (log && (log.events.length > after || log.ended))) return Promise.resolve()
       // A reader never makes a log: one for a run that has not logged yet waits aside, and goes with its readers.
-      let waiters = log?.waiters ?? early.get(runId)
-      if (!waiters) early.set(runId, (waiters = new Set()))
+      let waiters = log ? log.waiters : early.get(runId)
+      if (!waiters) {
+        waiters = new Set()
+        if (log) log.waiters = waiters
+        else early.set(runId, waiters)
+      }
       const set = waiters
       return new Promise<void>((resolve) => {
         const done = () => {

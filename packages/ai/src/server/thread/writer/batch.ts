@@ -124,6 +124,16 @@ export async function madeAsync(batch: Batch, head: ThreadHead, append: readonly
 
 function joined(sum: ThreadChange | undefined, change: ThreadChange): ThreadChange {
   if (!sum) return change
-  const decisions = [...(sum.decisions ?? []), ...(change.decisions ?? [])]
-  return { head: { ...sum.head, ...change.head }, append: [...(sum.append ?? []), ...(change.append ?? [])], ...(decisions.length > 0 ? { decisions } : {}) }
+  // Lists are joined only when both parts have some (a later part appends nothing: its messages went with the first),
+  // and the heads with Object.assign, not two spreads (see commit.ts `nextHead`): a turn's last commit joins two parts.
+  const joinedChange: { -readonly [K in keyof ThreadChange]: ThreadChange[K] } = { head: Object.assign({}, sum.head, change.head), append: both(sum.append, change.append) ?? NO_MESSAGES }
+  const decisions = both(sum.decisions, change.decisions)
+  if (decisions && decisions.length > 0) joinedChange.decisions = decisions
+  return joinedChange
+}
+
+function both<T>(first: readonly T[] | undefined, second: readonly T[] | undefined): readonly T[] | undefined {
+  if (!second || second.length === 0) return first
+  if (!first || first.length === 0) return second
+  return [...first, ...second]
 }
