@@ -20,7 +20,7 @@ import type { ToolInputRequest } from '../../tools/inputRequest.ts'
 import { answeredByMessage, rememberResolved } from '../thread/step.ts'
 import { modelStep } from './modelStep.ts'
 import { retry, sleep } from '../../util/retry.ts'
-import { executeToolCallsNow, planToolCalls, rerunPlan, startsUnmarked } from './toolCalls.ts'
+import { executeToolCallsNow, planToolCallsNow, rerunPlan, startsUnmarked } from './toolCalls.ts'
 import { isAgentCall, resumedAgents, runAgentCalls } from './subagent.ts'
 import { outputHook } from './outputHook.ts'
 import type { OpenStep, StoredInterrupt } from '../thread/threadStore.ts'
@@ -147,7 +147,8 @@ function appCallStep(run: Run, message: ThreadAssistantMessage): Promise<StoredI
 async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps: number, app?: true): Promise<StoredInterrupt[]> {
   // Grants as stored now (read only when the run's head has any): a call planned after a revoke asks again.
   const grants = run.head.grants?.length ? await run.grants() : undefined
-  const plan = await planToolCalls(message.toolCalls, run.config.tools, run.context, run.failures, { threadId: run.head.id, requester: run.head.turnBy ?? ANONYMOUS, grants, by: app && 'app' }, run.middleware.any ? (call, tool) => run.middleware.toolInput(call, tool) : undefined)
+  const planned = planToolCallsNow(message.toolCalls, run.config.tools, run.context, run.failures, { threadId: run.head.id, requester: run.head.turnBy ?? ANONYMOUS, grants, by: app && 'app' }, run.middleware.any ? (call, tool) => run.middleware.toolInput(call, tool) : undefined)
+  const plan = 'later' in planned ? await planned.later : planned
   for (const result of plan.results) run.events.result(result)
   const step: OpenStep = app ? { message, results: plan.results, interrupts: plan.interrupts, running: [], steps, app } : { message, results: plan.results, interrupts: plan.interrupts, running: [], steps }
   const granted = plan.granted.length === 0 ? NONE_DECIDED : new Map(plan.granted.map((draft) => [draft.toolCallId, summaryOf({ ...draft, seq: 0, previous: null, digest: '', shownDigest: '' })]))

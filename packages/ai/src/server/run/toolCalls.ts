@@ -15,7 +15,7 @@ import { isToolContentResult } from '../../tools/toolResult.ts'
 import type { InputDecision } from './middleware.ts'
 import { approvalInterrupt, clientToolInterrupt } from './interrupts.ts'
 import type { OpenStep } from '../thread/threadStore.ts'
-import { visibleTo, type ToolRegistry } from '../../tools/toolRegistry.ts'
+import { visibleTo, type ToolEntry, type ToolRegistry } from '../../tools/toolRegistry.ts'
 import type { Grant, Principal, SubagentHop } from '../../protocol/decisions.ts'
 import { checkedReviewers, NOBODY } from '../decisions/reviewers.ts'
 import { coveringGrant } from '../decisions/grants.ts'
@@ -30,69 +30,119 @@ import { ToolInputRequired, withInputAnswer, type ToolInputRequest } from '../..
 /** The `toolInput` middleware: a new input, or a refusal the model reads. */
 export type OnToolInput = (call: { toolCallId: string; toolName: string; input: unknown }, tool: AnyTool) => Promise<InputDecision>
 
-export async function planToolCalls(
-  calls: readonly ThreadToolCall[],
-  tools: ToolRegistry,
-  context: unknown,
-  failures: ToolFailures,
-  /** `path`: the delegations that reached these calls, for a subagent's (grants and records are scoped by it). */
-  thread: { readonly threadId: string; readonly requester: Principal; readonly grants?: readonly Grant[] | undefined; readonly by?: 'app' | undefined; readonly path?: readonly SubagentHop[] },
-  onInput?: OnToolInput,
-): Promise<CallPlan & { readonly granted: DecisionDraft[] }> {
-  const { requester } = thread
-  const plan: CallPlan & { granted: DecisionDraft[] } = { results: [], executions: [], interrupts: [], granted: [] }
-  for (const call of calls) {
-    const ref: CallRef = { toolCallId: call.id, toolName: call.name }
-    const found = tools.get(call.name)
-    // A tool only an MCP App may call is unknown to the model (it is not declared to it either).
-    const entry = found && (thread.by === 'app' || visibleTo(found.tool, 'model')) ? found : undefined
-    if (!entry) {
-      plan.results.push(errorResult(ref, `Unknown tool "${call.name}". Available tools: ${tools.modelTools.map((tool) => tool.name).join(', ') || '(none)'}.`))
-      continue
-    }
-    const args = parseToolArguments(call.arguments)
-    if (!args.ok) {
-      const problem = args.tooDeep ? `are ${args.error}` : `are not valid JSON (${args.error})`
-      plan.results.push(errorResult(ref, `The arguments of tool "${call.name}" ${problem}; send one JSON object.`))
-      continue
-    }
-    // The hot path: a synchronous schema's answer is not awaited.
-    const validated = validateInputNow(entry.tool, args.value, ref, failures)
-    const checked = 'later' in validated ? await validated.later : validated
-    if (!checked.ok) {
-      plan.results.push(errorResult(ref, checked.error))
-      continue
-    }
-    const decided = onInput ? await onInput({ ...ref, input: checked.value }, entry.tool) : { input: checked.value, replaced: false }
-    if ('refused' in decided) {
-      plan.results.push(errorResult(ref, decided.refused))
-      continue
-    }
-    const sent = decided.replaced ? decided.input : args.value
-    // A fixed policy is read, not awaited: a microtask hop fewer per call.
-    const approval = fixedApproval(entry.tool) ?? (await evaluateApproval(entry.tool, decided.input, { toolCallId: call.id, context: contextFor(context, call.name), requestedBy: requester }))
-    if (approval.error !== undefined) failures.policy(approval.error, ref)
-    const reviewers = approval.reviewers === undefined ? undefined : checkedReviewers(approval.reviewers)
-    // A policy that names reviewers badly fails closed: the call waits for a reviewer no one is.
-    if (typeof reviewers === 'string') failures.policy(new Error(`needsApproval of tool "${call.name}": ${reviewers}`), ref)
-    // Interrupts carry the arguments as sent (plain JSON, storable); execution later validates them again.
-    const grant = approval.required
-      ? await coveringGrant(thread.grants, { toolName: call.name, input: sent, agents: thread.path?.map((hop) => hop.agent) }, requester, typeof reviewers === 'string' ? NOBODY : reviewers)
-      : undefined
-    if (grant && entry.side === 'server') {
-      // Allowed for this thread by someone who could have approved it: it runs, and the record says under which grant.
-      const draft = grantedDraft(thread.threadId, call, grant, sent, thread.path)
-      plan.granted.push(draft)
-      plan.executions.push({ ...ref, entry, input: decided.input, decision: { decision: 'granted', by: grant.by, at: draft.at, channel: draft.channel, grantId: grant.id } })
-    } else if (approval.required) {
-      const who = { requestedBy: requester, ...(reviewers === undefined ? {} : { reviewers: typeof reviewers === 'string' ? NOBODY : reviewers }) }
-      plan.interrupts.push(approvalInterrupt(ref, sent, approval.reason, who))
-    }
-    else if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, sent))
-    // Key by key, not `{ ...ref, entry, input }`: on Node 20 a literal that goes on after a spread is made by the runtime, slowly.
-    else plan.executions.push({ toolCallId: ref.toolCallId, toolName: ref.toolName, entry, input: decided.input })
+type PlanThread = {
+  readonly threadId: string
+  readonly requester: Principal
+  readonly grants?: readonly Grant[] | undefined
+  readonly by?: 'app' | undefined
+  /** The delegations that reached these calls, for a subagent's (grants and records are scoped by it). */
+  readonly path?: readonly SubagentHop[]
+}
+
+type Plan = CallPlan & { readonly granted: DecisionDraft[] }
+
+/** What planning a step's calls reads, and the plan it fills, call by call in the model's order. */
+interface Planning {
+  readonly plan: CallPlan & { granted: DecisionDraft[] }
+  readonly tools: ToolRegistry
+  readonly context: unknown
+  readonly failures: ToolFailures
+  readonly thread: PlanThread
+  readonly onInput: OnToolInput | undefined
+}
+
+export async function planToolCalls(calls: readonly ThreadToolCall[], tools: ToolRegistry, context: unknown, failures: ToolFailures, thread: PlanThread, onInput?: OnToolInput): Promise<Plan> {
+  const planned = planToolCallsNow(calls, tools, context, failures, thread, onInput)
+  return 'later' in planned ? planned.later : planned
+}
+
+/**
+ * `planToolCalls`, with the plan now when nothing in it waits (synchronous schemas, no `toolInput`
+ * hook, fixed policies that ask no one): the usual step's plan costs no promise and no microtask.
+ * Once a call waits, it and the calls after it are planned `later`, in order.
+ */
+export function planToolCallsNow(calls: readonly ThreadToolCall[], tools: ToolRegistry, context: unknown, failures: ToolFailures, thread: PlanThread, onInput?: OnToolInput): Plan | { readonly later: Promise<Plan> } {
+  const planning: Planning = { plan: { results: [], executions: [], interrupts: [], granted: [] }, tools, context, failures, thread, onInput }
+  for (let index = 0; index < calls.length; index++) {
+    const waiting = planCall(calls[index]!, planning)
+    if (waiting) return { later: planRest(waiting, calls, index + 1, planning) }
   }
-  return plan
+  return planning.plan
+}
+
+async function planRest(waiting: Promise<void>, calls: readonly ThreadToolCall[], from: number, planning: Planning): Promise<Plan> {
+  await waiting
+  for (let index = from; index < calls.length; index++) await planCall(calls[index]!, planning)
+  return planning.plan
+}
+
+/** Plans one call now, or returns the promise of its plan when its schema, the `toolInput` hook, its policy or a grant is to be awaited. */
+function planCall(call: ThreadToolCall, planning: Planning): Promise<void> | undefined {
+  const { plan, tools } = planning
+  const ref: CallRef = { toolCallId: call.id, toolName: call.name }
+  const found = tools.get(call.name)
+  // A tool only an MCP App may call is unknown to the model (it is not declared to it either).
+  const entry = found && (planning.thread.by === 'app' || visibleTo(found.tool, 'model')) ? found : undefined
+  if (!entry) {
+    plan.results.push(errorResult(ref, `Unknown tool "${call.name}". Available tools: ${tools.modelTools.map((tool) => tool.name).join(', ') || '(none)'}.`))
+    return undefined
+  }
+  const args = parseToolArguments(call.arguments)
+  if (!args.ok) {
+    const problem = args.tooDeep ? `are ${args.error}` : `are not valid JSON (${args.error})`
+    plan.results.push(errorResult(ref, `The arguments of tool "${call.name}" ${problem}; send one JSON object.`))
+    return undefined
+  }
+  // The hot path: a synchronous schema's answer is not awaited, and a call no hook sees and no one
+  // need approve is planned at once (a fixed policy is read, not awaited).
+  const validated = validateInputNow(entry.tool, args.value, ref, planning.failures)
+  const approval = fixedApproval(entry.tool)
+  if ('later' in validated || planning.onInput || !approval || approval.required) return planChecked(call, ref, entry, args.value, validated, planning)
+  if (!validated.ok) plan.results.push(errorResult(ref, validated.error))
+  else planUnreviewed(plan, ref, entry, validated.value, args.value)
+  return undefined
+}
+
+/** The rest of a call's plan, where something is awaited: its schema, the `toolInput` hook, its policy, the grants. */
+async function planChecked(call: ThreadToolCall, ref: CallRef, entry: ToolEntry, args: unknown, validated: ReturnType<typeof validateInputNow>, planning: Planning): Promise<void> {
+  const { plan, thread, onInput } = planning
+  const { requester } = thread
+  const checked = 'later' in validated ? await validated.later : validated
+  if (!checked.ok) {
+    plan.results.push(errorResult(ref, checked.error))
+    return
+  }
+  const decided = onInput ? await onInput({ ...ref, input: checked.value }, entry.tool) : { input: checked.value, replaced: false }
+  if ('refused' in decided) {
+    plan.results.push(errorResult(ref, decided.refused))
+    return
+  }
+  const sent = decided.replaced ? decided.input : args
+  const approval = fixedApproval(entry.tool) ?? (await evaluateApproval(entry.tool, decided.input, { toolCallId: call.id, context: contextFor(planning.context, call.name), requestedBy: requester }))
+  if (approval.error !== undefined) planning.failures.policy(approval.error, ref)
+  const reviewers = approval.reviewers === undefined ? undefined : checkedReviewers(approval.reviewers)
+  // A policy that names reviewers badly fails closed: the call waits for a reviewer no one is.
+  if (typeof reviewers === 'string') planning.failures.policy(new Error(`needsApproval of tool "${call.name}": ${reviewers}`), ref)
+  // Interrupts carry the arguments as sent (plain JSON, storable); execution later validates them again.
+  const grant = approval.required
+    ? await coveringGrant(thread.grants, { toolName: call.name, input: sent, agents: thread.path?.map((hop) => hop.agent) }, requester, typeof reviewers === 'string' ? NOBODY : reviewers)
+    : undefined
+  if (grant && entry.side === 'server') {
+    // Allowed for this thread by someone who could have approved it: it runs, and the record says under which grant.
+    const draft = grantedDraft(thread.threadId, call, grant, sent, thread.path)
+    plan.granted.push(draft)
+    plan.executions.push({ ...ref, entry, input: decided.input, decision: { decision: 'granted', by: grant.by, at: draft.at, channel: draft.channel, grantId: grant.id } })
+  } else if (approval.required) {
+    const who = { requestedBy: requester, ...(reviewers === undefined ? {} : { reviewers: typeof reviewers === 'string' ? NOBODY : reviewers }) }
+    plan.interrupts.push(approvalInterrupt(ref, sent, approval.reason, who))
+  } else planUnreviewed(plan, ref, entry, decided.input, sent)
+}
+
+/** A call no one need approve: the browser's to run, or the server's (with its input as checked). */
+function planUnreviewed(plan: CallPlan, ref: CallRef, entry: ToolEntry, input: unknown, sent: unknown): void {
+  if (entry.side === 'client') plan.interrupts.push(clientToolInterrupt(ref, sent))
+  // Key by key, not `{ ...ref, entry, input }`: on Node 20 a literal that goes on after a spread is made by the runtime, slowly.
+  else plan.executions.push({ toolCallId: ref.toolCallId, toolName: ref.toolName, entry, input })
 }
 
 /** The calls a crash cut off, of idempotent or read-only tools, ready to run again under the same ids (their arguments checked again). */
