@@ -3,7 +3,7 @@ import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
 import { type ChatModel, type ModelChunk } from '@toolgate/ai/server'
 import { scriptedModel } from '@toolgate/ai/server/testing'
-import { TEMPS, weatherDef, weatherTool } from './fixtures.ts'
+import { TEMPS, transferDef, weatherDef, weatherTool } from './fixtures.ts'
 import { closeAll, deferred, expectReloadToMatchStream, startServer } from './helpers/server.ts'
 
 afterEach(closeAll)
@@ -232,5 +232,23 @@ describe('server tools', () => {
     const answered = [...first.results, ...second.results].map((r) => [r.toolCallId, (r.metadata.output as { city: string }).city])
     expect(answered.sort()).toEqual(ids.map((id) => [id, JSON.parse(cityOf.get(id)!).city]).sort())
     expectReloadToMatchStream((await server.get(first.threadId)).messages, [...first.events, ...second.events])
+  })
+
+  it('hands an approved call\'s tool the decision it runs under, beside its signal; an unreviewed call\'s tool none', async () => {
+    const seen: unknown[] = []
+    const transfer = transferDef.server((input, ctx) => (seen.push({ decision: ctx.decision?.decision, keys: Object.keys(ctx), signal: ctx.signal instanceof AbortSignal }), { receipt: 'ok' }))
+    const weather = weatherDef.server(({ city }, ctx) => (seen.push({ decision: ctx.decision, keys: Object.keys(ctx) }), { city, tempC: TEMPS[city]! }))
+    const model = scriptedModel([
+      { when: /send (\d+) to (\w+)/i, call: (m) => ({ tool: 'transfer_money', input: { to: m[2], amount: Number(m[1]) } }), then: ([r]) => r.content },
+      weatherRule,
+    ])
+    const server = await startServer({ model, tools: [transfer, weather] })
+    await server.send('weather in Paris')
+    const turn = await server.send('send 500 to Bob')
+    await server.resume(turn.threadId, [{ interruptId: turn.interrupts[0]!.id, approved: true }])
+    expect(seen).toEqual([
+      { decision: undefined, keys: ['toolCallId', 'signal', 'context'] },
+      { decision: 'approved', keys: ['toolCallId', 'signal', 'context', 'decision'], signal: true },
+    ])
   })
 })

@@ -282,22 +282,16 @@ function executeOne(execution: Execution, options: ExecuteOptions): CallResult {
   // signal is made only if the tool reads it (most never do): an AbortController and its listeners
   // cost a tenth of a short call on Node 20, and AbortSignal.any() far more.
   const wait: CallWait = { cut: undefined, controller: undefined, timedOut: false }
-  const signalOf = (): AbortSignal => {
-    if (!wait.controller) {
-      wait.controller = new AbortController()
-      if (wait.cut) wait.controller.abort(wait.cut.reason)
-    }
-    return wait.controller.signal
-  }
   try {
-    const ctx = {
+    // Key by key, not `{ toolCallId, …, ...decision }`: on Node 20 a literal with a spread after its keys is made by the runtime, slowly.
+    const ctx: { toolCallId: string; readonly signal: AbortSignal; context: unknown; decision?: Execution['decision'] } = {
       toolCallId,
       get signal() {
-        return signalOf()
+        return signalOf(wait)
       },
       context: contextFor(options.context, toolName),
-      ...(execution.decision ? { decision: execution.decision } : {}),
     }
+    if (execution.decision) ctx.decision = execution.decision
     const returned = entry.handler!(input, execution.inputAnswer ? withInputAnswer(ctx, execution.inputAnswer) : ctx)
     if (isPromiseLike(returned)) {
       const output = untilStopped(returned, wait, options).then((value) => {
@@ -355,6 +349,15 @@ function failed(error: unknown, execution: Execution, wait: CallWait, options: E
 }
 
 /** A running call's wait: what cut it short (the run's stop or the timer), and the tool's signal if it asked for one. */
+/** The signal a tool reads, made when first read (see `executeOne`): aborted already if the wait was cut. */
+function signalOf(wait: CallWait): AbortSignal {
+  if (!wait.controller) {
+    wait.controller = new AbortController()
+    if (wait.cut) wait.controller.abort(wait.cut.reason)
+  }
+  return wait.controller.signal
+}
+
 interface CallWait {
   cut: { readonly reason: unknown } | undefined
   controller: AbortController | undefined
