@@ -236,7 +236,7 @@ describe('server tools', () => {
 
   it('hands an approved call\'s tool the decision it runs under, beside its signal; an unreviewed call\'s tool none', async () => {
     const seen: unknown[] = []
-    const transfer = transferDef.server((input, ctx) => (seen.push({ decision: ctx.decision?.decision, keys: Object.keys(ctx), signal: ctx.signal instanceof AbortSignal }), { receipt: 'ok' }))
+    const transfer = transferDef.server((_input, ctx) => (seen.push({ decision: ctx.decision?.decision, keys: Object.keys(ctx), signal: ctx.signal instanceof AbortSignal }), { receipt: 'ok' }))
     const weather = weatherDef.server(({ city }, ctx) => (seen.push({ decision: ctx.decision, keys: Object.keys(ctx) }), { city, tempC: TEMPS[city]! }))
     const model = scriptedModel([
       { when: /send (\d+) to (\w+)/i, call: (m) => ({ tool: 'transfer_money', input: { to: m[2], amount: Number(m[1]) } }), then: ([r]) => r.content },
