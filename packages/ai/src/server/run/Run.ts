@@ -8,7 +8,7 @@ import { RunWriter } from '../thread/writer/index.ts'
 import type { LastEvents } from '../events/liveStream.ts'
 
 import { appContext } from './context.ts'
-import { NO_MIDDLEWARE, RunMiddleware } from './middleware.ts'
+import { RunMiddleware, noMiddleware } from './middleware.ts'
 import { STOP_CHECK_MS } from './runClock.ts'
 import type { ThreadHead } from '../thread/threadStore.ts'
 import { saveStep, type StepFields } from '../thread/transitions.ts'
@@ -106,7 +106,7 @@ export class Run {
     // Without middleware, one shared instance: no context object bound to each run.
     this.middleware =
       this.config.middleware.length === 0
-        ? NO_MIDDLEWARE
+        ? noMiddleware()
         : new RunMiddleware(this.config.middleware, { threadId: head.id, runId: options.runId, context: appContext(options.context), signal: this.signal })
     this.config.runClock.add(this)
   }

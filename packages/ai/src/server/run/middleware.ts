@@ -231,5 +231,10 @@ function isAssistantMessage(value: unknown): value is ThreadAssistantMessage {
   )
 }
 
-/** The middleware of every run of a handler that has none: nothing to bind to a run, and nothing ever held (no hook runs). */
-export const NO_MIDDLEWARE = new RunMiddleware([], { threadId: '', runId: '', context: undefined, signal: new AbortController().signal })
+let none: RunMiddleware | undefined
+/**
+ * The middleware of every run of a handler that has none: nothing to bind to a run, and nothing
+ * ever held (no hook runs). Made on first use, not at import: Workers refuse an `AbortController`
+ * made in a module's global scope.
+ */
+export const noMiddleware = (): RunMiddleware => (none ??= new RunMiddleware([], { threadId: '', runId: '', context: undefined, signal: new AbortController().signal }))
