@@ -7,6 +7,7 @@ import { THREAD_WATCH_POLL_MS, threadWakeKey, type RunEventLog, type ThreadHead,
 import { postgresAttachments } from './postgresAttachments.ts'
 import { LOG_COLUMNS, logColumns, logValues, postgresRunLog, purgeRunLogSql, runLogSchema } from './postgresRunLog.ts'
 import { RunWakeups, type WakeupSignals } from './runWakeups.ts'
+import { tickHeadReads } from './tickHeadReads.ts'
 import { OutageLog, storeCall, StoreError, survivesErrors, type StoreErrorListener } from './storeError.ts'
 
 /**
@@ -314,15 +315,11 @@ SELECT count(*) AS deleted FROM gone`
   const unanswered = new WeakMap<ThreadHead, Promise<boolean>>()
   const chainedCommit = async (chain: ConnectionChain, head: ThreadHead, shape: number, values: unknown[]) =>
     answered(shape, await storeCall('postgresStore', 'commit', timeoutMs, () => chain.send(head, commitStatement(shape), values)))
-  /**
-   * Reads of a thread's head asked in this tick, by thread id, not yet sent: a commit of that
-   * thread sent in the same tick answers them, and they cost no statement of their own.
-   */
-  const headReads = new Map<string, HeadRead>()
   const readHead = async (threadId: string) => {
     const { rows } = await query('head', `SELECT head FROM ${t}_threads WHERE id = $1 AND expires_at > now()`, [threadId])
     return rows.length === 0 ? undefined : (JSON.parse(rows[0].head) as ThreadHead)
   }
+  const headReads = tickHeadReads(readHead)
 
   return {
     name: 'postgres',
@@ -349,24 +346,8 @@ END
 $toolgate_purge$`,
       )
     },
-    // A claim on the head this instance wrote last reads the stored head in the tick it sends the
-    // claim (thread/cachedClaim.ts), for a miss to go on from: the read waits for the end of the
-    // tick, and when a commit of the thread was sent meanwhile, that commit's answer is the read's
-    // (its head when it wrote, else the head it found). Either was the stored head at some point
-    // after the read was asked, as a statement of its own would have found. Else it is sent alone.
-    head(threadId) {
-      const asked = headReads.get(threadId)
-      if (asked) return asked.answer
-      let settle!: (answer: Promise<ThreadHead | undefined>) => void
-      const read: HeadRead = { answer: new Promise((resolve) => (settle = resolve)), settle: (answer) => settle(answer) }
-      headReads.set(threadId, read)
-      queueMicrotask(() => {
-        if (headReads.get(threadId) !== read) return
-        headReads.delete(threadId)
-        read.settle(readHead(threadId))
-      })
-      return read.answer
-    },
+    // A read in the tick of a commit of its thread rides it (tickHeadReads.ts).
+    head: (threadId) => headReads.read(threadId),
     async messages(threadId, from, to) {
       if (to <= from) return []
       const { rows } = await query('messages', `SELECT message FROM ${t}_messages WHERE thread_id = $1 AND seq >= $2 AND seq < $3 ORDER BY seq`, [
@@ -390,7 +371,7 @@ $toolgate_purge$`,
     async commit({ head, append, decisions = [], follows, events: last }) {
       const json = JSON.stringify(head)
       sentAs.set(head, json)
-      const read = headReads.get(head.id)
+      const read = headReads.take(head.id)
       const values: unknown[] = [head.id, head.version, json, ttlMs, last ? wakePayload(head.id, last.runId) : threadWakeKey(head.id)]
       let shape: number = read ? CommitShape.stored : 0
       if (head.version !== 1) {
@@ -419,10 +400,7 @@ $toolgate_purge$`,
       // is never refused for coming first and sent again.
       const chain = chains && ((before && chains.of(follows)) || chains.open())
       const answer = chain ? chainedCommit(chain, head, shape, values) : sent()
-      if (read) {
-        headReads.delete(head.id)
-        read.settle(answer.then((row) => (row.written ? head : row.stored === null ? undefined : (JSON.parse(row.stored) as ThreadHead)), () => readHead(head.id)))
-      }
+      read?.(answer.then((row) => (row.written ? head : row.stored === null ? undefined : (JSON.parse(row.stored) as ThreadHead))))
       const attempt = answer.then((row) => row.written)
       unanswered.set(head, attempt)
       try {
@@ -536,11 +514,6 @@ const CommitShape = {
  */
 const wakePayload = (threadId: string, runId: string) => `${runId}\n${threadWakeKey(threadId)}`
 
-/** A read of a thread's head waiting for the end of its tick (see the store's `head`). */
-interface HeadRead {
-  readonly answer: Promise<ThreadHead | undefined>
-  settle(answer: Promise<ThreadHead | undefined>): void
-}
 
 const nothing = () => {}
 

@@ -9,6 +9,7 @@ import { redisAttachments } from './redisAttachments.ts'
 import { hashSlot, runIdInSlot } from './redisSlots.ts'
 import { listHasMore, logEventsLua, pushArgsLua, pushEventArgs, readList, readSortedSet, sortedSetHasMore } from './redisRunLog.ts'
 import { RunWakeups } from './runWakeups.ts'
+import { tickHeadReads } from './tickHeadReads.ts'
 import { OutageLog, storeCall, StoreError, survivesErrors, type StoreErrorListener } from './storeError.ts'
 
 /**
@@ -138,11 +139,6 @@ const DAY_MS = 24 * 60 * 60 * 1000
 /** Where a run's log is: this version's list, or the sorted set and end marker of earlier versions (0.1). */
 type LogAt = { readonly list: string } | { readonly sortedSet: readonly [events: string, end: string] }
 
-/** A read of a thread's head waiting for the end of its tick (see `head`). */
-interface HeadRead {
-  readonly answer: Promise<ThreadHead | undefined>
-  settle(answer: Promise<ThreadHead | undefined>): void
-}
 
 /** How many runs logged elsewhere than their ids say a store remembers (see `movedRuns`). */
 const MOVED_RUNS = 1000
@@ -305,15 +301,11 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
     },
   }
 
-  /**
-   * Reads of a thread's head asked in this tick, by thread id, not yet sent: a commit of that
-   * thread sent in the same tick answers them, and they cost no command of their own.
-   */
-  const headReads = new Map<string, HeadRead>()
   const readHead = async (threadId: string) => {
     const json = (await send(['HGET', headKey(threadId), 'h'])) as string | null
     return json == null ? undefined : (JSON.parse(json) as ThreadHead)
   }
+  const headReads = tickHeadReads(readHead)
 
   /**
    * The token of the commit that sent each head (this store's own prefix, then a count): a commit
@@ -328,24 +320,8 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
     pipelines: true,
     events,
     attachments: redisAttachments({ script, send, filesKey, ttl: renewedTtl }),
-    // A claim on the head this instance wrote last reads the stored head in the tick it sends the
-    // claim (thread/cachedClaim.ts), for a miss to go on from: the read waits for the end of the
-    // tick, and when a commit of the thread was sent meanwhile, that commit's answer is the read's
-    // (its head when it wrote, else the head it found). Either was the stored head at some point
-    // after the read was asked, as a command of its own would have found. Else it is sent alone.
-    head(threadId) {
-      const asked = headReads.get(threadId)
-      if (asked) return asked.answer
-      let settle!: (answer: Promise<ThreadHead | undefined>) => void
-      const read: HeadRead = { answer: new Promise((resolve) => (settle = resolve)), settle: (answer) => settle(answer) }
-      headReads.set(threadId, read)
-      queueMicrotask(() => {
-        if (headReads.get(threadId) !== read) return
-        headReads.delete(threadId)
-        read.settle(readHead(threadId))
-      })
-      return read.answer
-    },
+    // A read in the tick of a commit of its thread rides it (tickHeadReads.ts).
+    head: (threadId) => headReads.read(threadId),
     async messages(threadId, from, to) {
       if (to <= from) return []
       const items = (await send(['LRANGE', messagesKey(threadId), String(from), String(to - 1)])) as string[]
@@ -383,11 +359,7 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
         indexed(last.runId, threadId, last.events)?.catch(reportFrom('commit'))
       }
       const answer = script(COMMIT, keys, args)
-      const read = headReads.get(threadId)
-      if (read) {
-        headReads.delete(threadId)
-        read.settle(answer.then((reply) => (Number(reply) === 1 ? head : reply == null ? undefined : (JSON.parse(reply as string) as ThreadHead)), () => readHead(threadId)))
-      }
+      headReads.take(threadId)?.(answer.then((reply) => (Number(reply) === 1 ? head : reply == null ? undefined : (JSON.parse(reply as string) as ThreadHead))))
       return Number(await answer) === 1
     },
   }
