@@ -42,14 +42,19 @@ export const NO_MESSAGES: readonly ThreadMessage[] = Object.freeze([])
  * when the thread changed since `head` was read. `follows`: written only if the stored head is
  * that very head (a claim on the head this instance wrote last: thread/cachedClaim.ts).
  */
-export async function commitChange(
+export function commitChange(
   store: ThreadStore,
   head: ThreadHead,
   change: ThreadChange,
   options?: { readonly follows?: boolean; readonly events?: ThreadCommit['events'] },
 ): Promise<ThreadHead | undefined> {
-  const next = nextHead(head, change)
-  return (await store.commit(commitOf(next, change, options?.follows ? head : undefined, options?.events))) ? next : undefined
+  // Not async: one reaction to the store's answer, not an async function's promise besides (a turn's claim commits here).
+  try {
+    const next = nextHead(head, change)
+    return Promise.resolve(store.commit(commitOf(next, change, options?.follows ? head : undefined, options?.events))).then((written) => (written ? next : undefined))
+  } catch (error) {
+    return Promise.reject(error)
+  }
 }
 
 /** A compare-and-set the store refused: another writer came first. */
