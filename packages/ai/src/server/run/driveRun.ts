@@ -222,8 +222,7 @@ async function runAndStore(
   for (const execution of executions) if (startsUnmarked(execution)) unmarked++
   let marked: Promise<void> | undefined
   if (executions.length > 0 && (unmarked < executions.length || remembered || drafts.length > 0)) {
-    // Object.assign, not `{ ...step, running }`: on Node 20 a literal that goes on after a spread is made by the runtime, slowly.
-    marked = run.save({ step: Object.assign({}, step, { running: executions.map((execution) => execution.toolCallId) }), ...remembered }, drafts)
+    marked = run.save({ step: withRunning(step, executions.map((execution) => execution.toolCallId)), ...remembered }, drafts)
     if (unmarked === 0) {
       await marked
       marked = undefined
@@ -278,6 +277,18 @@ async function runAndStore(
   run.send({ step: undefined, ...remembered })
   run.middleware.throwIfFailed() // the step is sent whole; then a failed toolOutput hook ends the run
   return []
+}
+
+/**
+ * `step` with the calls now `running`: one literal of its keys (those it lacks stay absent), not
+ * `{ ...step, running }` (on Node 20 a literal that goes on after a spread is made by the runtime,
+ * slowly) nor Object.assign onto `{}` (which grows an empty object key by key past its in-object slots).
+ */
+function withRunning(step: OpenStep, running: readonly string[]): OpenStep {
+  const marked: { -readonly [K in keyof OpenStep]: OpenStep[K] } = { message: step.message, results: step.results, interrupts: step.interrupts, running, steps: step.steps }
+  if ('app' in step) marked.app = step.app
+  if ('subagents' in step) marked.subagents = step.subagents
+  return marked
 }
 
 /** A step the user stopped is stored saying so, so a reloaded page can mark it as the live one did. */

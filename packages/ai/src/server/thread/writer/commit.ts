@@ -11,12 +11,27 @@ export function nextHead(head: ThreadHead, change: ThreadChange): ThreadHead {
   let bytes = head.bytes
   const { append } = change
   if (append) for (const message of append) bytes += messageBytes(message)
-  // Object.assign, not two spreads: the second spread of a literal copies key by key the slow way (a head is made per write).
-  const next: { -readonly [K in keyof ThreadHead]: ThreadHead[K] } = Object.assign({}, head, change.head)
-  next.version = head.version + 1
-  next.messageCount = head.messageCount + (append ? append.length : 0)
-  next.bytes = bytes
-  next.updatedAt = Date.now()
+  // One literal of every key, then the change's keys set in place: not Object.assign onto `{}`,
+  // which grows an empty object key by key past its in-object slots (a head is made per write).
+  // A key the head lacks is made `undefined`, which reads and serializes as the head did.
+  const next: { -readonly [K in keyof ThreadHead]: ThreadHead[K] } = {
+    id: head.id,
+    version: head.version + 1,
+    createdAt: head.createdAt,
+    updatedAt: Date.now(),
+    messageCount: head.messageCount + (append ? append.length : 0),
+    bytes,
+    step: head.step,
+    activeRun: head.activeRun,
+    resolvedInterruptIds: head.resolvedInterruptIds,
+    stopRequested: head.stopRequested,
+    grants: head.grants,
+    turnBy: head.turnBy,
+    lastRunError: head.lastRunError,
+    decisions: head.decisions,
+  }
+  const changed = change.head as Record<string, unknown>
+  for (const key in changed) (next as Record<string, unknown>)[key] = changed[key]
   return next
 }
 
