@@ -81,10 +81,16 @@ export interface RedisStore extends ThreadStore {
 // (`follows`, ARGV[4]) also checks that the stored head is that one: by the token of the commit
 // that sent it (`#…`; ARGV[3] is this commit's), or for a head this store did not send, by its
 // text. Refused, it answers the stored head (nil: none), for a read of it that rides the commit.
-// A run's writes carry the events its log had not sent (KEYS[5], its log): written, and the
+// A run's writes carry the events its log had not sent (KEYS[3], its log): written, and the
 // last ones end its log, only if the head is written, in the same script. ARGV[6] and ARGV[7]
 // count the messages and records that follow from ARGV[8]; the log's arguments come after them.
 // The store's settings are written into the script (as text: Redis reads a Lua number by printing it).
+// KEYS are the head and the messages (and the log): the thread's records and files, which a commit
+// touches only when it appends records, starts a thread or moves the TTLs, are named from the
+// head's key there (`RECORDS`, `FILES`; same slot, as a cluster requires), not sent with every
+// commit: each argument costs Redis about 750 instructions and 13 a byte to hand to Lua.
+const RECORDS = "string.sub(KEYS[1], 1, -5) .. 'decisions'"
+const FILES = "string.sub(KEYS[1], 1, -5) .. 'files'"
 const commitLua = (channel: string, ttlMs: number, renewedTtlMs: number, retentionMs: number) => `
 local stored = redis.call('HMGET', KEYS[1], 'v', 't')
 if (stored[1] or 0) + 1 ~= ARGV[1] + 0 then return redis.call('HGET', KEYS[1], 'h') end
@@ -98,7 +104,7 @@ if ARGV[4] ~= '' then
 end
 -- A new thread starts afresh: what a thread of the same id left (its lists, made after its head's
 -- TTL last moved, outlive the head by up to a 64th of the TTL) is not its history.
-if not stored[1] then redis.call('DEL', KEYS[2], KEYS[3], KEYS[4]) end
+if not stored[1] then redis.call('DEL', KEYS[2], ${RECORDS}, ${FILES}) end
 redis.call('HSET', KEYS[1], 'v', ARGV[1], 'h', ARGV[2], 't', ARGV[3])
 local messages = 8 + ARGV[6]
 local decisions = messages + ARGV[7]
@@ -107,21 +113,21 @@ local pushed = 0
 ${pushArgsLua('KEYS[2]', '8', 'messages - 1', 'pushed')}
 local madeMessages = messages > 8 and pushed == messages - 8
 pushed = 0
-${pushArgsLua('KEYS[3]', 'messages', 'decisions - 1', 'pushed')}
+${pushArgsLua(RECORDS, 'messages', 'decisions - 1', 'pushed')}
 local madeRecords = decisions > messages and pushed == decisions - messages
 -- Expiry moves only once less than the thread's TTL is left, to a 64th more, on every key of the
 -- thread (PEXPIRE on one that does not exist does nothing); a list made meanwhile, or a new
 -- thread's keys, get as long. So each key holds at least the TTL after a write, and the head
 -- expires first.
 if stored[1] and redis.call('PTTL', KEYS[1]) < ${ttlMs} then
-  for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], '${renewedTtlMs}') end
+  for _, key in ipairs({ KEYS[1], KEYS[2], ${RECORDS}, ${FILES} }) do redis.call('PEXPIRE', key, '${renewedTtlMs}') end
 else
   if not stored[1] then redis.call('PEXPIRE', KEYS[1], '${renewedTtlMs}') end
   if madeMessages then redis.call('PEXPIRE', KEYS[2], '${renewedTtlMs}') end
-  if madeRecords then redis.call('PEXPIRE', KEYS[3], '${renewedTtlMs}') end
+  if madeRecords then redis.call('PEXPIRE', ${RECORDS}, '${renewedTtlMs}') end
 end
 redis.call('PUBLISH', ${luaString(channel)}, ARGV[5])
-if KEYS[5] then${logEventsLua('KEYS[5]', 'decisions', retentionMs, DAY_MS)}end
+if KEYS[3] then${logEventsLua('KEYS[3]', 'decisions', retentionMs, DAY_MS)}end
 return 1
 `
 
@@ -183,6 +189,7 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
   const channel = `${prefix}run-events`
   const COMMIT = commitLua(channel, ttlMs, Number(renewedTtl), retentionMs)
   const APPEND = appendLua(channel, retentionMs)
+  // The commit script names the records and files keys from the head key (RECORDS, FILES).
   const headKey = (threadId: string) => `${prefix}{${threadId}}:head`
   const messagesKey = (threadId: string) => `${prefix}{${threadId}}:messages`
   const decisionsKey = (threadId: string) => `${prefix}{${threadId}}:decisions`
@@ -351,7 +358,7 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
       ]
       for (const message of append) args.push(JSON.stringify(message))
       for (const record of decisions) args.push(JSON.stringify(record))
-      const keys = [headKey(threadId), messagesKey(threadId), decisionsKey(threadId), filesKey(threadId)]
+      const keys = [headKey(threadId), messagesKey(threadId)]
       if (last) {
         keys.push(`${writtenAt(last.runId, threadId)}log`)
         pushEventArgs(args, last.events, last.final !== false)
