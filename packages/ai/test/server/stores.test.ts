@@ -296,6 +296,14 @@ describe('on a real Redis', () => {
     // A file is given as long as a move gives, so it never expires before its thread.
     await store.attachments.put('t_ttl', 'att_1', { data: new Uint8Array([1]), mediaType: 'application/octet-stream' })
     expect(await ttl('files')).toBeGreaterThan(ttlMs)
+    // The records list a commit makes gets as long; once less than the TTL is left, a commit that
+    // appends none (it is not sent the records' and files' keys) moves theirs too.
+    const record = { id: 'd_1', digest: 'd' } as never
+    expect(await store.commit({ head: head(4, 2), append: [], decisions: [record] })).toBe(true)
+    expect(await ttl('decisions')).toBeGreaterThan(ttlMs)
+    for (const key of ['head', 'messages', 'decisions', 'files']) await client.sendCommand(['PEXPIRE', `ttl:{t_ttl}:${key}`, String(ttlMs - 1000)])
+    expect(await store.commit({ head: head(5, 2), append: [] })).toBe(true)
+    for (const key of ['head', 'messages', 'decisions', 'files']) expect(await ttl(key)).toBeGreaterThan(ttlMs)
   })
 
   it('starts a thread afresh under the id of one whose head expired first: what the old one’s lists still held is not its history', async () => {

@@ -81,14 +81,17 @@ export interface RedisStore extends ThreadStore {
 // (`follows`, ARGV[4]) also checks that the stored head is that one: by the token of the commit
 // that sent it (`#…`; ARGV[3] is this commit's), or for a head this store did not send, by its
 // text. Refused, it answers the stored head (nil: none), for a read of it that rides the commit.
-// A run's writes carry the events its log had not sent (KEYS[3], its log): written, and the
-// last ones end its log, only if the head is written, in the same script. ARGV[6] and ARGV[7]
+// A run's writes carry the events its log had not sent (its log the last of KEYS): written, and
+// the last ones end its log, only if the head is written, in the same script. ARGV[6] and ARGV[7]
 // count the messages and records that follow from ARGV[8]; the log's arguments come after them.
 // The store's settings are written into the script (as text: Redis reads a Lua number by printing it).
-// KEYS are the head and the messages (and the log): the thread's records and files, which a commit
-// touches only when it appends records, starts a thread or moves the TTLs, are named from the
-// head's key there (`RECORDS`, `FILES`; same slot, as a cluster requires), not sent with every
-// commit: each argument costs Redis about 750 instructions and 13 a byte to hand to Lua.
+// KEYS are the head, the messages, the records when the commit appends some, then the log when it
+// carries events. Otherwise the records and files keys, which a commit touches only to start a
+// thread or move the TTLs, are named in the script from the head's key (`RECORDS`, `FILES`: the
+// same slot), not sent with every commit (each argument costs Redis about 750 instructions, and 13
+// a byte, to hand to Lua), and touched only before the script's first write: Redis Cluster checks
+// the keys a script is sent before it runs it, a key it names itself only when it gets there (while
+// the slot moves to another node, it may fail there), and a script that stops keeps what it wrote.
 const RECORDS = "string.sub(KEYS[1], 1, -5) .. 'decisions'"
 const FILES = "string.sub(KEYS[1], 1, -5) .. 'files'"
 const commitLua = (channel: string, ttlMs: number, renewedTtlMs: number, retentionMs: number) => `
@@ -105,6 +108,15 @@ end
 -- A new thread starts afresh: what a thread of the same id left (its lists, made after its head's
 -- TTL last moved, outlive the head by up to a 64th of the TTL) is not its history.
 if not stored[1] then redis.call('DEL', KEYS[2], ${RECORDS}, ${FILES}) end
+-- Expiry moves only once less than the thread's TTL is left, to a 64th more, on every key of the
+-- thread (PEXPIRE on one that does not exist does nothing); a list made meanwhile, or a new
+-- thread's keys, get as long. So each key holds at least the TTL after a write, and the head
+-- expires first. The keys not sent move first, before anything is written.
+local renew = stored[1] and redis.call('PTTL', KEYS[1]) < ${ttlMs}
+if renew then
+  redis.call('PEXPIRE', ${RECORDS}, '${renewedTtlMs}')
+  redis.call('PEXPIRE', ${FILES}, '${renewedTtlMs}')
+end
 redis.call('HSET', KEYS[1], 'v', ARGV[1], 'h', ARGV[2], 't', ARGV[3])
 local messages = 8 + ARGV[6]
 local decisions = messages + ARGV[7]
@@ -113,21 +125,19 @@ local pushed = 0
 ${pushArgsLua('KEYS[2]', '8', 'messages - 1', 'pushed')}
 local madeMessages = messages > 8 and pushed == messages - 8
 pushed = 0
-${pushArgsLua(RECORDS, 'messages', 'decisions - 1', 'pushed')}
+${pushArgsLua('KEYS[3]', 'messages', 'decisions - 1', 'pushed')}
 local madeRecords = decisions > messages and pushed == decisions - messages
--- Expiry moves only once less than the thread's TTL is left, to a 64th more, on every key of the
--- thread (PEXPIRE on one that does not exist does nothing); a list made meanwhile, or a new
--- thread's keys, get as long. So each key holds at least the TTL after a write, and the head
--- expires first.
-if stored[1] and redis.call('PTTL', KEYS[1]) < ${ttlMs} then
-  for _, key in ipairs({ KEYS[1], KEYS[2], ${RECORDS}, ${FILES} }) do redis.call('PEXPIRE', key, '${renewedTtlMs}') end
+if renew then
+  redis.call('PEXPIRE', KEYS[1], '${renewedTtlMs}')
+  redis.call('PEXPIRE', KEYS[2], '${renewedTtlMs}')
 else
   if not stored[1] then redis.call('PEXPIRE', KEYS[1], '${renewedTtlMs}') end
   if madeMessages then redis.call('PEXPIRE', KEYS[2], '${renewedTtlMs}') end
-  if madeRecords then redis.call('PEXPIRE', ${RECORDS}, '${renewedTtlMs}') end
 end
+if madeRecords then redis.call('PEXPIRE', KEYS[3], '${renewedTtlMs}') end
 redis.call('PUBLISH', ${luaString(channel)}, ARGV[5])
-if KEYS[3] then${logEventsLua('KEYS[3]', 'decisions', retentionMs, DAY_MS)}end
+local logKey = KEYS[decisions > messages and 4 or 3]
+if logKey then${logEventsLua('logKey', 'decisions', retentionMs, DAY_MS)}end
 return 1
 `
 
@@ -210,7 +220,7 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
   const channel = `${prefix}run-events`
   const COMMIT = commitLua(channel, ttlMs, Number(renewedTtl), retentionMs)
   const APPEND = appendLua(channel, retentionMs)
-  // The commit script names the records and files keys from the head key (RECORDS, FILES).
+  // The commit script names the records and files keys from the head key when it is not sent them (RECORDS, FILES).
   const headKey = (threadId: string) => `${prefix}{${threadId}}:head`
   const messagesKey = (threadId: string) => `${prefix}{${threadId}}:messages`
   const decisionsKey = (threadId: string) => `${prefix}{${threadId}}:decisions`
@@ -401,6 +411,7 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
       for (const message of append) args.push(JSON.stringify(message))
       for (const record of decisions) args.push(JSON.stringify(record))
       const keys = [headKey(threadId), messagesKey(threadId)]
+      if (decisions.length > 0) keys.push(decisionsKey(threadId))
       // A log batch held for this thread's next commit rides it: written if the head is, else on its
       // own then. A commit that carries events of its run already (the release: every event the log
       // has not acknowledged) carries the held ones among them.
