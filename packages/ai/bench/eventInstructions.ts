@@ -2,16 +2,17 @@
  * Instructions of a weather turn's events alone: RunEvents → the run's event stream → the memory
  * store's log and the live stream → the frames a `toNodeHandler` response writes (a sink that only
  * counts them). No HTTP, no model, no thread: the events path (server/events/) measured apart, as
- * instructions under valgrind's callgrind (a run of `turns` turns minus a run of none, both after
- * the same warm-up), so a cut of a few hundred instructions per event shows.
+ * instructions under valgrind's callgrind, counted only while `turns` turns run after a warm-up,
+ * so a cut of a few hundred instructions per event shows.
  *
  * Run: npm run build, then tsx bench/eventInstructions.ts [dist dir] [turns]
  * (a dist dir other than this package's: a base build to compare with)
  */
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 
 const dist = process.argv[2] ?? fileURLToPath(new URL('../dist', import.meta.url))
@@ -19,17 +20,29 @@ const turns = Number(process.argv[3] ?? 3000)
 const WARMUP = 3000
 
 if (process.env.EVENT_TURNS === undefined) {
+  // Counted only while the turns run (turned on and off from here, as bench/instructions.ts does).
   const out = mkdtempSync(join(tmpdir(), 'event-instructions-'))
-  const count = (n: number) => {
-    const file = join(out, `callgrind.${n}`)
-    execFileSync('valgrind', ['--tool=callgrind', `--callgrind-out-file=${file}`, process.execPath, '--single-threaded', '--import', 'tsx', fileURLToPath(import.meta.url), dist], { env: { ...process.env, EVENT_TURNS: String(n) }, stdio: 'ignore' })
-    return Number(/^(?:summary|totals):\s*(\d+)/m.exec(readFileSync(file, 'utf8'))?.[1] ?? 0)
-  }
+  const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${out}/callgrind.%p`, process.execPath, '--single-threaded', '--import', 'tsx', fileURLToPath(import.meta.url), dist], {
+    env: { ...process.env, EVENT_TURNS: String(turns) },
+    stdio: ['pipe', 'pipe', 'ignore'],
+  })
+  const control = (...args: string[]) => execFileSync('callgrind_control', [...args, String(child.pid)], { stdio: 'ignore' })
   try {
-    const none = count(0)
-    const some = count(turns)
-    console.log(`event instructions: ${dist} ${((some - none) / turns / 1000).toFixed(1)} k per weather turn's events, over ${turns} turns after ${WARMUP}`)
+    for await (const line of createInterface({ input: child.stdout! })) {
+      if (line === 'ready') {
+        control('-i', 'on')
+        child.stdin!.write('go\n')
+      } else if (line === 'done') {
+        control('-d')
+        control('-i', 'off')
+        break
+      }
+    }
+    let instructions = 0
+    for (const file of readdirSync(out)) instructions = Math.max(instructions, Number(/^(?:summary|totals):\s*(\d+)/m.exec(readFileSync(join(out, file), 'utf8'))?.[1] ?? 0))
+    console.log(`event instructions: ${dist} ${(instructions / turns / 1000).toFixed(1)} k per weather turn's events, over ${turns} turns after ${WARMUP}`)
   } finally {
+    child.kill('SIGKILL')
     rmSync(out, { recursive: true, force: true })
   }
 } else {
@@ -63,7 +76,12 @@ if (process.env.EVENT_TURNS === undefined) {
     await new Promise((resolve) => setImmediate(resolve))
     await new Promise((resolve) => setImmediate(resolve))
   }
-  const total = WARMUP + Number(process.env.EVENT_TURNS)
-  for (let i = 0; i < total; i++) await turn()
+  for (let i = 0; i < WARMUP; i++) await turn()
+  const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]()
+  console.log('ready')
+  await lines.next()
+  for (let i = 0; i < Number(process.env.EVENT_TURNS); i++) await turn()
   if (written === 0) throw new Error('no frames were written')
+  console.log('done')
+  await lines.next()
 }
