@@ -207,11 +207,14 @@ if (parts.has('instructions')) {
     const dir = fileURLToPath(new URL('..', import.meta.url))
     const count = { turns: 2000, warmup: 3000 }
     const model = await modelInstructionsPerTurn({ dir, turns: 2000 })
-    /** A server's steady instructions per turn: less V8's compiler (a warm-up's leftover; see bench/callgrind.ts) and less the scripted model's own. */
-    const steady = (counts: Counts) => counts.total - counts.compiler - (model.total - model.compiler)
+    // The model's own work, less its compiler and collector: in a server its garbage is collected
+    // with the server's (counted there), and alone its collector follows the machine's load.
+    const modelWork = model.total - model.compiler - model.collector
+    /** A server's steady instructions per turn: less V8's compiler (a warm-up's leftover; see bench/callgrind.ts) and less the scripted model's own work. */
+    const steady = (counts: Counts) => counts.total - counts.compiler - modelWork
     const k = (count: number) => `${(count / 1000).toFixed(1)} k`
     console.log(
-      `\n  user-space instructions per weather turn (valgrind callgrind, ${count.turns} turns after ${count.warmup}; the kernel's time not counted), less V8's optimizing compiler still at work after the warm-up, and less the scripted model's own ${k(model.total - model.compiler)}:`,
+      `\n  user-space instructions per weather turn (valgrind callgrind, ${count.turns} turns after ${count.warmup}; the kernel's time not counted), less V8's optimizing compiler still at work after the warm-up, and less the scripted model's own work ${k(modelWork)}:`,
     )
     for (const concurrency of [1, 8]) {
       const [toolgate, needed] = await Promise.all((['toolgate', 'needed'] as const).map((serve) => instructionsPerTurn({ dir, serve, concurrency, ...count })))
