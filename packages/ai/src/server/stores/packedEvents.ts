@@ -16,16 +16,18 @@ const CHUNK = 64
 export class PackedEvents {
   /** The events' JSON, `CHUNK` events a string, in order; none once the run ended (`#text` then holds them all). */
   #chunks: string[] | undefined = []
-  /**
-   * Where each joined event's JSON ends: within its chunk while the run lasts, within `#text` once it
-   * ended (an ended log is kept 30 s by default, the collector marking it all that while: one string
-   * and one array of numbers, not a list of chunks and the arrays that fed them).
-   */
-  readonly #ends: number[] = []
+  /** Where each joined event's JSON ends within its chunk (none once the run ended: `#endsAt` then says). */
+  #ends: number[] | undefined = []
   /** The events after the last chunk, not yet joined (none once the run ended). */
   #rest: string[] | undefined = []
-  /** Every event's JSON, once the run ended. */
+  /**
+   * Once the run ended: every event's JSON, and where each ends in it, two UTF-16 code units an event
+   * (the high 16 bits, then the low). An ended log is kept 30 s by default, every full collection
+   * marking it all that while: two strings, no pointers inside them, not a list of chunks, an array
+   * of numbers the collector visits slot by slot, and the arrays that fed them.
+   */
   #text = ''
+  #endsAt = ''
   #length = 0
   #firstSeq = 0
   /** Each event's `seq`, only once one did not follow the one before (the runtime numbers a run's events 1, 2, 3, ...). */
@@ -50,14 +52,25 @@ export class PackedEvents {
     const chunks = this.#chunks
     if (chunks === undefined) return
     if (this.#rest!.length > 0) this.#join()
-    // Each chunk's ends are made relative to the whole text: the first chunk's already are.
+    const ends = this.#ends!
+    // Each event's end within the whole text (a chunk's ends are within it), in pieces: `String.fromCharCode` takes its code units as arguments.
+    const pieces: string[] = []
+    let units: number[] = []
     let offset = 0
-    for (let chunk = 0; chunk < chunks.length; chunk++) {
-      if (chunk > 0) for (let index = chunk * CHUNK; index < Math.min((chunk + 1) * CHUNK, this.#ends.length); index++) this.#ends[index]! += offset
-      offset += chunks[chunk]!.length
+    for (let index = 0; index < ends.length; index++) {
+      if (index > 0 && index % CHUNK === 0) offset += chunks[index / CHUNK - 1]!.length
+      const end = offset + ends[index]!
+      units.push(Math.floor(end / 65536), end % 65536)
+      if (units.length === 8192) {
+        pieces.push(String.fromCharCode(...units))
+        units = []
+      }
     }
+    pieces.push(String.fromCharCode(...units))
+    this.#endsAt = pieces.join('')
     this.#text = chunks.length === 1 ? chunks[0]! : chunks.join('')
     this.#chunks = undefined
+    this.#ends = undefined
     this.#rest = undefined
   }
 
@@ -65,14 +78,20 @@ export class PackedEvents {
   slice(from: number, to: number): LoggedEvent[] {
     const events: LoggedEvent[] = []
     const chunks = this.#chunks
-    const joined = this.#ends.length
+    const ends = this.#ends ?? []
+    const joined = ends.length
     for (let index = from; index < Math.min(to, this.#length); index++) {
       const seq = this.#seqs ? this.#seqs[index]! : this.#firstSeq + index
-      if (chunks === undefined) events.push({ seq, data: this.#text.slice(index === 0 ? 0 : this.#ends[index - 1], this.#ends[index]) })
+      if (chunks === undefined) events.push({ seq, data: this.#text.slice(index === 0 ? 0 : this.#endAt(index - 1), this.#endAt(index)) })
       else if (index >= joined) events.push({ seq, data: this.#rest![index - joined]! })
-      else events.push({ seq, data: chunks[Math.floor(index / CHUNK)]!.slice(index % CHUNK === 0 ? 0 : this.#ends[index - 1], this.#ends[index]) })
+      else events.push({ seq, data: chunks[Math.floor(index / CHUNK)]!.slice(index % CHUNK === 0 ? 0 : ends[index - 1], ends[index]) })
     }
     return events
+  }
+
+  /** Where the event at `index` ends in `#text` (the run ended). */
+  #endAt(index: number): number {
+    return this.#endsAt.charCodeAt(2 * index) * 65536 + this.#endsAt.charCodeAt(2 * index + 1)
   }
 
   #add(data: string): void {
@@ -82,7 +101,7 @@ export class PackedEvents {
 
   #join(): void {
     let end = 0
-    for (const data of this.#rest!) this.#ends.push((end += data.length))
+    for (const data of this.#rest!) this.#ends!.push((end += data.length))
     this.#chunks!.push(this.#rest!.join(''))
     this.#rest = []
   }
@@ -92,8 +111,9 @@ export class PackedEvents {
     const events = this.slice(0, this.#length)
     this.#chunks = []
     this.#rest = []
-    this.#ends.length = 0
+    this.#ends = []
     this.#text = ''
+    this.#endsAt = ''
     for (const event of events) this.#add(event.data)
   }
 }
