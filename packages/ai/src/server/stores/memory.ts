@@ -221,14 +221,22 @@ export function memoryStore(options: MemoryStoreOptions = {}): ThreadStore {
   }
 }
 
-interface RunLog {
-  /** Packed (packedEvents.ts): a streaming run logs an event per delta, kept a while after it ends. */
-  readonly events: PackedEvents
-  ended: boolean
+/**
+ * A run's log: its events, packed (packedEvents.ts: a streaming run logs an event per delta, kept a
+ * while after it ends), and what the log knows of the run. One object, not the events in one and
+ * these in another: an ended log is kept 30 s by default, marked by every full collection.
+ */
+class RunLog extends PackedEvents {
+  ended = false
   /** When an ended run's log may go. */
-  expiresAt: number
+  expiresAt = Infinity
   /** Readers waiting for more: made when the first one waits (most runs have none). */
   waiters: Set<() => void> | undefined
+
+  constructor(waiters: Set<() => void> | undefined) {
+    super()
+    this.waiters = waiters
+  }
 }
 
 /**
@@ -285,14 +293,14 @@ export function memoryEventLog(options: { readonly retentionMs?: number | undefi
     // expired logs are dropped as runs end (below) and readers look, not on each of those appends.
     let log = running.get(runId) ?? find(runId)
     if (!log) {
-      log = { events: new PackedEvents(), ended: false, expiresAt: Infinity, waiters: early.get(runId) }
+      log = new RunLog(early.get(runId))
       early.delete(runId)
       running.set(runId, log)
     }
-    for (const event of events) log.events.push(event)
+    for (const event of events) log.push(event)
     if (final && !log.ended) {
       log.ended = true
-      log.events.end()
+      log.end()
       log.expiresAt = Date.now() + retentionMs
       running.delete(runId)
       ended.set(runId, log)
@@ -315,12 +323,12 @@ export function memoryEventLog(options: { readonly retentionMs?: number | undefi
       if (!log) return undefined
       // Events are numbered from 1 without gaps, so `after` is also an index.
       const from = Math.max(0, after)
-      const events = log.events.slice(from, from + limit)
-      return { events, ended: log.ended && from + events.length >= log.events.length }
+      const events = log.slice(from, from + limit)
+      return { events, ended: log.ended && from + events.length >= log.length }
     },
     wait(runId, after, timeoutMs, signal) {
       const log = find(runId)
-      if (signal.aborted || (log && (log.events.length > after || log.ended))) return Promise.resolve()
+      if (signal.aborted || (log && (log.length > after || log.ended))) return Promise.resolve()
       // A reader never makes a log: one for a run that has not logged yet waits aside, and goes with its readers.
       let waiters = log ? log.waiters : early.get(runId)
       if (!waiters) {
