@@ -574,7 +574,7 @@ describe('on a real PostgreSQL', () => {
       expect(await store.commit({ head: head(2, 3), append: [second] })).toBe(false)
       expect(await store.messages('named', 0, 2)).toEqual([first, second])
       expect((await store.head('named'))?.version).toBe(2)
-      expect(await prepared()).toBe(3) // the commit, the messages, the head: each prepared once
+      expect(await prepared()).toBe(4) // the commit, its wake-up after it, the messages, the head: each prepared once
       expect(() => postgresStore({ pool, namedStatements: 'yes' as never })).toThrow(expect.objectContaining({ code: 'INVALID_OPTION', option: 'namedStatements' }))
     } finally {
       await single.end()
