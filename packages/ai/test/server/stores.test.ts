@@ -653,7 +653,8 @@ describe('on a real PostgreSQL', () => {
       const a = reviewedApp(writer)
       // A minute's wait: only the notification can end it within the test's time, unless B polls.
       const b = reviewedApp(postgresStore({ pool: counting, listener, table: 'watch' }), { limits: { watchMs: 60_000 } })
-      await expectWatchAnsweredAcrossInstances(a, b, () => looks)
+      // A's turn's last wake-ups go after its commits, at most 10 ms apart: they are out well within this.
+      await expectWatchAnsweredAcrossInstances(a, b, () => looks, () => new Promise((resolve) => setTimeout(resolve, 300)))
     } finally {
       await listener.end()
     }
@@ -664,9 +665,12 @@ describe('on a real PostgreSQL', () => {
  * Alice's chat on instance B watches her thread (`GET ?watch`) while Bob, a reviewer, approves on
  * instance A: B answers with the new version, having looked at the head's version once (`looks`),
  * so a notification woke it. The watch waits long enough first for a polling store to look again.
+ * `settled` waits for the wake-ups of A's turn that may still be on their way (PostgreSQL sends
+ * them after its commits), which would make B look once more.
  */
-async function expectWatchAnsweredAcrossInstances(a: ReturnType<typeof reviewedApp>, b: ReturnType<typeof reviewedApp>, looks: () => number) {
+async function expectWatchAnsweredAcrossInstances(a: ReturnType<typeof reviewedApp>, b: ReturnType<typeof reviewedApp>, looks: () => number, settled?: () => Promise<unknown>) {
   const { threadId, interrupt } = await a.ask('pay 500')
+  await settled?.()
   const now = (await (await b.get(`threadId=${threadId}&watch=0`, 'alice')).json()) as { threadId: string; version: number }
   expect(now).toEqual({ threadId, version: expect.any(Number) })
   const watching = b.get(`threadId=${threadId}&watch=${now.version}`, 'alice')

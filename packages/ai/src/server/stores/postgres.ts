@@ -40,7 +40,7 @@ export interface PostgresStoreOptions {
    * Wakes readers that reattach to a run as soon as its events land, and watchers of a thread
    * (`GET ?watch`) as soon as it changes, on any instance (LISTEN/NOTIFY, sent once the commit is
    * answered, so it never holds up commits); without it they look every 100 ms (a thread's
-   * watchers every second), with it every 2 s, for a wake-up lost when an instance dies between a
+   * watchers every second), with it every 5 s, for a wake-up lost when an instance dies between a
    * commit and its notify. Every instance should be given one: a function that
    * connects a `pg.Client` of its own, called again (with backoff) whenever the connection drops,
    * while readers poll. A connected client works too, until its connection drops.
@@ -173,7 +173,7 @@ const POLL_MS = 100
  * commit (postgresNotify.ts), so a process that dies in between, or a notify that fails, loses it,
  * and the waiter finds the commit by this look instead.
  */
-const LISTENING_POLL_MS = 2000
+const LISTENING_POLL_MS = 5000
 
 /**
  * A `ThreadStore` on PostgreSQL: a thread's head is one row written by compare-and-set on its
