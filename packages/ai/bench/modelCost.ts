@@ -37,19 +37,24 @@ async function drain(iterable: AsyncIterable<unknown>): Promise<void> {
   for await (const _ of iterable);
 }
 
-export async function modelCosts(workload: Workload): Promise<ModelCosts> {
+/** One Toolgate turn's model calls, recorded through the chat handler: replaying them drains the same streams. */
+export async function toolgateModelReplay(workload: Workload): Promise<() => Promise<void>> {
   const message = workload === 'weather' ? 'weather in Paris' : 'go'
-  const turns = isShortTurn(workload) ? 3000 : 20
-
-  // Toolgate's model: the requests of one turn through the handler, replayed.
   const model = modelOf[workload]
   const requests: ModelRequest[] = []
   const recording: ChatModel = { stream: (request) => (requests.push(request), model.stream(request)) }
   const handler = createChatHandler({ model: recording, tools: [weather] })
   await (await handler(new Request('http://bench.local/', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message }) }))).text()
-  const toolgate = await cpuPerTurn(async () => {
+  return async () => {
     for (const request of requests) await drain(model.stream(request))
-  }, turns)
+  }
+}
+
+export async function modelCosts(workload: Workload): Promise<ModelCosts> {
+  const message = workload === 'weather' ? 'weather in Paris' : 'go'
+  const turns = isShortTurn(workload) ? 3000 : 20
+
+  const toolgate = await cpuPerTurn(await toolgateModelReplay(workload), turns)
 
   // TanStack's scripted adapter: its calls of one turn, replayed.
   const adapter = adapterFor(workload) as unknown as { chatStream: (options: unknown) => AsyncIterable<unknown> }

@@ -7,6 +7,7 @@
  * Run: npm run build, then tsx bench/server.bench.ts (the package as users run it: the built JavaScript)
  */
 import { createServer } from 'node:http'
+import { fileURLToPath } from 'node:url'
 import type { AddressInfo } from 'node:net'
 import * as v from 'valibot'
 import { toolDefinition } from '@toolgate/ai'
@@ -14,13 +15,14 @@ import { createChatHandler, toNodeHandler } from '@toolgate/ai/server'
 import { scriptedModel } from '@toolgate/ai/server/testing'
 import { type RunEvent } from '@toolgate/ai/protocol'
 import { checkAiSdkTurn } from './aiSdkPeer.ts'
+import { hasCallgrind, instructionsPerTurn, modelInstructionsPerTurn } from './callgrind.ts'
 import { modelCosts } from './modelCost.ts'
 import { checkTanstackTurn } from './tanstackPeer.ts'
 import { STREAMED_ARG_DELTAS, STREAMED_TEXT_DELTAS, measure, postJson, startInstance, weather, type Instance, type MeasureLimits, type Workload } from './workload.ts'
 
 const LIMITS = { warmup: 300, maxTurns: 3000, budgetMs: 1500 }
-/** SERVER_BENCH=http (or weather, streaming, in-process, comma-separated): only those parts. */
-const parts = new Set((process.env.SERVER_BENCH ?? 'in-process,weather,streaming,http').split(','))
+/** SERVER_BENCH=http (or weather, instructions, streaming, in-process, comma-separated): only those parts. */
+const parts = new Set((process.env.SERVER_BENCH ?? 'in-process,weather,instructions,streaming,http').split(','))
 
 const transfer = toolDefinition({
   name: 'transfer_money',
@@ -194,6 +196,25 @@ console.log(`\n  each server in its own process; server CPU per turn (its own pr
 console.log('  goals: ≤ 0.5× TanStack chat(), ≤ 0.25× AI SDK 7 streamText, ≤ 1.5× the needed+thread floor (2.0× the line not to cross)')
 if (parts.has('weather')) console.log('\n  one server tool per turn (two model steps), CPU per turn:')
 if (parts.has('weather')) await compareWorkload('weather', [1, 8, 32], { warmup: 300, maxTurns: 3000, budgetMs: 1500 }, (cpu) => `${cpu.toFixed(3)} ms`)
+
+// The same per-turn ratio by user-space instructions (bench/callgrind.ts): they move far less with
+// the machine's load than CPU time does (±30% between runs on a shared 2-core VM), though not
+// nothing (V8's collector follows wall time); they leave out the kernel's time (the socket's reads
+// and writes), a larger share of the floor's CPU than of Toolgate's.
+if (parts.has('instructions')) {
+  if (!hasCallgrind()) console.log('\n  user-space instructions per turn: not measured (needs valgrind: apt install valgrind)')
+  else {
+    const dir = fileURLToPath(new URL('..', import.meta.url))
+    const count = { turns: 2000, warmup: 3000 }
+    const model = await modelInstructionsPerTurn({ dir, turns: 2000 })
+    console.log(`\n  user-space instructions per weather turn (valgrind callgrind, ${count.turns} turns after ${count.warmup}; the kernel's time not counted), the scripted model's own ${(model / 1000).toFixed(1)} k taken off both:`)
+    for (const concurrency of [1, 8]) {
+      const [toolgate, needed] = await Promise.all((['toolgate', 'needed'] as const).map((serve) => instructionsPerTurn({ dir, serve, concurrency, ...count })))
+      const ratio = (toolgate! - model) / (needed! - model)
+      console.log(`  c=${String(concurrency).padEnd(2)} toolgate ${((toolgate! - model) / 1000).toFixed(1)} k, needed ${((needed! - model) / 1000).toFixed(1)} k: toolgate ÷ needed+thread floor ${ratio.toFixed(2)}×${ratio <= 1.5 ? ' met' : ' goal ≤1.5'}`)
+    }
+  }
+}
 
 for (const [workload, deltas, what] of [
   ['text', STREAMED_TEXT_DELTAS, 'text deltas'],

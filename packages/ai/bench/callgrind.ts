@@ -1,0 +1,101 @@
+/**
+ * CPU per turn as instructions, not time: a process under valgrind's callgrind, counting only
+ * between two marks set from outside (`callgrind_control`). Counts move far less with the machine's
+ * load than CPU time does (±30% between runs minutes apart on a shared 2-core VM), so the server
+ * bench prints the per-turn ratio to the floor by both measures. Not nothing: V8's collector and
+ * compiler follow wall time, and on a machine at 7× its cores a turn counted up to a third more. Kernel time (the socket's writes) is
+ * not counted; V8's compiler and collector are (run with `--single-threaded`, so they work on the
+ * counted thread).
+ */
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { measure, postJson, type Serve, type Workload } from './workload.ts'
+
+export const hasCallgrind = () => spawnSync('callgrind_control', ['-h']).error === undefined && spawnSync('valgrind', ['--version']).status === 0
+
+interface Counted {
+  readonly child: ChildProcess
+  /** Waits until the child has printed a line matching `pattern`; its first group. */
+  readonly printed: (pattern: RegExp) => Promise<string>
+  /** Instructions counted while `work` runs. */
+  readonly count: (work: () => Promise<void>) => Promise<number>
+}
+
+async function underCallgrind<T>(dir: string, script: string, env: Record<string, string>, use: (counted: Counted) => Promise<T>): Promise<T> {
+  const out = mkdtempSync(join(tmpdir(), 'instructions-'))
+  const child = spawn(
+    'valgrind',
+    ['--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${out}/callgrind.%p`, process.execPath, '--single-threaded', '--import', 'tsx', `${dir}/bench/${script}`],
+    { cwd: dir, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'ignore'] },
+  )
+  let output = ''
+  child.stdout!.on('data', (data: Buffer) => (output += String(data)))
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`valgrind exited with ${code} (is it installed?)`))))
+  exited.catch(() => {})
+  const printed = async (pattern: RegExp) => {
+    for (;;) {
+      const found = pattern.exec(output)
+      if (found) return found[1] ?? found[0]
+      await Promise.race([exited, new Promise((resolve) => child.stdout!.once('data', resolve))])
+    }
+  }
+  const control = (...args: string[]) => execFileSync('callgrind_control', [...args, String(child.pid)], { stdio: 'ignore' })
+  const count = async (work: () => Promise<void>) => {
+    control('-i', 'on')
+    await work()
+    control('-d')
+    control('-i', 'off')
+    let instructions = 0
+    for (const file of readdirSync(out)) instructions = Math.max(instructions, Number(/^(?:summary|totals):\s*(\d+)/m.exec(readFileSync(join(out, file), 'utf8'))?.[1] ?? 0))
+    return instructions
+  }
+  try {
+    return await use({ child, printed, count })
+  } finally {
+    child.removeAllListeners('exit')
+    child.kill('SIGKILL')
+    rmSync(out, { recursive: true, force: true })
+  }
+}
+
+export interface TurnCount {
+  /** The package directory whose bench/ and built dist run (another: a base build to compare with). */
+  readonly dir: string
+  readonly serve: Serve
+  readonly workload?: Workload
+  readonly turns: number
+  readonly concurrency: number
+  readonly warmup: number
+}
+
+/** Instructions per turn of one server (bench/instance.ts) over HTTP, after a warm-up. */
+export function instructionsPerTurn({ dir, serve, workload = 'weather', turns, concurrency, warmup }: TurnCount): Promise<number> {
+  return underCallgrind(dir, 'instance.ts', { SERVE: serve, WORKLOAD: workload }, async ({ printed, count }) => {
+    const url = `http://127.0.0.1:${await printed(/port (\d+)/)}/`
+    const message = workload === 'weather' ? 'weather in Paris' : 'go'
+    const turn = async () => {
+      const { status, text } = await postJson(url, { message })
+      if (status !== 200 || !text.includes('"RUN_FINISHED"')) throw new Error(`${serve} turn failed (${status}): ${text.slice(-300)}`)
+    }
+    for (let i = 0; i < warmup; i++) await turn()
+    let done = 0
+    const instructions = await count(async () => {
+      done = (await measure(turn, concurrency, { warmup: 0, maxTurns: turns, budgetMs: Number.POSITIVE_INFINITY })).done
+    })
+    return instructions / done
+  })
+}
+
+/** Instructions per turn of the scripted model alone (bench/modelReplay.ts: one Toolgate turn's model calls, replayed), which the server and the floor both pay. */
+export function modelInstructionsPerTurn({ dir, workload = 'weather', turns }: Pick<TurnCount, 'dir' | 'workload' | 'turns'>): Promise<number> {
+  return underCallgrind(dir, 'modelReplay.ts', { WORKLOAD: workload, TURNS: String(turns) }, async ({ child, printed, count }) => {
+    await printed(/^ready$/m)
+    const instructions = await count(async () => {
+      child.stdin!.write('go\n')
+      await printed(/^done$/m)
+    })
+    return instructions / turns
+  })
+}
