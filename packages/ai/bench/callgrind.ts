@@ -20,7 +20,7 @@ interface Counted {
   /** Waits until the child has printed a line matching `pattern`; its first group. */
   readonly printed: (pattern: RegExp) => Promise<string>
   /** Instructions counted while `work` runs. */
-  readonly count: (work: () => Promise<void>) => Promise<number>
+  readonly count: (work: () => Promise<void>) => Promise<Counts>
 }
 
 async function underCallgrind<T>(dir: string, script: string, env: Record<string, string>, use: (counted: Counted) => Promise<T>): Promise<T> {
@@ -47,9 +47,13 @@ async function underCallgrind<T>(dir: string, script: string, env: Record<string
     await work()
     control('-d')
     control('-i', 'off')
-    let instructions = 0
-    for (const file of readdirSync(out)) instructions = Math.max(instructions, Number(/^(?:summary|totals):\s*(\d+)/m.exec(readFileSync(join(out, file), 'utf8'))?.[1] ?? 0))
-    return instructions
+    let total = 0
+    let counted = ''
+    for (const file of readdirSync(out)) {
+      const found = Number(/^(?:summary|totals):\s*(\d+)/m.exec(readFileSync(join(out, file), 'utf8'))?.[1] ?? 0)
+      if (found > total) [total, counted] = [found, join(out, file)]
+    }
+    return { total, ...apart(counted) }
   }
   try {
     return await use({ child, printed, count })
@@ -59,6 +63,36 @@ async function underCallgrind<T>(dir: string, script: string, env: Record<string
     rmSync(out, { recursive: true, force: true })
   }
 }
+
+/** Instructions: all counted, and of them V8's optimizing compilers (and parser) and its collector, by function name. */
+export interface Counts {
+  readonly total: number
+  readonly compiler: number
+  readonly collector: number
+}
+
+// Functions a turn calls once get hot only after thousands of turns, so the compiler is still at
+// work after any warm-up a bench can afford (up to a fifth of a counted turn); a server that runs
+// for hours pays it once. The collector is a turn's real cost, but when a full collection falls
+// moves it by tens of k between runs. Both are printed apart.
+const COLLECTOR = /Scaveng|Heap::|MarkCompact|Marking|Evacuat|IteratePointers|BodyDescriptor|Sweeper|PretenuringHandler|ShouldBePromoted|SizeFromMap|GCTracer|RememberedSet|SlotSet|MemoryAllocator|PagedSpace|NewSpace|FreeList|ProcessWeak|ClearNonLive|MinorMC|RootVisitor|ObjectVisitor|AllocateInNewSpace|RecordMigrated|GlobalHandles/
+const COMPILER = /compiler::|Turbofan|Maglev|OptimizingCompile|Compiler::|Zone|BytecodeGenerator|Parser|Scanner|Deoptimizer|interpreter::/
+
+function apart(file: string): { compiler: number; collector: number } {
+  const sums = { compiler: 0, collector: 0 }
+  if (!file) return sums
+  const annotated = execFileSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })
+  for (const line of annotated.split('\n')) {
+    const found = /^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(.*)$/.exec(line)
+    if (!found || found[2]!.includes('PROGRAM TOTALS')) continue
+    const count = Number(found[1]!.replaceAll(',', ''))
+    if (COLLECTOR.test(found[2]!)) sums.collector += count
+    else if (COMPILER.test(found[2]!)) sums.compiler += count
+  }
+  return sums
+}
+
+const perTurn = (counts: Counts, turns: number): Counts => ({ total: counts.total / turns, compiler: counts.compiler / turns, collector: counts.collector / turns })
 
 export interface TurnCount {
   /** The package directory whose bench/ and built dist run (another: a base build to compare with). */
@@ -71,7 +105,7 @@ export interface TurnCount {
 }
 
 /** Instructions per turn of one server (bench/instance.ts) over HTTP, after a warm-up. */
-export function instructionsPerTurn({ dir, serve, workload = 'weather', turns, concurrency, warmup }: TurnCount): Promise<number> {
+export function instructionsPerTurn({ dir, serve, workload = 'weather', turns, concurrency, warmup }: TurnCount): Promise<Counts> {
   return underCallgrind(dir, 'instance.ts', { SERVE: serve, WORKLOAD: workload }, async ({ printed, count }) => {
     const url = `http://127.0.0.1:${await printed(/port (\d+)/)}/`
     const message = workload === 'weather' ? 'weather in Paris' : 'go'
@@ -81,21 +115,21 @@ export function instructionsPerTurn({ dir, serve, workload = 'weather', turns, c
     }
     for (let i = 0; i < warmup; i++) await turn()
     let done = 0
-    const instructions = await count(async () => {
+    const counts = await count(async () => {
       done = (await measure(turn, concurrency, { warmup: 0, maxTurns: turns, budgetMs: Number.POSITIVE_INFINITY })).done
     })
-    return instructions / done
+    return perTurn(counts, done)
   })
 }
 
 /** Instructions per turn of the scripted model alone (bench/modelReplay.ts: one Toolgate turn's model calls, replayed), which the server and the floor both pay. */
-export function modelInstructionsPerTurn({ dir, workload = 'weather', turns }: Pick<TurnCount, 'dir' | 'workload' | 'turns'>): Promise<number> {
+export function modelInstructionsPerTurn({ dir, workload = 'weather', turns }: Pick<TurnCount, 'dir' | 'workload' | 'turns'>): Promise<Counts> {
   return underCallgrind(dir, 'modelReplay.ts', { WORKLOAD: workload, TURNS: String(turns) }, async ({ child, printed, count }) => {
     await printed(/^ready$/m)
-    const instructions = await count(async () => {
+    const counts = await count(async () => {
       child.stdin!.write('go\n')
       await printed(/^done$/m)
     })
-    return instructions / turns
+    return perTurn(counts, turns)
   })
 }

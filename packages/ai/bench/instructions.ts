@@ -19,4 +19,6 @@ const concurrency = Number(process.argv[5] ?? 8)
 const warmup = Number(process.argv[6] ?? 2000)
 
 const perTurn = serve === 'model' ? await modelInstructionsPerTurn({ dir, turns }) : await instructionsPerTurn({ dir, serve: serve as Serve, turns, concurrency, warmup })
-console.log(`instructions: ${serve} (${dir}) ${(perTurn / 1000).toFixed(1)} k per weather turn, over ${turns} turns${serve === 'model' ? '' : ` at concurrency ${concurrency} after ${warmup}`}`)
+const k = (count: number) => (count / 1000).toFixed(1)
+console.log(`instructions: ${serve} (${dir}) ${k(perTurn.total)} k per weather turn, over ${turns} turns${serve === 'model' ? '' : ` at concurrency ${concurrency} after ${warmup}`}`)
+console.log(`  of which V8's compiler ${k(perTurn.compiler)} k, its collector ${k(perTurn.collector)} k: ${k(perTurn.total - perTurn.compiler)} k without the compiler`)

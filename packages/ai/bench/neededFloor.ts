@@ -113,7 +113,9 @@ export function neededFloor(model: ChatModel, tool: FloorTool) {
         const input = v.parse(tool.inputSchema, JSON.parse(call.args))
         const output = v.parse(tool.outputSchema, await tool.run(input as never))
         const content = JSON.stringify(output)
-        const result = { role: 'tool', id: nextId('msg'), toolCallId, content } as ThreadMessage
+        // Stored as a thread keeps a result (its tool, status and output): the model reads it as Toolgate's
+        // run gives it, so both turns answer the same text ("It is 5°C.", three deltas).
+        const result = { role: 'tool', id: nextId('msg'), toolCallId, toolName: call.name, content, status: 'success', output } as ThreadMessage
         messages.push(result)
         send({ type: 'TOOL_CALL_RESULT', messageId: result.id, toolCallId, content, role: 'tool' })
       }

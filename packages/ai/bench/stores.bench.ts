@@ -545,8 +545,9 @@ try {
   if (!ONLY) console.log(`  long thread, per turn at N=${HISTORY[0]} → N=${HISTORY.at(-1)} prior turns: ${flatness.join('   ')}`)
 
   // The model over HTTP (aimock serving OpenAI Chat Completions, its own process): a turn waits for
-  // the provider too, and a shared store's writes can ride beside those waits.
-  if (stores.length > 1 && !ONLY) {
+  // the provider too, and a shared store's writes can ride beside those waits. Printed with
+  // STORES=redis too: the Redis goal (≥ 0.8× memory) is read off this line.
+  if (stores.length > 1 && (!ONLY || runs('redis'))) {
     const mock = await startInstance('aimock')
     try {
       const { openAIChatModel } = await import('@toolgate/ai/providers')

@@ -35,8 +35,10 @@ export function randomId(prefix = ''): string {
   codes[at++] = CODES[last >> 2]!
   codes[at] = CODES[(last & 3) << 4]!
   const id = String.fromCharCode.apply(null, codes)
-  pool.fill(0, offset, offset + 16) // a drawn id's bytes never stay in memory
-  codes.fill(0, prefix.length) // nor the characters made of them
+  // A drawn id's bytes never stay in memory, nor the characters made of them. Zeroed in loops, not
+  // by `fill`: both `fill`s are calls into the runtime, each dearer than the loop over 16 or 22 slots.
+  for (let i = offset; i < offset + 16; i++) pool[i] = 0
+  for (let i = prefix.length; i < codes.length; i++) codes[i] = 0
   offset += 16
   return id
 }

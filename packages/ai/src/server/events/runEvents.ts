@@ -2,6 +2,7 @@ import type { AgUiMessage, RunEvent, RunFinishedEvent, SubagentErrorCode, Subage
 import type { AgUiInterrupt, AgUiRunOutcome, RunOutcome, ToolInterrupt } from '../../protocol/interrupts.ts'
 import type { ThreadToolMessage } from '../../protocol/messages.ts'
 import type { ErrorCode } from '../../protocol/errors.ts'
+import { jsonString } from '../../util/jsonString.ts'
 import { randomId } from '../../util/randomId.ts'
 import { mcpAppActivity } from './mcpAppActivity.ts'
 
@@ -45,7 +46,7 @@ export class RunEvents {
   }
 
   started(): void {
-    this.#emit({ type: 'RUN_STARTED', threadId: this.threadId, runId: this.runId })
+    this.#emit({ type: 'RUN_STARTED', threadId: this.threadId, runId: this.runId }, `{"type":"RUN_STARTED","threadId":${jsonString(this.threadId)},"runId":${jsonString(this.runId)}}`)
   }
 
   /** A model step begins; `messageId` is the id of the assistant message it stores. */
@@ -66,10 +67,10 @@ export class RunEvents {
       const messageId = step.segments++ === 0 ? step.messageId : randomId('msg_')
       this.#step = step
       this.#text = messageId
-      this.#emit({ type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' })
+      this.#emit({ type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' }, `{"type":"TEXT_MESSAGE_START","messageId":${jsonString(messageId)},"role":"assistant"}`)
     }
     const messageId = this.#text
-    this.#emit({ type: 'TEXT_MESSAGE_CONTENT', messageId, delta }, `{"type":"TEXT_MESSAGE_CONTENT","messageId":${JSON.stringify(messageId)},"delta":${JSON.stringify(delta)}}`)
+    this.#emit({ type: 'TEXT_MESSAGE_CONTENT', messageId, delta }, `{"type":"TEXT_MESSAGE_CONTENT","messageId":${jsonString(messageId)},"delta":${JSON.stringify(delta)}}`)
   }
 
   /** Appends to the model's visible reasoning. */
@@ -83,7 +84,7 @@ export class RunEvents {
       this.#emit({ type: 'REASONING_MESSAGE_START', messageId, role: 'reasoning' })
     }
     const messageId = this.#reasoning
-    this.#emit({ type: 'REASONING_MESSAGE_CONTENT', messageId, delta }, `{"type":"REASONING_MESSAGE_CONTENT","messageId":${JSON.stringify(messageId)},"delta":${JSON.stringify(delta)}}`)
+    this.#emit({ type: 'REASONING_MESSAGE_CONTENT', messageId, delta }, `{"type":"REASONING_MESSAGE_CONTENT","messageId":${jsonString(messageId)},"delta":${JSON.stringify(delta)}}`)
   }
 
   toolCallStart(toolCallId: string, toolCallName: string): void {
@@ -93,20 +94,24 @@ export class RunEvents {
     const parent = this.#step?.messageId
     // The optional key set in place, not spread from a conditional literal (so in `finished`).
     const event: { -readonly [K in keyof ToolCallStartEvent]: ToolCallStartEvent[K] } = { type: 'TOOL_CALL_START', toolCallId, toolCallName }
-    if (parent !== undefined) event.parentMessageId = parent
+    let json = `{"type":"TOOL_CALL_START","toolCallId":${jsonString(toolCallId)},"toolCallName":${jsonString(toolCallName)}`
+    if (parent !== undefined) {
+      event.parentMessageId = parent
+      json += `,"parentMessageId":${jsonString(parent)}`
+    }
     if (this.#apps?.has(toolCallName)) (this.#appArgs ??= new Map()).set(toolCallId, '')
-    this.#emit(event)
+    this.#emit(event, `${json}}`)
   }
 
   toolCallArgs(toolCallId: string, delta: string): void {
     if (delta === '' || !this.#openCalls.has(toolCallId)) return
     const args = this.#appArgs?.get(toolCallId)
     if (args !== undefined) this.#appArgs!.set(toolCallId, args + delta)
-    this.#emit({ type: 'TOOL_CALL_ARGS', toolCallId, delta }, `{"type":"TOOL_CALL_ARGS","toolCallId":${JSON.stringify(toolCallId)},"delta":${JSON.stringify(delta)}}`)
+    this.#emit({ type: 'TOOL_CALL_ARGS', toolCallId, delta }, `{"type":"TOOL_CALL_ARGS","toolCallId":${jsonString(toolCallId)},"delta":${JSON.stringify(delta)}}`)
   }
 
   toolCallEnd(toolCallId: string): void {
-    if (this.#openCalls.delete(toolCallId)) this.#emit({ type: 'TOOL_CALL_END', toolCallId })
+    if (this.#openCalls.delete(toolCallId)) this.#emit({ type: 'TOOL_CALL_END', toolCallId }, `{"type":"TOOL_CALL_END","toolCallId":${jsonString(toolCallId)}}`)
   }
 
   /** Ends whatever the model left open: the step is over. */
@@ -141,7 +146,11 @@ export class RunEvents {
   result(result: ThreadToolMessage): void {
     const { id: messageId, toolCallId, content } = result
     this.#unansweredCalls.delete(toolCallId)
-    this.#emit({ type: 'TOOL_CALL_RESULT', messageId, toolCallId, content, role: 'tool', metadata: resultMetadata(result) })
+    const metadata = resultMetadata(result)
+    this.#emit(
+      { type: 'TOOL_CALL_RESULT', messageId, toolCallId, content, role: 'tool', metadata },
+      `{"type":"TOOL_CALL_RESULT","messageId":${jsonString(messageId)},"toolCallId":${jsonString(toolCallId)},"content":${JSON.stringify(content)},"role":"tool","metadata":${JSON.stringify(metadata)}}`,
+    )
     const uri = this.#apps?.get(result.toolName)
     if (uri !== undefined) this.#emit(mcpAppActivity(result, uri, this.#appArgs?.get(toolCallId)))
   }
@@ -159,9 +168,14 @@ export class RunEvents {
 
   finished(outcome: RunOutcome, usage?: TokenUsage): void {
     this.stepEnded()
-    const event: { -readonly [K in keyof RunFinishedEvent]: RunFinishedEvent[K] } = { type: 'RUN_FINISHED', threadId: this.threadId, runId: this.runId, outcome: toAgUi(outcome, this.#unansweredCalls) }
-    if (usage) event.usage = [usage]
-    this.#emit(event)
+    const told = toAgUi(outcome, this.#unansweredCalls)
+    const event: { -readonly [K in keyof RunFinishedEvent]: RunFinishedEvent[K] } = { type: 'RUN_FINISHED', threadId: this.threadId, runId: this.runId, outcome: told }
+    let json = `{"type":"RUN_FINISHED","threadId":${jsonString(this.threadId)},"runId":${jsonString(this.runId)},"outcome":${JSON.stringify(told)}`
+    if (usage) {
+      event.usage = [usage]
+      json += `,"usage":[${JSON.stringify(usage)}]`
+    }
+    this.#emit(event, `${json}}`)
     this.#ended = true
   }
 
@@ -186,7 +200,7 @@ export class RunEvents {
   }
 
   #closeText(): void {
-    if (this.#text !== undefined) this.#emit({ type: 'TEXT_MESSAGE_END', messageId: this.#text })
+    if (this.#text !== undefined) this.#emit({ type: 'TEXT_MESSAGE_END', messageId: this.#text }, `{"type":"TEXT_MESSAGE_END","messageId":${jsonString(this.#text)}}`)
     this.#text = undefined
   }
 
@@ -203,10 +217,11 @@ export class RunEvents {
   }
 
   /**
-   * `json`: the event's JSON, written out where a model delta makes the event (text, reasoning,
-   * tool-call arguments), key for key as `JSON.stringify` would write the object. Stringifying the
-   * object takes V8's general path (an eighth of the instructions of a turn streaming text); its
-   * two strings take the fast one, at half the cost. Dropped when a timestamp joins the event.
+   * `json`: the event's JSON, written out key for key as `JSON.stringify` would write the object,
+   * for the events every turn makes (a delta's, a call's, a result's, the run's start and end).
+   * Stringifying the object takes V8's general path (an eighth of the instructions of a turn
+   * streaming text); its strings take the fast one, or none (`jsonString`), at a third of the cost.
+   * Dropped when a timestamp joins the event.
    */
   #emit(event: RunEvent, json?: string): void {
     if (this.#ended) return

@@ -78,7 +78,7 @@ export class Run {
     abort: RunAbort
     head: ThreadHead
     /** The stored history, when the caller has it; else `load` reads it. */
-    messages?: readonly ThreadMessage[]
+    messages?: readonly ThreadMessage[] | undefined
     trace?: RunTrace | undefined
     /** The run's log, when its thread store writes it with commits (`RunEventLog.inCommits`). */
     log?: LastEvents | undefined

@@ -20,10 +20,10 @@ import type { ToolInputRequest } from '../../tools/inputRequest.ts'
 import { answeredByMessage, rememberResolved } from '../thread/step.ts'
 import { modelStep } from './modelStep.ts'
 import { retry, sleep } from '../../util/retry.ts'
-import { executeToolCallsNow, planToolCallsNow, rerunPlan, startsUnmarked } from './toolCalls.ts'
+import { executeToolCallsNow, planToolCallsNow, rerunPlan, startsUnmarked, type Plan } from './toolCalls.ts'
 import { isAgentCall, resumedAgents, runAgentCalls } from './subagent.ts'
 import { outputHook } from './outputHook.ts'
-import type { OpenStep, StoredInterrupt } from '../thread/threadStore.ts'
+import type { OpenStep, StoredInterrupt, ThreadHead } from '../thread/threadStore.ts'
 
 /**
  * A run from start to end: stream the model, handle its tool calls, repeat until it answers, pauses
@@ -59,25 +59,27 @@ export async function driveRun(run: Run, start: RunStart, snapshot?: readonly st
  * RUN_FINISHED is held back and carried by the release, in one write: told once that lands, never
  * if it fails (the run fails instead).
  */
-async function finish(run: Run, outcome: RunOutcome, usage: TokenUsage | undefined, last: LastEvents | undefined): Promise<void> {
+function finish(run: Run, outcome: RunOutcome, usage: TokenUsage | undefined, last: LastEvents | undefined): Promise<void> {
+  // Not async: one reaction to the release, not an async function's promise besides.
   const { events } = run
   if (!last) {
-    await run.writeRelease()
-    // One the release was sent behind failed: the release landed on what that one wrote, so it did too; the run fails as it would have.
-    run.throwIfUnsaved()
-    return events.finished(outcome, usage)
+    return run.writeRelease().then(() => {
+      // One the release was sent behind failed: the release landed on what that one wrote, so it did too; the run fails as it would have.
+      run.throwIfUnsaved()
+      events.finished(outcome, usage)
+    })
   }
   events.stepEnded()
   last.hold()
   events.finished(outcome, usage)
-  try {
-    await run.writeRelease(undefined, last)
-  } catch (error) {
-    last.dropped()
-    events.unfinished()
-    throw error
-  }
-  last.logged()
+  return run.writeRelease(undefined, last).then(
+    () => last.logged(),
+    (error: unknown) => {
+      last.dropped()
+      events.unfinished()
+      throw error
+    },
+  )
 }
 
 /** Returns the interrupts the run pauses on, if any. */
@@ -144,11 +146,20 @@ function appCallStep(run: Run, message: ThreadAssistantMessage): Promise<StoredI
 }
 
 /** Plans a step's calls, runs the server tools among them, and stores the step: closed, or open on its interrupts. */
-async function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps: number, app?: true): Promise<StoredInterrupt[]> {
+function handleToolCalls(run: Run, message: ThreadAssistantMessage, steps: number, app?: true): Promise<StoredInterrupt[]> {
+  // Not async (nor `planCalls`): a step whose plan waits for nothing hands on runAndStore's own promise.
   // Grants as stored now (read only when the run's head has any): a call planned after a revoke asks again.
-  const grants = run.head.grants?.length ? await run.grants() : undefined
+  if (run.head.grants?.length) return run.grants().then((grants) => planCalls(run, message, steps, app, grants))
+  return planCalls(run, message, steps, app, undefined)
+}
+
+function planCalls(run: Run, message: ThreadAssistantMessage, steps: number, app: true | undefined, grants: ThreadHead['grants']): Promise<StoredInterrupt[]> {
   const planned = planToolCallsNow(message.toolCalls, run.config.tools, run.context, run.failures, { threadId: run.head.id, requester: run.head.turnBy ?? ANONYMOUS, grants, by: app && 'app' }, run.middleware.any ? (call, tool) => run.middleware.toolInput(call, tool) : undefined)
-  const plan = 'later' in planned ? await planned.later : planned
+  if ('later' in planned) return planned.later.then((plan) => runPlan(run, message, steps, app, plan))
+  return runPlan(run, message, steps, app, planned)
+}
+
+function runPlan(run: Run, message: ThreadAssistantMessage, steps: number, app: true | undefined, plan: Plan): Promise<StoredInterrupt[]> {
   for (const result of plan.results) run.events.result(result)
   const step: OpenStep = app ? { message, results: plan.results, interrupts: plan.interrupts, running: [], steps, app } : { message, results: plan.results, interrupts: plan.interrupts, running: [], steps }
   const granted = plan.granted.length === 0 ? NONE_DECIDED : new Map(plan.granted.map((draft) => [draft.toolCallId, summaryOf({ ...draft, seq: 0, previous: null, digest: '', shownDigest: '' })]))
@@ -211,8 +222,7 @@ async function runAndStore(
   for (const execution of executions) if (startsUnmarked(execution)) unmarked++
   let marked: Promise<void> | undefined
   if (executions.length > 0 && (unmarked < executions.length || remembered || drafts.length > 0)) {
-    // Object.assign, not `{ ...step, running }`: on Node 20 a literal that goes on after a spread is made by the runtime, slowly.
-    marked = run.save({ step: Object.assign({}, step, { running: executions.map((execution) => execution.toolCallId) }), ...remembered }, drafts)
+    marked = run.save({ step: withRunning(step, executions.map((execution) => execution.toolCallId)), ...remembered }, drafts)
     if (unmarked === 0) {
       await marked
       marked = undefined
@@ -267,6 +277,18 @@ async function runAndStore(
   run.send({ step: undefined, ...remembered })
   run.middleware.throwIfFailed() // the step is sent whole; then a failed toolOutput hook ends the run
   return []
+}
+
+/**
+ * `step` with the calls now `running`: one literal of its keys (those it lacks stay absent), not
+ * `{ ...step, running }` (on Node 20 a literal that goes on after a spread is made by the runtime,
+ * slowly) nor Object.assign onto `{}` (which grows an empty object key by key past its in-object slots).
+ */
+function withRunning(step: OpenStep, running: readonly string[]): OpenStep {
+  const marked: { -readonly [K in keyof OpenStep]: OpenStep[K] } = { message: step.message, results: step.results, interrupts: step.interrupts, running, steps: step.steps }
+  if ('app' in step) marked.app = step.app
+  if ('subagents' in step) marked.subagents = step.subagents
+  return marked
 }
 
 /** A step the user stopped is stored saying so, so a reloaded page can mark it as the live one did. */

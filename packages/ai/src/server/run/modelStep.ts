@@ -1,4 +1,4 @@
-import type { FinishReason, ModelChunk, ModelUsage } from '../../model/chatModel.ts'
+import type { FinishReason, ModelChunk, ModelRequest, ModelUsage } from '../../model/chatModel.ts'
 import { ModelProviderError } from '../../model/ModelProviderError.ts'
 import type { ProviderMetadata, ThreadAssistantMessage, ThreadMessage, ThreadReasoning, ThreadToolCall } from '../../protocol/messages.ts'
 import { randomId } from '../../util/randomId.ts'
@@ -31,7 +31,22 @@ export interface StepOutcome {
  * every call whose start went out, with the arguments that arrived: the stored thread holds what
  * the client was shown. The run answers calls that will not run.
  */
-export async function modelStep(run: StepRun): Promise<StepOutcome> {
+export function modelStep(run: StepRun): Promise<StepOutcome> {
+  // Before the step starts: a middleware that throws ends the run, and is never taken for a model error.
+  // Without a tool search or middleware nothing here waits: the step starts now, and one promise stands for it.
+  const { toolSearch } = run.config
+  if (!toolSearch && !run.middleware.any) return streamStep(run, run.messages, run.config.tools.modelTools)
+  return preparedStep(run, toolSearch)
+}
+
+/** A step whose request a tool search or the `modelRequest` middleware makes first. */
+async function preparedStep(run: StepRun, toolSearch: StepRun['config']['toolSearch']): Promise<StepOutcome> {
+  const call = { messages: run.messages, tools: toolSearch ? await searchedTools(run, toolSearch) : run.config.tools.modelTools }
+  const request = run.middleware.any ? await run.middleware.modelRequest(call) : call
+  return streamStep(run, request.messages, request.tools)
+}
+
+function streamStep(run: StepRun, messages: ModelRequest['messages'], tools: ModelRequest['tools']): Promise<StepOutcome> {
   const { events, signal } = run
   const messageId = randomId('msg_')
   const calls: OpenCall[] = []
@@ -41,13 +56,8 @@ export async function modelStep(run: StepRun): Promise<StepOutcome> {
   /** Every call id the thread uses, gathered at the step's first call: a step that calls nothing does not walk the history. */
   let usedIds: Set<string> | undefined
   let text = ''
-  // Before the step starts: a middleware that throws ends the run, and is never taken for a model error.
-  // Without a tool search or middleware nothing here waits: two awaits fewer per model call.
-  const { toolSearch } = run.config
-  const call = { messages: run.messages, tools: toolSearch ? await searchedTools(run, toolSearch) : run.config.tools.modelTools }
-  const request = run.middleware.any ? await run.middleware.modelRequest(call) : call
   events.stepStarted(messageId)
-  const trace = run.trace?.modelCall(request.messages)
+  const trace = run.trace?.modelCall(messages)
   let usage: ModelUsage | undefined
   let finishReason: FinishReason | undefined
 
@@ -92,34 +102,48 @@ export async function modelStep(run: StepRun): Promise<StepOutcome> {
     }
   }
 
-  let error: ModelError | undefined
   let iterator: AsyncIterator<ModelChunk> | undefined
+  /** The step's end, once the model finished, failed (`failed`: with `failure`) or the run aborted. */
+  const end = (failed: boolean, failure: unknown): StepOutcome => {
+    const error = failed && !signal.aborted ? new ModelError(failure) : undefined
+    if (signal.aborted) iterator?.return?.()?.catch(() => {})
+    events.stepEnded()
+    trace?.end({
+      usage,
+      finishReason,
+      output: () => ({ text, toolCalls: calls.map(({ id, name, args }) => ({ id, name, arguments: args })) }),
+      ...(error ? { error: { type: error.cause instanceof ModelProviderError ? error.cause.code : error.code, message: error.publicMessage } } : {}),
+    })
+
+    if (text === '' && calls.length === 0 && reasoning.length === 0) return { message: undefined, error }
+    // Optional keys set in place, not spread from conditional literals: a step's message is made once, its calls one by one.
+    const toolCalls = calls.map(({ id, name, args, providerMetadata }) => {
+      const call: { -readonly [K in keyof ThreadToolCall]: ThreadToolCall[K] } = { id, name, arguments: args }
+      if (providerMetadata) call.providerMetadata = providerMetadata
+      return call
+    })
+    const message: { -readonly [K in keyof ThreadAssistantMessage]: ThreadAssistantMessage[K] } = { role: 'assistant', id: messageId, content: text, toolCalls }
+    if (reasoning.length > 0) message.reasoning = reasoning
+    return { message, error }
+  }
+
   try {
     // Key by key, not `{ ...request, signal, … }`: on Node 20 a literal that goes on after a spread is made by the runtime, slowly.
-    iterator = run.config.model.stream({ messages: request.messages, tools: request.tools, signal, loadAttachment: attachmentLoader(run.config.attachments, run.head.id) })[Symbol.asyncIterator]()
-    await readUntilAborted(iterator, run, onChunk)
+    iterator = run.config.model.stream({ messages, tools, signal, loadAttachment: attachmentLoader(run.config.attachments, run.head.id) })[Symbol.asyncIterator]()
   } catch (failure) {
-    if (!signal.aborted) error = new ModelError(failure)
+    return settledNow(() => end(true, failure))
   }
-  if (signal.aborted) iterator?.return?.()?.catch(() => {})
-  events.stepEnded()
-  trace?.end({
-    usage,
-    finishReason,
-    output: () => ({ text, toolCalls: calls.map(({ id, name, args }) => ({ id, name, arguments: args })) }),
-    ...(error ? { error: { type: error.cause instanceof ModelProviderError ? error.cause.code : error.code, message: error.publicMessage } } : {}),
-  })
+  if (signal.aborted) return settledNow(() => end(false, undefined))
+  return readUntilAborted(iterator, run, onChunk, end)
+}
 
-  if (text === '' && calls.length === 0 && reasoning.length === 0) return { message: undefined, error }
-  // Optional keys set in place, not spread from conditional literals: a step's message is made once, its calls one by one.
-  const toolCalls = calls.map(({ id, name, args, providerMetadata }) => {
-    const call: { -readonly [K in keyof ThreadToolCall]: ThreadToolCall[K] } = { id, name, arguments: args }
-    if (providerMetadata) call.providerMetadata = providerMetadata
-    return call
-  })
-  const message: { -readonly [K in keyof ThreadAssistantMessage]: ThreadAssistantMessage[K] } = { role: 'assistant', id: messageId, content: text, toolCalls }
-  if (reasoning.length > 0) message.reasoning = reasoning
-  return { message, error }
+/** `outcome()` as a promise: settled with its value, or rejected with what it threw. */
+function settledNow<T>(outcome: () => T): Promise<T> {
+  try {
+    return Promise.resolve(outcome())
+  } catch (error) {
+    return Promise.reject(error)
+  }
 }
 
 /** A model (or adapter) yielded a chunk outside the `ModelChunk` contract. */
@@ -199,18 +223,28 @@ function uniqueCallId(modelId: string, used: Set<string>): string {
 }
 
 /**
- * Hands `each` the iterator's values until it is done or the run aborts, and settles as soon as it
- * aborts (never rejecting for it): a model that ignores its signal must not keep the run alive.
- * The reads await the iterator's own promises; one promise per step, not one per chunk, stands
- * for the abort (a model streams thousands of chunks a turn), and the run, not a listener on its
- * signal, says when it aborts (run/runAbort.ts).
+ * Hands `each` the iterator's values until it is done, fails or the run aborts, and settles with
+ * the step's `end` as soon as one of those happens: a model that ignores its signal must not keep
+ * the run alive. The reads await the iterator's own promises; one promise per step, not one per
+ * chunk, stands for the step (a model streams thousands of chunks a turn), and the run, not a
+ * listener on its signal, says when it aborts (run/runAbort.ts). An abort ends the step a
+ * microtask after it, never inside the call that aborted.
  */
-function readUntilAborted<T>(iterator: AsyncIterator<T>, run: StepRun, each: (value: T) => void): Promise<void> {
+function readUntilAborted<T, R>(iterator: AsyncIterator<T>, run: StepRun, each: (value: T) => void, end: (failed: boolean, failure: unknown) => R): Promise<R> {
   const { signal } = run
-  if (signal.aborted) return Promise.resolve()
-  return new Promise<void>((resolve, reject) => {
-    const cancel = run.whenAborted(() => resolve())
-    // Settles the step's promise itself, rather than through a reaction to its own: a promise fewer per step.
+  return new Promise<R>((resolve, reject) => {
+    let ended = false
+    const finish = (failed: boolean, failure: unknown) => {
+      if (ended) return
+      ended = true
+      cancel()
+      try {
+        resolve(end(failed, failure))
+      } catch (error) {
+        reject(error)
+      }
+    }
+    const cancel = run.whenAborted(() => queueMicrotask(() => finish(false, undefined)))
     const read = async () => {
       try {
         while (!signal.aborted) {
@@ -219,12 +253,10 @@ function readUntilAborted<T>(iterator: AsyncIterator<T>, run: StepRun, each: (va
           if (next === undefined || next.done || signal.aborted) break
           each(next.value)
         }
-        resolve()
       } catch (error) {
-        reject(error)
-      } finally {
-        cancel()
+        return finish(true, error)
       }
+      finish(false, undefined)
     }
     void read()
   })

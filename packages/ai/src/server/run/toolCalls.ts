@@ -39,7 +39,8 @@ type PlanThread = {
   readonly path?: readonly SubagentHop[]
 }
 
-type Plan = CallPlan & { readonly granted: DecisionDraft[] }
+/** A step's plan, with the records of calls that run under grants. */
+export type Plan = CallPlan & { readonly granted: DecisionDraft[] }
 
 /** What planning a step's calls reads, and the plan it fills, call by call in the model's order. */
 interface Planning {

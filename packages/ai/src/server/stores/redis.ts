@@ -81,10 +81,19 @@ export interface RedisStore extends ThreadStore {
 // (`follows`, ARGV[4]) also checks that the stored head is that one: by the token of the commit
 // that sent it (`#…`; ARGV[3] is this commit's), or for a head this store did not send, by its
 // text. Refused, it answers the stored head (nil: none), for a read of it that rides the commit.
-// A run's writes carry the events its log had not sent (KEYS[5], its log): written, and the
-// last ones end its log, only if the head is written, in the same script. ARGV[6] and ARGV[7]
+// A run's writes carry the events its log had not sent (its log the last of KEYS): written, and
+// the last ones end its log, only if the head is written, in the same script. ARGV[6] and ARGV[7]
 // count the messages and records that follow from ARGV[8]; the log's arguments come after them.
 // The store's settings are written into the script (as text: Redis reads a Lua number by printing it).
+// KEYS are the head, the messages, the records when the commit appends some, then the log when it
+// carries events. Otherwise the records and files keys, which a commit touches only to start a
+// thread or move the TTLs, are named in the script from the head's key (`RECORDS`, `FILES`: the
+// same slot), not sent with every commit (each argument costs Redis about 750 instructions, and 13
+// a byte, to hand to Lua), and touched only before the script's first write: Redis Cluster checks
+// the keys a script is sent before it runs it, a key it names itself only when it gets there (while
+// the slot moves to another node, it may fail there), and a script that stops keeps what it wrote.
+const RECORDS = "string.sub(KEYS[1], 1, -5) .. 'decisions'"
+const FILES = "string.sub(KEYS[1], 1, -5) .. 'files'"
 const commitLua = (channel: string, ttlMs: number, renewedTtlMs: number, retentionMs: number) => `
 local stored = redis.call('HMGET', KEYS[1], 'v', 't')
 if (stored[1] or 0) + 1 ~= ARGV[1] + 0 then return redis.call('HGET', KEYS[1], 'h') end
@@ -98,7 +107,16 @@ if ARGV[4] ~= '' then
 end
 -- A new thread starts afresh: what a thread of the same id left (its lists, made after its head's
 -- TTL last moved, outlive the head by up to a 64th of the TTL) is not its history.
-if not stored[1] then redis.call('DEL', KEYS[2], KEYS[3], KEYS[4]) end
+if not stored[1] then redis.call('DEL', KEYS[2], ${RECORDS}, ${FILES}) end
+-- Expiry moves only once less than the thread's TTL is left, to a 64th more, on every key of the
+-- thread (PEXPIRE on one that does not exist does nothing); a list made meanwhile, or a new
+-- thread's keys, get as long. So each key holds at least the TTL after a write, and the head
+-- expires first. The keys not sent move first, before anything is written.
+local renew = stored[1] and redis.call('PTTL', KEYS[1]) < ${ttlMs}
+if renew then
+  redis.call('PEXPIRE', ${RECORDS}, '${renewedTtlMs}')
+  redis.call('PEXPIRE', ${FILES}, '${renewedTtlMs}')
+end
 redis.call('HSET', KEYS[1], 'v', ARGV[1], 'h', ARGV[2], 't', ARGV[3])
 local messages = 8 + ARGV[6]
 local decisions = messages + ARGV[7]
@@ -109,19 +127,17 @@ local madeMessages = messages > 8 and pushed == messages - 8
 pushed = 0
 ${pushArgsLua('KEYS[3]', 'messages', 'decisions - 1', 'pushed')}
 local madeRecords = decisions > messages and pushed == decisions - messages
--- Expiry moves only once less than the thread's TTL is left, to a 64th more, on every key of the
--- thread (PEXPIRE on one that does not exist does nothing); a list made meanwhile, or a new
--- thread's keys, get as long. So each key holds at least the TTL after a write, and the head
--- expires first.
-if stored[1] and redis.call('PTTL', KEYS[1]) < ${ttlMs} then
-  for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], '${renewedTtlMs}') end
+if renew then
+  redis.call('PEXPIRE', KEYS[1], '${renewedTtlMs}')
+  redis.call('PEXPIRE', KEYS[2], '${renewedTtlMs}')
 else
   if not stored[1] then redis.call('PEXPIRE', KEYS[1], '${renewedTtlMs}') end
   if madeMessages then redis.call('PEXPIRE', KEYS[2], '${renewedTtlMs}') end
-  if madeRecords then redis.call('PEXPIRE', KEYS[3], '${renewedTtlMs}') end
 end
+if madeRecords then redis.call('PEXPIRE', KEYS[3], '${renewedTtlMs}') end
 redis.call('PUBLISH', ${luaString(channel)}, ARGV[5])
-if KEYS[5] then${logEventsLua('KEYS[5]', 'decisions', retentionMs, DAY_MS)}end
+local logKey = KEYS[decisions > messages and 4 or 3]
+if logKey then${logEventsLua('logKey', 'decisions', retentionMs, DAY_MS)}end
 return 1
 `
 
@@ -142,6 +158,27 @@ type LogAt = { readonly list: string } | { readonly sortedSet: readonly [events:
 
 /** How many runs logged elsewhere than their ids say a store remembers (see `movedRuns`). */
 const MOVED_RUNS = 1000
+
+/**
+ * How long a live run's log batch waits for a commit of its thread to carry it (`HOLD_MS`). A
+ * model over HTTP streams its events over several event-loop turns: each turn's batch went out as a
+ * script of its own, most a fraction of a millisecond before the run's next commit (two more
+ * scripts a turn, each round trip paid by both processes on shared cores). Held this long, most
+ * ride that commit; a reader on another instance sees them at most this much later.
+ */
+const HOLD_MS = 2
+
+/** Whether the events `all` hold every seq of `some` (both in seq order). */
+const covers = (all: readonly LoggedEvent[], some: readonly LoggedEvent[]) =>
+  some.length === 0 || (all.length > 0 && all[0]!.seq <= some[0]!.seq && all.at(-1)!.seq >= some.at(-1)!.seq)
+
+/** A live run's log batch held for its thread's next commit: `done` settles the log's write with how it went. */
+interface HeldAppend {
+  readonly runId: string
+  readonly events: readonly LoggedEvent[]
+  readonly done: (written: Promise<void>) => void
+  readonly timer: ReturnType<typeof setTimeout>
+}
 
 /** How often a waiting reader looks for new events without a subscriber (a blocking read would hold the shared client). */
 const POLL_MS = 50
@@ -183,6 +220,7 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
   const channel = `${prefix}run-events`
   const COMMIT = commitLua(channel, ttlMs, Number(renewedTtl), retentionMs)
   const APPEND = appendLua(channel, retentionMs)
+  // The commit script names the records and files keys from the head key when it is not sent them (RECORDS, FILES).
   const headKey = (threadId: string) => `${prefix}{${threadId}}:head`
   const messagesKey = (threadId: string) => `${prefix}{${threadId}}:messages`
   const decisionsKey = (threadId: string) => `${prefix}{${threadId}}:decisions`
@@ -257,6 +295,17 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
     return send(['SET', threadKey(runId), threadId, 'PX', String(DAY_MS)])
   }
 
+  /** The log's own write: one script. */
+  const appendNow = async (runId: string, logged: readonly LoggedEvent[], final: boolean, threadId: string | undefined) => {
+    const index = indexed(runId, threadId, logged)
+    const args = [runId]
+    pushEventArgs(args, logged, final)
+    await script(APPEND, [`${writtenAt(runId, threadId)}log`], args)
+    await index
+  }
+  /** A live run's log batch waiting for a commit of its thread to carry it, by thread (one at a time). */
+  const held = new Map<string, HeldAppend>()
+
   const events: RunEventLog = {
     inCommits: true,
     newRunId: (threadId) => {
@@ -265,12 +314,21 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
       minted.set(runId, threadId)
       return runId
     },
-    async append(runId, logged: readonly LoggedEvent[], final, threadId) {
-      const index = indexed(runId, threadId, logged)
-      const args = [runId]
-      pushEventArgs(args, logged, final)
-      await script(APPEND, [`${writtenAt(runId, threadId)}log`], args)
-      await index
+    append(runId, logged: readonly LoggedEvent[], final, threadId) {
+      // A live run's batch waits a moment for a commit of its thread to carry it (`HOLD_MS`).
+      if (final || threadId === undefined || held.has(threadId)) return appendNow(runId, logged, final, threadId)
+      return new Promise<void>((resolve, reject) => {
+        const append: HeldAppend = {
+          runId,
+          events: logged,
+          done: (written) => written.then(resolve, reject),
+          timer: setTimeout(() => {
+            held.delete(threadId)
+            append.done(appendNow(runId, logged, false, threadId))
+          }, HOLD_MS),
+        }
+        held.set(threadId, append)
+      })
     },
     async read(runId, after, limit, threadId) {
       const moved = movedRuns.get(runId)
@@ -335,7 +393,8 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
       const moved = async () => Number((await send(['HGET', headKey(threadId), 'v'])) ?? 0) !== version
       return wakeups.wait(threadWakeKey(threadId), moved, timeoutMs, signal, THREAD_WATCH_POLL_MS)
     },
-    async commit({ head, append, decisions = [], follows, events: last }) {
+    async commit({ head, append, decisions = [], follows, events }) {
+      let last = events
       let token = tokens.get(head)
       if (token === undefined) tokens.set(head, (token = tokenPrefix + (sent++).toString(36)))
       const threadId = head.id
@@ -351,7 +410,18 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
       ]
       for (const message of append) args.push(JSON.stringify(message))
       for (const record of decisions) args.push(JSON.stringify(record))
-      const keys = [headKey(threadId), messagesKey(threadId), decisionsKey(threadId), filesKey(threadId)]
+      const keys = [headKey(threadId), messagesKey(threadId)]
+      if (decisions.length > 0) keys.push(decisionsKey(threadId))
+      // A log batch held for this thread's next commit rides it: written if the head is, else on its
+      // own then. A commit that carries events of its run already (the release: every event the log
+      // has not acknowledged) carries the held ones among them.
+      let riding = held.get(threadId)
+      if (riding && last !== undefined && !(last.runId === riding.runId && covers(last.events, riding.events))) riding = undefined
+      if (riding) {
+        held.delete(threadId)
+        clearTimeout(riding.timer)
+        last ??= { runId: riding.runId, events: riding.events, final: false }
+      }
       if (last) {
         keys.push(`${writtenAt(last.runId, threadId)}log`)
         pushEventArgs(args, last.events, last.final !== false)
@@ -360,6 +430,10 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
       }
       const answer = script(COMMIT, keys, args)
       headReads.take(threadId)?.(answer.then((reply) => (Number(reply) === 1 ? head : reply == null ? undefined : (JSON.parse(reply as string) as ThreadHead))))
+      if (riding) {
+        const alone = () => appendNow(riding.runId, riding.events, false, threadId)
+        riding.done(answer.then((reply) => (Number(reply) === 1 ? undefined : alone()), alone))
+      }
       return Number(await answer) === 1
     },
   }

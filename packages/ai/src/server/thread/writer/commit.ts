@@ -11,12 +11,27 @@ export function nextHead(head: ThreadHead, change: ThreadChange): ThreadHead {
   let bytes = head.bytes
   const { append } = change
   if (append) for (const message of append) bytes += messageBytes(message)
-  // Object.assign, not two spreads: the second spread of a literal copies key by key the slow way (a head is made per write).
-  const next: { -readonly [K in keyof ThreadHead]: ThreadHead[K] } = Object.assign({}, head, change.head)
-  next.version = head.version + 1
-  next.messageCount = head.messageCount + (append ? append.length : 0)
-  next.bytes = bytes
-  next.updatedAt = Date.now()
+  // One literal of every key, then the change's keys set in place: not Object.assign onto `{}`,
+  // which grows an empty object key by key past its in-object slots (a head is made per write).
+  // A key the head lacks is made `undefined`, which reads and serializes as the head did.
+  const next: { -readonly [K in keyof ThreadHead]: ThreadHead[K] } = {
+    id: head.id,
+    version: head.version + 1,
+    createdAt: head.createdAt,
+    updatedAt: Date.now(),
+    messageCount: head.messageCount + (append ? append.length : 0),
+    bytes,
+    step: head.step,
+    activeRun: head.activeRun,
+    resolvedInterruptIds: head.resolvedInterruptIds,
+    stopRequested: head.stopRequested,
+    grants: head.grants,
+    turnBy: head.turnBy,
+    lastRunError: head.lastRunError,
+    decisions: head.decisions,
+  }
+  const changed = change.head as Record<string, unknown>
+  for (const key in changed) (next as Record<string, unknown>)[key] = changed[key]
   return next
 }
 
@@ -42,14 +57,19 @@ export const NO_MESSAGES: readonly ThreadMessage[] = Object.freeze([])
  * when the thread changed since `head` was read. `follows`: written only if the stored head is
  * that very head (a claim on the head this instance wrote last: thread/cachedClaim.ts).
  */
-export async function commitChange(
+export function commitChange(
   store: ThreadStore,
   head: ThreadHead,
   change: ThreadChange,
   options?: { readonly follows?: boolean; readonly events?: ThreadCommit['events'] },
 ): Promise<ThreadHead | undefined> {
-  const next = nextHead(head, change)
-  return (await store.commit(commitOf(next, change, options?.follows ? head : undefined, options?.events))) ? next : undefined
+  // Not async: one reaction to the store's answer, not an async function's promise besides (a turn's claim commits here).
+  try {
+    const next = nextHead(head, change)
+    return Promise.resolve(store.commit(commitOf(next, change, options?.follows ? head : undefined, options?.events))).then((written) => (written ? next : undefined))
+  } catch (error) {
+    return Promise.reject(error)
+  }
 }
 
 /** A compare-and-set the store refused: another writer came first. */
