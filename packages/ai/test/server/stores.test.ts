@@ -231,35 +231,6 @@ describe('on a real Redis', () => {
     expect(await store.events!.read('run_b', 0)).toEqual({ events: batch, ended: true })
   })
 
-  it('lets a live run’s log batch ride its thread’s next commit (no script of its own), written on its own when that commit is refused or none comes', async () => {
-    const sent: string[] = []
-    // Scripts by the key they write first (a thread's head: a commit; a run's log: the log's own write); a script's first load aside.
-    const spy = { sendCommand: (args: string[]) => (args[0] !== 'SCRIPT' && sent.push(args[0]!.startsWith('EVAL') ? `script ${args[3]!.split(':').at(-1)}` : args[0]!), client.sendCommand(args)) }
-    const store = redisStore({ client: spy, prefix: 'held:' })
-    const reader = redisStore({ client, prefix: 'held:' })
-    const head = (version: number) => ({ id: 't_held', version, createdAt: 0, updatedAt: 0, messageCount: 0, bytes: 0, resolvedInterruptIds: [] })
-    const event = (seq: number) => ({ seq, data: `{"n":${seq}}` })
-    const runId = store.events!.newRunId!('t_held')
-    expect(await store.commit({ head: head(1), append: [] })).toBe(true)
-    sent.length = 0
-    // A model over HTTP: a batch goes to the log a moment before the run's next commit.
-    const logged = store.events!.append(runId, [event(1), event(2)], false, 't_held')
-    await new Promise((resolve) => setImmediate(resolve))
-    expect(await store.commit({ head: head(2), append: [] })).toBe(true)
-    await logged
-    expect(sent).toEqual(['script head'])
-    expect(await reader.events!.read(runId, 0, undefined, 't_held')).toEqual({ events: [event(1), event(2)], ended: false })
-    // Refused (another writer got ahead): the batch is written on its own.
-    const again = store.events!.append(runId, [event(3)], false, 't_held')
-    expect(await store.commit({ head: head(2), append: [] })).toBe(false)
-    await again
-    expect(sent.slice(1)).toEqual(['script head', 'script log'])
-    // No commit comes: written on its own a moment later.
-    await store.events!.append(runId, [event(4)], false, 't_held')
-    expect(sent.slice(3)).toEqual(['script log'])
-    expect((await reader.events!.read(runId, 0, undefined, 't_held'))?.events).toEqual([1, 2, 3, 4].map(event))
-  })
-
   it('keeps a run’s log a day while it streams and `eventRetentionMs` once its release ended it, which a late batch does not extend', async () => {
     const store = redisStore({ client, prefix: 'retention:', eventRetentionMs: 60_000 })
     const head = (version: number) => ({ id: 't_r', version, createdAt: 0, updatedAt: 0, messageCount: 0, bytes: 0, resolvedInterruptIds: [] })
