@@ -55,19 +55,24 @@ export class PackedEvents {
     const ends = this.#ends!
     // Each event's end within the whole text (a chunk's ends are within it), in pieces: `String.fromCharCode` takes its code units as arguments.
     const pieces: string[] = []
-    let units: number[] = []
+    let units: number[] = new Array(Math.min(8192, 2 * ends.length))
+    let count = 0
     let offset = 0
     for (let index = 0; index < ends.length; index++) {
       if (index > 0 && index % CHUNK === 0) offset += chunks[index / CHUNK - 1]!.length
       const end = offset + ends[index]!
-      units.push(Math.floor(end / 65536), end % 65536)
-      if (units.length === 8192) {
+      units[count++] = Math.floor(end / 65536)
+      units[count++] = end % 65536
+      if (count === units.length && index + 1 < ends.length) {
         pieces.push(String.fromCharCode(...units))
-        units = []
+        units = new Array(Math.min(8192, 2 * (ends.length - index - 1)))
+        count = 0
       }
     }
-    pieces.push(String.fromCharCode(...units))
-    this.#endsAt = pieces.join('')
+    // Most logs are one piece: not joined again.
+    const last = String.fromCharCode(...units)
+    if (pieces.length > 0) pieces.push(last)
+    this.#endsAt = pieces.length === 0 ? last : pieces.join('')
     this.#text = chunks.length === 1 ? chunks[0]! : chunks.join('')
     this.#chunks = undefined
     this.#ends = undefined
