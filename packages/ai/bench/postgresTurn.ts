@@ -63,6 +63,8 @@ try {
   let traceStart = 0
   const client = new Map<string, { calls: number; ms: number; bytes: number }>()
   const kindOf = (text: string) => {
+    // The store's wake-ups, sent after its commits (postgresNotify.ts).
+    if (/^\s*SELECT pg_notify/i.test(text)) return 'NOTIFY after commits'
     const verb = /^\s*(\w+)/.exec(text)?.[1]?.toUpperCase() ?? '?'
     const table = /\b(?:FROM|INTO|UPDATE)\s+(\w+)/i.exec(text)?.[1] ?? ''
     const withEvents = /INSERT INTO \w+_run_log/.test(text) && verb === 'WITH' && table.endsWith('_threads') ? ' +events' : ''
@@ -159,7 +161,7 @@ try {
     )
     const statements = await stats.query(
       `SELECT query, calls, total_exec_time, total_plan_time, rows, wal_records, wal_bytes, shared_blks_hit, shared_blks_read, shared_blks_dirtied FROM pg_stat_statements
-       WHERE query NOT ILIKE '%pg_stat%' AND query NOT ILIKE 'SELECT pg_%' ORDER BY total_exec_time DESC`,
+       WHERE query NOT ILIKE '%pg_stat%' AND (query NOT ILIKE 'SELECT pg_%' OR query ILIKE 'SELECT pg_notify%') ORDER BY total_exec_time DESC`,
     )
     let serverMs = 0
     for (const row of statements.rows) {

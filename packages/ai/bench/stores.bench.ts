@@ -66,13 +66,14 @@ function metered(store: ThreadStore) {
  * sent behind one on its way shares its wait; on PostgreSQL the release carries the log's last
  * events) and for the run's event log (written behind the run, one write in flight). A round trip
  * is a command sent while none of the same part was in flight: those sent alongside share its wait.
+ * PostgreSQL's wake-ups (`pg_notify`, sent after the commits they announce, awaited by no turn) are a part of their own.
  */
 class Wire {
   readonly kinds = new Map<string, number>()
-  readonly roundTrips = { thread: 0, log: 0 }
-  readonly #inFlight = { thread: 0, log: 0 }
+  readonly roundTrips = { thread: 0, log: 0, notify: 0 }
+  readonly #inFlight = { thread: 0, log: 0, notify: 0 }
 
-  async track<T>(kind: string, part: 'thread' | 'log', send: () => Promise<T>): Promise<T> {
+  async track<T>(kind: string, part: 'thread' | 'log' | 'notify', send: () => Promise<T>): Promise<T> {
     this.kinds.set(kind, (this.kinds.get(kind) ?? 0) + 1)
     if (this.#inFlight[part]++ === 0) this.roundTrips[part]++
     try {
@@ -86,13 +87,15 @@ class Wire {
     this.kinds.clear()
     this.roundTrips.thread = 0
     this.roundTrips.log = 0
+    this.roundTrips.notify = 0
   }
 
   /** Per turn: round trips, then each kind of command. */
   describe(turns: number): string {
     const perTurn = (count: number) => (count / turns).toFixed(1)
     const kinds = [...this.kinds].sort((a, b) => b[1] - a[1]).map(([kind, count]) => `${kind} ${perTurn(count)}`)
-    return `round trips per turn: thread ${perTurn(this.roundTrips.thread)}, event log ${perTurn(this.roundTrips.log)} (${kinds.join(', ')})`
+    const wakeups = this.roundTrips.notify > 0 ? `, wake-ups after commits ${perTurn(this.roundTrips.notify)}` : ''
+    return `round trips per turn: thread ${perTurn(this.roundTrips.thread)}, event log ${perTurn(this.roundTrips.log)}${wakeups} (${kinds.join(', ')})`
   }
 }
 
@@ -312,9 +315,11 @@ try {
         ;(connection as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
           const callback = typeof args.at(-1) === 'function' ? (args.pop() as (error: unknown, result?: unknown) => void) : undefined
           const statement = args[0] as string | { text: string }
-          const kind = sqlKind(typeof statement === 'string' ? statement : statement.text)
-          // The part is the table the statement first names: a commit also names the log's channel.
-          const answer = wire.track(kind, /_runs?$|_run_events$|_run_log$/.test(kind) ? 'log' : 'thread', () => send(...args) as Promise<unknown>)
+          const text = typeof statement === 'string' ? statement : statement.text
+          const kind = text.includes('pg_notify') ? 'NOTIFY' : sqlKind(text)
+          // The part is the table the statement first names.
+          const part = kind === 'NOTIFY' ? 'notify' : /_runs?$|_run_events$|_run_log$/.test(kind) ? 'log' : 'thread'
+          const answer = wire.track(kind, part, () => send(...args) as Promise<unknown>)
           if (!callback) return answer
           answer.then((result) => callback(undefined, result), (error) => callback(error))
           return undefined

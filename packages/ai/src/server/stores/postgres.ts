@@ -5,6 +5,7 @@ import type { ThreadMessage } from '../../protocol/messages.ts'
 import type { AttachmentStore } from '../thread/attachmentStore.ts'
 import { THREAD_WATCH_POLL_MS, threadWakeKey, type RunEventLog, type ThreadHead, type ThreadStore } from '../thread/threadStore.ts'
 import { postgresAttachments } from './postgresAttachments.ts'
+import { notifyAfterCommits } from './postgresNotify.ts'
 import { LOG_COLUMNS, logColumns, logValues, postgresRunLog, purgeRunLogSql, runLogSchema } from './postgresRunLog.ts'
 import { RunWakeups, type WakeupSignals } from './runWakeups.ts'
 import { tickHeadReads } from './tickHeadReads.ts'
@@ -37,8 +38,10 @@ export interface PostgresStoreOptions {
   readonly pool: PostgresQueryable
   /**
    * Wakes readers that reattach to a run as soon as its events land, and watchers of a thread
-   * (`GET ?watch`) as soon as it changes, on any instance (LISTEN/NOTIFY); without it they look
-   * every 100 ms (a thread's watchers every second). Every instance should be given one: a function that
+   * (`GET ?watch`) as soon as it changes, on any instance (LISTEN/NOTIFY, sent once the commit is
+   * answered, so it never holds up commits); without it they look every 100 ms (a thread's
+   * watchers every second), with it every 5 s, for a wake-up lost when an instance dies between a
+   * commit and its notify. Every instance should be given one: a function that
    * connects a `pg.Client` of its own, called again (with backoff) whenever the connection drops,
    * while readers poll. A connected client works too, until its connection drops.
    */
@@ -166,6 +169,13 @@ const DAY_MS = 24 * 60 * 60 * 1000
 const POLL_MS = 100
 
 /**
+ * How often a waiting reader or watcher looks while notifications flow: a wake-up goes after its
+ * commit (postgresNotify.ts), so a process that dies in between, or a notify that fails, loses it,
+ * and the waiter finds the commit by this look instead.
+ */
+const LISTENING_POLL_MS = 5000
+
+/**
  * A `ThreadStore` on PostgreSQL: a thread's head is one row written by compare-and-set on its
  * `version`, its messages are rows appended in the same statement, so a write costs what changed.
  * Every statement stands alone (no transaction spans two), so a pool, PGlite or a serverless
@@ -210,6 +220,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   const channel = `${t}_run_events`
   const wakeups = new RunWakeups({
     pollMs: POLL_MS,
+    listeningPollMs: LISTENING_POLL_MS,
     listen: listener && ((signals) => listen(listener, channel, signals, report)),
     onStartError: (error) => report(new StoreError('postgresStore', 'LISTEN', error)),
   })
@@ -218,10 +229,11 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   // the row only if its version is the one before and the thread has not expired (a thread whose
   // time is up is gone, as `head` says, even before its row is purged), its expiry moved only when
   // less than the TTL is left (see RENEWED); the new messages, decision records and run events are
-  // inserted only if the head was written. Data-modifying CTEs always run to completion. A written
-  // head notifies on commit, once: the thread's watchers, and the readers of the run whose events
-  // it carries (`wakePayload`). A commit sent behind one not yet answered, or made of the head this
-  // instance wrote last (`follows`, $6), also compares the stored head's text with that one's.
+  // inserted only if the head was written. Data-modifying CTEs always run to completion. It does
+  // not notify (a NOTIFY inside serialises every commit of the cluster, see postgresNotify.ts): a
+  // written head wakes the thread's watchers, and the readers of the run whose events it carries,
+  // once answered. A commit sent behind one not yet answered, or made of the head this
+  // instance wrote last (`follows`, $5), also compares the stored head's text with that one's.
   // An insert that finds the id taken, and an update that finds another version, write nothing
   // and lock nothing (an upsert locks the row it finds, a WAL record more, before its WHERE).
   //
@@ -253,22 +265,22 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     const known = commitStatements[shape]
     if (known !== undefined) return known
     const later = (shape & CommitShape.later) !== 0
-    let next = later ? 7 : 6
+    let next = later ? 6 : 5
     const params = (count: number) => ((next += count), next - count)
     let sql = later
       ? `
 WITH head AS (
   UPDATE ${t}_threads SET version = $2, head = $3,
     expires_at = CASE WHEN expires_at >= now() + $4 * interval '1 millisecond' THEN expires_at ELSE now() + $4 * interval '1 millisecond' * ${RENEWED} END
-  WHERE id = $1 AND version = $2 - 1 AND expires_at > now() AND ($6::text IS NULL OR head = $6::text)
-  RETURNING id, pg_notify('${channel}', $5) AS notified
+  WHERE id = $1 AND version = $2 - 1 AND expires_at > now() AND ($5::text IS NULL OR head = $5::text)
+  RETURNING id
 )`
       : `
 WITH head AS (
   INSERT INTO ${t}_threads (id, version, head, expires_at)
   VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond' * ${RENEWED})
   ON CONFLICT (id) DO NOTHING
-  RETURNING id, pg_notify('${channel}', $5) AS notified
+  RETURNING id
 )`
     // The parts after the head, each an insert of the rows it writes from the head's row (none when the head was not written).
     const parts: string[] = []
@@ -307,7 +319,11 @@ messages AS (DELETE FROM ${t}_messages WHERE thread_id IN (SELECT id FROM gone))
 decisions AS (DELETE FROM ${t}_decisions WHERE thread_id IN (SELECT id FROM gone))
 SELECT count(*) AS deleted FROM gone`
 
-  const events = postgresRunLog({ query, table: t, channel, wakeups, retentionMs, liveMs: DAY_MS })
+  const notifier = notifyAfterCommits(
+    (payloads) => query('NOTIFY', `SELECT pg_notify('${channel}', payload) FROM unnest($1::text[]) AS payload`, [payloads]),
+    (error) => report(error instanceof StoreError ? error : new StoreError('postgresStore', 'NOTIFY', error)),
+  )
+  const events = postgresRunLog({ query, table: t, wake: (runId) => notifier.wake(runId), wakeups, retentionMs, liveMs: DAY_MS })
 
   /** The text each head was sent as, so a commit that follows it compares that text without making it again. */
   const sentAs = new WeakMap<ThreadHead, string>()
@@ -372,7 +388,7 @@ $toolgate_purge$`,
       const json = JSON.stringify(head)
       sentAs.set(head, json)
       const read = headReads.take(head.id)
-      const values: unknown[] = [head.id, head.version, json, ttlMs, last ? wakePayload(head.id, last.runId) : threadWakeKey(head.id)]
+      const values: unknown[] = [head.id, head.version, json, ttlMs]
       let shape: number = read ? CommitShape.stored : 0
       if (head.version !== 1) {
         shape |= CommitShape.later
@@ -392,8 +408,13 @@ $toolgate_purge$`,
         values.push(last.runId, ...logValues(last.events, final, final ? retentionMs : DAY_MS))
       }
       const sql = commitStatement(shape)
+      /** A written head wakes its thread's watchers, and the readers of the run whose events it carries. */
+      const woke = (wrote: boolean) => {
+        if (wrote) last ? notifier.wake(threadWakeKey(head.id), last.runId) : notifier.wake(threadWakeKey(head.id))
+        return wrote
+      }
       const sent = async () => answered(shape, await query('commit', sql, values))
-      const written = async () => (await sent()).written
+      const written = async () => woke((await sent()).written)
       const before = follows && unanswered.get(follows)
       // On a node-postgres Pool that pipelines, a commit sent behind one not yet answered is written
       // behind it on its connection (see connectionChains): the server takes them in order, so it
@@ -404,7 +425,7 @@ $toolgate_purge$`,
       const attempt = answer.then((row) => row.written)
       unanswered.set(head, attempt)
       try {
-        if (await attempt) return true
+        if (await attempt) return woke(true)
       } finally {
         unanswered.delete(head)
       }
@@ -506,13 +527,6 @@ const CommitShape = {
   /** A read of the head rides the commit: a refused one answers the stored head. */
   stored: 8,
 } as const
-
-/**
- * What a commit carrying a run's events notifies: the run's id and its thread's wake key, one per
- * line, so one notification wakes both (neither holds a line break: run ids are letters, digits,
- * `_` and `-`, thread ids are checked at the edge).
- */
-const wakePayload = (threadId: string, runId: string) => `${runId}\n${threadWakeKey(threadId)}`
 
 
 const nothing = () => {}

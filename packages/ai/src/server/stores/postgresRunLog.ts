@@ -71,8 +71,8 @@ export function logValues(events: readonly LoggedEvent[], ended: boolean, expire
 export interface PostgresRunLogDeps {
   readonly query: (operation: string, text: string, values: unknown[]) => Promise<{ rows: any[] }>
   readonly table: string
-  /** The NOTIFY channel a write wakes readers on, with the run's id. */
-  readonly channel: string
+  /** Wakes the run's readers once a write of it is answered (postgresNotify.ts). */
+  readonly wake: (runId: string) => void
   readonly wakeups: RunWakeups
   readonly retentionMs: number
   /** A live run's writes stay this long. */
@@ -80,17 +80,16 @@ export interface PostgresRunLogDeps {
 }
 
 /** The log's reads and its own writes; a thread commit writes its events with `logColumns` and `logValues`. */
-export function postgresRunLog({ query, table: t, channel, wakeups, retentionMs, liveMs }: PostgresRunLogDeps): RunEventLog {
+export function postgresRunLog({ query, table: t, wake, wakeups, retentionMs, liveMs }: PostgresRunLogDeps): RunEventLog {
   // A live run's batch commits without waiting for the WAL to reach the disk (`synchronous_commit`
   // off for this transaction alone): it is seen at once as any commit is, the thread's next commit
   // (a durable one) flushes it, and only a crash of the server in between can lose it, which a
   // reader finds as a gap in the run's numbers and is told to reload the thread, as after a batch
   // the log refused. The last batch, and every thread commit with the events it carries, wait for
-  // the disk. Its RETURNING notifies waiting readers on commit.
+  // the disk. Waiting readers are woken once it is answered, not from inside it (postgresNotify.ts).
   const appendSql = `
 INSERT INTO ${t}_run_log (${LOG_COLUMNS}) VALUES ($1, ${logColumns(2)})
-RETURNING pg_notify('${channel}', $1) AS notified,
-  set_config('synchronous_commit', CASE WHEN $5 THEN current_setting('synchronous_commit') ELSE 'off' END, true) AS relaxed`
+RETURNING set_config('synchronous_commit', CASE WHEN $5 THEN current_setting('synchronous_commit') ELSE 'off' END, true) AS relaxed`
   // The run's state over all its rows and, in the same snapshot, the rows after `after` in order, at most $3.
   const readSql = `
 SELECT r.ended, r.visible, l.seq, l.last, l.seqs, l.lens, l.data, l.age
@@ -120,6 +119,7 @@ ORDER BY l.seq, l.last`
     inCommits: true,
     async append(runId, logged, final) {
       await query('append events', appendSql, [runId, ...logValues(logged, final, final ? retentionMs : liveMs)])
+      wake(runId)
     },
     read: (runId, after, limit) => read(runId, after, limit),
     wait(runId, after, timeoutMs, signal) {

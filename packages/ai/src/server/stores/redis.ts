@@ -159,27 +159,6 @@ type LogAt = { readonly list: string } | { readonly sortedSet: readonly [events:
 /** How many runs logged elsewhere than their ids say a store remembers (see `movedRuns`). */
 const MOVED_RUNS = 1000
 
-/**
- * How long a live run's log batch waits for a commit of its thread to carry it (`HOLD_MS`). A
- * model over HTTP streams its events over several event-loop turns: each turn's batch went out as a
- * script of its own, most a fraction of a millisecond before the run's next commit (two more
- * scripts a turn, each round trip paid by both processes on shared cores). Held this long, most
- * ride that commit; a reader on another instance sees them at most this much later.
- */
-const HOLD_MS = 2
-
-/** Whether the events `all` hold every seq of `some` (both in seq order). */
-const covers = (all: readonly LoggedEvent[], some: readonly LoggedEvent[]) =>
-  some.length === 0 || (all.length > 0 && all[0]!.seq <= some[0]!.seq && all.at(-1)!.seq >= some.at(-1)!.seq)
-
-/** A live run's log batch held for its thread's next commit: `done` settles the log's write with how it went. */
-interface HeldAppend {
-  readonly runId: string
-  readonly events: readonly LoggedEvent[]
-  readonly done: (written: Promise<void>) => void
-  readonly timer: ReturnType<typeof setTimeout>
-}
-
 /** How often a waiting reader looks for new events without a subscriber (a blocking read would hold the shared client). */
 const POLL_MS = 50
 
@@ -295,17 +274,6 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
     return send(['SET', threadKey(runId), threadId, 'PX', String(DAY_MS)])
   }
 
-  /** The log's own write: one script. */
-  const appendNow = async (runId: string, logged: readonly LoggedEvent[], final: boolean, threadId: string | undefined) => {
-    const index = indexed(runId, threadId, logged)
-    const args = [runId]
-    pushEventArgs(args, logged, final)
-    await script(APPEND, [`${writtenAt(runId, threadId)}log`], args)
-    await index
-  }
-  /** A live run's log batch waiting for a commit of its thread to carry it, by thread (one at a time). */
-  const held = new Map<string, HeldAppend>()
-
   const events: RunEventLog = {
     inCommits: true,
     newRunId: (threadId) => {
@@ -314,21 +282,12 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
       minted.set(runId, threadId)
       return runId
     },
-    append(runId, logged: readonly LoggedEvent[], final, threadId) {
-      // A live run's batch waits a moment for a commit of its thread to carry it (`HOLD_MS`).
-      if (final || threadId === undefined || held.has(threadId)) return appendNow(runId, logged, final, threadId)
-      return new Promise<void>((resolve, reject) => {
-        const append: HeldAppend = {
-          runId,
-          events: logged,
-          done: (written) => written.then(resolve, reject),
-          timer: setTimeout(() => {
-            held.delete(threadId)
-            append.done(appendNow(runId, logged, false, threadId))
-          }, HOLD_MS),
-        }
-        held.set(threadId, append)
-      })
+    async append(runId, logged: readonly LoggedEvent[], final, threadId) {
+      const index = indexed(runId, threadId, logged)
+      const args = [runId]
+      pushEventArgs(args, logged, final)
+      await script(APPEND, [`${writtenAt(runId, threadId)}log`], args)
+      await index
     },
     async read(runId, after, limit, threadId) {
       const moved = movedRuns.get(runId)
@@ -393,8 +352,7 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
       const moved = async () => Number((await send(['HGET', headKey(threadId), 'v'])) ?? 0) !== version
       return wakeups.wait(threadWakeKey(threadId), moved, timeoutMs, signal, THREAD_WATCH_POLL_MS)
     },
-    async commit({ head, append, decisions = [], follows, events }) {
-      let last = events
+    async commit({ head, append, decisions = [], follows, events: last }) {
       let token = tokens.get(head)
       if (token === undefined) tokens.set(head, (token = tokenPrefix + (sent++).toString(36)))
       const threadId = head.id
@@ -412,16 +370,6 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
       for (const record of decisions) args.push(JSON.stringify(record))
       const keys = [headKey(threadId), messagesKey(threadId)]
       if (decisions.length > 0) keys.push(decisionsKey(threadId))
-      // A log batch held for this thread's next commit rides it: written if the head is, else on its
-      // own then. A commit that carries events of its run already (the release: every event the log
-      // has not acknowledged) carries the held ones among them.
-      let riding = held.get(threadId)
-      if (riding && last !== undefined && !(last.runId === riding.runId && covers(last.events, riding.events))) riding = undefined
-      if (riding) {
-        held.delete(threadId)
-        clearTimeout(riding.timer)
-        last ??= { runId: riding.runId, events: riding.events, final: false }
-      }
       if (last) {
         keys.push(`${writtenAt(last.runId, threadId)}log`)
         pushEventArgs(args, last.events, last.final !== false)
@@ -430,10 +378,6 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
       }
       const answer = script(COMMIT, keys, args)
       headReads.take(threadId)?.(answer.then((reply) => (Number(reply) === 1 ? head : reply == null ? undefined : (JSON.parse(reply as string) as ThreadHead))))
-      if (riding) {
-        const alone = () => appendNow(riding.runId, riding.events, false, threadId)
-        riding.done(answer.then((reply) => (Number(reply) === 1 ? undefined : alone()), alone))
-      }
       return Number(await answer) === 1
     },
   }

@@ -25,17 +25,21 @@ export class RunWakeups {
   readonly #waiters = new Map<string, Set<() => void>>()
   readonly #listen: StartListening | undefined
   readonly #pollMs: number
+  readonly #listeningPollMs: number
   readonly #onStartError: (error: unknown) => void
   #starting: Promise<void> | undefined
   #up = false
 
   /**
    * `listen` starts the store's notifications (once, at the first wait); without it, or while it
-   * is down, waits poll every `pollMs`.
+   * is down, waits poll every `pollMs`. While it is up they look every `listeningPollMs` (default:
+   * never), for a store whose notifications may be lost while its channel stays up (PostgreSQL
+   * notifies after the commit: a process that dies in between never sends it).
    */
-  constructor(options: { listen?: StartListening | undefined; pollMs: number; onStartError?: (error: unknown) => void }) {
+  constructor(options: { listen?: StartListening | undefined; pollMs: number; listeningPollMs?: number; onStartError?: (error: unknown) => void }) {
     this.#listen = options.listen
     this.#pollMs = options.pollMs
+    this.#listeningPollMs = options.listeningPollMs ?? Number.POSITIVE_INFINITY
     this.#onStartError = options.onStartError ?? ((error) => console.error('[toolgate] run event notifications failed to start; readers poll instead:', error))
   }
 
@@ -61,7 +65,7 @@ export class RunWakeups {
     try {
       while (!signal.aborted && Date.now() < deadline) {
         if (await hasMore()) return
-        const pause = this.#up ? deadline - Date.now() : Math.min(pollMs, deadline - Date.now())
+        const pause = Math.min(this.#up ? this.#listeningPollMs : pollMs, deadline - Date.now())
         let timer: ReturnType<typeof setTimeout> | undefined
         const elapsed = new Promise<'elapsed'>((resolve) => (timer = setTimeout(() => resolve('elapsed'), Math.max(0, pause))))
         const outcome = await Promise.race([woken.then(() => 'woken' as const), elapsed])
