@@ -3,7 +3,7 @@ import { requestReviews } from '../decisions/approvalRequests.ts'
 import { watchExpiry } from './expiry.ts'
 import type { DecisionSummary } from '../../protocol/decisions.ts'
 import type { Execution } from './callPlan.ts'
-import type { RunStart } from '../thread/transitions.ts'
+import type { RunStart, StepFields } from '../thread/transitions.ts'
 import { inCallOrder, errorResult, successResult } from '../thread/results.ts'
 import { Run, RunStopped } from './Run.ts'
 import type { TokenUsage } from '../../protocol/events.ts'
@@ -214,7 +214,7 @@ async function runAndStore(
 ): Promise<StoredInterrupt[]> {
   // Only a step that resolved interrupts writes the list: `run.head` may not yet hold what a write
   // still to be made (a closed step's, merged with this one) sets.
-  const remembered = resolved.length > 0 ? { resolvedInterruptIds: rememberResolved(run.head.resolvedInterruptIds, resolved) } : undefined
+  const remembered = resolved.length > 0 ? rememberResolved(run.head.resolvedInterruptIds, resolved) : undefined
   // Calls run under a grant are recorded with the write that marks them running: before they run.
   // Calls of read-only tools need no mark (a crash repeats a read): they start while it is on its
   // way, and with every call read-only it is made only to carry what else the step writes.
@@ -222,7 +222,7 @@ async function runAndStore(
   for (const execution of executions) if (startsUnmarked(execution)) unmarked++
   let marked: Promise<void> | undefined
   if (executions.length > 0 && (unmarked < executions.length || remembered || drafts.length > 0)) {
-    marked = run.save({ step: withRunning(step, executions.map((execution) => execution.toolCallId)), ...remembered }, drafts)
+    marked = run.save(stepFields(withRunning(step, executions.map((execution) => execution.toolCallId)), remembered), drafts)
     if (unmarked === 0) {
       await marked
       marked = undefined
@@ -263,7 +263,7 @@ async function runAndStore(
     const interrupts = asked(waiting, run.config.limits.interruptTtlMs, run.trace?.traceparent)
     // Subagents that wait are stored with the step, through the run's writer: any instance continues them.
     const subagents = delegated && delegated.subagents.length > 0 ? delegated.subagents : undefined
-    await run.save({ step: { ...step, results, interrupts, running: [], subagents }, ...remembered })
+    await run.save(stepFields({ ...step, results, interrupts, running: [], subagents }, remembered))
     void requestReviews(run.config, run.head.id, interrupts)
     watchExpiry(run.config, run.head.id, interrupts)
     run.middleware.throwIfFailed()
@@ -274,9 +274,14 @@ async function runAndStore(
   // the next one behind it; a call that needs no I/O ends first and its write carries this one): a
   // crash before it lands leaves its calls reported as interrupted, never run again; if it fails,
   // the model call is aborted and the run fails.
-  run.send({ step: undefined, ...remembered })
+  run.send(stepFields(undefined, remembered))
   run.middleware.throwIfFailed() // the step is sent whole; then a failed toolOutput hook ends the run
   return []
+}
+
+/** The step's fields to write, with the interrupts it resolved when it resolved some: one literal, not `{ step, ...remembered }`. */
+function stepFields(step: OpenStep | undefined, resolvedInterruptIds: readonly string[] | undefined): StepFields {
+  return resolvedInterruptIds ? { step, resolvedInterruptIds } : { step }
 }
 
 /**

@@ -225,10 +225,11 @@ function uniqueCallId(modelId: string, used: Set<string>): string {
 /**
  * Hands `each` the iterator's values until it is done, fails or the run aborts, and settles with
  * the step's `end` as soon as one of those happens: a model that ignores its signal must not keep
- * the run alive. The reads await the iterator's own promises; one promise per step, not one per
- * chunk, stands for the step (a model streams thousands of chunks a turn), and the run, not a
- * listener on its signal, says when it aborts (run/runAbort.ts). An abort ends the step a
- * microtask after it, never inside the call that aborted.
+ * the run alive. The reads take the iterator's own promises, each with the same two reactions
+ * made once per step (an `await` per chunk makes its own, and an async function its promise); one
+ * promise per step, not one per chunk, stands for the step (a model streams thousands of chunks a
+ * turn), and the run, not a listener on its signal, says when it aborts (run/runAbort.ts). An abort
+ * ends the step a microtask after it, never inside the call that aborted.
  */
 function readUntilAborted<T, R>(iterator: AsyncIterator<T>, run: StepRun, each: (value: T) => void, end: (failed: boolean, failure: unknown) => R): Promise<R> {
   const { signal } = run
@@ -245,20 +246,27 @@ function readUntilAborted<T, R>(iterator: AsyncIterator<T>, run: StepRun, each: 
       }
     }
     const cancel = run.whenAborted(() => queueMicrotask(() => finish(false, undefined)))
-    const read = async () => {
+    const failed = (error: unknown) => finish(true, error)
+    const read = (): void => {
+      if (signal.aborted) return finish(false, undefined)
       try {
-        while (!signal.aborted) {
-          const next = await iterator.next()
-          // Read after an abort, a chunk is dropped: the step already ended.
-          if (next === undefined || next.done || signal.aborted) break
-          each(next.value)
-        }
+        // A model's `next` that answers with a value or a thenable, not a promise, is read as `await` would.
+        Promise.resolve(iterator.next()).then(took, failed)
+      } catch (error) {
+        finish(true, error)
+      }
+    }
+    const took = (next: IteratorResult<T> | undefined) => {
+      try {
+        // Read after an abort, a chunk is dropped: the step already ended.
+        if (next === undefined || next.done || signal.aborted) return finish(false, undefined)
+        each(next.value)
       } catch (error) {
         return finish(true, error)
       }
-      finish(false, undefined)
+      read()
     }
-    void read()
+    read()
   })
 }
 

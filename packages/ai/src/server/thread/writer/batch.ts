@@ -124,12 +124,27 @@ export async function madeAsync(batch: Batch, head: ThreadHead, append: readonly
 
 function joined(sum: ThreadChange | undefined, change: ThreadChange): ThreadChange {
   if (!sum) return change
-  // Lists are joined only when both parts have some (a later part appends nothing: its messages went with the first),
-  // and the heads with Object.assign, not two spreads (see commit.ts `nextHead`): a turn's last commit joins two parts.
-  const joinedChange: { -readonly [K in keyof ThreadChange]: ThreadChange[K] } = { head: Object.assign({}, sum.head, change.head), append: both(sum.append, change.append) ?? NO_MESSAGES }
+  // Lists are joined only when both parts have some (a later part appends nothing: its messages went with the first).
+  const joinedChange: { -readonly [K in keyof ThreadChange]: ThreadChange[K] } = { head: joinedHeads(sum.head, change.head), append: both(sum.append, change.append) ?? NO_MESSAGES }
   const decisions = both(sum.decisions, change.decisions)
   if (decisions && decisions.length > 0) joinedChange.decisions = decisions
   return joinedChange
+}
+
+/**
+ * The head change of two parts, the later's keys winning. A turn's last commit joins the closed
+ * step's save and the release, which sets every key the save set: then the later part's own head
+ * change is the join, and no object is grown key by key (Object.assign onto `{}`) for it.
+ */
+function joinedHeads(first: ThreadChange['head'], second: ThreadChange['head']): ThreadChange['head'] {
+  let covered = true
+  for (const key in first) {
+    if (!(key in second)) {
+      covered = false
+      break
+    }
+  }
+  return covered ? second : Object.assign({}, first, second)
 }
 
 function both<T>(first: readonly T[] | undefined, second: readonly T[] | undefined): readonly T[] | undefined {
