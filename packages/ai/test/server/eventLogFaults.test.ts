@@ -34,6 +34,40 @@ function withFailingLog(failures: number): ThreadStore {
   return { ...store, head: store.head.bind(store), messages: store.messages.bind(store), commit: store.commit.bind(store), decisions: store.decisions.bind(store), events }
 }
 
+/**
+ * A store whose event log answers its writes after the run's first batch only once the thread is
+ * next committed (the run's release): a write on its way, as an instance has while it streams. `acknowledged`
+ * is the highest seq the log has answered for.
+ */
+function withSlowLog() {
+  const store = memoryStore()
+  const log = store.events!
+  const state = { acknowledged: 0 }
+  let open = () => {}
+  let waiting = false
+  let opened = false
+  const events: RunEventLog = {
+    append: async (runId, logged, final) => {
+      if (!opened && logged.some((event) => event.seq > 1)) {
+        waiting = true
+        await new Promise<void>((resolve) => (open = resolve))
+      }
+      await log.append(runId, logged, final)
+      state.acknowledged = Math.max(state.acknowledged, ...logged.map((event) => event.seq))
+    },
+    read: (runId, after) => log.read(runId, after),
+    wait: (runId, after, timeoutMs, signal) => log.wait(runId, after, timeoutMs, signal),
+  }
+  const commit: ThreadStore['commit'] = (...args) => {
+    if (waiting && !opened) {
+      opened = true
+      open()
+    }
+    return store.commit(...args)
+  }
+  return { state, store: { ...store, head: store.head.bind(store), messages: store.messages.bind(store), commit, decisions: store.decisions.bind(store), events } as ThreadStore }
+}
+
 async function replay(url: string, threadId: string, lastEventId: string) {
   const response = await fetch(`${url}?threadId=${threadId}`, { headers: { accept: 'text/event-stream', 'last-event-id': lastEventId } })
   const text = await response.text()
@@ -44,6 +78,23 @@ async function replay(url: string, threadId: string, lastEventId: string) {
 }
 
 describe('a run event log on a failing store', () => {
+  it('tells the live reader an event only once the log holds it: an instance that dies leaves no reader ahead of its log', async () => {
+    const { state, store } = withSlowLog()
+    const server = await startServer({ model, store })
+    const response = await server.post({ message: 'tell me' })
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
+    const ahead: number[] = []
+    let text = ''
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      text += value
+      for (const match of value.matchAll(/^id: run_[\w-]+:(\d+)$/gm)) if (Number(match[1]) > state.acknowledged) ahead.push(Number(match[1]))
+    }
+    expect(ahead).toEqual([])
+    expect(text).toContain('RUN_FINISHED')
+  })
+
   it('loses nothing to a blip: a reattaching reader gets every event after its last, in order, to the end', async () => {
     const server = await startServer({ model, store: withFailingLog(2) })
     const response = await server.post({ message: 'tell me' })

@@ -92,13 +92,26 @@ export interface RunEventStream {
  * `live`. With `withCommits`, its `last` lets the thread store's commits carry the log.
  */
 export function runEventStream(log: RunEventLog, threadId: string, runId: string, live: LiveStream | undefined, withCommits = false): RunEventStream {
-  const writer = new LogWriter(log, threadId, runId)
+  // An event is told live only once the log answered the write that carries it: a reader never
+  // holds an event the log lacks, so when this process dies, the instance that ends the run for
+  // its readers (events/replay.ts, `deadRunEnd`) knows all they were told (a subagent, a message,
+  // a call they saw open is closed, and none they never saw). A log in this process answers at once.
+  let untold: { readonly event: RunEvent; readonly logged: LoggedEvent }[] = []
+  const tell = (upTo: number) => {
+    let told = 0
+    while (told < untold.length && untold[told]!.logged.seq <= upTo) {
+      const { event, logged } = untold[told++]!
+      live?.event(event, logged.data, runId, logged.seq)
+    }
+    if (told > 0) untold = untold.slice(told)
+  }
+  const writer = new LogWriter(log, threadId, runId, (events) => tell(events.at(-1)!.seq))
   let held: { readonly event: RunEvent; readonly logged: LoggedEvent }[] | undefined
   const sink: EventSink = (event, seq, json) => {
     const data = json ?? JSON.stringify(event)
     if (held) return void held.push({ event, logged: { seq, data } })
+    if (live) untold.push({ event, logged: { seq, data } })
     writer.push({ seq, data })
-    live?.event(event, data, runId, seq)
   }
   const last: LastEvents | undefined = withCommits
     ? {
@@ -111,6 +124,7 @@ export function runEventStream(log: RunEventLog, threadId: string, runId: string
         unlogged: () => ({ runId, events: [...writer.carried(), ...(held ?? []).map((entry) => entry.logged)] }),
         logged: () => {
           // Told before the log is marked complete: completing it may end the live stream at once.
+          tell(Number.MAX_SAFE_INTEGER)
           for (const { event, logged } of held ?? []) live?.event(event, logged.data, runId, logged.seq)
           held = undefined
           writer.completed()

@@ -32,10 +32,14 @@ export class LogWriter {
   /** The log answered the last write at once (`SETTLED`: it is in this process), so events go to it as they come. */
   #direct = false
 
-  constructor(log: RunEventLog, threadId: string, runId: string) {
+  /** Told each batch once its write is answered (landed, or given up on after its retries). */
+  readonly #answered: (events: readonly LoggedEvent[]) => void
+
+  constructor(log: RunEventLog, threadId: string, runId: string, answered: (events: readonly LoggedEvent[]) => void = () => {}) {
     this.#log = log
     this.#threadId = threadId
     this.#runId = runId
+    this.#answered = answered
   }
 
   push(event: LoggedEvent): void {
@@ -76,7 +80,10 @@ export class LogWriter {
   /** The commit that carried `events` (`ride`) was answered: written (`landed`), or else they are written here, first. */
   rode(events: readonly LoggedEvent[], landed: boolean): void {
     if (this.#sending !== events) return
-    if (!landed && !this.#ended) this.#queued = [...events, ...this.#queued]
+    if (!landed && !this.#ended) {
+      this.#queued = [...events, ...this.#queued]
+      this.#sending = NONE
+    }
     this.#written()
   }
 
@@ -143,7 +150,9 @@ export class LogWriter {
   }
 
   readonly #written = () => {
+    const sent = this.#sending
     this.#writing = false
+    if (sent.length > 0) this.#answered(sent)
     this.#sending = NONE
     if (this.#ended) return this.#complete?.()
     if (this.#queued.length > 0 || this.#ending) this.#schedule()
