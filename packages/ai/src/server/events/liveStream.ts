@@ -5,6 +5,7 @@ import type { LoggedEvent, RunEventLog } from '../thread/threadStore.ts'
 import { DirectFrames, OFFER_FRAMES, offerFrames, type TakesFrames } from './directFrames.ts'
 import { LogWriter } from './logWriter.ts'
 import { afterTurnEnd } from '../../util/turnBatch.ts'
+import { isInProcess } from '../../util/settled.ts'
 
 // The live stream of a run and its log. A run writes every event to both: the response that
 // started it (while its client stays) and the run's event log, which readers that (re)attach read
@@ -95,7 +96,10 @@ export function runEventStream(log: RunEventLog, threadId: string, runId: string
   // An event is told live only once the log answered the write that carries it: a reader never
   // holds an event the log lacks, so when this process dies, the instance that ends the run for
   // its readers (events/replay.ts, `deadRunEnd`) knows all they were told (a subagent, a message,
-  // a call they saw open is closed, and none they never saw). A log in this process answers at once.
+  // a call they saw open is closed, and none they never saw). A log in this process (`isInProcess`)
+  // dies with it: its events are told at once, from the first, not held until its first write at
+  // the turn's end (a run goes on meanwhile, and its client would not yet know its thread).
+  const waits = live !== undefined && !isInProcess(log)
   let untold: { readonly event: RunEvent; readonly logged: LoggedEvent }[] = []
   const tell = (upTo: number) => {
     let told = 0
@@ -110,8 +114,9 @@ export function runEventStream(log: RunEventLog, threadId: string, runId: string
   const sink: EventSink = (event, seq, json) => {
     const data = json ?? JSON.stringify(event)
     if (held) return void held.push({ event, logged: { seq, data } })
-    if (live) untold.push({ event, logged: { seq, data } })
+    if (waits) untold.push({ event, logged: { seq, data } })
     writer.push({ seq, data })
+    if (!waits) live?.event(event, data, runId, seq)
   }
   const last: LastEvents | undefined = withCommits
     ? {

@@ -2,7 +2,7 @@ import { InvalidOptionError } from '../../errors.ts'
 import type { DecisionRecord } from '../../protocol/decisions.ts'
 import type { ThreadMessage } from '../../protocol/messages.ts'
 import { deepFreeze } from '../../util/deepFreeze.ts'
-import { SETTLED } from '../../util/settled.ts'
+import { inProcess, SETTLED } from '../../util/settled.ts'
 import { HttpError } from '../errors.ts'
 import { PackedEvents } from './packedEvents.ts'
 import type { LoggedEvent, RunEventLog, ThreadCommit, ThreadHead, ThreadStore } from '../thread/threadStore.ts'
@@ -309,7 +309,8 @@ export function memoryEventLog(options: { readonly retentionMs?: number | undefi
     }
     wake(log.waiters)
   }
-  return {
+  // Marked so a run's live stream tells each event at once, as it did before this log's first write.
+  return inProcess({
     append(runId, events, final) {
       try {
         append(runId, events, final)
@@ -350,5 +351,5 @@ export function memoryEventLog(options: { readonly retentionMs?: number | undefi
         set.add(done)
       })
     },
-  }
+  })
 }
