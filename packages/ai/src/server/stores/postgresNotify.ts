@@ -1,3 +1,4 @@
+import { utf8Bytes } from '../../util/jsonBytes.ts'
 import { afterTurnEnd } from '../../util/turnBatch.ts'
 
 // Wake-ups sent after the commits they announce, not inside them. PostgreSQL takes one lock for the
@@ -74,14 +75,4 @@ function payloadsOf(keys: Set<string>): string[] {
   }
   if (payload !== '') payloads.push(payload)
   return payloads
-}
-
-/** The length of `text` in UTF-8 (a surrogate pair's halves count 2 each: 4). */
-function utf8Bytes(text: string): number {
-  let bytes = 0
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i)
-    bytes += code < 0x80 ? 1 : code < 0x800 || (code >= 0xd800 && code <= 0xdfff) ? 2 : 3
-  }
-  return bytes
 }
