@@ -15,8 +15,15 @@ import type { ToolRegistry } from '../../tools/toolRegistry.ts'
 /** The head of a thread that does not exist yet. */
 export function newHead(id: string): ThreadHead {
   const now = Date.now()
-  return { id, version: 0, createdAt: now, updatedAt: now, messageCount: 0, bytes: 0, resolvedInterruptIds: [] }
+  return { id, version: 0, createdAt: now, updatedAt: now, messageCount: 0, bytes: 0, resolvedInterruptIds: NONE_RESOLVED }
 }
+
+/**
+ * The settled interrupts of a thread that has settled none: one frozen list for every such head,
+ * not an array per new thread kept with it by the memory store (most threads never settle one;
+ * `rememberResolved` makes a thread's own list with its first).
+ */
+const NONE_RESOLVED: readonly string[] = Object.freeze([])
 
 /**
  * Loads the head of a thread the request may access: 403 when `authorize` says no, else 404 when
