@@ -105,20 +105,31 @@ function launch(config: ChatConfig, claimed: ClaimedRun, live: LiveStream | unde
   const withCommits = config.eventLog.inCommits === true && config.store.events === config.eventLog
   const stream = runEventStream(config.eventLog, head.id, runId, live, withCommits)
   // Not awaited: the run outlives the request.
-  void runToEnd(config, claimed, stream, abort, trace)
+  runToEnd(config, claimed, stream, abort, trace)
 }
 
-/** Drives the run to its end, then ends its event stream (the log completed, the live stream ended). */
-async function runToEnd(config: ChatConfig, claimed: ClaimedRun, stream: RunEventStream, abort: RunAbort, trace: RunTrace | undefined): Promise<void> {
+/**
+ * Drives the run to its end, then ends its event stream (the log completed, the live stream ended).
+ * Not async: one reaction to the run's end, not an async function's promise and suspended frame
+ * besides, held the whole run (at 32 turns at once, every young collection copied them).
+ */
+function runToEnd(config: ChatConfig, claimed: ClaimedRun, stream: RunEventStream, abort: RunAbort, trace: RunTrace | undefined): void {
   const { runId, head, messages, context, start } = claimed
+  let driven: Promise<void>
   try {
     const events = new RunEvents(head.id, runId, stream.sink, { timestamps: config.devtools !== undefined, apps: appUris(config.tools) })
     // `messages` given as it is (none: the run reads it), not spread from a conditional literal after the keys: on Node 20 the runtime makes that literal, slowly.
-    await driveRun(new Run({ config, runId, context, events, abort, head, trace, log: stream.last, messages }), start, claimed.snapshot, stream.last)
+    driven = driveRun(new Run({ config, runId, context, events, abort, head, trace, log: stream.last, messages }), start, claimed.snapshot, stream.last)
   } catch (error) {
-    console.error('[toolgate] chat run failed:', error)
-  } finally {
-    config.liveRuns.delete(runId)
+    driven = Promise.reject(error)
   }
-  stream.end()
+  const ended = () => {
+    config.liveRuns.delete(runId)
+    stream.end()
+  }
+  // A failure to end the stream is left unobserved, as the async function's rejection was.
+  void driven.then(ended, (error: unknown) => {
+    console.error('[toolgate] chat run failed:', error)
+    ended()
+  })
 }
