@@ -23,15 +23,3 @@ export function countUtf8Bytes(text: string): number {
   }
   return bytes
 }
-
-const messageSizes = new WeakMap<object, number>()
-
-/**
- * `jsonBytes` of a stored message, measured once: the runtime never changes a message once made,
- * and a turn asks for each one's size more than once (the room check before a model call, the commit).
- */
-export function messageBytes(message: object): number {
-  let bytes = messageSizes.get(message)
-  if (bytes === undefined) messageSizes.set(message, (bytes = jsonBytes(message)))
-  return bytes
-}

@@ -196,6 +196,28 @@ describe('byte limits', () => {
     expect((await stored(store, first.threadId))!.messages).toHaveLength(2)
   })
 
+  it('keeps the stored messages\' size in the head, over a tool turn, a later turn and an answered call', async () => {
+    const store = memoryStore()
+    const server = await startServer({ model: models, store, tools: [weatherTool, locationDef] })
+    const sizeOf = async (threadId: string) => {
+      const thread = (await stored(store, threadId))!
+      return { counted: thread.head.bytes, stored: thread.messages.reduce((sum, message) => sum + Buffer.byteLength(JSON.stringify(message), 'utf8'), 0) }
+    }
+    const first = await server.send('weather')
+    expect(first.text).toBe('success: {"city":"Paris","tempC":18}')
+    const afterTool = await sizeOf(first.threadId)
+    expect(afterTool.counted).toBe(afterTool.stored)
+    await server.send(`hello ${big}`, first.threadId)
+    const afterMessage = await sizeOf(first.threadId)
+    expect(afterMessage.counted).toBe(afterMessage.stored)
+    expect(afterMessage.counted).toBeGreaterThan(afterTool.counted + 1000)
+    const asked = await server.send('where am I', first.threadId)
+    const answered = await server.resume(first.threadId, [{ interruptId: asked.interrupts[0]!.id, output: { city: 'Paris' } }])
+    expect(answered.text).toBe('success')
+    const afterAnswer = await sizeOf(first.threadId)
+    expect(afterAnswer.counted).toBe(afterAnswer.stored)
+  })
+
   it('refuses a message that would take the thread past maxThreadBytes (409 THREAD_FULL)', async () => {
     const store = memoryStore()
     const server = await startServer({ model: models, store, limits: { maxThreadBytes: 3000, maxMessageBytes: 1100 } })

@@ -4,7 +4,7 @@ import type { ToolApp } from '../../tools/app.ts'
 import { randomId } from '../../util/randomId.ts'
 import { echoed } from '../../util/capText.ts'
 import { HttpError, messageTooLarge, threadBusy, threadFull } from '../errors.ts'
-import { messageBytes } from '../../util/jsonBytes.ts'
+import { jsonBytes } from '../../util/jsonBytes.ts'
 import type { ChatConfig } from '../options.ts'
 import type { ClaimedRun } from '../run/startRun.ts'
 import { isRunning, loadHead } from '../thread/thread.ts'
@@ -46,7 +46,7 @@ export async function appCall(config: ChatConfig, request: Request, body: AppCal
   const call: ThreadAssistantMessage = { role: 'assistant', id: randomId('msg_'), content: '', toolCalls: [{ id: randomId('call_'), name: asked.name, arguments: JSON.stringify(asked.arguments) }] }
   const { maxThreadMessages, maxThreadBytes, maxMessageBytes, runLeaseMs } = config.limits
   // The call is stored as a message: held to a message's size and to the thread's, as a user's is.
-  const bytes = messageBytes(call)
+  const bytes = jsonBytes(call)
   if (bytes > maxMessageBytes) throw messageTooLarge(bytes, maxMessageBytes, 'appCall.arguments')
   const { head, change } = await updateThread(
     config.store,

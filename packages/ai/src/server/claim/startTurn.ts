@@ -1,6 +1,6 @@
 import type { Principal } from '../../protocol/decisions.ts'
 import type { ThreadMessage, ThreadUserMessage } from '../../protocol/messages.ts'
-import { messageBytes } from '../../util/jsonBytes.ts'
+import { jsonBytes } from '../../util/jsonBytes.ts'
 import { randomId } from '../../util/randomId.ts'
 import { HttpError, messageTooLarge, threadBusy, threadFull, toolFailures } from '../errors.ts'
 import type { ChatConfig } from '../options.ts'
@@ -35,7 +35,7 @@ export async function startTurn(config: ChatConfig, request: Request, body: Mess
   const threadId = existing ?? randomId('thread_')
   const runId = newRunId(config.eventLog, threadId)
   const fresh: ThreadUserMessage = { role: 'user', id: randomId('msg_'), content: body.message }
-  const userBytes = messageBytes(fresh)
+  const userBytes = jsonBytes(fresh)
   const { maxMessageBytes } = config.limits
   if (userBytes > maxMessageBytes) throw messageTooLarge(userBytes, maxMessageBytes, 'message')
 

@@ -1,13 +1,13 @@
 import type { ThreadMessage } from '../../../protocol/messages.ts'
 import type { RunFailure } from '../../../protocol/thread.ts'
-import { messageBytes } from '../../../util/jsonBytes.ts'
+import { jsonBytes } from '../../../util/jsonBytes.ts'
 import { backoff, retry } from '../../../util/retry.ts'
 import { StoreConflictError } from '../../errors.ts'
 import type { ThreadChange } from '../thread.ts'
 import type { ThreadCommit, ThreadHead, ThreadStore } from '../threadStore.ts'
 import { release, renewLease, saveStep, type StepFields } from '../transitions.ts'
 import { alone, GroupCommit, made, madeAsync, type AsyncRunTransition, type Batch, type RunTransition } from './batch.ts'
-import { commitChange, commitOf, isRefused, nextHead, REFUSED, type CarriedEvents } from './commit.ts'
+import { commitChange, commitOf, isRefused, nextHead, REFUSED, type CarriedEvents, type MeasuredAppend } from './commit.ts'
 import { landedOf, sameRunFields, type UncertainWrite } from './uncertainWrites.ts'
 
 /** The run no longer holds its thread (another run took it, or it went). */
@@ -38,6 +38,8 @@ export class RunWriter {
   readonly #onStop: () => void
   /** Every message appended: the first `#saved` are stored, the first `#sent` stored or on their way. */
   readonly #appended: ThreadMessage[] = []
+  /** The size of each appended message as stored, measured when first asked (`#bytes`). */
+  readonly #sizes: number[] = []
   #saved = 0
   #sent = 0
   /** The head as last written, and answered. */
@@ -105,8 +107,13 @@ export class RunWriter {
 
   /** The size of the queued messages not yet stored. */
   unsavedBytes(): number {
+    return this.#bytes(this.#saved, this.#appended.length)
+  }
+
+  /** The size of the appended messages from `from` up to `to` (not included), each measured once. */
+  #bytes(from: number, to: number): number {
     let bytes = 0
-    for (let index = this.#saved; index < this.#appended.length; index++) bytes += messageBytes(this.#appended[index]!)
+    for (let index = from; index < to; index++) bytes += this.#sizes[index] ??= jsonBytes(this.#appended[index]!)
     return bytes
   }
 
@@ -185,9 +192,10 @@ export class RunWriter {
       if (this.#lost) throw this.#lost
       if (!withMessages && !base.activeRun) return this.#skipped(sent)
       const append = this.#appended.slice(from, to)
-      if (!batch.async) return this.#send(batch, base, follows, to, made(batch, base, append), withMessages, before, sent)
-      return madeAsync(batch, base, append).then(
-        (change) => this.#send(batch, base, follows, to, change, withMessages, before, sent),
+      const measured: MeasuredAppend = { append, bytes: this.#bytes(from, to) }
+      if (!batch.async) return this.#send(batch, base, follows, to, made(batch, base, append, measured), measured, withMessages, before, sent)
+      return madeAsync(batch, base, append, measured).then(
+        (change) => this.#send(batch, base, follows, to, change, measured, withMessages, before, sent),
         (error: unknown) => this.#unsent(error, sent),
       )
     } catch (error) {
@@ -196,9 +204,9 @@ export class RunWriter {
   }
 
   /** Sends the commit of `change` on `base` (with the log's unsent events, or the run's last); settles with the store's answer. */
-  #send(batch: Batch, base: ThreadHead, follows: ThreadHead | undefined, to: number, change: ThreadChange, withMessages: boolean, before: Before | undefined, sent: (() => void) | undefined): Promise<void> {
+  #send(batch: Batch, base: ThreadHead, follows: ThreadHead | undefined, to: number, change: ThreadChange, measured: MeasuredAppend, withMessages: boolean, before: Before | undefined, sent: (() => void) | undefined): Promise<void> {
     const { last } = batch
-    const next = nextHead(base, change)
+    const next = nextHead(base, change, measured)
     const riding = last ? undefined : this.#log?.ride()
     let committing: Promise<boolean>
     try {

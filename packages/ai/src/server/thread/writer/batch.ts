@@ -2,7 +2,7 @@ import type { ThreadMessage } from '../../../protocol/messages.ts'
 import { atTurnEnd } from '../../../util/turnBatch.ts'
 import type { ThreadChange } from '../thread.ts'
 import type { ThreadHead } from '../threadStore.ts'
-import { nextHead, NO_MESSAGES, type CarriedEvents } from './commit.ts'
+import { nextHead, NO_MESSAGES, type CarriedEvents, type MeasuredAppend } from './commit.ts'
 
 // Group commit: the writes a run asks for while one is not yet made go out as one commit.
 
@@ -98,26 +98,26 @@ export class GroupCommit {
  * of the last that set them, the messages (all the batch's, with the first part) and decision
  * records of all. For a batch with no asynchronous part (`madeAsync` for one with some).
  */
-export function made(batch: Batch, head: ThreadHead, append: readonly ThreadMessage[]): ThreadChange {
+export function made(batch: Batch, head: ThreadHead, append: readonly ThreadMessage[], measured?: MeasuredAppend): ThreadChange {
   const parts = batch.parts as readonly RunTransition[]
   if (parts.length === 1) return parts[0]!(head, append)
   let sum: ThreadChange | undefined
   for (let index = 0; index < parts.length; index++) {
     const change = parts[index]!(head, index === 0 ? append : NO_MESSAGES)
     sum = joined(sum, change)
-    if (index + 1 < parts.length) head = nextHead(head, change)
+    if (index + 1 < parts.length) head = nextHead(head, change, measured)
   }
   return sum!
 }
 
 /** `made` for a batch with an asynchronous part: the parts are waited for in order. */
-export async function madeAsync(batch: Batch, head: ThreadHead, append: readonly ThreadMessage[]): Promise<ThreadChange> {
+export async function madeAsync(batch: Batch, head: ThreadHead, append: readonly ThreadMessage[], measured?: MeasuredAppend): Promise<ThreadChange> {
   const { parts } = batch
   let sum: ThreadChange | undefined
   for (let index = 0; index < parts.length; index++) {
     const change = await parts[index]!(head, index === 0 ? append : NO_MESSAGES)
     sum = joined(sum, change)
-    if (index + 1 < parts.length) head = nextHead(head, change)
+    if (index + 1 < parts.length) head = nextHead(head, change, measured)
   }
   return sum!
 }

@@ -1,16 +1,29 @@
 import type { ThreadMessage } from '../../../protocol/messages.ts'
-import { messageBytes } from '../../../util/jsonBytes.ts'
+import { jsonBytes } from '../../../util/jsonBytes.ts'
 import type { ThreadChange } from '../thread.ts'
 import type { ThreadCommit, ThreadHead, ThreadStore } from '../threadStore.ts'
 
 // The one place a change becomes a commit: the next head (count, size, version) and the commit
 // that writes it. Only the writer's own modules import this one (.dependency-cruiser.cjs).
 
-/** The head `change` makes of `head`: its count, size and version follow. */
-export function nextHead(head: ThreadHead, change: ThreadChange): ThreadHead {
+/**
+ * Messages a write appends, with their size as stored (JSON in UTF-8 bytes) as the run's writer
+ * measured it: each message once, though a turn asks for it twice or three times (the room check
+ * before a model call, a batch's heads, the commit). Kept by the writer, not in a WeakMap keyed by
+ * message: a stored message lives as long as its thread, and so did its entry, thousands of them
+ * for the collector to visit as weak references.
+ */
+export interface MeasuredAppend {
+  readonly append: readonly ThreadMessage[]
+  readonly bytes: number
+}
+
+/** The head `change` makes of `head`: its count, size and version follow. `measured`: the size of `change.append`, when it is that very list. */
+export function nextHead(head: ThreadHead, change: ThreadChange, measured?: MeasuredAppend): ThreadHead {
   let bytes = head.bytes
   const { append } = change
-  if (append) for (const message of append) bytes += messageBytes(message)
+  if (measured !== undefined && append === measured.append) bytes += measured.bytes
+  else if (append) for (const message of append) bytes += jsonBytes(message)
   // One literal of every key, then the change's keys set in place: not Object.assign onto `{}`,
   // which grows an empty object key by key past its in-object slots (a head is made per write).
   // A key the head lacks is made `undefined`, which reads and serializes as the head did.
