@@ -292,20 +292,23 @@ export function memoryEventLog(options: { readonly retentionMs?: number | undefi
     // A live run's log first: a run streaming a delta per event-loop turn appends once a turn, and
     // expired logs are dropped as runs end (below) and readers look, not on each of those appends.
     let log = running.get(runId) ?? find(runId)
+    const made = !log
     if (!log) {
       log = new RunLog(early.get(runId))
-      early.delete(runId)
-      running.set(runId, log)
+      if (log.waiters) early.delete(runId)
     }
-    for (const event of events) log.push(event)
     if (final && !log.ended) {
+      // A run whose events all come with its last write (the store's commits carry them) is never live here.
+      log.endWith(events)
       log.ended = true
-      log.end()
       log.expiresAt = Date.now() + retentionMs
-      running.delete(runId)
+      if (!made) running.delete(runId)
       ended.set(runId, log)
       endedOrder.push(runId)
       dropExpired()
+    } else {
+      for (const event of events) log.push(event)
+      if (made) running.set(runId, log)
     }
     wake(log.waiters)
   }

@@ -12,6 +12,8 @@ import type { LoggedEvent } from '../thread/threadStore.ts'
 
 /** Events per chunk: few enough that those not yet joined are a small part of what a collection copies. */
 const CHUNK = 64
+/** Code units `String.fromCharCode` is given in one call: its arguments go on the stack. */
+const MAX_UNITS = 8192
 
 export class PackedEvents {
   /** The events' JSON, `CHUNK` events a string, in order; none once the run ended (`#text` then holds them all). */
@@ -47,6 +49,42 @@ export class PackedEvents {
     this.#add(data)
   }
 
+  /**
+   * `push`es `events`, then `end`s the log. A log that has no events yet and gets them all at once
+   * (a run whose events all ride its last write, as the memory store's do) is packed from them
+   * directly: one list of their JSON to join and one of their ends, not the chunk and its ends grown
+   * event by event and then copied out again.
+   */
+  endWith(events: readonly LoggedEvent[]): void {
+    const count = events.length
+    if (this.#length > 0 || this.#chunks === undefined || count === 0 || 2 * count > MAX_UNITS) return this.#endAfter(events)
+    const first = events[0]!.seq
+    const data = new Array<string>(count)
+    const units = new Array<number>(2 * count)
+    let end = 0
+    for (let index = 0; index < count; index++) {
+      const event = events[index]!
+      // Numbered out of order (never by the runtime): pushed one by one, which keeps each `seq`.
+      if (event.seq !== first + index) return this.#endAfter(events)
+      data[index] = event.data
+      end += event.data.length
+      units[2 * index] = Math.floor(end / 65536)
+      units[2 * index + 1] = end % 65536
+    }
+    this.#firstSeq = first
+    this.#length = count
+    this.#text = data.join('')
+    this.#endsAt = String.fromCharCode.apply(null, units)
+    this.#chunks = undefined
+    this.#ends = undefined
+    this.#rest = undefined
+  }
+
+  #endAfter(events: readonly LoggedEvent[]): void {
+    for (const event of events) this.push(event)
+    this.end()
+  }
+
   /** No more events come (the run ended): the log kept is one string and where each event ends in it. */
   end(): void {
     const chunks = this.#chunks
@@ -55,7 +93,7 @@ export class PackedEvents {
     const ends = this.#ends!
     // Each event's end within the whole text (a chunk's ends are within it), in pieces: `String.fromCharCode` takes its code units as arguments.
     const pieces: string[] = []
-    let units: number[] = new Array(Math.min(8192, 2 * ends.length))
+    let units: number[] = new Array(Math.min(MAX_UNITS, 2 * ends.length))
     let count = 0
     let offset = 0
     for (let index = 0; index < ends.length; index++) {
@@ -65,7 +103,7 @@ export class PackedEvents {
       units[count++] = end % 65536
       if (count === units.length && index + 1 < ends.length) {
         pieces.push(String.fromCharCode(...units))
-        units = new Array(Math.min(8192, 2 * (ends.length - index - 1)))
+        units = new Array(Math.min(MAX_UNITS, 2 * (ends.length - index - 1)))
         count = 0
       }
     }
