@@ -422,6 +422,14 @@ try {
         const perSecond = median(samples[index]!)
         const floor = floorOf(name)
         let versus = `${(perSecond / median(samples[0]!)).toFixed(2)}× memory`
+        // A store's further floors beside its first (the goal's): how far the work they keep falls short of it on its own.
+        const self = storeFloors.find((other) => other.name === name)
+        const goal = self && floorOf(self.of) !== self ? floorOf(self.of) : undefined
+        if (goal) {
+          const at = contenders.findIndex((contender) => contender.name === goal.name)
+          const ratios = samples[index]!.map((value, round) => value / samples[at]![round]!)
+          versus += `, ${median(ratios).toFixed(2)}× ${goal.name} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`
+        }
         if (floor) {
           const floorIndex = contenders.findIndex((contender) => contender.name === floor.name)
           const perRound = samples[index]!.map((value, round) => value / samples[floorIndex]![round]!)
