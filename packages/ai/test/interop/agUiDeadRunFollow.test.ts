@@ -149,6 +149,13 @@ describe('a stock AG-UI client following by GET a run whose instance died', () =
     while (thread.status === 'running') thread = (await new Promise((resolve) => setTimeout(resolve, 20)), await server.get(threadId))
     expect(thread.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Hello there.' })
   })
+
+  it('resuming past the log\'s end in the AI SDK\'s telling: the stream ends with an error chunk that says to reload, nothing else', async () => {
+    const { server, threadId } = await deadRun(() => MID_TEXT)
+    const response = await fetch(`${server.url}?threadId=${threadId}&format=ai-sdk&stream`, { headers: { accept: 'text/event-stream', 'last-event-id': 'run_dead:6', ...WRITER } })
+    const chunks = (await response.text()).split('\n\n').filter((block) => block.startsWith('data: {')).map((block) => JSON.parse(block.slice(6)) as { type: string; errorText?: string })
+    expect(chunks).toEqual([{ type: 'error', errorText: expect.stringMatching(/lost by the store; reload the thread/) }])
+  })
 })
 
 describe("Toolgate's client reading the same stream", () => {
