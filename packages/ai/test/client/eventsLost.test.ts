@@ -2,6 +2,7 @@ import { afterEach, expect, it } from 'vitest'
 import { createChatClient, type ChatClientOptions } from '@toolgate/ai/client'
 import { memoryStore, type ThreadStore } from '@toolgate/ai/server'
 import { closeAll, startServer } from '../server/helpers/server.ts'
+import { dyingInstance, HALF, STORY } from '../server/helpers/dyingInstance.ts'
 import { deferred, gatedModel, texts } from './helpers.ts'
 
 // A page that reattaches to a run whose log lost events (the server ends its stream with EVENTS_LOST)
@@ -86,3 +87,31 @@ it('stop() while the page waits for a run whose log has a gap stops that run on 
   expect(reloaded.getSnapshot()).toMatchObject({ status: 'idle', error: undefined })
   expect(errors).toEqual([])
 })
+
+it('a page shown events the log never got, when their run\'s instance dies, drops the half reply and shows the turn as a reload does', async () => {
+  const { a, b, die } = await dyingInstance()
+  // One address for both, as behind a load balancer: A until it dies, then B.
+  let behind = a
+  const fetch: NonNullable<ChatClientOptions['fetch']> = (input, init) => globalThis.fetch(String(input).replace('http://chat/', behind.url), init)
+  const client = createChatClient({ endpoint: 'http://chat/', fetch, scheduleNotify: (flush) => flush() })
+  const errors: unknown[] = []
+  const halfShown = new Promise<void>((resolve) =>
+    client.subscribe(() => {
+      if (client.getSnapshot().error) errors.push(client.getSnapshot().error)
+      if (texts(client.getSnapshot()).includes(`assistant: ${HALF}`)) resolve()
+    }),
+  )
+  const sent = client.send('tell a story')
+  await halfShown
+  behind = b
+  await die()
+  await sent
+
+  const live = client.getSnapshot()
+  expect(live).toMatchObject({ status: 'idle', error: undefined })
+  expect(texts(live)).toEqual(['user: tell a story', `assistant: ${STORY}`])
+  const reloaded = createChatClient({ endpoint: b.url, threadId: live.threadId! })
+  await reloaded.load()
+  expect(reloaded.getSnapshot().messages).toEqual(live.messages)
+  expect(errors).toEqual([])
+}, 30_000)

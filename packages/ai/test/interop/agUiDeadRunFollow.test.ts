@@ -135,6 +135,27 @@ describe('a stock AG-UI client following by GET a run whose instance died', () =
     expect(frames[2]).toMatchObject({ id: expect.stringMatching(/^run_.+:1$/), event: { type: 'RUN_STARTED' } })
     expect(frames.at(-1)).toMatchObject({ id: expect.stringMatching(/:\d+$/), event: { type: 'RUN_FINISHED' } })
   })
+
+  it('resuming past the log\'s end (it was shown events the log never got): EVENTS_LOST, without an id, and the turn still goes on', async () => {
+    const { server, model, threadId } = await deadRun(() => MID_TEXT)
+    const response = await fetch(`${server.url}?threadId=${threadId}`, { headers: { accept: 'text/event-stream', 'last-event-id': 'run_dead:6', ...WRITER } })
+    const frames = (await response.text()).split('\n\n').filter((block) => block.includes('data: '))
+    // What those events left open is unknown: no end of the dead run is made up, and no run follows inside it.
+    expect(frames).toHaveLength(1)
+    expect(frames[0]).not.toMatch(/^id: /m)
+    expect(JSON.parse(/^data: (.*)$/m.exec(frames[0]!)![1]!)).toMatchObject({ type: 'RUN_ERROR', code: 'EVENTS_LOST' })
+    expect(model.calls).toBe(1)
+    let thread = await server.get(threadId)
+    while (thread.status === 'running') thread = (await new Promise((resolve) => setTimeout(resolve, 20)), await server.get(threadId))
+    expect(thread.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Hello there.' })
+  })
+
+  it('resuming past the log\'s end in the AI SDK\'s telling: the stream ends with an error chunk that says to reload, nothing else', async () => {
+    const { server, threadId } = await deadRun(() => MID_TEXT)
+    const response = await fetch(`${server.url}?threadId=${threadId}&format=ai-sdk&stream`, { headers: { accept: 'text/event-stream', 'last-event-id': 'run_dead:6', ...WRITER } })
+    const chunks = (await response.text()).split('\n\n').filter((block) => block.startsWith('data: {')).map((block) => JSON.parse(block.slice(6)) as { type: string; errorText?: string })
+    expect(chunks).toEqual([{ type: 'error', errorText: expect.stringMatching(/lost by the store; reload the thread/) }])
+  })
 })
 
 describe("Toolgate's client reading the same stream", () => {

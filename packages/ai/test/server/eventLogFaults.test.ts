@@ -4,6 +4,7 @@ import { scriptedModel } from '@toolgate/ai/server/testing'
 
 type RunEventLog = NonNullable<ThreadStore['events']>
 import { closeAll, startServer } from './helpers/server.ts'
+import { dyingInstance, HALF, STORY } from './helpers/dyingInstance.ts'
 
 // The run's event log on a store that fails: a blip costs a reader nothing (the writes are tried
 // again), and a log that lost events for good is never replayed with a silent gap: the reader is
@@ -120,4 +121,27 @@ describe('a run event log on a failing store', () => {
     const ids = frames.flatMap((frame) => (frame.id ? [Number(frame.id.split(':')[1])] : []))
     expect(ids).toEqual(ids.map((_, i) => i + 2)) // what it was given has no gap
   })
+
+  it('tells a reader who was shown events the log never got, when that run\'s instance dies, that they are lost, and the turn goes on', async () => {
+    const { a, b, store, die } = await dyingInstance()
+    const live = (await a.post({ message: 'tell a story' })).body!.pipeThrough(new TextDecoderStream()).getReader()
+    let text = ''
+    while (!text.includes(HALF.match(/part \d+\. /g)!.at(-1)!)) text += (await live.read()).value ?? ''
+    const ids = [...text.matchAll(/^id: (run_[\w-]+):(\d+)$/gm)]
+    const [, runId, last] = ids.at(-1)!
+    const threadId = JSON.parse(/^data: (.*)$/m.exec(text)![1]!).threadId as string
+    await die()
+    // The reader reconnects after the last event it was shown; the log holds fewer.
+    expect((await store.events!.read(runId!, 0))?.events.length).toBeLessThan(Number(last))
+    const frames = await replay(b.url, threadId, `${runId}:${last}`)
+    expect(frames.map((frame) => frame.event.type)).toEqual(['RUN_ERROR'])
+    expect(frames[0]).toEqual({ id: undefined, event: expect.objectContaining({ type: 'RUN_ERROR', code: 'EVENTS_LOST' }) })
+    // The reader's read continued the turn all the same: the thread ends with the reply, whole.
+    let thread = await b.get(threadId)
+    while (thread.status === 'running') thread = (await new Promise((resolve) => setTimeout(resolve, 20)), await b.get(threadId))
+    expect(thread.messages.map((message) => [message.role, 'content' in message ? message.content : ''])).toEqual([
+      ['user', 'tell a story'],
+      ['assistant', STORY],
+    ])
+  }, 30_000)
 })

@@ -87,6 +87,27 @@ describe('toNodeHandler', () => {
     await expect(settled[0]).resolves.toBeUndefined()
   })
 
+  it('answers 500 for a response Node cannot write (a header value it refuses), and settles: the app\'s server never sees a rejection', async () => {
+    const errors: unknown[] = []
+    const spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void errors.push(args))
+    try {
+      // Fetch's Headers take a control character in a value; Node's `setHeader` throws on it.
+      const handle = toNodeHandler((async () => new Response('ok', { headers: { 'x-note': 'a\u0001b' } })) as ChatHandler)
+      const settled: Promise<void>[] = []
+      // node:http drops what its listener returns, as here: a rejection would be unhandled (which ends the process by default).
+      const url = await serve((req, res) => void settled.push(handle(req, res)))
+      const responding = postJson(url, { message: 'hello' }).then((response) => response, (error: unknown) => error)
+      await vi.waitFor(() => expect(settled).toHaveLength(1))
+      expect(await settled[0]!.then(() => 'settled', (error: unknown) => error)).toBe('settled')
+      const response = (await responding) as Response
+      expect(response.status).toBe(500)
+      expect(await response.json()).toEqual({ error: { code: 'INTERNAL', message: 'The chat handler failed; see the server log' } })
+      expect(errors).toHaveLength(1)
+    } finally {
+      spy.mockRestore()
+    }
+  })
+
   it('answers 500 for a handler that throws or rejects, and settles', async () => {
     const errors: unknown[] = []
     const spy = vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void errors.push(args))

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ToolDefinitionError, toolDefinition } from '@toolgate/ai'
-import { memoryStore, StoreError, type ThreadCommit, type ThreadStore } from '@toolgate/ai/server'
+import { agentTool, memoryStore, StoreError, type ThreadCommit, type ThreadStore } from '@toolgate/ai/server'
 import { scriptedModel } from '@toolgate/ai/server/testing'
 import { closeAll, deferred, startServer } from './helpers/server.ts'
 
@@ -164,6 +164,33 @@ describe('a read-only call and its running mark', () => {
     // Not recorded as running (nor as "may or may not have taken effect"): nothing of the step was stored.
     expect(messages.map((m) => m.role)).toEqual(['user'])
     expect(JSON.stringify(messages)).not.toMatch(/may or may not/)
+  })
+
+  it('a failed mark in a step that also delegates to an agent fails the run, and leaves no rejection unobserved in the process', async () => {
+    const holding = holdingStore(memoryStore())
+    const helper = agentTool({ name: 'helper', description: 'Helps', model: scriptedModel([{ when: /.*/, reply: 'helped' }]), tools: [] })
+    const delegating = scriptedModel([
+      { when: /weather in (\w+) and help/i, call: (m) => [{ tool: 'get_weather', input: { city: m[1] } }, { tool: 'helper', input: { task: 'help' } }], then: () => 'done' },
+    ])
+    // The subagents wait for the mark, as the read-only call does not: both learn of its failure at
+    // once, and the run, failing on the first, must still observe the other (Node ends a process on
+    // a rejection nothing observes, by default).
+    const unobserved: unknown[] = []
+    const record = (reason: unknown) => void unobserved.push(reason)
+    process.on('unhandledRejection', record)
+    try {
+      const server = await startServer({ model: delegating, tools: [weatherDef.server(async () => ({ celsius: 21 })), helper], store: holding.store })
+      holding.state.fail = true
+      void holding.held().then(() => holding.release())
+      const turn = await server.send('weather in Lima and help')
+      expect(turn.types).toContain('RUN_ERROR')
+      // Node tells of an unobserved rejection once the task that left it ends.
+      await new Promise((resolve) => setImmediate(resolve))
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(unobserved).toEqual([])
+    } finally {
+      process.off('unhandledRejection', record)
+    }
   })
 })
 

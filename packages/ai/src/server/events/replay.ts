@@ -11,6 +11,12 @@ export interface ReplayFrom {
 
 const EVENTS_LOST = 'Some events of this run were lost by the store; reload the thread to see where it stands'
 
+/**
+ * A position past any run's log: the reader wants none of the run's events, only the run that
+ * continues its turn (an AG-UI page that rejoins a run whose instance died, dialects/agui/rejoin.ts).
+ */
+export const NONE_OF_THE_RUN = Number.MAX_SAFE_INTEGER
+
 /** Events read from the log at a time. */
 const REPLAY_PAGE = 500
 
@@ -33,7 +39,8 @@ export interface ReplayRuns {
  * the live ones as they are logged, until the run's last event. A run that died without one (its
  * process was killed) is continued by a new run once its lease lapsed, and the reader follows
  * that one, after the dead run's end (`deadRunEnd`); when nothing continues it, the stream ends
- * with a RUN_ERROR that says so.
+ * with a RUN_ERROR that says so, and so it does (`EVENTS_LOST`) when the reader was shown events
+ * of the dead run that its log never got.
  */
 export function replayResponse(log: RunEventLog, threadId: string, from: ReplayFrom, requestSignal: AbortSignal, runs: ReplayRuns): Response {
   const encoder = new TextEncoder()
@@ -88,8 +95,14 @@ export function replayResponse(log: RunEventLog, threadId: string, from: ReplayF
                 break
               }
               if (next !== undefined && next !== runId) {
-                const end = await deadRunEnd(log, threadId, runId, after)
+                const end = after === NONE_OF_THE_RUN ? '' : await deadRunEnd(log, threadId, runId, after)
                 if (requestSignal.aborted) break
+                // It was shown events the log never got: what they left open is not known, so the
+                // reader is told to read the thread (where the turn goes on) rather than kept with half a reply.
+                if (end === undefined) {
+                  lost.failed('EVENTS_LOST', EVENTS_LOST)
+                  break
+                }
                 if (end !== '') controller.enqueue(encoder.encode(end))
                 runId = next
                 after = 0
@@ -126,7 +139,9 @@ export function replayResponse(log: RunEventLog, threadId: string, from: ReplayF
  * the same stream. RUN_FINISHED, not RUN_ERROR: in AG-UI a RUN_ERROR ends the stream (nothing may
  * follow it), while the turn is not lost here, it goes on in the next run (which starts again
  * from the stored step, so the dead run's calls are not pending). Empty when the reader holds none
- * of the run (not even its RUN_STARTED, or it asked to start past the log's end).
+ * of the run (not even its RUN_STARTED). `undefined` when it holds events past the log's end: its
+ * instance told them live while the log stayed down past its retries (events/logWriter.ts), so
+ * what they opened cannot be closed from the log.
  *
  * These events are not in the run's log, so they carry no id: a reader that reconnects after them
  * resumes after the dead run's last logged event (and is told its end again) or, once it got an
@@ -136,7 +151,7 @@ export function replayResponse(log: RunEventLog, threadId: string, from: ReplayF
  * The log is read again from its start (a page at a time): a takeover is rare, and a reader that
  * resumed mid-run (`Last-Event-ID`) holds events this stream never sent.
  */
-async function deadRunEnd(log: RunEventLog, threadId: string, runId: string, after: number): Promise<string> {
+async function deadRunEnd(log: RunEventLog, threadId: string, runId: string, after: number): Promise<string | undefined> {
   let started = false
   const open = new Map<string, RunEvent>() // what closes each open thing, by what it opens
   let read = 0
@@ -161,9 +176,8 @@ async function deadRunEnd(log: RunEventLog, threadId: string, runId: string, aft
       else if (event.type === 'SUBAGENT_FINISHED' || event.type === 'SUBAGENT_ERROR') open.delete(`subagent ${event.subagentRunId}`)
     }
   }
-  // A position past the log's end is no reader's resume point: it asked for none of the run's
-  // events (dialects/agui/rejoin.ts tells a dead run's turn from the thread instead), so it holds none.
-  if (!started || read < after) return ''
+  if (read < after) return undefined
+  if (!started) return ''
   // Innermost first: a reasoning message closes before the reasoning that holds it.
   const closing: RunEvent[] = [...open.values()].reverse()
   closing.push({ type: 'RUN_FINISHED', threadId, runId, outcome: { type: 'success' } })

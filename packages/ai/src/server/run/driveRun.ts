@@ -231,6 +231,9 @@ async function runAndStore(
   // Agent tools' calls run their subagents (run/subagent.ts), once the mark is stored.
   const agents = executions.some(isAgentCall) ? executions.filter(isAgentCall) : NO_AGENTS
   const delegating = agents.length === 0 ? undefined : (marked ?? Promise.resolve()).then(() => runAgentCalls({ run, events: run.events, trace: run.trace, path: [], messageId: step.message.id }, agents, decided))
+  // Awaited only after the other calls: a failure of theirs first (the mark both wait for) would
+  // leave its rejection unobserved, and Node ends a process on one by default.
+  delegating?.catch(() => {})
   // Calls that asked a person for input: no result yet, an interrupt instead (run/inputInterrupts.ts).
   // Made by the first call that asks (most steps have none).
   let askedInput: Map<string, ToolInputRequest> | undefined

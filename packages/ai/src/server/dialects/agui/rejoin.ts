@@ -4,6 +4,7 @@ import type { ChatConfig } from '../../options.ts'
 import type { AguiFields } from './runAgentInput.ts'
 import { followRun } from '../../edge/reads.ts'
 import { SSE_HEADERS } from '../../events/liveStream.ts'
+import { NONE_OF_THE_RUN } from '../../events/replay.ts'
 import { RunEvents } from '../../events/runEvents.ts'
 import { toolMessageAnswers } from './toolMessages.ts'
 import { isRunning, snapshot } from '../../thread/thread.ts'
@@ -43,7 +44,7 @@ export async function rejoinRun(config: ChatConfig, request: Request, body: Resu
   // events are not told: the run that continues the turn starts again from the stored step (which
   // the snapshot holds), and an AG-UI client takes no run started inside one never finished.
   const live = isRunning(head, config.limits.runLeaseMs)
-  const events = await followRun(config, request, head.id, { runId, after: live ? 0 : Number.MAX_SAFE_INTEGER }, head)
+  const events = await followRun(config, request, head.id, { runId, after: live ? 0 : NONE_OF_THE_RUN }, head)
   // A dead run whose events are gone: the thread as it stands (`connect`, through a resume that finds nothing new).
   if (!live && events.status === 404) return undefined
   if (events.status !== 200 || !events.body) return events

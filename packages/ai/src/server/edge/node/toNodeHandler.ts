@@ -52,24 +52,36 @@ export function toNodeHandler(handler: (request: Request) => Promise<Response>):
       gone: () => gone,
       onGone: (listener) => (onGone ??= []).push(listener),
     })
-    return new Promise<void>((settle, fail) => {
+    // It never rejects: node:http drops what its listener returns, so a rejection would be
+    // unhandled in the app's process (which Node ends by default).
+    return new Promise<void>((settle) => {
       const respond = (response: Response) => {
         try {
           // A refusal may come before the body was read (413, 415): read the rest away so the client
           // gets the response rather than a reset connection, and the connection stays usable.
           if (!req.readableEnded) body?.discard()
           const frames = request.takeFrames()
-          if (!frames) return void writeResponse(response, res).then(settle, fail)
+          if (!frames) return void writeResponse(response, res).then(settle, unwritten)
           writeFrames(frames, res)
           if (res.closed) settle()
           else closed = settle
         } catch (error) {
-          fail(error)
+          unwritten(error)
         }
       }
       const failed = (error: unknown) => {
         console.error('[toolgate] handler threw:', error)
         respond(Response.json(errorBody('INTERNAL', 'The chat handler failed; see the server log'), { status: 500 }))
+      }
+      /** The response could not be written (a header Node refuses): a 500 while nothing was sent, else the connection is cut. */
+      const unwritten = (error: unknown) => {
+        console.error('[toolgate] the response could not be written:', error)
+        if (res.headersSent) res.destroy()
+        else {
+          for (const name of res.getHeaderNames()) res.removeHeader(name)
+          res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify(errorBody('INTERNAL', 'The chat handler failed; see the server log')))
+        }
+        settle()
       }
       try {
         // `Promise.resolve`: a handler that answers without a promise is served too (a native promise passes as it is).
