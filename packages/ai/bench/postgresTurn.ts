@@ -98,10 +98,12 @@ try {
   })
   const store = postgresStore({ pool })
   await store.ensureSchema()
-  // Experiments on the schema, for the breakdown (PG_TRY=noexpiry,unlogged).
+  // Experiments on the schema, for the breakdown (PG_TRY=noexpiry,unlogged,nologindex): the tables
+  // as the store makes them now (the run log is one table, toolgate_run_log, since the runs' tables went).
   const tries = (process.env.PG_TRY ?? '').split(',').filter(Boolean)
-  if (tries.includes('noexpiry')) await stats.query('DROP INDEX toolgate_threads_expires_at; DROP INDEX toolgate_runs_expires_at')
-  if (tries.includes('unlogged')) await stats.query('ALTER TABLE toolgate_run_events SET UNLOGGED; ALTER TABLE toolgate_runs SET UNLOGGED')
+  if (tries.includes('noexpiry')) await stats.query('DROP INDEX toolgate_threads_expires_at')
+  if (tries.includes('nologindex')) await stats.query('DROP INDEX toolgate_run_log_run')
+  if (tries.includes('unlogged')) await stats.query('ALTER TABLE toolgate_run_log SET UNLOGGED')
   if (tries.length > 0) console.log(`  schema experiments: ${tries.join(', ')}`)
   const handler: ChatHandler = createChatHandler({ model: weatherModel, tools: [weather], store, limits: { maxThreadMessages: 5000 } })
   const turn = async (threadId?: string) => {

@@ -210,13 +210,39 @@ const bareRoundTrips: { name: string; send: () => Promise<unknown> }[] = []
  * store's own work: each store's turns/s is printed as a ratio to its floor (goal ≥ 0.8×).
  */
 const storeFloors: { name: string; of: string; make: () => ThreadStore }[] = []
-function floorStore(send: (commit: ThreadCommit) => Promise<unknown>): ThreadStore {
+/**
+ * With `carriesEvents`, the floor's run events are not in this process's memory as far as the run
+ * knows: its log says `inCommits` and is not marked in process, so the run holds each event until
+ * the write carrying it is answered and its commits carry them, as on a shared store's log (the
+ * events then go to a memory log, each number once).
+ */
+type RunEventLog = NonNullable<ThreadStore['events']>
+type LoggedEvent = Parameters<RunEventLog['append']>[1][number]
+function floorStore(send: (commit: ThreadCommit) => Promise<unknown>, carriesEvents = false): ThreadStore {
   const memory = memoryStore()
+  const log = memory.events!
+  const logged = new Map<string, number>()
+  const keep = async (runId: string, events: readonly LoggedEvent[], final: boolean) => {
+    const last = logged.get(runId) ?? 0
+    const fresh = events.filter((event) => event.seq > last)
+    if (fresh.length > 0) logged.set(runId, fresh.at(-1)!.seq)
+    if (final) logged.delete(runId)
+    await log.append(runId, fresh, final)
+  }
+  const events: RunEventLog = {
+    inCommits: true,
+    append: keep,
+    read: (runId, after, limit) => log.read(runId, after, limit),
+    wait: (runId, after, timeoutMs, signal) => log.wait(runId, after, timeoutMs, signal),
+  }
   return {
     ...memory,
+    ...(carriesEvents ? { events } : {}),
     async commit(commit) {
       await send(commit)
-      return memory.commit(commit)
+      const written = await memory.commit(commit)
+      if (written && carriesEvents && commit.events) await keep(commit.events.runId, commit.events.events, commit.events.final !== false)
+      return written
     },
   }
 }
@@ -283,6 +309,9 @@ try {
     serverCpu.set('postgres', cpuOfProcesses(() => [postmaster, ...children()]))
   }
   storeFloors.push({ name: 'memory + SELECT 1', of: 'postgres', make: () => floorStore(() => pool.query({ name: 'bench_select_1', text: 'SELECT 1', values: [] })) })
+  // The same with the run's events carried by its commits, from a log the run does not know is in
+  // this process (as a shared store's): the run's own cost of such a log, no store's.
+  storeFloors.push({ name: 'the same, log held', of: 'postgres', make: () => floorStore(() => pool.query({ name: 'bench_select_1', text: 'SELECT 1', values: [] }), true) })
   // A second floor: the least a write of this design costs the server, one transaction per commit
   // that inserts the thread's row (then updates it) and appends one row, each by primary key.
   await pool.query(`CREATE TABLE bench_floor_heads (id text PRIMARY KEY, version integer NOT NULL);
@@ -300,6 +329,27 @@ try {
               values: [commit.head.id, commit.head.version],
             }),
       ),
+  })
+  // A third: the rows a turn must store, written plainly, one statement per commit: the head's JSON
+  // as the thread's row (compare-and-set on its version), each appended message a row, the
+  // commit's events one row (the bench's turns make no decision records). No expiry, no check of
+  // the head it follows, one table and one index: what any durable store of this design writes.
+  // The store's distance to it is its own work; this floor's distance to the first is the server's.
+  await pool.query(`CREATE TABLE bench_floor_threads (id text PRIMARY KEY, version integer NOT NULL, head text NOT NULL);
+    CREATE TABLE bench_floor_data (id text NOT NULL, seq integer NOT NULL, body text NOT NULL, PRIMARY KEY (id, seq))`)
+  const rows = `INSERT INTO bench_floor_data SELECT head.id, r.seq, r.body FROM head, (
+    SELECT $4 + m.ord::integer AS seq, m.body::text AS body FROM json_array_elements($5::json) WITH ORDINALITY AS m(body, ord)
+    UNION ALL SELECT -$2, $6::text WHERE $6::text IS NOT NULL) r`
+  storeFloors.push({
+    name: 'memory + rows',
+    of: 'postgres',
+    make: () =>
+      floorStore(({ head, append, events }) => {
+        const values = [head.id, head.version, JSON.stringify(head), head.messageCount - append.length, JSON.stringify(append), events ? events.events.map((event) => event.data).join('') : null]
+        return head.version === 1
+          ? pool.query({ name: 'bench_rows_insert', text: `WITH head AS (INSERT INTO bench_floor_threads VALUES ($1, $2, $3) RETURNING id) ${rows}`, values })
+          : pool.query({ name: 'bench_rows_write', text: `WITH head AS (UPDATE bench_floor_threads SET version = $2, head = $3 WHERE id = $1 AND version = $2 - 1 RETURNING id) ${rows}`, values })
+      }, true),
   })
   await postgresStore({ pool }).ensureSchema()
   stores.push({ name: 'postgres', make: () => postgresStore({ pool }) })
@@ -372,6 +422,14 @@ try {
         const perSecond = median(samples[index]!)
         const floor = floorOf(name)
         let versus = `${(perSecond / median(samples[0]!)).toFixed(2)}× memory`
+        // A store's further floors beside its first (the goal's): how far the work they keep falls short of it on its own.
+        const self = storeFloors.find((other) => other.name === name)
+        const goal = self && floorOf(self.of) !== self ? floorOf(self.of) : undefined
+        if (goal) {
+          const at = contenders.findIndex((contender) => contender.name === goal.name)
+          const ratios = samples[index]!.map((value, round) => value / samples[at]![round]!)
+          versus += `, ${median(ratios).toFixed(2)}× ${goal.name} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`
+        }
         if (floor) {
           const floorIndex = contenders.findIndex((contender) => contender.name === floor.name)
           const perRound = samples[index]!.map((value, round) => value / samples[floorIndex]![round]!)

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import pg from 'pg'
 import type { ThreadHead } from '@toolgate/ai/server'
 import { postgresStore, type PostgresQueryable } from '@toolgate/ai/server/postgres'
@@ -113,4 +113,30 @@ describe('wake-ups on PostgreSQL', () => {
       await Promise.all([listener.end(), listening.end()])
     }
   }, 15_000)
+
+  it('that fail are logged as what they are (no request waits for one), and a pool the app ends right after its last commit sends none and logs nothing', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+    try {
+      // A notify the server refuses: the line says what it costs, not that requests fail.
+      const refusing: PostgresQueryable = { query: (text, values) => (isNotify(text) ? Promise.reject(new Error('refused')) : pool.query(text, values)) }
+      const refused = postgresStore({ pool: refusing, table: 'refused' })
+      await refused.ensureSchema()
+      expect(await refused.commit({ head: head('r', 1), append: [] })).toBe(true)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(logged.mock.calls.map(([line]) => String(line))).toEqual([
+        expect.stringMatching(/^\[toolgate\] postgresStore: NOTIFY failed \(Error\); watchers and readers on other instances see the change by their next look \(within 5 s\)$/),
+      ])
+      logged.mockClear()
+      // An app closing its pool once its last turn is answered.
+      const own = new pg.Pool({ connectionString: server.connectionString, max: 2 })
+      const closing = postgresStore({ pool: own, table: 'closing' })
+      await closing.ensureSchema()
+      expect(await closing.commit({ head: head('c', 1), append: [] })).toBe(true)
+      await own.end()
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      expect(logged).not.toHaveBeenCalled()
+    } finally {
+      logged.mockRestore()
+    }
+  })
 })

@@ -194,7 +194,8 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   if (listener !== undefined && typeof listener !== 'function' && (typeof listener.query !== 'function' || typeof listener.on !== 'function')) {
     throw new InvalidOptionError('postgresStore', 'listener', 'must connect a `pg.Client` of its own (not one of the pool’s), or be one')
   }
-  const outages = options.onError ? undefined : new OutageLog()
+  // A wake-up no request waits for: a lost one is seen by the waiters' poll (POLL_MS, LISTENING_POLL_MS).
+  const outages = options.onError ? undefined : new OutageLog({ NOTIFY: `watchers and readers on other instances see the change by their next look (within ${LISTENING_POLL_MS / 1000} s)` })
   const onError = options.onError ?? outages!.report
   const report = (error: StoreError) => {
     try {
@@ -320,7 +321,8 @@ decisions AS (DELETE FROM ${t}_decisions WHERE thread_id IN (SELECT id FROM gone
 SELECT count(*) AS deleted FROM gone`
 
   const notifier = notifyAfterCommits(
-    (payloads) => query('NOTIFY', `SELECT pg_notify('${channel}', payload) FROM unnest($1::text[]) AS payload`, [payloads]),
+    // A pool the app is closing (it ends it once its last turn is answered) sends nothing more: the wake-up's readers poll.
+    (payloads) => (ending(pool) ? Promise.resolve() : query('NOTIFY', `SELECT pg_notify('${channel}', payload) FROM unnest($1::text[]) AS payload`, [payloads])),
     (error) => report(error instanceof StoreError ? error : new StoreError('postgresStore', 'NOTIFY', error)),
   )
   const events = postgresRunLog({ query, table: t, wake: (runId) => notifier.wake(runId), wakeups, retentionMs, liveMs: DAY_MS })
@@ -609,6 +611,11 @@ function connectionChains(pool: PgPool, named: boolean) {
 function pipelinedPool(pool: PostgresQueryable): pool is PostgresQueryable & PgPool {
   const candidate = pool as { connect?: unknown; totalCount?: unknown; options?: { pipeline?: unknown } }
   return typeof candidate.connect === 'function' && 'totalCount' in candidate && candidate.options?.pipeline === true
+}
+
+/** A node-postgres Pool (pg-pool) whose `end()` was called: it refuses every query from then on. */
+function ending(pool: PostgresQueryable): boolean {
+  return (pool as { ending?: unknown }).ending === true
 }
 
 /** node-postgres' other form of `query`: a statement with a name is prepared once per connection. */
