@@ -78,7 +78,7 @@ export interface Counts {
 const COLLECTOR = /Scaveng|Heap::|MarkCompact|Marking|Evacuat|IteratePointers|BodyDescriptor|Sweeper|PretenuringHandler|ShouldBePromoted|SizeFromMap|GCTracer|RememberedSet|SlotSet|MemoryAllocator|PagedSpace|NewSpace|FreeList|ProcessWeak|ClearNonLive|MinorMC|RootVisitor|ObjectVisitor|AllocateInNewSpace|RecordMigrated|GlobalHandles/
 const COMPILER = /compiler::|Turbofan|Maglev|OptimizingCompile|Compiler::|Zone|BytecodeGenerator|Parser|Scanner|Deoptimizer|interpreter::/
 
-function apart(file: string): { compiler: number; collector: number } {
+export function apart(file: string): { compiler: number; collector: number } {
   const sums = { compiler: 0, collector: 0 }
   if (!file) return sums
   const annotated = execFileSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })

@@ -200,6 +200,15 @@ describe('on a real Redis', () => {
     expect((await store.events!.read('run_l', 0))?.ended).toBe(true)
   })
 
+  it('logs a batch whose events do not follow one another (a gap inside it) where their numbers say, and a late batch of two such runs fills both gaps', async () => {
+    const store = redisStore({ client, prefix: 'runs:' })
+    await store.events!.append('run_s', [{ seq: 1, data: '{"n":1}' }, { seq: 2, data: '{"n":2}' }], false)
+    await store.events!.append('run_s', [{ seq: 4, data: '{"n":4}' }, { seq: 5, data: '{"n":5}' }, { seq: 7, data: '{"n":7}' }], true)
+    expect(await store.events!.read('run_s', 0)).toEqual({ events: [1, 2, 4, 5, 7].map((n) => ({ seq: n, data: `{"n":${n}}` })), ended: true })
+    await store.events!.append('run_s', [{ seq: 3, data: '{"n":3}' }, { seq: 6, data: '{"n":6}' }], false)
+    expect(await store.events!.read('run_s', 0)).toEqual({ events: [1, 2, 3, 4, 5, 6, 7].map((n) => ({ seq: n, data: `{"n":${n}}` })), ended: true })
+  })
+
   it('publishes a commit that carries a run’s events once, waking the run’s readers and the thread’s watchers on another instance', async () => {
     const subscriber = client.duplicate()
     const listener = client.duplicate()

@@ -24,16 +24,20 @@ export const END = 'end'
 export const logEventsLua = (log: string, from: string, retentionMs: number, liveMs: number) => `
 do
   local log, from = ${log}, ${from}
-  local final = ARGV[from] == '1'
+  -- The run's last events end with the end marker (an event's data is never the marker).
+  local final = #ARGV >= from and ARGV[#ARGV] == '${END}'
   local last = final and #ARGV - 1 or #ARGV
+  -- One run of consecutive seqs (a live run's next batch) comes as its first seq and its events;
+  -- any other batch as '0', then each run's first seq, count and events.
+  local single = from < last and ARGV[from] ~= '0'
   local length, logged = 0, false
-  -- One run of events (a live run's next batch): pushed in one go (its end marker too), and kept if
-  -- that put its first at index first - 1 (the log held every event before it, and none after);
-  -- else the push is undone and each event looked at, below.
-  if from + 2 <= last and from + 2 + ARGV[from + 2] == last then
-    ${pushArgsLua('log', 'from + 3', '#ARGV', 'length')}
-    length = length - (#ARGV - from - 2)
-    logged = length == ARGV[from + 1] - 1
+  -- One run: pushed in one go (its end marker too), and kept if that put its first at index
+  -- first - 1 (the log held every event before it, and none after); else the push is undone and
+  -- each event looked at, below.
+  if single then
+    ${pushArgsLua('log', 'from + 1', '#ARGV', 'length')}
+    length = length - (#ARGV - from)
+    logged = length == ARGV[from] - 1
     if logged then redis.call('PEXPIRE', log, final and '${retentionMs}' or '${liveMs}')
     elseif length == 0 then redis.call('DEL', log)
     else redis.call('LTRIM', log, 0, length - 1) end
@@ -44,10 +48,12 @@ do
   local ended = logged or (length > 0 and redis.call('LINDEX', log, -1) == '${END}')
   if not logged then
     local fresh = {}
-    local at = from + 1
+    local at = single and from or from + 1
     while at <= last do
-      local seq, n = ARGV[at] + 0, ARGV[at + 1] + 0
-      for i = at + 2, at + 1 + n do
+      local seq = ARGV[at] + 0
+      local n = single and last - at or ARGV[at + 1] + 0
+      local first = single and at + 1 or at + 2
+      for i = first, first + n - 1 do
         if seq <= length then
           if redis.call('LINDEX', log, seq - 1) == '' then redis.call('LSET', log, seq - 1, ARGV[i]) end
         elseif not ended then
@@ -56,7 +62,7 @@ do
         end
         seq = seq + 1
       end
-      at = at + 2 + n
+      at = first + n
     end
     if not ended then
       if final then fresh[#fresh + 1] = '${END}' end
@@ -72,22 +78,31 @@ export const pushArgsLua = (key: string, from: string, to: string, length: strin
   `for i = ${from}, ${to}, 1000 do ${length} = redis.call('RPUSH', ${key}, unpack(ARGV, i, math.min(i + 999, ${to}))) end`
 
 /**
- * The arguments `logEventsLua` reads: '1' for the run's last events, then each run of consecutive
- * seqs as its first seq, its count and its events' data, then `END` for the run's last.
+ * The arguments `logEventsLua` reads: the events of one run of consecutive seqs as its first seq
+ * and their data; any others as '0', then each run's first seq, its count and its events' data;
+ * then `END` for the run's last. (Each argument costs Redis about 1.5K instructions to hand to Lua:
+ * a live batch carries no count, and the marker says it is the last.)
  */
 export function pushEventArgs(args: string[], events: readonly LoggedEvent[], final: boolean): void {
-  args.push(final ? '1' : '0')
-  let start = args.length
-  for (let i = 0; i < events.length; i++) {
-    const event = events[i]!
-    if (i === 0 || event.seq !== events[i - 1]!.seq + 1) {
-      if (i > 0) args[start + 1] = String(args.length - start - 2)
-      start = args.length
-      args.push(String(event.seq), '')
+  let runs = events.length > 0 ? 1 : 0
+  for (let i = 1; i < events.length; i++) if (events[i]!.seq !== events[i - 1]!.seq + 1) runs++
+  if (runs === 1) {
+    args.push(String(events[0]!.seq))
+    for (const event of events) args.push(event.data)
+  } else if (runs > 1) {
+    args.push('0')
+    let start = args.length
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i]!
+      if (i === 0 || event.seq !== events[i - 1]!.seq + 1) {
+        if (i > 0) args[start + 1] = String(args.length - start - 2)
+        start = args.length
+        args.push(String(event.seq), '')
+      }
+      args.push(event.data)
     }
-    args.push(event.data)
+    args[start + 1] = String(args.length - start - 2)
   }
-  if (events.length > 0) args[start + 1] = String(args.length - start - 2)
   if (final) args.push(END)
 }
 
