@@ -149,6 +149,15 @@ describe('requests during an outage get 503 STORE_ERROR', () => {
     await pool.end()
   }, 60_000)
 
+  it('Redis down: a log write of a run another instance made (its thread indexed beside it) fails with one StoreError, and leaves no failure unobserved', async () => {
+    const down = { sendCommand: () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })), on: () => {} }
+    const store = redisStore({ client: down, prefix: 'down:', onError: () => {} })
+    // A run id this store did not make: its first write also tells readers where its thread is.
+    await expect(store.events.append('run_made_elsewhere', [{ seq: 1, data: '{}' }], false, 'thread_x')).rejects.toBeInstanceOf(StoreError)
+    // An unobserved rejection would be reported by the test runner once this tick is over.
+    await pause(20)
+  })
+
   it('Redis frozen: a command without an answer within `timeoutMs` is a 503, not a hang', async () => {
     const client = await createClient({ url: redis.url }).connect()
     const errors: StoreError[] = []

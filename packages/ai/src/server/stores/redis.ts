@@ -286,8 +286,9 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
       const index = indexed(runId, threadId, logged)
       const args = [runId]
       pushEventArgs(args, logged, final)
-      await script(APPEND, [`${writtenAt(runId, threadId)}log`], args)
-      await index
+      // Both awaited together: with Redis down both fail, and the index's failure must not go unobserved.
+      const written = script(APPEND, [`${writtenAt(runId, threadId)}log`], args)
+      await (index ? Promise.all([written, index]) : written)
     },
     async read(runId, after, limit, threadId) {
       const moved = movedRuns.get(runId)
