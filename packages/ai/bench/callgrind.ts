@@ -2,8 +2,9 @@
  * CPU per turn as instructions, not time: a process under valgrind's callgrind, counting only
  * between two marks set from outside (`callgrind_control`). Counts move far less with the machine's
  * load than CPU time does (±30% between runs minutes apart on a shared 2-core VM), so the server
- * bench prints the per-turn ratio to the floor by both measures. Not nothing: V8's collector and
- * compiler follow wall time, and on a machine at 7× its cores a turn counted up to a third more. Kernel time (the socket's writes) is
+ * bench prints the per-turn ratio to the floor by both measures. Not nothing: V8's compiler
+ * follows wall time (on a machine at 7× its cores a turn counted up to a third more), so it is
+ * counted apart; the collector is scheduled by allocation here (GC_BY_ALLOCATION). Kernel time (the socket's writes) is
  * not counted; V8's compiler and collector are (run with `--single-threaded`, so they work on the
  * counted thread).
  */
@@ -14,6 +15,13 @@ import { join } from 'node:path'
 import { measure, postJson, type Serve, type Workload } from './workload.ts'
 
 export const hasCallgrind = () => spawnSync('callgrind_control', ['-h']).error === undefined && spawnSync('valgrind', ['--version']).status === 0
+
+/**
+ * The collector scheduled by what is allocated, not by wall time: under valgrind a process runs
+ * ~50× slower, and with V8's default schedule (idle-time and memory-reducer collections, timed)
+ * the collector's count followed the machine's load, ±10–15% between two runs of one build.
+ */
+const GC_BY_ALLOCATION = ['--predictable-gc-schedule', '--no-memory-reducer']
 
 interface Counted {
   readonly child: ChildProcess
@@ -27,7 +35,7 @@ async function underCallgrind<T>(dir: string, script: string, env: Record<string
   const out = mkdtempSync(join(tmpdir(), 'instructions-'))
   const child = spawn(
     'valgrind',
-    ['--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${out}/callgrind.%p`, process.execPath, '--single-threaded', '--import', 'tsx', `${dir}/bench/${script}`],
+    ['--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${out}/callgrind.%p`, process.execPath, '--single-threaded', ...GC_BY_ALLOCATION, '--import', 'tsx', `${dir}/bench/${script}`],
     { cwd: dir, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'ignore'] },
   )
   let output = ''
