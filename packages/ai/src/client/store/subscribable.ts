@@ -12,8 +12,21 @@ export class Subscribable {
     return () => void this.#listeners.delete(listener)
   }
 
-  /** Calls every listener subscribed when the change happened (one that unsubscribes meanwhile, too). */
+  /**
+   * Calls every listener subscribed when the change happened (one that unsubscribes meanwhile,
+   * too). A listener that throws is the app's bug, reported as a browser reports an event
+   * listener's (uncaught, in a task of its own): it must not stop the others, nor the store's
+   * work that notified (a stream half read, a command that would never resolve).
+   */
   protected notify(): void {
-    for (const listener of [...this.#listeners]) listener()
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener()
+      } catch (error) {
+        setTimeout(() => {
+          throw error
+        })
+      }
+    }
   }
 }
