@@ -23,6 +23,22 @@ export const hasCallgrind = () => spawnSync('callgrind_control', ['-h']).error =
  */
 const GC_BY_ALLOCATION = ['--predictable-gc-schedule', '--no-memory-reducer']
 
+/** valgrind's arguments up to node's own: callgrind counting from the first mark set from outside, its output in `out`. */
+export function nodeUnderCallgrind(out: string): string[] {
+  return ['--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${out}/callgrind.%p`, process.execPath, '--single-threaded', ...GC_BY_ALLOCATION]
+}
+
+/** What the last dumped window counted, from `out`: the counted thread's file is the largest. */
+export function countedIn(out: string): Counts {
+  let total = 0
+  let counted = ''
+  for (const file of readdirSync(out)) {
+    const found = Number(/^(?:summary|totals):\s*(\d+)/m.exec(readFileSync(join(out, file), 'utf8'))?.[1] ?? 0)
+    if (found > total) [total, counted] = [found, join(out, file)]
+  }
+  return { total, ...apart(counted) }
+}
+
 interface Counted {
   readonly child: ChildProcess
   /** Waits until the child has printed a line matching `pattern`; its first group. */
@@ -33,11 +49,7 @@ interface Counted {
 
 async function underCallgrind<T>(dir: string, script: string, env: Record<string, string>, use: (counted: Counted) => Promise<T>): Promise<T> {
   const out = mkdtempSync(join(tmpdir(), 'instructions-'))
-  const child = spawn(
-    'valgrind',
-    ['--tool=callgrind', '--instr-atstart=no', '--smc-check=all-non-file', `--callgrind-out-file=${out}/callgrind.%p`, process.execPath, '--single-threaded', ...GC_BY_ALLOCATION, '--import', 'tsx', `${dir}/bench/${script}`],
-    { cwd: dir, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'ignore'] },
-  )
+  const child = spawn('valgrind', [...nodeUnderCallgrind(out), '--import', 'tsx', `${dir}/bench/${script}`], { cwd: dir, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'ignore'] })
   let output = ''
   child.stdout!.on('data', (data: Buffer) => (output += String(data)))
   const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`valgrind exited with ${code} (is it installed?)`))))
@@ -55,13 +67,7 @@ async function underCallgrind<T>(dir: string, script: string, env: Record<string
     await work()
     control('-d')
     control('-i', 'off')
-    let total = 0
-    let counted = ''
-    for (const file of readdirSync(out)) {
-      const found = Number(/^(?:summary|totals):\s*(\d+)/m.exec(readFileSync(join(out, file), 'utf8'))?.[1] ?? 0)
-      if (found > total) [total, counted] = [found, join(out, file)]
-    }
-    return { total, ...apart(counted) }
+    return countedIn(out)
   }
   try {
     return await use({ child, printed, count })
@@ -86,7 +92,7 @@ export interface Counts {
 const COLLECTOR = /Scaveng|Heap::|MarkCompact|Marking|Evacuat|IteratePointers|BodyDescriptor|Sweeper|PretenuringHandler|ShouldBePromoted|SizeFromMap|GCTracer|RememberedSet|SlotSet|MemoryAllocator|PagedSpace|NewSpace|FreeList|ProcessWeak|ClearNonLive|MinorMC|RootVisitor|ObjectVisitor|AllocateInNewSpace|RecordMigrated|GlobalHandles/
 const COMPILER = /compiler::|Turbofan|Maglev|OptimizingCompile|Compiler::|Zone|BytecodeGenerator|Parser|Scanner|Deoptimizer|interpreter::/
 
-export function apart(file: string): { compiler: number; collector: number } {
+function apart(file: string): { compiler: number; collector: number } {
   const sums = { compiler: 0, collector: 0 }
   if (!file) return sums
   const annotated = execFileSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })

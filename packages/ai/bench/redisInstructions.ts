@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url'
 import { createClient } from 'redis'
 import { createChatHandler, memoryStore, type ThreadStore } from '@toolgate/ai/server'
 import { redisStore } from '@toolgate/ai/server/redis'
-import { apart } from './callgrind.ts'
+import { countedIn, nodeUnderCallgrind } from './callgrind.ts'
 import { freePort, startRedis } from '../test/services/redis.ts'
 import { weather, weatherModel } from './workload.ts'
 
@@ -158,11 +158,10 @@ if (process.env.CLIENT === '1') {
   // The app's side: this script again, under callgrind, its turns against a plain redis-server.
   const redis = await startRedis()
   const dir = mkdtempSync(join(tmpdir(), 'redis-app-instructions-'))
-  const app = spawn(
-    'valgrind',
-    ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${dir}/callgrind.%p`, process.execPath, '--single-threaded', '--import', 'tsx', fileURLToPath(import.meta.url), String(turns)],
-    { env: { ...process.env, REDIS_INSTRUCTIONS_APP: redis.url, CLIENT: '' }, stdio: ['pipe', 'pipe', 'ignore'] },
-  )
+  const app = spawn('valgrind', [...nodeUnderCallgrind(dir), '--import', 'tsx', fileURLToPath(import.meta.url), String(turns)], {
+    env: { ...process.env, REDIS_INSTRUCTIONS_APP: redis.url, CLIENT: '' },
+    stdio: ['pipe', 'pipe', 'ignore'],
+  })
   const control = (...args: string[]) => execFileSync('callgrind_control', [...args, String(app.pid)], { stdio: 'ignore' })
   const k = (count: number) => `${(count / turns / 1000).toFixed(1)}K`
   const results = new Map<string, number>()
@@ -176,13 +175,7 @@ if (process.env.CLIENT === '1') {
       } else if (line.startsWith('done ')) {
         control('-d')
         control('-i', 'off')
-        let total = 0
-        let file = ''
-        for (const name of readdirSync(dir)) {
-          const found = Number(/^(?:summary|totals):\s*(\d+)/m.exec(readFileSync(join(dir, name), 'utf8'))?.[1] ?? 0)
-          if (found > total) [total, file] = [found, join(dir, name)]
-        }
-        const { compiler, collector } = apart(file)
+        const { total, compiler, collector } = countedIn(dir)
         for (const name of readdirSync(dir)) rmSync(join(dir, name))
         const name = line.slice('done '.length)
         // The mutator: when a full collection falls moves the collector's count by hundreds of K a turn.

@@ -49,11 +49,11 @@ const QUIET_MS = 60_000
 
 export class OutageLog {
   readonly #outages = new Map<string, { failures: number; since: number; last: number }>()
-  readonly #aside: Readonly<Record<string, string>>
+  readonly #unawaited: Readonly<Record<string, string>>
 
-  /** `aside`: what a failure of each operation that no request waits for means instead (by operation). */
-  constructor(aside: Readonly<Record<string, string>> = {}) {
-    this.#aside = aside
+  /** `unawaited`: by operation, one no request waits for, what its failure costs (said instead of the 503 line). */
+  constructor(unawaited: Readonly<Record<string, string>> = {}) {
+    this.#unawaited = unawaited
   }
 
   readonly report: StoreErrorListener = (error) => {
@@ -68,7 +68,7 @@ export class OutageLog {
     }
     if (outage) this.recovered(error.store, error.operation)
     this.#outages.set(key, { failures: 1, since: now, last: now })
-    console.error(`[toolgate] ${error.message}; ${Object.hasOwn(this.#aside, error.operation) ? this.#aside[error.operation] : 'trying again, and requests get 503 STORE_ERROR until it is back'}`)
+    console.error(`[toolgate] ${error.message}; ${Object.hasOwn(this.#unawaited, error.operation) ? this.#unawaited[error.operation] : 'trying again, and requests get 503 STORE_ERROR until it is back'}`)
   }
 
   /** The connection answers again (node-redis `ready`, a `pg` Pool's `connect`): the outage's one closing line. */
