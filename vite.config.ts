@@ -13,6 +13,9 @@ export default defineConfig({
   resolve,
   ssr,
   test: {
+    // React's test helpers (`act`) exist only in its development build, which NODE_ENV=production
+    // (a common shell or CI setting) would swap out: the tests run as tests whatever the shell says.
+    env: { NODE_ENV: 'test' },
     projects: [
       {
         resolve,
