@@ -1,5 +1,5 @@
 import { execFileSync, type ExecFileSyncOptions } from 'node:child_process'
-import { mkdtempSync, readdirSync } from 'node:fs'
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -33,8 +33,13 @@ export function pack(workspace: 'ai' | 'ai-react', destination: string): string 
   return join(destination, tarball)
 }
 
-/** Installs from the npm cache where it can (CI ran `npm ci` just before), the registry otherwise. */
+/**
+ * Installs from the npm cache where it can (CI ran `npm ci` just before), the registry otherwise.
+ * The project gets the repository's .npmrc beside its own settings: it lies outside the repository,
+ * where a user's ~/.npmrc (install-strategy=linked, dry-run, ...) would decide how it installs.
+ */
 export function npmInstall(cwd: string): void {
+  appendFileSync(join(cwd, '.npmrc'), readFileSync(join(repoRoot, '.npmrc'), 'utf8'))
   run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd })
 }
 

@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { beforeAll, describe, expect, it } from 'vitest'
-import { bin, repoRoot, tempDir } from '../helpers.ts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bin, npmInstall, repoRoot, tempDir } from '../helpers.ts'
 
 // The README's quick start (`npm ci && npm run demo`, `npm ci && npm test`) under a user's npm
 // configuration that would break it: each setting below, put in the user's ~/.npmrc (here through
@@ -23,13 +23,13 @@ let project: string
 let userConfigs = 0
 
 /** Runs npm in the copy with `settings` as the user's ~/.npmrc and none of the caller's npm_config_* variables. */
-async function npm(args: readonly string[], settings: readonly string[], env: Record<string, string> = {}) {
+async function npm(args: readonly string[], settings: readonly string[], env: Record<string, string> = {}, cwd = project) {
   const userconfig = join(project, '..', `user-${userConfigs++}.npmrc`)
   writeFileSync(userconfig, settings.join('\n') + '\n')
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_config_/i.test(key) && key !== 'NODE_ENV'))
   try {
     const { stdout } = await execFileAsync('npm', args, {
-      cwd: project,
+      cwd,
       encoding: 'utf8',
       env: { ...inherited, npm_config_userconfig: userconfig, npm_config_update_notifier: 'false', ...env },
     })
@@ -59,6 +59,7 @@ describe("the quick start under a user's npm configuration", () => {
     expect(status, stdout).toBe(0)
     neutral = added
   })
+  afterAll(() => rmSync(join(project, '..'), { recursive: true, force: true }))
 
   it('installs what the demo and the tests load with no user settings', () => {
     const names = new Set(neutral.map((line) => line.split(' ')[1]))
@@ -83,11 +84,28 @@ describe("the quick start under a user's npm configuration", () => {
   })
 
   // What the tree cannot show: how npm installs it and runs scripts.
+  const hostile = ['ignore-scripts=true', 'engine-strict=true', 'install-strategy=linked', 'include-workspace-root=true', 'dry-run=true']
+  const keys = ['ignore-scripts', 'engine-strict', 'install-strategy', 'include-workspace-root', 'dry-run']
+  const needed = ['ignore-scripts=false', 'engine-strict=false', 'install-strategy=hoisted', 'include-workspace-root=false', 'dry-run=false']
   it('keeps the settings npm ci and npm run need, whatever the user set', async () => {
-    const hostile = ['ignore-scripts=true', 'engine-strict=true', 'install-strategy=linked', 'include-workspace-root=true', 'dry-run=true']
-    const { status, stdout } = await npm(['config', 'get', 'ignore-scripts', 'engine-strict', 'install-strategy', 'include-workspace-root', 'dry-run'], hostile)
+    const { status, stdout } = await npm(['config', 'get', ...keys], hostile)
     expect(status, stdout).toBe(0)
-    expect(stdout.trim().split('\n')).toEqual(['ignore-scripts=false', 'engine-strict=false', 'install-strategy=hoisted', 'include-workspace-root=false', 'dry-run=false'])
+    expect(stdout.trim().split('\n')).toEqual(needed)
+  })
+
+  // The packed packages' tests install fresh projects outside the repository, out of its .npmrc's reach
+  // (with install-strategy=linked, test/packages/tarballs.test.ts found its copy of @toolgate/ai elsewhere).
+  it("gives the tests' fresh projects the same settings", async () => {
+    const fresh = tempDir('npmrc-fresh')
+    writeFileSync(join(fresh, 'package.json'), JSON.stringify({ name: 'fresh', private: true }))
+    try {
+      npmInstall(fresh)
+      const { status, stdout } = await npm(['config', 'get', ...keys], hostile, {}, fresh)
+      expect(status, stdout).toBe(0)
+      expect(stdout.trim().split('\n')).toEqual(needed)
+    } finally {
+      rmSync(fresh, { recursive: true, force: true })
+    }
   })
 })
 
