@@ -84,9 +84,9 @@ describe("the quick start under a user's npm configuration", () => {
   })
 
   // What the tree cannot show: how npm installs it and runs scripts.
-  const hostile = ['ignore-scripts=true', 'engine-strict=true', 'install-strategy=linked', 'include-workspace-root=true', 'dry-run=true']
-  const keys = ['ignore-scripts', 'engine-strict', 'install-strategy', 'include-workspace-root', 'dry-run']
-  const needed = ['ignore-scripts=false', 'engine-strict=false', 'install-strategy=hoisted', 'include-workspace-root=false', 'dry-run=false']
+  const hostile = ['ignore-scripts=true', 'engine-strict=true', 'install-strategy=linked', 'include-workspace-root=true', 'dry-run=true', 'before=2025-06-01']
+  const keys = ['ignore-scripts', 'engine-strict', 'install-strategy', 'include-workspace-root', 'dry-run', 'before']
+  const needed = ['ignore-scripts=false', 'engine-strict=false', 'install-strategy=hoisted', 'include-workspace-root=false', 'dry-run=false', 'before=null']
   it('keeps the settings npm ci and npm run need, whatever the user set', async () => {
     const { status, stdout } = await npm(['config', 'get', ...keys], hostile)
     expect(status, stdout).toBe(0)
