@@ -8,7 +8,7 @@
  * `toJSON`, a class instance, a value nested deeper than `PLAIN_DEPTH`, a cycle) is stringified.
  */
 export function jsonBytes(value: unknown): number {
-  const bytes = plainJsonBytes(value, [])
+  const bytes = plainJsonBytes(value, 0)
   return bytes >= 0 ? bytes : utf8Bytes(JSON.stringify(value) ?? 'null')
 }
 
@@ -19,10 +19,10 @@ const NOT_PLAIN = /["\\\u0000-\u001f\u0080-\uffff]/
 
 /**
  * `value`'s JSON size in UTF-8 bytes, or `-1` when it is not plain data (the caller stringifies it).
- * `within`: the objects it lies in, to stop at a cycle (which `JSON.stringify` then refuses) before
- * walking it round, as often as the cycle branches, `PLAIN_DEPTH` times.
+ * `depth`: how many objects it lies in. A cycle ends the walk at `PLAIN_DEPTH` on its first way
+ * round (a `-1` goes straight up), and `JSON.stringify` refuses it.
  */
-function plainJsonBytes(value: unknown, within: object[]): number {
+function plainJsonBytes(value: unknown, depth: number): number {
   switch (typeof value) {
     case 'string':
       return NOT_PLAIN.test(value) ? quotedBytes(value) : value.length + 2
@@ -37,15 +37,13 @@ function plainJsonBytes(value: unknown, within: object[]): number {
       return -1
   }
   if (value === null) return 4
-  if (within.length === PLAIN_DEPTH || within.includes(value)) return -1
+  if (depth === PLAIN_DEPTH) return -1
   const prototype = Object.getPrototypeOf(value) as unknown
-  within.push(value)
-  const bytes = prototype === Array.prototype ? arrayBytes(value as readonly unknown[], within) : prototype === Object.prototype || prototype === null ? recordBytes(value as Record<string, unknown>, within) : -1
-  within.pop()
-  return bytes
+  if (prototype === Array.prototype) return arrayBytes(value as readonly unknown[], depth + 1)
+  return prototype === Object.prototype || prototype === null ? recordBytes(value as Record<string, unknown>, depth + 1) : -1
 }
 
-function arrayBytes(array: readonly unknown[], within: object[]): number {
+function arrayBytes(array: readonly unknown[], depth: number): number {
   if (typeof (array as { toJSON?: unknown }).toJSON === 'function') return -1
   // Brackets and commas; a hole, undefined, a function or a symbol is `null`.
   let bytes = array.length === 0 ? 2 : array.length + 1
@@ -55,14 +53,14 @@ function arrayBytes(array: readonly unknown[], within: object[]): number {
       bytes += 4
       continue
     }
-    const size = plainJsonBytes(item, within)
+    const size = plainJsonBytes(item, depth)
     if (size < 0) return -1
     bytes += size
   }
   return bytes
 }
 
-function recordBytes(record: Record<string, unknown>, within: object[]): number {
+function recordBytes(record: Record<string, unknown>, depth: number): number {
   if (typeof record.toJSON === 'function') return -1
   // Braces; each key written is quoted and followed by a colon, and all but the first follow a comma.
   let bytes = 2
@@ -71,7 +69,7 @@ function recordBytes(record: Record<string, unknown>, within: object[]): number 
     if (!Object.prototype.hasOwnProperty.call(record, key)) continue
     const item = record[key]
     if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue
-    const size = plainJsonBytes(item, within)
+    const size = plainJsonBytes(item, depth)
     if (size < 0) return -1
     // Keys are short: counted character by character, which costs less than a regexp's test.
     bytes += size + quotedBytes(key) + 1
