@@ -187,6 +187,20 @@ test('stops a long answer mid-stream', async ({ page }) => {
   await expect(lastAnswer(page)).toHaveText(/Hello! I am the scripted demo model/)
 })
 
+test('a stop the server never gets is said: the reply went on there, and Reload shows it', async ({ page }) => {
+  // The network drops the stop request (as offline would); everything else goes through.
+  await page.route('**/api/chat', (route) => (route.request().method() === 'POST' && route.request().postData()?.includes('"stop":true') ? route.abort('internetdisconnected') : route.fallback()))
+  await send(page, 'Tell me a story')
+  await expect(lastAnswer(page)).toContainText('Chapter 2')
+  await page.getByRole('button', { name: 'Stop' }).click()
+  await expect(page.getByRole('alert')).toContainText('The run may still be going on the server: stopping it failed.')
+  // It did go on: once the server says the thread is idle, Reload shows the whole story.
+  await expect.poll(async () => (await storedThread(page)).status, { timeout: 30_000 }).toBe('idle')
+  await page.getByRole('button', { name: 'Reload thread' }).click()
+  await expect(page.getByRole('alert')).toHaveCount(0)
+  await expect(lastAnswer(page)).toContainText('Chapter 60')
+})
+
 test('a new message while an approval is pending cancels it: no one said no', async ({ page }) => {
   await send(page, 'Email bob@example.com about the party')
   await expect(page.getByRole('dialog')).toBeVisible()

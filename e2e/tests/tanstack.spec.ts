@@ -186,13 +186,16 @@ test.describe('TanStack AI useChat', () => {
   })
   test('a new message while the run still goes (the stop POST lost on the way) supersedes the run: its reply is kept, marked stopped, the message is answered', async ({ page }) => {
     await page.goto(page_)
-    // The page's Stop button stops reading at once; its POST to stop the server run never arrives (answered here instead).
-    await page.route('**/api/chat', (route) => (route.request().method() === 'POST' && route.request().postData()?.includes('"stop":true') ? route.fulfill({ json: { threadId: 'lost', stopped: false } }) : route.fallback()))
+    // The page's Stop button stops reading at once; its POST to stop the server run never arrives (the network drops it).
+    await page.route('**/api/chat', (route) => (route.request().method() === 'POST' && route.request().postData()?.includes('"stop":true') ? route.abort('internetdisconnected') : route.fallback()))
     await send(page, 'tell me a long story')
     await expect(lastAssistant(page).getByTestId('text')).toContainText('Chapter 2:')
     await page.getByRole('button', { name: 'Stop' }).click()
+    // The page says so: the run goes on there.
+    await expect(page.getByRole('alert')).toHaveText('The run may still be going on the server: stopping it failed (the server could not be reached).')
     await send(page, 'hello')
     await expect(lastAssistant(page).getByTestId('text')).toHaveText(/^Hello!/)
+    await expect(page.getByRole('alert')).toHaveCount(0)
     await idle(page)
     await page.reload()
     await expect(page.locator('[data-testid=message][data-role=user]')).toHaveCount(2)

@@ -88,11 +88,23 @@ function Page({ version, useToolgateChat }: { version: string; useToolgateChat: 
   return <Chat version={version} id={loaded.id} initial={loaded.messages} lastRunError={loaded.lastRunError} useToolgateChat={useToolgateChat} />
 }
 
+/** Stops the run on the server (`stop()` only stops reading); what to tell the user when that fails: the run goes on there. */
+async function stopOnServer(threadId: string): Promise<string | undefined> {
+  const failed = 'The run may still be going on the server: stopping it failed'
+  try {
+    const response = await fetch('/api/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ threadId, stop: true }) })
+    return response.ok ? undefined : `${failed} (${response.status}).`
+  } catch {
+    return `${failed} (the server could not be reached).`
+  }
+}
+
 function Chat({ version, id, initial, lastRunError, useToolgateChat }: { version: string; id: string; initial: unknown[]; lastRunError?: { message: string }; useToolgateChat: (id: string, messages: unknown[]) => unknown }) {
   const chat = useToolgateChat(id, initial) as ChatHelpers
   // `useChat` takes no error to start with: a reloaded thread's failed run is shown until the chat moves on.
   const error = chat.error ?? (chat.messages.length === initial.length ? lastRunError : undefined)
   const [text, setText] = useState('')
+  const [notStopped, setNotStopped] = useState<string>()
   return (
     <main data-testid="chat" data-status={chat.status} data-version={version}>
       <h1>AI SDK {version} useChat</h1>
@@ -104,10 +116,12 @@ function Chat({ version, id, initial, lastRunError, useToolgateChat }: { version
         </section>
       ))}
       {error && <p data-testid="error">{error.message}</p>}
+      {notStopped && <p role="alert">{notStopped}</p>}
       <form
         onSubmit={(event) => {
           event.preventDefault()
           if (text.trim() === '') return
+          setNotStopped(undefined) // as the guide has it: a new message ends whatever runs
           void chat.sendMessage({ text })
           setText('')
         }}
@@ -118,12 +132,12 @@ function Chat({ version, id, initial, lastRunError, useToolgateChat }: { version
           Send
         </button>
       </form>
-      {/* `stop()` only stops reading; the guide's POST stops the run on the server. */}
+      {/* `stop()` only stops reading; the guide's POST stops the run on the server, and says when it could not. */}
       <button
         disabled={chat.status !== 'streaming' && chat.status !== 'submitted'}
         onClick={() => {
           void chat.stop()
-          void fetch('/api/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ threadId: id, stop: true }) })
+          void stopOnServer(id).then(setNotStopped)
         }}
       >
         Stop

@@ -58,7 +58,19 @@ function optionsOf(args: string): string[] {
   }
 }
 
+/** Stops the run on the server (`stop()` only stops reading); what to tell the user when that fails: the run goes on there. */
+async function stopOnServer(threadId: string): Promise<string | undefined> {
+  const failed = 'The run may still be going on the server: stopping it failed'
+  try {
+    const response = await fetch('/api/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ threadId, stop: true }) })
+    return response.ok ? undefined : `${failed} (${response.status}).`
+  } catch {
+    return `${failed} (the server could not be reached).`
+  }
+}
+
 function Chat() {
+  const [notStopped, setNotStopped] = useState<string>()
   const { messages, sendMessage, addToolApprovalResponse, addToolResult, interrupts, status, error, stop } = useChat({ connection, threadId, persistence: true, tools: clientTools })
   const [text, setText] = useState('')
   return (
@@ -104,10 +116,12 @@ function Chat() {
         </section>
       ))}
       {error && <p data-testid="error">{error.message}</p>}
+      {notStopped && <p role="alert">{notStopped}</p>}
       <form
         onSubmit={(event) => {
           event.preventDefault()
           if (text.trim() === '') return
+          setNotStopped(undefined) // as the guide has it: a new message ends whatever runs
           void sendMessage(text)
           setText('')
         }}
@@ -117,11 +131,11 @@ function Chat() {
           Send
         </button>
       </form>
-      {/* `stop()` stops reading; a POST stops the run on the server. */}
+      {/* `stop()` stops reading; the guide's POST stops the run on the server, and says when it could not. */}
       <button
         onClick={() => {
           stop()
-          void fetch('/api/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ threadId, stop: true }) })
+          void stopOnServer(threadId).then(setNotStopped)
         }}
       >
         Stop

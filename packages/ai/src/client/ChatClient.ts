@@ -34,6 +34,8 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   /** Made with the pause: client tools run only when a run pauses on them. */
   #running: ClientToolRuns | undefined
   #reconnecting = false
+  /** The stop request `stop()` sent, until it is answered or the client moves on (`#begin`). */
+  #stopping: Promise<void> | undefined
   /** Made with the pause; it watches only while approvals wait for reviewers (most chats never have one). */
   #reviews: ReviewWatch | undefined
   #state: ChatState<TTools>
@@ -63,7 +65,8 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   readonly send = (text: string): Promise<void> => {
     if (text.trim() === '') return this.#work.idle()
     const interrupting = this.#request !== undefined
-    this.#stopServerRun()
+    // Not waited for, nor its failure said: the message ends whatever runs on the server as well.
+    void this.#stopServerRun()?.catch(() => {})
     this.#halt()
     this.#pause?.supersede()
     const answers = this.#pause?.take() ?? []
@@ -89,12 +92,14 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   /**
    * Ends the stream and aborts running client tools through their signal; calls left unfinished
    * end as `output-error`. Pending approvals stay, and approvals not yet sent can be given again.
+   * When the server cannot be asked to stop the run, `error` says the run may still be going there.
    */
   readonly stop = (): void => {
-    this.#stopServerRun()
+    const stopping = this.#stopServerRun()
     this.#halt()
     this.#changed()
     this.#batcher.flushNow()
+    if (stopping) this.#sayIfNotStopped(stopping)
     // Approvals still pending may be decided by their reviewers meanwhile.
     this.#watchReviews()
   }
@@ -241,8 +246,32 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   }
 
   /** Asks the server to stop the run this client is reading. */
-  #stopServerRun(): void {
-    if (this.#request && this.#threadId !== undefined) this.#stream.stop(this.#threadId)
+  #stopServerRun(): Promise<void> | undefined {
+    return this.#request && this.#threadId !== undefined ? this.#stream.stop(this.#threadId) : undefined
+  }
+
+  /**
+   * A stop the server never got (offline, refused, down) leaves the run going there, its tools
+   * included, while the page shows it stopped: that is said, as `error`, unless the client has
+   * moved on since. Calls and approvals stay as they are: the server still holds them.
+   */
+  #sayIfNotStopped(stopping: Promise<void>): void {
+    this.#stopping = stopping
+    stopping.then(
+      () => {
+        if (this.#stopping === stopping) this.#stopping = undefined
+      },
+      (error: unknown) => {
+        if (this.#stopping !== stopping) return
+        this.#stopping = undefined
+        const cause = error instanceof ChatError ? error : new ChatError('NETWORK', String(error), { cause: error })
+        const failure = new ChatError(cause.code, `The run may still be going on the server: stopping it failed. ${cause.message}`, { status: cause.status, cause })
+        this.#error = failure
+        this.#changed()
+        const { onError } = this.#options
+        if (onError) callApp(() => onError(failure))
+      },
+    )
   }
 
   /**
@@ -262,6 +291,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
 
   #begin(): AbortController {
     this.#reviews?.stop() // a request of this client ends the review watch (its pause restarts it)
+    this.#stopping = undefined // what the client shows next comes from the server
     const controller = new AbortController()
     this.#request = controller
     this.#changed()

@@ -130,11 +130,14 @@ export class RunStream {
     return snapshot
   }
 
-  /** Asks the server to stop the run being read, if one is: closing the stream alone does not. */
-  stop(threadId: string): void {
-    if (!this.#cursor) return
+  /**
+   * Asks the server to stop the run being read, if one is: closing the stream alone does not.
+   * Settles once the server has answered; rejects (a `ChatError`) when it could not be asked.
+   */
+  stop(threadId: string): Promise<void> | undefined {
+    if (!this.#cursor) return undefined
     this.#cursor = undefined
-    void postChat(this.#fetch, this.#endpoint, { threadId, stop: true }, new AbortController().signal).catch(() => {})
+    return postChat(this.#fetch, this.#endpoint, { threadId, stop: true }, new AbortController().signal).then((response) => void response.body?.cancel())
   }
 
   /** Reads the events of one response; returns the interrupts its (last) run paused on. */

@@ -7,32 +7,13 @@ import { THREAD_WATCH_POLL_MS, threadWakeKey, type RunEventLog, type ThreadHead,
 import { postgresAttachments } from './postgresAttachments.ts'
 import { notifyAfterCommits } from './postgresNotify.ts'
 import { LOG_COLUMNS, logColumns, logValues, postgresRunLog, purgeRunLogSql, runLogSchema } from './postgresRunLog.ts'
-import { RunWakeups, type WakeupSignals } from './runWakeups.ts'
+import { RunWakeups } from './runWakeups.ts'
 import { tickHeadReads } from './tickHeadReads.ts'
 import { OutageLog, storeCall, StoreError, survivesErrors, type StoreErrorListener } from './storeError.ts'
+import { connectionChains, ending, isNodePostgres, pipelinedPool, statementName, type ConnectionChain, type NamedQueryable, type PostgresQueryable } from './postgresConnections.ts'
+import { listen, type PostgresListenerLike } from './postgresListener.ts'
 
-/**
- * What the store needs of a Postgres client: node-postgres' `query(text, values)`. A `pg` Pool,
- * PGlite and Neon's serverless driver all fit; the store never imports one.
- */
-export interface PostgresQueryable {
-  query(text: string, values?: unknown[]): Promise<{ rows: any[] }>
-  /** A `pg` Pool emits `'error'` when an idle connection drops; the store listens (unless you do), so a restart of the server does not crash the process. */
-  on?(event: 'error', listener: (error: unknown) => void): unknown
-  listenerCount?(event: 'error'): number
-}
-
-/**
- * A connection of its own on which the store LISTENs (a connected `pg.Client`, not one of the
- * pool's: a pooled connection goes back and stops listening).
- */
-export interface PostgresListenerLike {
-  query(text: string): Promise<unknown>
-  on(event: 'notification', listener: (message: { channel: string; payload?: string | undefined }) => void): unknown
-  on(event: 'error', listener: (error: Error) => void): unknown
-  on(event: 'end', listener: () => void): unknown
-  end?(): Promise<unknown>
-}
+export type { PostgresListenerLike, PostgresQueryable }
 
 export interface PostgresStoreOptions {
   readonly pool: PostgresQueryable
@@ -159,9 +140,6 @@ const SCHEMA_LOCK = 0x7467
  * less WAL). A thread thus expires between its TTL and 1/64 of it more after its last write, never sooner.
  */
 const RENEWED = 1 + 1 / 64
-
-/** How long the listener waits before connecting again, doubling from the first to the last. */
-const LISTENER_BACKOFF_MS = [100, 200, 400, 800, 1600, 3200, 5000]
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
@@ -446,73 +424,6 @@ $toolgate_purge$`,
   }
 }
 
-/**
- * LISTENs on `channel` on the listener's connection and keeps it up: when the connection drops
- * (the server restarted, the connection was killed), readers poll while a fresh one connects, after
- * a backoff that doubles up to 5 s. A listener given as a client cannot connect again: readers poll
- * from then on, and `onError` says why.
- */
-async function listen(
-  listener: PostgresListenerLike | (() => Promise<PostgresListenerLike>),
-  channel: string,
-  signals: WakeupSignals,
-  report: (error: StoreError) => void,
-): Promise<void> {
-  const connect = typeof listener === 'function' ? listener : undefined
-  let failures = 0
-  const attach = async (client: PostgresListenerLike) => {
-    let lost = false
-    const drop = (error: Error) => {
-      if (lost) return
-      lost = true
-      signals.down()
-      report(new StoreError('postgresStore', connect ? 'LISTEN connection (connecting again)' : 'LISTEN connection (pass `listener` as a function to connect again)', error))
-      client.end?.().catch(() => {})
-      if (connect) retry()
-    }
-    client.on('error', drop)
-    // A connection that ends without an error was ended by the app (at shutdown): readers poll, and
-    // nothing connects again behind its back.
-    client.on('end', () => {
-      if (lost) return
-      lost = true
-      signals.down()
-    })
-    client.on('notification', (message) => {
-      if (message.channel !== channel || !message.payload) return
-      // A commit's wakes its thread's watchers and the readers of the run whose events it carries (see wakePayload).
-      for (const key of message.payload.split('\n')) signals.wake(key)
-    })
-    try {
-      await client.query(`LISTEN ${channel}`)
-    } catch (error) {
-      return drop(error as Error)
-    }
-    failures = 0
-    if (!lost) signals.up()
-  }
-  const retry = () => {
-    const delay = LISTENER_BACKOFF_MS[Math.min(failures++, LISTENER_BACKOFF_MS.length - 1)]!
-    const timer = setTimeout(() => {
-      connect!().then(attach).catch((error) => {
-        report(new StoreError('postgresStore', 'LISTEN connection (connecting again)', error))
-        retry()
-      })
-    }, delay)
-    // A process with nothing else to do may exit: the listener does not hold it.
-    ;(timer as { unref?: () => void }).unref?.()
-  }
-  if (!connect) return attach(listener as PostgresListenerLike)
-  let first: PostgresListenerLike
-  try {
-    first = await connect()
-  } catch (error) {
-    retry()
-    throw error
-  }
-  await attach(first)
-}
-
 /** A commit's answer: whether it wrote, else (when a read of the head rode it) the head it found (null: none, or not asked). */
 interface CommitAnswer {
   readonly written: boolean
@@ -529,128 +440,6 @@ const CommitShape = {
   /** A read of the head rides the commit: a refused one answers the stored head. */
   stored: 8,
 } as const
-
-
-const nothing = () => {}
-
-/** A node-postgres Pool's `connect()`: a connection of the pool's held until released. */
-interface PgPool {
-  connect(): Promise<PgPoolClient>
-}
-
-interface PgPoolClient {
-  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: any[] }>
-  /** With an error (or `true`), the pool closes the connection instead of keeping it. */
-  release(error?: Error | boolean): void
-  on(event: 'error', listener: (error: Error) => void): unknown
-  removeListener(event: 'error', listener: (error: Error) => void): unknown
-}
-
-/** A run's chain of commits on one connection, each written behind the last. */
-interface ConnectionChain {
-  send(head: ThreadHead, text: string, values: unknown[]): Promise<{ rows: any[] }>
-}
-
-/**
- * Commits of a run that follow one another, on one connection of a node-postgres Pool that
- * pipelines: a commit asked while the one it follows is unanswered is written behind it on that
- * one's connection, which the server reads in order, so it lands after it. (On two connections
- * the server may take the second first: its check of the head it follows refuses it, and it must
- * be sent again, a round trip more; 20-40% of releases were.) The connection is taken at a chain's
- * first commit and given back once every commit on it is answered, so a chain holds it no longer
- * than `pool.query` would hold one per commit; one that failed is given back to be closed, and
- * every commit on it fails as a commit whose answer was lost does (each lands whole or not at all).
- */
-function connectionChains(pool: PgPool, named: boolean) {
-  const byHead = new WeakMap<ThreadHead, ConnectionChain>()
-  return {
-    /** The chain of a commit not yet answered. */
-    of: (head: ThreadHead) => byHead.get(head),
-    open(): ConnectionChain {
-      let connecting: Promise<PgPoolClient> | undefined
-      let pending = 0
-      let failure: unknown
-      const failed = (error: unknown) => void (failure ??= error ?? new Error('connection failed'))
-      const chain: ConnectionChain = {
-        send(head, text, values) {
-          pending++
-          byHead.set(head, chain)
-          connecting ??= pool.connect().then((client) => {
-            client.on('error', failed)
-            return client
-          })
-          const config = named ? { name: statementName(text), text, values } : { text, values }
-          const answer = connecting.then((client) => client.query(config))
-          const settled = () => {
-            byHead.delete(head)
-            if (--pending > 0) return
-            connecting!.then(
-              (client) => {
-                client.removeListener('error', failed)
-                client.release(failure === undefined ? undefined : failure instanceof Error ? failure : true)
-              },
-              nothing,
-            )
-          }
-          answer.then(settled, (error) => {
-            failed(error)
-            settled()
-          })
-          return answer
-        },
-      }
-      return chain
-    },
-  }
-}
-
-/**
- * A node-postgres Pool (pg-pool, which Neon's Pool extends too) made with `pipeline: true`
- * (node-postgres 8.2x), whose connections write each query as soon as it is asked.
- */
-function pipelinedPool(pool: PostgresQueryable): pool is PostgresQueryable & PgPool {
-  const candidate = pool as { connect?: unknown; totalCount?: unknown; options?: { pipeline?: unknown } }
-  return typeof candidate.connect === 'function' && 'totalCount' in candidate && candidate.options?.pipeline === true
-}
-
-/** A node-postgres Pool (pg-pool) whose `end()` was called: it refuses every query from then on. */
-function ending(pool: PostgresQueryable): boolean {
-  return (pool as { ending?: unknown }).ending === true
-}
-
-/** node-postgres' other form of `query`: a statement with a name is prepared once per connection. */
-interface NamedQueryable {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: any[] }>
-}
-
-/** A node-postgres Pool (pg-pool, which Neon's Pool extends too) or Client: both take `{ name, text, values }`. */
-function isNodePostgres(pool: PostgresQueryable): boolean {
-  const candidate = pool as object
-  return typeof (candidate as { connect?: unknown }).connect === 'function' && ('totalCount' in candidate || 'connectionParameters' in candidate)
-}
-
-const statementNames = new Map<string, string>()
-
-/**
- * A statement's name, from its text: a connection holds one statement per name, so two stores on
- * one pool (other tables, other text) never share a name, and the same text always gets the same.
- */
-function statementName(text: string): string {
-  let name = statementNames.get(text)
-  if (name === undefined) {
-    // FNV-1a, 32 bits twice (two seeds): a collision would need the same pool, two texts and 2^-64.
-    let a = 0x811c9dc5
-    let b = 0x01000193
-    for (let i = 0; i < text.length; i++) {
-      const code = text.charCodeAt(i)
-      a = Math.imul(a ^ code, 0x01000193) >>> 0
-      b = Math.imul(b ^ code, 0x811c9dc5) >>> 0
-    }
-    name = `toolgate_${a.toString(36)}_${b.toString(36)}`
-    statementNames.set(text, name)
-  }
-  return name
-}
 
 function checkedTable(table: string): string {
   if (typeof table !== 'string' || !/^[a-z_][a-z0-9_]{0,40}$/.test(table)) {

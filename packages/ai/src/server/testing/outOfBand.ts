@@ -232,7 +232,7 @@ export function outOfBandChecks(factory: (options: { readonly threadTtlMs?: numb
         const answered = post({ review: request.links[0]!.token, answer: { interruptId: request.interruptId, approved: true } }, 'bob').then(async (response) =>
           response.status === 200 ? ((await response.json()) as { resumed: boolean }).resumed : ((await response.json()) as { error: { code: string } }).error.code,
         )
-        void answered.finally(held.open)
+        void answered.then(held.open, held.open) // not finally: its copy of a failure would go unobserved
         answers.push(answered)
       },
     })
