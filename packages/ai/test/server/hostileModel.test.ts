@@ -38,6 +38,9 @@ function toolCall(args: string): unknown[] {
 describe('malformed model chunks', () => {
   it.each([
     ['a number as a text delta', { type: 'text-delta', delta: 123 }, '`delta` of a "text-delta" chunk must be a string'],
+    ['a reasoning delta without its text', { type: 'reasoning-delta' }, '`delta` of a "reasoning-delta" chunk must be a string'],
+    ['an argument delta without its call id', { type: 'tool-call-delta', delta: '{' }, '`toolCallId` of a "tool-call-delta" chunk must be a string'],
+    ['a number as an argument delta', { type: 'tool-call-delta', toolCallId: 'c1', delta: 1 }, '`delta` of a "tool-call-delta" chunk must be a string'],
     ['an unknown chunk type', { type: 'image-delta', data: 'x' }, 'unknown chunk type "image-delta"'],
     ['a tool call without a name', { type: 'tool-call-start', toolCallId: 'c1', toolName: '' }, '`toolName` of a "tool-call-start" chunk must be a non-empty string'],
     ['null', null, 'not an object'],

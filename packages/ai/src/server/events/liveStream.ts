@@ -109,7 +109,8 @@ export function runEventStream(log: RunEventLog, threadId: string, runId: string
     }
     if (told > 0) untold = untold.slice(told)
   }
-  const writer = new LogWriter(log, threadId, runId, (events) => tell(events.at(-1)!.seq))
+  // Told as the log answers only when the live stream waits for it: else nothing is ever untold.
+  const writer = new LogWriter(log, threadId, runId, waits ? (events) => tell(events.at(-1)!.seq) : undefined)
   let held: { readonly event: RunEvent; readonly logged: LoggedEvent }[] | undefined
   const sink: EventSink = (event, seq, json) => {
     const data = json ?? JSON.stringify(event)

@@ -18,16 +18,21 @@ export class RunEvents {
   readonly threadId: string
   readonly runId: string
   readonly #sink: EventSink
+  /** The run's ids as JSON strings, quoted once: its first and last events carry both. */
+  readonly #threadJson: string
+  readonly #runJson: string
   #seq = 0
   #ended = false
   #snapshot = false
   /** The assistant message of the model step under way: its first text segment takes its id. */
   #step: { readonly messageId: string; segments: number } | undefined
-  /** The text message open for deltas, if any. */
+  /** The text message open for deltas, if any, and its id as a JSON string (each delta's frame carries it). */
   #text: string | undefined
+  #textJson = ''
   /** The reasoning message open for deltas, if any. */
   #reasoning: string | undefined
-  readonly #openCalls = new Set<string>()
+  /** The calls open for argument deltas, each with its id as a JSON string: quoted once, not once per delta. */
+  readonly #openCalls = new Map<string, string>()
   /** Calls this run started and did not answer: AG-UI 1.0 clients derive `pendingToolCallIds` from them. */
   readonly #unansweredCalls = new Set<string>()
   readonly #timestamps: boolean
@@ -41,12 +46,14 @@ export class RunEvents {
     this.threadId = threadId
     this.runId = runId
     this.#sink = sink
+    this.#threadJson = jsonString(threadId)
+    this.#runJson = jsonString(runId)
     this.#timestamps = options.timestamps === true
     this.#apps = options.apps
   }
 
   started(): void {
-    this.#emit({ type: 'RUN_STARTED', threadId: this.threadId, runId: this.runId }, `{"type":"RUN_STARTED","threadId":${jsonString(this.threadId)},"runId":${jsonString(this.runId)}}`)
+    this.#emit({ type: 'RUN_STARTED', threadId: this.threadId, runId: this.runId }, `{"type":"RUN_STARTED","threadId":${this.#threadJson},"runId":${this.#runJson}}`)
   }
 
   /** A model step begins; `messageId` is the id of the assistant message it stores. */
@@ -67,10 +74,11 @@ export class RunEvents {
       const messageId = step.segments++ === 0 ? step.messageId : randomId('msg_')
       this.#step = step
       this.#text = messageId
-      this.#emit({ type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' }, `{"type":"TEXT_MESSAGE_START","messageId":${jsonString(messageId)},"role":"assistant"}`)
+      this.#textJson = jsonString(messageId)
+      this.#emit({ type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' }, `{"type":"TEXT_MESSAGE_START","messageId":${this.#textJson},"role":"assistant"}`)
     }
     const messageId = this.#text
-    this.#emit({ type: 'TEXT_MESSAGE_CONTENT', messageId, delta }, `{"type":"TEXT_MESSAGE_CONTENT","messageId":${jsonString(messageId)},"delta":${JSON.stringify(delta)}}`)
+    this.#emit({ type: 'TEXT_MESSAGE_CONTENT', messageId, delta }, `{"type":"TEXT_MESSAGE_CONTENT","messageId":${this.#textJson},"delta":${JSON.stringify(delta)}}`)
   }
 
   /** Appends to the model's visible reasoning. */
@@ -89,12 +97,13 @@ export class RunEvents {
 
   toolCallStart(toolCallId: string, toolCallName: string): void {
     this.#closeMessages()
-    this.#openCalls.add(toolCallId)
+    const idJson = jsonString(toolCallId)
+    this.#openCalls.set(toolCallId, idJson)
     this.#unansweredCalls.add(toolCallId)
     const parent = this.#step?.messageId
     // The optional key set in place, not spread from a conditional literal (so in `finished`).
     const event: { -readonly [K in keyof ToolCallStartEvent]: ToolCallStartEvent[K] } = { type: 'TOOL_CALL_START', toolCallId, toolCallName }
-    let json = `{"type":"TOOL_CALL_START","toolCallId":${jsonString(toolCallId)},"toolCallName":${jsonString(toolCallName)}`
+    let json = `{"type":"TOOL_CALL_START","toolCallId":${idJson},"toolCallName":${jsonString(toolCallName)}`
     if (parent !== undefined) {
       event.parentMessageId = parent
       json += `,"parentMessageId":${jsonString(parent)}`
@@ -104,21 +113,25 @@ export class RunEvents {
   }
 
   toolCallArgs(toolCallId: string, delta: string): void {
-    if (delta === '' || !this.#openCalls.has(toolCallId)) return
+    const idJson = this.#openCalls.get(toolCallId)
+    if (delta === '' || idJson === undefined) return
     const args = this.#appArgs?.get(toolCallId)
     if (args !== undefined) this.#appArgs!.set(toolCallId, args + delta)
-    this.#emit({ type: 'TOOL_CALL_ARGS', toolCallId, delta }, `{"type":"TOOL_CALL_ARGS","toolCallId":${jsonString(toolCallId)},"delta":${JSON.stringify(delta)}}`)
+    this.#emit({ type: 'TOOL_CALL_ARGS', toolCallId, delta }, `{"type":"TOOL_CALL_ARGS","toolCallId":${idJson},"delta":${JSON.stringify(delta)}}`)
   }
 
   toolCallEnd(toolCallId: string): void {
-    if (this.#openCalls.delete(toolCallId)) this.#emit({ type: 'TOOL_CALL_END', toolCallId }, `{"type":"TOOL_CALL_END","toolCallId":${jsonString(toolCallId)}}`)
+    const idJson = this.#openCalls.get(toolCallId)
+    if (idJson === undefined) return
+    this.#openCalls.delete(toolCallId)
+    this.#emit({ type: 'TOOL_CALL_END', toolCallId }, `{"type":"TOOL_CALL_END","toolCallId":${idJson}}`)
   }
 
   /** Ends whatever the model left open: the step is over. */
   stepEnded(): void {
     this.#closeMessages()
     // Copied only when a call is open: every step start and end comes here.
-    if (this.#openCalls.size > 0) for (const toolCallId of [...this.#openCalls]) this.toolCallEnd(toolCallId)
+    if (this.#openCalls.size > 0) for (const toolCallId of [...this.#openCalls.keys()]) this.toolCallEnd(toolCallId)
   }
 
   /**
@@ -170,7 +183,7 @@ export class RunEvents {
     this.stepEnded()
     const told = toAgUi(outcome, this.#unansweredCalls)
     const event: { -readonly [K in keyof RunFinishedEvent]: RunFinishedEvent[K] } = { type: 'RUN_FINISHED', threadId: this.threadId, runId: this.runId, outcome: told }
-    let json = `{"type":"RUN_FINISHED","threadId":${jsonString(this.threadId)},"runId":${jsonString(this.runId)},"outcome":${JSON.stringify(told)}`
+    let json = `{"type":"RUN_FINISHED","threadId":${this.#threadJson},"runId":${this.#runJson},"outcome":${JSON.stringify(told)}`
     if (usage) {
       event.usage = [usage]
       json += `,"usage":[${JSON.stringify(usage)}]`
@@ -200,7 +213,7 @@ export class RunEvents {
   }
 
   #closeText(): void {
-    if (this.#text !== undefined) this.#emit({ type: 'TEXT_MESSAGE_END', messageId: this.#text }, `{"type":"TEXT_MESSAGE_END","messageId":${jsonString(this.#text)}}`)
+    if (this.#text !== undefined) this.#emit({ type: 'TEXT_MESSAGE_END', messageId: this.#text }, `{"type":"TEXT_MESSAGE_END","messageId":${this.#textJson}}`)
     this.#text = undefined
   }
 
