@@ -281,6 +281,31 @@ try {
     serverCpu.set('redis', cpuOfProcesses(() => [pid]))
   }
   storeFloors.push({ name: 'memory + PING', of: 'redis', make: () => floorStore(() => client.sendCommand(['PING'])) })
+  // A second floor, as PostgreSQL's rows: what a turn must store, written plainly, one script per
+  // commit: the head's JSON (compare-and-set on its version), each appended message an entry of
+  // one list, the commit's events one entry. No expiry, no check of the head it follows, no wake-up
+  // (PUBLISH), no index of the run's log: what any durable Redis store of this design writes. The
+  // store's distance to it is its own work; this floor's distance to PING's is the data's.
+  const writesSha = String(
+    await client.sendCommand([
+      'SCRIPT',
+      'LOAD',
+      `if (tonumber(redis.call('HGET', KEYS[1], 'v')) or 0) + 1 ~= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'v', ARGV[1], 'h', ARGV[2])
+if #ARGV > 2 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 3)) end
+return 1`,
+    ]),
+  )
+  storeFloors.push({
+    name: 'memory + writes',
+    of: 'redis',
+    make: () =>
+      floorStore(({ head, append, events }) => {
+        const data = append.map((message) => JSON.stringify(message))
+        if (events) data.push(events.events.map((event) => event.data).join(''))
+        return client.sendCommand(['EVALSHA', writesSha, '2', `floor:{${head.id}}:head`, `floor:{${head.id}}:data`, String(head.version), JSON.stringify(head), ...data])
+      }, true),
+  })
   stores.push({ name: 'redis', make: () => redisStore({ client, prefix: `bench${stores.length}:` }) })
   countedStores.push({
     name: 'redis',

@@ -34,7 +34,7 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   /** Made with the pause: client tools run only when a run pauses on them. */
   #running: ClientToolRuns | undefined
   #reconnecting = false
-  /** The stop request `stop()` sent, until it is answered or the client moves on (`#begin`). */
+  /** The stop request `stop()` sent last, until the client moves on (`#begin`). */
   #stopping: Promise<void> | undefined
   /** Made with the pause; it watches only while approvals wait for reviewers (most chats never have one). */
   #reviews: ReviewWatch | undefined
@@ -99,7 +99,13 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     this.#halt()
     this.#changed()
     this.#batcher.flushNow()
-    if (stopping) this.#sayIfNotStopped(stopping)
+    // A stop the server never got (offline, down, refused) leaves the run going there, its tools
+    // included, while the page shows it stopped: said, unless the client moved on since (#begin).
+    // Calls and approvals stay as they are: the server still holds them.
+    this.#stopping = stopping
+    stopping?.catch((cause: ChatError) => {
+      if (this.#stopping === stopping) this.#fail(new ChatError(cause.code, `The run may still be going on the server: stopping it failed. ${cause.message}`, { status: cause.status, cause }), false)
+    })
     // Approvals still pending may be decided by their reviewers meanwhile.
     this.#watchReviews()
   }
@@ -251,30 +257,6 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
   }
 
   /**
-   * A stop the server never got (offline, refused, down) leaves the run going there, its tools
-   * included, while the page shows it stopped: that is said, as `error`, unless the client has
-   * moved on since. Calls and approvals stay as they are: the server still holds them.
-   */
-  #sayIfNotStopped(stopping: Promise<void>): void {
-    this.#stopping = stopping
-    stopping.then(
-      () => {
-        if (this.#stopping === stopping) this.#stopping = undefined
-      },
-      (error: unknown) => {
-        if (this.#stopping !== stopping) return
-        this.#stopping = undefined
-        const cause = error instanceof ChatError ? error : new ChatError('NETWORK', String(error), { cause: error })
-        const failure = new ChatError(cause.code, `The run may still be going on the server: stopping it failed. ${cause.message}`, { status: cause.status, cause })
-        this.#error = failure
-        this.#changed()
-        const { onError } = this.#options
-        if (onError) callApp(() => onError(failure))
-      },
-    )
-  }
-
-  /**
    * Aborts the request in flight and every running client tool; nothing is sent for them. Calls
    * left unfinished are marked stopped. Approvals not yet sent can be given again; results wait
    * for the next request.
@@ -305,11 +287,12 @@ export class ChatClient<const TTools extends readonly AnyTool[] = readonly AnyTo
     this.#sendAnswers()
   }
 
-  #fail(error: unknown): void {
+  /** A failed request, as `error`; with `endCalls`, the calls it leaves open end with its message. */
+  #fail(error: unknown, endCalls = true): void {
     const failure =
       error instanceof ChatError ? error : new ChatError('BAD_RESPONSE', error instanceof Error ? error.message : String(error), { cause: error })
     this.#error = failure
-    this.#draft.stopCalls(failure.message, this.#pause?.waitingCalls() ?? new Set())
+    if (endCalls) this.#draft.stopCalls(failure.message, this.#pause?.waitingCalls() ?? new Set())
     this.#changed()
     const { onError } = this.#options
     if (onError) callApp(() => onError(failure))
